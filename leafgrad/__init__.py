@@ -1,0 +1,52 @@
+"""leafgrad: reverse-mode autodiff on NumPy with PyTorch's autograd semantics."""
+
+from ._dtype import (  # noqa: F401
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from ._tensor import Size, Tensor, device  # noqa: F401
+from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
+from ._creation import *  # noqa: F401,F403
+from .ops.arithmetic import *  # noqa: F401,F403
+from .ops.comparison import *  # noqa: F401,F403
+from .ops.conversion import *  # noqa: F401,F403
+from .ops.elementwise import *  # noqa: F401,F403
+from .ops.reduction import *  # noqa: F401,F403
+from .ops.shape import *  # noqa: F401,F403
+from ._engine.grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from ._engine import entry as _entry, hooks as _hooks  # noqa: F401,E402
+from . import autograd  # noqa: F401,E402
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()

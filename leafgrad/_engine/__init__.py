@@ -1,0 +1,1 @@
+"""The machinery every op records into: grad modes, graph nodes and the backward engine."""

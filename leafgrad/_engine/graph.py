@@ -1,0 +1,211 @@
+"""Graph nodes (``grad_fn``): the rule to run, saved tensors and ``next_functions``.
+
+Only the engine and the op machinery touch Node internals.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+_sequence = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or to read saved tensors after "
+    "they were freed). {op} released its saved tensors after the first backward() or "
+    "autograd.grad(). Pass retain_graph=True to the first call if you need to go through "
+    "the graph again."
+)
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict) -> None:
+        self._hooks = hooks
+        self.id = next(self._ids)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class Node:
+    """A node of the backward graph; ``apply`` maps output grads to input grads."""
+
+    __slots__ = (
+        "next_functions",
+        "sequence_nr",
+        "_tensor_pre_hooks",
+        "_retain_grad_hooks",
+        "_pre_hooks",
+        "_post_hooks",
+        "metadata_",
+        "__weakref__",
+    )
+
+    def __init__(self, next_functions: tuple = ()) -> None:
+        self.next_functions = next_functions
+        self.sequence_nr = next(_sequence)
+        self._tensor_pre_hooks = None  # output_nr -> {id: fn}; grads of one output tensor
+        self._retain_grad_hooks = None  # output_nr -> fn; always run after tensor hooks
+        self._pre_hooks = None  # {id: fn(grad_outputs) -> grad_outputs | None}
+        self._post_hooks = None  # {id: fn(grad_inputs, grad_outputs) -> grad_inputs | None}
+        self.metadata_ = None
+
+    num_outputs = 1
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def apply(self, grads: list, needs: list) -> list:
+        """Input grads, one per ``next_functions`` entry (None where not needed)."""
+        raise NotImplementedError(f"{self.name()} has no backward rule")
+
+    def release(self) -> None:
+        """Drop saved tensors once backward is done with them."""
+
+    @property
+    def metadata(self) -> dict:
+        if self.metadata_ is None:
+            self.metadata_ = {}
+        return self.metadata_
+
+    def register_hook(self, fn) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        handle = RemovableHandle(self._post_hooks)
+        self._post_hooks[handle.id] = fn
+        return handle
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[handle.id] = fn
+        return handle
+
+    def _add_tensor_pre_hook(self, output_nr: int, fn) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        hooks = self._tensor_pre_hooks.setdefault(output_nr, {})
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
+        return handle
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds incoming grads into ``variable.grad``."""
+
+    __slots__ = ("variable", "_post_accumulate_hooks")
+
+    def __init__(self, variable) -> None:
+        super().__init__(())
+        self.variable = variable
+        self._post_accumulate_hooks = None
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+
+def grad_accumulator(tensor) -> AccumulateGrad:
+    """The leaf's accumulator, created once and shared while anything references it."""
+    ref = tensor._accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(tensor)
+        tensor._accumulator = weakref.ref(node)
+    return node
+
+
+def gradient_edge(tensor) -> tuple:
+    """``(node, output_nr)`` where a gradient for ``tensor`` enters the graph."""
+    fn = tensor.grad_fn
+    if fn is not None:
+        return (fn, tensor._output_nr)
+    if tensor._requires_grad:
+        return (grad_accumulator(tensor), 0)
+    return (None, 0)
+
+
+class OpNode(Node):
+    """The grad_fn of a primitive op: its saved inputs, result and backward rule.
+
+    ``backward(grads, args, result, params, needs)`` returns one gradient per entry of
+    ``next_functions``; it is supplied by ``ops._primitive`` so the engine stays op-agnostic.
+    """
+
+    __slots__ = ("_name", "_backward", "_args", "_params", "_result", "_saved_versions", "num_outputs")
+
+    def __init__(self, name, backward, next_functions, args, params, result_data, num_outputs=1):
+        super().__init__(next_functions)
+        self._name = name
+        self._backward = backward
+        self._args = args
+        self._params = params
+        self._result = result_data  # arrays only: a Tensor here would be a reference cycle
+        self.num_outputs = num_outputs
+        self._saved_versions = None
+
+    def name(self) -> str:
+        return self._name
+
+    def _record_versions(self, tensors_and_counters) -> None:
+        self._saved_versions = tuple((vc, vc[0]) for vc in tensors_and_counters)
+
+    def _check_versions(self) -> None:
+        for i, (vc, version) in enumerate(self._saved_versions):
+            if vc[0] != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by "
+                    f"an inplace operation: a tensor saved by {self._name} is at version "
+                    f"{vc[0]}; expected version {version} instead. Clone it before modifying "
+                    "it in place, or modify a copy."
+                )
+
+    def saved_result(self):
+        """The op's output(s) as tensors whose grad_fn is this node (for higher order)."""
+        from .._tensor import _wrap
+
+        data = self._result
+        if data is None:
+            return None
+        if self.num_outputs == 1:
+            out = _wrap(data, True)
+            out.grad_fn = self
+            return out
+        outs = []
+        for i, d in enumerate(data):
+            t = _wrap(d, d.dtype.kind == "f")
+            if t._requires_grad:
+                t.grad_fn = self
+                t._output_nr = i
+            outs.append(t)
+        return tuple(outs)
+
+    def apply(self, grads: list, needs: list) -> list:
+        if self._args is None:
+            raise RuntimeError(FREED_MESSAGE.format(op=self._name))
+        if self._saved_versions is not None:
+            self._check_versions()
+        return self._backward(grads, self._args, self.saved_result(), self._params, needs)
+
+    def release(self) -> None:
+        self._args = None
+        self._result = None
+
+    @property
+    def _saved_tensors_freed(self) -> bool:
+        return self._args is None

@@ -1,0 +1,74 @@
+"""Tensor hooks and retain_grad, installed on Tensor by the engine that runs them."""
+
+from __future__ import annotations
+
+import weakref
+
+from .._tensor import Tensor
+from . import grad_mode
+from .engine import accumulate_grad
+from .graph import RemovableHandle
+
+
+def register_hook(self: Tensor, hook) -> RemovableHandle:
+    """Run ``hook(grad)`` whenever the gradient of this tensor is computed.
+
+    The hook may return a replacement gradient (same shape and dtype) or None.
+    """
+    if not self._requires_grad:
+        raise RuntimeError(
+            "register_hook: cannot register a hook on a tensor that does not require grad; "
+            "set requires_grad=True first"
+        )
+    if not callable(hook):
+        raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
+    if self.grad_fn is not None:
+        return self.grad_fn._add_tensor_pre_hook(self._output_nr, hook)
+    if self._backward_hooks is None:
+        self._backward_hooks = {}
+    handle = RemovableHandle(self._backward_hooks)
+    self._backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_post_accumulate_grad_hook(self: Tensor, hook) -> RemovableHandle:
+    """Run ``hook(tensor)`` after backward has accumulated into this leaf's ``.grad``."""
+    if self.grad_fn is not None:
+        raise RuntimeError(
+            "post accumulate grad hooks cannot be registered on non-leaf tensors; only leaves "
+            "accumulate into .grad"
+        )
+    if not self._requires_grad:
+        raise RuntimeError(
+            "cannot register a post accumulate grad hook on a tensor that does not require grad"
+        )
+    if self._post_accumulate_hooks is None:
+        self._post_accumulate_hooks = {}
+    handle = RemovableHandle(self._post_accumulate_hooks)
+    self._post_accumulate_hooks[handle.id] = hook
+    return handle
+
+
+def retain_grad(self: Tensor) -> None:
+    """Make backward fill ``.grad`` of this non-leaf tensor too (a no-op on leaves)."""
+    if not self._requires_grad:
+        raise RuntimeError("can't retain_grad on a Tensor that has requires_grad=False")
+    if self.grad_fn is None or self._retains_grad:
+        return
+    ref = weakref.ref(self)
+
+    def retain(grad: Tensor) -> None:
+        tensor = ref()
+        if tensor is not None:
+            accumulate_grad(tensor, grad, grad_mode.is_grad_enabled())
+
+    node = self.grad_fn
+    if node._retain_grad_hooks is None:
+        node._retain_grad_hooks = {}
+    node._retain_grad_hooks[self._output_nr] = retain
+    self._retains_grad = True
+
+
+Tensor.register_hook = register_hook
+Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
+Tensor.retain_grad = retain_grad

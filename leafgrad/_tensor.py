@@ -1,0 +1,351 @@
+"""Tensor: an ndarray plus autograd metadata. It knows no maths; ``ops`` gives it operators."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from ._dtype import from_numpy_dtype
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you want the gradient of "
+    "this non-leaf Tensor, call .retain_grad() on it before backward. If you meant the leaf "
+    "Tensor, access that one instead."
+)
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints like ``torch.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, key):
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+
+class device:
+    """The only device leafgrad has: ``cpu``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: str = "cpu", index=None) -> None:  # noqa: A002
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        if str(type).split(":")[0] != "cpu":
+            raise RuntimeError(f"leafgrad runs on NumPy and has only the 'cpu' device, not {type!r}")
+        self.type = "cpu"
+        self.index = index
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (device, str)) and str(other).split(":")[0] == "cpu"
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+
+CPU = device("cpu")
+
+
+def _check_can_require_grad(data: np.ndarray) -> None:
+    if data.dtype.kind != "f":
+        raise RuntimeError(
+            f"only Tensors of floating point dtype can require gradients; this tensor is "
+            f"{from_numpy_dtype(data.dtype)}. Convert it first, e.g. t.float() or t.double()."
+        )
+
+
+class Tensor:
+    """A multidimensional array that can record the operations applied to it."""
+
+    # Class-level defaults keep tensor creation cheap: only what differs is set per instance.
+    grad_fn = None
+    _output_nr = 0
+    _requires_grad = False
+    _grad = None
+    _retains_grad = False
+    _accumulator = None
+    _version_counter = None
+    _base = None
+    _backward_hooks = None
+    _post_accumulate_hooks = None
+    __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
+
+    def __init__(self, *args, dtype=None, device=None) -> None:
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = np.array(args[0], dtype=(dtype or _dtype.get_default_dtype()).np)
+        else:
+            data = np.zeros(args, dtype=(dtype or _dtype.get_default_dtype()).np)
+        self._data = data
+
+    # ----- array facts -----
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return from_numpy_dtype(self._data.dtype)
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_normalize_dim(dim, self._data.ndim, "size")]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def device(self) -> device:
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return False
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"item(): a Tensor with {self._data.size} elements cannot be converted to a "
+                "Python number; only one-element tensors can"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on a Tensor that requires grad; use tensor.detach().numpy()"
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of a Tensor with {self._data.size} elements is ambiguous; "
+                "use .any() or .all()"
+            )
+        return bool(self._data.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from ._tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support deepcopy; "
+                "detach() it first"
+            )
+        new = _wrap(self._data.copy(), self._requires_grad)
+        if self._grad is not None:
+            new._grad = _wrap(self._grad._data.copy())
+        memo[id(self)] = new
+        return new
+
+    # ----- autograd metadata -----
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "requires_grad can only be changed on leaf tensors; this one was computed by "
+                f"{self.grad_fn.name()}. Use t.detach() for a copy outside the graph."
+            )
+        if value:
+            _check_can_require_grad(self._data)
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad must be a Tensor or None, got {type(value).__name__}"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"cannot assign a gradient of shape {list(value._data.shape)} to a tensor "
+                    f"of shape {list(self._data.shape)}; they must match"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"cannot assign a gradient of dtype {value.dtype} to a tensor of dtype "
+                    f"{self.dtype}; convert it with .to({self.dtype})"
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _version(self) -> int:
+        vc = self._version_counter
+        return 0 if vc is None else vc[0]
+
+    def _shared_version_counter(self) -> list:
+        vc = self._version_counter
+        if vc is None:
+            vc = self._version_counter = [0]
+        return vc
+
+    def _bump_version(self) -> None:
+        self._shared_version_counter()[0] += 1
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing this tensor's data (and version counter) outside any graph."""
+        out = _wrap(self._data)
+        out._version_counter = self._shared_version_counter()
+        return out
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._base.grad_fn is not None:
+            raise RuntimeError(
+                "detach_() cannot be used on a view of a tensor that is part of a graph; "
+                "use detach() to get a new tensor instead"
+            )
+        self.grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        return self.detach()
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Tensor.data must be set to a Tensor, got {type(value).__name__}")
+        self._data = value._data
+
+    @property
+    def T(self):  # noqa: N802 - PyTorch's name
+        return self.permute(*range(self._data.ndim - 1, -1, -1))
+
+    @property
+    def mT(self):  # noqa: N802 - PyTorch's name
+        return self.transpose(-2, -1)
+
+
+def _wrap(data: np.ndarray, requires_grad: bool = False) -> Tensor:
+    """A tensor around ``data`` without copying; the fast path every op uses."""
+    t = object.__new__(Tensor)
+    t._data = data
+    if requires_grad:
+        t._requires_grad = True
+    return t
+
+
+def _normalize_dim(dim: int, ndim: int, op: str) -> int:
+    """``dim`` made non-negative; IndexError naming ``op`` when out of range."""
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(
+            f"{op}: dimension {dim} is out of range for a tensor with {ndim} dimension(s) "
+            f"(expected in [{-n}, {n - 1}])"
+        )
+    return dim + n if dim < 0 else dim

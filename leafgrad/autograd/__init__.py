@@ -1,0 +1,17 @@
+"""The public autograd API: backward, grad, grad modes."""
+
+from .._engine.entry import backward, grad
+from .._engine.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .._engine.graph import Node
+
+__all__ = [
+    "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "inference_mode", "is_inference_mode_enabled", "Node",
+]  # fmt: skip

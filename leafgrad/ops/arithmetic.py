@@ -1,0 +1,256 @@
+"""Arithmetic: + - * / ** and their unary relatives, with broadcasting and Python scalars."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ._primitive import primitive, unary
+
+
+def _is_zero_scalar(v) -> bool:
+    return not isinstance(v, Tensor) and v == 0
+
+
+add_ = primitive(
+    "add",
+    lambda x, y, *, alpha=1: np.add(x, y) if alpha == 1 else np.add(x, np.multiply(y, alpha)),
+    (
+        lambda grad, x, y, result, *, alpha=1: grad,
+        lambda grad, x, y, result, *, alpha=1: grad if alpha == 1 else grad * alpha,
+    ),
+    node_name="AddBackward0",
+    broadcast=True,
+    scalars=True,
+    jvp=lambda tx, ty, x, y, result, *, alpha=1: tx + ty * alpha,
+)
+
+sub_ = primitive(
+    "sub",
+    lambda x, y, *, alpha=1: np.subtract(x, y) if alpha == 1 else np.subtract(x, np.multiply(y, alpha)),
+    (
+        lambda grad, x, y, result, *, alpha=1: grad,
+        lambda grad, x, y, result, *, alpha=1: -grad if alpha == 1 else grad * -alpha,
+    ),
+    node_name="SubBackward0",
+    broadcast=True,
+    scalars=True,
+)
+
+mul = primitive(
+    "mul",
+    np.multiply,
+    (lambda grad, x, y, result: grad * y, lambda grad, x, y, result: grad * x),
+    node_name="MulBackward0",
+    broadcast=True,
+    scalars=True,
+)
+
+_true_div = primitive(
+    "div",
+    np.true_divide,
+    (
+        lambda grad, x, y, result: grad / y,
+        lambda grad, x, y, result: -grad * x / (y * y),
+    ),
+    node_name="DivBackward0",
+    dtype_rule="float",
+    broadcast=True,
+    scalars=True,
+)
+
+floor_divide = primitive(
+    "floor_divide", np.floor_divide, differentiable=False, broadcast=True, scalars=True
+)
+remainder = primitive("remainder", np.remainder, differentiable=False, broadcast=True, scalars=True)
+fmod = primitive("fmod", np.fmod, differentiable=False, broadcast=True, scalars=True)
+_trunc_div = primitive(
+    "trunc_divide",
+    lambda x, y: np.trunc(np.true_divide(x, y)).astype(np.result_type(x, y)),
+    differentiable=False,
+    broadcast=True,
+    scalars=True,
+)
+
+
+def add(input, other, *, alpha=1):
+    """``input + alpha * other`` with broadcasting."""
+    return add_(input, other, alpha=alpha) if alpha != 1 else add_(input, other)
+
+
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other`` with broadcasting."""
+    return sub_(input, other, alpha=alpha) if alpha != 1 else sub_(input, other)
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    return sub(other, input, alpha=alpha)
+
+
+def div(input, other, *, rounding_mode=None):
+    """True division (ints give floats); ``rounding_mode`` "floor"/"trunc" has no gradient."""
+    if rounding_mode is None:
+        return _true_div(input, other)
+    if rounding_mode == "floor":
+        return floor_divide(input, other)
+    if rounding_mode == "trunc":
+        return _trunc_div(input, other)
+    raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
+
+
+divide = true_divide = div
+multiply = mul
+
+
+def _pow_forward(x, y):
+    if isinstance(y, (int, np.integer)) and not isinstance(y, bool) and y < 0 and np.asarray(x).dtype.kind in "iub":
+        raise RuntimeError("pow: integers to negative integer powers are not allowed; use a float base")
+    if isinstance(y, np.ndarray) and y.dtype.kind in "iu" and np.asarray(x).dtype.kind in "iu" and (y < 0).any():
+        raise RuntimeError("pow: integers to negative integer powers are not allowed; use a float base")
+    return np.power(x, y)
+
+
+def _pow_grad_base(grad, x, y, result):
+    # d/dx x**y = y * x**(y-1), but exactly 0 where y == 0 (PyTorch's convention, avoids 0*inf).
+    if not isinstance(y, Tensor):
+        if y == 0:
+            return grad * 0
+        return grad * (y * x ** (y - 1))
+    return grad * where(y == 0, 0.0, y * x ** (y - 1))
+
+
+def _pow_grad_exponent(grad, x, y, result):
+    # d/dy x**y = x**y * log(x), defined as 0 where x == 0 and y >= 0.
+    if not isinstance(x, Tensor):
+        if x == 0:
+            return grad * where(y >= 0, 0.0, result * float("-inf"))
+        return grad * (result * float(np.log(x)))
+    return grad * where((x == 0) & (y >= 0), 0.0, result * x.log())
+
+
+_pow_tensor_scalar = primitive(
+    "pow", _pow_forward, (_pow_grad_base,), node_name="PowBackward0", scalars=True
+)
+_pow_tensor_tensor = primitive(
+    "pow",
+    _pow_forward,
+    (_pow_grad_base, _pow_grad_exponent),
+    node_name="PowBackward1",
+    broadcast=True,
+    scalars=True,
+)
+_pow_scalar_tensor = primitive(
+    "pow",
+    _pow_forward,
+    (None, _pow_grad_exponent),
+    node_name="PowBackward2",
+    scalars=True,
+)
+
+
+def pow(input, exponent):  # noqa: A001 - PyTorch's name
+    """``input ** exponent``; either may be a Python number."""
+    if isinstance(exponent, Tensor):
+        if isinstance(input, Tensor):
+            return _pow_tensor_tensor(input, exponent)
+        return _pow_scalar_tensor(input, exponent)
+    return _pow_tensor_scalar(input, exponent)
+
+
+def float_power(input, exponent):
+    """``input ** exponent`` computed in float64."""
+    from .conversion import to
+    from .._dtype import float64
+
+    base = to(input, float64) if isinstance(input, Tensor) else float(input)
+    exp = to(exponent, float64) if isinstance(exponent, Tensor) else exponent
+    return pow(base, exp)
+
+
+neg = primitive(
+    "neg", np.negative, (lambda grad, x, result: -grad,), node_name="NegBackward0", dtype_rule="promote"
+)
+negative = neg
+
+
+def _sign_forward(x):
+    return np.sign(x)
+
+
+sign = primitive("sign", _sign_forward, (lambda grad, x, result: grad * 0,), node_name="SignBackward0", dtype_rule="promote")
+sgn = sign
+
+abs = unary(  # noqa: A001 - PyTorch's name
+    "abs",
+    np.abs,
+    d1=lambda x: sign(x),
+    d2=lambda x: x * 0,
+    node_name="AbsBackward0",
+    dtype_rule="promote",
+)
+absolute = abs
+
+reciprocal = unary(
+    "reciprocal",
+    np.reciprocal,
+    d1=lambda x, result: -(result * result),
+    d2=lambda x, result: 2 * result * result * result,
+    node_name="ReciprocalBackward0",
+)
+
+sqrt = unary(
+    "sqrt",
+    np.sqrt,
+    d1=lambda x, result: 0.5 / result,
+    d2=lambda x, result: -0.25 / (result * result * result),
+    node_name="SqrtBackward0",
+)
+
+
+def _rsqrt_forward(x):
+    return 1 / np.sqrt(x)
+
+
+rsqrt = unary(
+    "rsqrt",
+    _rsqrt_forward,
+    d1=lambda x, result: -0.5 * result * result * result,
+    d2=lambda x, result: 0.75 * result**5,
+    node_name="RsqrtBackward0",
+)
+
+
+def square(input):
+    """``input * input``; integer tensors stay integer."""
+    return pow(input, 2)
+
+
+from .elementwise import where  # noqa: E402 - where's rule uses arithmetic; arithmetic's uses where
+
+__all__ = [
+    "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
+    "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative", "sign",
+    "sgn", "abs", "absolute", "reciprocal", "sqrt", "rsqrt", "square",
+]  # fmt: skip
+
+
+def _reflected(fn):
+    return lambda self, other: fn(other, self)
+
+
+METHODS = {
+    "add": add, "sub": sub, "subtract": sub, "mul": mul, "multiply": mul, "div": div,
+    "divide": div, "true_divide": div, "floor_divide": floor_divide, "remainder": remainder,
+    "fmod": fmod, "pow": pow, "float_power": float_power, "neg": neg, "negative": neg,
+    "sign": sign, "sgn": sign, "abs": abs, "absolute": abs, "reciprocal": reciprocal,
+    "sqrt": sqrt, "rsqrt": rsqrt, "square": square,
+    "__add__": add_, "__radd__": _reflected(add_), "__sub__": sub_, "__rsub__": _reflected(sub_),
+    "__mul__": mul, "__rmul__": _reflected(mul), "__truediv__": _true_div,
+    "__rtruediv__": _reflected(_true_div), "__pow__": pow, "__rpow__": _reflected(pow),
+    "__floordiv__": floor_divide, "__rfloordiv__": _reflected(floor_divide),
+    "__mod__": remainder, "__rmod__": _reflected(remainder), "__neg__": neg, "__abs__": abs,
+    "__pos__": lambda self: self,
+}  # fmt: skip

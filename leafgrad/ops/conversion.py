@@ -1,0 +1,92 @@
+"""Copies and dtype conversions: to, clone, double/float/long/..., type_as."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, device as _device
+from ._primitive import primitive
+
+_to_copy = primitive(
+    "to",
+    lambda x, *, dtype: x.astype(dtype.np),
+    (lambda grad, x, result, *, dtype: grad.to(_dtype.from_numpy_dtype(x._data.dtype)),),
+    node_name="ToCopyBackward0",
+    dtype_rule="keep",
+)
+
+clone_ = primitive(
+    "clone",
+    lambda x, *, memory_format=None: x.copy(),
+    (lambda grad, x, result, **kw: grad,),
+    node_name="CloneBackward0",
+    dtype_rule="keep",
+)
+
+
+def clone(input: Tensor, *, memory_format=None) -> Tensor:
+    """A copy of ``input`` that stays in the graph."""
+    return clone_(input)
+
+
+def to(input: Tensor, *args, dtype=None, device=None, copy: bool = False, non_blocking: bool = False) -> Tensor:
+    """Convert dtype (``t.to(torch.float64)``, ``t.to(other)``, ``t.to("cpu", dtype)``)."""
+    for a in args:
+        if isinstance(a, _dtype.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, (str, _device)):
+            _device(a)
+        else:
+            raise TypeError(f"to(): unexpected argument {a!r}; pass a dtype, a device or a Tensor")
+    if device is not None:
+        _device(device)
+    if dtype is None or _dtype.as_dtype(dtype).np == input._data.dtype:
+        return clone_(input) if copy else input
+    return _to_copy(input, dtype=_dtype.as_dtype(dtype))
+
+
+def _caster(dt):
+    def cast(self, memory_format=None):
+        return to(self, dt)
+
+    return cast
+
+
+def type_as(input: Tensor, other: Tensor) -> Tensor:
+    return to(input, other.dtype)
+
+
+def contiguous(input: Tensor, memory_format=None) -> Tensor:
+    return input
+
+
+def cpu(input: Tensor, memory_format=None) -> Tensor:
+    return input
+
+
+def _type(input: Tensor, dtype=None, non_blocking=False):
+    if dtype is None:
+        return f"torch.{_TYPE_NAMES[input._data.dtype]}"
+    return to(input, _dtype.as_dtype(dtype))
+
+
+_TYPE_NAMES = {
+    np.dtype(np.float32): "FloatTensor", np.dtype(np.float64): "DoubleTensor",
+    np.dtype(np.float16): "HalfTensor", np.dtype(np.int64): "LongTensor",
+    np.dtype(np.int32): "IntTensor", np.dtype(np.int16): "ShortTensor",
+    np.dtype(np.int8): "CharTensor", np.dtype(np.uint8): "ByteTensor",
+    np.dtype(np.bool_): "BoolTensor",
+}  # fmt: skip
+
+__all__ = ["clone"]
+
+METHODS = {
+    "to": to, "clone": clone, "type_as": type_as, "contiguous": contiguous, "cpu": cpu,
+    "type": _type, "double": _caster(_dtype.float64), "float": _caster(_dtype.float32),
+    "half": _caster(_dtype.float16), "long": _caster(_dtype.int64), "int": _caster(_dtype.int32),
+    "short": _caster(_dtype.int16), "bool": _caster(_dtype.bool), "byte": _caster(_dtype.uint8),
+    "char": _caster(_dtype.int8),
+}  # fmt: skip
