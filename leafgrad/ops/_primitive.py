@@ -234,6 +234,7 @@ def primitive(
         return result
 
     op.__name__ = op.__qualname__ = name
+    extra["differentiable"] = differentiable
     op.primitive = Primitive(name, forward, vjp or vjp_all, node_name, jvp, dtype_rule, broadcast, extra)
     _REGISTRY[name] = op.primitive
     return op

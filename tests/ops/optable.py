@@ -1,0 +1,69 @@
+"""The op table: one OpSample per op (and per interesting variant) drives gradcheck and
+gradgradcheck in float64. Each op family lists its samples in ``samples_<family>.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+import leafgrad as lg
+
+
+@dataclass
+class OpSample:
+    """``fn`` applied to float64 inputs of ``shapes`` drawn uniformly from ``domain``.
+
+    ``covers``: the registered primitive names this sample exercises (default: ``name``).
+    ``make_inputs(rng)`` overrides the drawing (e.g. SPD matrices or distinct values).
+    ``gradgrad=False`` needs a ``reason``.
+    """
+
+    name: str
+    fn: Callable
+    shapes: tuple
+    domain: tuple = (-2.0, 2.0)
+    covers: tuple = ()
+    make_inputs: Callable | None = None
+    gradgrad: bool = True
+    reason: str = ""
+    atol: float = 1e-5
+    rtol: float = 1e-3
+    id: str = field(default="")
+
+    def inputs(self, seed: int = 0) -> tuple:
+        rng = np.random.default_rng(seed)
+        if self.make_inputs is not None:
+            arrays = self.make_inputs(rng)
+        else:
+            lo, hi = self.domain
+            arrays = [rng.uniform(lo, hi, size=s) for s in self.shapes]
+        return tuple(lg.tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays)
+
+    @property
+    def covered(self) -> tuple:
+        return self.covers or (self.name,)
+
+    @property
+    def test_id(self) -> str:
+        return self.id or f"{self.name}-{'x'.join(str(s) for s in self.shapes)}"
+
+
+def away_from(points, margin=0.1, lo=-2.0, hi=2.0):
+    """Inputs maker drawing values at least ``margin`` from each kink in ``points``."""
+
+    def make(shapes):
+        def inner(rng):
+            out = []
+            for s in shapes:
+                v = rng.uniform(lo, hi, size=s)
+                for p in points:
+                    close = np.abs(v - p) < margin
+                    v = np.where(close, p + np.sign(v - p + 1e-12) * (margin + 0.05), v)
+                out.append(v)
+            return out
+
+        return inner
+
+    return make

@@ -1,0 +1,70 @@
+"""gradcheck and gradgradcheck (float64) for every sample of every op family, plus a guard
+that no differentiable primitive ships without a sample."""
+
+import importlib
+import pkgutil
+import warnings
+
+import pytest
+
+import leafgrad as lg
+from leafgrad.autograd.gradcheck import gradcheck, gradgradcheck
+from leafgrad.ops._primitive import _REGISTRY
+
+from . import __path__ as _ops_tests_path
+
+
+def _all_samples():
+    samples = []
+    for mod in sorted(m.name for m in pkgutil.iter_modules(_ops_tests_path)):
+        if mod.startswith("samples_"):
+            samples.extend(importlib.import_module(f"tests.ops.{mod}").SAMPLES)
+    return samples
+
+
+SAMPLES = _all_samples()
+IDS = [s.test_id for s in SAMPLES]
+
+
+def _run(sample, check):
+    inputs = sample.inputs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # e.g. a non-float64 input
+        assert check(sample.fn, inputs, atol=sample.atol, rtol=sample.rtol)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
+def test_gradcheck(sample):
+    _run(sample, gradcheck)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
+def test_gradgradcheck(sample):
+    if not sample.gradgrad:
+        assert sample.reason, f"{sample.test_id} opts out of gradgradcheck without a reason"
+        pytest.skip(sample.reason)
+    _run(sample, gradgradcheck)
+
+
+def test_every_differentiable_primitive_has_a_sample():
+    covered = {name for s in SAMPLES for name in s.covered}
+    missing = sorted(
+        name for name, prim in _REGISTRY.items() if prim.differentiable and name not in covered
+    )
+    assert missing == [], f"primitives without an op-table sample: {missing}"
+
+
+def test_samples_name_registered_primitives():
+    unknown = sorted({n for s in SAMPLES for n in s.covered} - set(_REGISTRY))
+    assert unknown == [], f"samples cover names that are not registered primitives: {unknown}"
+
+
+def test_gradcheck_detects_a_wrong_rule():
+    from leafgrad.ops._primitive import primitive
+
+    wrong = primitive("wrong_square_for_test", lambda x: x * x, (lambda grad, x, result: grad * x,))
+    _REGISTRY.pop("wrong_square_for_test")
+    x = lg.tensor([0.5, 1.5], dtype=lg.float64, requires_grad=True)
+    assert gradcheck(wrong, (x,), raise_exception=False) is False
+    with pytest.raises(RuntimeError):
+        gradcheck(wrong, (x,))
