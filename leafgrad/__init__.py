@@ -28,6 +28,8 @@ from .ops.arithmetic import *  # noqa: F401,F403
 from .ops.comparison import *  # noqa: F401,F403
 from .ops.conversion import *  # noqa: F401,F403
 from .ops.elementwise import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
+from .ops.linalg import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from ._engine.grad_mode import (  # noqa: F401

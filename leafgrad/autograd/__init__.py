@@ -10,8 +10,10 @@ from .._engine.grad_mode import (
     set_grad_enabled,
 )
 from .._engine.graph import Node
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-    "inference_mode", "is_inference_mode_enabled", "Node",
+    "inference_mode", "is_inference_mode_enabled", "Node", "gradcheck", "gradgradcheck",
+    "GradcheckError",
 ]  # fmt: skip

@@ -1,9 +1,9 @@
 """Every primitive op; importing this package gives Tensor its operators and methods."""
 
 from .._tensor import Tensor
-from . import arithmetic, comparison, conversion, elementwise, reduction, shape
+from . import arithmetic, comparison, conversion, elementwise, indexing, linalg, reduction, shape
 
-FAMILIES = (arithmetic, elementwise, comparison, conversion, reduction, shape)
+FAMILIES = (arithmetic, elementwise, comparison, conversion, reduction, shape, indexing, linalg)
 
 for _family in FAMILIES:
     for _name, _fn in _family.METHODS.items():

@@ -1,0 +1,6 @@
+"""Linalg ops."""
+
+from __future__ import annotations
+
+__all__: list = []
+METHODS: dict = {}
