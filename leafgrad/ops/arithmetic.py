@@ -59,15 +59,63 @@ _true_div = primitive(
     scalars=True,
 )
 
+def _no_derivative(op):
+    def rule(grad, *args, **kw):
+        raise RuntimeError(f"the derivative for '{op}' is not implemented (nor is it in PyTorch)")
+
+    return rule
+
+
+# PyTorch records floor_divide (its result requires grad) but its backward raises.
 floor_divide = primitive(
-    "floor_divide", np.floor_divide, differentiable=False, broadcast=True, scalars=True
+    "floor_divide",
+    np.floor_divide,
+    (_no_derivative("floor_divide"), _no_derivative("floor_divide")),
+    node_name="torch::autograd::NotImplemented",
+    broadcast=True,
+    scalars=True,
+    no_derivative=True,
 )
-remainder = primitive("remainder", np.remainder, differentiable=False, broadcast=True, scalars=True)
-fmod = primitive("fmod", np.fmod, differentiable=False, broadcast=True, scalars=True)
-_trunc_div = primitive(
-    "trunc_divide",
-    lambda x, y: np.trunc(np.true_divide(x, y)).astype(np.result_type(x, y)),
-    differentiable=False,
+
+
+def _rounded_div_zero_grad(grad, x, y, result, **params):
+    return zeros_like_grad(grad)
+
+
+def _rounded_div_forward(x, y, *, rounding_mode):
+    q = np.floor_divide(x, y) if rounding_mode == "floor" else np.trunc(np.true_divide(x, y))
+    return q.astype(np.result_type(x, y), copy=False)
+
+
+# div(..., rounding_mode=) is piecewise constant: zero gradient, as in PyTorch.
+_rounded_div = primitive(
+    "rounded_div",
+    _rounded_div_forward,
+    (_rounded_div_zero_grad, _rounded_div_zero_grad),
+    node_name="DivBackward2",
+    broadcast=True,
+    scalars=True,
+)
+
+remainder = primitive(
+    "remainder",
+    np.remainder,
+    (
+        lambda grad, x, y, result: grad,
+        lambda grad, x, y, result: -grad * _rounded_div(x, y, rounding_mode="floor"),
+    ),
+    node_name="RemainderBackward0",
+    broadcast=True,
+    scalars=True,
+)
+fmod = primitive(
+    "fmod",
+    np.fmod,
+    (
+        lambda grad, x, y, result: grad,
+        lambda grad, x, y, result: -grad * _rounded_div(x, y, rounding_mode="trunc"),
+    ),
+    node_name="FmodBackward0",
     broadcast=True,
     scalars=True,
 )
@@ -94,10 +142,8 @@ def div(input, other, *, rounding_mode=None):
     """True division (ints give floats); ``rounding_mode`` "floor"/"trunc" has no gradient."""
     if rounding_mode is None:
         return _true_div(input, other)
-    if rounding_mode == "floor":
-        return floor_divide(input, other)
-    if rounding_mode == "trunc":
-        return _trunc_div(input, other)
+    if rounding_mode in ("floor", "trunc"):
+        return _rounded_div(input, other, rounding_mode=rounding_mode)
     raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
 
 
@@ -180,14 +226,20 @@ def _sign_forward(x):
     return np.sign(x)
 
 
-sign = primitive("sign", _sign_forward, (lambda grad, x, result: grad * 0,), node_name="SignBackward0", dtype_rule="promote")
+sign = primitive(
+    "sign",
+    _sign_forward,
+    (lambda grad, x, result: zeros_like_grad(grad),),
+    node_name="SignBackward0",
+    dtype_rule="promote",
+)
 sgn = sign
 
 abs = unary(  # noqa: A001 - PyTorch's name
     "abs",
     np.abs,
     d1=lambda x: sign(x),
-    d2=lambda x: x * 0,
+    d2=lambda x: zeros_like_grad(x),
     node_name="AbsBackward0",
     dtype_rule="promote",
 )
@@ -228,7 +280,7 @@ def square(input):
     return pow(input, 2)
 
 
-from .elementwise import where  # noqa: E402 - where's rule uses arithmetic; arithmetic's uses where
+from .elementwise import where, zeros_like_grad  # noqa: E402 - each family's rules use the other
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import scipy.special as sp
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap
 from ._primitive import primitive, unary
 
 _SQRT_2 = math.sqrt(2.0)
@@ -71,12 +71,33 @@ def _relu_forward(x):
     return np.maximum(x, 0).astype(x.dtype, copy=False)
 
 
-relu = unary(
+def _threshold_backward_forward(grad, x, *, negative_slope=0.0):
+    scaled = grad * negative_slope if negative_slope else 0
+    return np.where(x > 0, grad, scaled).astype(grad.dtype, copy=False)
+
+
+# ``grad`` where ``x > 0``, else ``negative_slope * grad``, as a function of both inputs like
+# PyTorch's threshold_backward / leaky_relu_backward: the first derivative of relu stays in
+# the graph (with zero second derivative), so grad(grad(relu(x)), x) gives zeros, not an error.
+threshold_backward = primitive(
+    "threshold_backward",
+    _threshold_backward_forward,
+    (
+        lambda grad, g, x, result, **kw: threshold_backward(grad, x, **kw),
+        lambda grad, g, x, result, **kw: zeros_like_grad(x),
+    ),
+    node_name="ThresholdBackwardBackward0",
+    dtype_rule="keep",
+)
+
+relu = primitive(
     "relu",
     _relu_forward,
-    d1=lambda x, result: result > 0,
-    d2=lambda x, result: (result > 0) * 0,
+    (lambda grad, x, result: threshold_backward(grad, result),),
+    node_name="ReluBackward0",
     dtype_rule="promote",
+    d1=lambda x, result: result > 0,
+    d2=lambda x, result: zeros_like_grad(x),
 )
 
 
@@ -84,12 +105,14 @@ def _leaky_relu_forward(x, *, negative_slope=0.01):
     return np.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False)
 
 
-_leaky_relu = unary(
+_leaky_relu = primitive(
     "leaky_relu",
     _leaky_relu_forward,
-    d1=lambda x, *, negative_slope=0.01: where(x > 0, 1.0, negative_slope).to(x.dtype),
-    d2=lambda x, *, negative_slope=0.01: x * 0,
+    (lambda grad, x, result, *, negative_slope: threshold_backward(grad, x, negative_slope=negative_slope),),
     node_name="LeakyReluBackward0",
+    dtype_rule="float",
+    d1=lambda x, *, negative_slope: where(x > 0, 1.0, x.new_tensor(negative_slope)),
+    d2=lambda x, *, negative_slope: zeros_like_grad(x),
 )
 
 
@@ -196,8 +219,13 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0):
     return _softplus(input, beta=beta, threshold=threshold)
 
 
-def _zero_grad(grad, x, result):
-    return grad * 0
+def zeros_like_grad(t: Tensor) -> Tensor:
+    """Zeros shaped like ``t`` outside any graph: the derivative of a piecewise-constant op."""
+    return _wrap(np.zeros_like(t._data))
+
+
+def _zero_grad(grad, x, result, **params):
+    return zeros_like_grad(grad)
 
 
 floor = primitive("floor", np.floor, (_zero_grad,), node_name="FloorBackward0", dtype_rule="promote")
@@ -211,7 +239,7 @@ def _round_forward(x, *, decimals=0):
 
 
 _round = primitive(
-    "round", _round_forward, (lambda grad, x, result, **kw: grad * 0,), node_name="RoundBackward0", dtype_rule="promote"
+    "round", _round_forward, (_zero_grad,), node_name="RoundBackward0", dtype_rule="promote"
 )
 
 
@@ -379,13 +407,10 @@ __all__ = [
     "arcsinh", "arccosh", "arctanh", "sigmoid", "erf", "erfc", "relu", "floor", "ceil",
     "trunc", "fix", "round", "atan2", "arctan2", "maximum", "minimum", "clamp", "clip",
     "clamp_min", "clamp_max", "where",
+    # Not top-level in PyTorch (torch.nn.functional has them); here for convenience.
+    "leaky_relu", "elu", "gelu", "silu", "softplus",
 ]  # fmt: skip
 
-METHODS = {
-    name: globals()[name]
-    for name in __all__
-    if name not in ("where",)
-}
+_FUNCTIONAL_ONLY = ("where", "leaky_relu", "elu", "gelu", "silu", "softplus")
+METHODS = {name: globals()[name] for name in __all__ if name not in _FUNCTIONAL_ONLY}
 METHODS["where"] = lambda self, condition, other: where(condition, self, other)
-METHODS["relu"] = relu
-METHODS["sigmoid"] = sigmoid

@@ -30,6 +30,7 @@ class OpSample:
     reason: str = ""
     atol: float = 1e-5
     rtol: float = 1e-3
+    eps: float = 1e-6
     id: str = field(default="")
 
     def inputs(self, seed: int = 0) -> tuple:

@@ -30,7 +30,7 @@ def _run(sample, check):
     inputs = sample.inputs()
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # e.g. a non-float64 input
-        assert check(sample.fn, inputs, atol=sample.atol, rtol=sample.rtol)
+        assert check(sample.fn, inputs, eps=sample.eps, atol=sample.atol, rtol=sample.rtol)
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
@@ -49,7 +49,9 @@ def test_gradgradcheck(sample):
 def test_every_differentiable_primitive_has_a_sample():
     covered = {name for s in SAMPLES for name in s.covered}
     missing = sorted(
-        name for name, prim in _REGISTRY.items() if prim.differentiable and name not in covered
+        name
+        for name, prim in _REGISTRY.items()
+        if prim.differentiable and not getattr(prim, "no_derivative", False) and name not in covered
     )
     assert missing == [], f"primitives without an op-table sample: {missing}"
 

@@ -1,0 +1,58 @@
+"""Op-table samples for ops/elementwise.py and ops/conversion.py."""
+
+import leafgrad as lg
+from leafgrad.ops.elementwise import threshold_backward
+
+from .optable import OpSample, away_from
+
+S = OpSample
+_POS = (0.3, 2.0)
+_UNIT = (-0.9, 0.9)
+
+SAMPLES = [
+    S("exp", lambda x: x.exp(), ((2, 3),)),
+    S("expm1", lambda x: x.expm1(), ((4,),)),
+    S("log", lambda x: x.log(), ((2, 3),), domain=_POS),
+    S("log1p", lambda x: x.log1p(), ((4,),), domain=(-0.5, 2.0)),
+    S("log2", lambda x: x.log2(), ((4,),), domain=_POS),
+    S("log10", lambda x: x.log10(), ((4,),), domain=_POS),
+    S("sin", lambda x: x.sin(), ((2, 3),)),
+    S("cos", lambda x: x.cos(), ((2, 3),)),
+    S("tan", lambda x: x.tan(), ((4,),), domain=(-1.2, 1.2)),
+    S("asin", lambda x: x.asin(), ((4,),), domain=_UNIT),
+    S("acos", lambda x: x.acos(), ((4,),), domain=_UNIT),
+    S("atan", lambda x: x.atan(), ((4,),)),
+    S("sinh", lambda x: x.sinh(), ((4,),)),
+    S("cosh", lambda x: x.cosh(), ((4,),)),
+    S("tanh", lambda x: x.tanh(), ((2, 3),)),
+    S("asinh", lambda x: x.asinh(), ((4,),)),
+    S("acosh", lambda x: x.acosh(), ((4,),), domain=(1.2, 3.0)),
+    S("atanh", lambda x: x.atanh(), ((4,),), domain=_UNIT),
+    S("sigmoid", lambda x: x.sigmoid(), ((2, 3),)),
+    S("erf", lambda x: lg.erf(x), ((4,),)),
+    S("erfc", lambda x: lg.erfc(x), ((4,),)),
+    S("relu", lambda x: x.relu(), ((2, 3),), make_inputs=away_from([0.0])([(2, 3)])),
+    S("threshold_backward", lambda g, r: threshold_backward(g * r, r), ((2, 3), (2, 3)), make_inputs=away_from([0.0])([(2, 3), (2, 3)])),
+    S("leaky_relu", lambda x: lg.leaky_relu(x, 0.2), ((5,),), make_inputs=away_from([0.0])([(5,)])),
+    S("elu", lambda x: lg.elu(x, alpha=1.5), ((5,),), make_inputs=away_from([0.0])([(5,)])),
+    S("gelu", lambda x: lg.gelu(x), ((2, 3),)),
+    S("gelu", lambda x: lg.gelu(x, approximate="tanh"), ((2, 3),), id="gelu-tanh"),
+    S("silu", lambda x: lg.silu(x), ((2, 3),)),
+    S("softplus", lambda x: lg.softplus(x), ((2, 3),)),
+    S("softplus", lambda x: lg.softplus(x, beta=2.0, threshold=1.0), ((6,),), make_inputs=away_from([0.5])([(6,)]), id="softplus-beta-threshold"),
+    S("floor", lambda x: x.floor() + x, ((4,),), make_inputs=away_from([-1.0, 0.0, 1.0])([(4,)])),
+    S("ceil", lambda x: x.ceil() * x, ((4,),), make_inputs=away_from([-1.0, 0.0, 1.0])([(4,)])),
+    S("trunc", lambda x: x.trunc() * x, ((4,),), make_inputs=away_from([-1.0, 0.0, 1.0])([(4,)])),
+    S("round", lambda x: x.round() * x, ((4,),), make_inputs=away_from([-1.5, -0.5, 0.5, 1.5])([(4,)])),
+    S("atan2", lambda y, x: lg.atan2(y, x), ((2, 3), (3,)), domain=_POS),
+    S("maximum", lambda x, y: lg.maximum(x, y), ((2, 3), (3,))),
+    S("minimum", lambda x, y: lg.minimum(x, y), ((2, 3), (2, 3))),
+    S("clamp", lambda x: x.clamp(-0.5, 0.7), ((6,),), make_inputs=away_from([-0.5, 0.7])([(6,)])),
+    S("clamp", lambda x: lg.clamp(x, min=0.1), ((6,),), make_inputs=away_from([0.1])([(6,)]), id="clamp-min-only"),
+    S("clamp", lambda x, lo, hi: lg.clamp(x, lo, hi + 3.0), ((6,), (6,), (6,)), id="clamp-tensor-bounds", make_inputs=away_from([])([(6,), (6,), (6,)])),
+    S("where", lambda x, y: lg.where(x > 0, x * y, y), ((2, 3), (3,)), make_inputs=away_from([0.0])([(2, 3), (3,)])),
+    S("where", lambda x: lg.where(x > 0, x, 0.0), ((5,),), make_inputs=away_from([0.0])([(5,)]), id="where-scalar-other"),
+    # Through float32 and back: a larger eps keeps float32 rounding out of the differences.
+    S("to", lambda x: x.float().double() * 2.0, ((4,),), eps=1e-2, atol=1e-4),
+    S("clone", lambda x: x.clone() * x, ((2, 2),)),
+]
