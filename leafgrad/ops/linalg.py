@@ -1,6 +1,731 @@
-"""Linalg ops."""
+"""Linear algebra products: matmul (``@``), mm, bmm, dot, mv, outer, addmm, t and einsum.
+
+Every product is a primitive whose VJP is written with products again (plus ``t``, a private
+last-two-axes swap and ``sum_to``), so gradients of any order come for free. ``matmul``
+dispatches to the primitive PyTorch would use, which also gives PyTorch's ``grad_fn`` names.
+Unlike elementwise ops, products do not promote dtypes: PyTorch raises for mixed dtypes.
+"""
 
 from __future__ import annotations
 
-__all__: list = []
-METHODS: dict = {}
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ._primitive import primitive
+from .shape import reshape, sum_to
+
+# ---------------------------------------------------------------------------------------------
+# Checks shared by every product
+
+
+def _shape(x) -> list:
+    return list(x._data.shape)
+
+
+def _check_tensors(op: str, *args) -> None:
+    for i, a in enumerate(args):
+        if not isinstance(a, Tensor):
+            raise TypeError(f"{op}(): argument {i} must be a Tensor, not {type(a).__name__}")
+
+
+def _check_dtypes(op: str, *args) -> None:
+    """Products neither promote nor take bools, as in PyTorch."""
+    dtypes = {a._data.dtype for a in args}
+    if len(dtypes) > 1:
+        names = " and ".join(str(a.dtype) for a in args)
+        raise RuntimeError(
+            f"{op}: operands must have the same dtype, got {names}; convert one with .to(dtype)"
+        )
+    if args and args[0]._data.dtype.kind == "b":
+        raise NotImplementedError(
+            f"{op}: not implemented for torch.bool tensors; convert with .long() or .float()"
+        )
+
+
+def _check_ndim(op: str, x: Tensor, ndims, what: str) -> None:
+    if x._data.ndim not in ndims:
+        raise RuntimeError(f"{op}: {what} must be {_ndim_words(ndims)}, got shape {_shape(x)}")
+
+
+def _ndim_words(ndims) -> str:
+    words = {1: "1-D (a vector)", 2: "2-D (a matrix)", 3: "3-D (a batch of matrices)"}
+    return " or ".join(words.get(n, f"{n}-D") for n in ndims)
+
+
+def _mismatch(op: str, a: Tensor, b: Tensor) -> RuntimeError:
+    ka = a._data.shape[-1]
+    kb = b._data.shape[-2] if b._data.ndim >= 2 else b._data.shape[0]
+    second = "second-to-last dimension" if b._data.ndim >= 2 else "size"
+    return RuntimeError(
+        f"{op}: shapes {_shape(a)} and {_shape(b)} cannot be multiplied: the last dimension of "
+        f"the first ({ka}) must equal the {second} of the second ({kb})"
+    )
+
+
+def _check_inner(op: str, a: Tensor, b: Tensor) -> None:
+    kb = b._data.shape[-2] if b._data.ndim >= 2 else b._data.shape[0]
+    if a._data.shape[-1] != kb:
+        raise _mismatch(op, a, b)
+
+
+def _bilinear_jvp(product):
+    """Forward rule of a bilinear ``product``: ``d(x*y) = dx*y + x*dy`` (None tangent = 0)."""
+
+    def jvp(tx, ty, x, y, result, **params):
+        out = None if tx is None else product(tx, y)
+        if ty is not None:
+            term = product(x, ty)
+            out = term if out is None else out + term
+        return out
+
+    return jvp
+
+
+# ---------------------------------------------------------------------------------------------
+# Transposes
+
+
+def _t_forward(x):
+    return x.T
+
+
+_t = primitive(
+    "t",
+    _t_forward,
+    (lambda grad, x, result: t(grad),),
+    node_name="TBackward0",
+    dtype_rule="keep",
+    jvp=lambda tx, x, result: t(tx),
+)
+
+
+def t(input: Tensor) -> Tensor:
+    """The transpose of a matrix; 0-D and 1-D tensors come back unchanged (as a new view)."""
+    _check_tensors("t", input)
+    if input._data.ndim > 2:
+        raise RuntimeError(
+            f"t: expects a tensor with at most 2 dimensions, got shape {_shape(input)}; use "
+            "transpose(input, dim0, dim1) or .mT for batches"
+        )
+    return _t(input)
+
+
+def _swap_forward(x):
+    return np.swapaxes(x, -1, -2)
+
+
+# Batched transpose used by the matmul rules; named like PyTorch's ``.mT`` node.
+_swap_last_two = primitive(
+    "swap_last_two",
+    _swap_forward,
+    (lambda grad, x, result: _swap_last_two(grad),),
+    node_name="TransposeBackward0",
+    dtype_rule="keep",
+)
+
+
+def _unsqueeze_last(x: Tensor) -> Tensor:
+    return reshape(x, x._data.shape + (1,))
+
+
+def _unsqueeze_second_last(x: Tensor) -> Tensor:
+    s = x._data.shape
+    return reshape(x, s[:-1] + (1,) + s[-1:])
+
+
+# ---------------------------------------------------------------------------------------------
+# Products of fixed rank
+
+
+def _matmul_forward(a, b):
+    return np.matmul(a, b)
+
+
+_mm = primitive(
+    "mm",
+    _matmul_forward,
+    (
+        lambda grad, a, b, result: mm(grad, t(b)),
+        lambda grad, a, b, result: mm(t(a), grad),
+    ),
+    node_name="MmBackward0",
+    dtype_rule="keep",
+    jvp=_bilinear_jvp(lambda x, y: mm(x, y)),
+)
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix product of ``input: (n, k)`` and ``mat2: (k, m)``; no broadcasting."""
+    _check_tensors("mm", input, mat2)
+    _check_ndim("mm", input, (2,), "input")
+    _check_ndim("mm", mat2, (2,), "mat2")
+    _check_dtypes("mm", input, mat2)
+    _check_inner("mm", input, mat2)
+    return _mm(input, mat2)
+
+
+_bmm = primitive(
+    "bmm",
+    _matmul_forward,
+    (
+        lambda grad, a, b, result: bmm(grad, _swap_last_two(b)),
+        lambda grad, a, b, result: bmm(_swap_last_two(a), grad),
+    ),
+    node_name="BmmBackward0",
+    dtype_rule="keep",
+    jvp=_bilinear_jvp(lambda x, y: bmm(x, y)),
+)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched product of ``input: (b, n, k)`` and ``mat2: (b, k, m)``; no broadcasting."""
+    _check_tensors("bmm", input, mat2)
+    _check_ndim("bmm", input, (3,), "input")
+    _check_ndim("bmm", mat2, (3,), "mat2")
+    _check_dtypes("bmm", input, mat2)
+    if input._data.shape[0] != mat2._data.shape[0]:
+        raise RuntimeError(
+            f"bmm: shapes {_shape(input)} and {_shape(mat2)} have different batch sizes "
+            f"({input._data.shape[0]} and {mat2._data.shape[0]}); bmm does not broadcast, use "
+            "matmul for that"
+        )
+    _check_inner("bmm", input, mat2)
+    return _bmm(input, mat2)
+
+
+_dot = primitive(
+    "dot",
+    _matmul_forward,
+    (lambda grad, a, b, result: grad * b, lambda grad, a, b, result: grad * a),
+    node_name="DotBackward0",
+    dtype_rule="keep",
+    jvp=_bilinear_jvp(lambda x, y: dot(x, y)),
+)
+
+
+def _check_same_length(op: str, a: Tensor, b: Tensor) -> None:
+    if a._data.shape[0] != b._data.shape[0]:
+        raise RuntimeError(
+            f"{op}: shapes {_shape(a)} and {_shape(b)} cannot be multiplied: the vectors must "
+            f"have the same length ({a._data.shape[0]} != {b._data.shape[0]})"
+        )
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """Inner product of two 1-D tensors of the same length (a 0-D result)."""
+    _check_tensors("dot", input, tensor)
+    _check_ndim("dot", input, (1,), "input")
+    _check_ndim("dot", tensor, (1,), "tensor")
+    _check_dtypes("dot", input, tensor)
+    _check_same_length("dot", input, tensor)
+    return _dot(input, tensor)
+
+
+_mv = primitive(
+    "mv",
+    _matmul_forward,
+    (
+        lambda grad, a, v, result: outer(grad, v),
+        lambda grad, a, v, result: mv(t(a), grad),
+    ),
+    node_name="MvBackward0",
+    dtype_rule="keep",
+    jvp=_bilinear_jvp(lambda x, y: mv(x, y)),
+)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Product of a matrix ``input: (n, k)`` and a vector ``vec: (k,)``."""
+    _check_tensors("mv", input, vec)
+    _check_ndim("mv", input, (2,), "input")
+    _check_ndim("mv", vec, (1,), "vec")
+    _check_dtypes("mv", input, vec)
+    _check_inner("mv", input, vec)
+    return _mv(input, vec)
+
+
+# A vector times a matrix: PyTorch computes unsqueeze(0).mm().squeeze(0), hence the name.
+_vecmat = primitive(
+    "vecmat",
+    _matmul_forward,
+    (
+        lambda grad, v, b, result: mv(b, grad),
+        lambda grad, v, b, result: outer(v, grad),
+    ),
+    node_name="SqueezeBackward4",
+    dtype_rule="keep",
+    jvp=_bilinear_jvp(lambda x, y: matmul(x, y)),
+)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two 1-D tensors, ``(n,)`` and ``(m,)`` -> ``(n, m)``; promotes dtypes."""
+    _check_tensors("outer", input, vec2)
+    _check_ndim("outer", input, (1,), "input")
+    _check_ndim("outer", vec2, (1,), "vec2")
+    return _unsqueeze_last(input) * vec2
+
+
+ger = outer
+
+
+# ---------------------------------------------------------------------------------------------
+# matmul: every rank, batch dimensions broadcast
+
+
+def _matmul_nd_grad_a(grad, a, b, result):
+    if b._data.ndim == 1:  # a: (..., n, k), grad: (..., n)
+        return _unsqueeze_last(grad) * b
+    if a._data.ndim == 1:  # a: (k,), b: (..., k, m), grad: (..., m)
+        g = matmul(b, _unsqueeze_last(grad))  # (..., k, 1)
+        return reshape(sum_to(g, a._data.shape + (1,)), a._data.shape)
+    return matmul(grad, _swap_last_two(b))  # summed over broadcast batch dims by the machinery
+
+
+def _matmul_nd_grad_b(grad, a, b, result):
+    if a._data.ndim == 1:  # a: (k,), b: (..., k, m), grad: (..., m)
+        return _unsqueeze_last(a) * _unsqueeze_second_last(grad)
+    if b._data.ndim == 1:  # a: (..., n, k), b: (k,), grad: (..., n)
+        g = matmul(_swap_last_two(a), _unsqueeze_last(grad))  # (..., k, 1)
+        return reshape(sum_to(g, b._data.shape + (1,)), b._data.shape)
+    return matmul(_swap_last_two(a), grad)
+
+
+def _matmul_nd(node_name):
+    return primitive(
+        "matmul",
+        _matmul_forward,
+        (_matmul_nd_grad_a, _matmul_nd_grad_b),
+        node_name=node_name,
+        dtype_rule="keep",
+        broadcast=True,
+        jvp=_bilinear_jvp(lambda x, y: matmul(x, y)),
+    )
+
+
+# PyTorch folds batches into one mm and views back (UnsafeViewBackward0), except when it has
+# to transpose the problem and copy the result (CloneBackward0).
+_matmul_view = _matmul_nd("UnsafeViewBackward0")
+_matmul_clone = _matmul_nd("CloneBackward0")
+
+
+def _batch_shape(a: Tensor, b: Tensor) -> tuple:
+    ba = a._data.shape[:-2] if a._data.ndim > 1 else ()
+    bb = b._data.shape[:-2] if b._data.ndim > 1 else ()
+    try:
+        return np.broadcast_shapes(ba, bb)
+    except ValueError:
+        raise RuntimeError(
+            f"matmul: shapes {_shape(a)} and {_shape(b)} cannot be multiplied: their batch "
+            f"dimensions {list(ba)} and {list(bb)} do not broadcast (aligned from the right, "
+            "each pair of sizes must be equal or one of them 1)"
+        ) from None
+
+
+def _transposes_problem(a: Tensor, b: Tensor) -> bool:
+    da, db = a._data.ndim, b._data.ndim
+    if not a._requires_grad or db < 3:
+        return False
+    return da == 2 or (da == 3 and db == 3 and a._data.shape[0] == 1 and b._data.shape[0] != 1)
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product with NumPy/PyTorch semantics.
+
+    1-D @ 1-D is a dot product (0-D); a 1-D first operand is a row vector and a 1-D second a
+    column vector (the added dimension is removed again); batch dimensions (all but the last
+    two) broadcast. Raises RuntimeError for 0-D operands, mismatched inner sizes, batch
+    dimensions that do not broadcast and mixed dtypes.
+    """
+    _check_tensors("matmul", input, other)
+    da, db = input._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"matmul: both arguments need at least 1 dimension, got shapes {_shape(input)} and "
+            f"{_shape(other)}; use * to multiply by a scalar"
+        )
+    _check_dtypes("matmul", input, other)
+    _check_inner("matmul", input, other)
+    if da == 1 and db == 1:
+        return _dot(input, other)
+    if da == 2 and db == 2:
+        return _mm(input, other)
+    if da == 2 and db == 1:
+        return _mv(input, other)
+    if da == 1 and db == 2:
+        return _vecmat(input, other)
+    _batch_shape(input, other)
+    if _transposes_problem(input, other):
+        return _matmul_clone(input, other)
+    return _matmul_view(input, other)
+
+
+def _matmul_method(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(self, other)
+
+
+def _rmatmul_method(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(other, self)
+
+
+# ---------------------------------------------------------------------------------------------
+# addmm
+
+
+def _addmm_forward(x, a, b, *, beta=1, alpha=1):
+    prod = np.matmul(a, b)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:  # PyTorch ignores input entirely (nan and inf do not propagate)
+        out = np.broadcast_to(prod, prod.shape).copy()
+    elif beta == 1:
+        out = prod + x
+    else:
+        out = prod + x * beta
+    return out.astype(a.dtype, copy=False)
+
+
+def _scaled(grad, factor):
+    return grad if factor == 1 else grad * factor
+
+
+_addmm = primitive(
+    "addmm",
+    _addmm_forward,
+    (
+        lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(grad, beta),
+        lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(mm(grad, t(b)), alpha),
+        lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(mm(t(a), grad), alpha),
+    ),
+    node_name="AddmmBackward0",
+    dtype_rule="keep",
+    broadcast=True,
+)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to ``(n, m)``.
+
+    With ``beta == 0`` the values of ``input`` are ignored (nan does not propagate).
+    """
+    _check_tensors("addmm", input, mat1, mat2)
+    _check_ndim("addmm", mat1, (2,), "mat1")
+    _check_ndim("addmm", mat2, (2,), "mat2")
+    _check_dtypes("addmm", input, mat1, mat2)
+    _check_inner("addmm", mat1, mat2)
+    target = (mat1._data.shape[0], mat2._data.shape[1])
+    shape = input._data.shape
+    if len(shape) > 2 or any(s not in (1, t_) for s, t_ in zip(shape[::-1], target[::-1])):
+        raise RuntimeError(
+            f"addmm: input of shape {list(shape)} cannot be broadcast to the product's shape "
+            f"{list(target)}"
+        )
+    params = {}
+    if beta != 1:
+        params["beta"] = beta
+    if alpha != 1:
+        params["alpha"] = alpha
+    return _addmm(input, mat1, mat2, **params)
+
+
+# ---------------------------------------------------------------------------------------------
+# einsum
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _einsum_error(message: str) -> RuntimeError:
+    return RuntimeError(f"einsum(): {message}")
+
+
+def _parse_term(term: str, index: int, offset: int):
+    """Labels of one operand's subscripts, with ``None`` standing for the ellipsis."""
+    labels = []
+    i = 0
+    seen_ellipsis = False
+    while i < len(term):
+        c = term[i]
+        if c == ".":
+            if term[i : i + 3] != "...":
+                raise _einsum_error(
+                    f"found '.' for operand {index} that is not part of an ellipsis '...'"
+                )
+            if seen_ellipsis:
+                raise _einsum_error(f"operand {index} has more than one ellipsis '...'")
+            seen_ellipsis = True
+            labels.append(None)
+            i += 3
+            continue
+        if c not in _LETTERS:
+            raise _einsum_error(
+                f"invalid subscript {c!r} at index {offset + i} of the equation; subscripts must "
+                "be letters in [a-zA-Z]"
+            )
+        labels.append(c)
+        i += 1
+    return labels
+
+
+def _normalize_equation(equation: str, shapes):
+    """Rewrite ``equation`` with letters only: no ellipsis, explicit output.
+
+    Returns ``(input_terms, output_term, label_sizes)``; the ellipsis becomes fresh letters
+    aligned from the right (so ellipsis dimensions broadcast), and sizes of 1 broadcast.
+    """
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, rhs = eq.split("->", 1)
+    else:
+        lhs, rhs = eq, None
+    terms = lhs.split(",")
+    if len(terms) > len(shapes):
+        raise _einsum_error(
+            f"the equation {equation!r} names {len(terms)} operands but {len(shapes)} were given"
+        )
+    if len(terms) < len(shapes):
+        raise _einsum_error(
+            f"the equation {equation!r} names {len(terms)} operands but {len(shapes)} were given"
+        )
+    parsed = []
+    offset = 0
+    for i, term in enumerate(terms):
+        parsed.append(_parse_term(term, i, offset))
+        offset += len(term) + 1
+    out_parsed = None if rhs is None else _parse_term(rhs, -1, offset + 1)
+
+    used = {c for labels in parsed for c in labels if c} | {c for c in out_parsed or () if c}
+    ell_ndim = 0
+    for i, (labels, shape) in enumerate(zip(parsed, shapes)):
+        explicit = sum(c is not None for c in labels)
+        if None in labels:
+            if explicit > len(shape):
+                raise _einsum_error(
+                    f"operand {i} has {explicit} subscripts besides the ellipsis but only "
+                    f"{len(shape)} dimensions (shape {list(shape)})"
+                )
+            ell_ndim = max(ell_ndim, len(shape) - explicit)
+        elif explicit != len(shape):
+            raise _einsum_error(
+                f"operand {i} has {explicit} subscripts but {len(shape)} dimensions (shape "
+                f"{list(shape)}) and no ellipsis '...'"
+            )
+    free = [c for c in _LETTERS if c not in used]
+    if ell_ndim > len(free):
+        raise _einsum_error("too many dimensions: einsum supports at most 52 distinct subscripts")
+    ell = "".join(free[:ell_ndim])
+
+    in_terms = []
+    sizes: dict = {}
+    for i, (labels, shape) in enumerate(zip(parsed, shapes)):
+        explicit = sum(c is not None for c in labels)
+        n_ell = len(shape) - explicit
+        term = "".join(ell[ell_ndim - n_ell :] if c is None else c for c in labels)
+        own: dict = {}
+        for c, s in zip(term, shape):
+            if c in own and own[c] != s:
+                raise _einsum_error(
+                    f"subscript {c} is repeated for operand {i} with different sizes "
+                    f"({own[c]} and {s})"
+                )
+            own[c] = s
+            prev = sizes.get(c)
+            if prev is None or prev == 1:
+                sizes[c] = s
+            elif s != 1 and s != prev:
+                raise _einsum_error(
+                    f"subscript {c} has size {s} for operand {i}, which does not broadcast with "
+                    f"the size {prev} seen before"
+                )
+        in_terms.append(term)
+
+    if out_parsed is None:
+        counts: dict = {}
+        for labels in parsed:
+            for c in labels:
+                if c is not None:
+                    counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1))
+    else:
+        out = ""
+        for c in out_parsed:
+            if c is None:
+                out += ell
+                continue
+            if c in out:
+                raise _einsum_error(f"output subscript {c} appears more than once in the output")
+            if c not in sizes:
+                raise _einsum_error(
+                    f"output subscript {c} does not appear in the equation for any input operand"
+                )
+            out += c
+    return in_terms, out, sizes
+
+
+def _einsum_forward(*arrays, equation, sizes):
+    terms = equation.split("->")[0].split(",")
+    ops = []
+    for a, term in zip(arrays, terms):
+        target = tuple(sizes[c] for c in term)
+        ops.append(a if a.shape == target else np.broadcast_to(a, target))
+    # The optimized path contracts pairwise with BLAS; its planning costs more than it saves on
+    # small operands.
+    big = len(ops) > 2 or sum(a.size for a in ops) > 4096
+    return np.einsum(equation, *ops, optimize=big if len(ops) > 1 else False)
+
+
+def _einsum_vjp(grad, args, result, needs, *, equation, sizes):
+    lhs, out = equation.split("->")
+    terms = lhs.split(",")
+    grads = []
+    for k, (term, need) in enumerate(zip(terms, needs)):
+        grads.append(_einsum_operand_grad(grad, args, terms, out, k, sizes) if need else None)
+    return grads
+
+
+def _einsum_operand_grad(grad, args, terms, out, k, sizes):
+    """``d out / d operand_k`` as one einsum of ``grad`` with the other operands.
+
+    Repeated subscripts of operand k (diagonals) get fresh letters tied to the original by an
+    identity matrix. A subscript of operand k that no other factor carries at its full size
+    (summed inside operand k, or broadcast from size 1 elsewhere) gets a ones vector.
+    """
+    used = set("".join(terms) + out)
+    fresh = iter(c for c in _LETTERS if c not in used)
+    dtype = grad._data.dtype
+    operands = [grad]
+    in_terms = [out]
+    for j, term in enumerate(terms):
+        if j != k:
+            operands.append(args[j])
+            in_terms.append(term)
+    carried: dict = {}
+    for op, term in zip(operands, in_terms):
+        for c, s in zip(term, op._data.shape):
+            carried[c] = max(carried.get(c, 0), s)
+    for c in dict.fromkeys(terms[k]):
+        if carried.get(c, 0) != sizes[c]:
+            operands.append(_wrap(np.ones(sizes[c], dtype)))
+            in_terms.append(c)
+    target = ""
+    for c in terms[k]:
+        if c in target:
+            f = next(fresh, None)
+            if f is None:
+                raise _einsum_error("too many subscripts to differentiate this diagonal")
+            operands.append(_wrap(np.eye(sizes[c], dtype=dtype)))
+            in_terms.append(c + f)
+            c = f
+        target += c
+    return einsum(",".join(in_terms) + "->" + target, *operands)
+
+
+def _einsum_primitive(node_name):
+    return primitive(
+        "einsum",
+        _einsum_forward,
+        vjp_all=_einsum_vjp,
+        node_name=node_name,
+        dtype_rule="keep",
+        broadcast=True,
+        save_result=False,
+    )
+
+
+# PyTorch's einsum ends in a different op depending on the equation; its grad_fn names follow.
+_einsum_permute = _einsum_primitive("PermuteBackward0")  # one operand, nothing summed
+_einsum_sum = _einsum_primitive("SumBackward1")  # one operand, something summed
+_einsum_mul = _einsum_primitive("MulBackward0")  # several operands, nothing summed
+_einsum_view = _einsum_primitive("ViewBackward0")  # several operands, something summed
+
+
+def _sublist_equation(args):
+    """``einsum(op0, [0, 1], op1, [1, 2], [0, 2])`` as an equation and its operands."""
+    operands, terms = [], []
+    items = list(args)
+    out = None
+    if len(items) % 2 == 1:
+        out = items.pop()
+
+    def letters(sub):
+        s = ""
+        for v in sub:
+            if v is Ellipsis:
+                s += "..."
+            elif isinstance(v, int) and 0 <= v < len(_LETTERS):
+                s += _LETTERS[v]
+            else:
+                raise ValueError(f"einsum(): sublist entries must be ints in [0, 52), got {v!r}")
+        return s
+
+    for op, sub in zip(items[::2], items[1::2]):
+        operands.append(op)
+        terms.append(letters(sub))
+    equation = ",".join(terms) + ("" if out is None else "->" + letters(out))
+    return equation, operands
+
+
+def einsum(*args) -> Tensor:
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)``.
+
+    Operands may also come as one list (``einsum(eq, [a, b])``) or in sublist form
+    (``einsum(a, [0, 1], b, [1, 2], [0, 2])``). Supports ``...``, the implicit output (the
+    ellipsis dimensions, then subscripts used once, sorted) and sizes of 1 broadcasting.
+    """
+    if not args or (isinstance(args[0], str) and len(args) < 2):
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, or at least "
+            "one operand and its subscripts list"
+        )
+    if isinstance(args[0], str):
+        equation, operands = args[0], args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = tuple(operands[0])
+    else:
+        equation, operands = _sublist_equation(args)
+    _check_tensors("einsum", *operands)
+    in_terms, out, sizes = _normalize_equation(equation, [o._data.shape for o in operands])
+    if len({o._data.dtype for o in operands}) > 1:
+        names = ", ".join(str(o.dtype) for o in operands)
+        raise RuntimeError(
+            f"einsum(): operands must have the same dtype, got {names}; convert with .to(dtype)"
+        )
+    summed = set("".join(in_terms)) - set(out)
+    if len(operands) == 1:
+        x = operands[0]
+        if summed and x._data.dtype.kind in "bui" and x._data.dtype != np.int64:
+            x = x.long()  # PyTorch sums integers in int64
+        op = _einsum_sum if summed else _einsum_permute
+        operands = (x,)
+    else:
+        contracted = any(sum(c in term for term in in_terms) > 1 for c in summed)
+        kind, dt = operands[0]._data.dtype.kind, operands[0]._data.dtype
+        if contracted and kind == "b":
+            raise NotImplementedError(
+                "einsum(): contractions are not implemented for torch.bool tensors; convert "
+                "with .long() or .float()"
+            )
+        if summed and not contracted and kind in "bui" and dt != np.int64:
+            operands = tuple(o.long() for o in operands)  # PyTorch sums each one in int64 first
+        op = _einsum_view if summed else _einsum_mul
+    return op(*operands, equation=",".join(in_terms) + "->" + out, sizes=sizes)
+
+
+__all__ = ["addmm", "bmm", "dot", "einsum", "ger", "matmul", "mm", "mv", "outer", "t"]
+
+METHODS = {
+    "matmul": matmul,
+    "mm": mm,
+    "bmm": bmm,
+    "dot": dot,
+    "outer": outer,
+    "ger": outer,
+    "t": t,
+    "mv": mv,
+    "addmm": addmm,
+    "__matmul__": _matmul_method,
+    "__rmatmul__": _rmatmul_method,
+}

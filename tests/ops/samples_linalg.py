@@ -1,0 +1,118 @@
+"""Op-table samples for ops/linalg.py."""
+
+import leafgrad as lg
+
+from .optable import OpSample
+
+S = OpSample
+SAMPLES = [
+    # matmul in every rank combination, and the primitive each one dispatches to
+    S("dot", lambda x, y: x @ y, ((4,), (4,)), id="matmul-1d-1d"),
+    S("dot", lambda x, y: lg.dot(x, y), ((3,), (3,))),
+    S("mm", lambda x, y: x @ y, ((2, 3), (3, 4)), id="matmul-2d-2d"),
+    S("mm", lambda x, y: lg.mm(x, y), ((3, 2), (2, 2))),
+    S("mv", lambda x, y: x @ y, ((2, 3), (3,)), id="matmul-2d-1d"),
+    S("mv", lambda x, y: lg.mv(x, y), ((4, 3), (3,))),
+    S("vecmat", lambda x, y: x @ y, ((3,), (3, 4)), id="matmul-1d-2d"),
+    S("matmul", lambda x, y: x @ y, ((2, 2, 3), (2, 3, 4)), id="matmul-batched"),
+    S("matmul", lambda x, y: x @ y, ((3, 1, 2, 3), (2, 3, 2)), id="matmul-batch-broadcast"),
+    S("matmul", lambda x, y: x @ y, ((2, 2, 3), (3, 2)), id="matmul-3d-2d"),
+    S("matmul", lambda x, y: x @ y, ((2, 3), (2, 3, 2)), id="matmul-2d-3d-clone"),
+    S("matmul", lambda x, y: x @ y, ((1, 2, 3), (3, 3, 2)), id="matmul-batch1-clone"),
+    S("matmul", lambda x, y: x @ y, ((2, 2, 3), (3,)), id="matmul-3d-1d"),
+    S("matmul", lambda x, y: x @ y, ((3,), (2, 3, 2)), id="matmul-1d-3d"),
+    S("matmul", lambda x, y: x @ y, ((2, 1, 2, 3), (3,)), id="matmul-4d-1d"),
+    S("matmul", lambda x, y: y.__rmatmul__(x), ((2, 2, 3), (1, 3, 2)), id="matmul-rmatmul"),
+    S(
+        "matmul",
+        lambda x, y: lg.matmul(x, y).tanh(),
+        ((2, 3), (2, 3, 2)),
+        id="matmul-nonlinear-after",
+    ),
+    S("bmm", lambda x, y: lg.bmm(x, y), ((2, 2, 3), (2, 3, 4))),
+    S("t", lambda x: x.t(), ((2, 3),)),
+    S("t", lambda x: lg.t(x) * x, ((3,),), id="t-1d"),
+    S("t", lambda x, y: x.t() @ y, ((3, 2), (3, 2)), id="t-then-mm", covers=("t", "mm")),
+    S("mul", lambda x, y: lg.outer(x, y), ((3,), (2,)), id="outer"),
+    S("mul", lambda x, y: lg.ger(x, y), ((2,), (3,)), id="ger"),
+    S("addmm", lambda c, x, y: lg.addmm(c, x, y), ((2, 4), (2, 3), (3, 4))),
+    S(
+        "addmm",
+        lambda c, x, y: lg.addmm(c, x, y, beta=0.5, alpha=-2.0),
+        ((4,), (2, 3), (3, 4)),
+        id="addmm-broadcast-scaled",
+    ),
+    S("addmm", lambda c, x, y: c.addmm(x, y), ((2, 1), (2, 3), (3, 2)), id="addmm-method-column"),
+    S("addmm", lambda c, x, y: lg.addmm(c, x, y, beta=0), ((), (2, 3), (3, 2)), id="addmm-beta0"),
+    # einsum: contractions, reductions, permutations, diagonals, ellipsis, broadcasting
+    S("einsum", lambda x, y: lg.einsum("ij,jk->ik", x, y), ((2, 3), (3, 4)), id="einsum-matmul"),
+    S(
+        "einsum",
+        lambda x, y: lg.einsum("ij,jk", [x, y]),
+        ((2, 3), (3, 2)),
+        id="einsum-implicit-list",
+    ),
+    S(
+        "einsum",
+        lambda x, y: lg.einsum("bij,bjk->bik", x, y),
+        ((2, 2, 3), (2, 3, 2)),
+        id="einsum-bmm",
+    ),
+    S(
+        "einsum",
+        lambda x, y, z: lg.einsum("ij,jk,kl->il", x, y, z),
+        ((2, 3), (3, 2), (2, 2)),
+        id="einsum-chain",
+    ),
+    S("einsum", lambda x: lg.einsum("ii", x), ((3, 3),), id="einsum-trace"),
+    S("einsum", lambda x: lg.einsum("ii->i", x), ((3, 3),), id="einsum-diagonal"),
+    S("einsum", lambda x: lg.einsum("iji->j", x), ((2, 3, 2),), id="einsum-diagonal-sum"),
+    S("einsum", lambda x: lg.einsum("ij->ji", x), ((2, 3),), id="einsum-transpose"),
+    S("einsum", lambda x: lg.einsum("ij->j", x), ((2, 3),), id="einsum-sum"),
+    S("einsum", lambda x, y: lg.einsum("i,j->ij", x, y), ((3,), (2,)), id="einsum-outer"),
+    S("einsum", lambda x, y: lg.einsum("ij,ij->", x, y), ((2, 3), (2, 3)), id="einsum-frobenius"),
+    S("einsum", lambda x, y: lg.einsum("ij,k->i", x, y), ((2, 3), (2,)), id="einsum-sum-in-each"),
+    S(
+        "einsum",
+        lambda x, y: lg.einsum("...ij,...jk", x, y),
+        ((2, 2, 3), (3, 2)),
+        id="einsum-ellipsis",
+    ),
+    S(
+        "einsum",
+        lambda x, y: lg.einsum("...i,...i->...", x, y),
+        ((2, 3), (2, 1, 3)),
+        id="einsum-ellipsis-broadcast",
+    ),
+    S(
+        "einsum",
+        lambda x, y: lg.einsum("bij,bjk->bik", x, y),
+        ((1, 2, 3), (2, 3, 2)),
+        id="einsum-size1-broadcast",
+    ),
+    S(
+        "einsum",
+        lambda x, y: lg.einsum("ij,jk->ik", x, y),
+        ((2, 1), (3, 2)),
+        id="einsum-contracted-size1",
+    ),
+    S(
+        "einsum",
+        lambda x, y: lg.einsum("ii,i->i", x, y),
+        ((3, 3), (3,)),
+        id="einsum-diagonal-times",
+    ),
+    S(
+        "einsum",
+        lambda x, y: lg.einsum(x, [0, 1], y, [1, 2], [0, 2]),
+        ((2, 3), (3, 2)),
+        id="einsum-sublist",
+    ),
+    # the private batched transpose used by matmul's rules
+    S(
+        "swap_last_two",
+        lambda x: lg.ops.linalg._swap_last_two(x) * 2.0,
+        ((2, 2, 3),),
+        id="swap_last_two",
+    ),
+]
