@@ -8,6 +8,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
+from .._tensor import Tensor, _wrap
+
 _sequence = itertools.count()
 
 FREED_MESSAGE = (
@@ -107,26 +109,31 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The sink of a leaf that requires grad: adds incoming grads into ``variable.grad``."""
+    """The sink of a leaf that requires grad: adds incoming grads into ``variable.grad``.
 
-    __slots__ = ("variable", "_post_accumulate_hooks")
+    The leaf owns its accumulator and the accumulator refers back weakly, so there is no
+    reference cycle: a leaf nobody holds any more has no ``.grad`` anyone could read.
+    """
+
+    __slots__ = ("_variable",)
 
     def __init__(self, variable) -> None:
         super().__init__(())
-        self.variable = variable
-        self._post_accumulate_hooks = None
+        self._variable = weakref.ref(variable)
+
+    @property
+    def variable(self):
+        return self._variable()
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
 
 def grad_accumulator(tensor) -> AccumulateGrad:
-    """The leaf's accumulator, created once and shared while anything references it."""
-    ref = tensor._accumulator
-    node = ref() if ref is not None else None
+    """The leaf's accumulator, created on first use and kept by the leaf."""
+    node = tensor._accumulator
     if node is None:
-        node = AccumulateGrad(tensor)
-        tensor._accumulator = weakref.ref(node)
+        node = tensor._accumulator = AccumulateGrad(tensor)
     return node
 
 
@@ -136,8 +143,18 @@ def gradient_edge(tensor) -> tuple:
     if fn is not None:
         return (fn, tensor._output_nr)
     if tensor._requires_grad:
-        return (grad_accumulator(tensor), 0)
+        node = tensor._accumulator
+        if node is None:
+            node = tensor._accumulator = AccumulateGrad(tensor)
+        return (node, 0)
     return (None, 0)
+
+
+def _versions(args) -> tuple:
+    return tuple(
+        a._version_counter[0] if type(a) is Tensor and a._version_counter is not None else 0
+        for a in args
+    )
 
 
 class OpNode(Node):
@@ -147,7 +164,16 @@ class OpNode(Node):
     ``next_functions``; it is supplied by ``ops._primitive`` so the engine stays op-agnostic.
     """
 
-    __slots__ = ("_name", "_backward", "_args", "_params", "_result", "_saved_versions", "num_outputs")
+    __slots__ = (
+        "_name",
+        "_backward",
+        "_args",
+        "_params",
+        "_result",
+        "_saved_versions",
+        "_result_version",
+        "num_outputs",
+    )
 
     def __init__(self, name, backward, next_functions, args, params, result_data, num_outputs=1):
         super().__init__(next_functions)
@@ -157,28 +183,33 @@ class OpNode(Node):
         self._params = params
         self._result = result_data  # arrays only: a Tensor here would be a reference cycle
         self.num_outputs = num_outputs
-        self._saved_versions = None
+        self._saved_versions = _versions(args)  # checked before the rule runs
+        self._result_version = None  # (counter, version) of a saved output, set by the op
 
     def name(self) -> str:
         return self._name
 
-    def _record_versions(self, tensors_and_counters) -> None:
-        self._saved_versions = tuple((vc, vc[0]) for vc in tensors_and_counters)
-
     def _check_versions(self) -> None:
-        for i, (vc, version) in enumerate(self._saved_versions):
-            if vc[0] != version:
+        """RuntimeError if a saved input or output was modified in place since the forward."""
+        pairs = [
+            (a._version_counter[0], v)
+            for a, v in zip(self._args, self._saved_versions)
+            if type(a) is Tensor and a._version_counter is not None
+        ]
+        if self._result_version is not None:
+            counter, version = self._result_version
+            pairs.append((counter[0], version))
+        for now, then in pairs:
+            if now != then:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by "
                     f"an inplace operation: a tensor saved by {self._name} is at version "
-                    f"{vc[0]}; expected version {version} instead. Clone it before modifying "
+                    f"{now}; expected version {then} instead. Clone it before modifying "
                     "it in place, or modify a copy."
                 )
 
     def saved_result(self):
         """The op's output(s) as tensors whose grad_fn is this node (for higher order)."""
-        from .._tensor import _wrap
-
         data = self._result
         if data is None:
             return None
@@ -198,8 +229,7 @@ class OpNode(Node):
     def apply(self, grads: list, needs: list) -> list:
         if self._args is None:
             raise RuntimeError(FREED_MESSAGE.format(op=self._name))
-        if self._saved_versions is not None:
-            self._check_versions()
+        self._check_versions()
         return self._backward(grads, self._args, self.saved_result(), self._params, needs)
 
     def release(self) -> None:

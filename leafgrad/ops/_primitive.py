@@ -44,7 +44,8 @@ except ImportError:  # pragma: no cover - other NumPy layouts
         with np.errstate(all="ignore"):
             return forward(*arrays, **params)
 _FLOAT_KINDS = "f"
-_REGISTRY: dict = {}  # name -> Primitive; the op-table guard test reads this
+_REGISTRY: dict = {}
+_NO_EDGE = (None, 0)  # name -> Primitive; the op-table guard test reads this
 
 
 class Primitive:
@@ -121,7 +122,21 @@ def _materialize(grads, result):
 
 
 def _promote(args, float_only):
-    """The result dtype and the arrays (or Python scalars) to hand the forward."""
+    """The arrays (or Python scalars) to hand the forward, cast to the result dtype."""
+    # Fast path: the common case of tensors sharing one dtype (and float scalars with them).
+    first = None
+    for a in args:
+        if type(a) is Tensor:
+            d = a._data.dtype
+            if first is None:
+                first = d
+            elif d != first:
+                break
+        elif type(a) is not float:
+            break
+    else:
+        if first is not None and first.kind == "f":
+            return [a._data if type(a) is Tensor else a for a in args]
     dt = result_type(*args)
     if float_only and not dt.is_floating_point:
         dt = _dtype.get_default_dtype()
@@ -218,7 +233,7 @@ def primitive(
             node = OpNode(
                 node_name,
                 backward,
-                tuple(gradient_edge(a) if type(a) is Tensor else (None, 0) for a in args),
+                tuple([gradient_edge(a) if type(a) is Tensor else _NO_EDGE for a in args]),
                 args,
                 params,
                 out if keep_result else None,
@@ -230,7 +245,10 @@ def primitive(
                 for i, r in enumerate(result):
                     r.grad_fn = node
                     r._output_nr = i
-            _record_versions(node, args, result if keep_result else None)
+            if keep_result:
+                # The output is saved as an array; its counter tells if it is modified later.
+                counter = (result if num_outputs == 1 else result[0])._shared_version_counter()
+                node._result_version = (counter, counter[0])
         return result
 
     op.__name__ = op.__qualname__ = name
@@ -238,14 +256,6 @@ def primitive(
     op.primitive = Primitive(name, forward, vjp or vjp_all, node_name, jvp, dtype_rule, broadcast, extra)
     _REGISTRY[name] = op.primitive
     return op
-
-
-def _record_versions(node, args, result) -> None:
-    counters = [a._shared_version_counter() for a in args if type(a) is Tensor]
-    if result is not None:
-        for r in result if isinstance(result, tuple) else (result,):
-            counters.append(r._shared_version_counter())
-    node._record_versions(counters)
 
 
 def unary(name: str, forward, *, d1, d2=None, node_name=None, dtype_rule="float", **extra):

@@ -43,6 +43,9 @@ arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
 
 def _sigmoid_forward(x):
+    if x.dtype == np.float32:
+        # NumPy's float32 tanh is vectorised and ~3x faster than scipy's expit there.
+        return np.tanh(x * np.float32(0.5)) * np.float32(0.5) + np.float32(0.5)
     return sp.expit(x)
 
 
