@@ -84,7 +84,8 @@ class Tensor:
     _retains_grad = False
     _accumulator = None
     _version_counter = None
-    _base = None
+    _base = None  # for a view: the tensor whose memory it shares (never itself a view)
+    _view_fn = None  # for a view: base -> this view, as leafgrad ops
     _backward_hooks = None
     _post_accumulate_hooks = None
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
@@ -95,6 +96,7 @@ class Tensor:
         else:
             data = np.zeros(args, dtype=(dtype or _dtype.get_default_dtype()).np)
         self._data = data
+        self._provenance = "created"  # read by autograd.explain
 
     # ----- array facts -----
     @property
@@ -226,8 +228,6 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if self.grad_fn is not None:
-            if value:
-                return
             raise RuntimeError(
                 "requires_grad can only be changed on leaf tensors; this one was computed by "
                 f"{self.grad_fn.name()}. Use t.detach() for a copy outside the graph."
@@ -237,7 +237,9 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        self.requires_grad = requires_grad
+        # Unlike the setter, asking a non-leaf (which already requires grad) for True is fine.
+        if not (requires_grad and self.grad_fn is not None):
+            self.requires_grad = requires_grad
         return self
 
     @property
@@ -299,6 +301,7 @@ class Tensor:
         """A new leaf sharing this tensor's data (and version counter) outside any graph."""
         out = _wrap(self._data)
         out._version_counter = self._shared_version_counter()
+        out._provenance = "detach"  # read by autograd.explain
         return out
 
     def detach_(self) -> Tensor:
@@ -320,6 +323,8 @@ class Tensor:
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Tensor.data must be set to a Tensor, got {type(value).__name__}")
+        if self._requires_grad:
+            _check_can_require_grad(value._data)
         self._data = value._data
 
     @property

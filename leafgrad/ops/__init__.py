@@ -1,9 +1,20 @@
 """Every primitive op; importing this package gives Tensor its operators and methods."""
 
 from .._tensor import Tensor
-from . import arithmetic, comparison, conversion, elementwise, indexing, linalg, reduction, shape
+from . import (
+    arithmetic,
+    comparison,
+    conversion,
+    elementwise,
+    indexing,
+    inplace,
+    linalg,
+    reduction,
+    shape,
+)
 
-FAMILIES = (arithmetic, elementwise, comparison, conversion, reduction, shape, indexing, linalg)
+# In-place last: its methods wrap the out-of-place ones.
+FAMILIES = (arithmetic, elementwise, comparison, conversion, reduction, shape, indexing, linalg, inplace)
 
 for _family in FAMILIES:
     for _name, _fn in _family.METHODS.items():

@@ -10,6 +10,7 @@ Rule signature: ``rule(grad, *inputs, result, **params)`` for each differentiabl
 
 from __future__ import annotations
 
+import dis
 import inspect
 
 import numpy as np
@@ -62,11 +63,24 @@ class Primitive:
         self.__dict__.update(extra)
 
 
-def _wants_result(rules) -> bool:
-    for rule in rules:
-        if rule is not None and "result" in inspect.signature(rule).parameters:
+def _reads(rule, name: str) -> bool:
+    """Whether ``rule``'s code reads the parameter ``name`` (not just declares it)."""
+    if name not in inspect.signature(rule).parameters:
+        return False
+    code = getattr(rule, "__code__", None)
+    if code is None:
+        return True
+    for ins in dis.get_instructions(code):
+        if ins.opname.startswith("LOAD") and (
+            ins.argval == name or (isinstance(ins.argval, tuple) and name in ins.argval)
+        ):
             return True
-    return False
+    return name in code.co_cellvars  # captured by an inner function
+
+
+def _wants_result(rules) -> bool:
+    """Save the output only for rules that read it: most do not, and it costs memory."""
+    return any(rule is not None and _reads(rule, "result") for rule in rules)
 
 
 def _sum_to(grad, shape):
@@ -182,6 +196,7 @@ def primitive(
     num_outputs: int = 1,
     scalars: bool = False,
     save_result: bool | None = None,
+    view: bool = False,
     **extra,
 ):
     """Declare an op; returns the callable ``op(*inputs, **params)``.
@@ -190,7 +205,9 @@ def primitive(
     (as promote, then integers become the default float), or "keep" (arrays passed as they
     are; the forward decides). ``broadcast``: grads are summed back to input shapes.
     ``scalars``: Python numbers are accepted as inputs. ``differentiable=False``: results
-    never require grad (comparisons, indices, rounding done without a rule).
+    never require grad (comparisons, indices, rounding done without a rule). ``view``: when
+    the forward returns a NumPy view of the first input, the result is a leafgrad view of it
+    (shares its version counter; in-place writes through it rebase the base's history).
     """
     if not isinstance(vjp, tuple):
         vjp = (vjp,)
@@ -249,6 +266,8 @@ def primitive(
                 # The output is saved as an array; its counter tells if it is modified later.
                 counter = (result if num_outputs == 1 else result[0])._shared_version_counter()
                 node._result_version = (counter, counter[0])
+        if view:
+            _mark_views(op, args, params, arrays[0], result)
         return result
 
     op.__name__ = op.__qualname__ = name
@@ -256,6 +275,33 @@ def primitive(
     op.primitive = Primitive(name, forward, vjp or vjp_all, node_name, jvp, dtype_rule, broadcast, extra)
     _REGISTRY[name] = op.primitive
     return op
+
+
+def _mark_views(op, args, params, source, result) -> None:
+    """Make each result that aliases ``args[0]`` a view: shared counter, base, view_fn."""
+    parent = args[0]
+    base = parent._base if parent._base is not None else parent
+    parent_fn = parent._view_fn
+    rest = args[1:]
+    for i, r in enumerate(result if type(result) is tuple else (result,)):
+        if not np.may_share_memory(r._data, source):
+            continue
+        r._base = base
+        r._version_counter = parent._shared_version_counter()
+        if type(result) is tuple:
+
+            def fn(t, i=i):
+                return op(t, *rest, **params)[i]
+        else:
+
+            def fn(t):
+                return op(t, *rest, **params)
+
+        r._view_fn = fn if parent_fn is None else _compose(parent_fn, fn)
+
+
+def _compose(inner, outer):
+    return lambda t: outer(inner(t))
 
 
 def unary(name: str, forward, *, d1, d2=None, node_name=None, dtype_rule="float", **extra):

@@ -1,0 +1,316 @@
+"""In-place ops (``add_``, ``x[i] = v``, ``+=`` ...) as out-of-place ops written back.
+
+Every in-place op computes its out-of-place result with the usual graph, writes the values
+into the target's memory, bumps the version counter the target shares with its views, and
+moves the target's history onto the new node. Writing through a view rebases the view's
+base onto a ``CopySlices`` node, so gradients flow as PyTorch's do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from .._engine import grad_mode
+from .._tensor import Tensor, _wrap
+from ._primitive import primitive
+
+_state = grad_mode._state
+
+
+def _region(array: np.ndarray, view_fn) -> np.ndarray:
+    """The part of ``array`` that ``view_fn`` selects, as a writable NumPy view."""
+    with grad_mode.no_grad():
+        region = view_fn(_wrap(array))._data
+    if not np.may_share_memory(region, array):
+        raise RuntimeError("internal: a view function returned a copy, not a view")
+    return region
+
+
+def _zero_region_forward(grad, *, view_fn=None, key=None):
+    out = grad.copy()
+    if key is not None:
+        out[_index_key(key)] = 0
+    else:
+        _region(out, view_fn)[...] = 0
+    return out
+
+
+# The gradient of the base through an in-place write: nothing reaches the overwritten part.
+# The region is a view (``view_fn``) or an index (``key``); zeroing it is self-adjoint.
+zero_region = primitive(
+    "zero_region",
+    _zero_region_forward,
+    (lambda grad, g, result, **where: zero_region(grad, **where),),
+    node_name="ZeroRegionBackward0",
+    dtype_rule="keep",
+)
+
+
+def _copy_slices_forward(base, src, *, view_fn):
+    return base  # the values are already written; this node only records history
+
+
+copy_slices = primitive(
+    "copy_slices",
+    _copy_slices_forward,
+    (
+        lambda grad, base, src, result, *, view_fn: zero_region(grad, view_fn=view_fn),
+        lambda grad, base, src, result, *, view_fn: view_fn(grad),
+    ),
+    node_name="CopySlices",
+    dtype_rule="keep",
+)
+
+
+def _overwrite_forward(target, src):
+    return np.broadcast_to(src, target.shape).astype(target.dtype, copy=True)
+
+
+# copy_/fill_/zero_: the old values get no gradient, the source gets it summed to its shape.
+overwrite = primitive(
+    "overwrite",
+    _overwrite_forward,
+    (
+        lambda grad, target, src, result: grad * 0,
+        lambda grad, target, src, result: grad,
+    ),
+    node_name="CopyBackwards",
+    dtype_rule="keep",
+    broadcast=True,
+    scalars=True,
+)
+
+
+def _leaf_error(op: str, what: str) -> RuntimeError:
+    return RuntimeError(
+        f"{op}: {what} that requires grad is being used in an in-place operation while grad "
+        "mode is on; update it inside torch.no_grad() (as optimisers do), or use the "
+        "out-of-place op"
+    )
+
+
+def _check_target(target: Tensor, op: str) -> None:
+    if not isinstance(target, Tensor):
+        raise TypeError(f"{op}: expected a Tensor to modify, got {type(target).__name__}")
+    if _state.enabled:
+        if target.grad_fn is None and target._requires_grad:
+            raise _leaf_error(op, "a leaf Tensor")
+        base = target._base
+        if base is not None and base.grad_fn is None and base._requires_grad:
+            raise _leaf_error(op, "a view of a leaf Tensor")
+
+
+def _fit_to_target(target: Tensor, out: Tensor, op: str) -> Tensor:
+    if out._data.dtype != target._data.dtype:
+        if not np.can_cast(out._data.dtype, target._data.dtype, casting="same_kind"):
+            raise RuntimeError(
+                f"{op}: the result type {out.dtype} can't be cast to the tensor's dtype "
+                f"{target.dtype} in place; convert the tensor first (e.g. .float())"
+            )
+        out = out.to(target.dtype)
+    if out._data.shape != target._data.shape:
+        try:
+            shape = np.broadcast_shapes(out._data.shape, target._data.shape)
+        except ValueError:
+            shape = None
+        if shape != target._data.shape:
+            raise RuntimeError(
+                f"{op}: the result of shape {list(out._data.shape)} cannot be written in place "
+                f"into a tensor of shape {list(target._data.shape)}: an in-place op cannot "
+                "change the shape of its target"
+            )
+        out = out.expand(target._data.shape)
+    return out
+
+
+def _detach_saved_target(out: Tensor, target: Tensor) -> None:
+    """Keep the pre-write value of ``target`` where the op saved it as its first input.
+
+    As in PyTorch, ``y.mul_(z)`` still gives ``z`` the gradient of the original ``y``; a
+    second reference (``y.mul_(y)``) stays the modified tensor, so backward raises.
+    """
+    node = out.grad_fn
+    args = getattr(node, "_args", None)
+    if not args or args[0] is not target:
+        return
+    snap = _wrap(target._data.copy(), target._requires_grad)
+    snap.grad_fn, snap._output_nr = target.grad_fn, target._output_nr
+    node._args = (snap,) + tuple(args[1:])
+    node._saved_versions = (0,) + tuple(node._saved_versions[1:])
+
+
+def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
+    """Write ``out`` into ``target`` and give ``target`` its history; returns ``target``."""
+    out = _fit_to_target(target, out, op)
+    if out.grad_fn is not None:
+        _detach_saved_target(out, target)
+    try:
+        np.copyto(target._data, out._data)
+    except ValueError as exc:
+        raise RuntimeError(
+            f"{op}: this tensor cannot be written in place ({exc}); an expanded tensor has "
+            "several elements in one memory location: clone() it first"
+        ) from None
+    target._bump_version()
+    if not (_state.enabled and (out._requires_grad or target._requires_grad)):
+        return target
+    base = target._base
+    if base is None:
+        _take_history(target, out)
+    else:
+        _rebase_view(target, base, out)
+    return target
+
+
+def _take_history(target: Tensor, out: Tensor) -> None:
+    target.grad_fn = out.grad_fn
+    target._output_nr = out._output_nr
+    target._requires_grad = out.grad_fn is not None
+    node = out.grad_fn
+    if node is not None and getattr(node, "_result_version", None) is not None:
+        counter = target._shared_version_counter()
+        node._result_version = (counter, counter[0])
+
+
+def _rebase_view(view: Tensor, base: Tensor, out: Tensor) -> None:
+    if not out._requires_grad and not base._requires_grad:
+        return
+    rebased = copy_slices(base, out, view_fn=view._view_fn)
+    base.grad_fn = rebased.grad_fn
+    base._output_nr = 0
+    base._requires_grad = True
+    regenerated = view._view_fn(base)
+    view.grad_fn = regenerated.grad_fn
+    view._output_nr = regenerated._output_nr
+    view._requires_grad = True
+
+
+def inplace(fn, name: str):
+    """The in-place method ``name`` (e.g. ``add_``) of the out-of-place ``fn``."""
+
+    def method(self, *args, **kwargs):
+        _check_target(self, name)
+        return apply_inplace(self, fn(self, *args, **kwargs), name)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` (broadcast, cast) into this tensor; gradients flow to ``src``."""
+    _check_target(self, "copy_")
+    if isinstance(src, Tensor) and src._data.dtype != self._data.dtype:
+        src = src.to(_dtype.from_numpy_dtype(self._data.dtype))
+    return apply_inplace(self, overwrite(self, src), "copy_")
+
+
+def fill_(self: Tensor, value) -> Tensor:
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_: only a 0-dim tensor value is allowed, got shape {list(value._data.shape)}")
+        return copy_(self, value)
+    _check_target(self, "fill_")
+    return apply_inplace(self, overwrite(self, self._data.dtype.type(value)), "fill_")
+
+
+def zero_(self: Tensor) -> Tensor:
+    return fill_(self, 0)
+
+
+def _index_key(key):
+    """Unwrap tensors inside an index so NumPy can use it."""
+    if isinstance(key, tuple):
+        return tuple(_index_key(k) for k in key)
+    if isinstance(key, Tensor):
+        return key._data
+    if isinstance(key, list):
+        return np.asarray([k._data if isinstance(k, Tensor) else k for k in key])
+    return key
+
+
+def _index_put_forward(x, value, *, key):
+    out = x.copy()
+    out[_index_key(key)] = value
+    return out
+
+
+def _index_put_value_grad(grad, x, value, result, *, key):
+    from .shape import sum_to
+
+    return sum_to(grad[key], value._data.shape)
+
+
+def _index_put_target_grad(grad, x, value, result, *, key):
+    return zero_region(grad, key=key)
+
+
+index_put = primitive(
+    "index_put",
+    _index_put_forward,
+    (_index_put_target_grad, _index_put_value_grad),
+    node_name="IndexPutBackward0",
+    dtype_rule="keep",
+)
+
+
+def setitem(self: Tensor, key, value) -> None:
+    """``self[key] = value`` for every index kind ``__getitem__`` takes."""
+    _check_target(self, "__setitem__")
+    if not isinstance(value, Tensor):
+        value = _wrap(np.asarray(value, dtype=self._data.dtype))
+    elif value._data.dtype != self._data.dtype:
+        value = value.to(_dtype.from_numpy_dtype(self._data.dtype))
+    try:
+        out = index_put(self, value, key=key)
+    except (IndexError, ValueError) as exc:
+        raise type(exc)(
+            f"__setitem__: cannot assign a value of shape {list(value._data.shape)} to index "
+            f"{key!r} of a tensor of shape {list(self._data.shape)}: {exc}"
+        ) from None
+    apply_inplace(self, out, "__setitem__")
+
+
+def _random_fill(name, draw):
+    def method(self, *args, generator=None, **kwargs):
+        from .._creation import _generator
+
+        rng = generator or _generator()
+        with grad_mode.no_grad():
+            values = _wrap(np.asarray(draw(rng, self._data.shape, *args, **kwargs), dtype=self._data.dtype))
+            return apply_inplace(self, values, name)
+
+    method.__name__ = name
+    return method
+
+
+from . import arithmetic as _ar, elementwise as _el  # noqa: E402
+
+_OUT_OF_PLACE = {
+    "add": _ar.add, "sub": _ar.sub, "mul": _ar.mul, "div": _ar.div, "pow": _ar.pow,
+    "neg": _ar.neg, "abs": _ar.abs, "reciprocal": _ar.reciprocal, "sqrt": _ar.sqrt,
+    "rsqrt": _ar.rsqrt, "square": _ar.square, "sign": _ar.sign, "remainder": _ar.remainder,
+    "fmod": _ar.fmod, "floor_divide": _ar.floor_divide,
+    "exp": _el.exp, "expm1": _el.expm1, "log": _el.log, "log1p": _el.log1p, "log2": _el.log2,
+    "log10": _el.log10, "sin": _el.sin, "cos": _el.cos, "tan": _el.tan, "asin": _el.asin,
+    "acos": _el.acos, "atan": _el.atan, "sinh": _el.sinh, "cosh": _el.cosh, "tanh": _el.tanh,
+    "asinh": _el.asinh, "acosh": _el.acosh, "atanh": _el.atanh, "sigmoid": _el.sigmoid,
+    "erf": _el.erf, "erfc": _el.erfc, "relu": _el.relu, "floor": _el.floor, "ceil": _el.ceil,
+    "trunc": _el.trunc, "round": _el.round, "clamp": _el.clamp, "clip": _el.clamp,
+    "clamp_min": _el.clamp_min, "clamp_max": _el.clamp_max, "atan2": _el.atan2,
+    "subtract": _ar.sub, "multiply": _ar.mul, "divide": _ar.div, "true_divide": _ar.div,
+    "negative": _ar.neg, "absolute": _ar.abs, "arctan2": _el.atan2, "fix": _el.trunc,
+}  # fmt: skip
+
+METHODS = {f"{name}_": inplace(fn, f"{name}_") for name, fn in _OUT_OF_PLACE.items()}
+METHODS.update({
+    "copy_": copy_, "fill_": fill_, "zero_": zero_, "__setitem__": setitem,
+    "__iadd__": inplace(_ar.add, "__iadd__"), "__isub__": inplace(_ar.sub, "__isub__"),
+    "__imul__": inplace(_ar.mul, "__imul__"), "__itruediv__": inplace(_ar.div, "__itruediv__"),
+    "__ipow__": inplace(_ar.pow, "__ipow__"),
+    "__ifloordiv__": inplace(_ar.floor_divide, "__ifloordiv__"),
+    "__imod__": inplace(_ar.remainder, "__imod__"),
+    "uniform_": _random_fill("uniform_", lambda rng, shape, a=0.0, b=1.0: rng.uniform(a, b, shape)),
+    "normal_": _random_fill("normal_", lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape)),
+})  # fmt: skip
+__all__: list = []
