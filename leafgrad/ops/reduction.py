@@ -1,73 +1,55 @@
-"""Reductions over ``dim`` (an int, a tuple or None for all) with ``keepdim``."""
+"""Reductions over ``dim`` (an int, a tuple or None for all) with ``keepdim``.
+
+Here: sum, mean, prod, cumsum, any, all. Their relatives live in
+``extrema.py`` (amax/amin, max/min, argmax/argmin), ``softmax.py`` (logsumexp, softmax,
+log_softmax) and ``statistics.py`` (var, std, norm); all are re-exported from here.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, _normalize_dim
+from .._engine import grad_mode
+from .._tensor import Tensor, _wrap
 from ._primitive import primitive
+from ._reduce import (
+    _as_np,
+    _axes,
+    _dims,
+    _int_to_long,
+    _keepdims,
+    _np_axis,
+    _one_dim,
+    _require_tensor,
+    _restore,
+)
+from .elementwise import where
+from .extrema import amax, amin, argmax, argmin, max, min
+from .softmax import log_softmax, logsumexp, softmax
+from .statistics import norm, std, var
 
-
-def _dims(dim, ndim: int, op: str):
-    """``dim`` as a sorted tuple of non-negative axes, or None for all."""
-    if dim is None:
-        return None
-    if isinstance(dim, (list, tuple)):
-        if len(dim) == 0:
-            return None
-        axes = tuple(sorted(_normalize_dim(int(d), ndim, op) for d in dim))
-        if len(set(axes)) != len(axes):
-            raise RuntimeError(f"{op}: dim {list(dim)} names a dimension more than once")
-        return axes
-    return (_normalize_dim(int(dim), ndim, op),)
-
-
-def _restore(grad: Tensor, shape, dims, keepdim: bool) -> Tensor:
-    """Broadcast a reduced gradient back to the input's ``shape``."""
-    if not keepdim and dims is not None and grad._data.ndim != len(shape):
-        keep_shape = tuple(1 if i in dims else s for i, s in enumerate(shape))
-        grad = grad.reshape(keep_shape)
-    return grad.expand(shape)
+# ----- sum and mean -----
 
 
 def _sum_forward(x, *, dim, keepdim, dtype=None):
-    if dtype is None and x.dtype.kind in "bui" and x.dtype != np.int64:
-        dtype = np.int64
-    axis = None if dim is None else dim
-    if x.ndim == 0:
-        axis = None
-    return np.sum(x, axis=axis, keepdims=keepdim, dtype=dtype)
+    return np.sum(x, axis=_np_axis(x, dim), keepdims=keepdim, dtype=_int_to_long(x, dtype))
 
 
-_sum_all = primitive(
-    "sum",
-    _sum_forward,
-    (lambda grad, x, result, *, dim, keepdim, dtype=None: _restore(grad, x._data.shape, dim, keepdim),),
-    node_name="SumBackward0",
-    dtype_rule="keep",
-)
-_sum_dim = primitive(
-    "sum",
-    _sum_forward,
-    (lambda grad, x, result, *, dim, keepdim, dtype=None: _restore(grad, x._data.shape, dim, keepdim),),
-    node_name="SumBackward1",
-    dtype_rule="keep",
-)
+def _sum_grad(grad, x, result, *, dim, keepdim, dtype=None):
+    return _restore(grad, x._data.shape, dim, keepdim)
 
 
-def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001
+_sum_all = primitive("sum", _sum_forward, (_sum_grad,), node_name="SumBackward0", dtype_rule="keep")
+_sum_dim = primitive("sum", _sum_forward, (_sum_grad,), node_name="SumBackward1", dtype_rule="keep")
+
+
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Sum over ``dim`` (all elements when None); integers sum in int64 like PyTorch."""
     np_dtype = None if dtype is None else _as_np(dtype)
-    dims = _dims(dim, input._data.ndim, "sum")
-    if dim is None:
+    if dim is None and not keepdim:
         return _sum_all(input, dim=None, keepdim=False, dtype=np_dtype)
+    dims = _axes(dim, input._data.ndim, "sum")
     return _sum_dim(input, dim=dims, keepdim=keepdim, dtype=np_dtype)
-
-
-def _as_np(dtype):
-    from .._dtype import as_dtype
-
-    return as_dtype(dtype).np
 
 
 def _mean_forward(x, *, dim, keepdim, dtype=None):
@@ -76,26 +58,169 @@ def _mean_forward(x, *, dim, keepdim, dtype=None):
             f"mean: input dtype should be floating point, got {x.dtype}; convert with .float() "
             "or pass dtype="
         )
-    return np.mean(x, axis=dim if x.ndim else None, keepdims=keepdim, dtype=dtype)
+    return np.mean(x, axis=_np_axis(x, dim), keepdims=keepdim, dtype=dtype)
 
 
 def _mean_grad(grad, x, result, *, dim, keepdim, dtype=None):
     shape = x._data.shape
-    count = x._data.size if dim is None else int(np.prod([shape[d] for d in dim]))
+    count = x._data.size if dim is None or not shape else int(np.prod([shape[d] for d in dim]))
     return _restore(grad / count, shape, dim, keepdim)
 
 
-_mean_all = primitive("mean", _mean_forward, (_mean_grad,), node_name="MeanBackward0", dtype_rule="keep")
-_mean_dim = primitive("mean", _mean_forward, (_mean_grad,), node_name="MeanBackward1", dtype_rule="keep")
+_mean_all = primitive(
+    "mean", _mean_forward, (_mean_grad,), node_name="MeanBackward0", dtype_rule="keep"
+)
+_mean_dim = primitive(
+    "mean", _mean_forward, (_mean_grad,), node_name="MeanBackward1", dtype_rule="keep"
+)
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Arithmetic mean over ``dim`` (all elements when None); floating inputs only."""
     np_dtype = None if dtype is None else _as_np(dtype)
-    if dim is None:
+    if dim is None and not keepdim:
         return _mean_all(input, dim=None, keepdim=False, dtype=np_dtype)
-    return _mean_dim(input, dim=_dims(dim, input._data.ndim, "mean"), keepdim=keepdim, dtype=np_dtype)
+    dims = _axes(dim, input._data.ndim, "mean")
+    return _mean_dim(input, dim=dims, keepdim=keepdim, dtype=np_dtype)
 
 
-__all__ = ["sum", "mean"]
-METHODS = {"sum": sum, "mean": mean}
+# ----- prod -----
+
+
+def _prod_forward(x, *, dim, keepdim, dtype=None):
+    return np.prod(x, axis=_np_axis(x, dim), keepdims=keepdim, dtype=_int_to_long(x, dtype))
+
+
+def _prod_grad(grad, x, result, *, dim, keepdim, dtype=None):
+    shape = x._data.shape
+    if x._data.ndim == 0:
+        return grad
+    g = _restore(grad, shape, dim, keepdim)
+    if not (x._data == 0).any():
+        return g * (_keepdims(result, shape, dim, keepdim) / x)
+    if dim is None:
+        return g * _prod_of_others(x.reshape(-1), 0).reshape(shape)
+    return g * _prod_of_others(x, dim[0])
+
+
+def _prod_of_others(x: Tensor, d: int) -> Tensor:
+    """``out[j] = prod_{k != j} x[k]`` along ``d``, exact with zeros and to every order.
+
+    Per slice along ``d``: with no zero it is ``prod / x``; with one zero (at ``z``) it is
+    ``prod_{k != z} x[k]`` at ``z`` and ``x[z] * prod_{k != z, j} x[k]`` elsewhere — the
+    factor ``x[z]`` is 0 but keeps the second derivative. With two or more zeros it is 0,
+    and only when a graph is being recorded (higher order) is it built as a product over a
+    ``(n, n)`` copy with the diagonal set to 1, whose derivatives are exact.
+    """
+    data = x._data
+    zero = data == 0
+    zeros_per_slice = _wrap(zero.sum(axis=d, keepdims=True))
+    zero_t = _wrap(zero)
+    safe = where(zero_t, 1.0, x)
+    prod_safe = prod(safe, d, keepdim=True)
+    lone_zero = where(zero_t, x, 0.0).sum(d, keepdim=True)
+    one_zero = where(zero_t, prod_safe, prod_safe * lone_zero / safe)
+    many = 0.0
+    if grad_mode._state.enabled and (zero.sum(axis=d) >= 2).any():
+        n = data.shape[d]
+        pre, post = data.shape[:d], data.shape[d + 1 :]
+        rows = x.reshape(pre + (1,) + data.shape[d:]).expand(pre + (n,) + data.shape[d:])
+        diagonal = np.eye(n, dtype=bool).reshape((1,) * len(pre) + (n, n) + (1,) * len(post))
+        many = prod(where(_wrap(diagonal), 1.0, rows), d + 1)
+    return where(
+        zeros_per_slice == 0, prod_safe / safe, where(zeros_per_slice == 1, one_zero, many)
+    )
+
+
+_prod_all = primitive(
+    "prod", _prod_forward, (_prod_grad,), node_name="ProdBackward0", dtype_rule="keep"
+)
+_prod_dim = primitive(
+    "prod", _prod_forward, (_prod_grad,), node_name="ProdBackward1", dtype_rule="keep"
+)
+
+
+def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Product over one ``dim`` (all elements when None); bools and integers give int64."""
+    _require_tensor(input, "prod")
+    np_dtype = None if dtype is None else _as_np(dtype)
+    if dim is None:
+        return _prod_all(input, dim=None, keepdim=False, dtype=np_dtype)
+    d = _one_dim(dim, input._data.ndim, "prod")
+    return _prod_dim(input, dim=(d,), keepdim=keepdim, dtype=np_dtype)
+
+
+# ----- cumsum -----
+
+
+def _cumsum_forward(x, *, dim, reverse=False, dtype=None):
+    dtype = _int_to_long(x, dtype)
+    if x.ndim == 0:
+        return x.astype(dtype) if dtype is not None else x.copy()
+    if reverse:
+        return np.flip(np.cumsum(np.flip(x, dim), axis=dim, dtype=dtype), dim)
+    return np.cumsum(x, axis=dim, dtype=dtype)
+
+
+def _cumsum_grad(grad, x, result, *, dim, reverse=False, dtype=None):
+    # Each input feeds every later running sum: the gradient is the reversed running sum.
+    return _cumsum(grad, dim=dim, reverse=not reverse)
+
+
+_cumsum = primitive(
+    "cumsum", _cumsum_forward, (_cumsum_grad,), node_name="CumsumBackward0", dtype_rule="keep"
+)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Running sum along ``dim``; bools and integers accumulate in int64."""
+    _require_tensor(input, "cumsum")
+    d = _one_dim(dim, input._data.ndim, "cumsum")
+    if dtype is not None:
+        return _cumsum(input, dim=d, dtype=_as_np(dtype))
+    return _cumsum(input, dim=d)
+
+
+# ----- any / all -----
+
+
+def _logical_reduction(fn):
+    def forward(x, *, dim, keepdim):
+        if dim == ():  # PyTorch reduces over no dimension: an elementwise truth test
+            out = x != 0
+        else:
+            out = fn(x, axis=_np_axis(x, dim), keepdims=keepdim)
+        return out.astype(np.uint8) if x.dtype == np.uint8 else out
+
+    return forward
+
+
+_any = primitive("any", _logical_reduction(np.any), differentiable=False, dtype_rule="keep")
+_all = primitive("all", _logical_reduction(np.all), differentiable=False, dtype_rule="keep")
+
+
+def _logical_dims(dim, ndim, op):
+    if isinstance(dim, (list, tuple)) and len(dim) == 0:
+        return ()
+    return _dims(dim, ndim, op)
+
+
+def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Whether any element over ``dim`` is nonzero (bool; uint8 stays uint8)."""
+    _require_tensor(input, "any")
+    return _any(input, dim=_logical_dims(dim, input._data.ndim, "any"), keepdim=keepdim)
+
+
+def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Whether every element over ``dim`` is nonzero (bool; uint8 stays uint8)."""
+    _require_tensor(input, "all")
+    return _all(input, dim=_logical_dims(dim, input._data.ndim, "all"), keepdim=keepdim)
+
+
+# extrema, softmax and statistics are re-exported so this module's registration gives
+# Tensor their methods and the package their names.
+__all__ = [
+    "all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "log_softmax", "logsumexp",
+    "max", "mean", "min", "norm", "prod", "softmax", "std", "sum", "var",
+]  # fmt: skip
+METHODS = {name: globals()[name] for name in __all__}

@@ -1,0 +1,73 @@
+"""Shared by the reduction families: ``dim`` normalisation and restoring reduced dims.
+
+Only imports downward (tensor, NumPy), so reduction, extrema, softmax and statistics can all
+import it in any order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _normalize_dim
+
+
+def _dims(dim, ndim: int, op: str):
+    """``dim`` as a sorted tuple of non-negative axes, or None for all."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        axes = tuple(sorted(_normalize_dim(int(d), ndim, op) for d in dim))
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"{op}: dim {list(dim)} names a dimension more than once")
+        return axes
+    return (_normalize_dim(int(dim), ndim, op),)
+
+
+def _axes(dim, ndim: int, op: str) -> tuple:
+    """Like ``_dims`` but None (or ``()``) spelled out as every axis."""
+    dims = _dims(dim, ndim, op)
+    return tuple(range(ndim)) if dims is None else dims
+
+
+def _one_dim(dim, ndim: int, op: str) -> int:
+    """A single ``dim`` (an int, as PyTorch requires for this op), made non-negative."""
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{op}(): dim must be a single int, not {type(dim).__name__} ({dim!r})")
+    return _normalize_dim(int(dim), ndim, op)
+
+
+def _np_axis(x, dims):
+    """The NumPy ``axis`` for ``dims``: a 0-d array has no axes, so reduce it whole."""
+    return None if dims is None or x.ndim == 0 else dims
+
+
+def _keepdims(t: Tensor, shape, dims, keepdim: bool) -> Tensor:
+    """A reduced tensor reshaped so its reduced dimensions are 1 (broadcasts against input)."""
+    if not keepdim and dims is not None and t._data.ndim != len(shape):
+        t = t.reshape(tuple(1 if i in dims else s for i, s in enumerate(shape)))
+    return t
+
+
+def _restore(grad: Tensor, shape, dims, keepdim: bool) -> Tensor:
+    """Broadcast a reduced gradient back to the input's ``shape``."""
+    return _keepdims(grad, shape, dims, keepdim).expand(shape)
+
+
+def _as_np(dtype):
+    from .._dtype import as_dtype
+
+    return as_dtype(dtype).np
+
+
+def _int_to_long(x, dtype):
+    """PyTorch sums and multiplies bools and integers in int64 unless told otherwise."""
+    if dtype is None and x.dtype.kind in "bui":
+        return np.int64
+    return dtype
+
+
+def _require_tensor(input, op: str) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): input must be a Tensor, not {type(input).__name__}")

@@ -1,0 +1,220 @@
+"""Extrema: amax/amin, max/min (whole tensor, per dim with indices, or elementwise against
+another tensor) and argmax/argmin.
+
+Gradients follow PyTorch: whole-tensor and amax/amin reductions share the gradient evenly
+among tied elements; per-dim max/min send it to the returned index (the first occurrence,
+a NaN winning over numbers).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ._primitive import primitive
+from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
+from .elementwise import maximum, minimum, where
+
+# ----- amax / amin / max / min -----
+
+
+def _reduces_all(dim) -> bool:
+    return dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0)
+
+
+def _check_nonempty(x: Tensor, dims, op: str, error=RuntimeError) -> None:
+    """Max-like reductions have no identity, so they cannot reduce over nothing.
+
+    ``dims`` None: every element (``error`` when there are none); else each of ``dims``.
+    """
+    shape = x._data.shape
+    if dims is None:
+        if x._data.size == 0:
+            raise error(
+                f"{op}(): cannot reduce a tensor of shape {list(shape)} with no elements; "
+                "specify the dim to reduce with the 'dim' argument"
+            )
+        return
+    for d in dims:
+        if x._data.ndim and shape[d] == 0:
+            raise IndexError(
+                f"{op}(): cannot reduce dimension {d} of a tensor of shape {list(shape)}: it "
+                "has size 0 and the reduction has no identity"
+            )
+
+
+def _amax_forward(x, *, dim, keepdim):
+    return np.amax(x, axis=_np_axis(x, dim), keepdims=keepdim)
+
+
+def _amin_forward(x, *, dim, keepdim):
+    return np.amin(x, axis=_np_axis(x, dim), keepdims=keepdim)
+
+
+def _even_split_grad(grad, x, result, *, dim, keepdim):
+    # Ties share the gradient evenly (PyTorch's scale_grad_by_count).
+    shape = x._data.shape
+    picked = x._data == _keepdims(result, shape, dim, keepdim)._data
+    count = picked.sum(axis=_np_axis(x._data, dim), keepdims=True)
+    return (_keepdims(grad, shape, dim, keepdim) / _wrap(count)) * _wrap(picked)
+
+
+_amax = primitive(
+    "amax", _amax_forward, (_even_split_grad,), node_name="AmaxBackward0", dtype_rule="keep"
+)
+_amin = primitive(
+    "amin", _amin_forward, (_even_split_grad,), node_name="AminBackward0", dtype_rule="keep"
+)
+
+
+def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    """Maximum over ``dim`` (all when ``()``); ties share the gradient evenly."""
+    _require_tensor(input, "amax")
+    dims = _axes(dim, input._data.ndim, "amax")
+    _check_nonempty(input, None if _reduces_all(dim) else dims, "amax")
+    return _amax(input, dim=dims, keepdim=keepdim)
+
+
+def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    """Minimum over ``dim`` (all when ``()``); ties share the gradient evenly."""
+    _require_tensor(input, "amin")
+    dims = _axes(dim, input._data.ndim, "amin")
+    _check_nonempty(input, None if _reduces_all(dim) else dims, "amin")
+    return _amin(input, dim=dims, keepdim=keepdim)
+
+
+def _extreme_all_grad(grad, x, result):
+    # Evenly among the elements equal to the result, or among the NaNs when it is NaN.
+    xd, rd = x._data, result._data
+    picked = np.isnan(xd) if np.isnan(rd) else xd == rd
+    return where(_wrap(picked), grad / int(picked.sum()), 0.0)
+
+
+_max_all = primitive(
+    "max", lambda x: np.amax(x), (_extreme_all_grad,), node_name="MaxBackward1", dtype_rule="keep"
+)
+_min_all = primitive(
+    "min", lambda x: np.amin(x), (_extreme_all_grad,), node_name="MinBackward1", dtype_rule="keep"
+)
+
+
+def _select_forward(arg):
+    def forward(x, *, dim, keepdim):
+        if x.ndim == 0:
+            return x.copy(), np.zeros((), dtype=np.int64)
+        idx = arg(x, axis=dim, keepdims=True)
+        values = np.take_along_axis(x, idx, axis=dim)
+        if not keepdim:
+            values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+        return values, idx.astype(np.int64, copy=False)
+
+    return forward
+
+
+def _select_grad(grad, x, result, *, dim, keepdim):
+    # Only the selected index receives the gradient (PyTorch's value_selecting_reduction).
+    values_grad, indices = grad[0], result[1]
+    shape = x._data.shape
+    if x._data.ndim == 0:
+        return values_grad
+    idx = indices._data if keepdim else np.expand_dims(indices._data, dim)
+    positions = np.arange(shape[dim]).reshape([-1 if i == dim else 1 for i in range(len(shape))])
+    return where(_wrap(positions == idx), _restore(values_grad, shape, (dim,), keepdim), 0.0)
+
+
+_max_dim = primitive(
+    "max",
+    _select_forward(np.argmax),
+    (_select_grad,),
+    node_name="MaxBackward0",
+    dtype_rule="keep",
+    num_outputs=2,
+)
+_min_dim = primitive(
+    "min",
+    _select_forward(np.argmin),
+    (_select_grad,),
+    node_name="MinBackward0",
+    dtype_rule="keep",
+    num_outputs=2,
+)
+
+_MaxResult = namedtuple("max", ["values", "indices"])
+_MinResult = namedtuple("min", ["values", "indices"])
+_MaxResult.__module__ = _MinResult.__module__ = "torch.return_types"
+
+
+def _extreme(op, input, dim, keepdim, other, full, per_dim, elementwise, result_type):
+    _require_tensor(input, op)
+    if isinstance(dim, Tensor):
+        dim, other = None, dim
+    if other is not None:
+        return elementwise(input, other)
+    if dim is None:
+        _check_nonempty(input, None, op)
+        return full(input)
+    d = _one_dim(dim, input._data.ndim, op)
+    _check_nonempty(input, (d,), op)
+    values, indices = per_dim(input, dim=d, keepdim=keepdim)
+    # The machinery links every output of a recorded multi-output op to its node; integer
+    # indices never require grad, so, as in PyTorch, they stay leaves.
+    indices.grad_fn = None
+    return result_type(values, indices)
+
+
+def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
+    """``max(x)``: the largest value; ``max(x, dim)``: ``(values, indices)``; ``max(x, y)``:
+    elementwise maximum. Full reductions split the gradient among ties; per-dim ones send it
+    to the returned index (the first occurrence; NaN wins)."""
+    return _extreme("max", input, dim, keepdim, other, _max_all, _max_dim, maximum, _MaxResult)
+
+
+def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
+    """``min(x)``, ``min(x, dim)`` -> ``(values, indices)``, or ``min(x, y)`` elementwise."""
+    return _extreme("min", input, dim, keepdim, other, _min_all, _min_dim, minimum, _MinResult)
+
+
+# ----- argmax / argmin -----
+
+
+def _arg_forward(arg):
+    def forward(x, *, dim, keepdim):
+        if x.ndim == 0:
+            return np.zeros((), dtype=np.int64)
+        if dim is None:
+            out = np.asarray(arg(x), dtype=np.int64)
+            return out.reshape((1,) * x.ndim) if keepdim else out
+        return arg(x, axis=dim, keepdims=keepdim).astype(np.int64, copy=False)
+
+    return forward
+
+
+_argmax = primitive("argmax", _arg_forward(np.argmax), differentiable=False, dtype_rule="keep")
+_argmin = primitive("argmin", _arg_forward(np.argmin), differentiable=False, dtype_rule="keep")
+
+
+def _arg(op, fn, input, dim, keepdim):
+    _require_tensor(input, op)
+    if input._data.dtype == np.bool_:
+        raise RuntimeError(
+            f"{op}(): not defined for bool tensors; convert with .int() or .float() first"
+        )
+    d = None if dim is None else _one_dim(dim, input._data.ndim, op)
+    _check_nonempty(input, None if d is None else (d,), op, error=IndexError)
+    return fn(input, dim=d, keepdim=keepdim)
+
+
+def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Index (int64) of the largest value: flat when ``dim`` is None; first of ties, NaN wins."""
+    return _arg("argmax", _argmax, input, dim, keepdim)
+
+
+def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """Index (int64) of the smallest value: flat when ``dim`` is None; first of ties, NaN wins."""
+    return _arg("argmin", _argmin, input, dim, keepdim)
+
+
+__all__ = ["amax", "amin", "argmax", "argmin", "max", "min"]
+METHODS = {name: globals()[name] for name in __all__}

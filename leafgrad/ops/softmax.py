@@ -1,0 +1,112 @@
+"""The exp-normalising reductions: logsumexp, softmax, log_softmax.
+
+Forwards subtract the maximum first so large inputs neither overflow nor lose precision.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ._primitive import primitive
+from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
+
+
+def _shifted(x, axis, finite_shift=False):
+    """``(x - m, m)`` with ``m`` the maximum over ``axis`` (kept).
+
+    ``finite_shift``: an infinite maximum shifts by 0 instead, so logsumexp of all -inf is
+    -inf and of +inf is +inf (softmax, like PyTorch's, gives NaN there).
+    """
+    if x.size == 0:
+        return x, np.zeros((1,) * x.ndim, dtype=x.dtype)
+    m = np.amax(x, axis=axis, keepdims=True)
+    if finite_shift:
+        m = np.where(np.isfinite(m), m, 0).astype(x.dtype, copy=False)
+    return x - m, m
+
+
+def _logsumexp_forward(x, *, dim, keepdim):
+    axis = _np_axis(x, dim)
+    shifted, m = _shifted(x, axis, finite_shift=True)
+    out = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)) + m
+    if not keepdim:
+        out = out.reshape(()) if axis is None else np.squeeze(out, axis)
+    return out
+
+
+def _logsumexp_grad(grad, x, result, *, dim, keepdim):
+    shape = x._data.shape
+    return _restore(grad, shape, dim, keepdim) * (x - _keepdims(result, shape, dim, keepdim)).exp()
+
+
+_logsumexp = primitive(
+    "logsumexp",
+    _logsumexp_forward,
+    (_logsumexp_grad,),
+    node_name="LogsumexpBackward0",
+    dtype_rule="float",
+)
+
+
+def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input), dim))`` computed stably; integers give the default float dtype."""
+    _require_tensor(input, "logsumexp")
+    return _logsumexp(input, dim=_axes(dim, input._data.ndim, "logsumexp"), keepdim=keepdim)
+
+
+def _softmax_forward(x, *, dim):
+    if x.ndim == 0:
+        return np.ones_like(x)
+    e = np.exp(_shifted(x, dim)[0])
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def _log_softmax_forward(x, *, dim):
+    if x.ndim == 0:
+        return np.zeros_like(x)
+    shifted = _shifted(x, dim)[0]
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+_softmax = primitive(
+    "softmax",
+    _softmax_forward,
+    (lambda grad, x, result, *, dim: result * (grad - (grad * result).sum(dim, keepdim=True)),),
+    node_name="SoftmaxBackward0",
+    dtype_rule="keep",
+)
+_log_softmax = primitive(
+    "log_softmax",
+    _log_softmax_forward,
+    (lambda grad, x, result, *, dim: grad - result.exp() * grad.sum(dim, keepdim=True),),
+    node_name="LogSoftmaxBackward0",
+    dtype_rule="keep",
+)
+
+
+def _normalising(op, prim, input, dim, dtype):
+    _require_tensor(input, op)
+    d = _one_dim(dim, input._data.ndim, op)
+    if dtype is not None:
+        input = input.to(dtype)
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"{op}: not implemented for {input.dtype} tensors (shape {list(input.shape)}); "
+            "convert to a floating dtype first or pass dtype=torch.float32"
+        )
+    return prim(input, dim=d)
+
+
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """``exp(x) / sum(exp(x), dim)`` computed stably; ``dtype`` casts the input first."""
+    return _normalising("softmax", _softmax, input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """``x - logsumexp(x, dim, keepdim=True)`` computed stably; ``dtype`` casts the input first."""
+    return _normalising("log_softmax", _log_softmax, input, dim, dtype)
+
+
+__all__ = ["log_softmax", "logsumexp", "softmax"]
+METHODS = {name: globals()[name] for name in __all__}

@@ -1,0 +1,228 @@
+"""Moments and norms: var, std (with Bessel's ``correction``) and the vector norm."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ._primitive import primitive
+from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
+from .elementwise import where
+
+
+def _count(shape, dims) -> int:
+    """How many elements a reduction over ``dims`` combines (1 for a 0-d tensor)."""
+    n = 1
+    for d in dims if shape else ():
+        n *= shape[d]
+    return n
+
+
+# ----- var / std -----
+
+
+def _var_forward(x, *, dim, correction, keepdim):
+    axis = _np_axis(x, dim)
+    n = x.size if axis is None else _count(x.shape, axis)
+    centred = x - np.sum(x, axis=axis, keepdims=True) / n
+    # PyTorch divides by max(0, n - correction): zero degrees of freedom give inf or nan.
+    return np.sum(centred * centred, axis=axis, keepdims=keepdim) / max(0, n - correction)
+
+
+def _var_backward(grad, x, dim, correction, keepdim):
+    """d var / dx = 2 (x - mean) / (n - correction), as PyTorch's var_backward."""
+    shape = x._data.shape
+    if dim is None or x._data.ndim == 0:
+        dof = x._data.size - correction
+        if dof <= 0:
+            # 2 / 0 is inf; times (x - mean) it is nan where x equals the mean.
+            return grad * where(x == x.mean(), math.nan, math.inf)
+        return (2.0 / dof) * grad * (x - x.mean())
+    dof = _count(shape, dim) - correction
+    scale = 2.0 / dof if dof != 0 else math.inf
+    return scale * _keepdims(grad, shape, dim, keepdim) * (x - x.mean(dim, keepdim=True))
+
+
+def _std_grad(grad, x, result, *, dim, correction, keepdim):
+    var_grad = where(result == 0, 0.0, grad / (result * 2))
+    return _var_backward(var_grad, x, dim, correction, keepdim)
+
+
+_var = primitive(
+    "var",
+    _var_forward,
+    (
+        lambda grad, x, result, *, dim, correction, keepdim: _var_backward(
+            grad, x, dim, correction, keepdim
+        ),
+    ),
+    node_name="VarBackward0",
+    dtype_rule="keep",
+)
+_std = primitive(
+    "std",
+    lambda x, **params: np.sqrt(_var_forward(x, **params)),
+    (_std_grad,),
+    node_name="StdBackward0",
+    dtype_rule="keep",
+)
+
+
+def _moment(op, prim, input, dim, unbiased, keepdim, correction):
+    _require_tensor(input, op)
+    if isinstance(dim, bool):  # the legacy var(input, unbiased) form
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{op}(): pass either unbiased= or correction=, not both")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"{op}: only floating point tensors are supported, got {input.dtype} (shape "
+            f"{list(input.shape)}); convert with .float() or .double() first"
+        )
+    ndim = input._data.ndim
+    dims = _dims(dim, ndim, op)
+    if dims is None and keepdim:
+        dims = tuple(range(ndim))
+    n = input._data.size if dims is None else _count(input._data.shape, dims)
+    if n - correction <= 0:
+        warnings.warn(
+            f"{op}(): degrees of freedom is <= 0 ({n} elements reduced, correction "
+            f"{correction}); the result is inf or nan. Use a smaller correction or reduce "
+            "over more elements.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return prim(input, dim=dims, correction=correction, keepdim=keepdim)
+
+
+def var(
+    input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None
+) -> Tensor:
+    """Variance over ``dim`` dividing by ``N - correction`` (default 1, Bessel's correction).
+
+    Also accepts PyTorch's legacy forms ``var(x, unbiased)`` and ``var(x, dim, unbiased,
+    keepdim)``. Warns (UserWarning) when ``N - correction <= 0``.
+    """
+    return _moment("var", _var, input, dim, unbiased, keepdim, correction)
+
+
+def std(
+    input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None
+) -> Tensor:
+    """Standard deviation: ``sqrt(var(...))`` with the same arguments; its gradient is 0
+    where the result is 0."""
+    return _moment("std", _std, input, dim, unbiased, keepdim, correction)
+
+
+# ----- norm -----
+
+
+def _norm_forward(x, *, ord, dim, keepdim):
+    axis = _np_axis(x, dim)
+    a = np.abs(x)
+    if ord == 2:
+        return np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
+    if ord == 1:
+        return np.sum(a, axis=axis, keepdims=keepdim)
+    if ord == math.inf:
+        return np.amax(a, axis=axis, keepdims=keepdim)
+    if ord == -math.inf:
+        return np.amin(a, axis=axis, keepdims=keepdim)
+    if ord == 0:
+        return np.sum(a != 0, axis=axis, keepdims=keepdim, dtype=x.dtype)
+    return np.sum(a**ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+
+
+def _norm_grad(grad, x, result, *, ord, dim, keepdim):
+    """PyTorch's linalg_vector_norm_backward; 0 wherever the norm is 0 (a subgradient)."""
+    shape = x._data.shape
+    g = _keepdims(grad, shape, dim, keepdim)
+    norm = _keepdims(result, shape, dim, keepdim)
+    if ord == 1:
+        return x.sign() * g
+    if ord == 2:
+        return g * where(norm == 0, 0.0, x / norm)
+    if math.isinf(ord):
+        a = np.abs(x._data)
+        picked = (a == norm._data) | np.isnan(a)
+        count = picked.sum(axis=_np_axis(a, dim), keepdims=True)
+        return x.sign() * ((g / _wrap(count)) * _wrap(picked))
+    if ord < 1:
+        scaled = x.sign() * where(x == 0, 0.0, x.abs() ** (ord - 1))
+        return scaled * g * norm ** (1 - ord)
+    scale = where(norm == 0, 0.0, g / norm ** (ord - 1))
+    if ord < 2:
+        return x.sign() * x.abs() ** (ord - 1) * scale
+    return x * x.abs() ** (ord - 2) * scale
+
+
+def _norm_vjp_all(grad, args, result, needs, *, ord, dim, keepdim):
+    # The 0-"norm" counts nonzeros: like PyTorch it has no gradient at all (not even zeros),
+    # so x.grad stays None and autograd.grad reports x as unused.
+    if ord == 0:
+        return [None]
+    return [_norm_grad(grad, args[0], result, ord=ord, dim=dim, keepdim=keepdim)]
+
+
+_norm = primitive(
+    "norm",
+    _norm_forward,
+    vjp_all=_norm_vjp_all,
+    node_name="LinalgVectorNormBackward0",
+    dtype_rule="keep",
+)
+
+
+def _norm_order(p, dim, ndim) -> float:
+    if p is None or p == "fro":
+        if isinstance(dim, (list, tuple)) and len(dim) > 2:
+            raise RuntimeError(
+                f"norm: the Frobenius norm takes at most 2 dims, got dim={list(dim)}; for a "
+                "vector norm over more dims pass p=2"
+            )
+        return 2.0
+    if isinstance(p, str):
+        # PyTorch raises RuntimeError here, not TypeError.
+        raise RuntimeError(  # noqa: TRY004
+            f"norm: order {p!r} is not supported; pass a number, 'fro' or 'nuc'"
+        )
+    return float(p)
+
+
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
+    """Vector p-norm over ``dim`` (all elements when None): p = 'fro'/2, 1, inf, -inf, 0 or
+    any float. ``dtype`` casts the input first. The gradient is 0 where the norm is 0."""
+    _require_tensor(input, "norm")
+    if out is not None:
+        raise TypeError("norm(): out= is not supported; assign the result instead")
+    if p == "nuc":
+        from . import linalg
+
+        if hasattr(linalg, "matrix_norm"):
+            dims = (-2, -1) if dim is None else dim
+            return linalg.matrix_norm(input, "nuc", dim=dims, keepdim=keepdim, dtype=dtype)
+        raise NotImplementedError("norm: the nuclear norm (p='nuc') needs linalg.matrix_norm")
+    if dtype is not None:
+        input = input.to(dtype)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"norm: expected a floating point tensor, got {input.dtype} (shape "
+            f"{list(input.shape)}); convert with .float() or .double() first"
+        )
+    order = _norm_order(p, dim, input._data.ndim)
+    dims = _axes(dim, input._data.ndim, "norm")
+    if math.isinf(order) and input._data.ndim and any(input._data.shape[d] == 0 for d in dims):
+        raise RuntimeError(
+            f"norm: the {order} norm of a tensor of shape {list(input.shape)} over dims "
+            f"{list(dims)} reduces an empty dimension and has no identity"
+        )
+    return _norm(input, ord=order, dim=dims, keepdim=keepdim)
+
+
+__all__ = ["norm", "std", "var"]
+METHODS = {name: globals()[name] for name in __all__}
