@@ -10,10 +10,13 @@ from .._engine.grad_mode import (
     set_grad_enabled,
 )
 from .._engine.graph import Node
+from .explain import explain
+from .function import BackwardCFunction, Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "is_inference_mode_enabled", "Node", "gradcheck", "gradgradcheck",
-    "GradcheckError",
+    "GradcheckError", "explain", "Function", "FunctionCtx", "BackwardCFunction",
+    "once_differentiable",
 ]  # fmt: skip

@@ -260,8 +260,9 @@ def primitive(
             else:
                 node.num_outputs = num_outputs
                 for i, r in enumerate(result):
-                    r.grad_fn = node
-                    r._output_nr = i
+                    if r._requires_grad:  # integer outputs (indices) stay leaves
+                        r.grad_fn = node
+                        r._output_nr = i
             if keep_result:
                 # The output is saved as an array; its counter tells if it is modified later.
                 counter = (result if num_outputs == 1 else result[0])._shared_version_counter()
