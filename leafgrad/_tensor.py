@@ -18,12 +18,46 @@ NON_LEAF_GRAD_WARNING = (
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple that prints like ``torch.Size([2, 3])``."""
+    """A tensor's shape: a tuple that prints like ``torch.Size([2, 3])``.
+
+    Built from an iterable of ints (NumPy ints and one-element integer tensors count);
+    anything else is a TypeError. Slicing, ``+`` and ``*`` give a Size again.
+    """
 
     __slots__ = ()
 
+    def __new__(cls, sizes=()):
+        items = []
+        for i, s in enumerate(sizes):
+            try:
+                items.append(s.__index__())
+            except (AttributeError, TypeError):
+                raise TypeError(
+                    f"torch.Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')"
+                ) from None
+        return tuple.__new__(cls, items)
+
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return tuple.__new__(Size, tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return tuple.__new__(Size, tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        out = tuple.__mul__(self, n)
+        return out if out is NotImplemented else tuple.__new__(Size, out)
+
+    __rmul__ = __mul__
 
     def numel(self) -> int:
         n = 1
@@ -33,7 +67,7 @@ class Size(tuple):
 
     def __getitem__(self, key):
         out = tuple.__getitem__(self, key)
-        return Size(out) if isinstance(key, slice) else out
+        return tuple.__new__(Size, out) if isinstance(key, slice) else out
 
 
 class device:
@@ -63,6 +97,7 @@ class device:
 
 
 CPU = device("cpu")
+_warned = {"float_requires_grad": False}
 
 
 def _check_can_require_grad(data: np.ndarray) -> None:
@@ -86,16 +121,21 @@ class Tensor:
     _version_counter = None
     _base = None  # for a view: the tensor whose memory it shares (never itself a view)
     _view_fn = None  # for a view: base -> this view, as leafgrad ops
+    _tangents = None  # forward mode: {dual level: tangent}
     _backward_hooks = None
     _post_accumulate_hooks = None
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
 
-    def __init__(self, *args, dtype=None, device=None) -> None:
-        if len(args) == 1 and not isinstance(args[0], int):
-            data = np.array(args[0], dtype=(dtype or _dtype.get_default_dtype()).np)
+    def __init__(self, *args, device=None) -> None:
+        """``Tensor(2, 3)``: that shape (zero-filled); ``Tensor(data)``: data in the default dtype.
+
+        ``Tensor(t)`` aliases the tensor ``t`` (its memory and dtype); ``Tensor()`` is empty.
+        """
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            self._data = args[0]._data
+            self._version_counter = args[0]._shared_version_counter()
         else:
-            data = np.zeros(args, dtype=(dtype or _dtype.get_default_dtype()).np)
-        self._data = data
+            self._data = self._legacy_data(args, device)  # installed by _creation
         self._provenance = "created"  # read by autograd.explain
 
     # ----- array facts -----
@@ -105,11 +145,11 @@ class Tensor:
 
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return tuple.__new__(Size, self._data.shape)
 
     def size(self, dim: int | None = None):
         if dim is None:
-            return Size(self._data.shape)
+            return tuple.__new__(Size, self._data.shape)
         return self._data.shape[_normalize_dim(dim, self._data.ndim, "size")]
 
     @property
@@ -129,6 +169,16 @@ class Tensor:
 
     def element_size(self) -> int:
         return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    is_sparse = is_quantized = is_meta = is_mps = is_nested = False
 
     @property
     def device(self) -> device:
@@ -185,10 +235,28 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
-        return float(self.item())
+        if self._data.size != 1:
+            raise ValueError(
+                f"only one-element tensors can be converted to Python scalars; this one has "
+                f"{self._data.size} elements"
+            )
+        if self._requires_grad and not _warned["float_requires_grad"]:
+            _warned["float_requires_grad"] = True  # PyTorch warns once per process
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior. Consider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return float(self._data.reshape(()).item())
 
     def __int__(self) -> int:
-        return int(self.item())
+        if self._data.size != 1:
+            raise ValueError(
+                f"only one-element tensors can be converted to Python scalars; this one has "
+                f"{self._data.size} elements"
+            )
+        return int(self._data.reshape(()).item())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -227,6 +295,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise RuntimeError(f"requires_grad must be a bool, got {type(value).__name__}")
         if self.grad_fn is not None:
             raise RuntimeError(
                 "requires_grad can only be changed on leaf tensors; this one was computed by "
@@ -237,6 +307,8 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if not isinstance(requires_grad, bool):
+            raise TypeError(f"requires_grad_(): requires_grad must be a bool, not {type(requires_grad).__name__}")
         # Unlike the setter, asking a non-leaf (which already requires grad) for True is fine.
         if not (requires_grad and self.grad_fn is not None):
             self.requires_grad = requires_grad
@@ -248,7 +320,8 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad:
+        # Like PyTorch, warn only while there is no gradient to give.
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 import itertools
 import weakref
 
+import numpy as np
+
+from .. import _dtype
 from .._tensor import Tensor, _wrap
 
 _sequence = itertools.count()
@@ -172,6 +175,7 @@ class OpNode(Node):
         "_result",
         "_saved_versions",
         "_result_version",
+        "_result_tangents",
         "num_outputs",
     )
 
@@ -185,6 +189,7 @@ class OpNode(Node):
         self.num_outputs = num_outputs
         self._saved_versions = _versions(args)  # checked before the rule runs
         self._result_version = None  # (counter, version) of a saved output, set by the op
+        self._result_tangents = None  # forward mode: the saved output's tangents
 
     def name(self) -> str:
         return self._name
@@ -216,6 +221,8 @@ class OpNode(Node):
         if self.num_outputs == 1:
             out = _wrap(data, True)
             out.grad_fn = self
+            if self._result_tangents:
+                out._tangents = dict(self._result_tangents)
             return out
         outs = []
         for i, d in enumerate(data):
@@ -227,15 +234,91 @@ class OpNode(Node):
         return tuple(outs)
 
     def apply(self, grads: list, needs: list) -> list:
-        if self._args is None:
-            raise RuntimeError(FREED_MESSAGE.format(op=self._name))
         self._check_versions()
         return self._backward(grads, self._args, self.saved_result(), self._params, needs)
 
     def release(self) -> None:
-        self._args = None
-        self._result = None
+        """Drop the saved values, keeping only shapes and dtypes (see ``_FreedArray``)."""
+        if type(self._args) is _ReleasedArgs:
+            return
+        op = self._name
+        self._args = _ReleasedArgs(_released(a, op) for a in self._args)
+        result = self._result
+        if type(result) is tuple:
+            self._result = tuple(_FreedArray(r.shape, r.dtype, op) for r in result)
+        elif result is not None:
+            self._result = _FreedArray(result.shape, result.dtype, op)
+        self._result_version = None
 
     @property
     def _saved_tensors_freed(self) -> bool:
-        return self._args is None
+        return type(self._args) is _ReleasedArgs
+
+
+class _ReleasedArgs(tuple):
+    """The arguments of a released node: stand-ins that know only shapes and dtypes."""
+
+    __slots__ = ()
+
+
+class _FreedArray:
+    """What a released node keeps of a saved array: its shape and dtype, not its values.
+
+    A rule that needs only metadata (those of add, neg, sum, mean, view, expand, to, clone)
+    still runs after release, as in PyTorch where such nodes save no tensors, so a second
+    backward through them works. Any use of the values (NumPy, arithmetic, methods) raises
+    the RuntimeError that points to ``retain_graph=True``.
+    """
+
+    __slots__ = ("shape", "dtype", "_op")
+
+    def __init__(self, shape: tuple, dtype, op: str) -> None:
+        self.shape = shape
+        self.dtype = dtype
+        self._op = op
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def _freed(self, *args, **kwargs):
+        raise RuntimeError(FREED_MESSAGE.format(op=self._op))
+
+    __array__ = __array_ufunc__ = __array_function__ = _freed
+    __getitem__ = __iter__ = __len__ = __bool__ = __float__ = __int__ = __index__ = _freed
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _freed
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = __abs__ = _freed
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _freed
+    __hash__ = object.__hash__
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._freed()
+
+    def __repr__(self) -> str:
+        return f"<values of a {list(self.shape)} {self.dtype} array freed by {self._op}>"
+
+
+def _released(arg, op: str):
+    """A stand-in for a saved argument: Tensors and Python numbers lose their values."""
+    if type(arg) is Tensor:
+        data = arg._data
+        return _wrap(_FreedArray(data.shape, data.dtype, op), arg._requires_grad)
+    if isinstance(arg, (bool, int, float, np.number)):
+        # PyTorch saves a number operand of mul/div as a tensor, so it is freed as well.
+        if isinstance(arg, bool):
+            dtype = np.dtype(np.bool_)
+        elif isinstance(arg, (int, np.integer)):
+            dtype = np.dtype(np.int64)
+        else:
+            dtype = _dtype.get_default_dtype().np
+        return _wrap(_FreedArray((), dtype, op))
+    return arg

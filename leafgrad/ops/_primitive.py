@@ -18,10 +18,15 @@ import numpy as np
 from .. import _dtype
 from .._dtype import result_type
 from .._engine import grad_mode
+from .._engine.forward import set_tangent as _set_tangent
+from .._engine.forward import state as _forward_state
+from .._engine.forward import suspended as _suspended
+from .._engine.forward import tangent_of as _tangent_of
 from .._engine.graph import OpNode, gradient_edge
 from .._tensor import Tensor, _wrap
 
 _state = grad_mode._state
+_forward = _forward_state
 
 # NumPy warns on log(0), 1/0 and the like; PyTorch returns inf/nan silently. Entering
 # np.errstate costs ~1.5 us per op, so we set its context variable directly when this NumPy
@@ -197,6 +202,8 @@ def primitive(
     scalars: bool = False,
     save_result: bool | None = None,
     view: bool = False,
+    linear: bool = False,
+    elementwise: bool = False,
     **extra,
 ):
     """Declare an op; returns the callable ``op(*inputs, **params)``.
@@ -208,10 +215,16 @@ def primitive(
     never require grad (comparisons, indices, rounding done without a rule). ``view``: when
     the forward returns a NumPy view of the first input, the result is a leafgrad view of it
     (shares its version counter; in-place writes through it rebase the base's history).
+    Forward mode: ``jvp(*tangents, *inputs, result, **params)`` gives the output tangent
+    (None for inputs without one); ``linear=True`` ops apply themselves to the tangents;
+    ``elementwise=True`` ops (diagonal Jacobians) reuse their VJP rules as JVP rules.
     """
     if not isinstance(vjp, tuple):
         vjp = (vjp,)
     node_name = node_name or f"{name.capitalize()}Backward0"
+    jvp_rule = _linear_jvp if linear else jvp
+    if elementwise and jvp is None:
+        jvp_rule = _elementwise_jvp(vjp)
     backward = _make_backward(vjp, vjp_all, broadcast, num_outputs)
     if save_result is None:
         save_result = _wants_result(vjp) or (vjp_all is not None and _wants_result((vjp_all,)))
@@ -269,13 +282,116 @@ def primitive(
                 node._result_version = (counter, counter[0])
         if view:
             _mark_views(op, args, params, arrays[0], result)
+        if _forward.levels and differentiable:
+            _push_tangents(op, jvp_rule, args, params, result, num_outputs)
         return result
 
     op.__name__ = op.__qualname__ = name
     extra["differentiable"] = differentiable
+    extra["linear"] = linear
     op.primitive = Primitive(name, forward, vjp or vjp_all, node_name, jvp, dtype_rule, broadcast, extra)
     _REGISTRY[name] = op.primitive
     return op
+
+
+def tangent_sum(*terms):
+    """The sum of the terms that are not None (None when all are): JVP rules' ``+``."""
+    out = None
+    for t in terms:
+        if t is not None:
+            out = t if out is None else out + t
+    return out
+
+
+def scaled(t, factor):
+    """``t * factor``, or None when the tangent ``t`` is None."""
+    return None if t is None else t * factor
+
+
+def zero_tangent(result):
+    """The tangent of a piecewise-constant op: zeros shaped like its output."""
+    return _wrap(np.zeros_like(result._data))
+
+
+def _elementwise_jvp(vjp):
+    """For a diagonal Jacobian the VJP rule applied to the tangent is the JVP."""
+
+    def jvp(*tangents_args_result, **params):
+        n = len(vjp)
+        tangents, args, result = (
+            tangents_args_result[:n],
+            tangents_args_result[n : 2 * n],
+            tangents_args_result[-1],
+        )
+        shape = result._data.shape
+        terms = []
+        for rule, t in zip(vjp, tangents):
+            if t is None or rule is None:
+                continue
+            if t._data.shape != shape:
+                t = t.expand(shape)
+            terms.append(rule(t, *args, result=result, **params))
+        return tangent_sum(*terms)
+
+    return jvp
+
+
+def _linear_jvp(op, tangents, args, params):
+    """A linear op's tangent is the op applied to the tangents (zeros where missing)."""
+    tensor_positions = [i for i, a in enumerate(args) if type(a) is Tensor]
+    new_args = list(args)
+    for i in tensor_positions:
+        t = tangents[i]
+        new_args[i] = t if t is not None else _zeros_like_data(args[i]._data)
+    if len(tensor_positions) > 1 and all(tangents[i] is None for i in tensor_positions):
+        return None
+    return op(*new_args, **params)
+
+
+def _push_tangents(op, jvp, args, params, result, num_outputs) -> None:
+    """Give ``result`` its tangent at every active dual level where an input has one."""
+    for level in list(_forward.levels):
+        tangents = [_tangent_of(a, level) if type(a) is Tensor else None for a in args]
+        if all(t is None for t in tangents):
+            continue
+        if jvp is None:
+            raise RuntimeError(
+                f"{op.__name__}: this op has no forward-mode (JVP) rule, so it cannot be used "
+                "with forward AD (dual tensors, jvp, jacfwd, Taylor mode)"
+            )
+        with _suspended(level):
+            if jvp is _linear_jvp:
+                out = _linear_jvp(op, tangents, args, params)
+            else:
+                out = jvp(*tangents, *args, result, **params)
+        if out is None:
+            continue
+        if num_outputs == 1:
+            _set_tangent(result, level, _fit_tangent(out, result))
+        else:
+            for r, t in zip(result, out):
+                if t is not None and r._data.dtype.kind == "f":
+                    _set_tangent(r, level, _fit_tangent(t, r))
+        node = (result if num_outputs == 1 else result[0]).grad_fn
+        if node is not None and getattr(node, "_result", None) is not None:
+            # The saved output is rebuilt from arrays in backward; keep its tangent too.
+            node._result_tangents = _tangent_maps(result)
+
+
+def _tangent_maps(result):
+    if type(result) is tuple:
+        return tuple(r._tangents for r in result)
+    return result._tangents
+
+
+def _fit_tangent(tangent, result):
+    if not isinstance(tangent, Tensor):
+        tangent = _wrap(np.full_like(result._data, tangent))
+    if tangent._data.shape != result._data.shape:
+        tangent = tangent.expand(result._data.shape)
+    if tangent._data.dtype != result._data.dtype:
+        tangent = tangent.to(_dtype.from_numpy_dtype(result._data.dtype))
+    return tangent
 
 
 def _mark_views(op, args, params, source, result) -> None:
@@ -320,10 +436,20 @@ def unary(name: str, forward, *, d1, d2=None, node_name=None, dtype_rule="float"
         def vjp(grad, x, result, **params):
             return grad * d1(x, **params)
 
+    if wants:
+
+        def jvp(t, x, result, **params):
+            return t * d1(x, result=result, **params)
+    else:
+
+        def jvp(t, x, result, **params):
+            return t * d1(x, **params)
+
     return primitive(
         name,
         forward,
         (vjp,),
+        jvp=jvp,
         node_name=node_name,
         dtype_rule=dtype_rule,
         save_result=wants,

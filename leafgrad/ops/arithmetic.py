@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ._primitive import primitive, unary
+from ._primitive import primitive, scaled, tangent_sum, unary, zero_tangent
 
 
 def _is_zero_scalar(v) -> bool:
@@ -22,7 +22,7 @@ add_ = primitive(
     node_name="AddBackward0",
     broadcast=True,
     scalars=True,
-    jvp=lambda tx, ty, x, y, result, *, alpha=1: tx + ty * alpha,
+    jvp=lambda tx, ty, x, y, result, *, alpha=1: tangent_sum(tx, scaled(ty, alpha)),
 )
 
 sub_ = primitive(
@@ -35,7 +35,39 @@ sub_ = primitive(
     node_name="SubBackward0",
     broadcast=True,
     scalars=True,
+    jvp=lambda tx, ty, x, y, result, *, alpha=1: tangent_sum(tx, scaled(ty, -alpha)),
 )
+
+
+def _rsub_primitive(node_name):
+    # rsub(input, other) = other - alpha * input; PyTorch names its node RsubBackward0 when
+    # ``other`` is a Tensor and RsubBackward1 when it is a Python number (``2 - x``).
+    return primitive(
+        "sub",  # shares sub's registry entry and op-table sample, as pow's variants do
+        lambda x, y, *, alpha=1: np.subtract(y, x) if alpha == 1 else np.subtract(y, np.multiply(x, alpha)),
+        (
+            lambda grad, x, y, result, *, alpha=1: -grad if alpha == 1 else grad * -alpha,
+            lambda grad, x, y, result, *, alpha=1: grad,
+        ),
+        node_name=node_name,
+        broadcast=True,
+        scalars=True,
+        jvp=lambda tx, ty, x, y, result, *, alpha=1: tangent_sum(scaled(tx, -alpha), ty),
+    )
+
+
+_rsub_tensor = _rsub_primitive("RsubBackward0")
+_rsub_scalar = _rsub_primitive("RsubBackward1")
+
+
+def _reject_bool(op, *args) -> None:
+    """PyTorch refuses ``-`` on bool tensors (or a Python bool) with a RuntimeError."""
+    for a in args:
+        if (type(a) is Tensor and a._data.dtype == np.bool_) or isinstance(a, (bool, np.bool_)):
+            raise RuntimeError(
+                f"{op}: the - operator is not supported with bool tensors; use logical_xor() "
+                "or ~ (logical_not) instead"
+            )
 
 mul = primitive(
     "mul",
@@ -44,6 +76,7 @@ mul = primitive(
     node_name="MulBackward0",
     broadcast=True,
     scalars=True,
+    jvp=lambda tx, ty, x, y, result: tangent_sum(scaled(tx, y), scaled(ty, x)),
 )
 
 _true_div = primitive(
@@ -57,6 +90,7 @@ _true_div = primitive(
     dtype_rule="float",
     broadcast=True,
     scalars=True,
+    jvp=lambda tx, ty, x, y, result: tangent_sum(scaled(tx, 1 / y), scaled(ty, -result / y)),
 )
 
 def _no_derivative(op):
@@ -79,6 +113,11 @@ floor_divide = primitive(
 
 
 def _rounded_div_zero_grad(grad, x, y, result, **params):
+    # PyTorch's DivBackward2 saves both operands and unpacks them even though the gradient
+    # is zero, so a second backward without retain_graph raises; reading them here does too.
+    for a in (x, y):
+        if isinstance(a, Tensor):
+            np.asarray(a._data)
     return zeros_like_grad(grad)
 
 
@@ -95,30 +134,54 @@ _rounded_div = primitive(
     node_name="DivBackward2",
     broadcast=True,
     scalars=True,
+    jvp=lambda tx, ty, x, y, result, **params: zero_tangent(result),
 )
 
-remainder = primitive(
+
+def _remainder_primitive(name, forward, rounding_mode, node_name):
+    return primitive(
+        name,
+        forward,
+        (
+            lambda grad, x, y, result: grad,
+            lambda grad, x, y, result: -grad * _rounded_div(x, y, rounding_mode=rounding_mode),
+        ),
+        node_name=node_name,
+        broadcast=True,
+        scalars=True,
+        jvp=lambda tx, ty, x, y, result: tangent_sum(
+            tx, scaled(ty, -_rounded_div(x, y, rounding_mode=rounding_mode))
+        ),
+    )
+
+
+# PyTorch: RemainderBackward0 / FmodBackward0 with a Python-number divisor, ...Backward1 with a
+# Tensor divisor; a Python number divided by a Tensor (``3 % x``) has no derivative.
+_remainder_scalar = _remainder_primitive("remainder", np.remainder, "floor", "RemainderBackward0")
+_remainder_tensor = _remainder_primitive("remainder", np.remainder, "floor", "RemainderBackward1")
+_fmod_scalar = _remainder_primitive("fmod", np.fmod, "trunc", "FmodBackward0")
+_fmod_tensor = _remainder_primitive("fmod", np.fmod, "trunc", "FmodBackward1")
+_remainder_of_scalar = primitive(
     "remainder",
     np.remainder,
-    (
-        lambda grad, x, y, result: grad,
-        lambda grad, x, y, result: -grad * _rounded_div(x, y, rounding_mode="floor"),
-    ),
-    node_name="RemainderBackward0",
+    (None, _no_derivative("remainder")),
+    node_name="torch::autograd::NotImplemented",
     broadcast=True,
     scalars=True,
+    no_derivative=True,
 )
-fmod = primitive(
-    "fmod",
-    np.fmod,
-    (
-        lambda grad, x, y, result: grad,
-        lambda grad, x, y, result: -grad * _rounded_div(x, y, rounding_mode="trunc"),
-    ),
-    node_name="FmodBackward0",
-    broadcast=True,
-    scalars=True,
-)
+
+
+def remainder(input, other):
+    """Python's ``%``: the result has the sign of ``other``."""
+    if not isinstance(input, Tensor):
+        return _remainder_of_scalar(input, other)
+    return (_remainder_tensor if isinstance(other, Tensor) else _remainder_scalar)(input, other)
+
+
+def fmod(input, other):
+    """C's ``fmod``: the result has the sign of ``input``."""
+    return (_fmod_tensor if isinstance(other, Tensor) else _fmod_scalar)(input, other)
 
 
 def add(input, other, *, alpha=1):
@@ -128,6 +191,7 @@ def add(input, other, *, alpha=1):
 
 def sub(input, other, *, alpha=1):
     """``input - alpha * other`` with broadcasting."""
+    _reject_bool("sub", input, other)
     return sub_(input, other, alpha=alpha) if alpha != 1 else sub_(input, other)
 
 
@@ -135,7 +199,15 @@ subtract = sub
 
 
 def rsub(input, other, *, alpha=1):
-    return sub(other, input, alpha=alpha)
+    """``other - alpha * input`` with broadcasting (``2 - x`` calls this)."""
+    _reject_bool("rsub", input, other)
+    op = _rsub_tensor if isinstance(other, Tensor) else _rsub_scalar
+    return op(input, other, alpha=alpha) if alpha != 1 else op(input, other)
+
+
+def _rtruediv(input, other):
+    # ``2 / x`` is ``reciprocal(x) * 2`` in PyTorch, so its grad_fn is MulBackward0.
+    return mul(reciprocal(input), other)
 
 
 def div(input, other, *, rounding_mode=None):
@@ -155,15 +227,24 @@ def _pow_forward(x, y):
     if isinstance(y, (int, np.integer)) and not isinstance(y, bool) and y < 0 and np.asarray(x).dtype.kind in "iub":
         raise RuntimeError("pow: integers to negative integer powers are not allowed; use a float base")
     if isinstance(y, np.ndarray) and y.dtype.kind in "iu" and np.asarray(x).dtype.kind in "iu" and (y < 0).any():
-        raise RuntimeError("pow: integers to negative integer powers are not allowed; use a float base")
+        return _int_pow_negative(x, y)
     return np.power(x, y)
+
+
+def _int_pow_negative(x, y):
+    # A Tensor of negative integer exponents is allowed (only a negative Python int raises):
+    # PyTorch's integer pow gives 1 for base 1, +-1 for base -1, and 0 for every other base.
+    out = np.power(x, np.where(y < 0, 0, y))
+    x = np.asarray(x)
+    special = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0))
+    return np.where(y < 0, special, out).astype(out.dtype, copy=False)
 
 
 def _pow_grad_base(grad, x, y, result):
     # d/dx x**y = y * x**(y-1), but exactly 0 where y == 0 (PyTorch's convention, avoids 0*inf).
     if not isinstance(y, Tensor):
         if y == 0:
-            return grad * 0
+            return zeros_like_grad(grad)  # a constant, outside the graph, as in PyTorch
         return grad * (y * x ** (y - 1))
     return grad * where(y == 0, 0.0, y * x ** (y - 1))
 
@@ -177,8 +258,20 @@ def _pow_grad_exponent(grad, x, y, result):
     return grad * where((x == 0) & (y >= 0), 0.0, result * x.log())
 
 
+def _pow_jvp(tx, ty, x, y, result):
+    return tangent_sum(
+        None if tx is None else _pow_grad_base(tx, x, y, result),
+        None if ty is None else _pow_grad_exponent(ty, x, y, result),
+    )
+
+
 _pow_tensor_scalar = primitive(
-    "pow", _pow_forward, (_pow_grad_base,), node_name="PowBackward0", scalars=True
+    "pow",
+    _pow_forward,
+    (_pow_grad_base,),
+    node_name="PowBackward0",
+    scalars=True,
+    jvp=_pow_jvp,
 )
 _pow_tensor_tensor = primitive(
     "pow",
@@ -187,6 +280,7 @@ _pow_tensor_tensor = primitive(
     node_name="PowBackward1",
     broadcast=True,
     scalars=True,
+    jvp=_pow_jvp,
 )
 _pow_scalar_tensor = primitive(
     "pow",
@@ -194,6 +288,7 @@ _pow_scalar_tensor = primitive(
     (None, _pow_grad_exponent),
     node_name="PowBackward2",
     scalars=True,
+    jvp=_pow_jvp,
 )
 
 
@@ -216,9 +311,23 @@ def float_power(input, exponent):
     return pow(base, exp)
 
 
-neg = primitive(
-    "neg", np.negative, (lambda grad, x, result: -grad,), node_name="NegBackward0", dtype_rule="promote"
+neg_ = primitive(
+    "neg",
+    np.negative,
+    (lambda grad, x, result: -grad,),
+    node_name="NegBackward0",
+    dtype_rule="promote",
+    linear=True,
 )
+
+
+def neg(input):
+    """``-input``; bool tensors raise as in PyTorch."""
+    if type(input) is Tensor and input._data.dtype == np.bool_:
+        raise RuntimeError("neg: the - operator is not supported on bool tensors; use ~ (logical_not) instead")
+    return neg_(input)
+
+
 negative = neg
 
 
@@ -232,6 +341,7 @@ sign = primitive(
     (lambda grad, x, result: zeros_like_grad(grad),),
     node_name="SignBackward0",
     dtype_rule="promote",
+    jvp=lambda t, x, result: zero_tangent(result),
 )
 sgn = sign
 
@@ -299,9 +409,9 @@ METHODS = {
     "fmod": fmod, "pow": pow, "float_power": float_power, "neg": neg, "negative": neg,
     "sign": sign, "sgn": sign, "abs": abs, "absolute": abs, "reciprocal": reciprocal,
     "sqrt": sqrt, "rsqrt": rsqrt, "square": square,
-    "__add__": add_, "__radd__": _reflected(add_), "__sub__": sub_, "__rsub__": _reflected(sub_),
+    "__add__": add_, "__radd__": _reflected(add_), "__sub__": sub, "__rsub__": rsub,
     "__mul__": mul, "__rmul__": _reflected(mul), "__truediv__": _true_div,
-    "__rtruediv__": _reflected(_true_div), "__pow__": pow, "__rpow__": _reflected(pow),
+    "__rtruediv__": _rtruediv, "__pow__": pow, "__rpow__": _reflected(pow),
     "__floordiv__": floor_divide, "__rfloordiv__": _reflected(floor_divide),
     "__mod__": remainder, "__rmod__": _reflected(remainder), "__neg__": neg, "__abs__": abs,
     "__pos__": lambda self: self,

@@ -14,6 +14,7 @@ _to_copy = primitive(
     (lambda grad, x, result, *, dtype: grad.to(_dtype.from_numpy_dtype(x._data.dtype)),),
     node_name="ToCopyBackward0",
     dtype_rule="keep",
+    linear=True,
 )
 
 clone_ = primitive(
@@ -22,6 +23,7 @@ clone_ = primitive(
     (lambda grad, x, result, **kw: grad,),
     node_name="CloneBackward0",
     dtype_rule="keep",
+    linear=True,
 )
 
 

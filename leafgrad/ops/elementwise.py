@@ -21,7 +21,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 exp = unary("exp", np.exp, d1=lambda x, result: result, d2=lambda x, result: result)
 expm1 = unary("expm1", np.expm1, d1=lambda x, result: result + 1, d2=lambda x, result: result + 1)
 log = unary("log", np.log, d1=lambda x: x.reciprocal(), d2=lambda x: -(x * x).reciprocal())
-log1p = unary("log1p", np.log1p, d1=lambda x: (x + 1).reciprocal(), d2=lambda x: -((x + 1) * (x + 1)).reciprocal())
+log1p = unary("log1p", np.log1p, node_name="Log1PBackward0", d1=lambda x: (x + 1).reciprocal(), d2=lambda x: -((x + 1) * (x + 1)).reciprocal())
 log2 = unary("log2", np.log2, d1=lambda x: (x * math.log(2.0)).reciprocal(), d2=lambda x: -(x * x * math.log(2.0)).reciprocal())
 log10 = unary("log10", np.log10, d1=lambda x: (x * math.log(10.0)).reciprocal(), d2=lambda x: -(x * x * math.log(10.0)).reciprocal())
 
@@ -91,6 +91,7 @@ threshold_backward = primitive(
     ),
     node_name="ThresholdBackwardBackward0",
     dtype_rule="keep",
+    elementwise=True,
 )
 
 relu = primitive(
@@ -99,6 +100,7 @@ relu = primitive(
     (lambda grad, x, result: threshold_backward(grad, result),),
     node_name="ReluBackward0",
     dtype_rule="promote",
+    elementwise=True,
     d1=lambda x, result: result > 0,
     d2=lambda x, result: zeros_like_grad(x),
 )
@@ -114,6 +116,7 @@ _leaky_relu = primitive(
     (lambda grad, x, result, *, negative_slope: threshold_backward(grad, x, negative_slope=negative_slope),),
     node_name="LeakyReluBackward0",
     dtype_rule="float",
+    elementwise=True,
     d1=lambda x, *, negative_slope: where(x > 0, 1.0, x.new_tensor(negative_slope)),
     d2=lambda x, *, negative_slope: zeros_like_grad(x),
 )
@@ -231,9 +234,9 @@ def _zero_grad(grad, x, result, **params):
     return zeros_like_grad(grad)
 
 
-floor = primitive("floor", np.floor, (_zero_grad,), node_name="FloorBackward0", dtype_rule="promote")
-ceil = primitive("ceil", np.ceil, (_zero_grad,), node_name="CeilBackward0", dtype_rule="promote")
-trunc = primitive("trunc", np.trunc, (_zero_grad,), node_name="TruncBackward0", dtype_rule="promote")
+floor = primitive("floor", np.floor, (_zero_grad,), node_name="FloorBackward0", dtype_rule="promote", elementwise=True)
+ceil = primitive("ceil", np.ceil, (_zero_grad,), node_name="CeilBackward0", dtype_rule="promote", elementwise=True)
+trunc = primitive("trunc", np.trunc, (_zero_grad,), node_name="TruncBackward0", dtype_rule="promote", elementwise=True)
 fix = trunc
 
 
@@ -242,13 +245,16 @@ def _round_forward(x, *, decimals=0):
 
 
 _round = primitive(
-    "round", _round_forward, (_zero_grad,), node_name="RoundBackward0", dtype_rule="promote"
+    "round", _round_forward, (_zero_grad,), node_name="RoundBackward0", dtype_rule="promote", elementwise=True
+)
+_round_decimals = primitive(
+    "round", _round_forward, (_zero_grad,), node_name="RoundBackward1", dtype_rule="promote", elementwise=True
 )
 
 
 def round(input, *, decimals: int = 0):  # noqa: A001 - PyTorch's name
     """Round half to even, like PyTorch; zero gradient."""
-    return _round(input, decimals=decimals) if decimals else _round(input)
+    return _round_decimals(input, decimals=decimals) if decimals else _round(input)
 
 
 atan2 = primitive(
@@ -261,6 +267,7 @@ atan2 = primitive(
     node_name="Atan2Backward0",
     dtype_rule="float",
     broadcast=True,
+    elementwise=True,
 )
 arctan2 = atan2
 
@@ -280,6 +287,7 @@ maximum = primitive(
     (_max_min_grad(True), _max_min_grad(False)),
     node_name="MaximumBackward0",
     broadcast=True,
+    elementwise=True,
 )
 minimum = primitive(
     "minimum",
@@ -287,6 +295,7 @@ minimum = primitive(
     (_max_min_grad(True), _max_min_grad(False)),
     node_name="MinimumBackward0",
     broadcast=True,
+    elementwise=True,
 )
 
 
@@ -309,13 +318,22 @@ def _clamp_mask(x, min, max):  # noqa: A002
     return mask
 
 
-_clamp = primitive(
-    "clamp",
-    _clamp_forward,
-    (lambda grad, x, result, *, min=None, max=None: grad * _clamp_mask(x, min, max),),
-    node_name="ClampBackward1",
-    dtype_rule="keep",
-)
+def _clamp_scalar_primitive(node_name):
+    return primitive(
+        "clamp",
+        _clamp_forward,
+        (lambda grad, x, result, *, min=None, max=None: grad * _clamp_mask(x, min, max),),
+        node_name=node_name,
+        dtype_rule="keep",
+        elementwise=True,
+    )
+
+
+# PyTorch's names: clamp with number bounds is ClampBackward1, with Tensor bounds
+# ClampBackward0; clamp_min / clamp_max are ClampMin/MaxBackward0 (number) and ...1 (Tensor).
+_clamp = _clamp_scalar_primitive("ClampBackward1")
+_clamp_min_scalar = _clamp_scalar_primitive("ClampMinBackward0")
+_clamp_max_scalar = _clamp_scalar_primitive("ClampMaxBackward0")
 
 _clamp_tensor = primitive(
     "clamp",
@@ -327,7 +345,48 @@ _clamp_tensor = primitive(
     ),
     node_name="ClampBackward0",
     broadcast=True,
+    scalars=True,
+    elementwise=True,
 )
+
+
+def _clamp_bound_primitive(node_name, upper: bool):
+    """Clamp by one Tensor bound: ``minimum(x, bound)`` when ``upper``, else ``maximum``."""
+    if upper:
+        rules = (
+            lambda grad, x, bound, result: grad * (x <= bound),
+            lambda grad, x, bound, result: grad * (x > bound),
+        )
+    else:
+        rules = (
+            lambda grad, x, bound, result: grad * (x >= bound),
+            lambda grad, x, bound, result: grad * (x < bound),
+        )
+    return primitive(
+        "clamp",
+        np.minimum if upper else np.maximum,
+        rules,
+        node_name=node_name,
+        broadcast=True,
+        scalars=True,
+        elementwise=True,
+    )
+
+
+_clamp_lower = _clamp_bound_primitive("ClampBackward0", upper=False)
+_clamp_upper = _clamp_bound_primitive("ClampBackward0", upper=True)
+_clamp_min_tensor = _clamp_bound_primitive("ClampMinBackward1", upper=False)
+_clamp_max_tensor = _clamp_bound_primitive("ClampMaxBackward1", upper=True)
+
+
+def _clamp_by_numbers(op, input, min, max):  # noqa: A002
+    if not isinstance(input, Tensor):
+        raise TypeError(f"clamp(): input must be a Tensor, not {type(input).__name__}")
+    from .._dtype import result_type
+
+    dt = result_type(input, *(b for b in (min, max) if b is not None))
+    x = input if dt.np == input._data.dtype else input.to(dt)
+    return op(x, min=min, max=max)
 
 
 def clamp(input, min=None, max=None):  # noqa: A002 - PyTorch's names
@@ -335,27 +394,29 @@ def clamp(input, min=None, max=None):  # noqa: A002 - PyTorch's names
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of min and max must be given")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        lo = min if min is not None else float("-inf")
-        hi = max if max is not None else float("inf")
-        return _clamp_tensor(input, lo, hi)
-    if not isinstance(input, Tensor):
-        raise TypeError(f"clamp(): input must be a Tensor, not {type(input).__name__}")
-    from .._dtype import result_type
-
-    dt = result_type(input, *(b for b in (min, max) if b is not None))
-    x = input if dt.np == input._data.dtype else input.to(dt)
-    return _clamp(x, min=min, max=max)
+        if max is None:
+            return _clamp_lower(input, min)
+        if min is None:
+            return _clamp_upper(input, max)
+        return _clamp_tensor(input, min, max)
+    return _clamp_by_numbers(_clamp, input, min, max)
 
 
 clip = clamp
 
 
 def clamp_min(input, min):  # noqa: A002
-    return clamp(input, min=min)
+    """``max(input, min)`` elementwise; ``min`` a number or a Tensor."""
+    if isinstance(min, Tensor):
+        return _clamp_min_tensor(input, min)
+    return _clamp_by_numbers(_clamp_min_scalar, input, min, None)
 
 
 def clamp_max(input, max):  # noqa: A002
-    return clamp(input, max=max)
+    """``min(input, max)`` elementwise; ``max`` a number or a Tensor."""
+    if isinstance(max, Tensor):
+        return _clamp_max_tensor(input, max)
+    return _clamp_by_numbers(_clamp_max_scalar, input, None, max)
 
 
 def _where_forward(cond, x, y):
@@ -374,6 +435,7 @@ _where = primitive(
     dtype_rule="keep",
     broadcast=True,
     scalars=True,
+    elementwise=True,
 )
 
 

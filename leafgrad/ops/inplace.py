@@ -44,6 +44,7 @@ zero_region = primitive(
     (lambda grad, g, result, **where: zero_region(grad, **where),),
     node_name="ZeroRegionBackward0",
     dtype_rule="keep",
+    linear=True,
 )
 
 
@@ -79,6 +80,7 @@ overwrite = primitive(
     dtype_rule="keep",
     broadcast=True,
     scalars=True,
+    jvp=lambda tt, ts, target, src, result: ts if ts is None else ts.expand(target._data.shape),
 )
 
 
@@ -251,6 +253,7 @@ index_put = primitive(
     (_index_put_target_grad, _index_put_value_grad),
     node_name="IndexPutBackward0",
     dtype_rule="keep",
+    linear=True,
 )
 
 

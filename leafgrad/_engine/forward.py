@@ -1,0 +1,79 @@
+"""Forward-mode state the ops consult: active dual levels and tangents on tensors.
+
+A tangent lives on its primal tensor (``_tangents``: level -> Tensor) and only counts while
+its level is active. Ops propagate tangents with their JVP rules (``ops._primitive``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+
+class _State(threading.local):
+    def __init__(self) -> None:
+        self.levels: list = []  # active levels, innermost last; empty: forward mode is off
+
+
+state = _State()
+_level_ids = itertools.count()
+
+
+def enter_dual_level() -> int:
+    level = next(_level_ids)
+    state.levels.append(level)
+    return level
+
+
+def exit_dual_level(*, level: int | None = None) -> None:
+    if not state.levels:
+        raise RuntimeError("exit_dual_level: no dual level is active")
+    if level is not None and state.levels[-1] != level:
+        raise RuntimeError(
+            f"exit_dual_level: level {level} is not the innermost active level "
+            f"({state.levels[-1]}); exit levels in reverse order of entry"
+        )
+    state.levels.pop()
+
+
+def current_level(level: int | None = None) -> int:
+    if level is not None:
+        if level not in state.levels:
+            raise RuntimeError(f"dual level {level} is not active")
+        return level
+    if not state.levels:
+        raise RuntimeError(
+            "forward AD: no dual level is active; wrap the code in `with dual_level():`"
+        )
+    return state.levels[-1]
+
+
+def tangent_of(tensor, level: int):
+    """The tangent of ``tensor`` at ``level`` (None when it has none or the level ended)."""
+    tangents = tensor._tangents
+    if tangents is None:
+        return None
+    return tangents.get(level)
+
+
+def set_tangent(tensor, level: int, tangent) -> None:
+    tangents = tensor._tangents
+    if tangents is None:
+        tangents = tensor._tangents = {}
+    tangents[level] = tangent
+
+
+class suspended:
+    """Hide one level while its own JVP rule runs, so the rule sees plain primals."""
+
+    __slots__ = ("level", "index")
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+
+    def __enter__(self) -> None:
+        self.index = state.levels.index(self.level)
+        state.levels.pop(self.index)
+
+    def __exit__(self, *exc) -> None:
+        state.levels.insert(self.index, self.level)

@@ -1,0 +1,90 @@
+"""Forward-mode AD with dual tensors, as ``torch.autograd.forward_ad``.
+
+    with dual_level():
+        x = make_dual(primal, tangent)
+        y = f(x)
+        value, jvp = unpack_dual(y)
+
+Tangents propagate through every op's JVP rule, written in leafgrad ops, so forward mode
+composes with reverse mode (parameter gradients of a JVP, Hessian-vector products).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .._engine import forward as _forward
+from .._engine.grad_mode import _DecoratorContextManager
+from .._tensor import Tensor, _wrap
+
+
+class UnpackedDualTensor(NamedTuple):
+    """What ``unpack_dual`` returns: the primal and its tangent (None without one)."""
+
+    primal: Tensor
+    tangent: Tensor | None
+
+
+def enter_dual_level() -> int:
+    """Start a new dual level (innermost) and return it."""
+    return _forward.enter_dual_level()
+
+
+def exit_dual_level(*, level: int | None = None) -> None:
+    """End the innermost dual level; its tangents stop counting."""
+    _forward.exit_dual_level(level=level)
+
+
+class dual_level(_DecoratorContextManager):
+    """Context manager (and decorator) for a dual level: ``with dual_level(): ...``."""
+
+    def __enter__(self) -> int:
+        self.level = enter_dual_level()
+        return self.level
+
+    def __exit__(self, *exc) -> None:
+        exit_dual_level(level=self.level)
+
+
+def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
+    """A view of ``tensor`` carrying ``tangent`` (same shape) at the current dual level."""
+    level = _forward.current_level(level)
+    if not isinstance(tensor, Tensor) or not isinstance(tangent, Tensor):
+        raise TypeError(
+            f"make_dual expects two Tensors, got {type(tensor).__name__} and {type(tangent).__name__}"
+        )
+    if tensor._data.dtype.kind != "f":
+        raise ValueError(f"make_dual: the primal must be floating point, got {tensor.dtype}")
+    if tangent._data.shape != tensor._data.shape:
+        raise RuntimeError(
+            f"make_dual: the tangent's shape {list(tangent._data.shape)} must equal the "
+            f"primal's {list(tensor._data.shape)}"
+        )
+    if tangent._data.dtype != tensor._data.dtype:
+        raise RuntimeError(
+            f"make_dual: the tangent's dtype {tangent.dtype} must equal the primal's {tensor.dtype}"
+        )
+    dual = tensor.view_as(tensor) if tensor._requires_grad else _wrap(tensor._data)
+    dual._tangents = dict(tensor._tangents or {})
+    _forward.set_tangent(dual, level, tangent)
+    return dual
+
+
+def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
+    """``(primal, tangent)`` of ``tensor`` at the current level; the primal shares its data."""
+    if not _forward.state.levels:
+        return UnpackedDualTensor(tensor, None)
+    level = _forward.current_level(level)
+    tangent = _forward.tangent_of(tensor, level)
+    if tangent is None:
+        return UnpackedDualTensor(tensor, None)
+    primal = tensor.view_as(tensor) if tensor._requires_grad else _wrap(tensor._data)
+    others = {k: v for k, v in tensor._tangents.items() if k != level}
+    primal._tangents = others or None
+    return UnpackedDualTensor(primal, tangent)
+
+
+__all__ = [
+    "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
+    "UnpackedDualTensor",
+]  # fmt: skip
