@@ -52,3 +52,6 @@ def is_tensor(obj) -> bool:
 
 def numel(input: Tensor) -> int:
     return input.numel()
+
+
+from . import viz  # noqa: F401,E402

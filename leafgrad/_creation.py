@@ -34,7 +34,9 @@ def _finish(data: np.ndarray, requires_grad: bool, device=None) -> Tensor:
         _device(device)
     if requires_grad:
         _check_can_require_grad(data)
-    return _wrap(data, bool(requires_grad))
+    t = _wrap(data, bool(requires_grad))
+    t._provenance = "created"  # read by autograd.explain: made by the user, not computed
+    return t
 
 
 def _python_dtype(data) -> np.dtype:
