@@ -122,6 +122,7 @@ class Tensor:
     _base = None  # for a view: the tensor whose memory it shares (never itself a view)
     _view_fn = None  # for a view: base -> this view, as leafgrad ops
     _tangents = None  # forward mode: {dual level: tangent}
+    _jet = None  # Taylor / collapsed mode: higher coefficients (leafgrad.autograd.taylor)
     _backward_hooks = None
     _post_accumulate_hooks = None
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators

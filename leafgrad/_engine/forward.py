@@ -77,3 +77,28 @@ class suspended:
 
     def __exit__(self, *exc) -> None:
         state.levels.insert(self.index, self.level)
+
+
+class _JetState(threading.local):
+    def __init__(self) -> None:
+        # None, ("taylor", order) or ("collapsed", weights): see leafgrad.autograd.taylor
+        self.mode = None
+
+
+jet_state = _JetState()
+
+
+class jet_mode:
+    """Set (or, with None, suspend) the jet mode while a block runs."""
+
+    __slots__ = ("mode", "previous")
+
+    def __init__(self, mode) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        self.previous = jet_state.mode
+        jet_state.mode = self.mode
+
+    def __exit__(self, *exc) -> None:
+        jet_state.mode = self.previous

@@ -19,6 +19,7 @@ from .. import _dtype
 from .._dtype import result_type
 from .._engine import grad_mode
 from .._engine.forward import set_tangent as _set_tangent
+from .._engine.forward import jet_state as _jet_state
 from .._engine.forward import state as _forward_state
 from .._engine.forward import suspended as _suspended
 from .._engine.forward import tangent_of as _tangent_of
@@ -50,6 +51,7 @@ except ImportError:  # pragma: no cover - other NumPy layouts
         with np.errstate(all="ignore"):
             return forward(*arrays, **params)
 _FLOAT_KINDS = "f"
+MARKS_NO_GRAD = True  # results computed in no-grad mode say so (autograd.explain)
 _REGISTRY: dict = {}
 _NO_EDGE = (None, 0)  # name -> Primitive; the op-table guard test reads this
 
@@ -203,6 +205,7 @@ def primitive(
     save_result: bool | None = None,
     view: bool = False,
     linear: bool = False,
+    affine: bool = False,
     elementwise: bool = False,
     **extra,
 ):
@@ -217,11 +220,15 @@ def primitive(
     (shares its version counter; in-place writes through it rebase the base's history).
     Forward mode: ``jvp(*tangents, *inputs, result, **params)`` gives the output tangent
     (None for inputs without one); ``linear=True`` ops apply themselves to the tangents;
-    ``elementwise=True`` ops (diagonal Jacobians) reuse their VJP rules as JVP rules.
+    ``elementwise=True`` ops (diagonal Jacobians) reuse their VJP rules as JVP rules;
+    ``affine=True`` marks a linear op whose Python-number operands are constants (``x + 2``).
+    Taylor mode (``ops._jets``) also reads ``piecewise_linear``, ``bilinear``, ``taylor_as``
+    and ``d1``/``d2`` from ``extra``.
     """
     if not isinstance(vjp, tuple):
         vjp = (vjp,)
     node_name = node_name or f"{name.capitalize()}Backward0"
+    linear = linear or affine
     jvp_rule = _linear_jvp if linear else jvp
     if elementwise and jvp is None:
         jvp_rule = _elementwise_jvp(vjp)
@@ -256,6 +263,8 @@ def primitive(
             # Only floating results can require grad (e.g. a cast to int leaves the graph).
             record = record and out.dtype.kind == "f"
             result = _wrap(out, record)
+            if needs_grad and not _state.enabled:
+                result._provenance = "no_grad"  # read by autograd.explain
         else:
             out = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in out)
             result = tuple(_wrap(o, record and o.dtype.kind == "f") for o in out)
@@ -284,11 +293,17 @@ def primitive(
             _mark_views(op, args, params, arrays[0], result)
         if _forward.levels and differentiable:
             _push_tangents(op, jvp_rule, args, params, result, num_outputs)
+        if _jet_state.mode is not None and differentiable:
+            from . import _jets  # needs the ops defined with this machinery
+
+            _jets.push(op, args, params, result)
         return result
 
     op.__name__ = op.__qualname__ = name
     extra["differentiable"] = differentiable
     extra["linear"] = linear
+    extra["affine"] = affine
+    extra["elementwise"] = elementwise
     op.primitive = Primitive(name, forward, vjp or vjp_all, node_name, jvp, dtype_rule, broadcast, extra)
     _REGISTRY[name] = op.primitive
     return op
@@ -336,10 +351,16 @@ def _elementwise_jvp(vjp):
     return jvp
 
 
+def _is_number(a) -> bool:
+    return isinstance(a, (int, float, np.number)) and not isinstance(a, bool)
+
+
 def _linear_jvp(op, tangents, args, params):
     """A linear op's tangent is the op applied to the tangents (zeros where missing)."""
     tensor_positions = [i for i, a in enumerate(args) if type(a) is Tensor]
     new_args = list(args)
+    if op.primitive.affine:  # a number added to an operand is a constant: zero tangent
+        new_args = [0 if _is_number(a) else a for a in args]
     for i in tensor_positions:
         t = tangents[i]
         new_args[i] = t if t is not None else _zeros_like_data(args[i]._data)

@@ -22,7 +22,7 @@ add_ = primitive(
     node_name="AddBackward0",
     broadcast=True,
     scalars=True,
-    jvp=lambda tx, ty, x, y, result, *, alpha=1: tangent_sum(tx, scaled(ty, alpha)),
+    affine=True,
 )
 
 sub_ = primitive(
@@ -35,7 +35,7 @@ sub_ = primitive(
     node_name="SubBackward0",
     broadcast=True,
     scalars=True,
-    jvp=lambda tx, ty, x, y, result, *, alpha=1: tangent_sum(tx, scaled(ty, -alpha)),
+    affine=True,
 )
 
 
@@ -52,7 +52,7 @@ def _rsub_primitive(node_name):
         node_name=node_name,
         broadcast=True,
         scalars=True,
-        jvp=lambda tx, ty, x, y, result, *, alpha=1: tangent_sum(scaled(tx, -alpha), ty),
+        affine=True,
     )
 
 
@@ -77,6 +77,7 @@ mul = primitive(
     broadcast=True,
     scalars=True,
     jvp=lambda tx, ty, x, y, result: tangent_sum(scaled(tx, y), scaled(ty, x)),
+    bilinear=True,
 )
 
 _true_div = primitive(
@@ -91,6 +92,7 @@ _true_div = primitive(
     broadcast=True,
     scalars=True,
     jvp=lambda tx, ty, x, y, result: tangent_sum(scaled(tx, 1 / y), scaled(ty, -result / y)),
+    taylor_as=lambda x, y: x * (y.reciprocal() if isinstance(y, Tensor) else 1.0 / y),
 )
 
 def _no_derivative(op):
@@ -135,6 +137,7 @@ _rounded_div = primitive(
     broadcast=True,
     scalars=True,
     jvp=lambda tx, ty, x, y, result, **params: zero_tangent(result),
+    piecewise_linear=True,
 )
 
 
@@ -152,6 +155,7 @@ def _remainder_primitive(name, forward, rounding_mode, node_name):
         jvp=lambda tx, ty, x, y, result: tangent_sum(
             tx, scaled(ty, -_rounded_div(x, y, rounding_mode=rounding_mode))
         ),
+        piecewise_linear=True,
     )
 
 
@@ -272,6 +276,8 @@ _pow_tensor_scalar = primitive(
     node_name="PowBackward0",
     scalars=True,
     jvp=_pow_jvp,
+    d1=lambda x, y: y * x ** (y - 1) if y != 0 else x * 0,
+    d2=lambda x, y: y * (y - 1) * x ** (y - 2) if y not in (0, 1) else x * 0,
 )
 _pow_tensor_tensor = primitive(
     "pow",
@@ -281,6 +287,7 @@ _pow_tensor_tensor = primitive(
     broadcast=True,
     scalars=True,
     jvp=_pow_jvp,
+    taylor_as=lambda x, y: (y * x.log()).exp(),
 )
 _pow_scalar_tensor = primitive(
     "pow",
@@ -289,6 +296,7 @@ _pow_scalar_tensor = primitive(
     node_name="PowBackward2",
     scalars=True,
     jvp=_pow_jvp,
+    taylor_as=lambda x, y: (y * float(np.log(x))).exp(),
 )
 
 
@@ -342,6 +350,7 @@ sign = primitive(
     node_name="SignBackward0",
     dtype_rule="promote",
     jvp=lambda t, x, result: zero_tangent(result),
+    piecewise_linear=True,
 )
 sgn = sign
 

@@ -91,7 +91,7 @@ threshold_backward = primitive(
     ),
     node_name="ThresholdBackwardBackward0",
     dtype_rule="keep",
-    elementwise=True,
+    elementwise=True, piecewise_linear=True,
 )
 
 relu = primitive(
@@ -100,7 +100,7 @@ relu = primitive(
     (lambda grad, x, result: threshold_backward(grad, result),),
     node_name="ReluBackward0",
     dtype_rule="promote",
-    elementwise=True,
+    elementwise=True, piecewise_linear=True,
     d1=lambda x, result: result > 0,
     d2=lambda x, result: zeros_like_grad(x),
 )
@@ -116,7 +116,7 @@ _leaky_relu = primitive(
     (lambda grad, x, result, *, negative_slope: threshold_backward(grad, x, negative_slope=negative_slope),),
     node_name="LeakyReluBackward0",
     dtype_rule="float",
-    elementwise=True,
+    elementwise=True, piecewise_linear=True,
     d1=lambda x, *, negative_slope: where(x > 0, 1.0, x.new_tensor(negative_slope)),
     d2=lambda x, *, negative_slope: zeros_like_grad(x),
 )
@@ -234,9 +234,9 @@ def _zero_grad(grad, x, result, **params):
     return zeros_like_grad(grad)
 
 
-floor = primitive("floor", np.floor, (_zero_grad,), node_name="FloorBackward0", dtype_rule="promote", elementwise=True)
-ceil = primitive("ceil", np.ceil, (_zero_grad,), node_name="CeilBackward0", dtype_rule="promote", elementwise=True)
-trunc = primitive("trunc", np.trunc, (_zero_grad,), node_name="TruncBackward0", dtype_rule="promote", elementwise=True)
+floor = primitive("floor", np.floor, (_zero_grad,), node_name="FloorBackward0", dtype_rule="promote", elementwise=True, piecewise_linear=True)
+ceil = primitive("ceil", np.ceil, (_zero_grad,), node_name="CeilBackward0", dtype_rule="promote", elementwise=True, piecewise_linear=True)
+trunc = primitive("trunc", np.trunc, (_zero_grad,), node_name="TruncBackward0", dtype_rule="promote", elementwise=True, piecewise_linear=True)
 fix = trunc
 
 
@@ -245,10 +245,10 @@ def _round_forward(x, *, decimals=0):
 
 
 _round = primitive(
-    "round", _round_forward, (_zero_grad,), node_name="RoundBackward0", dtype_rule="promote", elementwise=True
+    "round", _round_forward, (_zero_grad,), node_name="RoundBackward0", dtype_rule="promote", elementwise=True, piecewise_linear=True
 )
 _round_decimals = primitive(
-    "round", _round_forward, (_zero_grad,), node_name="RoundBackward1", dtype_rule="promote", elementwise=True
+    "round", _round_forward, (_zero_grad,), node_name="RoundBackward1", dtype_rule="promote", elementwise=True, piecewise_linear=True
 )
 
 
@@ -267,7 +267,7 @@ atan2 = primitive(
     node_name="Atan2Backward0",
     dtype_rule="float",
     broadcast=True,
-    elementwise=True,
+    elementwise=True, piecewise_linear=True,
 )
 arctan2 = atan2
 
@@ -287,7 +287,7 @@ maximum = primitive(
     (_max_min_grad(True), _max_min_grad(False)),
     node_name="MaximumBackward0",
     broadcast=True,
-    elementwise=True,
+    elementwise=True, piecewise_linear=True,
 )
 minimum = primitive(
     "minimum",
@@ -295,7 +295,7 @@ minimum = primitive(
     (_max_min_grad(True), _max_min_grad(False)),
     node_name="MinimumBackward0",
     broadcast=True,
-    elementwise=True,
+    elementwise=True, piecewise_linear=True,
 )
 
 
@@ -325,7 +325,7 @@ def _clamp_scalar_primitive(node_name):
         (lambda grad, x, result, *, min=None, max=None: grad * _clamp_mask(x, min, max),),
         node_name=node_name,
         dtype_rule="keep",
-        elementwise=True,
+        elementwise=True, piecewise_linear=True,
     )
 
 
@@ -346,7 +346,7 @@ _clamp_tensor = primitive(
     node_name="ClampBackward0",
     broadcast=True,
     scalars=True,
-    elementwise=True,
+    elementwise=True, piecewise_linear=True,
 )
 
 
@@ -369,7 +369,7 @@ def _clamp_bound_primitive(node_name, upper: bool):
         node_name=node_name,
         broadcast=True,
         scalars=True,
-        elementwise=True,
+        elementwise=True, piecewise_linear=True,
     )
 
 
@@ -435,7 +435,7 @@ _where = primitive(
     dtype_rule="keep",
     broadcast=True,
     scalars=True,
-    elementwise=True,
+    elementwise=True, piecewise_linear=True,
 )
 
 

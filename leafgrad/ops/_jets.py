@@ -1,0 +1,256 @@
+"""Propagating jets (Taylor coefficients) through primitives, from their declarations.
+
+Two modes (see ``leafgrad.autograd.taylor``):
+
+- ``("taylor", K)``: a tensor's ``_jet`` is ``(x1, ..., xK)``, the normalised Taylor
+  coefficients of ``x(t)`` along one direction (``x(t) = x + x1 t + x2 t^2 + ...``).
+- ``("collapsed", w)``: ``_jet`` is ``(J, L)`` with ``J`` a tuple of first derivatives along
+  directions ``q_k`` and ``L = sum_k w[k] * (second derivative along q_k)``: with unit
+  directions and unit weights, the gradient and the Laplacian.
+
+No op needs code of its own here: each primitive's declaration says what kind it is.
+``linear`` ops map every coefficient; ``piecewise_linear`` ops (relu, clamp, where ...) apply
+their VJP rules to coefficients; ``bilinear`` ops (mul, matmul ...) combine coefficients by
+the product rule; elementwise ops with a first derivative ``d1`` (and ``d2``) follow
+``y' = d1(x) x'``; ``taylor_as`` gives an equivalent composite (division as ``x * (1/y)``).
+All of it runs in leafgrad ops, so ``backward()`` through a jet pass gives parameter grads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine.forward import jet_mode, jet_state
+from .._tensor import Tensor, _wrap
+
+
+def _zeros(t: Tensor) -> Tensor:
+    return _wrap(np.zeros_like(t._data))
+
+
+def _is_jet_input(a) -> bool:
+    return type(a) is Tensor and a._data.dtype.kind == "f"
+
+
+def _coefficient_args(prim, args, jets, k):
+    """Arguments for a linear map of coefficient ``k`` (an affine op's numbers: zero)."""
+    out = []
+    for a, jet in zip(args, jets):
+        if _is_jet_input(a):
+            out.append(jet[k] if jet is not None else _zeros(a))
+        elif prim.affine and isinstance(a, (int, float, np.number)) and not isinstance(a, bool):
+            out.append(0)
+        else:
+            out.append(a)
+    return out
+
+
+def push(op, args, params, result) -> None:
+    """Give ``result`` its jet, if any input has one, in the active jet mode."""
+    mode = jet_state.mode
+    jets = [a._jet if type(a) is Tensor else None for a in args]
+    if all(j is None for j in jets) or type(result) is tuple:
+        return
+    if result._data.dtype.kind != "f":
+        return
+    prim = op.primitive
+    with jet_mode(None):  # coefficient arithmetic itself carries no jets
+        if mode[0] == "taylor":
+            result._jet = _taylor(op, prim, args, params, result, jets, mode[1])
+        else:
+            result._jet = _collapsed(op, prim, args, params, result, jets, mode[1])
+
+
+def _taylor(op, prim, args, params, result, jets, order):
+    if prim.linear:
+        return tuple(op(*_coefficient_args(prim, args, jets, k), **params) for k in range(order))
+    if getattr(prim, "piecewise_linear", False):
+        return tuple(_through_vjps(prim, args, params, result, jets, k) for k in range(order))
+    if getattr(prim, "bilinear", False):
+        return _taylor_bilinear(op, args, params, jets, order)
+    if getattr(prim, "taylor_as", None) is not None:
+        return _via_composite(prim, args, params, jets, ("taylor", order))
+    if getattr(prim, "d1", None) is not None:
+        return _taylor_unary(prim, args, params, result, jets, order)
+    raise _no_rule(op)
+
+
+def _collapsed(op, prim, args, params, result, jets, weights):
+    n = len(weights)
+    if prim.linear:
+        directions = tuple(op(*_coefficient_args(prim, args, _direction(jets, i), 0), **params) for i in range(n))
+        lap = op(*_coefficient_args(prim, args, _second(jets), 0), **params)
+        return directions, lap
+    if getattr(prim, "piecewise_linear", False):
+        directions = tuple(_through_vjps(prim, args, params, result, _direction(jets, i), 0) for i in range(n))
+        return directions, _through_vjps(prim, args, params, result, _second(jets), 0)
+    if getattr(prim, "bilinear", False):
+        return _collapsed_bilinear(op, args, params, jets, weights)
+    if getattr(prim, "taylor_as", None) is not None:
+        return _via_composite(prim, args, params, jets, ("collapsed", weights))
+    if getattr(prim, "d1", None) is not None and getattr(prim, "d2", None) is not None:
+        return _collapsed_unary(prim, args, params, result, jets, weights)
+    raise _no_rule(op)
+
+
+def _no_rule(op) -> RuntimeError:
+    return RuntimeError(
+        f"{op.__name__}: this op has no Taylor-mode rule (it is not linear, piecewise linear, "
+        "bilinear or elementwise with known derivatives), so it cannot be used inside "
+        "taylor.coefficients / taylor.laplacian; use nested autograd.grad instead"
+    )
+
+
+def _direction(jets, i):
+    return [None if j is None else (j[0][i],) for j in jets]
+
+
+def _second(jets):
+    return [None if j is None else (j[1],) for j in jets]
+
+
+def _through_vjps(prim, args, params, result, jets, k):
+    """Piecewise-linear ops: the diagonal VJP rules map coefficient ``k``."""
+    shape = result._data.shape
+    terms = []
+    for rule, a, jet in zip(prim.vjp, args, jets):
+        if rule is None or jet is None:
+            continue
+        c = jet[k]
+        if c._data.shape != shape:
+            c = c.expand(shape)
+        terms.append(rule(c, *args, result=result, **params))
+    if not terms:
+        return _zeros(result)
+    out = terms[0]
+    for t in terms[1:]:
+        out = out + t
+    return out
+
+
+def _operand_coefficients(a, jet, order):
+    """Coefficients 0..order of an operand (a constant's higher ones are None: zero)."""
+    if jet is None:
+        return [a] + [None] * order
+    return [a] + list(jet[:order])
+
+
+def _taylor_bilinear(op, args, params, jets, order):
+    (a, b), (ja, jb) = args[:2], jets[:2]
+    rest = args[2:]
+    ca = _operand_coefficients(a, ja, order)
+    cb = _operand_coefficients(b, jb, order)
+    out = []
+    for k in range(1, order + 1):
+        total = None
+        for j in range(k + 1):
+            if ca[j] is None or cb[k - j] is None:
+                continue
+            term = op(ca[j], cb[k - j], *rest, **params)
+            total = term if total is None else total + term
+        out.append(total if total is not None else _zeros(op(a, b, *rest, **params)))
+    return tuple(out)
+
+
+def _collapsed_bilinear(op, args, params, jets, weights):
+    (a, b), (ja, jb) = args[:2], jets[:2]
+    rest = args[2:]
+
+    def prod(x, y):
+        return op(x, y, *rest, **params)
+
+    directions = []
+    for i in range(len(weights)):
+        terms = []
+        if ja is not None:
+            terms.append(prod(ja[0][i], b))
+        if jb is not None:
+            terms.append(prod(a, jb[0][i]))
+        directions.append(_sum(terms))
+    lap_terms = []
+    if ja is not None:
+        lap_terms.append(prod(ja[1], b))
+    if jb is not None:
+        lap_terms.append(prod(a, jb[1]))
+    if ja is not None and jb is not None:
+        for i, w in enumerate(weights):
+            if w:
+                lap_terms.append(prod(ja[0][i], jb[0][i]) * (2.0 * w))
+    return tuple(directions), _sum(lap_terms)
+
+
+def _sum(terms):
+    out = terms[0]
+    for t in terms[1:]:
+        out = out + t
+    return out
+
+
+def _via_composite(prim, args, params, jets, mode):
+    """Evaluate the declared equivalent composite with jets on, and take its jet."""
+    with jet_mode(mode):
+        return prim.taylor_as(*args, **params)._jet
+
+
+def _with_jet(t: Tensor, jet):
+    """``t`` itself (keeping its graph) with ``jet`` attached for one computation."""
+    view = t.view_as(t) if t._requires_grad else _wrap(t._data)
+    view._jet = jet
+    return view
+
+
+def _taylor_unary(prim, args, params, result, jets, order):
+    """``y' = d1(x) x'``: ``k y_k = sum_{j=1..k} j x_j g_{k-j}`` with ``g = d1(x, y)``."""
+    x, extra = args[0], args[1:]
+    xs = jets[0] if jets[0] is not None else tuple(_zeros(x) for _ in range(order))
+    wants_result = "result" in _parameters(prim.d1)
+    ys = []
+    for k in range(1, order + 1):
+        m = k - 1  # g needs coefficients 0..k-1
+        if m == 0:
+            g_coeffs = [_call_d1(prim.d1, x, extra, result, params, wants_result)]
+        else:
+            with jet_mode(("taylor", m)):
+                g = _call_d1(
+                    prim.d1, _with_jet(x, xs[:m]), extra, _with_jet(result, tuple(ys[:m])), params, wants_result
+                )
+            g_coeffs = [g] + list(g._jet if g._jet is not None else [_zeros(g)] * m)
+        total = None
+        for j in range(1, k + 1):
+            term = xs[j - 1] * g_coeffs[k - j] * (j / k)
+            total = term if total is None else total + term
+        ys.append(total)
+    return tuple(ys)
+
+
+def _call_d1(d1, x, extra, result, params, wants_result):
+    if wants_result:
+        return d1(x, *extra, result=result, **params)
+    return d1(x, *extra, **params)
+
+
+def _parameters(fn):
+    import inspect
+
+    return inspect.signature(fn).parameters
+
+
+def _collapsed_unary(prim, args, params, result, jets, weights):
+    """``J_y = f'(x) J_x``; ``L_y = f'(x) L_x + f''(x) sum_k w_k J_k^2``."""
+    x, extra = args[0], args[1:]
+    jx = jets[0]
+    if jx is None:
+        zero = _zeros(result)
+        return tuple(zero for _ in weights), zero
+    d1 = _call_d1(prim.d1, x, extra, result, params, "result" in _parameters(prim.d1))
+    d2 = _call_d1(prim.d2, x, extra, result, params, "result" in _parameters(prim.d2))
+    directions = tuple(d1 * j for j in jx[0])
+    curvature = None
+    for j, w in zip(jx[0], weights):
+        if w:
+            term = j * j * w if w != 1 else j * j
+            curvature = term if curvature is None else curvature + term
+    lap = d1 * jx[1]
+    if curvature is not None:
+        lap = lap + d2 * curvature
+    return directions, lap
