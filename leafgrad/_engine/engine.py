@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import heapq
 
+import numpy as np
+
 from .._tensor import Tensor, _wrap
-from . import grad_mode
+from . import anomaly, grad_mode
 from .graph import AccumulateGrad, Node
 
 
@@ -59,8 +61,8 @@ def _run_tensor_pre_hooks(node: Node, buffer: list) -> None:
     hooks = node._tensor_pre_hooks
     if type(node) is AccumulateGrad:
         # A leaf keeps its hooks itself: its accumulator lives only while a graph uses it.
-        leaf_hooks = node.variable._backward_hooks
-        hooks = {0: leaf_hooks} if leaf_hooks else None
+        leaf = node.variable
+        hooks = {0: leaf._backward_hooks} if leaf is not None and leaf._backward_hooks else None
     if hooks:
         for nr, fns in hooks.items():
             if buffer[nr] is None:
@@ -89,17 +91,26 @@ def _check_hook_result(node: Node, old, new) -> None:
 
 
 def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
-    """Add ``grad`` into ``var.grad`` (detached unless ``create_graph``), then run its hooks."""
-    if not create_graph:
-        grad = grad.detach()
+    """Add ``grad`` into ``var.grad`` as PyTorch's AccumulateGrad does, then run its hooks.
+
+    Without ``create_graph`` the first gradient is stored as a detached copy and later ones
+    are added *in place*, so a ``.grad`` tensor the user holds sees the new total. With it
+    the gradient keeps its graph: a clone first, then ``old + grad`` (a new tensor).
+    """
     old = var._grad
-    if old is None:
+    if create_graph:
+        var._grad = grad.clone() if old is None else old + grad
+    elif old is None:
         # Own the memory: never alias a gradient that someone else may modify.
-        var._grad = grad if create_graph else _wrap(grad._data.copy())
-    elif create_graph or grad_mode.is_grad_enabled():
-        var._grad = old + grad
+        var._grad = _wrap(grad._data.copy())
     else:
-        var._grad = _wrap(old._data + grad._data)
+        data = old._data
+        add = grad._data
+        if data.flags.writeable and data.shape == add.shape and data.dtype == add.dtype:
+            np.add(data, add, out=data)
+            old._bump_version()
+        else:  # e.g. a read-only broadcast view assigned to .grad by the user
+            var._grad = _wrap(data + add)
     hooks = var._post_accumulate_hooks
     if hooks:
         for fn in list(hooks.values()):
@@ -115,6 +126,18 @@ def _validate(node: Node, i: int, grad) -> Tensor:
     return grad
 
 
+def _apply_watched(node: Node, buffer: list, needs: list) -> list:
+    """``node.apply`` in anomaly mode: name the forward code on errors and NaN results."""
+    try:
+        outs = node.apply(buffer, needs)
+    except Exception:
+        anomaly.report_error(node)
+        raise
+    if anomaly.state.check_nan:
+        anomaly.check_outputs(node, outs)
+    return outs
+
+
 def execute(
     roots: list,
     root_grads: list,
@@ -122,18 +145,29 @@ def execute(
     keep_graph: bool,
     create_graph: bool,
     capture: list | None = None,
+    inputs: list | None = None,
 ) -> list:
     """Run backward from ``roots`` (``(node, output_nr)`` pairs) seeded with ``root_grads``.
 
-    Without ``capture`` every reachable node runs and leaves accumulate into ``.grad``
-    (``backward``). With it, only nodes on a path to a captured edge run, nothing is
-    accumulated, and the gradients arriving at those edges are returned (``grad``).
+    - Neither ``capture`` nor ``inputs``: every reachable node runs and leaves accumulate
+      into ``.grad`` (``backward()``).
+    - ``inputs`` (edges): only the nodes of those edges and the nodes on a path to them run;
+      leaves among them accumulate, non-leaves through their retain_grad hooks
+      (``backward(inputs=...)``).
+    - ``capture`` (edges): only nodes on a path to a captured edge run, nothing accumulates,
+      and the gradients arriving at those edges are returned (``grad()``). As in PyTorch, a
+      captured node that does not run has its tensor hooks applied before the capture; one
+      that also runs (it leads to another captured edge) is captured before its hooks.
     """
     root_nodes = [n for n, _ in roots]
     deps, order = _collect(root_nodes)
     needed = wanted = None
     if capture is not None:
         needed, wanted = _to_execute(order, {n for n, _ in capture})
+    elif inputs is not None:
+        targets = {n for n, _ in inputs if n is not None}
+        needed, wanted = _to_execute(order, targets)
+        needed |= targets
     captured = [None] * (len(capture) if capture else 0)
     capture_at: dict = {}
     for i, (n, nr) in enumerate(capture or ()):
@@ -149,51 +183,75 @@ def execute(
     ready = [(-n.sequence_nr, id(n), n) for n in buffers if deps.get(n, 0) == 0]
     heapq.heapify(ready)
     queued = {n for _, _, n in ready}
+    pop, push = heapq.heappop, heapq.heappush
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = pop(ready)[2]
             buffer = buffers.pop(node, None) or [None] * node.num_outputs
-            _run_tensor_pre_hooks(node, buffer)
-            if node._pre_hooks:
-                for fn in list(node._pre_hooks.values()):
-                    new = fn(tuple(buffer))
-                    if new is not None:
-                        buffer = list(new)
-            if node in capture_at:
+            runs = needed is None or node in needed
+            has_tensor_hooks = (
+                node._tensor_pre_hooks or node._retain_grad_hooks or type(node) is AccumulateGrad
+            )
+            if capture_at and node in capture_at:
+                if has_tensor_hooks and not runs:
+                    _run_tensor_pre_hooks(node, buffer)
                 for nr, i in capture_at[node]:
                     captured[i] = buffer[nr]
-            if isinstance(node, AccumulateGrad):
-                if needed is None and buffer[0] is not None:
-                    accumulate_grad(node.variable, buffer[0], create_graph)
-                continue
-            runs = needed is None or node in needed
-            nexts = node.next_functions
-            outs = None
-            if runs and any(g is not None for g in buffer):
-                needs = [
-                    n is not None and (wanted is None or n in wanted) for n, _ in nexts
-                ]
-                if any(needs):
-                    outs = node.apply(buffer, needs)
-                    if node._post_hooks:
-                        for fn in list(node._post_hooks.values()):
-                            new = fn(tuple(outs), tuple(buffer))
-                            if new is not None:
-                                outs = list(new)
-            if runs and not keep_graph:
-                node.release()
-            for i, (nxt, nr) in enumerate(nexts):
+            if not runs:
+                outs = None
+            else:
+                if has_tensor_hooks:
+                    _run_tensor_pre_hooks(node, buffer)
+                if node._pre_hooks:
+                    for fn in list(node._pre_hooks.values()):
+                        new = fn(tuple(buffer))
+                        if new is not None:
+                            buffer = list(new)
+                if type(node) is AccumulateGrad:
+                    leaf = node.variable
+                    if buffer[0] is not None and leaf is not None:
+                        accumulate_grad(leaf, buffer[0], create_graph)
+                    continue
+                outs = None
+                if (
+                    buffer[0] is not None
+                    if len(buffer) == 1
+                    else any(g is not None for g in buffer)
+                ):
+                    if wanted is None:
+                        needs = [n is not None for n, _ in node.next_functions]
+                    else:
+                        needs = [n is not None and n in wanted for n, _ in node.next_functions]
+                    if True in needs:
+                        if anomaly.enabled:
+                        outs = _apply_watched(node, buffer, needs)
+                    else:
+                        outs = node.apply(buffer, needs)
+                        if node._post_hooks:
+                            for fn in list(node._post_hooks.values()):
+                                new = fn(tuple(outs), tuple(buffer))
+                                if new is not None:
+                                    outs = list(new)
+                if not keep_graph:
+                    node.release()
+            i = -1
+            for nxt, nr in node.next_functions:
+                i += 1
                 if nxt is None:
                     continue
-                if outs is not None and outs[i] is not None:
-                    g = _validate(node, i, outs[i])
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        buf = buffers[nxt] = [None] * nxt.num_outputs
-                    buf[nr] = _add(buf[nr], g)
+                if outs is not None:
+                    g = outs[i]
+                    if g is not None:
+                        if type(g) is not Tensor:
+                            _validate(node, i, g)
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * nxt.num_outputs
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0 and nxt not in queued:
                     queued.add(nxt)
-                    heapq.heappush(ready, (-nxt.sequence_nr, id(nxt), nxt))
+                    push(ready, (-nxt.sequence_nr, id(nxt), nxt))
     return captured

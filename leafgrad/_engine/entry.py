@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping
 
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from .engine import accumulate_grad, execute
+from .engine import execute
 from .graph import gradient_edge
 
 CREATE_GRAPH_WARNING = (
@@ -29,13 +29,29 @@ UNUSED_INPUT_MESSAGE = (
 
 
 def _as_tuple(x, what: str) -> tuple:
+    """A Tensor becomes a 1-tuple; any other iterable (list, generator, ...) a tuple."""
     if isinstance(x, Tensor):
         return (x,)
-    if isinstance(x, Sequence) and not isinstance(x, str):
-        return tuple(x)
     if x is None:
         return ()
-    raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got {type(x).__name__}")
+    try:
+        return tuple(x)
+    except TypeError:
+        raise TypeError(
+            f"{what} must be a Tensor or an iterable of Tensors, got {type(x).__name__}"
+        ) from None
+
+
+def _inputs_tuple(inputs, caller: str) -> tuple:
+    """``inputs`` as a tuple: a Tensor, an iterable of Tensors, or a dict (its values)."""
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(
+            f"{caller}: inputs must be a Tensor, a sequence of Tensors or a dict, not a "
+            f"{type(inputs).__name__}; convert it with dict(...)"
+        )
+    return _as_tuple(inputs, f"{caller}: inputs")
 
 
 def _make_grads(outputs: tuple, grad_outputs: tuple, caller: str) -> list:
@@ -54,22 +70,17 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, caller: str) -> list:
             grads.append(_wrap(np.ones_like(out._data)) if out._requires_grad else None)
             continue
         if not isinstance(g, Tensor):
-            if isinstance(g, (int, float)):
-                g = _wrap(np.full_like(out._data, g))
-            else:
-                raise TypeError(
-                    f"{caller}: grad_outputs[{i}] must be a Tensor or None, got {type(g).__name__}"
-                )
+            raise TypeError(
+                f"{caller}: gradients must be Tensors or None, but gradient {i} is a "
+                f"{type(g).__name__}; wrap it, e.g. torch.tensor(...)"
+            )
         if g._data.shape != out._data.shape:
             raise RuntimeError(
-                f"{caller}: grad_outputs[{i}] has shape {list(g._data.shape)} but output {i} "
-                f"has shape {list(out._data.shape)}; they must match"
+                f"{caller}: shape mismatch: the gradient for output {i} has shape "
+                f"{list(g._data.shape)} but output {i} has shape {list(out._data.shape)}; "
+                "pass one gradient of exactly the output's shape"
             )
-        if g._data.dtype.kind != "f" and out._data.dtype.kind == "f":
-            raise RuntimeError(
-                f"{caller}: grad_outputs[{i}] has dtype {g.dtype} but output {i} is {out.dtype}; "
-                "pass a floating-point gradient"
-            )
+        # Like PyTorch, a gradient of another dtype (even an integer one) is converted.
         if g._data.dtype != out._data.dtype:
             g = g.to(out.dtype)
         grads.append(g)
@@ -91,6 +102,14 @@ def _roots(outputs: tuple, grads: list, caller: str) -> tuple[list, list]:
     return roots, seeds
 
 
+def _check_counts(outputs: tuple, grads: tuple, caller: str) -> None:
+    if len(grads) != len(outputs):
+        raise RuntimeError(
+            f"{caller}: got {len(outputs)} outputs but {len(grads)} gradients; "
+            "pass exactly one gradient (or None) per output"
+        )
+
+
 def backward(
     tensors,
     grad_tensors=None,
@@ -99,39 +118,57 @@ def backward(
     grad_variables=None,
     inputs=None,
 ) -> None:
-    """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (torch.autograd.backward)."""
+    """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (torch.autograd.backward).
+
+    ``inputs`` restricts accumulation to those tensors (leaves or not; a non-leaf is made to
+    retain its grad). ``retain_graph`` defaults to ``create_graph``.
+    """
     if grad_variables is not None:
-        grad_tensors = grad_variables
-    outputs = _as_tuple(tensors, "backward: tensors")
-    grad_outputs = _as_tuple(grad_tensors, "backward: grad_tensors") or (None,) * len(outputs)
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(
-            f"backward: got {len(outputs)} tensors but {len(grad_outputs)} gradients; "
-            "pass one gradient per tensor"
+        warnings.warn(
+            "backward: grad_variables is deprecated; pass grad_tensors instead",
+            FutureWarning,
+            stacklevel=2,
         )
+        if grad_tensors is not None:
+            raise RuntimeError(
+                "backward: both grad_tensors and the deprecated grad_variables were given; "
+                "pass only grad_tensors"
+            )
+        grad_tensors = grad_variables
+    if inputs is not None:
+        inputs = _inputs_tuple(inputs, "backward")
+        if len(inputs) == 0:
+            raise RuntimeError(
+                "backward: inputs= was given but is empty; pass the tensors to accumulate "
+                "into, or leave inputs=None for all leaves"
+            )
+    outputs = _as_tuple(tensors, "backward: tensors")
+    if grad_tensors is None:
+        grad_outputs = (None,) * len(outputs)
+    else:
+        grad_outputs = _as_tuple(grad_tensors, "backward: grad_tensors")
+    grads = _make_grads(outputs, grad_outputs, "backward")
+    _check_counts(outputs, grad_outputs, "backward")
     if retain_graph is None:
         retain_graph = create_graph
-    inputs = _as_tuple(inputs, "backward: inputs") if inputs is not None else None
-    if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("backward: inputs= was given but is empty; pass the tensors to accumulate into")
-    grads = _make_grads(outputs, grad_outputs, "backward")
     roots, seeds = _roots(outputs, grads, "backward")
+    edges = None
+    if inputs is not None:
+        edges = []
+        for i, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"backward: inputs[{i}] must be a Tensor, got {type(t).__name__}")
+            if not t._requires_grad:
+                raise RuntimeError(
+                    f"backward: inputs[{i}] does not require grad, so nothing can be "
+                    "accumulated into it; create it with requires_grad=True"
+                )
+            # A non-leaf input gets its .grad through the retain_grad hook, as in PyTorch.
+            t.retain_grad()
+            edges.append(gradient_edge(t))
     if create_graph:
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
-    if inputs is None:
-        execute(roots, seeds, keep_graph=retain_graph, create_graph=create_graph)
-        return
-    edges = []
-    for i, t in enumerate(inputs):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"backward: inputs[{i}] must be a Tensor, got {type(t).__name__}")
-        if not t._requires_grad:
-            raise RuntimeError(f"backward: inputs[{i}] does not require grad; there is nothing to accumulate")
-        edges.append(gradient_edge(t))
-    captured = execute(roots, seeds, keep_graph=retain_graph, create_graph=create_graph, capture=edges)
-    for t, g in zip(inputs, captured):
-        if g is not None:
-            accumulate_grad(t, g, create_graph)
+    execute(roots, seeds, keep_graph=retain_graph, create_graph=create_graph, inputs=edges)
 
 
 def grad(
@@ -144,10 +181,13 @@ def grad(
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple:
-    """d(outputs)/d(inputs) as a tuple; never touches ``.grad`` (torch.autograd.grad)."""
-    if is_grads_batched:
-        raise NotImplementedError("autograd.grad: is_grads_batched=True needs vmap, which leafgrad lacks")
+):
+    """d(outputs)/d(inputs) as a tuple (a dict for dict ``inputs``); never touches ``.grad``.
+
+    ``grad_outputs`` is required for outputs of more than one element. An input the outputs
+    do not depend on raises, unless ``allow_unused`` (None for it) or ``materialize_grads``
+    (zeros). ``retain_graph`` defaults to ``create_graph`` (torch.autograd.grad).
+    """
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "autograd.grad: materialize_grads=True needs allow_unused=True (or None); "
@@ -155,20 +195,35 @@ def grad(
         )
     if allow_unused is None:
         allow_unused = materialize_grads
-    outputs = _as_tuple(outputs, "grad: outputs")
-    inputs = _as_tuple(inputs, "grad: inputs")
-    if not inputs:
-        raise RuntimeError("autograd.grad: inputs is empty; pass the tensors to differentiate with respect to")
-    grad_outputs = _as_tuple(grad_outputs, "grad: grad_outputs") if grad_outputs is not None else (None,) * len(outputs)
-    if len(grad_outputs) != len(outputs):
+    outputs = _as_tuple(outputs, "autograd.grad: outputs")
+    input_tuple = _inputs_tuple(inputs, "autograd.grad")
+    if not input_tuple:
         raise RuntimeError(
-            f"autograd.grad: got {len(outputs)} outputs but {len(grad_outputs)} grad_outputs; "
-            "pass one per output"
+            "autograd.grad: inputs is empty; pass the tensors to differentiate with respect to"
         )
+    if not only_inputs:
+        warnings.warn(
+            "autograd.grad: only_inputs is deprecated and ignored (it is always True); use "
+            "torch.autograd.backward to accumulate gradients into other tensors",
+            FutureWarning,
+            stacklevel=2,
+        )
+    if is_grads_batched:
+        raise NotImplementedError(
+            "autograd.grad: is_grads_batched=True needs vmap, which leafgrad lacks; "
+            "call grad once per row of grad_outputs instead"
+        )
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    else:
+        grad_outputs = _as_tuple(grad_outputs, "autograd.grad: grad_outputs")
+    grads = _make_grads(outputs, grad_outputs, "autograd.grad")
+    _check_counts(outputs, grad_outputs, "autograd.grad")
     if retain_graph is None:
         retain_graph = create_graph
+    roots, seeds = _roots(outputs, grads, "autograd.grad")
     edges = []
-    for i, t in enumerate(inputs):
+    for i, t in enumerate(input_tuple):
         if not isinstance(t, Tensor):
             raise TypeError(f"autograd.grad: inputs[{i}] must be a Tensor, got {type(t).__name__}")
         if not t._requires_grad:
@@ -177,19 +232,19 @@ def grad(
                 "it. Create it with requires_grad=True (or call .requires_grad_())."
             )
         edges.append(gradient_edge(t))
-    grads = _make_grads(outputs, grad_outputs, "autograd.grad")
-    roots, seeds = _roots(outputs, grads, "autograd.grad")
-    captured = execute(roots, seeds, keep_graph=retain_graph, create_graph=create_graph, capture=edges)
+    captured = execute(
+        roots, seeds, keep_graph=retain_graph, create_graph=create_graph, capture=edges
+    )
     result = []
-    for i, (t, g) in enumerate(zip(inputs, captured)):
+    for i, (t, g) in enumerate(zip(input_tuple, captured)):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(UNUSED_INPUT_MESSAGE.format(i=i, shape=list(t._data.shape)))
             if materialize_grads:
-                g = _wrap(np.zeros_like(t._data))
-        elif not create_graph and g.grad_fn is not None:
-            g = g.detach()
+                g = _wrap(np.zeros_like(t._data), create_graph)
         result.append(g)
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
     return tuple(result)
 
 

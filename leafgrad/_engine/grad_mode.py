@@ -1,13 +1,19 @@
-"""Thread-local grad mode: no_grad, enable_grad, set_grad_enabled, inference_mode."""
+"""Thread-local grad mode: no_grad, enable_grad, set_grad_enabled, inference_mode.
+
+Each is a context manager and also a decorator (of plain and generator functions), used with
+or without parentheses where PyTorch allows it (``@no_grad``, ``@no_grad()``).
+"""
 
 from __future__ import annotations
 
 import functools
 import inspect
 import threading
+import warnings
 
 
 class _State(threading.local):
+    # threading.local runs __init__ in every thread: a new thread starts with grad enabled.
     def __init__(self) -> None:
         self.enabled = True
         self.inference = False
@@ -25,108 +31,148 @@ def is_inference_mode_enabled() -> bool:
     return _state.inference
 
 
+def _set_enabled(mode: bool) -> None:
+    if not isinstance(mode, bool):
+        raise TypeError(f"set_grad_enabled(mode): mode must be a bool, got {type(mode).__name__}")
+    _state.enabled = mode
+
+
+def _wrap_generator(ctx_factory, func):
+    """Run each step of the generator inside a fresh context; the caller's mode in between."""
+
+    @functools.wraps(func)
+    def generator_context(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        try:
+            with ctx_factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with ctx_factory():
+                        gen.close()
+                    raise
+                except BaseException as exc:  # forward throw() into the generator
+                    with ctx_factory():
+                        response = gen.throw(exc)
+                else:
+                    with ctx_factory():
+                        response = gen.send(request)
+        except StopIteration as stop:
+            return stop.value
+
+    return generator_context
+
+
 class _DecoratorContextManager:
     """A context manager that is also a decorator (plain and generator functions)."""
 
     def __call__(self, func):
         if inspect.isclass(func):
-            raise TypeError(f"{type(self).__name__} cannot decorate a class; decorate its methods")
+            warnings.warn(
+                f"{type(self).__name__} is decorating a class, which PyTorch deprecates and "
+                "will stop supporting: only the constructor call runs in the context. "
+                "Decorate the class's __init__ (or other methods) instead.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            cls = func
+
+            def func(*args, **kwargs):
+                return cls(*args, **kwargs)
+
         if inspect.isgeneratorfunction(func):
+            return _wrap_generator(self.clone, func)
 
-            @functools.wraps(func)
-            def gen_wrapper(*args, **kwargs):
-                gen = func(*args, **kwargs)
-                with self.clone():
-                    response = gen.send(None)
-                while True:
-                    try:
-                        request = yield response
-                    except GeneratorExit:
-                        with self.clone():
-                            gen.close()
-                        raise
-                    except BaseException as exc:  # forward throw() into the generator
-                        with self.clone():
-                            response = gen.throw(exc)
-                    else:
-                        with self.clone():
-                            try:
-                                response = gen.send(request)
-                            except StopIteration as stop:
-                                return stop.value
-
-            return gen_wrapper
+        factory = self.clone
 
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with self.clone():
+        def decorate_context(*args, **kwargs):
+            with factory():
                 return func(*args, **kwargs)
 
-        return wrapper
+        return decorate_context
 
     def clone(self):
         return type(self)()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable as a bare decorator: ``@no_grad`` as well as ``@no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Ops inside record no graph; their results are leaves that do not require grad."""
 
     def __enter__(self) -> None:
-        self._prev = _state.enabled
+        self.prev = _state.enabled
         _state.enabled = False
 
     def __exit__(self, *exc) -> None:
-        _state.enabled = self._prev
+        _state.enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Turn graph recording back on inside a no_grad region."""
 
     def __enter__(self) -> None:
-        self._prev = _state.enabled
+        self.prev = _state.enabled
         _state.enabled = True
 
     def __exit__(self, *exc) -> None:
-        _state.enabled = self._prev
+        _state.enabled = self.prev
 
 
 class set_grad_enabled(_DecoratorContextManager):
-    """Set grad mode to ``mode``; takes effect at construction, like PyTorch's."""
+    """Set grad mode to ``mode``; takes effect at construction, so it also works as a call.
+
+    As a decorator it restores the mode at once and applies ``mode`` only inside each call.
+    """
 
     def __init__(self, mode: bool) -> None:
-        if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(mode): mode must be a bool, got {type(mode).__name__}")
-        self._prev = _state.enabled
+        self.prev = _state.enabled
         self.mode = mode
-        _state.enabled = mode
+        _set_enabled(mode)
+
+    def __call__(self, func):
+        _state.enabled = self.prev
+        return super().__call__(func)
 
     def __enter__(self) -> None:
-        pass
+        _state.enabled = self.mode
 
     def __exit__(self, *exc) -> None:
-        _state.enabled = self._prev
+        _state.enabled = self.prev
 
     def clone(self):
         return type(self)(self.mode)
 
+    def __repr__(self) -> str:
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
 
 class inference_mode(_DecoratorContextManager):
-    """Like no_grad (records nothing); ``inference_mode(False)`` is a no-op."""
+    """No graph is recorded inside (like no_grad). ``inference_mode(False)`` turns grad mode
+    *on* and inference mode off, even inside no_grad or inference_mode, as in PyTorch."""
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # bare use as a decorator: @inference_mode
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode
 
-    def __new__(cls, mode=True):
-        # Allow bare use as a decorator: @inference_mode
-        if callable(mode) and not isinstance(mode, bool):
-            return cls()(mode)
-        return super().__new__(cls)
-
     def __enter__(self) -> None:
         self._prev = (_state.enabled, _state.inference)
-        if self.mode:
-            _state.enabled = False
-            _state.inference = True
+        _state.enabled = not self.mode
+        _state.inference = self.mode
 
     def __exit__(self, *exc) -> None:
         _state.enabled, _state.inference = self._prev

@@ -5,8 +5,6 @@ from __future__ import annotations
 import weakref
 
 from .._tensor import Tensor
-from . import grad_mode
-from .engine import accumulate_grad
 from .graph import RemovableHandle
 
 
@@ -58,9 +56,12 @@ def retain_grad(self: Tensor) -> None:
     ref = weakref.ref(self)
 
     def retain(grad: Tensor) -> None:
+        # PyTorch's retains_grad hook: a copy first, then out of place (never in place, unlike
+        # a leaf's .grad); both record a graph when backward runs with create_graph=True.
         tensor = ref()
         if tensor is not None:
-            accumulate_grad(tensor, grad, grad_mode.is_grad_enabled())
+            old = tensor._grad
+            tensor._grad = grad.clone() if old is None else old + grad
 
     node = self.grad_fn
     if node._retain_grad_hooks is None:
