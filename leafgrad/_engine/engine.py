@@ -7,7 +7,7 @@ import heapq
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from . import grad_mode
+from . import anomaly, grad_mode
 from .graph import AccumulateGrad, Node
 
 
@@ -126,6 +126,18 @@ def _validate(node: Node, i: int, grad) -> Tensor:
     return grad
 
 
+def _apply_watched(node: Node, buffer: list, needs: list) -> list:
+    """``node.apply`` in anomaly mode: name the forward code on errors and NaN results."""
+    try:
+        outs = node.apply(buffer, needs)
+    except Exception:
+        anomaly.report_error(node)
+        raise
+    if anomaly.state.check_nan:
+        anomaly.check_outputs(node, outs)
+    return outs
+
+
 def execute(
     roots: list,
     root_grads: list,
@@ -211,7 +223,10 @@ def execute(
                     else:
                         needs = [n is not None and n in wanted for n, _ in node.next_functions]
                     if True in needs:
-                        outs = node.apply(buffer, needs)
+                        if anomaly.state.enabled:
+                            outs = _apply_watched(node, buffer, needs)
+                        else:
+                            outs = node.apply(buffer, needs)
                         if node._post_hooks:
                             for fn in list(node._post_hooks.values()):
                                 new = fn(tuple(outs), tuple(buffer))

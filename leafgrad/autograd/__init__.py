@@ -9,6 +9,12 @@ from .._engine.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .._engine.anomaly import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .._engine.graph import Node
 from .explain import explain
 from .function import BackwardCFunction, Function, FunctionCtx, once_differentiable
@@ -18,5 +24,6 @@ __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "is_inference_mode_enabled", "Node", "gradcheck", "gradgradcheck",
     "GradcheckError", "explain", "Function", "FunctionCtx", "BackwardCFunction",
-    "once_differentiable",
+    "once_differentiable", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
 ]  # fmt: skip

@@ -19,6 +19,8 @@ from .. import _dtype
 from .._dtype import result_type
 from .._engine import grad_mode
 from .._engine.forward import set_tangent as _set_tangent
+from .._engine.anomaly import record_creation as _record_creation
+from .._engine.anomaly import state as _anomaly
 from .._engine.forward import jet_state as _jet_state
 from .._engine.forward import state as _forward_state
 from .._engine.forward import suspended as _suspended
@@ -277,6 +279,8 @@ def primitive(
                 params,
                 out if keep_result else None,
             )
+            if _anomaly.enabled:
+                _record_creation(node)
             if num_outputs == 1:
                 result.grad_fn = node
             else:
