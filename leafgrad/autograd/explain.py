@@ -183,7 +183,8 @@ def _leaf_line(t: Tensor) -> str:
         return (
             "yes, by convention: every tensor with requires_grad=False is a leaf. It was "
             "computed only from tensors that need no grad (or by an op without a gradient, "
-            "such as a comparison), so autograd treats it as a constant."
+            "such as a comparison; gradients made by backward() or grad() without "
+            "create_graph=True are such tensors too), so autograd treats it as a constant."
         )
     return (
         "yes, by convention: every tensor with requires_grad=False is a leaf. It was "
