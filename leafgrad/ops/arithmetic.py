@@ -220,7 +220,7 @@ def div(input, other, *, rounding_mode=None):
         return _true_div(input, other)
     if rounding_mode in ("floor", "trunc"):
         return _rounded_div(input, other, rounding_mode=rounding_mode)
-    raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
+    raise RuntimeError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
 
 
 divide = true_divide = div

@@ -39,7 +39,10 @@ logical_not = primitive("logical_not", np.logical_not, differentiable=False, dty
 def _bitwise(name, fn):
     def forward(x, y):
         if np.result_type(x, y).kind == "f":
-            raise RuntimeError(f"{name}: not defined for floating-point tensors; use logical ops on bool tensors")
+            # PyTorch has no floating-point kernel for these: NotImplementedError.
+            raise NotImplementedError(
+                f"{name}: not defined for floating-point tensors; use logical ops on bool tensors"
+            )
         return fn(x, y)
 
     return primitive(name, forward, differentiable=False, broadcast=True, scalars=True)
@@ -52,7 +55,7 @@ bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
 
 def _invert_forward(x):
     if x.dtype.kind == "f":
-        raise RuntimeError("bitwise_not (~): not defined for floating-point tensors")
+        raise TypeError("bitwise_not (~): only defined for integer and bool tensors, not floating point")
     return np.invert(x)
 
 
