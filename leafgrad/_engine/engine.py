@@ -95,11 +95,15 @@ def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
 
     Without ``create_graph`` the first gradient is stored as a detached copy and later ones
     are added *in place*, so a ``.grad`` tensor the user holds sees the new total. With it
-    the gradient keeps its graph: a clone first, then ``old + grad`` (a new tensor).
+    the gradient keeps its graph: a copy first (recorded as CopyBackwards, as PyTorch's
+    copy into a fresh tensor is), then ``old + grad`` (a new tensor).
     """
     old = var._grad
     if create_graph:
-        var._grad = grad.clone() if old is None else old + grad
+        if old is None:
+            var._grad = _wrap(np.empty(grad._data.shape, var._data.dtype)).copy_(grad)
+        else:
+            var._grad = old + grad
     elif old is None:
         # Own the memory: never alias a gradient that someone else may modify.
         var._grad = _wrap(grad._data.copy())

@@ -248,7 +248,9 @@ def grad(
     return tuple(result)
 
 
-def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+def tensor_backward(
+    self, gradient=None, retain_graph=None, create_graph=False, inputs=None
+) -> None:
     """Accumulate the gradient of this tensor into the leaves (Tensor.backward)."""
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 

@@ -55,6 +55,7 @@ def test_inputs_may_be_a_generator_or_a_dict(torch):
     out = (x * w).sum()
     gw, gx = torch.autograd.grad(out, (t for t in (w, x)), retain_graph=True)
     assert gw.item() == 3
+    assert_values(gx, [3.0, 3.0])
     grads = torch.autograd.grad(out, {"w": w, "x": x})
     assert list(grads) == ["w", "x"] and grads["w"].item() == 3
     assert_values(grads["x"], [3.0, 3.0])
@@ -187,6 +188,7 @@ def test_unused_input_is_zeros_with_materialize_grads(torch, create_graph):
     gx, gy = torch.autograd.grad(
         (x * x).sum(), [x, y], materialize_grads=True, create_graph=create_graph
     )
+    assert_values(gx, [2.0, 4.0])
     assert_values(gy, [[0.0, 0.0]])
     assert gy.dtype == y.dtype
     assert gy.requires_grad is create_graph

@@ -36,9 +36,8 @@ def test_no_grad_context(torch):
 
 
 def test_no_grad_restores_the_mode_after_an_exception(torch):
-    with pytest.raises(ValueError):
-        with torch.no_grad():
-            raise ValueError("boom")
+    with pytest.raises(ValueError), torch.no_grad():
+        raise ValueError("boom")
     assert torch.is_grad_enabled() is True
 
 

@@ -232,7 +232,9 @@ def test_node_pre_and_post_hooks(torch):
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = x * 3
     events = []
-    y.grad_fn.register_prehook(lambda grad_outputs: events.append(("pre", grad_outputs[0].tolist())))
+    y.grad_fn.register_prehook(
+        lambda grad_outputs: events.append(("pre", grad_outputs[0].tolist()))
+    )
     y.grad_fn.register_hook(
         lambda grad_inputs, grad_outputs: events.append(
             ("post", [None if g is None else g.tolist() for g in grad_inputs])
