@@ -41,7 +41,9 @@ class Leaf:
     requires_grad: bool
 
     def __repr__(self) -> str:
-        return f"Leaf({self.array.dtype}{list(self.array.shape)}, requires_grad={self.requires_grad})"
+        return (
+            f"Leaf({self.array.dtype}{list(self.array.shape)}, requires_grad={self.requires_grad})"
+        )
 
 
 @dataclass
@@ -84,7 +86,9 @@ class Graph:
             lines.append(f"  v{i} = {leaf!r} {leaf.array.tolist()}")
         for k, s in enumerate(self.steps):
             lines.append(f"  v{n + k} = {s!r}")
-        lines.append(f"  outputs={self.outputs} targets={self.targets} bad_target={self.bad_target}")
+        lines.append(
+            f"  outputs={self.outputs} targets={self.targets} bad_target={self.bad_target}"
+        )
         return "\n".join(lines)
 
     def ops(self) -> set:
@@ -105,9 +109,8 @@ def grad_mode(T, mode: str):
         with T.set_grad_enabled(False):
             yield
     elif mode == "enable_in_no_grad":
-        with T.no_grad():
-            with T.enable_grad():
-                yield
+        with T.no_grad(), T.enable_grad():
+            yield
     elif mode == "inference":
         with T.inference_mode():
             yield
@@ -235,7 +238,7 @@ def build(T, g: Graph, rec: Recorder | None = None):
             except Exception:  # noqa: BLE001 - recorded in the observed build
                 out = None
         else:
-            _, out = rec.attempt(f"v{idx}={step.op}", lambda: apply_step(T, step, vals), check)
+            _, out = rec.attempt(f"v{idx}={step.op}", lambda s=step: apply_step(T, s, vals), check)
         vals.append(out)
         if out is None:
             continue
@@ -245,9 +248,15 @@ def build(T, g: Graph, rec: Recorder | None = None):
             if ok:
                 retained.append(idx)
         if rec is not None:
-            rec.attempt(f"v{idx}.detach().requires_grad_()", lambda: out.detach().requires_grad_().requires_grad)
+            rec.attempt(
+                f"v{idx}.detach().requires_grad_()",
+                lambda o=out: o.detach().requires_grad_().requires_grad,
+            )
             if out.requires_grad and not out.is_leaf and k % 3 == 0:
-                rec.attempt(f"v{idx}.requires_grad_(False)", lambda: out.requires_grad_(False).requires_grad)
+                rec.attempt(
+                    f"v{idx}.requires_grad_(False)",
+                    lambda o=out: o.requires_grad_(False).requires_grad,
+                )
     return vals, retained
 
 
@@ -292,37 +301,58 @@ def run(T, g: Graph) -> dict:
     rec = Recorder()
     for i, leaf in enumerate(g.leaves):
         if leaf.array.dtype.kind != "f":
-            rec.attempt(f"v{i}:tensor(requires_grad=True)",
-                        lambda: T.tensor(leaf.array, requires_grad=True).requires_grad)  # fmt: skip
-            rec.attempt(f"v{i}:requires_grad_()", lambda: T.tensor(leaf.array).requires_grad_().requires_grad)
+            a = leaf.array
+            rec.attempt(
+                f"v{i}:tensor(requires_grad=True)",
+                lambda a=a: T.tensor(a, requires_grad=True).requires_grad,
+            )
+            rec.attempt(
+                f"v{i}:requires_grad_()", lambda a=a: T.tensor(a).requires_grad_().requires_grad
+            )
 
     # A: the forward facts, first derivatives, .grad through backward.
     vals, retained = build(T, g, rec)
     if any(vals[i] is None for i in g.outputs + g.targets):
         return rec.obs
-    outs, targets, ws = _pick(vals, g.outputs), _pick(vals, g.targets), _weights(T, g.out_weights)
+    outs, targets = _pick(vals, g.outputs), _pick(vals, g.targets)
     ag = T.autograd
-    rec.attempt("grad", lambda: ag.grad(outs, targets, ws, retain_graph=True, allow_unused=True))
-    rec.attempt("grad(allow_unused=False)", lambda: ag.grad(outs, targets, ws, retain_graph=True))
+
+    def ws():
+        # New grad_outputs for every call: torch's AccumulateGrad may keep the incoming
+        # gradient itself as .grad (a view of grad_outputs through e.g. a transpose), and a
+        # later in-place accumulation would then change the weights the next calls see.
+        return _weights(T, g.out_weights)
+
+    rec.attempt("grad", lambda: ag.grad(outs, targets, ws(), retain_graph=True, allow_unused=True))
+    rec.attempt("grad(allow_unused=False)", lambda: ag.grad(outs, targets, ws(), retain_graph=True))
     if g.bad_target is not None and vals[g.bad_target] is not None:
         bad = targets + [vals[g.bad_target]]
         rec.attempt("grad(wrt a tensor not requiring grad)",
-                    lambda: ag.grad(outs, bad, ws, retain_graph=True, allow_unused=True))  # fmt: skip
+                    lambda: ag.grad(outs, bad, ws(), retain_graph=True, allow_unused=True))  # fmt: skip
     _grads(rec, "after grad", g, vals, retained)  # retain_grad() hooks run in autograd.grad too
     _reset_grads(g, vals, retained)
     rec.attempt("out.backward() without gradient", lambda: outs[0].backward(retain_graph=True))
     _grads(rec, "after out.backward()", g, vals, retained)
     _reset_grads(g, vals, retained)
-    rec.attempt("backward", lambda: ag.backward(outs, ws, retain_graph=True))
+    rec.attempt("backward", lambda: ag.backward(outs, ws(), retain_graph=True))
     _grads(rec, "backward", g, vals, retained)
-    rec.attempt("backward again (accumulates)", lambda: ag.backward(outs, ws, retain_graph=True))
+    rec.attempt("backward again (accumulates)", lambda: ag.backward(outs, ws(), retain_graph=True))
     _grads(rec, "backward x2", g, vals, retained)
+    rec.attempt("out.grad (a non-leaf: warns)", lambda: outs[0].grad)
+    _reset_grads(g, vals, retained)
+    rec.attempt("backward(inputs=first target)",
+                lambda: ag.backward(outs, ws(), retain_graph=True, inputs=targets[:1]))  # fmt: skip
+    _grads(rec, "backward(inputs=)", g, vals, retained)
+    rec.attempt("grad(materialize_grads=True)",
+                lambda: ag.grad(outs, targets, ws(), retain_graph=True, materialize_grads=True))  # fmt: skip
 
     # C: a second backward through a graph that was not retained.
-    vals_c, retained_c = build(T, g)
+    vals_c, _ = build(T, g)
     if all(vals_c[i] is not None for i in g.outputs):
         outs_c = _pick(vals_c, g.outputs)
-        rec.attempt("backward without retain_graph", lambda: ag.backward(outs_c, _weights(T, g.out_weights)))
+        rec.attempt(
+            "backward without retain_graph", lambda: ag.backward(outs_c, _weights(T, g.out_weights))
+        )
         rec.attempt("second backward without retain_graph",
                     lambda: ag.backward(outs_c, _weights(T, g.out_weights)))  # fmt: skip
 
@@ -394,7 +424,13 @@ def _compare_one(label, t, lg, tol, out: list) -> None:
         for attr in ("dtype", "shape", "requires_grad", "is_leaf", "has_grad_fn"):
             if getattr(t, attr) != getattr(lg, attr):
                 out.append(Mismatch(label, attr, getattr(t, attr), getattr(lg, attr)))
-        if t.check_name and lg.check_name and t.has_grad_fn and lg.has_grad_fn and t.name != lg.name:
+        if (
+            t.check_name
+            and lg.check_name
+            and t.has_grad_fn
+            and lg.has_grad_fn
+            and t.name != lg.name
+        ):
             out.append(Mismatch(label, "grad_fn.name()", t.name, lg.name))
         if t.shape == lg.shape and not _close(t.value, lg.value, tol):
             out.append(Mismatch(label, "value", t.value, lg.value))
@@ -579,7 +615,10 @@ class _Draft:
             args.append(i)
         params = {}
         if p.params is not None:
-            infos = [P.Info(tuple(self.tv[a].shape), _kind(self.tv[a]), str(self.tv[a].dtype)) for a in args]
+            infos = [
+                P.Info(tuple(self.tv[a].shape), _kind(self.tv[a]), str(self.tv[a].dtype))
+                for a in args
+            ]
             params = p.params(rng, infos)
             if params is None:
                 return False
@@ -591,13 +630,10 @@ class _Draft:
         if post == "detach_rg":
             # Only floating values may require grad; others would make a (valid) error step.
             probe = Step(p.name, tuple(args), params, mode)
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    if not apply_step(self.torch, probe, self.tv).dtype.is_floating_point:
-                        step.post = "detach"
-            except Exception:  # noqa: BLE001
-                pass
+            with warnings.catch_warnings(), contextlib.suppress(Exception):
+                warnings.simplefilter("ignore")
+                if not apply_step(self.torch, probe, self.tv).dtype.is_floating_point:
+                    step.post = "detach"
         allow_error = self.errors == 0 and (wrong_kind or rng.random() < 0.3)
         return self.try_step(step, allow_error)
 
@@ -662,16 +698,24 @@ def _finish(index: int, d: _Draft, rng, outputs=None) -> Graph | None:
         index, d.leaves, d.steps, outputs, [weight(tv[i]) for i in outputs], targets,
         [weight(tv[i]) for i in targets], bad,
     )  # fmt: skip
-    g.tol = F32_TOL if any(t is not None and str(t.dtype) == "torch.float32" for t in tv) else F64_TOL
+    g.tol = (
+        F32_TOL if any(t is not None and str(t.dtype) == "torch.float32" for t in tv) else F64_TOL
+    )
     # The oracle's own run must be finite and moderate, or the graph is redrawn.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         obs = run(d.torch, g)
     for v in obs.values():
         for f in v if isinstance(v, tuple) else (v,):
-            if isinstance(f, Facts) and f.value.dtype.kind == "f":
-                if not np.all(np.isfinite(f.value)) or np.abs(f.value).max(initial=0) > MAX_ABS_GRAD:
-                    return None
+            if (
+                isinstance(f, Facts)
+                and f.value.dtype.kind == "f"
+                and (
+                    not np.all(np.isfinite(f.value))
+                    or np.abs(f.value).max(initial=0) > MAX_ABS_GRAD
+                )
+            ):
+                return None
     return g
 
 
@@ -704,7 +748,11 @@ def generate_single(name: str) -> Graph:
         d = _Draft(torch, rng, [p])
         for pos in range(p.arity):
             kinds, domain = p.kinds[pos], p.domain[pos]
-            shape = SINGLE_SHAPES[0] if attempt < 3 and pos == 0 else SINGLE_SHAPES[rng.integers(len(SINGLE_SHAPES))]
+            shape = (
+                SINGLE_SHAPES[0]
+                if attempt < 3 and pos == 0
+                else SINGLE_SHAPES[rng.integers(len(SINGLE_SHAPES))]
+            )
             if "f" in kinds:
                 lo, hi = _DOMAIN_RANGES[domain]
                 arr = np.round(rng.uniform(lo, hi, size=shape), 3)
