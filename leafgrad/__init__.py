@@ -55,3 +55,6 @@ def numel(input: Tensor) -> int:
 
 
 from . import viz  # noqa: F401,E402
+
+from . import optim  # noqa: F401,E402
+from .serialization import load, save  # noqa: F401,E402

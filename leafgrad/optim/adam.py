@@ -1,0 +1,182 @@
+"""Adam and AdamW (decoupled weight decay), with amsgrad and maximize."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .. import zeros_like
+from .optimizer import (
+    Optimizer,
+    _array,
+    _increment,
+    _lerp,
+    _params_with_grad,
+    _scalar,
+    _step_count_tensor,
+    _write_,
+)
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """``torch.optim.Adam``: the same options, state and arithmetic, step for step.
+
+    State per parameter: ``step`` (a 0-d float tensor), ``exp_avg``, ``exp_avg_sq`` and, with
+    ``amsgrad``, ``max_exp_avg_sq``. ``decoupled_weight_decay=True`` is AdamW.
+    """
+
+    _group_option_defaults: ClassVar[dict[str, Any]] = {
+        "amsgrad": False,
+        "maximize": False,
+        "foreach": None,
+        "capturable": False,
+        "differentiable": False,
+        "decoupled_weight_decay": False,
+        "fused": None,
+    }
+
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        if hasattr(lr, "numel") and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        # foreach, fused and capturable select PyTorch kernels or CUDA-graph safety; with NumPy
+        # there is one path, so they are kept (state dicts stay interchangeable) but do nothing.
+        defaults = {
+            "lr": lr,
+            "betas": tuple(betas),
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state) -> None:
+        super().__setstate__(state)
+        # Old state dicts kept "step" as a number; PyTorch turns it back into a tensor.
+        for group in self.param_groups:
+            for p in group["params"]:
+                p_state = self.state.get(p, {})
+                if p_state and not hasattr(p_state["step"], "numel"):
+                    step = _step_count_tensor()
+                    _write_(step, float(p_state["step"]))
+                    p_state["step"] = step
+
+    def step(self, closure=None):
+        """One Adam step over every parameter with a gradient; returns ``closure()``'s loss."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            beta1, beta2 = (_scalar(b) for b in group["betas"])
+            eps = group["eps"]
+            weight_decay = _scalar(group["weight_decay"])
+            amsgrad = group["amsgrad"]
+            for p in _params_with_grad(group):
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_count_tensor()
+                    state["exp_avg"] = zeros_like(p)
+                    state["exp_avg_sq"] = zeros_like(p)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = zeros_like(p)
+                grad = _array(p.grad)
+                if group["maximize"]:
+                    grad = -grad
+                step = _increment(state["step"])
+                if weight_decay != 0:
+                    if group["decoupled_weight_decay"]:
+                        _write_(p, _array(p) * (1 - lr * weight_decay))
+                    else:
+                        grad = grad + weight_decay * _array(p)
+                exp_avg = _lerp(_array(state["exp_avg"]), grad, 1 - beta1)
+                _write_(state["exp_avg"], exp_avg)
+                exp_avg_sq = _array(state["exp_avg_sq"]) * beta2
+                exp_avg_sq = exp_avg_sq + ((1 - beta2) * grad) * grad
+                _write_(state["exp_avg_sq"], exp_avg_sq)
+
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                step_size = lr / bias_correction1
+                bias_correction2_sqrt = bias_correction2**0.5
+                if amsgrad:
+                    max_sq = np.maximum(_array(state["max_exp_avg_sq"]), exp_avg_sq)
+                    _write_(state["max_exp_avg_sq"], max_sq)
+                    denom = np.sqrt(max_sq) / bias_correction2_sqrt + eps
+                else:
+                    denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
+                # addcdiv's order: p + (value * exp_avg) / denom
+                _write_(p, _array(p) + ((-step_size) * exp_avg) / denom)
+        return loss
+
+
+class AdamW(Adam):
+    """``torch.optim.AdamW``: Adam with weight decay applied to the weights, not the gradient."""
+
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
+
+    def __setstate__(self, state) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

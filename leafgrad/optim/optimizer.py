@@ -1,0 +1,496 @@
+"""Optimizer: parameter groups, per-parameter state, hooks and state dicts, as in torch.optim.
+
+Subclasses compute their updates with NumPy on the arrays behind the tensors (read through
+``_array``) and write every result back through ``_write_``, the one place an optimiser
+mutates a tensor. Updates are made in place, so every view of a parameter sees them and
+its version counter moves, exactly as ``param.add_(...)`` would in PyTorch.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import warnings
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable
+from copy import deepcopy
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .. import Tensor, enable_grad, from_numpy, set_grad_enabled
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Marks an optimisation option that every parameter group must give (``lr`` of SGD)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+# ----------------------------------------------------------------------------- tensor access
+def _array(t: Tensor) -> np.ndarray:
+    """The NumPy array behind ``t`` (shared, not copied); read it, never write into it."""
+    return np.asarray(t.detach().numpy())
+
+
+def _write_(t: Tensor, value) -> None:
+    """Overwrite ``t``'s elements with ``value`` in place: the one way optimisers mutate tensors.
+
+    ``value`` is cast to ``t``'s dtype. The version counter moves, so a graph that saved ``t``
+    before the update refuses to backward through it, as after PyTorch's in-place ops.
+    """
+    data = t._data
+    if not isinstance(data, np.ndarray):  # a NumPy scalar is immutable, so nothing shares it
+        t._data = np.array(value, dtype=data.dtype)
+    elif not data.flags.writeable:
+        raise RuntimeError(
+            f"cannot update a tensor of shape {list(data.shape)} in place: its memory is "
+            "read-only (an expand()ed tensor or a read-only NumPy array); optimise a clone()"
+        )
+    else:
+        np.copyto(data, value, casting="unsafe")
+    t._bump_version()
+
+
+def _tensor(value) -> Tensor:
+    """A new tensor owning ``value`` (an array or NumPy scalar), keeping its dtype."""
+    return from_numpy(np.array(value))
+
+
+def _scalar(value):
+    """A hyperparameter as a Python number (PyTorch also accepts one-element tensors)."""
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def _lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
+    """``torch.lerp`` with a scalar weight, in PyTorch's form (exact at both ends)."""
+    if abs(weight) < 0.5:
+        return start + weight * (end - start)
+    return end - (end - start) * (1 - weight)
+
+
+def _typename(obj) -> str:
+    if isinstance(obj, Tensor):
+        return f"{type(obj).__module__}.{type(obj).__name__}"
+    return type(obj).__name__
+
+
+class _RemovableHandle:
+    """Returned by the ``register_*_hook`` methods; ``remove()`` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict) -> None:
+        self._hooks = hooks
+        self.id = next(self._ids)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+_global_step_pre_hooks: OrderedDict = OrderedDict()
+_global_step_post_hooks: OrderedDict = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook: Callable) -> _RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` before every optimiser's ``step``."""
+    handle = _RemovableHandle(_global_step_pre_hooks)
+    _global_step_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook: Callable) -> _RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` after every optimiser's ``step``."""
+    handle = _RemovableHandle(_global_step_post_hooks)
+    _global_step_post_hooks[handle.id] = hook
+    return handle
+
+
+def _hooked_step(step: Callable) -> Callable:
+    """``step`` wrapped to run the step hooks around it, with grad mode off inside.
+
+    Inside, grad mode follows the ``differentiable`` option (off by default), as PyTorch's
+    ``_use_grad_for_differentiable`` does; closures turn it back on themselves. A subclass's
+    step that calls ``super().step()`` runs the hooks once, not twice.
+    """
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        if self.__dict__.get("_in_step", False):
+            return step(self, *args, **kwargs)
+        self._in_step = True
+        try:
+            return _run_hooked(self, step, args, kwargs)
+        finally:
+            self._in_step = False
+
+    wrapper._hooked = True
+    return wrapper
+
+
+def _run_hooked(self, step: Callable, args: tuple, kwargs: dict):
+    """Pre-hooks (which may replace the arguments), ``step`` itself, then post-hooks."""
+    for pre_hook in itertools.chain(
+        _global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()
+    ):
+        result = pre_hook(self, args, kwargs)
+        if result is not None:
+            if isinstance(result, tuple) and len(result) == 2:
+                args, kwargs = result
+            else:
+                raise RuntimeError(
+                    f"{step.__qualname__}: a step pre-hook must return None or a tuple "
+                    f"(new_args, new_kwargs), but returned {result!r}"
+                )
+    differentiable = bool(self.defaults.get("differentiable", False))
+    with set_grad_enabled(differentiable):
+        out = step(self, *args, **kwargs)
+    for post_hook in itertools.chain(
+        self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()
+    ):
+        post_hook(self, args, kwargs)
+    return out
+
+
+class Optimizer:
+    """Base class of all optimisers: holds ``param_groups``, ``state`` and ``defaults``.
+
+    ``params`` is an iterable of tensors, of ``(name, tensor)`` pairs, or of dicts that each
+    define a parameter group (``{"params": [...], "lr": ...}``); options a group leaves out
+    come from ``defaults``.
+    """
+
+    # Option defaults a subclass adds to groups loaded from older state dicts.
+    _group_option_defaults: ClassVar[dict[str, Any]] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_hooked", False):
+            cls.step = _hooked_step(step)
+
+    def __init__(self, params, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict = OrderedDict()
+        if defaults.get("differentiable", False):
+            raise NotImplementedError(
+                f"{type(self).__name__}(differentiable=True): leafgrad's optimisers update "
+                "parameters with NumPy outside the graph, so a step cannot be differentiated; "
+                "leave differentiable=False"
+            )
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {_typename(params)}"
+            )
+        self.state: defaultdict[Tensor, Any] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    # ----- pickling-free state -----
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for name in (
+            "_optimizer_step_pre_hooks",
+            "_optimizer_step_post_hooks",
+            "_optimizer_state_dict_pre_hooks",
+            "_optimizer_state_dict_post_hooks",
+            "_optimizer_load_state_dict_pre_hooks",
+            "_optimizer_load_state_dict_post_hooks",
+        ):
+            self.__dict__.setdefault(name, OrderedDict())
+        self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._group_option_defaults.items():
+                group.setdefault(key, value)
+
+    def __repr__(self) -> str:
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    # ----- groups -----
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own options (e.g. unfreezing layers mid-training).
+
+        Raises TypeError for a non-dict, a set of params or a non-tensor; ValueError for a
+        non-leaf tensor, a missing required option, or a parameter already in another group.
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+
+        tensors, names = [], []
+        for param in param_group["params"]:
+            if isinstance(param, tuple):
+                names.append(param[0])
+                tensors.append(param[1])
+            else:
+                tensors.append(param)
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError(
+                    "all optimizer params should be with/without names. Some param names are "
+                    "missing"
+                )
+            param_group["param_names"] = names
+
+        for param in tensors:
+            if not isinstance(param, Tensor):
+                raise TypeError(
+                    f"optimizer can only optimize Tensors, but one of the params is "
+                    f"{_typename(param)}"
+                )
+            if not self.defaults.get("differentiable", None) and not (
+                param.is_leaf or param.retains_grad
+            ):
+                raise ValueError(
+                    "can't optimize a non-leaf Tensor: the optimizer updates tensors created "
+                    "by the user (graph leaves); pass the leaf it was computed from"
+                )
+
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            param_group.setdefault(name, default)
+
+        if len(tensors) != len({id(p) for p in tensors}):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for "
+                "more information",
+                UserWarning,
+                stacklevel=3,
+            )
+
+        seen: set[int] = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. cannot add "
+                    f"param group {which} to the optimizer"
+                )
+        if any(id(p) in seen for p in tensors):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # ----- gradients -----
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's ``.grad``: to None (default) or, in place, to zeros."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if grad.grad_fn is not None:
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    _write_(grad, 0)
+
+    def step(self, closure: Callable[[], Any] | None = None):
+        """Perform one optimisation step; ``closure`` re-evaluates and returns the loss."""
+        raise NotImplementedError
+
+    def _evaluate(self, closure):
+        """The loss from ``closure`` (run with grad enabled), or None without one."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # ----- hooks -----
+    def _add_hook(self, hooks: OrderedDict, hook: Callable, prepend: bool = False):
+        handle = _RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_step_pre_hook(self, hook: Callable) -> _RemovableHandle:
+        """Run ``hook(optimizer, args, kwargs)`` before ``step``; it may return new args."""
+        return self._add_hook(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: Callable) -> _RemovableHandle:
+        """Run ``hook(optimizer, args, kwargs)`` after ``step``."""
+        return self._add_hook(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False):
+        return self._add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False):
+        return self._add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False):
+        return self._add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False):
+        return self._add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    # ----- state dicts -----
+    def state_dict(self) -> dict[str, Any]:
+        """``{"state": {index: per-param state}, "param_groups": [options + param indices]}``.
+
+        Parameters are numbered in group order, as PyTorch does; the state's tensors are
+        returned by reference, not copied (save them to snapshot them).
+        """
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
+        mapping: dict[int, int] = {}
+        start = 0
+
+        def pack_group(group: dict[str, Any]) -> dict[str, Any]:
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        param_groups = [pack_group(g) for g in self.param_groups]
+        packed_state = {
+            (mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()
+        }
+        state_dict = {"state": packed_state, "param_groups": param_groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
+
+    @staticmethod
+    def _cast_state_value(param: Tensor, value: Tensor, key) -> Tensor:
+        # PyTorch's policy: "step" stays as saved; other floating state takes the param's dtype.
+        if key == "step" or not param.is_floating_point():
+            return value
+        return value.to(param.dtype)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load state saved by ``state_dict``; groups must match in number and sizes.
+
+        Options come from the saved groups; state tensors are matched to this optimiser's
+        parameters by position. Raises ValueError when the group layout differs.
+        """
+        state_dict = state_dict.copy()
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError(
+                f"loaded state dict has a different number of parameter groups "
+                f"({len(saved_groups)}) than this optimizer ({len(groups)})"
+            )
+        for i, (g, s) in enumerate(zip(groups, saved_groups)):
+            if len(g["params"]) != len(s["params"]):
+                raise ValueError(
+                    f"loaded state dict contains a parameter group that doesn't match the size "
+                    f"of optimizer's group: group {i} has {len(s['params'])} saved parameters "
+                    f"but the optimizer has {len(g['params'])}"
+                )
+        id_map = dict(
+            zip(
+                itertools.chain.from_iterable(g["params"] for g in saved_groups),
+                itertools.chain.from_iterable(g["params"] for g in groups),
+            )
+        )
+
+        def cast(param, value, key=None):
+            if isinstance(value, Tensor):
+                return self._cast_state_value(param, value, key)
+            if isinstance(value, dict):
+                return {k: cast(param, v, key=k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, v) for v in value)
+            return value
+
+        state: defaultdict[Any, Any] = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = cast(param, v)
+            else:
+                state[k] = v
+
+        def update_group(group: dict[str, Any], new_group: dict[str, Any]) -> dict[str, Any]:
+            new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
+            return new_group
+
+        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
+        self.__setstate__({"state": state, "param_groups": param_groups})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
+
+
+def _params_with_grad(group: dict[str, Any]) -> list[Tensor]:
+    """The parameters of ``group`` that have a gradient (the others are skipped)."""
+    return [p for p in group["params"] if p.grad is not None]
+
+
+def _step_count_tensor() -> Tensor:
+    """A new ``state["step"]``: a 0-d float64 tensor under a float64 default, else float32."""
+    from .. import float32, float64, get_default_dtype, zeros
+
+    return zeros((), dtype=float64 if get_default_dtype() == float64 else float32)
+
+
+def _increment(step: Tensor) -> float:
+    """``step += 1`` in place; returns the new count as a Python float."""
+    _write_(step, _array(step) + 1)
+    return float(_array(step))
+
+
+__all__ += ["register_optimizer_step_post_hook", "register_optimizer_step_pre_hook"]

@@ -1,0 +1,451 @@
+"""save/load: tensors and nested containers in a NumPy ``.npz`` archive, never a pickle.
+
+A checkpoint is a zip archive written by ``numpy.savez``: one ``.npy`` member per distinct
+array, plus ``__leafgrad__.npy``, a uint8 array holding a UTF-8 JSON manifest that describes
+the object's structure. Loading reads arrays with ``allow_pickle=False`` and rebuilds only the
+types the manifest format knows (None, bool, int, float, str, bytes, list, tuple, dict,
+OrderedDict, Counter, Size, dtype, tensors, NumPy arrays and scalars), so a load can never
+execute code. Floats are stored as ``float.hex`` strings and arrays as raw ``.npy`` bytes, so
+every value, NaN payloads and signed zeros included, comes back bit for bit.
+
+Saving to a path is atomic: the archive is written to a temporary file in the same
+directory, flushed and fsync'ed, then moved over the target with ``os.replace``; a crash or
+an error midway leaves the old file whole and removes the temporary one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import secrets
+import zipfile
+from collections import Counter, OrderedDict
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+from ._tensor import Size, Tensor, _wrap
+
+__all__ = ["load", "save"]
+
+FORMAT = "leafgrad.save"
+VERSION = 1
+MANIFEST_KEY = "__leafgrad__"
+_ALLOWED_DTYPES = frozenset(
+    np.dtype(t) for t in ("bool", "u1", "i1", "i2", "i4", "i8", "f2", "f4", "f8")
+)
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+# ============================================================================= encoding
+class _Encoder:
+    """Turns an object into a JSON-able manifest node plus the arrays it refers to."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+        self._tensor_keys: dict[int, str] = {}
+        self._keep_alive: list[Any] = []  # ids are only unique while the objects live
+        self._active: set[int] = set()
+
+    def _add_array(self, array: np.ndarray, where: str) -> str:
+        if array.dtype not in _ALLOWED_DTYPES:
+            raise TypeError(
+                f"save: cannot store an array of dtype {array.dtype} at {where}; supported "
+                "dtypes are bool, uint8, int8, int16, int32, int64, float16, float32, float64"
+            )
+        key = f"a{len(self.arrays)}"
+        self.arrays[key] = array
+        return key
+
+    def encode(self, obj: Any, where: str) -> dict:
+        if obj is None:
+            return {"kind": "none"}
+        if isinstance(obj, bool):
+            return {"kind": "bool", "value": obj}
+        if isinstance(obj, Tensor):
+            return self._encode_tensor(obj, where)
+        if isinstance(obj, _dtype.dtype):
+            return {"kind": "dtype", "name": obj.name}
+        if isinstance(obj, np.ndarray):
+            return {"kind": "ndarray", "array": self._add_array(obj, where)}
+        if isinstance(obj, np.generic):
+            return {"kind": "numpy_scalar", "array": self._add_array(np.asarray(obj), where)}
+        if isinstance(obj, int):
+            return {"kind": "int", "value": int(obj)}
+        if isinstance(obj, float):
+            return {"kind": "float", "value": float.hex(float(obj))}
+        if isinstance(obj, str):
+            return {"kind": "str", "value": str(obj)}
+        if isinstance(obj, bytes):
+            return {"kind": "bytes", "value": obj.hex()}
+        if isinstance(obj, (list, tuple, dict)):
+            if id(obj) in self._active:
+                raise ValueError(f"save: the object contains itself (a cycle) at {where}")
+            self._active.add(id(obj))
+            try:
+                return self._encode_container(obj, where)
+            finally:
+                self._active.discard(id(obj))
+        raise TypeError(
+            f"save: cannot store an object of type {type(obj).__module__}.{type(obj).__qualname__} "
+            f"at {where}; leafgrad.save stores tensors, NumPy arrays, numbers, strings, bytes, "
+            "None, bools and lists/tuples/dicts of them (convert it to one of these, e.g. via "
+            "its state_dict())"
+        )
+
+    def _encode_tensor(self, t: Tensor, where: str) -> dict:
+        key = self._tensor_keys.get(id(t))
+        if key is None:
+            # The array itself, not a copy: np.save writes it straight out.
+            key = self._add_array(np.asarray(t.detach().numpy()), where)
+            self._tensor_keys[id(t)] = key
+            self._keep_alive.append(t)
+        node = {"kind": "tensor", "array": key, "requires_grad": bool(t.requires_grad)}
+        if type(t).__name__ == "Parameter":
+            node["parameter"] = True
+        return node
+
+    def _encode_container(self, obj, where: str) -> dict:
+        if isinstance(obj, Size):
+            return {"kind": "size", "items": [int(s) for s in obj]}
+        if isinstance(obj, list):
+            return {
+                "kind": "list",
+                "items": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(obj)],
+            }
+        if isinstance(obj, tuple):
+            return {
+                "kind": "tuple",
+                "items": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(obj)],
+            }
+        kind = (
+            "counter"
+            if isinstance(obj, Counter)
+            else "ordereddict"
+            if isinstance(obj, OrderedDict)
+            else "dict"
+        )
+        items = []
+        for k, v in obj.items():
+            items.append([self.encode(k, f"{where} key {k!r}"), self.encode(v, f"{where}[{k!r}]")])
+        return {"kind": kind, "items": items}
+
+
+# ============================================================================= writing
+def _write_archive(fileobj, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` (the manifest among them) to ``fileobj`` as an uncompressed .npz."""
+    np.savez(fileobj, allow_pickle=False, **arrays)
+
+
+def _fsync_directory(directory: str) -> None:
+    # Makes the rename itself durable; not every platform can open a directory.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _atomic_write(path: str, arrays: dict[str, np.ndarray]) -> None:
+    directory, name = os.path.split(os.path.abspath(path))
+    while True:
+        tmp = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
+        try:
+            # 0o666 under the umask: the file gets the permissions a plain open() would give.
+            fd = os.open(
+                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666
+            )
+            break
+        except FileExistsError:
+            continue
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            _write_archive(fh, arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_directory(directory)
+
+
+def save(obj: Any, f, pickle_module=None, pickle_protocol=None, **kwargs) -> None:
+    """Save ``obj`` (tensors, state dicts, nested containers) to the path or binary file ``f``.
+
+    Dtype, shape, values (bit for bit) and ``requires_grad`` of tensors are kept; a tensor
+    that appears twice is stored once and loads as one tensor. ``pickle_module`` and
+    ``pickle_protocol`` are accepted for PyTorch compatibility and ignored: nothing is
+    pickled. Raises TypeError for an object of a type the format cannot store.
+    """
+    encoder = _Encoder()
+    root = encoder.encode(obj, "the saved object")
+    manifest = {"format": FORMAT, "version": VERSION, "root": root}
+    text = json.dumps(manifest, allow_nan=False, separators=(",", ":"))
+    arrays = {MANIFEST_KEY: np.frombuffer(text.encode("utf-8"), dtype=np.uint8)}
+    arrays.update(encoder.arrays)
+    if isinstance(f, (str, os.PathLike)):
+        _atomic_write(os.fspath(f), arrays)
+    elif hasattr(f, "write"):
+        _write_archive(f, arrays)
+    else:
+        raise TypeError(f"save: f must be a path or a binary file object, got {type(f).__name__}")
+
+
+# ============================================================================= reading
+class _Decoder:
+    """Rebuilds an object from a manifest node, checking every node it reads."""
+
+    def __init__(self, archive, name: str) -> None:
+        self.archive = archive
+        self.name = name
+        self._tensors: dict[str, Tensor] = {}
+
+    def fail(self, what: str) -> ValueError:
+        return ValueError(f"load: {self.name} is not a valid leafgrad checkpoint: {what}")
+
+    def array(self, key) -> np.ndarray:
+        if not isinstance(key, str) or key == MANIFEST_KEY or key not in self.archive.files:
+            raise self.fail(f"the manifest refers to a missing array {key!r}")
+        try:
+            array = self.archive[key]
+        except ValueError as exc:  # object arrays need pickle, which is refused
+            raise self.fail(f"array {key!r} cannot be read safely ({exc})") from None
+        except (zipfile.BadZipFile, EOFError, OSError, KeyError) as exc:
+            raise self.fail(f"array {key!r} is damaged ({exc})") from None
+        if array.dtype.newbyteorder("=") not in _ALLOWED_DTYPES:
+            raise self.fail(f"array {key!r} has unsupported dtype {array.dtype}")
+        if not array.dtype.isnative:
+            array = array.astype(array.dtype.newbyteorder("="))
+        return array
+
+    def decode(self, node) -> Any:
+        if not isinstance(node, dict) or not isinstance(node.get("kind"), str):
+            raise self.fail(f"malformed manifest node {str(node)[:80]!r}")
+        kind = node["kind"]
+        method = getattr(self, f"_decode_{kind}", None)
+        if method is None:
+            raise self.fail(f"unknown manifest node kind {kind!r}")
+        try:
+            return method(node)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise self.fail(f"malformed {kind!r} node ({exc!r})") from None
+
+    def _value(self, node, types):
+        value = node["value"]
+        if not isinstance(value, types) or isinstance(value, bool) != (types is bool):
+            raise self.fail(f"a {node['kind']!r} node holds {type(value).__name__}")
+        return value
+
+    def _decode_none(self, node):
+        return None
+
+    def _decode_bool(self, node):
+        return self._value(node, bool)
+
+    def _decode_int(self, node):
+        return self._value(node, int)
+
+    def _decode_float(self, node):
+        try:
+            return float.fromhex(self._value(node, str))
+        except ValueError:
+            raise self.fail(f"bad float {node['value']!r}") from None
+
+    def _decode_str(self, node):
+        return self._value(node, str)
+
+    def _decode_bytes(self, node):
+        try:
+            return bytes.fromhex(self._value(node, str))
+        except ValueError:
+            raise self.fail("bad bytes value") from None
+
+    def _decode_dtype(self, node):
+        dtype = getattr(_dtype, str(node["name"]), None)
+        if not isinstance(dtype, _dtype.dtype):
+            raise self.fail(f"unknown dtype {node['name']!r}")
+        return dtype
+
+    def _items(self, node) -> list:
+        items = node["items"]
+        if not isinstance(items, list):
+            raise self.fail(f"a {node['kind']!r} node's items are not a list")
+        return items
+
+    def _decode_list(self, node):
+        return [self.decode(v) for v in self._items(node)]
+
+    def _decode_tuple(self, node):
+        return tuple(self.decode(v) for v in self._items(node))
+
+    def _decode_size(self, node):
+        items = self._items(node)
+        if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in items):
+            raise self.fail("a size holds something other than non-negative ints")
+        return Size(items)
+
+    def _pairs(self, node):
+        for pair in self._items(node):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise self.fail("a dict item is not a [key, value] pair")
+            key = self.decode(pair[0])
+            try:
+                hash(key)
+            except TypeError:
+                raise self.fail(f"a dict key of type {type(key).__name__} is unhashable") from None
+            yield key, self.decode(pair[1])
+
+    def _decode_dict(self, node):
+        return dict(self._pairs(node))
+
+    def _decode_ordereddict(self, node):
+        return OrderedDict(self._pairs(node))
+
+    def _decode_counter(self, node):
+        return Counter(dict(self._pairs(node)))
+
+    def _decode_ndarray(self, node):
+        return self.array(node["array"])
+
+    def _decode_numpy_scalar(self, node):
+        array = self.array(node["array"])
+        if array.ndim != 0:
+            raise self.fail("a NumPy scalar's array is not 0-d")
+        return array[()]
+
+    def _decode_tensor(self, node):
+        key = node["array"]
+        tensor = self._tensors.get(key)
+        if tensor is not None:
+            return tensor
+        array = self.array(key)
+        requires_grad = node.get("requires_grad", False)
+        if not isinstance(requires_grad, bool):
+            raise self.fail("a tensor's requires_grad is not a bool")
+        if requires_grad and array.dtype.kind != "f":
+            raise self.fail(f"a tensor of dtype {array.dtype} is marked requires_grad")
+        if node.get("parameter"):
+            tensor = _parameter(array, requires_grad)
+        else:
+            tensor = _wrap(np.require(array, requirements=["W"]), requires_grad)
+        self._tensors[key] = tensor
+        return tensor
+
+
+def _parameter(array: np.ndarray, requires_grad: bool) -> Tensor:
+    """A ``leafgrad.nn.Parameter`` when nn provides one, else a plain leaf tensor."""
+    try:
+        from .nn import Parameter
+    except ImportError:
+        return _wrap(array, requires_grad)
+    return Parameter(_wrap(array), requires_grad=requires_grad)
+
+
+def _describe_foreign(head: bytes) -> str:
+    if head[:1] == b"\x80" or head[:1] in (b"(", b"]", b"}"):
+        return (
+            "it looks like a Python pickle (e.g. written by torch.save or pickle.dump); "
+            "leafgrad never unpickles, because unpickling can run arbitrary code"
+        )
+    if head.startswith(_NPY_MAGIC):
+        return "it is a bare .npy array; read it with numpy.load"
+    if not head:
+        return "the file is empty"
+    return "it is not a zip/.npz archive (wrong magic bytes: the file is foreign or damaged)"
+
+
+def _open_archive(source, name: str):
+    head = source.read(8) if hasattr(source, "read") else None
+    if head is None:
+        with open(source, "rb") as fh:
+            head = fh.read(8)
+    else:
+        source.seek(-len(head), io.SEEK_CUR)
+    if not head.startswith(_ZIP_MAGIC):
+        raise ValueError(f"load: {name} is not a leafgrad checkpoint: {_describe_foreign(head)}")
+    try:
+        archive = np.load(source, allow_pickle=False)
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError) as exc:
+        raise ValueError(
+            f"load: {name} is not a valid leafgrad checkpoint: the archive is truncated or "
+            f"damaged ({exc})"
+        ) from None
+    return archive
+
+
+def _read_manifest(archive, name: str) -> dict:
+    if MANIFEST_KEY not in archive.files:
+        hint = ""
+        if any(f.endswith(".pkl") for f in archive.zip.namelist()):
+            hint = (
+                " (it holds a pickle, e.g. a torch.save file; leafgrad never unpickles, "
+                "because unpickling can run arbitrary code)"
+            )
+        raise ValueError(f"load: {name} is not a leafgrad checkpoint: no manifest{hint}")
+    try:
+        raw = archive[MANIFEST_KEY]
+        if raw.dtype != np.uint8 or raw.ndim != 1:
+            raise ValueError("the manifest is not a byte string")
+        manifest = json.loads(raw.tobytes().decode("utf-8"), parse_constant=_reject_constant)
+    except (
+        ValueError,
+        UnicodeDecodeError,
+        RecursionError,
+        zipfile.BadZipFile,
+        EOFError,
+        OSError,
+    ) as exc:
+        raise ValueError(
+            f"load: {name} is not a valid leafgrad checkpoint: unreadable manifest ({exc})"
+        ) from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise ValueError(f"load: {name} is not a leafgrad checkpoint: unknown manifest format")
+    version = manifest.get("version")
+    if not isinstance(version, int) or version > VERSION:
+        raise ValueError(
+            f"load: {name} was written by a newer leafgrad (format version {version!r}; this "
+            f"one reads up to {VERSION}); upgrade leafgrad to read it"
+        )
+    return manifest
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **kwargs):
+    """Load an object written by ``save`` from the path or binary file ``f``.
+
+    Nothing is unpickled or executed. Raises ValueError naming the file and the problem for
+    a foreign, truncated or damaged file (a pickle or ``torch.save`` file included), and
+    FileNotFoundError for a missing path. ``map_location``, ``pickle_module``,
+    ``weights_only`` and ``mmap`` are accepted for PyTorch compatibility; leafgrad has only
+    the CPU and never pickles, so they change nothing.
+    """
+    if isinstance(f, (str, os.PathLike)):
+        name = repr(os.fspath(f))
+        source = os.fspath(f)
+    elif hasattr(f, "read") and hasattr(f, "seek"):
+        name = repr(getattr(f, "name", f"<{type(f).__name__}>"))
+        source = f
+    else:
+        raise TypeError(f"load: f must be a path or a seekable binary file, got {type(f).__name__}")
+    archive = _open_archive(source, name)
+    try:
+        manifest = _read_manifest(archive, name)
+        try:
+            return _Decoder(archive, name).decode(manifest.get("root"))
+        except RecursionError:
+            raise ValueError(
+                f"load: {name} is not a valid leafgrad checkpoint: the structure is nested too "
+                "deeply"
+            ) from None
+    finally:
+        archive.close()
