@@ -1,6 +1,266 @@
-"""Indexing ops."""
+"""Indexing by index tensors: gather, index_select, masked_fill, nonzero, take_along_dim.
+
+Each backward scatters into zeros with ``np.add.at`` so repeated indices accumulate, and
+each scatter's own backward is the gather again. ``Tensor.__getitem__`` lives in
+``slicing.py`` and is installed from here.
+"""
 
 from __future__ import annotations
 
-__all__: list = []
-METHODS: dict = {}
+import operator
+
+import numpy as np
+
+from .._tensor import Tensor, _normalize_dim, _wrap
+from ._primitive import primitive
+from .shape import expand, reshape
+from .slicing import getitem
+
+# ----- gather and its scatter-add backward -----
+
+
+def _gather_key(index, dim):
+    key = list(np.indices(index.shape, sparse=True))
+    key[dim] = index
+    return tuple(key)
+
+
+def _gather_forward(x, *, dim, index):
+    if x.ndim == 0:  # every index is 0
+        return np.broadcast_to(x, index.shape).copy()
+    return x[_gather_key(index, dim)]
+
+
+def _scatter_add_forward(grad, *, shape, dim, index):
+    if not shape:
+        return np.asarray(grad.sum(), dtype=grad.dtype)
+    out = np.zeros(shape, dtype=grad.dtype)
+    np.add.at(out, _gather_key(index, dim), grad)
+    return out
+
+
+_gather = primitive(
+    "gather",
+    _gather_forward,
+    lambda grad, x, *, dim, index, **_: _scatter_add(
+        grad, shape=x._data.shape, dim=dim, index=index
+    ),
+    node_name="GatherBackward0",
+    dtype_rule="keep",
+    linear=True,
+)
+_scatter_add = primitive(
+    "scatter_add",
+    _scatter_add_forward,
+    lambda grad, g, *, dim, index, **_: _gather(grad, dim=dim, index=index),
+    node_name="ScatterAddBackward0",
+    dtype_rule="keep",
+    linear=True,
+)
+
+
+def _index_tensor(index, op: str) -> np.ndarray:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): index must be a Tensor, got {type(index).__name__}")
+    data = index._data
+    if data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{op}(): index must be int64 or int32, got {index.dtype}")
+    return data.astype(np.int64, copy=False)
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j][k] = input[index[i][j][k]][j][k]`` for dim 0 (likewise for other dims).
+
+    ``index`` has ``input``'s number of dims and no larger size outside ``dim``.
+    """
+    idx = _index_tensor(index, "gather")
+    shape = input._data.shape
+    d = _normalize_dim(operator.index(dim), len(shape), "gather")
+    if idx.ndim != len(shape) and not (idx.ndim <= 1 and len(shape) <= 1):
+        raise RuntimeError(
+            f"gather(): index of shape {list(idx.shape)} must have as many dims as the input "
+            f"of shape {list(shape)}"
+        )
+    if shape:
+        for k, (i, s) in enumerate(zip(idx.shape, shape)):
+            if k != d and i > s:
+                raise RuntimeError(
+                    f"gather(): index of shape {list(idx.shape)} is larger than the input of "
+                    f"shape {list(shape)} at dim {k}; outside dim {d} it may be no larger"
+                )
+        size = shape[d]
+    else:
+        size = 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)].flat[0]
+        raise RuntimeError(f"gather(): index {bad} is out of bounds for dim {d} with size {size}")
+    return _gather(input, dim=d, index=idx)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
+    """Values of ``input`` at ``indices`` along ``dim``, both broadcast outside ``dim``;
+    with ``dim=None`` both are flattened first."""
+    if not isinstance(indices, Tensor) or indices._data.dtype != np.int64:
+        raise RuntimeError("take_along_dim(): indices must be an int64 Tensor")
+    if dim is None:
+        return gather(reshape(input, -1), 0, reshape(indices, -1))
+    shape, ishape = input._data.shape, indices._data.shape
+    if len(shape) != len(ishape):
+        raise RuntimeError(
+            f"take_along_dim(): input of shape {list(shape)} and indices of shape "
+            f"{list(ishape)} must have the same number of dims"
+        )
+    d = _normalize_dim(operator.index(dim), len(shape), "take_along_dim")
+    try:
+        bshape = np.broadcast_shapes(shape[:d] + (ishape[d],) + shape[d + 1 :], ishape)
+    except ValueError:
+        raise RuntimeError(
+            f"take_along_dim(): input of shape {list(shape)} and indices of shape "
+            f"{list(ishape)} cannot be broadcast outside dim {d}"
+        ) from None
+    x = expand(input, bshape[:d] + (shape[d],) + bshape[d + 1 :])
+    return gather(x, d, expand(indices, bshape))
+
+
+# ----- index_select and its index-add backward -----
+
+
+def _index_add_forward(grad, *, shape, dim, index):
+    if not shape:
+        return grad.copy()
+    out = np.zeros(shape, dtype=grad.dtype)
+    np.add.at(out, (slice(None),) * dim + (index,), grad)
+    return out
+
+
+_index_select = primitive(
+    "index_select",
+    lambda x, *, dim, index: np.take(x, index, axis=dim) if x.ndim else x.copy(),
+    lambda grad, x, *, dim, index, **_: _index_add(grad, shape=x._data.shape, dim=dim, index=index),
+    node_name="IndexSelectBackward0",
+    dtype_rule="keep",
+    linear=True,
+)
+_index_add = primitive(
+    "index_add",
+    _index_add_forward,
+    lambda grad, g, *, dim, index, **_: _index_select(grad, dim=dim, index=index),
+    node_name="IndexAddBackward0",
+    dtype_rule="keep",
+    linear=True,
+)
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The entries of ``input`` at positions ``index`` (1-D) along ``dim``."""
+    idx = _index_tensor(index, "index_select")
+    if idx.ndim > 1:
+        raise IndexError(f"index_select(): index must be 1-D, got shape {list(idx.shape)}")
+    idx = idx.reshape(-1)
+    shape = input._data.shape
+    d = _normalize_dim(operator.index(dim), len(shape), "index_select")
+    size = shape[d] if shape else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size) or (not shape and idx.size != 1):
+        raise IndexError(
+            f"index_select(): index {idx.tolist()} is out of range for dim {d} of size {size} "
+            f"(tensor shape {list(shape)}); negative indices are not allowed"
+        )
+    return _index_select(input, dim=d, index=idx)
+
+
+# ----- masked_fill -----
+
+
+def _masked_fill_forward(x, mask, value=None, *, fill=None):
+    v = fill if value is None else value
+    return np.where(mask, np.asarray(v).astype(x.dtype), x)
+
+
+def _masked_fill_grad_input(grad, x, mask, *args, **_):
+    return masked_fill(grad, mask, 0)
+
+
+def _masked_fill_grad_value(grad, x, mask, value, **_):
+    return masked_fill(grad, _wrap(~mask._data), 0).sum()
+
+
+def _masked_fill_jvp_scalar(tx, _tmask, x, mask, result, *, fill):
+    return None if tx is None else masked_fill(tx, mask, 0)
+
+
+def _masked_fill_jvp_tensor(tx, _tmask, tv, x, mask, value, result):
+    tx = tx if tx is not None else _wrap(np.zeros_like(x._data))
+    return masked_fill(tx, mask, tv if tv is not None else 0)
+
+
+def _masked_fill_as_where(x, mask, value=None, *, fill=None):
+    """The same op as a ``where`` (piecewise linear), for Taylor mode."""
+    from .elementwise import where
+
+    return where(mask, fill if value is None else value.to(x.dtype), x)
+
+
+_masked_fill_scalar = primitive(
+    "masked_fill",
+    _masked_fill_forward,
+    (_masked_fill_grad_input, None),
+    node_name="MaskedFillBackward0",
+    dtype_rule="keep",
+    broadcast=True,
+    jvp=_masked_fill_jvp_scalar,
+    taylor_as=_masked_fill_as_where,
+)
+_masked_fill_tensor = primitive(
+    "masked_fill",
+    _masked_fill_forward,
+    (_masked_fill_grad_input, None, _masked_fill_grad_value),
+    node_name="MaskedFillBackward1",
+    dtype_rule="keep",
+    broadcast=True,
+    jvp=_masked_fill_jvp_tensor,
+    taylor_as=_masked_fill_as_where,
+)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    """``input`` with ``value`` where the bool ``mask`` (broadcast against it) is True."""
+    if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
+        got = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(
+            f"masked_fill(): mask must be a bool Tensor, got {got}; compare to get one"
+        )
+    try:
+        np.broadcast_shapes(input._data.shape, mask._data.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"masked_fill(): mask of shape {list(mask._data.shape)} cannot be broadcast with "
+            f"the input of shape {list(input._data.shape)}"
+        ) from None
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(
+                f"masked_fill(): value must be a number or a 0-dim tensor, got shape "
+                f"{list(value._data.shape)}"
+            )
+        return _masked_fill_tensor(input, mask, value)
+    return _masked_fill_scalar(input, mask, fill=value)
+
+
+# ----- nonzero -----
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False):
+    """Indices of the non-zero entries: int64 of shape (n, ndim), or one 1-D tensor per dim."""
+    data = input._data
+    if as_tuple:
+        return tuple(_wrap(i.astype(np.int64, copy=False)) for i in np.nonzero(np.atleast_1d(data)))
+    if data.ndim == 0:
+        return _wrap(np.zeros((1 if data.item() else 0, 0), dtype=np.int64))
+    return _wrap(np.argwhere(data).astype(np.int64, copy=False))
+
+
+__all__ = ["gather", "index_select", "masked_fill", "nonzero", "take_along_dim"]
+METHODS = {
+    "__getitem__": getitem, "gather": gather, "index_select": index_select,
+    "masked_fill": masked_fill, "nonzero": nonzero, "take_along_dim": take_along_dim,
+}  # fmt: skip

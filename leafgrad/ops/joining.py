@@ -1,0 +1,274 @@
+"""Joining and splitting: cat, stack, split, chunk, unbind.
+
+split/chunk/unbind return a tuple of views made by one multi-output node, as PyTorch's
+``SplitBackward0`` / ``UnbindBackward0``; the machinery fills the grads of unused outputs
+with zeros. Nothing is imported from ``shape`` at load time, so ``shape`` can re-export
+this module.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from .._engine.forward import jet_state as _jet_state
+from .._tensor import Tensor, _normalize_dim, _wrap
+from ._primitive import primitive
+from .slicing import narrow, select
+
+
+def _tensor_list(tensors, op: str) -> tuple:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (tuple, list)):
+        raise TypeError(
+            f"{op}(): expected a tuple or list of Tensors, got {type(tensors).__name__}; wrap "
+            "single tensors in a list"
+        )
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"{op}(): element {i} of the sequence is {type(t).__name__}, expected a Tensor"
+            )
+    return tuple(tensors)
+
+
+def _common_dtype(tensors) -> np.dtype:
+    """Plain promotion over all inputs (cat/stack give 0-d tensors no lower priority)."""
+    dt = tensors[0]._data.dtype
+    for t in tensors[1:]:
+        other = t._data.dtype
+        # A float beats any int or bool whatever its width (float32 + int64 -> float32);
+        # within one kind NumPy's rule is PyTorch's.
+        if (dt.kind == "f") != (other.kind == "f"):
+            dt = dt if dt.kind == "f" else other
+        else:
+            dt = np.promote_types(dt, other)
+    return dt
+
+
+def _is_legacy_empty(data) -> bool:
+    # PyTorch's cat skips 1-D empty tensors whatever the other operands' shapes.
+    return data.shape == (0,)
+
+
+# ----- cat -----
+
+
+def _cat_forward(*arrays, dim, dtype):
+    kept = [a for a in arrays if not _is_legacy_empty(a)] or [arrays[0]]
+    return np.concatenate([a if a.dtype == dtype else a.astype(dtype) for a in kept], axis=dim)
+
+
+def _cat_grads(grad, args, _result, needs, *, dim, dtype):
+    outs, offset = [], 0
+    for a, need in zip(args, needs):
+        data = a._data
+        if _is_legacy_empty(data) and grad._data.ndim != 1:
+            outs.append(_wrap(np.zeros((0,), dtype=grad._data.dtype)) if need else None)
+            continue
+        size = data.shape[dim]
+        outs.append(narrow(grad, dim, offset, size) if need else None)
+        offset += size
+    return outs
+
+
+_cat = primitive(
+    "cat",
+    _cat_forward,
+    vjp_all=_cat_grads,
+    node_name="CatBackward0",
+    dtype_rule="keep",
+    linear=True,
+)
+
+
+def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """``tensors`` joined along an existing ``dim``; dtypes promote as in PyTorch."""
+    tensors = _tensor_list(tensors, "cat")
+    if not tensors:
+        raise ValueError("cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(
+                f"cat(): the tensor at position {i} is 0-dim and cannot be concatenated; use "
+                "stack, or unsqueeze it to shape [1]"
+            )
+    kept = [t for t in tensors if not _is_legacy_empty(t._data)]
+    ref = (kept or tensors)[0]._data.shape
+    d = _normalize_dim(operator.index(dim), len(ref), "cat")
+    for i, t in enumerate(tensors):
+        shape = t._data.shape
+        if _is_legacy_empty(t._data) and kept:
+            continue
+        if len(shape) != len(ref):
+            raise RuntimeError(
+                f"cat(): tensors must have the same number of dims; got shape {list(ref)} and, "
+                f"at position {i}, shape {list(shape)}"
+            )
+        if any(a != b for k, (a, b) in enumerate(zip(shape, ref)) if k != d):
+            raise RuntimeError(
+                f"cat(): sizes must match except in dim {d}; got shape {list(ref)} and, at "
+                f"position {i}, shape {list(shape)}"
+            )
+    return _cat(*tensors, dim=d, dtype=_common_dtype(tensors))
+
+
+concat = concatenate = cat
+
+# ----- stack -----
+
+
+def _stack_forward(*arrays, dim, dtype):
+    return np.stack([a if a.dtype == dtype else a.astype(dtype) for a in arrays], axis=dim)
+
+
+def _stack_grads(grad, args, _result, needs, *, dim, dtype):
+    pieces = unbind(grad, dim)
+    return [p if need else None for p, need in zip(pieces, needs)]
+
+
+_stack = primitive(
+    "stack",
+    _stack_forward,
+    vjp_all=_stack_grads,
+    node_name="StackBackward0",
+    dtype_rule="keep",
+    linear=True,
+)
+
+
+def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """``tensors`` (all of one shape) joined along a new ``dim``."""
+    tensors = _tensor_list(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack(): expected a non-empty list of Tensors")
+    ref = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != ref:
+            raise RuntimeError(
+                f"stack(): all tensors must have the same shape; got {list(ref)} at position 0 "
+                f"and {list(t._data.shape)} at position {i}"
+            )
+    d = _normalize_dim(operator.index(dim), len(ref) + 1, "stack")
+    return _stack(*tensors, dim=d, dtype=_common_dtype(tensors))
+
+
+# ----- split / chunk / unbind: one node with one output per piece -----
+
+
+def _split_forward(x, *, dim, sizes):
+    bounds = np.cumsum(sizes)[:-1].tolist()
+    pieces = tuple(np.split(x, bounds, axis=dim))
+    return pieces if len(pieces) > 1 else pieces[0]
+
+
+def _split_grads(grad, args, result, needs, *, dim, sizes):
+    if isinstance(grad, Tensor):  # a single piece: the identity
+        return [grad]
+    return [cat(list(grad), dim)]
+
+
+@functools.cache
+def _split_op(n: int, node_name: str):
+    # num_outputs is fixed per declared primitive, so one is declared per piece count.
+    return primitive(
+        "split", _split_forward, vjp_all=_split_grads, node_name=node_name, dtype_rule="keep",
+        num_outputs=n, save_result=n > 1, view=True, linear=True,
+    )  # fmt: skip
+
+
+# Declared now so the names are registered (the op-table guard reads the registry).
+_split_op(2, "SplitBackward0")
+
+
+def _split_sizes(input, dim, sizes, node_name):
+    if _jet_state.mode is not None:
+        # Taylor mode gives jets only to single-output ops, so split piece by piece there.
+        offsets = np.cumsum((0, *sizes[:-1])).tolist()
+        return tuple(narrow(input, dim, o, n) for o, n in zip(offsets, sizes))
+    out = _split_op(len(sizes), node_name)(input, dim=dim, sizes=tuple(sizes))
+    return out if isinstance(out, tuple) else (out,)
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """Views of ``tensor`` along ``dim``: pieces of one size (the last may be smaller), or of
+    the listed sizes (which must add up to the dim's size)."""
+    shape = tensor._data.shape
+    if not shape:
+        raise RuntimeError("split: a 0-dim tensor cannot be split; unsqueeze it first")
+    d = _normalize_dim(operator.index(dim), len(shape), "split")
+    size = shape[d]
+    if isinstance(split_size_or_sections, (tuple, list)):
+        sizes = [operator.index(s) for s in split_size_or_sections]
+        if any(s < 0 for s in sizes) or sum(sizes) != size:
+            raise RuntimeError(
+                f"split: sizes {sizes} must be non-negative and add up to {size}, the size of "
+                f"dim {d} of a tensor of shape {list(shape)}"
+            )
+        return _split_sizes(tensor, d, sizes, "SplitWithSizesBackward0")
+    step = operator.index(split_size_or_sections)
+    if step < 0 or (step == 0 and size != 0):
+        raise RuntimeError(
+            f"split: split_size must be positive (0 only for an empty dim), got {step} for dim "
+            f"{d} of size {size}"
+        )
+    sizes = [step] * (size // step) + ([size % step] if size % step else []) if step else []
+    return _split_sizes(tensor, d, sizes or [size], "SplitBackward0")
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """At most ``chunks`` views of equal size (the last may be smaller) along ``dim``."""
+    chunks = operator.index(chunks)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk: chunks must be positive, got {chunks}")
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("chunk: a 0-dim tensor cannot be chunked; unsqueeze it first")
+    d = _normalize_dim(operator.index(dim), len(shape), "chunk")
+    size = shape[d]
+    if size == 0:  # PyTorch keeps the number of chunks here
+        return _split_sizes(input, d, [0] * chunks, "SplitWithSizesBackward0")
+    return split(input, -(-size // chunks), d)
+
+
+def _unbind_forward(x, *, dim):
+    pieces = tuple(x[(slice(None),) * dim + (i,)] for i in range(x.shape[dim]))
+    return pieces if len(pieces) > 1 else pieces[0]
+
+
+def _unbind_grads(grad, args, result, needs, *, dim):
+    from .shape import unsqueeze
+
+    if isinstance(grad, Tensor):
+        return [unsqueeze(grad, dim)]
+    return [stack(list(grad), dim)]
+
+
+@functools.cache
+def _unbind_op(n: int):
+    return primitive(
+        "unbind", _unbind_forward, vjp_all=_unbind_grads, node_name="UnbindBackward0",
+        dtype_rule="keep", num_outputs=n, save_result=n > 1, view=True, linear=True,
+    )  # fmt: skip
+
+
+_unbind_op(2)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """The slices of ``input`` along ``dim``, each without that dim."""
+    shape = input._data.shape
+    if not shape:
+        raise IndexError("unbind: a 0-dim tensor has no dim to unbind along")
+    d = _normalize_dim(operator.index(dim), len(shape), "unbind")
+    if shape[d] == 0:
+        return ()
+    if _jet_state.mode is not None:  # as in _split_sizes
+        return tuple(select(input, d, i) for i in range(shape[d]))
+    out = _unbind_op(shape[d])(input, dim=d)
+    return out if isinstance(out, tuple) else (out,)
+
+
+__all__ = ["cat", "chunk", "concat", "concatenate", "split", "stack", "unbind"]
+METHODS = {"split": split, "chunk": chunk, "unbind": unbind}

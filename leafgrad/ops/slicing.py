@@ -1,0 +1,390 @@
+"""Basic and advanced indexing: select, slice, narrow, alias and ``Tensor.__getitem__``.
+
+``t[key]`` follows PyTorch step by step: ints, slices and None become select / slice /
+unsqueeze views applied left to right (a full ``:`` inside a tuple is skipped), then any
+tensor, list or mask indices become one ``index`` op (``IndexBackward0``) whose result
+shape follows NumPy's rule for the dims that remain. Each view's backward writes the
+gradient into zeros (``select_backward`` / ``slice_backward``); the index backward
+scatter-adds with ``np.add.at`` so repeated indices accumulate, and its own backward is
+the index again. This module imports nothing from ``shape`` at load time, so that
+``shape`` can re-export it.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor, _normalize_dim
+from ._primitive import primitive
+
+
+def _unsqueeze(x: Tensor, dim: int) -> Tensor:
+    from .shape import _unsqueeze as unsqueeze_op  # shape imports this module
+
+    return unsqueeze_op(x, dim=dim)
+
+
+# ----- select / slice / narrow / alias -----
+
+
+def _select_forward(x, *, dim, index):
+    return x[(slice(None),) * dim + (index,)]
+
+
+def _select_backward_forward(grad, *, shape, dim, index):
+    out = np.zeros(shape, dtype=grad.dtype)
+    out[(slice(None),) * dim + (index,)] = grad
+    return out
+
+
+_select = primitive(
+    "select",
+    _select_forward,
+    lambda grad, x, *, dim, index, **_: _select_backward(
+        grad, shape=x._data.shape, dim=dim, index=index
+    ),
+    node_name="SelectBackward0",
+    dtype_rule="keep",
+    linear=True,
+    view=True,
+)
+_select_backward = primitive(
+    "select_backward",
+    _select_backward_forward,
+    lambda grad, g, *, dim, index, **_: _select(grad, dim=dim, index=index),
+    node_name="SelectBackwardBackward0",
+    dtype_rule="keep",
+    linear=True,
+)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The view ``input[..., index, ...]`` at ``dim``; that dim is removed."""
+    shape = input._data.shape
+    if not shape:
+        raise IndexError("select: a 0-dim tensor has no dim to select from; use tensor.item()")
+    d = _normalize_dim(operator.index(dim), len(shape), "select")
+    i = operator.index(index)
+    if not -shape[d] <= i < shape[d]:
+        raise IndexError(
+            f"select: index {i} is out of bounds for dim {d} with size {shape[d]} (tensor shape "
+            f"{list(shape)}); use an index in [{-shape[d]}, {shape[d] - 1}]"
+        )
+    return _select(input, dim=d, index=i % shape[d])
+
+
+def _slice_key(dim, start, stop, step):
+    return (slice(None),) * dim + (slice(start, stop, step),)
+
+
+def _slice_backward_forward(grad, *, shape, dim, start, stop, step):
+    out = np.zeros(shape, dtype=grad.dtype)
+    out[_slice_key(dim, start, stop, step)] = grad
+    return out
+
+
+_slice = primitive(
+    "slice",
+    lambda x, *, dim, start, stop, step: x[_slice_key(dim, start, stop, step)],
+    lambda grad, x, **p: _slice_backward(
+        grad, shape=x._data.shape, **{k: p[k] for k in _SLICE_PARAMS}
+    ),
+    node_name="SliceBackward0",
+    dtype_rule="keep",
+    linear=True,
+    view=True,
+)
+_slice_backward = primitive(
+    "slice_backward",
+    _slice_backward_forward,
+    lambda grad, g, *, shape, **p: _slice(grad, **{k: p[k] for k in _SLICE_PARAMS}),
+    node_name="SliceBackwardBackward0",
+    dtype_rule="keep",
+    linear=True,
+)
+_SLICE_PARAMS = ("dim", "start", "stop", "step")
+
+
+def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
+    """The view of ``length`` entries of ``input`` along ``dim`` from ``start``."""
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("narrow: a 0-dim tensor has no dim to narrow; unsqueeze it first")
+    d = _normalize_dim(operator.index(dim), len(shape), "narrow")
+    start, length, size = operator.index(start), operator.index(length), shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"narrow: start {start} is out of range for dim {d} of size {size}; use a start in "
+            f"[{-size}, {size}]"
+        )
+    if length < 0:
+        raise RuntimeError(f"narrow: length must be non-negative, got {length}")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(
+            f"narrow: start ({start}) + length ({length}) exceeds the size ({size}) of dim {d} "
+            f"of a tensor of shape {list(shape)}"
+        )
+    return _slice(input, dim=d, start=start, stop=start + length, step=1)
+
+
+alias = primitive(
+    "alias",
+    lambda x: x.view(),
+    lambda grad, x, **_: grad,
+    node_name="AliasBackward0",
+    dtype_rule="keep",
+    linear=True,
+    view=True,
+)
+
+
+# ----- advanced indexing: index and its scatter-add backward -----
+
+
+def _index_key(indices):
+    return tuple(slice(None) if i is None else i for i in indices)
+
+
+def _index_put_forward(grad, *, shape, indices, accumulate):
+    out = np.zeros(shape, dtype=grad.dtype)
+    if accumulate:
+        np.add.at(out, _index_key(indices), grad)
+    else:  # indices known to be distinct (from a mask): plain assignment is faster
+        out[_index_key(indices)] = grad
+    return out
+
+
+_index = primitive(
+    "index",
+    lambda x, *, indices, accumulate: x[_index_key(indices)],
+    lambda grad, x, *, indices, accumulate, **_: _index_put(
+        grad, shape=x._data.shape, indices=indices, accumulate=accumulate
+    ),
+    node_name="IndexBackward0",
+    dtype_rule="keep",
+    linear=True,
+)
+_index_put = primitive(
+    "index_put",
+    _index_put_forward,
+    lambda grad, g, *, indices, accumulate, **_: _index(
+        grad, indices=indices, accumulate=accumulate
+    ),
+    node_name="IndexPutImplBackward0",
+    dtype_rule="keep",
+    linear=True,
+)
+
+# ----- __getitem__ -----
+
+_INDEX_DTYPES = "iu"  # int64/int32 index; uint8 and bool are masks
+
+
+def _is_int(k) -> bool:
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+
+
+def _sequence_as_tuple(seq) -> bool:
+    """PyTorch's legacy rule: a short list holding slices, None, ... or sequences is a tuple."""
+    if len(seq) >= 32:
+        return False
+    return any(
+        isinstance(k, (slice, list, tuple, Tensor, np.ndarray)) or k is None or k is Ellipsis
+        for k in seq
+    )
+
+
+def _index_array(key, op_shape, dim) -> tuple:
+    """``key`` (Tensor, ndarray or list) as index arrays for dims ``dim...``, and whether
+    it was a mask."""
+    if isinstance(key, Tensor):
+        arr = key._data
+    elif isinstance(key, np.ndarray):
+        arr = key
+    else:
+        arr = _as_index_array(key)
+        if arr.size == 0 and arr.dtype.kind == "f":
+            arr = arr.astype(np.int64)  # x[[]] is an empty long index
+    kind = arr.dtype.kind
+    if kind == "u" and arr.dtype.itemsize == 1:
+        warnings.warn(
+            "indexing with a uint8 tensor is deprecated; use a bool mask instead",
+            UserWarning,
+            stacklevel=4,
+        )
+        arr, kind = arr.astype(bool), "b"
+    if kind == "b":
+        shape = op_shape[dim : dim + arr.ndim]
+        if arr.ndim > len(op_shape) - dim or shape != arr.shape:
+            raise IndexError(
+                f"index: the mask of shape {list(arr.shape)} does not match the indexed tensor "
+                f"of shape {list(op_shape)} at dims {dim}..{dim + arr.ndim - 1}; a mask must "
+                "have exactly the sizes of the dims it covers"
+            )
+        return np.nonzero(arr), True
+    if kind not in _INDEX_DTYPES or arr.dtype.itemsize < 4:
+        raise IndexError(
+            f"index: tensors used as indices must be int64, int32, uint8 or bool, got {arr.dtype}"
+        )
+    if dim >= len(op_shape):
+        raise IndexError(f"index: too many indices for a tensor of shape {list(op_shape)}")
+    size = op_shape[dim]
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and (arr.min() < -size or arr.max() >= size):
+        bad = arr[(arr < -size) | (arr >= size)].flat[0]
+        raise IndexError(
+            f"index: index {bad} is out of bounds for dim {dim} with size {size}; use indices "
+            f"in [{-size}, {size - 1}]"
+        )
+    return (np.where(arr < 0, arr + size, arr) if arr.size and arr.min() < 0 else arr,), False
+
+
+def _scalar_kind(k) -> str:
+    """For a 0-d tensor or array used as an index: "b" (bool or uint8), "i" (int), else ""."""
+    data = k._data if isinstance(k, Tensor) else k if isinstance(k, np.ndarray) else None
+    if data is None or data.ndim:
+        return ""
+    if data.dtype.kind == "b" or data.dtype == np.uint8:
+        return "b"
+    return "i" if data.dtype.kind in "iu" else ""
+
+
+def _as_index_array(k) -> np.ndarray:
+    try:
+        return np.asarray(k)
+    except ValueError:
+        raise IndexError(
+            f"index: the nested sequence {k!r} is ragged; use a rectangular one"
+        ) from None
+
+
+def _consumed(k) -> int:
+    """How many dims of the input the index entry ``k`` uses up."""
+    if type(k) is slice or type(k) is int:
+        return 1
+    if k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)):
+        return 0
+    if isinstance(k, Tensor):
+        data = k._data
+        return data.ndim if data.dtype.kind == "b" or data.dtype == np.uint8 else 1
+    if isinstance(k, (np.ndarray, list, tuple)):
+        arr = _as_index_array(k)
+        return arr.ndim if arr.dtype.kind == "b" else 1
+    return 1
+
+
+def _invalid_entry(k):
+    if isinstance(k, (float, complex)):
+        return IndexError(
+            f"index: {type(k).__name__} {k!r} is not a valid index; use ints, slices, None, "
+            "..., or int/bool tensors"
+        )
+    return TypeError(
+        f"index: {type(k).__name__} is not a valid index; use ints, slices, None, ..., or tensors"
+    )
+
+
+def getitem(self: Tensor, key) -> Tensor:
+    """``self[key]`` with PyTorch's semantics (a negative slice step is a ValueError)."""
+    if not isinstance(key, tuple):
+        if isinstance(key, slice):
+            return _apply_slice(self, 0, key, skip_full=False)
+        if key is None:
+            return _unsqueeze(self, 0)
+        if key is Ellipsis:
+            return alias(self)
+        if _is_int(key):
+            if self._data.ndim == 0:
+                raise IndexError(
+                    "index: a 0-dim tensor cannot be indexed by an int; use tensor.item()"
+                )
+            return select(self, 0, key)
+        legacy = isinstance(key, list) and _sequence_as_tuple(key)
+        if legacy:
+            warnings.warn(
+                "indexing with a non-tuple sequence of indices is deprecated; use x[tuple(seq)]",
+                UserWarning,
+                stacklevel=2,
+            )
+        key = tuple(key) if legacy else (key,)
+    return _getitem_tuple(self, key)
+
+
+def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
+    ndim = x._data.ndim
+    used = ellipses = 0
+    for k in key:
+        if k is Ellipsis:
+            ellipses += 1
+        else:
+            used += _consumed(k)
+    if ellipses > 1:
+        raise IndexError("index: an index can hold at most one ellipsis (...)")
+    if used > ndim:
+        raise IndexError(f"index: too many indices ({used}) for a tensor of dimension {ndim}")
+    out, dim, advanced, from_mask = x, 0, {}, []
+    for k in key:
+        if k is None:
+            out, dim = _unsqueeze(out, dim), dim + 1
+        elif k is Ellipsis:
+            dim += ndim - used
+        elif isinstance(k, slice):
+            out = _apply_slice(out, dim, k, skip_full=True)
+            dim += 1
+        elif isinstance(k, (bool, np.bool_)) or _scalar_kind(k) == "b":
+            # True/False add a dim of size 1 and take all (1) or none (0) of it
+            out = _unsqueeze(out, dim)
+            advanced[dim] = np.zeros(1 if bool(k) else 0, dtype=np.int64)
+            dim += 1
+        elif _is_int(k) or _scalar_kind(k) == "i":
+            out = select(out, dim, operator.index(k))
+        elif isinstance(k, (Tensor, np.ndarray, list, tuple)):
+            arrays, is_mask = _index_array(k, out._data.shape, dim)
+            for a in arrays:
+                advanced[dim] = a
+                from_mask.append(is_mask)
+                dim += 1
+        else:
+            raise _invalid_entry(k)
+    if not advanced:
+        return alias(x) if out is x else out
+    try:
+        np.broadcast_shapes(*(a.shape for a in advanced.values()))
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for a in advanced.values())
+        raise IndexError(
+            f"index: the index tensors cannot be broadcast together (shapes {shapes}); make "
+            "their shapes compatible"
+        ) from None
+    indices = tuple(advanced.get(d) for d in range(max(advanced) + 1))
+    # Indices from one mask are distinct, so their backward can assign instead of accumulate.
+    accumulate = not (all(from_mask) and len(from_mask) == len(advanced))
+    return _index(out, indices=indices, accumulate=accumulate)
+
+
+def _apply_slice(x: Tensor, dim: int, s: slice, *, skip_full: bool) -> Tensor:
+    step = 1 if s.step is None else operator.index(s.step)
+    if step == 0:
+        raise ValueError("index: a slice step cannot be zero")
+    if step < 0:
+        raise ValueError(
+            "index: a slice step must be positive (negative steps are not supported); use flip()"
+        )
+    if x._data.ndim == 0:
+        raise IndexError("index: a 0-dim tensor cannot be sliced; unsqueeze it first")
+    size = x._data.shape[dim]
+    start = None if s.start is None else operator.index(s.start)
+    stop = None if s.stop is None else operator.index(s.stop)
+    # PyTorch skips a slice that keeps a whole dim, but only inside a tuple index.
+    if skip_full and start in (None, 0) and (stop is None or stop >= size) and step == 1:
+        return x
+    start, stop, step = slice(start, stop, step).indices(size)
+    return _slice(x, dim=dim, start=start, stop=max(start, stop), step=step)
+
+
+__all__ = ["narrow", "select"]
+METHODS = {"__getitem__": getitem, "select": select, "narrow": narrow}

@@ -1,0 +1,141 @@
+"""Op-table samples for ops/slicing.py (``__getitem__``, select, slice) and ops/indexing.py."""
+
+import numpy as np
+
+import leafgrad as lg
+from leafgrad.ops.indexing import _index_add, _scatter_add
+from leafgrad.ops.slicing import _index_put, _select_backward, _slice_backward
+
+from .optable import OpSample
+
+S = OpSample
+_LONG = lg.int64
+
+
+def _mask(*rows):
+    return lg.tensor(rows, dtype=lg.bool)
+
+
+_REPEATED = np.array([0, 2, 0, 0])  # repeated indices must accumulate in every backward
+
+SAMPLES = [
+    # basic indexing: views
+    S("select", lambda x: x[1], ((3, 4),)),
+    S("select", lambda x: x[:, -1], ((3, 4),), id="select-negative-second-dim"),
+    S("select", lambda x: lg.select(x, -2, 0), ((2, 3, 4),), id="select-function"),
+    S("select", lambda x: x[1, 2], ((3, 4),), id="select-twice"),
+    S("select_backward", lambda g: _select_backward(g, shape=(3, 4), dim=1, index=2), ((3,),)),
+    S("slice", lambda x: x[1:3], ((4, 2),)),
+    S("slice", lambda x: x[:, ::2], ((2, 5),), id="slice-step"),
+    S("slice", lambda x: x[-3:-1, 1:], ((4, 3),), id="slice-negative-bounds"),
+    S("slice", lambda x: x.narrow(-1, 1, 2), ((2, 4),), id="narrow"),
+    S("slice", lambda x: x[0, 1:3, None], ((2, 4),), id="select-slice-none"),
+    S(
+        "slice_backward",
+        lambda g: _slice_backward(g, shape=(5, 2), dim=0, start=1, stop=5, step=2),
+        ((2, 2),),
+    ),
+    S("alias", lambda x: x[...], ((2, 3),)),
+    S("alias", lambda x: x[:, :], ((2, 3),), id="alias-full-slices"),
+    S(
+        "unsqueeze",
+        lambda x: x[None, ..., None],
+        ((2, 3),),
+        covers=("unsqueeze",),
+        id="getitem-none",
+    ),
+    # advanced indexing
+    S("index", lambda x: x[[0, 2, 0]], ((3, 2),), id="index-repeated-list"),
+    S("index", lambda x: x[lg.tensor([[1, 0], [1, 1]])], ((3, 2),), id="index-2d-index"),
+    S("index", lambda x: x[:, [2, -1, 2]], ((2, 4),), id="index-after-slice-negative"),
+    S("index", lambda x: x[[0, 1, 1], :, [2, 0, 2]], ((2, 3, 3),), id="index-separated-dims-first"),
+    S("index", lambda x: x[1:, [0, 0], None], ((3, 2),), id="index-slice-none"),
+    S("index", lambda x: x[0, :, [1, 1]], ((2, 3, 2),), id="index-int-then-list"),
+    S(
+        "index",
+        lambda x: x[_mask([True, False, True], [False, True, True])],
+        ((2, 3),),
+        id="index-bool-mask",
+    ),
+    S(
+        "index",
+        lambda x: x[:, _mask(True, False, True)],
+        ((2, 3, 2),),
+        id="index-bool-mask-inner-dim",
+    ),
+    S("index", lambda x: x[x > 0], ((3, 3),), id="index-data-dependent-mask"),
+    S("index", lambda x: x[True], ((2,),), id="index-true"),
+    S(
+        "index_put",
+        lambda g: _index_put(g, shape=(3, 2), indices=(_REPEATED,), accumulate=True),
+        ((4, 2),),
+    ),
+    S(
+        "index_put",
+        lambda g: _index_put(g, shape=(2, 3), indices=(None, np.array([2, 0])), accumulate=False),
+        ((2, 2),),
+        id="index_put-assign",
+    ),
+    # index tensors
+    S("gather", lambda x: x.gather(0, lg.tensor([[0, 1, 0], [2, 2, 0]])), ((3, 3),)),
+    S(
+        "gather",
+        lambda x: lg.gather(x, -1, lg.tensor([[1, 1], [0, 1]])),
+        ((3, 2),),
+        id="gather-smaller-index-negative-dim",
+    ),
+    S(
+        "gather",
+        lambda x: lg.take_along_dim(x, lg.tensor([[0], [2]]), dim=1),
+        ((2, 3),),
+        id="take_along_dim",
+    ),
+    S(
+        "gather",
+        lambda x: lg.take_along_dim(x, lg.tensor([[2, 0, 2]]), 0),
+        ((3, 3),),
+        id="take_along_dim-broadcast",
+    ),
+    S(
+        "gather",
+        lambda x: lg.take_along_dim(x, lg.tensor([5, 0, 5])),
+        ((2, 3),),
+        id="take_along_dim-flat",
+    ),
+    S(
+        "scatter_add",
+        lambda g: _scatter_add(g, shape=(3, 2), dim=0, index=np.array([[0, 2], [0, 0]])),
+        ((2, 2),),
+    ),
+    S("index_select", lambda x: x.index_select(0, lg.tensor(_REPEATED)), ((3, 2),)),
+    S(
+        "index_select",
+        lambda x: lg.index_select(x, -1, lg.tensor([1], dtype=lg.int32)),
+        ((2, 3),),
+        id="index_select-int32-negative-dim",
+    ),
+    S("index_add", lambda g: _index_add(g, shape=(2, 3), dim=1, index=np.array([1, 1])), ((2, 2),)),
+    S(
+        "masked_fill",
+        lambda x: x.masked_fill(_mask([True, False, True], [False, False, True]), 0.5),
+        ((2, 3),),
+    ),
+    S(
+        "masked_fill",
+        lambda x: x.masked_fill(_mask(True, False), -1.0),
+        ((3, 2),),
+        id="masked_fill-broadcast-mask",
+    ),
+    S(
+        "masked_fill",
+        lambda x: x.masked_fill(_mask([[True], [False]]), 2.0),
+        ((1, 3),),
+        id="masked_fill-broadcast-to-mask",
+    ),
+    S(
+        "masked_fill",
+        lambda x, v: x.masked_fill(_mask(True, False, True), v.sum()),
+        ((2, 3), (2,)),
+        id="masked_fill-tensor-value",
+    ),
+]
