@@ -24,6 +24,7 @@ from ._dtype import (  # noqa: F401
 from ._tensor import Size, Tensor, device  # noqa: F401
 from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
 from ._creation import *  # noqa: F401,F403
+from ._tensor_str import set_printoptions  # noqa: F401
 from .ops.arithmetic import *  # noqa: F401,F403
 from .ops.comparison import *  # noqa: F401,F403
 from .ops.conversion import *  # noqa: F401,F403

@@ -86,7 +86,10 @@ def from_numpy_dtype(np_dtype) -> dtype:
 
 
 def as_dtype(d) -> dtype:
-    """Accept a leafgrad dtype, a NumPy dtype or a Python type (float, int, bool)."""
+    """A ``dtype=`` argument as a leafgrad dtype: a leafgrad dtype or Python ``float``/``int``/``bool``.
+
+    Like PyTorch, NumPy dtypes and strings are refused with a TypeError.
+    """
     if isinstance(d, dtype):
         return d
     if d is builtins.float:
@@ -95,7 +98,10 @@ def as_dtype(d) -> dtype:
         return int64
     if d is builtins.bool:
         return bool
-    return from_numpy_dtype(d)
+    raise TypeError(
+        f"dtype must be a leafgrad dtype such as torch.float32 (or Python float, int, bool), "
+        f"not {type(d).__name__} {d!r}"
+    )
 
 
 def get_default_dtype() -> dtype:
@@ -105,16 +111,20 @@ def get_default_dtype() -> dtype:
 
 def set_default_dtype(d) -> None:
     """Set the dtype Python floats become; only floating dtypes are allowed (TypeError)."""
-    d = as_dtype(d)
+    if not isinstance(d, dtype):
+        raise TypeError(
+            f"set_default_dtype: expected a leafgrad dtype such as torch.float64, got {d!r}"
+        )
     if not d.is_floating_point:
         raise TypeError(f"set_default_dtype: only floating-point dtypes are allowed, got {d}")
     _default[0] = d
 
 
 def _scalar_category(value) -> int:
+    # NumPy integers count as ints; NumPy bools, like NumPy floats, reach PyTorch as floats.
     if isinstance(value, builtins.bool):
         return _BOOL
-    if isinstance(value, builtins.int):
+    if isinstance(value, (builtins.int, np.integer)):
         return _INT
     return _FLOAT
 
@@ -138,11 +148,8 @@ def result_type(*operands) -> dtype:
         else:
             zero_t = d if zero_t is None else _promote(zero_t, d)
     result = dim_t
-    if zero_t is not None:
-        if result is None:
-            result = zero_t
-        elif zero_t._category > result._category:
-            result = zero_t
+    if zero_t is not None and (result is None or zero_t._category > result._category):
+        result = zero_t
     if scalar_cat >= 0:
         if result is None:
             result = (bool, int64, _default[0])[scalar_cat]
@@ -152,11 +159,15 @@ def result_type(*operands) -> dtype:
 
 
 def _promote(a: dtype, b: dtype) -> dtype:
+    """PyTorch's promotion table: a float absorbs any int or bool (float32 + int64 is float32)."""
     if a is b:
         return a
+    if a._category != b._category:
+        return a if a._category > b._category else b
+    # Within one category NumPy agrees with PyTorch (uint8 + int8 -> int16, f16 + f32 -> f32).
     return _FROM_NP[np.promote_types(a.np, b.np)]
 
 
 def promote_types(a, b) -> dtype:
-    """The smallest dtype both ``a`` and ``b`` convert to (torch.promote_types)."""
+    """The dtype PyTorch computes ``a`` with ``b`` in (torch.promote_types)."""
     return _promote(as_dtype(a), as_dtype(b))

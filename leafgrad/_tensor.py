@@ -79,7 +79,9 @@ class device:
         if isinstance(type, device):
             type, index = type.type, type.index
         if str(type).split(":")[0] != "cpu":
-            raise RuntimeError(f"leafgrad runs on NumPy and has only the 'cpu' device, not {type!r}")
+            raise RuntimeError(
+                f"leafgrad runs on NumPy and has only the 'cpu' device, not {type!r}"
+            )
         self.type = "cpu"
         self.index = index
 
@@ -297,7 +299,8 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if not isinstance(value, bool):
-            raise RuntimeError(f"requires_grad must be a bool, got {type(value).__name__}")
+            # A RuntimeError, not a TypeError, as in PyTorch.
+            raise RuntimeError(f"requires_grad must be a bool, got {type(value).__name__}")  # noqa: TRY004
         if self.grad_fn is not None:
             raise RuntimeError(
                 "requires_grad can only be changed on leaf tensors; this one was computed by "
@@ -309,7 +312,9 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not isinstance(requires_grad, bool):
-            raise TypeError(f"requires_grad_(): requires_grad must be a bool, not {type(requires_grad).__name__}")
+            raise TypeError(
+                f"requires_grad_(): requires_grad must be a bool, not {type(requires_grad).__name__}"
+            )
         # Unlike the setter, asking a non-leaf (which already requires grad) for True is fine.
         if not (requires_grad and self.grad_fn is not None):
             self.requires_grad = requires_grad
