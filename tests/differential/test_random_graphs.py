@@ -107,9 +107,9 @@ def _retained_root_with_inputs(m: G.Mismatch, g: G.Graph) -> bool:
 KNOWN_BUGS = [
     KnownBug(
         "backward-inputs-retained-root",
-        "backward(outputs, grads, inputs=[x]) leaves .grad None on an output that called "
-        "retain_grad() when that output is not on a path to x; torch still fills it with its "
-        "seed gradient (_engine: the root's retain_grad hook is skipped with inputs=)",
+        "backward(outputs, grads, inputs=[x]) where x cannot be reached from an output that "
+        "called retain_grad(): torch still sets that output's .grad to its seed gradient, "
+        "leafgrad leaves it None (_engine: the root's retain_grad hook is skipped)",
         _retained_root_with_inputs,
     ),
     KnownBug(
