@@ -49,11 +49,14 @@ def push(op, args, params, result) -> None:
     """Give ``result`` its jet, if any input has one, in the active jet mode."""
     mode = jet_state.mode
     jets = [a._jet if type(a) is Tensor else None for a in args]
-    if all(j is None for j in jets) or type(result) is tuple:
+    if all(j is None for j in jets):
+        return
+    prim = op.primitive
+    if type(result) is tuple:
+        _push_multi(op, prim, args, params, result, jets, mode)
         return
     if result._data.dtype.kind != "f":
         return
-    prim = op.primitive
     with jet_mode(None):  # coefficient arithmetic itself carries no jets
         if mode[0] == "taylor":
             result._jet = _taylor(op, prim, args, params, result, jets, mode[1])
@@ -91,6 +94,23 @@ def _collapsed(op, prim, args, params, result, jets, weights):
     if getattr(prim, "d1", None) is not None and getattr(prim, "d2", None) is not None:
         return _collapsed_unary(prim, args, params, result, jets, weights)
     raise _no_rule(op)
+
+
+def _push_multi(op, prim, args, params, results, jets, mode) -> None:
+    """Several outputs (split, unbind ...): only linear ops, each output its coefficients."""
+    if not prim.linear:
+        raise _no_rule(op)
+    with jet_mode(None):
+        if mode[0] == "taylor":
+            per_order = [op(*_coefficient_args(prim, args, jets, k), **params) for k in range(mode[1])]
+            for i, r in enumerate(results):
+                r._jet = tuple(coeffs[i] for coeffs in per_order)
+        else:
+            n = len(mode[1])
+            per_direction = [op(*_coefficient_args(prim, args, _direction(jets, d), 0), **params) for d in range(n)]
+            lap = op(*_coefficient_args(prim, args, _second(jets), 0), **params)
+            for i, r in enumerate(results):
+                r._jet = (tuple(p[i] for p in per_direction), lap[i])
 
 
 def _no_rule(op) -> RuntimeError:

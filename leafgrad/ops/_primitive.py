@@ -108,7 +108,8 @@ def _fit(grad, inp, broadcast):
 
 
 def _zeros_like_data(data) -> Tensor:
-    return _wrap(np.zeros_like(data))
+    # By shape and dtype only: ``data`` may be a freed placeholder after backward.
+    return _wrap(np.zeros(data.shape, data.dtype))
 
 
 def _make_backward(vjp, vjp_all, broadcast, num_outputs):
@@ -279,6 +280,10 @@ def primitive(
                 params,
                 out if keep_result else None,
             )
+            if linear:
+                # A linear op's rules read only its inputs' shapes: changing their values
+                # in place later does not invalidate its backward (as in PyTorch).
+                node._saved_versions = ()
             if _anomaly.enabled:
                 _record_creation(node)
             if num_outputs == 1:
@@ -367,7 +372,10 @@ def _linear_jvp(op, tangents, args, params):
         new_args = [0 if _is_number(a) else a for a in args]
     for i in tensor_positions:
         t = tangents[i]
-        new_args[i] = t if t is not None else _zeros_like_data(args[i]._data)
+        if t is not None:
+            new_args[i] = t
+        elif args[i]._data.dtype.kind == "f":  # masks and indices stay as they are
+            new_args[i] = _zeros_like_data(args[i]._data)
     if len(tensor_positions) > 1 and all(tangents[i] is None for i in tensor_positions):
         return None
     return op(*new_args, **params)

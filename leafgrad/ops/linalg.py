@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ._primitive import primitive
+from ._primitive import primitive, scaled, tangent_sum
 from .shape import reshape, sum_to
 
 # ---------------------------------------------------------------------------------------------
@@ -95,7 +95,8 @@ _t = primitive(
     (lambda grad, x, result: t(grad),),
     node_name="TBackward0",
     dtype_rule="keep",
-    jvp=lambda tx, x, result: t(tx),
+    linear=True,
+    view=True,
 )
 
 
@@ -121,6 +122,7 @@ _swap_last_two = primitive(
     (lambda grad, x, result: _swap_last_two(grad),),
     node_name="TransposeBackward0",
     dtype_rule="keep",
+    linear=True,
 )
 
 
@@ -393,6 +395,12 @@ def _scaled(grad, factor):
     return grad if factor == 1 else grad * factor
 
 
+def _addmm_jvp(tx, ta, tb, x, a, b, result, *, beta=1, alpha=1):
+    """``beta dx + alpha (da @ b + a @ db)``; ``dx`` broadcasts to the product's shape."""
+    product = tangent_sum(None if ta is None else mm(ta, b), None if tb is None else mm(a, tb))
+    return tangent_sum(scaled(tx, beta), None if product is None else _scaled(product, alpha))
+
+
 _addmm = primitive(
     "addmm",
     _addmm_forward,
@@ -404,6 +412,7 @@ _addmm = primitive(
     node_name="AddmmBackward0",
     dtype_rule="keep",
     broadcast=True,
+    jvp=_addmm_jvp,
 )
 
 
@@ -623,6 +632,17 @@ def _einsum_operand_grad(grad, args, terms, out, k, sizes):
     return einsum(",".join(in_terms) + "->" + target, *operands)
 
 
+def _einsum_jvp(*tangents_args_result, equation, sizes):
+    """Multilinear: the sum over operands of the einsum with that operand's tangent."""
+    n = (len(tangents_args_result) - 1) // 2
+    tangents, args = tangents_args_result[:n], tangents_args_result[n : 2 * n]
+    terms = []
+    for k, t in enumerate(tangents):
+        if t is not None:
+            terms.append(einsum(equation, *args[:k], t, *args[k + 1 :]))
+    return tangent_sum(*terms)
+
+
 def _einsum_primitive(node_name):
     return primitive(
         "einsum",
@@ -632,6 +652,7 @@ def _einsum_primitive(node_name):
         dtype_rule="keep",
         broadcast=True,
         save_result=False,
+        jvp=_einsum_jvp,
     )
 
 

@@ -219,13 +219,7 @@ def test_shape_op_values_grad_fn_and_grads_match_torch(case):
     assert_matches_torch(fn, *arrays)
 
 
-# ``t`` is linalg's primitive; it declares no Taylor-mode rule yet.
-_NO_TAYLOR_YET = pytest.mark.xfail(reason="linalg's t is not declared linear", raises=RuntimeError)
-
-
-@pytest.mark.parametrize(
-    "case", [pytest.param(c, marks=_NO_TAYLOR_YET) if c.startswith("t-") else c for c in CASES]
-)
+@pytest.mark.parametrize("case", list(CASES))
 def test_shape_op_forward_and_taylor_mode_match_torch(case):
     fn, *arrays = CASES[case]
     assert_forward_modes_match_torch(fn, *arrays)
