@@ -1,0 +1,35 @@
+"""Op-table samples for ops/inplace.py: in-place writes, through views and indices."""
+
+from leafgrad.ops.inplace import overwrite, zero_region
+
+from .optable import OpSample
+
+S = OpSample
+
+
+def _through_row_view(w, v):
+    base = w * 1
+    base[0].mul_(v)  # copy_slices rebases ``base`` onto the write through its row view
+    return base
+
+
+def _setitem(w, v):
+    out = w * 1
+    out[1:, 0] = v * v
+    return out
+
+
+def _copy_into(w, v):
+    out = w * 2
+    out.copy_(v)
+    return out + w
+
+
+SAMPLES = [
+    S("copy_slices", _through_row_view, ((3, 2), (2,)), covers=("copy_slices", "zero_region")),
+    S("index_put", _setitem, ((3, 2), (2,))),
+    S("overwrite", lambda t, s: overwrite(t, s) * t, ((2, 3), (3,))),
+    S("overwrite", _copy_into, ((2, 3), (2, 3)), id="copy_"),
+    S("zero_region", lambda g: zero_region(g, key=(slice(0, 1),)) * g, ((3, 2),), id="zero_region-key"),
+    S("zero_region", lambda g: zero_region(g, view_fn=lambda t: t[1]) * g, ((3, 2),), id="zero_region-view"),
+]
