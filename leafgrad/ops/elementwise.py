@@ -267,7 +267,7 @@ atan2 = primitive(
     node_name="Atan2Backward0",
     dtype_rule="float",
     broadcast=True,
-    elementwise=True, piecewise_linear=True,
+    elementwise=True,
 )
 arctan2 = atan2
 

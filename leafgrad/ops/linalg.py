@@ -153,6 +153,7 @@ _mm = primitive(
     node_name="MmBackward0",
     dtype_rule="keep",
     jvp=_bilinear_jvp(lambda x, y: mm(x, y)),
+    bilinear=True,
 )
 
 
@@ -176,6 +177,7 @@ _bmm = primitive(
     node_name="BmmBackward0",
     dtype_rule="keep",
     jvp=_bilinear_jvp(lambda x, y: bmm(x, y)),
+    bilinear=True,
 )
 
 
@@ -202,6 +204,7 @@ _dot = primitive(
     node_name="DotBackward0",
     dtype_rule="keep",
     jvp=_bilinear_jvp(lambda x, y: dot(x, y)),
+    bilinear=True,
 )
 
 
@@ -233,6 +236,7 @@ _mv = primitive(
     node_name="MvBackward0",
     dtype_rule="keep",
     jvp=_bilinear_jvp(lambda x, y: mv(x, y)),
+    bilinear=True,
 )
 
 
@@ -257,6 +261,7 @@ _vecmat = primitive(
     node_name="SqueezeBackward4",
     dtype_rule="keep",
     jvp=_bilinear_jvp(lambda x, y: matmul(x, y)),
+    bilinear=True,
 )
 
 
@@ -302,6 +307,7 @@ def _matmul_nd(node_name):
         dtype_rule="keep",
         broadcast=True,
         jvp=_bilinear_jvp(lambda x, y: matmul(x, y)),
+        bilinear=True,
     )
 
 
@@ -411,6 +417,7 @@ _addmm = primitive(
     ),
     node_name="AddmmBackward0",
     dtype_rule="keep",
+    taylor_as=lambda x, a, b, *, beta=1, alpha=1: _scaled(x, beta) + _scaled(mm(a, b), alpha),
     broadcast=True,
     jvp=_addmm_jvp,
 )
