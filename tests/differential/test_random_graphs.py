@@ -113,13 +113,6 @@ KNOWN_BUGS = [
         _retained_root_with_inputs,
     ),
     KnownBug(
-        "retain-graph-split-unbind",
-        "a second backward without retain_graph through chunk/split (SplitBackward0) or unbind "
-        "(UnbindBackward0) raises RuntimeError in leafgrad; torch saves no tensors there and "
-        "runs it (shape.py: the rules read freed values)",
-        _second_backward_with("chunk0", "unbind1"),
-    ),
-    KnownBug(
         "retain-graph-index-saved",
         "a second backward without retain_graph through gather / index_select / x[long "
         "tensor] / x[bool mask] succeeds in leafgrad; torch saves the index tensor, frees it, "
