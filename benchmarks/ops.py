@@ -8,6 +8,12 @@ Targets (issue 2): small (8,) <= 2x, medium (1000, 100) <= 1.2x.
 
 from __future__ import annotations
 
+import os
+
+# One BLAS thread for NumPy, as torch.set_num_threads(1) below: the same work on one core.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import argparse
 import timeit
 
