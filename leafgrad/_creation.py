@@ -308,8 +308,15 @@ def _as_bool(x) -> bool:
     return bool(_as_int(x))
 
 
+_NUMBER_TYPES = {float, int, bool}
+
+
 def _leaves_to_array(leaves: list, dt: _dtype.dtype) -> np.ndarray:
     kind = dt.np.kind
+    if set(map(type, leaves)) <= _NUMBER_TYPES:
+        fast = _numbers_to_array(leaves, dt)
+        if fast is not None:
+            return fast
     if kind == "f":
         if not all(type(x) is float for x in leaves):
             leaves = [_as_float(x) for x in leaves]
@@ -335,6 +342,29 @@ def _leaves_to_array(leaves: list, dt: _dtype.dtype) -> np.ndarray:
             raise _overflow(v, dt, "tensor()")
         checked.append(v)
     return np.array(checked, dtype=np.int64).astype(dt.np)
+
+
+def _numbers_to_array(numbers: list, dt: _dtype.dtype):
+    """Plain Python numbers converted in NumPy; None where only the exact path can tell."""
+    kind = dt.np.kind
+    try:
+        if kind == "f":
+            with np.errstate(over="ignore"):
+                return np.array(numbers, dtype=np.float64).astype(dt.np)
+        if kind == "b":
+            return np.array(numbers, dtype=np.float64) != 0  # NaN and huge ints are True
+        if float in set(map(type, numbers)):
+            return None
+        arr = np.array(numbers, dtype=np.int64)
+    except OverflowError:
+        return None  # ints beyond int64 or float64: the element-wise path names the error
+    if dt.np == np.int64:
+        return arr
+    info = np.iinfo(dt.np)
+    lowest = -int(info.max) if info.min == 0 else int(info.min)  # unsigned: negatives wrap
+    if arr.size and (arr.min() < lowest or arr.max() > info.max):
+        return None
+    return arr.astype(dt.np)
 
 
 def _from_data(data, dtype) -> np.ndarray:
@@ -490,7 +520,7 @@ def _fma(a, b, c) -> np.ndarray:
     Dekker's exact product plus a compensated sum; where an operand is not finite, IEEE
     arithmetic already gives the fused result.
     """
-    a, b, c = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (a, b, c)))
+    a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
     with np.errstate(all="ignore"):
         p = a * b
         t = a * _SPLIT
@@ -560,6 +590,17 @@ def arange(start=_MISSING, end=None, step=1, *, out=None, dtype=None, layout=Non
         start = 0
     elif end is None:
         start, end = 0, start
+    if (
+        type(start) is int
+        and type(end) is int
+        and type(step) is int
+        and out is None
+        and (dtype is None or dtype is _dtype.int64)
+        and _INT64_MIN // 2 <= min(start, end) <= max(start, end) <= _INT64_MAX // 2
+        and ((step > 0 and end >= start) or (step < 0 and end <= start))
+    ):
+        # The common integer case, where NumPy's arange is PyTorch's exactly.
+        return _finish(np.arange(start, end, step, dtype=np.int64), requires_grad, device)
     values = [
         _number(v, "arange", name) for v, name in ((start, "start"), (end, "end"), (step, "step"))
     ]
