@@ -16,6 +16,7 @@ from .._engine.anomaly import (
     set_detect_anomaly,
 )
 from .._engine.graph import Node
+from . import functional
 from .explain import explain
 from .function import BackwardCFunction, Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -25,5 +26,5 @@ __all__ = [
     "inference_mode", "is_inference_mode_enabled", "Node", "gradcheck", "gradgradcheck",
     "GradcheckError", "explain", "Function", "FunctionCtx", "BackwardCFunction",
     "once_differentiable", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-    "is_anomaly_check_nan_enabled",
+    "is_anomaly_check_nan_enabled", "functional",
 ]  # fmt: skip

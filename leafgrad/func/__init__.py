@@ -1,0 +1,28 @@
+"""Function transforms in the style of ``torch.func``: grad, grad_and_value, vjp, jvp, jacrev,
+jacfwd, hessian.
+
+    from leafgrad.func import grad, jacrev, jacfwd, hessian
+    d2f = grad(grad(f))(x)                 # second derivative of a scalar function
+    H = hessian(f)(x)                      # jacfwd(jacrev(f)): forward over reverse
+    J = jacrev(f, argnums=(0, 1))(x, w)    # a tuple: one Jacobian per selected argument
+
+Transforms take and return functions of Tensors; arguments and outputs may be pytrees
+(tuples, lists, dicts, namedtuples of Tensors). They are functional: results are detached
+from the transform's internal graph, and keep a graph only toward tensors from outside
+the transform (arguments that require grad, captured parameters) while grad mode is on,
+so they nest freely (``grad(grad(f))``, ``jacfwd(jacrev(f))``, ``jacrev(jacfwd(f))``) and
+compose with ``backward``/``autograd.grad`` on the results.
+
+Differences from ``torch.func``:
+
+- ``vmap`` is out of scope: leafgrad has no batching transform, and ``vmap`` raises
+  NotImplementedError. Jacobians are therefore built by loops, one backward pass per output
+  element (``jacrev``) or one forward-mode JVP per input element (``jacfwd``);
+  ``jacrev``'s ``chunk_size`` and ``jacfwd``'s ``randomness`` are accepted and ignored.
+- Forward-mode transforms (``jvp``, ``jacfwd``, ``hessian``) need a JVP rule for every op
+  the function uses.
+"""
+
+from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp, vmap
+
+__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
