@@ -61,11 +61,33 @@ def _even_split_grad(grad, x, result, *, dim, keepdim):
     return (_keepdims(grad, shape, dim, keepdim) / _wrap(count)) * _wrap(picked)
 
 
+def _even_split_jvp(tx, x, result, *, dim, keepdim):
+    # PyTorch's amaxamin_jvp: the mean of the tangents at the tied extrema (a NaN extremum
+    # matches nothing, so its tangent is NaN).
+    xd, rd = x._data, result._data
+    axis = _np_axis(xd, dim)
+    if dim is not None and not keepdim and xd.ndim:
+        rd = np.expand_dims(rd, dim)
+    picked = xd == rd
+    count = picked.sum(axis=axis, keepdims=keepdim)
+    return where(_wrap(picked), tx, 0.0).sum(dim, keepdim=keepdim) / _wrap(np.asarray(count))
+
+
 _amax = primitive(
-    "amax", _amax_forward, (_even_split_grad,), node_name="AmaxBackward0", dtype_rule="keep"
+    "amax",
+    _amax_forward,
+    (_even_split_grad,),
+    node_name="AmaxBackward0",
+    dtype_rule="keep",
+    jvp=_even_split_jvp,
 )
 _amin = primitive(
-    "amin", _amin_forward, (_even_split_grad,), node_name="AminBackward0", dtype_rule="keep"
+    "amin",
+    _amin_forward,
+    (_even_split_grad,),
+    node_name="AminBackward0",
+    dtype_rule="keep",
+    jvp=_even_split_jvp,
 )
 
 
@@ -92,11 +114,28 @@ def _extreme_all_grad(grad, x, result):
     return where(_wrap(picked), grad / int(picked.sum()), 0.0)
 
 
+def _evenly_read_jvp(tx, x, result):
+    # PyTorch's evenly_read_jvp: as amax's, but the tangent is masked by multiplying, so a
+    # non-finite tangent anywhere makes the result NaN.
+    picked = (x._data == result._data).astype(x._data.dtype)
+    return (tx / _wrap(np.asarray(picked.sum())) * _wrap(picked)).sum()
+
+
 _max_all = primitive(
-    "max", lambda x: np.amax(x), (_extreme_all_grad,), node_name="MaxBackward1", dtype_rule="keep"
+    "max",
+    lambda x: np.amax(x),
+    (_extreme_all_grad,),
+    node_name="MaxBackward1",
+    dtype_rule="keep",
+    jvp=_evenly_read_jvp,
 )
 _min_all = primitive(
-    "min", lambda x: np.amin(x), (_extreme_all_grad,), node_name="MinBackward1", dtype_rule="keep"
+    "min",
+    lambda x: np.amin(x),
+    (_extreme_all_grad,),
+    node_name="MinBackward1",
+    dtype_rule="keep",
+    jvp=_evenly_read_jvp,
 )
 
 
@@ -124,6 +163,17 @@ def _select_grad(grad, x, result, *, dim, keepdim):
     return where(_wrap(positions == idx), _restore(values_grad, shape, (dim,), keepdim), 0.0)
 
 
+def _select_jvp(tx, x, result, *, dim, keepdim):
+    # The values' tangent is the tangent at the returned index; the indices have none.
+    if x._data.ndim == 0:
+        return tx, None
+    indices = result[1]._data
+    idx = indices if keepdim else np.expand_dims(indices, dim)
+    shape = x._data.shape
+    positions = np.arange(shape[dim]).reshape([-1 if i == dim else 1 for i in range(len(shape))])
+    return where(_wrap(positions == idx), tx, 0.0).sum(dim, keepdim=keepdim), None
+
+
 _max_dim = primitive(
     "max",
     _select_forward(np.argmax),
@@ -131,6 +181,7 @@ _max_dim = primitive(
     node_name="MaxBackward0",
     dtype_rule="keep",
     num_outputs=2,
+    jvp=_select_jvp,
 )
 _min_dim = primitive(
     "min",
@@ -139,6 +190,7 @@ _min_dim = primitive(
     node_name="MinBackward0",
     dtype_rule="keep",
     num_outputs=2,
+    jvp=_select_jvp,
 )
 
 _MaxResult = namedtuple("max", ["values", "indices"])

@@ -39,8 +39,12 @@ def _sum_grad(grad, x, result, *, dim, keepdim, dtype=None):
     return _restore(grad, x._data.shape, dim, keepdim)
 
 
-_sum_all = primitive("sum", _sum_forward, (_sum_grad,), node_name="SumBackward0", dtype_rule="keep")
-_sum_dim = primitive("sum", _sum_forward, (_sum_grad,), node_name="SumBackward1", dtype_rule="keep")
+_sum_all = primitive(
+    "sum", _sum_forward, (_sum_grad,), node_name="SumBackward0", dtype_rule="keep", linear=True
+)
+_sum_dim = primitive(
+    "sum", _sum_forward, (_sum_grad,), node_name="SumBackward1", dtype_rule="keep", linear=True
+)
 
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -68,10 +72,10 @@ def _mean_grad(grad, x, result, *, dim, keepdim, dtype=None):
 
 
 _mean_all = primitive(
-    "mean", _mean_forward, (_mean_grad,), node_name="MeanBackward0", dtype_rule="keep"
+    "mean", _mean_forward, (_mean_grad,), node_name="MeanBackward0", dtype_rule="keep", linear=True
 )
 _mean_dim = primitive(
-    "mean", _mean_forward, (_mean_grad,), node_name="MeanBackward1", dtype_rule="keep"
+    "mean", _mean_forward, (_mean_grad,), node_name="MeanBackward1", dtype_rule="keep", linear=True
 )
 
 
@@ -132,11 +136,27 @@ def _prod_of_others(x: Tensor, d: int) -> Tensor:
     )
 
 
+def _prod_jvp(tx, x, result, *, dim, keepdim, dtype=None):
+    # As PyTorch: the derivative the VJP builds (exact with zeros) dotted with the tangent.
+    ones = _wrap(np.ones_like(result._data))
+    return (_prod_grad(ones, x, result, dim=dim, keepdim=keepdim) * tx).sum(dim, keepdim=keepdim)
+
+
 _prod_all = primitive(
-    "prod", _prod_forward, (_prod_grad,), node_name="ProdBackward0", dtype_rule="keep"
+    "prod",
+    _prod_forward,
+    (_prod_grad,),
+    node_name="ProdBackward0",
+    dtype_rule="keep",
+    jvp=_prod_jvp,
 )
 _prod_dim = primitive(
-    "prod", _prod_forward, (_prod_grad,), node_name="ProdBackward1", dtype_rule="keep"
+    "prod",
+    _prod_forward,
+    (_prod_grad,),
+    node_name="ProdBackward1",
+    dtype_rule="keep",
+    jvp=_prod_jvp,
 )
 
 
@@ -168,7 +188,12 @@ def _cumsum_grad(grad, x, result, *, dim, reverse=False, dtype=None):
 
 
 _cumsum = primitive(
-    "cumsum", _cumsum_forward, (_cumsum_grad,), node_name="CumsumBackward0", dtype_rule="keep"
+    "cumsum",
+    _cumsum_forward,
+    (_cumsum_grad,),
+    node_name="CumsumBackward0",
+    dtype_rule="keep",
+    linear=True,
 )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap
 from ._primitive import primitive
 from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
 
@@ -40,12 +40,25 @@ def _logsumexp_grad(grad, x, result, *, dim, keepdim):
     return _restore(grad, shape, dim, keepdim) * (x - _keepdims(result, shape, dim, keepdim)).exp()
 
 
+def _logsumexp_jvp(tx, x, result, *, dim, keepdim):
+    """``sum(exp(x) t) / sum(exp(x))`` as PyTorch's logsumexp_jvp: shifted by the maximum
+    (a constant, as the ratio does not depend on it), so an infinite maximum gives NaN and
+    an empty reduction 0 / 0."""
+    xd = x._data
+    if xd.size:
+        e = (x - _wrap(np.amax(xd, axis=_np_axis(xd, dim), keepdims=True))).exp()
+    else:
+        e = x.exp()
+    return (e * tx).sum(dim, keepdim=keepdim) / e.sum(dim, keepdim=keepdim)
+
+
 _logsumexp = primitive(
     "logsumexp",
     _logsumexp_forward,
     (_logsumexp_grad,),
     node_name="LogsumexpBackward0",
     dtype_rule="float",
+    jvp=_logsumexp_jvp,
 )
 
 
@@ -75,6 +88,7 @@ _softmax = primitive(
     (lambda grad, x, result, *, dim: result * (grad - (grad * result).sum(dim, keepdim=True)),),
     node_name="SoftmaxBackward0",
     dtype_rule="keep",
+    jvp=lambda tx, x, result, *, dim: result * (tx - (result * tx).sum(dim, keepdim=True)),
 )
 _log_softmax = primitive(
     "log_softmax",
@@ -82,6 +96,7 @@ _log_softmax = primitive(
     (lambda grad, x, result, *, dim: grad - result.exp() * grad.sum(dim, keepdim=True),),
     node_name="LogSoftmaxBackward0",
     dtype_rule="keep",
+    jvp=lambda tx, x, result, *, dim: tx - (result.exp() * tx).sum(dim, keepdim=True),
 )
 
 

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ._primitive import primitive
+from ._primitive import primitive, zero_tangent
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
 from .elementwise import where
 
@@ -51,6 +51,18 @@ def _std_grad(grad, x, result, *, dim, correction, keepdim):
     return _var_backward(var_grad, x, dim, correction, keepdim)
 
 
+def _var_jvp(tx, x, result, *, dim, correction, keepdim):
+    """PyTorch's var_jvp: the VJP rule applied to the tangent, summed over ``dim`` (so zero
+    degrees of freedom give infinities that add up to inf or nan)."""
+    return _var_backward(tx, x, dim, correction, True).sum(dim, keepdim=keepdim)
+
+
+def _std_jvp(tx, x, result, *, dim, correction, keepdim):
+    # d sqrt(v) = dv / (2 sqrt(v)), and 0 where the standard deviation is 0 (as PyTorch).
+    var_t = _var_jvp(tx, x, result, dim=dim, correction=correction, keepdim=keepdim)
+    return where(result == 0, 0.0, var_t / (result * 2))
+
+
 _var = primitive(
     "var",
     _var_forward,
@@ -61,6 +73,7 @@ _var = primitive(
     ),
     node_name="VarBackward0",
     dtype_rule="keep",
+    jvp=_var_jvp,
 )
 _std = primitive(
     "std",
@@ -68,6 +81,7 @@ _std = primitive(
     (_std_grad,),
     node_name="StdBackward0",
     dtype_rule="keep",
+    jvp=_std_jvp,
 )
 
 
@@ -169,12 +183,43 @@ def _norm_vjp_all(grad, args, result, needs, *, ord, dim, keepdim):
     return [_norm_grad(grad, args[0], result, ord=ord, dim=dim, keepdim=keepdim)]
 
 
+def _norm_jvp(tx, x, result, *, ord, dim, keepdim):
+    """PyTorch's linalg_vector_norm_jvp: ``sum(d norm / dx * t)`` over ``dim``, 0 where the
+    norm is 0 (orders 1 < p, and 2), and zeros for the 0-"norm" (a count)."""
+    if ord == 0:
+        return zero_tangent(result)
+
+    def total(t):
+        return t.sum(dim, keepdim=keepdim)
+
+    if ord == 1:
+        return total(x.sign() * tx)
+    if ord == 2:
+        return where(result == 0, 0.0, total(x * tx) / result)
+    if math.isinf(ord):
+        xd, nd = x._data, result._data
+        if not keepdim and xd.ndim:
+            nd = np.expand_dims(nd, dim)
+        picked = (np.abs(xd) == nd) | (np.isnan(xd) & np.isnan(nd))
+        count = picked.sum(axis=_np_axis(xd, dim), keepdims=True)
+        return total(x.sign() * tx * _wrap(picked.astype(xd.dtype)) / _wrap(count))
+    if ord < 1:
+        powered = where(x == 0, 0.0, x.abs() ** (ord - 1))
+        return total(powered * x.sign() * tx) * result ** (1 - ord)
+    if ord < 2:
+        out = total(x.abs() ** (ord - 1) * x.sign() * tx) / result ** (ord - 1)
+    else:
+        out = total(x.abs() ** (ord - 2) * x * tx) / result ** (ord - 1)
+    return where(result == 0, 0.0, out)
+
+
 _norm = primitive(
     "norm",
     _norm_forward,
     vjp_all=_norm_vjp_all,
     node_name="LinalgVectorNormBackward0",
     dtype_rule="keep",
+    jvp=_norm_jvp,
 )
 
 
