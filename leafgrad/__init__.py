@@ -60,3 +60,4 @@ from . import viz  # noqa: F401,E402
 from . import optim  # noqa: F401,E402
 from .serialization import load, save  # noqa: F401,E402
 from . import func  # noqa: F401,E402
+from . import nn  # noqa: F401,E402

@@ -1,0 +1,65 @@
+"""Neural-network building blocks: Module, layers, losses, ``init`` and ``functional``."""
+
+from . import functional, init
+from .activation import (
+    ELU,
+    GELU,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Sin,
+    Softmax,
+    Softplus,
+    Tanh,
+)
+from .containers import ModuleDict, ModuleList, Sequential
+from .dropout import Dropout
+from .flatten import Flatten
+from .linear import Identity, Linear
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
+from .module import Module
+from .parameter import Parameter
+
+__all__ = [
+    "ELU",
+    "GELU",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CrossEntropyLoss",
+    "Dropout",
+    "Flatten",
+    "HuberLoss",
+    "Identity",
+    "L1Loss",
+    "LeakyReLU",
+    "Linear",
+    "LogSoftmax",
+    "MSELoss",
+    "Module",
+    "ModuleDict",
+    "ModuleList",
+    "NLLLoss",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "SiLU",
+    "Sigmoid",
+    "Sin",
+    "SmoothL1Loss",
+    "Softmax",
+    "Softplus",
+    "Tanh",
+    "functional",
+    "init",
+]  # fmt: skip

@@ -1,0 +1,397 @@
+"""The losses as functions, composed from differentiable leafgrad ops (so grad-of-grad works).
+
+Each follows PyTorch's formula, reductions (``"none" | "mean" | "sum"``), defaults and error
+types; shapes are checked first and errors name the loss and the shapes.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import leafgrad as _lg
+
+from .. import Tensor
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduction(name: str, size_average, reduce, reduction: str) -> str:
+    """The reduction to use, from ``reduction`` or the deprecated ``size_average``/``reduce``."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ("mean" if size_average else "sum") if reduce else "none"
+        warnings.warn(
+            f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+            stacklevel=4,
+        )
+        return reduction
+    if reduction == "elementwise_mean":
+        warnings.warn(
+            "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+            stacklevel=4,
+        )
+        return "mean"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(
+            f"{reduction} is not a valid value for reduction ({name}: expected one of {_REDUCTIONS})"
+        )
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _check_tensors(name: str, **tensors) -> None:
+    for what, value in tensors.items():
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(
+                f"{name}(): argument '{what}' must be a Tensor, not {type(value).__name__}"
+            )
+
+
+def _check_float(name: str, input: Tensor) -> None:
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f"{name}: not implemented for {input.dtype} input (shape {list(input.shape)}); "
+            "convert it with .float() or .double()"
+        )
+
+
+# ----- pointwise regression losses -----
+
+
+def _pointwise(name, input, target, weight, reduction, elementwise, weighted_mean=True):
+    """``elementwise(input, target)`` (broadcast, with a warning when shapes differ), weighted, reduced.
+
+    With a ``weight``, ``mean`` is ``sum(w * loss) / sum(w)``, or the plain mean of
+    ``w * loss`` when not ``weighted_mean`` (PyTorch's huber_loss).
+    """
+    _check_tensors(name, input=input, target=target, weight=weight)
+    if target.shape != input.shape:
+        try:
+            np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+        except ValueError:
+            raise RuntimeError(
+                f"{name}: input of shape {list(input.shape)} and target of shape "
+                f"{list(target.shape)} cannot be broadcast together; give them the same shape"
+            ) from None
+        warnings.warn(
+            f"{name}: using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            stacklevel=4,
+        )
+    _check_float(name, input)
+    loss = elementwise(input, target)
+    if weight is None:
+        return _reduce(loss, reduction)
+    if weight.shape != input.shape:
+        raise ValueError(
+            f"{name}: weight of shape {list(weight.shape)} must have the input's shape {list(input.shape)}"
+        )
+    loss = loss * weight
+    if reduction == "mean" and weighted_mean:
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction)
+
+
+def mse_loss(
+    input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None
+) -> Tensor:
+    """Mean squared error ``(input - target)^2``; ``weight`` (input's shape) makes ``mean`` a weighted mean."""
+    reduction = _reduction("mse_loss", size_average, reduce, reduction)
+    return _pointwise("mse_loss", input, target, weight, reduction, lambda x, y: (x - y).square())
+
+
+def l1_loss(
+    input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None
+) -> Tensor:
+    """Mean absolute error ``|input - target|``."""
+    reduction = _reduction("l1_loss", size_average, reduce, reduction)
+    return _pointwise("l1_loss", input, target, weight, reduction, lambda x, y: (x - y).abs())
+
+
+def _huber(delta: float):
+    def elementwise(x, y):
+        diff = x - y
+        z = diff.abs()
+        return _lg.where(z < delta, 0.5 * diff * diff, delta * (z - 0.5 * delta))
+
+    return elementwise
+
+
+def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weight=None) -> Tensor:
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - delta / 2)``, with ``d = input - target``.
+
+    With ``weight``, ``mean`` is the plain mean of the weighted losses (as PyTorch's).
+    """
+    reduction = _reduction("huber_loss", None, None, reduction)
+    if delta <= 0:
+        raise RuntimeError(
+            f"huber_loss does not support non-positive values for delta, got delta={delta}"
+        )
+    return _pointwise(
+        "huber_loss", input, target, weight, reduction, _huber(delta), weighted_mean=False
+    )
+
+
+def smooth_l1_loss(
+    input, target, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0
+) -> Tensor:
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - beta / 2``; ``beta = 0`` is the L1 loss."""
+    reduction = _reduction("smooth_l1_loss", size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError(
+            f"smooth_l1_loss does not support negative values for beta, got beta={beta}"
+        )
+    if beta == 0:
+        return _pointwise(
+            "smooth_l1_loss", input, target, None, reduction, lambda x, y: (x - y).abs()
+        )
+
+    def elementwise(x, y):
+        diff = x - y
+        z = diff.abs()
+        return _lg.where(z < beta, 0.5 * diff * diff / beta, z - 0.5 * beta)
+
+    return _pointwise("smooth_l1_loss", input, target, None, reduction, elementwise)
+
+
+# ----- binary cross-entropy -----
+
+
+def _same_shape(name: str, input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        raise ValueError(
+            f"{name}: target of shape {list(target.shape)} must have the same shape as the input "
+            f"of shape {list(input.shape)}"
+        )
+
+
+def _clamped_log(x: Tensor) -> Tensor:
+    """``max(log(x), -100)`` as PyTorch's BCE, finite (zero) gradient where ``x == 0``."""
+    positive = x > 0
+    safe = _lg.where(positive, x, 1.0)  # log's gradient at 0 would be inf, and 0 * inf is nan
+    return _lg.where(positive, _lg.clamp_min(safe.log(), -100.0), -100.0)
+
+
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
+    """``-w (y log x + (1 - y) log(1 - x))`` for probabilities ``x`` in [0, 1]; logs clamped at -100."""
+    reduction = _reduction("binary_cross_entropy", size_average, reduce, reduction)
+    _check_tensors("binary_cross_entropy", input=input, target=target, weight=weight)
+    _same_shape("binary_cross_entropy", input, target)
+    _check_float("binary_cross_entropy", input)
+    with _lg.no_grad():
+        in_range = bool(((input >= 0) & (input <= 1)).all())
+    if not in_range:
+        raise RuntimeError(
+            "binary_cross_entropy: all elements of input should be between 0 and 1 (they are "
+            "probabilities; for logits use binary_cross_entropy_with_logits)"
+        )
+    loss = -(target * _clamped_log(input) + (1 - target) * _clamped_log(1 - input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    pos_weight=None,
+) -> Tensor:
+    """BCE of ``sigmoid(input)`` computed stably from the logits:
+    ``(1 - y) x + (1 + (pos_weight - 1) y) softplus(-x)``, times ``weight``."""
+    reduction = _reduction("binary_cross_entropy_with_logits", size_average, reduce, reduction)
+    _check_tensors(
+        "binary_cross_entropy_with_logits",
+        input=input,
+        target=target,
+        weight=weight,
+        pos_weight=pos_weight,
+    )
+    _same_shape("binary_cross_entropy_with_logits", input, target)
+    _check_float("binary_cross_entropy_with_logits", input)
+    # softplus(-x) = m + log(exp(-m) + exp(-x - m)) for any m; m = max(-x, 0) keeps both
+    # exponents <= 0. The value does not depend on m, so m needs no gradient.
+    m = _lg.clamp_min(-input, 0.0).detach()
+    softplus_neg = m + ((-m).exp() + (-input - m).exp()).log()
+    if pos_weight is not None:
+        softplus_neg = softplus_neg * ((pos_weight - 1) * target + 1)
+    loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+# ----- negative log-likelihood and cross-entropy -----
+
+
+def _class_dim(name: str, input: Tensor) -> int:
+    if input.dim() == 0:
+        raise ValueError(f"{name}: input must have a class dimension, got a 0-dim tensor")
+    return 1 if input.dim() >= 2 else 0
+
+
+def _check_class_weight(name: str, weight, n_classes: int) -> None:
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(
+            f"{name}: weight tensor should be defined either for all {n_classes} classes or no "
+            f"classes but got weight tensor of shape: {list(weight.shape)}"
+        )
+
+
+def _check_class_target(name: str, input: Tensor, target: Tensor, class_dim: int) -> None:
+    if target.dtype not in (_lg.int64, _lg.uint8):
+        raise RuntimeError(
+            f"{name}: expected target dtype to be Long or Byte (class indices), but got "
+            f"{target.dtype}; for class probabilities pass a float target of the input's shape"
+        )
+    expected = list(input.shape[:1]) + list(input.shape[2:]) if class_dim == 1 else []
+    if class_dim == 1 and target.dim() >= 1 and target.shape[0] != input.shape[0]:
+        raise ValueError(
+            f"{name}: expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0]}) (input of shape {list(input.shape)}, target of shape {list(target.shape)})"
+        )
+    if list(target.shape) != expected:
+        raise RuntimeError(
+            f"{name}: expected target of shape {expected} for input of shape "
+            f"{list(input.shape)}, got {list(target.shape)}"
+        )
+
+
+def _picked_weights(weight, target: Tensor, valid: Tensor, like: Tensor) -> Tensor:
+    """Per-element weight ``weight[target]``, zero where the target is ignored."""
+    mask = valid.to(like.dtype)
+    if weight is None:
+        return mask
+    safe = target.masked_fill(valid.logical_not(), 0)
+    picked = weight.detach().to(like.dtype).gather(0, safe.reshape(-1)).reshape(tuple(target.shape))
+    return picked * mask
+
+
+def nll_loss(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``-weight[t] * input[..., t, ...]`` per element for log-probabilities ``input``.
+
+    input ``(N, C, d1, ...)`` or ``(C,)``; target class indices ``(N, d1, ...)`` or ``()``.
+    ``mean`` divides by the summed weights of the targets that are not ``ignore_index``.
+    """
+    reduction = _reduction("nll_loss", size_average, reduce, reduction)
+    _check_tensors("nll_loss", input=input, target=target, weight=weight)
+    class_dim = _class_dim("nll_loss", input)
+    _check_class_target("nll_loss", input, target, class_dim)
+    _check_class_weight("nll_loss", weight, input.shape[class_dim])
+    return _nll(input, target.long(), weight, ignore_index, reduction, class_dim)
+
+
+def _nll(logp, target, weight, ignore_index, reduction, class_dim):
+    n_classes = logp.shape[class_dim]
+    valid = target != ignore_index
+    labels = target.numpy()[valid.numpy()]
+    bad = labels[(labels < 0) | (labels >= n_classes)]
+    if bad.size:
+        raise IndexError(f"Target {int(bad[0])} is out of bounds (there are {n_classes} classes).")
+    safe = target.masked_fill(valid.logical_not(), 0)
+    picked = logp.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim)
+    w = _picked_weights(weight, target, valid, logp)
+    loss = -(picked * w)
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    return _reduce(loss, reduction)
+
+
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Cross-entropy of the logits ``input`` against class indices or class probabilities.
+
+    input ``(N, C, d1, ...)`` or ``(C,)``. A target of the input's shape holds probabilities
+    (float); otherwise class indices ``(N, d1, ...)`` or ``()``, as in PyTorch.
+    ``label_smoothing`` mixes the target with the uniform distribution over the C classes.
+    """
+    reduction = _reduction("cross_entropy", size_average, reduce, reduction)
+    _check_tensors("cross_entropy", input=input, target=target, weight=weight)
+    class_dim = _class_dim("cross_entropy", input)
+    n_classes = input.shape[class_dim]
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(
+            f"cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+        )
+    _check_class_weight("cross_entropy", weight, n_classes)
+    _check_float("cross_entropy", input)
+    logp = _lg.log_softmax(input, class_dim)
+    weight_view = None
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = n_classes
+        weight_view = weight.reshape(shape)
+    if target.shape == input.shape:
+        return _cross_entropy_probabilities(
+            logp, target, weight_view, ignore_index, reduction, label_smoothing, class_dim
+        )
+    _check_class_target("cross_entropy", input, target, class_dim)
+    target = target.long()
+    nll = _nll(logp, target, weight, ignore_index, reduction, class_dim)
+    if label_smoothing == 0.0:
+        return nll
+    valid = target != ignore_index
+    smooth = -(logp if weight_view is None else logp * weight_view).sum(class_dim)
+    smooth = smooth.masked_fill(valid.logical_not(), 0.0)
+    if reduction == "mean":
+        smooth = smooth.sum() / _picked_weights(weight, target, valid, logp).sum()
+    else:
+        smooth = _reduce(smooth, reduction)
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+def _cross_entropy_probabilities(
+    logp, target, weight_view, ignore_index, reduction, label_smoothing, class_dim
+):
+    if not target.is_floating_point():
+        raise RuntimeError(
+            f"cross_entropy: a target of the input's shape {list(logp.shape)} holds class "
+            f"probabilities and must be floating point, got {target.dtype}"
+        )
+    if ignore_index >= 0:
+        raise RuntimeError(
+            "cross_entropy: ignore_index is not supported for floating point (probability) targets"
+        )
+    n_classes = logp.shape[class_dim]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    terms = logp * target
+    if weight_view is not None:
+        terms = terms * weight_view
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    if reduction == "sum":
+        return -terms.sum()
+    return -terms.sum() / (logp.numel() / n_classes)

@@ -1,0 +1,514 @@
+"""Module: the base class of layers, holding parameters, buffers and sub-modules by name."""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator, Mapping
+
+from .. import Tensor, empty, no_grad
+from .. import device as _device
+from .. import dtype as _dtype
+from .parameter import Parameter
+
+__all__ = ["Module"]
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it expected but missed, and those it did not know."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _addindent(text: str, spaces: int) -> str:
+    """Indent every line but the first (blank lines stay empty)."""
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    pad = " " * spaces
+    return "\n".join([lines[0]] + [pad + line if line.strip() else "" for line in lines[1:]])
+
+
+def _forward_unimplemented(self, *args, **kwargs):
+    raise NotImplementedError(
+        f'Module [{type(self).__name__}] is missing the required "forward" function'
+    )
+
+
+def _check_name(kind: str, name) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain ".", got: {name}')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+
+
+class Module:
+    """Base class of every layer: subclass it, assign parameters and sub-modules in
+    ``__init__`` and define ``forward``; call the module to run it."""
+
+    training: bool
+    forward: Callable = _forward_unimplemented
+
+    def __init__(self, *args, **kwargs) -> None:
+        if args or kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got unexpected arguments {args} {kwargs}; "
+                "Module.__init__ takes none"
+            )
+        set_ = object.__setattr__
+        set_(self, "training", True)
+        set_(self, "_parameters", {})
+        set_(self, "_buffers", {})
+        set_(self, "_non_persistent_buffers_set", set())
+        set_(self, "_modules", {})
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # ----- registration -----
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Keep ``tensor`` as state that is not a parameter; ``persistent`` ones enter state_dict."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        _check_name("buffer", name)
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                "(torch Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add ``param`` (a Parameter, or None for an absent one) under ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        _check_name("parameter", name)
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                "(torch.nn.Parameter or None required)"
+            )
+        self._parameters[name] = param
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add a child module under ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        _check_name("module", name)
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        """The sub-module at dotted path ``target`` (``""`` is this module)."""
+        module = self
+        for atom in target.split(".") if target else []:
+            if atom not in module._modules or module._modules[atom] is None:
+                raise AttributeError(f"{module._get_name()} has no submodule `{atom}`")
+            module = module._modules[atom]
+        return module
+
+    def __getattr__(self, name: str):
+        # Only reached when normal lookup fails; __dict__ may be empty while unpickling.
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            values = d.get(store)
+            if values is not None and name in values:
+                return values[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value) -> None:
+        d = self.__dict__
+
+        def forget(*stores):
+            for store in stores:
+                if name in store:
+                    if isinstance(store, dict):
+                        del store[name]
+                    else:
+                        store.discard(name)
+
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            forget(d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                    "(torch.nn.Parameter or None expected)"
+                )
+            params[name] = None
+            return
+        modules = d.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            forget(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                    "(torch.nn.Module or None expected)"
+                )
+            modules[name] = None
+            return
+        buffers = d.get("_buffers")
+        if buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                    "(torch.Tensor or None expected)"
+                )
+            buffers[name] = value
+            return
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = [*dir(type(self)), *self.__dict__, *self._parameters, *self._modules, *self._buffers]
+        return sorted(k for k in set(keys) if not k[0].isdigit())
+
+    # ----- traversal -----
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ):
+        """``(dotted name, module)`` for this module and every descendant, depth first."""
+        if memo is None:
+            memo = set()
+        if id(self) in memo:
+            return
+        if remove_duplicate:
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(
+                    memo, prefix + ("." if prefix else "") + name, remove_duplicate
+                )
+
+    def modules(self) -> Iterator[Module]:
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, store: str, prefix: str, recurse: bool, remove_duplicate: bool):
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
+        seen = set()
+        for module_prefix, module in modules:
+            for name, value in module.__dict__[store].items():
+                if value is None or id(value) in seen:
+                    continue
+                if remove_duplicate:
+                    seen.add(id(value))
+                yield module_prefix + ("." if module_prefix else "") + name, value
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ):
+        """``(dotted name, parameter)`` pairs; a parameter shared by two modules appears once."""
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, buf in self.named_buffers(recurse=recurse):
+            yield buf
+
+    # ----- state -----
+    def _local_state(self) -> dict:
+        """Parameters then persistent buffers of this module alone, skipping Nones."""
+        state = {k: v for k, v in self._parameters.items() if v is not None}
+        for k, v in self._buffers.items():
+            if v is not None and k not in self._non_persistent_buffers_set:
+                state[k] = v
+        return state
+
+    def state_dict(self, *, destination=None, prefix: str = "", keep_vars: bool = False):
+        """An OrderedDict of every parameter and persistent buffer by dotted name.
+
+        Values are detached tensors sharing the module's values unless ``keep_vars``.
+        """
+        if destination is None:
+            destination = OrderedDict()
+        for name, value in self._local_state().items():
+            destination[prefix + name] = value if keep_vars else value.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
+        return destination
+
+    def _load_from_state_dict(
+        self, state_dict, prefix, assign, missing, unexpected, errors
+    ) -> None:
+        local_state = self._local_state()
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(
+                    f'While copying the parameter named "{key}", expected a Tensor from the '
+                    f"checkpoint but received {type(value).__name__}"
+                )
+                continue
+            if param.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
+                value = value.reshape(())
+            if value.shape != param.shape:
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                    f"checkpoint, the shape in current model is {param.shape}."
+                )
+                continue
+            try:
+                if assign:
+                    self._assign(name, param, value)
+                else:
+                    with no_grad():
+                        param.copy_(value)
+            except Exception as exc:  # noqa: BLE001 - reported with every other problem
+                errors.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model '
+                    f"are {param.shape} and whose dimensions in the checkpoint are "
+                    f"{value.shape}, an exception occurred: {exc}."
+                )
+        for key in state_dict:
+            if key.startswith(prefix):
+                head = key[len(prefix) :].split(".", 1)
+                known = self._modules if len(head) > 1 else local_state
+                if head[0] not in known:
+                    unexpected.append(key)
+
+    def _assign(self, name: str, current: Tensor, value: Tensor) -> None:
+        if isinstance(current, Parameter):
+            if not isinstance(value, Parameter):
+                value = Parameter(value, requires_grad=current.requires_grad)
+            else:
+                value.requires_grad_(current.requires_grad)
+        setattr(self, name, value)
+
+    def load_state_dict(self, state_dict: Mapping, strict: bool = True, assign: bool = False):
+        """Copy values from ``state_dict`` into this module's parameters and buffers.
+
+        Returns ``(missing_keys, unexpected_keys)``. Raises RuntimeError listing every
+        problem: shape mismatches always, missing and unexpected keys when ``strict``.
+        Entries that fit are copied even when others fail, as in PyTorch.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+
+        def load(module, local, prefix):
+            module._load_from_state_dict(local, prefix, assign, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(
+                        child,
+                        {k: v for k, v in local.items() if k.startswith(child_prefix)},
+                        child_prefix,
+                    )
+
+        load(self, OrderedDict(state_dict), "")
+        if strict:
+            if unexpected:
+                errors.insert(
+                    0,
+                    "Unexpected key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in unexpected)
+                    ),
+                )
+            if missing:
+                errors.insert(
+                    0,
+                    "Missing key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in missing)
+                    ),
+                )
+        if errors:
+            raise RuntimeError(
+                "Error(s) in loading state_dict for {}:\n\t{}".format(
+                    type(self).__name__, "\n\t".join(errors)
+                )
+            )
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ----- modes and gradients -----
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (Dropout drops) on this module and every descendant."""
+        if not isinstance(mode, bool):
+            raise ValueError(  # noqa: TRY004 - PyTorch raises ValueError here
+                f"training mode is expected to be boolean, got {type(mode).__name__}"
+            )
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self) -> Module:
+        """Set evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's ``.grad``: to None, or to zeros in place."""
+        for param in self.parameters():
+            grad = param.grad
+            if grad is None:
+                continue
+            if set_to_none:
+                param.grad = None
+            else:
+                if grad.grad_fn is not None:
+                    grad.detach_()
+                else:
+                    grad.requires_grad_(False)
+                grad.zero_()
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every descendant (children first), then on this module."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # ----- dtype and device -----
+    def _apply(self, fn: Callable[[Tensor], Tensor]) -> Module:
+        """Convert every parameter (keeping the Parameter object), its grad and every buffer."""
+        for module in self.children():
+            module._apply(fn)
+        with no_grad():
+            for param in self._parameters.values():
+                if param is None:
+                    continue
+                param.data = fn(param)
+                if param.grad is not None:
+                    param.grad.data = fn(param.grad)
+            for name, buf in self._buffers.items():
+                if buf is not None:
+                    self._buffers[name] = fn(buf)
+        return self
+
+    def to(self, *args, **kwargs) -> Module:
+        """Convert floating parameters and buffers: ``to(torch.float64)``, ``to(tensor)``, ``to("cpu")``."""
+        dtype = kwargs.pop("dtype", None)
+        device = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"Module.to() got unexpected keyword arguments {sorted(kwargs)}")
+        for arg in args:
+            if isinstance(arg, _dtype):
+                dtype = arg
+            elif isinstance(arg, Tensor):
+                dtype = arg.dtype
+            elif isinstance(arg, (str, _device)):
+                device = arg
+            else:
+                raise TypeError(
+                    f"Module.to() got an unexpected argument {arg!r}; pass a dtype, a device or a Tensor"
+                )
+        if device is not None:
+            _device(device)
+        if dtype is None:
+            return self
+        dtype = empty(0, dtype=dtype).dtype  # accepts Python float as PyTorch does
+        if not dtype.is_floating_point:
+            raise TypeError(
+                f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}"
+            )
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def double(self) -> Module:
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def float(self) -> Module:
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def half(self) -> Module:
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def cpu(self) -> Module:
+        return self
+
+    # ----- printing -----
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """The module's own settings, shown inside its repr; override in subclasses."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [
+            f"({key}): {_addindent(repr(module), 2)}" for key, module in self._modules.items()
+        ]
+        lines = extra_lines + child_lines
+        body = ""
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                body = extra_lines[0]
+            else:
+                body = "\n  " + "\n  ".join(lines) + "\n"
+        return f"{self._get_name()}({body})"

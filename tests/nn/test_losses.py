@@ -1,0 +1,320 @@
+"""Every loss and reduction agrees with PyTorch: values, gradients with respect to input (and
+target where PyTorch differentiates it) and, where the loss is smooth, second derivatives."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import torch.nn.functional as TF
+
+import leafgrad as lg
+import leafgrad.nn.functional as F
+
+from ._compare import assert_close, to_numpy
+
+RNG = np.random.default_rng(2024)
+REDUCTIONS = ["none", "mean", "sum"]
+
+
+def both(array, requires_grad):
+    array = np.asarray(array)
+    grad = requires_grad and array.dtype.kind == "f"
+    return lg.tensor(array.copy(), requires_grad=grad), torch.tensor(
+        array.copy(), requires_grad=grad
+    )
+
+
+def check(name, arrays, kwargs=None, grad_of=(0,), second_order=True, rtol=1e-10, atol=1e-12):
+    """Compare F.<name>(*arrays, **kwargs) and its derivatives with PyTorch's."""
+    kwargs = kwargs or {}
+    pairs = [both(a, i in grad_of) for i, a in enumerate(arrays)]
+    ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
+    out_ours = getattr(F, name)(*ours, **kwargs)
+    out_theirs = getattr(TF, name)(*theirs, **kwargs)
+    assert_close(out_ours, out_theirs, rtol, atol)
+    seed = RNG.standard_normal(tuple(out_theirs.shape))
+    wrt_ours = [ours[i] for i in grad_of]
+    wrt_theirs = [theirs[i] for i in grad_of]
+    g_ours = lg.autograd.grad(
+        (out_ours * lg.tensor(seed)).sum(), wrt_ours, create_graph=second_order
+    )
+    g_theirs = torch.autograd.grad(
+        (out_theirs * torch.tensor(seed)).sum(), wrt_theirs, create_graph=second_order
+    )
+    for a, b in zip(g_ours, g_theirs):
+        assert_close(a, b, rtol, atol)
+    if second_order:
+        v = RNG.standard_normal(arrays[grad_of[0]].shape)
+        (h_ours,) = lg.autograd.grad((g_ours[0] * lg.tensor(v)).sum(), [wrt_ours[0]])
+        (h_theirs,) = torch.autograd.grad((g_theirs[0] * torch.tensor(v)).sum(), [wrt_theirs[0]])
+        # PyTorch's double-backward formulas round differently from the composed ones.
+        assert_close(h_ours, h_theirs, rtol=1e-8, atol=1e-10)
+
+
+X = RNG.standard_normal((4, 3))
+Y = RNG.standard_normal((4, 3))
+W = RNG.uniform(0.5, 2.0, (4, 3))
+
+
+# ----- regression losses -----
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_mse_loss(reduction):
+    check("mse_loss", [X, Y], {"reduction": reduction}, grad_of=(0, 1))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_l1_loss(reduction):
+    check("l1_loss", [X, Y], {"reduction": reduction}, grad_of=(0, 1), second_order=False)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("delta", [1.0, 0.4])
+def test_huber_loss(reduction, delta):
+    check("huber_loss", [X, Y], {"reduction": reduction, "delta": delta}, grad_of=(0, 1))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("beta", [1.0, 0.4, 0.0])
+def test_smooth_l1_loss(reduction, beta):
+    check(
+        "smooth_l1_loss",
+        [X, Y],
+        {"reduction": reduction, "beta": beta},
+        grad_of=(0, 1),
+        second_order=beta > 0,
+    )
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_weighted_regression_losses(name, reduction):
+    x_ours, x_theirs = both(X, True)
+    y_ours, y_theirs = both(Y, False)
+    w_ours, w_theirs = both(W, False)
+    out_ours = getattr(F, name)(x_ours, y_ours, reduction=reduction, weight=w_ours)
+    out_theirs = getattr(TF, name)(x_theirs, y_theirs, reduction=reduction, weight=w_theirs)
+    assert_close(out_ours, out_theirs)
+    out_ours.sum().backward()
+    out_theirs.sum().backward()
+    assert_close(x_ours.grad, x_theirs.grad)
+
+
+def test_regression_loss_broadcasts_with_a_warning_like_pytorch():
+    x_ours, x_theirs = both(RNG.standard_normal((4, 1)), True)
+    y_ours, y_theirs = both(RNG.standard_normal((3,)), False)
+    with pytest.warns(UserWarning, match="different to the input size"):
+        ours = F.mse_loss(x_ours, y_ours)
+    with pytest.warns(UserWarning):
+        theirs = TF.mse_loss(x_theirs, y_theirs)
+    assert_close(ours, theirs)
+    ours.backward()
+    theirs.backward()
+    assert_close(x_ours.grad, x_theirs.grad)
+
+
+# ----- binary cross-entropy -----
+
+P = RNG.uniform(0.02, 0.98, (4, 3))
+T = RNG.uniform(0.0, 1.0, (4, 3))
+CLASS_W = RNG.uniform(0.5, 2.0, (3,))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weight", [None, "per_class", "full"])
+def test_binary_cross_entropy(reduction, weight):
+    arrays = [P, T] + ([] if weight is None else [CLASS_W if weight == "per_class" else W])
+    check("binary_cross_entropy", arrays, {"reduction": reduction}, grad_of=(0, 1))
+
+
+def test_binary_cross_entropy_clamps_logs_at_minus_100_like_pytorch():
+    p = np.array([0.0, 1.0, 1e-50, 1 - 1e-16, 0.5])
+    t = np.array([1.0, 0.0, 1.0, 0.0, 1.0])
+    ours = F.binary_cross_entropy(lg.tensor(p), lg.tensor(t), reduction="none")
+    theirs = TF.binary_cross_entropy(torch.tensor(p), torch.tensor(t), reduction="none")
+    assert_close(ours, theirs)
+
+
+def test_binary_cross_entropy_gradient_is_finite_at_0_and_1():
+    p = lg.tensor([0.0, 1.0, 0.0, 1.0], requires_grad=True)
+    F.binary_cross_entropy(p, lg.tensor([0.0, 1.0, 1.0, 0.0])).backward()
+    assert np.isfinite(to_numpy(p.grad)).all()
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("options", ["plain", "weight", "pos_weight", "both"])
+def test_binary_cross_entropy_with_logits(reduction, options):
+    logits = RNG.standard_normal((4, 3)) * 4
+    check_logits(
+        [logits, T],
+        reduction,
+        weight=options in ("weight", "both"),
+        pos_weight=options in ("pos_weight", "both"),
+    )
+
+
+def check_logits(arrays, reduction, weight, pos_weight):
+    x_ours, x_theirs = both(arrays[0], True)
+    t_ours, t_theirs = both(arrays[1], True)
+    kw_ours, kw_theirs = {"reduction": reduction}, {"reduction": reduction}
+    if weight:
+        kw_ours["weight"], kw_theirs["weight"] = both(W, False)
+    if pos_weight:
+        kw_ours["pos_weight"], kw_theirs["pos_weight"] = both(CLASS_W, False)
+    out_ours = F.binary_cross_entropy_with_logits(x_ours, t_ours, **kw_ours)
+    out_theirs = TF.binary_cross_entropy_with_logits(x_theirs, t_theirs, **kw_theirs)
+    assert_close(out_ours, out_theirs)
+    g_ours = lg.autograd.grad(out_ours.sum(), [x_ours, t_ours], create_graph=True)
+    g_theirs = torch.autograd.grad(out_theirs.sum(), [x_theirs, t_theirs], create_graph=True)
+    for a, b in zip(g_ours, g_theirs):
+        assert_close(a, b)
+    v = RNG.standard_normal(arrays[0].shape)
+    (h_ours,) = lg.autograd.grad((g_ours[0] * lg.tensor(v)).sum(), [x_ours])
+    (h_theirs,) = torch.autograd.grad((g_theirs[0] * torch.tensor(v)).sum(), [x_theirs])
+    assert_close(h_ours, h_theirs, rtol=1e-8, atol=1e-12)
+
+
+def test_binary_cross_entropy_with_logits_is_stable_for_large_logits():
+    logits = np.array([-800.0, -40.0, -1e-3, 0.0, 1e-3, 40.0, 800.0])
+    t = np.array([1.0, 1.0, 0.0, 0.5, 1.0, 0.0, 0.0])
+    check_logits([logits, t], "none", weight=False, pos_weight=False)
+
+
+# ----- nll and cross-entropy -----
+
+LOGITS = RNG.standard_normal((5, 4)) * 2
+LABELS = np.array([0, 3, 1, -100, 2])
+PROBS = RNG.dirichlet(np.ones(4), size=5)
+CLASS_W4 = RNG.uniform(0.5, 2.0, (4,))
+
+
+def class_check(name, x, target, reduction, weight=None, **kwargs):
+    arrays = [x, target] + ([] if weight is None else [weight])
+    float_target = np.asarray(target).dtype.kind == "f"
+    check(name, arrays, {"reduction": reduction, **kwargs}, grad_of=(0, 1) if float_target else (0,),
+          second_order=name == "cross_entropy")  # fmt: skip
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss(reduction, weighted):
+    logp = LOGITS - np.log(np.exp(LOGITS).sum(1, keepdims=True))
+    class_check("nll_loss", logp, LABELS, reduction, CLASS_W4 if weighted else None)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.15])
+def test_cross_entropy_with_class_indices(reduction, weighted, label_smoothing):
+    class_check(
+        "cross_entropy",
+        LOGITS,
+        LABELS,
+        reduction,
+        CLASS_W4 if weighted else None,
+        label_smoothing=label_smoothing,
+    )
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.15])
+def test_cross_entropy_with_class_probabilities(reduction, weighted, label_smoothing):
+    class_check(
+        "cross_entropy",
+        LOGITS,
+        PROBS,
+        reduction,
+        CLASS_W4 if weighted else None,
+        label_smoothing=label_smoothing,
+    )
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_with_ignore_index(reduction):
+    class_check(
+        "cross_entropy", LOGITS, np.array([0, 3, 3, 1, 3]), reduction, CLASS_W4, ignore_index=3
+    )
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_on_spatial_inputs(reduction):
+    x = RNG.standard_normal((2, 4, 3, 5))
+    labels = RNG.integers(0, 4, (2, 3, 5))
+    labels[0, 1, 2] = -100
+    class_check("cross_entropy", x, labels, reduction, CLASS_W4, label_smoothing=0.1)
+    class_check("nll_loss", x, labels, reduction, CLASS_W4)
+    probs = RNG.dirichlet(np.ones(4), size=(2, 3, 5)).transpose(0, 3, 1, 2).copy()
+    class_check("cross_entropy", x, probs, reduction)
+
+
+def test_cross_entropy_of_one_unbatched_sample():
+    class_check("cross_entropy", LOGITS[0], np.array(2), "mean")
+    class_check("cross_entropy", LOGITS[0], PROBS[0], "none")
+
+
+def test_cross_entropy_accepts_uint8_targets():
+    ours = F.cross_entropy(lg.tensor(LOGITS), lg.tensor(np.array([0, 3, 1, 1, 2], dtype=np.uint8)))
+    theirs = TF.cross_entropy(
+        torch.tensor(LOGITS), torch.tensor(np.array([0, 3, 1, 1, 2], dtype=np.uint8))
+    )
+    assert_close(ours, theirs)
+
+
+def test_cross_entropy_with_every_target_ignored_is_nan_like_pytorch():
+    for ls in (0.0, 0.1):
+        ours = F.cross_entropy(lg.tensor(LOGITS), lg.tensor(np.full(5, -100)), label_smoothing=ls)
+        theirs = TF.cross_entropy(
+            torch.tensor(LOGITS), torch.tensor(np.full(5, -100)), label_smoothing=ls
+        )
+        assert np.isnan(ours.item()) and np.isnan(theirs.item())
+
+
+def test_cross_entropy_equals_nll_of_log_softmax():
+    x = lg.tensor(LOGITS)
+    t = lg.tensor(np.array([0, 3, 1, 1, 2]))
+    assert_close(F.cross_entropy(x, t), F.nll_loss(F.log_softmax(x, 1), t))
+
+
+# ----- modules -----
+
+MODULE_CASES = [
+    ("MSELoss", {"reduction": "sum"}, "regression"),
+    ("L1Loss", {}, "regression"),
+    ("HuberLoss", {"delta": 0.5, "reduction": "none"}, "regression"),
+    ("SmoothL1Loss", {"beta": 0.5}, "regression"),
+    ("BCELoss", {"weight": CLASS_W}, "probability"),
+    ("BCEWithLogitsLoss", {"pos_weight": CLASS_W}, "logits"),
+    (
+        "CrossEntropyLoss",
+        {"weight": CLASS_W4, "label_smoothing": 0.1, "ignore_index": 1},
+        "classes",
+    ),
+    ("NLLLoss", {"weight": CLASS_W4}, "classes"),
+]
+
+
+@pytest.mark.parametrize(("name", "kwargs", "kind"), MODULE_CASES, ids=[c[0] for c in MODULE_CASES])
+def test_loss_modules_match_pytorch(name, kwargs, kind):
+    x, target = {
+        "regression": (X, Y), "probability": (P, T), "logits": (X * 3, T), "classes": (LOGITS, np.array([0, 3, 1, 1, 2])),
+    }[kind]  # fmt: skip
+    kw_ours = {k: lg.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    kw_theirs = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    loss_ours, loss_theirs = getattr(lg.nn, name)(**kw_ours), getattr(torch.nn, name)(**kw_theirs)
+    assert list(loss_ours.state_dict()) == list(loss_theirs.state_dict())
+    x_ours, x_theirs = both(x, True)
+    t_ours, t_theirs = both(target, False)
+    out_ours, out_theirs = loss_ours(x_ours, t_ours), loss_theirs(x_theirs, t_theirs)
+    assert_close(out_ours, out_theirs)
+    out_ours.sum().backward()
+    out_theirs.sum().backward()
+    assert_close(x_ours.grad, x_theirs.grad)
+
+
+def test_loss_module_weight_follows_double():
+    loss = lg.nn.CrossEntropyLoss(weight=lg.ones(3))
+    loss.double()
+    assert loss.weight.dtype == lg.float64
