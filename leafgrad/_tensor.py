@@ -408,7 +408,7 @@ class Tensor:
 
     @property
     def T(self):  # noqa: N802 - PyTorch's name
-        return self.permute(*range(self._data.ndim - 1, -1, -1))
+        return self.permute(tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
     def mT(self):  # noqa: N802 - PyTorch's name

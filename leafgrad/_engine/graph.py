@@ -155,7 +155,7 @@ def gradient_edge(tensor) -> tuple:
 
 def _versions(args) -> tuple:
     return tuple(
-        a._version_counter[0] if type(a) is Tensor and a._version_counter is not None else 0
+        a._version_counter[0] if (type(a) is Tensor or isinstance(a, Tensor)) and a._version_counter is not None else 0
         for a in args
     )
 
@@ -199,7 +199,7 @@ class OpNode(Node):
         pairs = [
             (a._version_counter[0], v)
             for a, v in zip(self._args, self._saved_versions)
-            if type(a) is Tensor and a._version_counter is not None
+            if (type(a) is Tensor or isinstance(a, Tensor)) and a._version_counter is not None
         ]
         if self._result_version is not None:
             counter, version = self._result_version
@@ -309,7 +309,7 @@ class _FreedArray:
 
 def _released(arg, op: str):
     """A stand-in for a saved argument: Tensors and Python numbers lose their values."""
-    if type(arg) is Tensor:
+    if (type(arg) is Tensor or isinstance(arg, Tensor)):
         data = arg._data
         return _wrap(_FreedArray(data.shape, data.dtype, op), arg._requires_grad)
     if isinstance(arg, (bool, int, float, np.number)):

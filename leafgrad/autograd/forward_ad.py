@@ -60,9 +60,15 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"make_dual: the tangent's shape {list(tangent._data.shape)} must equal the "
             f"primal's {list(tensor._data.shape)}"
         )
-    if tangent._data.dtype != tensor._data.dtype:
+    if tangent._data.dtype.kind != "f":
+        raise ValueError(
+            f"make_dual: the tangent must be floating point, got {tangent.dtype}; convert it "
+            "with .to(primal.dtype)"
+        )
+    if _forward.tangent_of(tensor, level) is not None:
         raise RuntimeError(
-            f"make_dual: the tangent's dtype {tangent.dtype} must equal the primal's {tensor.dtype}"
+            "make_dual: this tensor already has a tangent at this level; call make_dual on "
+            "its primal (unpack_dual(t).primal) instead"
         )
     dual = tensor.view_as(tensor) if tensor._requires_grad else _wrap(tensor._data)
     dual._tangents = dict(tensor._tangents or {})

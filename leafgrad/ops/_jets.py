@@ -29,7 +29,7 @@ def _zeros(t: Tensor) -> Tensor:
 
 
 def _is_jet_input(a) -> bool:
-    return type(a) is Tensor and a._data.dtype.kind == "f"
+    return (type(a) is Tensor or isinstance(a, Tensor)) and a._data.dtype.kind == "f"
 
 
 def _coefficient_args(prim, args, jets, k):
@@ -48,7 +48,7 @@ def _coefficient_args(prim, args, jets, k):
 def push(op, args, params, result) -> None:
     """Give ``result`` its jet, if any input has one, in the active jet mode."""
     mode = jet_state.mode
-    jets = [a._jet if type(a) is Tensor else None for a in args]
+    jets = [a._jet if (type(a) is Tensor or isinstance(a, Tensor)) else None for a in args]
     if all(j is None for j in jets):
         return
     prim = op.primitive

@@ -150,7 +150,7 @@ def _promote(args, float_only):
     # Fast path: the common case of tensors sharing one dtype (and float scalars with them).
     first = None
     for a in args:
-        if type(a) is Tensor:
+        if (type(a) is Tensor or isinstance(a, Tensor)):
             d = a._data.dtype
             if first is None:
                 first = d
@@ -160,7 +160,7 @@ def _promote(args, float_only):
             break
     else:
         if first is not None and first.kind == "f":
-            return [a._data if type(a) is Tensor else a for a in args]
+            return [a._data if (type(a) is Tensor or isinstance(a, Tensor)) else a for a in args]
     dt = result_type(*args)
     if float_only and not dt.is_floating_point:
         dt = _dtype.get_default_dtype()
@@ -245,14 +245,14 @@ def primitive(
     def op(*args, **params):
         needs_grad = False
         for a in args:
-            if type(a) is not Tensor:
+            if not (type(a) is Tensor or isinstance(a, Tensor)):
                 _check_args(name, args, scalars)
             elif a._requires_grad:
                 needs_grad = True
         if promote:
             arrays = _promote(args, float_only)
         else:
-            arrays = [a._data if type(a) is Tensor else a for a in args]
+            arrays = [a._data if (type(a) is Tensor or isinstance(a, Tensor)) else a for a in args]
         try:
             out = _quietly(forward, arrays, params)
         except ValueError as exc:
@@ -275,7 +275,7 @@ def primitive(
             node = OpNode(
                 node_name,
                 backward,
-                tuple([gradient_edge(a) if type(a) is Tensor else _NO_EDGE for a in args]),
+                tuple([gradient_edge(a) if (type(a) is Tensor or isinstance(a, Tensor)) else _NO_EDGE for a in args]),
                 args,
                 params,
                 out if keep_result else None,
@@ -366,7 +366,7 @@ def _is_number(a) -> bool:
 
 def _linear_jvp(op, tangents, args, params):
     """A linear op's tangent is the op applied to the tangents (zeros where missing)."""
-    tensor_positions = [i for i, a in enumerate(args) if type(a) is Tensor]
+    tensor_positions = [i for i, a in enumerate(args) if (type(a) is Tensor or isinstance(a, Tensor))]
     new_args = list(args)
     if op.primitive.affine:  # a number added to an operand is a constant: zero tangent
         new_args = [0 if _is_number(a) else a for a in args]
@@ -384,7 +384,7 @@ def _linear_jvp(op, tangents, args, params):
 def _push_tangents(op, jvp, args, params, result, num_outputs) -> None:
     """Give ``result`` its tangent at every active dual level where an input has one."""
     for level in list(_forward.levels):
-        tangents = [_tangent_of(a, level) if type(a) is Tensor else None for a in args]
+        tangents = [_tangent_of(a, level) if (type(a) is Tensor or isinstance(a, Tensor)) else None for a in args]
         if all(t is None for t in tangents):
             continue
         if jvp is None:
@@ -400,7 +400,8 @@ def _push_tangents(op, jvp, args, params, result, num_outputs) -> None:
         if out is None:
             continue
         if num_outputs == 1:
-            _set_tangent(result, level, _fit_tangent(out, result))
+            if result._data.dtype.kind == "f":  # integer results carry no tangent
+                _set_tangent(result, level, _fit_tangent(out, result))
         else:
             for r, t in zip(result, out):
                 if t is not None and r._data.dtype.kind == "f":
@@ -438,6 +439,8 @@ def _mark_views(op, args, params, source, result) -> None:
             continue
         r._base = base
         r._version_counter = parent._shared_version_counter()
+        if parent._requires_grad and r.grad_fn is None and r._data.dtype.kind == "f":
+            r._requires_grad = True  # a view made in no-grad mode still requires grad
         if type(result) is tuple:
 
             def fn(t, i=i):

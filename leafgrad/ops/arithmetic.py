@@ -331,7 +331,7 @@ neg_ = primitive(
 
 def neg(input):
     """``-input``; bool tensors raise as in PyTorch."""
-    if type(input) is Tensor and input._data.dtype == np.bool_:
+    if isinstance(input, Tensor) and input._data.dtype == np.bool_:
         raise RuntimeError("neg: the - operator is not supported on bool tensors; use ~ (logical_not) instead")
     return neg_(input)
 
@@ -340,7 +340,10 @@ negative = neg
 
 
 def _sign_forward(x):
-    return np.sign(x)
+    out = np.sign(x)
+    if x.dtype.kind == "f":
+        out[np.isnan(x)] = 0  # PyTorch: sign(nan) is 0
+    return out
 
 
 sign = primitive(

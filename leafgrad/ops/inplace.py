@@ -48,6 +48,31 @@ zero_region = primitive(
 )
 
 
+def _embed_region_forward(src, *, shape, view_fn):
+    out = np.zeros(shape, dtype=src.dtype)
+    _region(out, view_fn)[...] = src
+    return out
+
+
+# ``src`` placed into zeros of ``shape`` where ``view_fn`` looks: the adjoint of the view.
+embed_region = primitive(
+    "embed_region",
+    _embed_region_forward,
+    (lambda grad, src, result, *, shape, view_fn: view_fn(grad),),
+    node_name="EmbedRegionBackward0",
+    dtype_rule="keep",
+    linear=True,
+)
+
+
+def _copy_slices_jvp(tb, ts, base, src, result, *, view_fn):
+    kept = None if tb is None else zero_region(tb, view_fn=view_fn)
+    written = None if ts is None else embed_region(ts, shape=base._data.shape, view_fn=view_fn)
+    if kept is None:
+        return written
+    return kept if written is None else kept + written
+
+
 def _copy_slices_forward(base, src, *, view_fn):
     return base  # the values are already written; this node only records history
 
@@ -61,6 +86,7 @@ copy_slices = primitive(
     ),
     node_name="CopySlices",
     dtype_rule="keep",
+    jvp=_copy_slices_jvp,
 )
 
 
@@ -155,17 +181,21 @@ def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
             "several elements in one memory location: clone() it first"
         ) from None
     target._bump_version()
-    if not (_state.enabled and (out._requires_grad or target._requires_grad)):
+    recording = _state.enabled and (out._requires_grad or target._requires_grad)
+    if not recording and not out._tangents:
         return target
-    base = target._base
-    if base is None:
-        _take_history(target, out)
+    if target._base is None:
+        _take_history(target, out, recording)
     else:
-        _rebase_view(target, base, out)
+        _rebase_view(target, target._base, out, recording)
     return target
 
 
-def _take_history(target: Tensor, out: Tensor) -> None:
+def _take_history(target: Tensor, out: Tensor, recording: bool) -> None:
+    if out._tangents:
+        target._tangents = dict(out._tangents)  # forward mode: the new value's tangent
+    if not recording:
+        return
     target.grad_fn = out.grad_fn
     target._output_nr = out._output_nr
     target._requires_grad = out.grad_fn is not None
@@ -175,17 +205,22 @@ def _take_history(target: Tensor, out: Tensor) -> None:
         node._result_version = (counter, counter[0])
 
 
-def _rebase_view(view: Tensor, base: Tensor, out: Tensor) -> None:
-    if not out._requires_grad and not base._requires_grad:
-        return
+def _rebase_view(view: Tensor, base: Tensor, out: Tensor, recording: bool) -> None:
+    """The base now holds ``out`` where the view looks: record that (CopySlices)."""
     rebased = copy_slices(base, out, view_fn=view._view_fn)
-    base.grad_fn = rebased.grad_fn
-    base._output_nr = 0
-    base._requires_grad = True
+    if rebased._tangents:
+        base._tangents = dict(rebased._tangents)
+    if recording:
+        base.grad_fn = rebased.grad_fn
+        base._output_nr = 0
+        base._requires_grad = True
     regenerated = view._view_fn(base)
-    view.grad_fn = regenerated.grad_fn
-    view._output_nr = regenerated._output_nr
-    view._requires_grad = True
+    if regenerated._tangents:
+        view._tangents = dict(regenerated._tangents)
+    if recording:
+        view.grad_fn = regenerated.grad_fn
+        view._output_nr = regenerated._output_nr
+        view._requires_grad = True
 
 
 def inplace(fn, name: str):

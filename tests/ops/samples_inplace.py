@@ -1,6 +1,6 @@
 """Op-table samples for ops/inplace.py: in-place writes, through views and indices."""
 
-from leafgrad.ops.inplace import overwrite, zero_region
+from leafgrad.ops.inplace import embed_region, overwrite, zero_region
 
 from .optable import OpSample
 
@@ -26,6 +26,7 @@ def _copy_into(w, v):
 
 
 SAMPLES = [
+    S("embed_region", lambda s: embed_region(s, shape=(3, 2), view_fn=lambda t: t[1]) * 2, ((2,),)),
     S("copy_slices", _through_row_view, ((3, 2), (2,)), covers=("copy_slices", "zero_region")),
     S("index_put", _setitem, ((3, 2), (2,))),
     S("overwrite", lambda t, s: overwrite(t, s) * t, ((2, 3), (3,))),
