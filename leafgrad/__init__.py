@@ -1,5 +1,9 @@
 """leafgrad: reverse-mode autodiff on NumPy with PyTorch's autograd semantics."""
 
+from ._allocator import tune_malloc as _tune_malloc
+
+_tune_malloc()
+
 from ._dtype import (  # noqa: F401
     bool,
     double,
