@@ -47,20 +47,32 @@ def _output_jet(u: Tensor, zero_jet):
     return zero_jet(u) if jet is None else jet  # u does not depend on x
 
 
-def coefficients(func, x: Tensor, v: Tensor, order: int) -> list:
-    """``[u, u_1, ..., u_order]``: normalised Taylor coefficients of ``func(x + t v)``."""
-    _check_input(x, "coefficients")
-    if not isinstance(v, Tensor) or v._data.shape != x._data.shape:
-        raise ValueError(
-            f"taylor.coefficients: the direction v must be a Tensor of x's shape "
-            f"{list(x._data.shape)}, got {getattr(v, 'shape', type(v).__name__)}"
-        )
+def coefficients(func, x, v, order: int) -> list:
+    """``[u, u_1, ..., u_order]``: normalised Taylor coefficients of ``func(x + t v)``.
+
+    ``x`` and ``v`` are Tensors of one shape, or equal-length tuples of them (then
+    ``func(*x)``, every input moving along its own direction).
+    """
+    several = isinstance(x, (tuple, list))
+    xs = tuple(x) if several else (x,)
+    vs = tuple(v) if several and isinstance(v, (tuple, list)) else (v,)
+    if len(xs) != len(vs):
+        raise ValueError(f"taylor.coefficients: {len(xs)} inputs but {len(vs)} directions")
     if not isinstance(order, int) or order < 1:
         raise ValueError(f"taylor.coefficients: order must be a positive int, got {order!r}")
-    v = v if v._data.dtype == x._data.dtype else v.to(x.dtype)
-    zeros = _wrap(np.zeros_like(x._data))
+    seeded = []
+    for xi, vi in zip(xs, vs):
+        _check_input(xi, "coefficients")
+        if not isinstance(vi, Tensor) or vi._data.shape != xi._data.shape:
+            raise ValueError(
+                f"taylor.coefficients: the direction v must be a Tensor of x's shape "
+                f"{list(xi._data.shape)}, got {getattr(vi, 'shape', type(vi).__name__)}"
+            )
+        vi = vi if vi._data.dtype == xi._data.dtype else vi.to(xi.dtype)
+        zeros = _wrap(np.zeros_like(xi._data))
+        seeded.append(_seeded(xi, (vi,) + (zeros,) * (order - 1)))
     with jet_mode(("taylor", order)):
-        u = func(_seeded(x, (v,) + (zeros,) * (order - 1)))
+        u = func(*seeded)
     jet = _output_jet(u, lambda u: tuple(_wrap(np.zeros_like(u._data)) for _ in range(order)))
     return [u, *jet]
 

@@ -383,7 +383,10 @@ def _linear_jvp(op, tangents, args, params):
 
 def _push_tangents(op, jvp, args, params, result, num_outputs) -> None:
     """Give ``result`` its tangent at every active dual level where an input has one."""
-    for level in list(_forward.levels):
+    # Innermost level first: an outer level's rule then reads a ``result`` that already
+    # carries its inner tangents, so nested (forward-over-forward) derivatives are complete
+    # along the outer-to-inner path.
+    for level in reversed(_forward.levels):
         tangents = [_tangent_of(a, level) if (type(a) is Tensor or isinstance(a, Tensor)) else None for a in args]
         if all(t is None for t in tangents):
             continue

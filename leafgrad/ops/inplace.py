@@ -182,7 +182,7 @@ def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
         ) from None
     target._bump_version()
     recording = _state.enabled and (out._requires_grad or target._requires_grad)
-    if not recording and not out._tangents:
+    if not recording and not out._tangents and out._jet is None:
         return target
     if target._base is None:
         _take_history(target, out, recording)
@@ -194,6 +194,7 @@ def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
 def _take_history(target: Tensor, out: Tensor, recording: bool) -> None:
     if out._tangents:
         target._tangents = dict(out._tangents)  # forward mode: the new value's tangent
+    target._jet = out._jet  # Taylor mode: the new value's coefficients
     if not recording:
         return
     target.grad_fn = out.grad_fn
@@ -210,6 +211,7 @@ def _rebase_view(view: Tensor, base: Tensor, out: Tensor, recording: bool) -> No
     rebased = copy_slices(base, out, view_fn=view._view_fn)
     if rebased._tangents:
         base._tangents = dict(rebased._tangents)
+    base._jet = rebased._jet
     if recording:
         base.grad_fn = rebased.grad_fn
         base._output_nr = 0
@@ -217,6 +219,7 @@ def _rebase_view(view: Tensor, base: Tensor, out: Tensor, recording: bool) -> No
     regenerated = view._view_fn(base)
     if regenerated._tangents:
         view._tangents = dict(regenerated._tangents)
+    view._jet = regenerated._jet
     if recording:
         view.grad_fn = regenerated.grad_fn
         view._output_nr = regenerated._output_nr

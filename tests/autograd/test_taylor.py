@@ -187,8 +187,27 @@ def test_parameter_gradients_through_taylor_coefficients_match_nested_reverse():
 
 def test_an_op_without_a_taylor_rule_raises_naming_it():
     x = lg.tensor([[0.1, 0.2]], dtype=lg.float64)
-    with pytest.raises(RuntimeError, match="no Taylor-mode rule"):
-        taylor.laplacian(lambda z: lg.atan2(z, z + 1), x)
+    with pytest.raises(RuntimeError, match="floor_divide.*no Taylor-mode rule"):
+        taylor.laplacian(lambda z: z // 0.3, x)
+
+
+def test_ops_without_a_cheap_rule_go_through_nested_duals_to_order_4():
+    x = lg.tensor([[0.2, 0.5, -0.3], [0.1, 0.9, 0.4]], dtype=lg.float64)
+    v = lg.tensor(np.random.default_rng(0).standard_normal((2, 3)))
+    w = lg.tensor(np.random.default_rng(1).standard_normal(2))
+    for f in (
+        lambda t: (t.softmax(1) * t).sum(1),
+        lambda t: lg.logsumexp(t, 1),
+        lambda t: t.norm(dim=1),
+        lambda t: t.std(1),
+        lambda t: t.prod(1),
+        lambda t: lg.atan2(t, t + 2).sum(1),
+        lambda t: lg.einsum("ij,ij,ij->i", t, t.sin(), t),
+    ):
+        derivs = taylor.derivatives(f, x, v, 4)
+        expected = _nested_derivatives(lambda t: (f(t) * w).sum().reshape(1), x, v, 4)
+        for a, b in zip(derivs, expected):
+            assert (a * w).sum().item() == pytest.approx(b.sum().item(), rel=1e-8, abs=1e-9)
 
 
 def test_bad_input_is_rejected_clearly():
