@@ -383,11 +383,17 @@ def _linear_jvp(op, tangents, args, params):
 
 def _push_tangents(op, jvp, args, params, result, num_outputs) -> None:
     """Give ``result`` its tangent at every active dual level where an input has one."""
-    # Innermost level first: an outer level's rule then reads a ``result`` that already
-    # carries its inner tangents, so nested (forward-over-forward) derivatives are complete
-    # along the outer-to-inner path.
-    for level in reversed(_forward.levels):
-        tangents = [_tangent_of(a, level) if (type(a) is Tensor or isinstance(a, Tensor)) else None for a in args]
+    levels = list(_forward.levels)
+    # Innermost first: an outer level's rule then reads a ``result`` that already carries
+    # its inner tangents. With nested levels, the inner ones are computed once more after
+    # that, now seeing the outer tangents too, so rules that read ``result`` (exp, softmax)
+    # give complete mixed derivatives along every path (forward over forward).
+    order = levels[::-1] + (levels[-1:0:-1] if len(levels) > 1 else [])
+    for level in order:
+        tangents = [
+            _tangent_of(a, level) if (type(a) is Tensor or isinstance(a, Tensor)) else None
+            for a in args
+        ]
         if all(t is None for t in tangents):
             continue
         if jvp is None:

@@ -111,14 +111,12 @@ def test_make_dual_with_an_integer_primal_raises_value_error(torch):
 
 
 def test_make_dual_with_an_integer_tangent_raises_value_error(torch, request):
-    _diverges(torch, request, "forward_ad.make_dual raises RuntimeError (dtype mismatch)")
     fwAD = _fwad(torch)
     with fwAD.dual_level(), pytest.raises(ValueError):
         fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([1, 2]))
 
 
 def test_make_dual_accepts_a_floating_tangent_of_another_dtype(torch, request):
-    _diverges(torch, request, "forward_ad.make_dual requires the primal's dtype")
     fwAD = _fwad(torch)
     with fwAD.dual_level():
         d = fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0], dtype=torch.float64))
@@ -126,7 +124,6 @@ def test_make_dual_accepts_a_floating_tangent_of_another_dtype(torch, request):
 
 
 def test_make_dual_of_a_tensor_that_has_a_tangent_at_this_level_raises(torch, request):
-    _diverges(torch, request, "forward_ad.make_dual replaces the tangent silently")
     fwAD = _fwad(torch)
     with fwAD.dual_level():
         d = fwAD.make_dual(torch.tensor([1.0]), torch.tensor([1.0]))
@@ -228,7 +225,6 @@ def test_detach_drops_the_tangent(torch):
 
 
 def test_an_integer_result_has_no_tangent(torch, request):
-    _diverges(torch, request, "_push_tangents gives integer outputs of to() a tangent")
     fwAD = _fwad(torch)
     with fwAD.dual_level():
         d = fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
@@ -290,11 +286,6 @@ def test_nested_levels_give_second_derivatives_of_rules_reading_the_result_outer
     assert abs(second.item() - math.exp(0.7)) < 1e-12
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_push_tangents computes the outer level's tangent before the result has its "
-    "inner-level tangent, so rules that read `result` (exp, softmax, ...) lose that term",
-)
 def test_nested_levels_give_second_derivatives_of_rules_reading_the_result_inner_of_outer():
     second = _second_derivative(lambda d: d.exp(), 0.7, False)
     assert second is not None and abs(second.item() - math.exp(0.7)) < 1e-12
