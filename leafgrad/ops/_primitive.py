@@ -448,8 +448,6 @@ def _mark_views(op, args, params, source, result) -> None:
             continue
         r._base = base
         r._version_counter = parent._shared_version_counter()
-        if parent._requires_grad and r.grad_fn is None and r._data.dtype.kind == "f":
-            r._requires_grad = True  # a view made in no-grad mode still requires grad
         if type(result) is tuple:
 
             def fn(t, i=i):
