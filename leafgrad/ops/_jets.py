@@ -397,7 +397,6 @@ def _plain(t):
 
 def _collapsed_by_nested_duals(op, args, params, jets, weights):
     """``J_k = Df[J_k]``, ``L = Df[L] + sum_k w_k D2f[J_k, J_k]`` by two-level duals."""
-    from .._engine import forward
 
     directions = []
     curvature = None

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import Tensor, enable_grad, from_numpy, set_grad_enabled
+from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required"]
 
@@ -81,39 +82,20 @@ def _typename(obj) -> str:
     return type(obj).__name__
 
 
-class _RemovableHandle:
-    """Returned by the ``register_*_hook`` methods; ``remove()`` unregisters the hook."""
-
-    _ids = itertools.count()
-
-    def __init__(self, hooks: dict) -> None:
-        self._hooks = hooks
-        self.id = next(self._ids)
-
-    def remove(self) -> None:
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
-
-
 _global_step_pre_hooks: OrderedDict = OrderedDict()
 _global_step_post_hooks: OrderedDict = OrderedDict()
 
 
-def register_optimizer_step_pre_hook(hook: Callable) -> _RemovableHandle:
+def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
     """Run ``hook(optimizer, args, kwargs)`` before every optimiser's ``step``."""
-    handle = _RemovableHandle(_global_step_pre_hooks)
+    handle = RemovableHandle(_global_step_pre_hooks)
     _global_step_pre_hooks[handle.id] = hook
     return handle
 
 
-def register_optimizer_step_post_hook(hook: Callable) -> _RemovableHandle:
+def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
     """Run ``hook(optimizer, args, kwargs)`` after every optimiser's ``step``."""
-    handle = _RemovableHandle(_global_step_post_hooks)
+    handle = RemovableHandle(_global_step_post_hooks)
     _global_step_post_hooks[handle.id] = hook
     return handle
 
@@ -349,17 +331,17 @@ class Optimizer:
 
     # ----- hooks -----
     def _add_hook(self, hooks: OrderedDict, hook: Callable, prepend: bool = False):
-        handle = _RemovableHandle(hooks)
+        handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         if prepend:
             hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_step_pre_hook(self, hook: Callable) -> _RemovableHandle:
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
         """Run ``hook(optimizer, args, kwargs)`` before ``step``; it may return new args."""
         return self._add_hook(self._optimizer_step_pre_hooks, hook)
 
-    def register_step_post_hook(self, hook: Callable) -> _RemovableHandle:
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
         """Run ``hook(optimizer, args, kwargs)`` after ``step``."""
         return self._add_hook(self._optimizer_step_post_hooks, hook)
 
