@@ -69,7 +69,9 @@ def run_one(method: str, d: int, n: int, repeat: int) -> dict:
     else:
         import leafgrad as lib
     params = [(lib.tensor(w), lib.tensor(b)) for w, b in weights(d)]
-    x = lib.tensor(points, requires_grad=True)
+    # Nested reverse mode needs x to require grad; the Taylor pass does not (it records no
+    # graph unless something it uses requires grad, as parameters do in training).
+    x = lib.tensor(points, requires_grad=method != "leafgrad-taylor")
     if method == "leafgrad-taylor":
         from leafgrad.autograd import taylor
 
