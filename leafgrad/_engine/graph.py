@@ -234,15 +234,19 @@ class OpNode(Node):
         return tuple(outs)
 
     def apply(self, grads: list, needs: list) -> list:
-        self._check_versions()
-        return self._backward(grads, self._args, self.saved_result(), self._params, needs)
+        args = self._args
+        if type(args) is _ReleasedArgs:
+            args = tuple(args)  # stand-ins that know shapes only
+        else:
+            self._check_versions()
+        return self._backward(grads, args, self.saved_result(), self._params, needs)
 
     def release(self) -> None:
         """Drop the saved values, keeping only shapes and dtypes (see ``_FreedArray``)."""
         if type(self._args) is _ReleasedArgs:
             return
         op = self._name
-        self._args = _ReleasedArgs(_released(a, op) for a in self._args)
+        self._args = _ReleasedArgs(self._args, op)
         result = self._result
         if type(result) is tuple:
             self._result = tuple(_FreedArray(r.shape, r.dtype, op) for r in result)
@@ -255,10 +259,38 @@ class OpNode(Node):
         return type(self._args) is _ReleasedArgs
 
 
-class _ReleasedArgs(tuple):
-    """The arguments of a released node: stand-ins that know only shapes and dtypes."""
+class _ReleasedArgs:
+    """The arguments of a released node: stand-ins that know only shapes and dtypes.
 
-    __slots__ = ()
+    Release happens for every node of every backward, so it only notes shapes and dtypes;
+    the stand-ins are built when something reads them (a second backward, explain, viz).
+    """
+
+    __slots__ = ("_metas", "_op", "_stand_ins")
+
+    def __init__(self, args: tuple, op: str) -> None:
+        self._metas = [
+            (True, a._data.shape, a._data.dtype, a._requires_grad)
+            if (type(a) is Tensor or isinstance(a, Tensor))
+            else (False, a)
+            for a in args
+        ]
+        self._op = op
+        self._stand_ins = None
+
+    def _built(self) -> tuple:
+        if self._stand_ins is None:
+            self._stand_ins = tuple(_stand_in(m, self._op) for m in self._metas)
+        return self._stand_ins
+
+    def __iter__(self):
+        return iter(self._built())
+
+    def __getitem__(self, i):
+        return self._built()[i]
+
+    def __len__(self) -> int:
+        return len(self._metas)
 
 
 class _FreedArray:
@@ -307,11 +339,12 @@ class _FreedArray:
         return f"<values of a {list(self.shape)} {self.dtype} array freed by {self._op}>"
 
 
-def _released(arg, op: str):
+def _stand_in(meta: tuple, op: str):
     """A stand-in for a saved argument: Tensors and Python numbers lose their values."""
-    if (type(arg) is Tensor or isinstance(arg, Tensor)):
-        data = arg._data
-        return _wrap(_FreedArray(data.shape, data.dtype, op), arg._requires_grad)
+    if meta[0]:
+        _, shape, dtype, requires_grad = meta
+        return _wrap(_FreedArray(shape, dtype, op), requires_grad)
+    arg = meta[1]
     if isinstance(arg, (bool, int, float, np.number)):
         # PyTorch saves a number operand of mul/div as a tensor, so it is freed as well.
         if isinstance(arg, bool):
