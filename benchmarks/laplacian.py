@@ -9,6 +9,8 @@ Three methods on the same weights and points (float64):
 Models: "2d" is 2 -> 20 x 8 (tanh) -> 1; "10d" is 10 -> 20 x 8 (tanh) -> 1.
 Each measurement runs in a fresh subprocess; peak memory is the growth of the process's
 peak resident set (VmHWM) during the computation. Ratios are against torch-nested.
+With --train the weights require grad, nested mode keeps the graph of the second
+derivatives (create_graph=True), and each pass ends with backward() of a PINN loss.
 """
 
 from __future__ import annotations
@@ -48,17 +50,17 @@ def mlp(lib, params, x):
     return h
 
 
-def nested(lib, params, x):
+def nested(lib, params, x, train=False):
     u = mlp(lib, params, x)
     (grad,) = lib.autograd.grad(u.sum(), x, create_graph=True)
     lap = 0
     for i in range(x.shape[1]):
-        (g2,) = lib.autograd.grad(grad[:, i].sum(), x, retain_graph=True)
+        (g2,) = lib.autograd.grad(grad[:, i].sum(), x, retain_graph=True, create_graph=train)
         lap = lap + g2[:, i]
     return u, grad, lap
 
 
-def run_one(method: str, d: int, n: int, repeat: int) -> dict:
+def run_one(method: str, d: int, n: int, repeat: int, train: bool = False) -> dict:
     rng = np.random.default_rng(1)
     points = rng.uniform(-1, 1, (n, d))
     if method == "torch-nested":
@@ -68,7 +70,7 @@ def run_one(method: str, d: int, n: int, repeat: int) -> dict:
         lib = torch
     else:
         import leafgrad as lib
-    params = [(lib.tensor(w), lib.tensor(b)) for w, b in weights(d)]
+    params = [(lib.tensor(w, requires_grad=train), lib.tensor(b, requires_grad=train)) for w, b in weights(d)]
     # Nested reverse mode needs x to require grad; the Taylor pass does not (it records no
     # graph unless something it uses requires grad, as parameters do in training).
     x = lib.tensor(points, requires_grad=method != "leafgrad-taylor")
@@ -76,11 +78,17 @@ def run_one(method: str, d: int, n: int, repeat: int) -> dict:
         from leafgrad.autograd import taylor
 
         def compute():
-            return taylor.laplacian(lambda z: mlp(lib, params, z), x)
+            out = taylor.laplacian(lambda z: mlp(lib, params, z), x)
+            if train:
+                _loss(out).backward()
+            return out
     else:
 
         def compute():
-            return nested(lib, params, x)
+            out = nested(lib, params, x, train)
+            if train:
+                _loss(out).backward()
+            return out
 
     _reset_peak()
     before = _rss_kib()
@@ -93,6 +101,13 @@ def run_one(method: str, d: int, n: int, repeat: int) -> dict:
         del u, grad, lap
     peak = _peak_kib()
     return {"time": min(times), "peak_mib": (peak - before) / 1024, "lap0": float(lap_value[0])}
+
+
+def _loss(out):
+    """A PINN-style loss of (u, grad u, Laplacian u), for the --train measurement."""
+    u, _, lap = out
+    residual = lap.reshape(-1) + u.reshape(-1)
+    return (residual * residual).mean()
 
 
 def _reset_peak() -> None:
@@ -123,11 +138,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--train",
+        action="store_true",
+        help="weights require grad and each pass ends with backward() of a PINN loss",
+    )
     parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         method, d, n = args.one
-        print(json.dumps(run_one(method, int(d), int(n), args.repeat)))
+        print(json.dumps(run_one(method, int(d), int(n), args.repeat, args.train)))
         return
     methods = ["torch-nested", "leafgrad-nested", "leafgrad-taylor"]
     print(f"{'model':<5} {'N':>7} {'method':<16} {'time':>10} {'peak MiB':>9} {'t/torch':>8} {'mem/torch':>9}")
@@ -136,7 +156,8 @@ def main() -> None:
             base = None
             for method in methods:
                 out = subprocess.run(
-                    [sys.executable, __file__, "--one", method, str(d), str(n), "--repeat", str(args.repeat)],
+                    [sys.executable, __file__, "--one", method, str(d), str(n), "--repeat", str(args.repeat)]
+                    + (["--train"] if args.train else []),
                     capture_output=True,
                     text=True,
                 )
