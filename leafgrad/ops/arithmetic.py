@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ._primitive import primitive, scaled, tangent_sum, unary, zero_tangent
+from ._primitive import primitive, unary
+from ._tangents import scaled, tangent_sum, zero_tangent
 
 
 def _is_zero_scalar(v) -> bool:

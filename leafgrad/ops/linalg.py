@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ._primitive import primitive, scaled, tangent_sum
+from ._primitive import primitive
+from ._tangents import scaled, tangent_sum
 from .shape import reshape, sum_to
 
 # ---------------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ._primitive import primitive, zero_tangent
+from ._primitive import primitive
+from ._tangents import zero_tangent
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
 from .elementwise import where
 
