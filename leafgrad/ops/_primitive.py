@@ -24,7 +24,7 @@ from .._engine.forward import jet_state as _jet_state
 from .._engine.forward import state as _forward_state
 from .._engine.graph import OpNode, gradient_edge
 from .._tensor import Tensor, _wrap
-from ._tangents import _elementwise_jvp, _linear_jvp, _push_tangents
+from ._tangents import _elementwise_jvp, _linear_jvp, _push_tangents, _zeros_like_data
 
 _state = grad_mode._state
 _forward = _forward_state
@@ -102,11 +102,6 @@ def _fit(grad, inp, broadcast):
     if grad._data.dtype != inp._data.dtype:
         grad = grad.to(_dtype.from_numpy_dtype(inp._data.dtype))
     return grad
-
-
-def _zeros_like_data(data) -> Tensor:
-    # By shape and dtype only: ``data`` may be a freed placeholder after backward.
-    return _wrap(np.zeros(data.shape, data.dtype))
 
 
 def _make_backward(vjp, vjp_all, broadcast, num_outputs):
