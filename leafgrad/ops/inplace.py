@@ -314,7 +314,7 @@ def setitem(self: Tensor, key, value) -> None:
 
 def _random_fill(name, draw):
     def method(self, *args, generator=None, **kwargs):
-        from .._creation import _generator
+        from .._random import _generator
 
         rng = generator or _generator()
         with grad_mode.no_grad():

@@ -1,0 +1,181 @@
+"""Random numbers: manual_seed and the random factories, on NumPy's PCG64 generator.
+
+The distributions are PyTorch's; the streams are NumPy's, so values differ from PyTorch's.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from ._tensor import Tensor
+from ._creation import (
+    _INT64_MIN,
+    _UINT64_MAX,
+    _dtype_arg,
+    _finish,
+    _int_arg,
+    _like,
+    _out_dtype,
+    _size,
+    _size_tuple,
+)
+
+_rng = [np.random.default_rng()]
+
+
+def manual_seed(seed) -> np.random.Generator:
+    """Seed leafgrad's random generator (NumPy's PCG64; streams differ from PyTorch's).
+
+    Accepts what ``int()`` accepts, as PyTorch does; negative seeds wrap modulo 2**64 and
+    seeds outside [-2**63, 2**64) raise ValueError.
+    """
+    seed = int(seed)
+    if not _INT64_MIN <= seed <= _UINT64_MAX:
+        raise ValueError(f"manual_seed: seed {seed} does not fit in 64 bits")
+    _rng[0] = np.random.default_rng(seed % 2**64)
+    return _rng[0]
+
+
+seed = manual_seed
+
+
+def _generator() -> np.random.Generator:
+    return _rng[0]
+
+
+def _float_dtype(dtype, out, op: str) -> _dtype.dtype:
+    dt = _out_dtype(dtype, out, _dtype.get_default_dtype())
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"{op}: only floating-point dtypes are supported, not {dt}")
+    return dt
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad: bool = False, pin_memory: bool = False, **kw) -> Tensor:  # fmt: skip
+    """Uniform on [0, 1)."""
+    shape = _size(size, kw.pop("size", None), "rand", kw)
+    dt = _float_dtype(dtype, out, "rand")
+    data = (generator or _generator()).random(shape, dtype=np.float64).astype(dt.np)
+    return _finish(data, requires_grad, device, out)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad: bool = False, pin_memory: bool = False, **kw) -> Tensor:  # fmt: skip
+    """Standard normal."""
+    shape = _size(size, kw.pop("size", None), "randn", kw)
+    dt = _float_dtype(dtype, out, "randn")
+    data = (generator or _generator()).standard_normal(shape).astype(dt.np)
+    return _finish(data, requires_grad, device, out)
+
+
+_FLOAT_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
+
+
+def _check_random_range(low: int, high: int, dt: _dtype.dtype, op: str) -> None:
+    if low >= high:
+        raise RuntimeError(f"{op}: expects low < high, but got low={low} >= high={high}")
+    if dt.np.kind == "f":
+        limit = 2 ** _FLOAT_DIGITS[dt.np]
+        for v, name in ((low, "low"), (high - 1, "high - 1")):
+            if not -limit <= v <= limit:
+                warnings.warn(
+                    f"{op}: {name} is out of bounds [-(2^{_FLOAT_DIGITS[dt.np]}), "
+                    f"2^{_FLOAT_DIGITS[dt.np]}]; {dt} cannot represent every integer there",
+                    UserWarning,
+                    stacklevel=3,
+                )
+        return
+    lo, hi = (0, 1) if dt.np.kind == "b" else (np.iinfo(dt.np).min, np.iinfo(dt.np).max)
+    if not lo <= low <= hi:
+        raise RuntimeError(f"{op}: low={low} is out of bounds for {dt}")
+    if not lo <= high - 1 <= hi:
+        raise RuntimeError(f"{op}: high - 1 = {high - 1} is out of bounds for {dt}")
+
+
+def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
+            layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:  # fmt: skip
+    """Integers uniform on ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``."""
+    args = list(args)
+    if size is None and args and (isinstance(args[-1], (tuple, list)) or len(args) == 3):
+        size = args.pop()
+    if len(args) > 2:
+        raise TypeError("randint() takes low, high and size: randint(low, high, size)")
+    if len(args) == 2:
+        low, high = args
+    elif len(args) == 1:
+        if high is None:
+            high = args[0]
+        else:
+            low = args[0]
+    if high is None or size is None:
+        raise TypeError("randint() needs high and size, e.g. randint(0, 10, (3,))")
+    low = 0 if low is None else _int_arg(low, "randint", "low")
+    high = _int_arg(high, "randint", "high")
+    shape = _size_tuple(size, "randint")
+    dt = _out_dtype(dtype, out, _dtype.int64)
+    _check_random_range(low, high, dt, "randint")
+    data = (generator or _generator()).integers(low, high, shape).astype(dt.np)
+    return _finish(data, requires_grad, device, out)
+
+
+def rand_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
+    shape, dt = _like(input, dtype, "rand_like")
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"rand_like: only floating-point dtypes are supported, not {dt}")
+    return _finish(_generator().random(shape).astype(dt.np), requires_grad, device)
+
+
+def randn_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
+    shape, dt = _like(input, dtype, "randn_like")
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"randn_like: only floating-point dtypes are supported, not {dt}")
+    return _finish(_generator().standard_normal(shape).astype(dt.np), requires_grad, device)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+                 memory_format=None) -> Tensor:  # fmt: skip
+    """``randint_like(input, high)`` or ``randint_like(input, low, high)``."""
+    if high is None:
+        low, high = 0, low
+    low, high = _int_arg(low, "randint_like", "low"), _int_arg(high, "randint_like", "high")
+    shape, dt = _like(input, dtype, "randint_like")
+    _check_random_range(low, high, dt, "randint_like")
+    return _finish(_generator().integers(low, high, shape).astype(dt.np), requires_grad, device)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad: bool = False, pin_memory: bool = False) -> Tensor:  # fmt: skip
+    """A random permutation of ``0 .. n-1`` (int64 unless told otherwise)."""
+    n = _int_arg(n, "randperm", "n")
+    if n < 0:
+        raise RuntimeError(f"randperm: n must be non-negative, got {n}")
+    dt = _out_dtype(dtype, out, _dtype.int64)
+    data = (generator or _generator()).permutation(n).astype(dt.np)
+    return _finish(data, requires_grad, device, out)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None) -> Tensor:
+    """Normal samples with the given mean and std (numbers or tensors)."""
+    rng = generator or _generator()
+    m = mean._data if isinstance(mean, Tensor) else mean
+    s = std._data if isinstance(std, Tensor) else std
+    shape = _size_tuple(size, "normal") if size is not None else np.broadcast(m, s).shape
+    if isinstance(mean, Tensor):
+        dt = mean._data.dtype
+    elif isinstance(std, Tensor):
+        dt = std._data.dtype
+    else:
+        dt = _dtype_arg(dtype, _dtype.get_default_dtype()).np
+    return _finish((m + s * rng.standard_normal(shape)).astype(dt), False, None, out)
+
+__all__ = [
+    "manual_seed", "seed", "rand", "randn", "randint", "rand_like", "randn_like",
+    "randint_like", "randperm", "normal",
+]  # fmt: skip
