@@ -408,11 +408,45 @@ class Tensor:
 
     @property
     def T(self):  # noqa: N802 - PyTorch's name
+        if self._data.ndim != 2:
+            warnings.warn(
+                f"Tensor.T on a tensor of {self._data.ndim} dimension(s) is deprecated: it "
+                "reverses all dimensions; use t.permute(*reversed(range(t.ndim))) or t.mT",
+                UserWarning,
+                stacklevel=2,
+            )
         return self.permute(tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
     def mT(self):  # noqa: N802 - PyTorch's name
+        if self._data.ndim < 2:
+            raise RuntimeError(
+                f"tensor.mT is only supported on matrices or batches of matrices; got a "
+                f"{self._data.ndim}-D tensor"
+            )
         return self.transpose(-2, -1)
+
+    # ----- memory layout (NumPy strides; there is no separate storage object) -----
+    def is_contiguous(self, memory_format=None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def stride(self, dim: int | None = None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[_normalize_dim(dim, self._data.ndim, "stride")]
+
+    def storage_offset(self) -> int:
+        base = self._data.base
+        while isinstance(base, np.ndarray) and base.base is not None:
+            base = base.base
+        if not isinstance(base, np.ndarray):
+            return 0
+        offset = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        return offset // self._data.itemsize
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0]
 
 
 def _wrap(data: np.ndarray, requires_grad: bool = False) -> Tensor:

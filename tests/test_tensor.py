@@ -447,3 +447,24 @@ def test_iterating_a_tensor_matches_torch(torch):
     assert rows(lg, [[1, 2], [3, 4]]) == rows(torch, [[1, 2], [3, 4]])
     assert rows(lg, [1, 2], dtype=lg.int32) == rows(torch, [1, 2], dtype=torch.int32)
     assert rows(lg, [1.0, 2.0], requires_grad=True) == rows(torch, [1.0, 2.0], requires_grad=True)
+
+
+def test_layout_facts_match_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (lg, torch):
+        x = lib.arange(12.0).reshape(3, 4)
+        facts = (
+            x.stride(), x.t().stride(), x.stride(-1), x.is_contiguous(), x.t().is_contiguous(),
+            x[1].storage_offset(), x[:, 1:].storage_offset(), x.to(float).dtype == lib.float64,
+        )
+        if lib is lg:
+            ours = facts
+        else:
+            assert ours == facts
+
+
+def test_mT_needs_two_dims_and_T_warns_off_matrices():
+    with pytest.raises(RuntimeError):
+        lg.ones(3).mT
+    with pytest.warns(UserWarning, match="deprecated"):
+        assert lg.ones(2, 3, 4).T.shape == (4, 3, 2)

@@ -35,8 +35,8 @@ def clone(input: Tensor, *, memory_format=None) -> Tensor:
 def to(input: Tensor, *args, dtype=None, device=None, copy: bool = False, non_blocking: bool = False) -> Tensor:
     """Convert dtype (``t.to(torch.float64)``, ``t.to(other)``, ``t.to("cpu", dtype)``)."""
     for a in args:
-        if isinstance(a, _dtype.dtype):
-            dtype = a
+        if isinstance(a, _dtype.dtype) or a is float or a is int or a is bool:
+            dtype = _dtype.as_dtype(a)
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif isinstance(a, (str, _device)):
