@@ -1,0 +1,309 @@
+"""einsum: any product of tensors written as an equation, differentiable to any order.
+
+Each operand's gradient is one einsum of the incoming gradient with the other operands, so
+higher orders come for free; forward mode is a sum of einsums.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ._primitive import primitive
+from ._tangents import tangent_sum
+from .linalg import _check_tensors
+
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _einsum_error(message: str) -> RuntimeError:
+    return RuntimeError(f"einsum(): {message}")
+
+
+def _parse_term(term: str, index: int, offset: int):
+    """Labels of one operand's subscripts, with ``None`` standing for the ellipsis."""
+    labels = []
+    i = 0
+    seen_ellipsis = False
+    while i < len(term):
+        c = term[i]
+        if c == ".":
+            if term[i : i + 3] != "...":
+                raise _einsum_error(
+                    f"found '.' for operand {index} that is not part of an ellipsis '...'"
+                )
+            if seen_ellipsis:
+                raise _einsum_error(f"operand {index} has more than one ellipsis '...'")
+            seen_ellipsis = True
+            labels.append(None)
+            i += 3
+            continue
+        if c not in _LETTERS:
+            raise _einsum_error(
+                f"invalid subscript {c!r} at index {offset + i} of the equation; subscripts must "
+                "be letters in [a-zA-Z]"
+            )
+        labels.append(c)
+        i += 1
+    return labels
+
+
+def _normalize_equation(equation: str, shapes):
+    """Rewrite ``equation`` with letters only: no ellipsis, explicit output.
+
+    Returns ``(input_terms, output_term, label_sizes)``; the ellipsis becomes fresh letters
+    aligned from the right (so ellipsis dimensions broadcast), and sizes of 1 broadcast.
+    """
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, rhs = eq.split("->", 1)
+    else:
+        lhs, rhs = eq, None
+    terms = lhs.split(",")
+    if len(terms) > len(shapes):
+        raise _einsum_error(
+            f"the equation {equation!r} names {len(terms)} operands but {len(shapes)} were given"
+        )
+    if len(terms) < len(shapes):
+        raise _einsum_error(
+            f"the equation {equation!r} names {len(terms)} operands but {len(shapes)} were given"
+        )
+    parsed = []
+    offset = 0
+    for i, term in enumerate(terms):
+        parsed.append(_parse_term(term, i, offset))
+        offset += len(term) + 1
+    out_parsed = None if rhs is None else _parse_term(rhs, -1, offset + 1)
+
+    used = {c for labels in parsed for c in labels if c} | {c for c in out_parsed or () if c}
+    ell_ndim = 0
+    for i, (labels, shape) in enumerate(zip(parsed, shapes)):
+        explicit = sum(c is not None for c in labels)
+        if None in labels:
+            if explicit > len(shape):
+                raise _einsum_error(
+                    f"operand {i} has {explicit} subscripts besides the ellipsis but only "
+                    f"{len(shape)} dimensions (shape {list(shape)})"
+                )
+            ell_ndim = max(ell_ndim, len(shape) - explicit)
+        elif explicit != len(shape):
+            raise _einsum_error(
+                f"operand {i} has {explicit} subscripts but {len(shape)} dimensions (shape "
+                f"{list(shape)}) and no ellipsis '...'"
+            )
+    free = [c for c in _LETTERS if c not in used]
+    if ell_ndim > len(free):
+        raise _einsum_error("too many dimensions: einsum supports at most 52 distinct subscripts")
+    ell = "".join(free[:ell_ndim])
+
+    in_terms = []
+    sizes: dict = {}
+    for i, (labels, shape) in enumerate(zip(parsed, shapes)):
+        explicit = sum(c is not None for c in labels)
+        n_ell = len(shape) - explicit
+        term = "".join(ell[ell_ndim - n_ell :] if c is None else c for c in labels)
+        own: dict = {}
+        for c, s in zip(term, shape):
+            if c in own and own[c] != s:
+                raise _einsum_error(
+                    f"subscript {c} is repeated for operand {i} with different sizes "
+                    f"({own[c]} and {s})"
+                )
+            own[c] = s
+            prev = sizes.get(c)
+            if prev is None or prev == 1:
+                sizes[c] = s
+            elif s != 1 and s != prev:
+                raise _einsum_error(
+                    f"subscript {c} has size {s} for operand {i}, which does not broadcast with "
+                    f"the size {prev} seen before"
+                )
+        in_terms.append(term)
+
+    if out_parsed is None:
+        counts: dict = {}
+        for labels in parsed:
+            for c in labels:
+                if c is not None:
+                    counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1))
+    else:
+        out = ""
+        for c in out_parsed:
+            if c is None:
+                out += ell
+                continue
+            if c in out:
+                raise _einsum_error(f"output subscript {c} appears more than once in the output")
+            if c not in sizes:
+                raise _einsum_error(
+                    f"output subscript {c} does not appear in the equation for any input operand"
+                )
+            out += c
+    return in_terms, out, sizes
+
+
+def _einsum_forward(*arrays, equation, sizes):
+    terms = equation.split("->")[0].split(",")
+    ops = []
+    for a, term in zip(arrays, terms):
+        target = tuple(sizes[c] for c in term)
+        ops.append(a if a.shape == target else np.broadcast_to(a, target))
+    # The optimized path contracts pairwise with BLAS; its planning costs more than it saves on
+    # small operands.
+    big = len(ops) > 2 or sum(a.size for a in ops) > 4096
+    return np.einsum(equation, *ops, optimize=big if len(ops) > 1 else False)
+
+
+def _einsum_vjp(grad, args, result, needs, *, equation, sizes):
+    lhs, out = equation.split("->")
+    terms = lhs.split(",")
+    grads = []
+    for k, (term, need) in enumerate(zip(terms, needs)):
+        grads.append(_einsum_operand_grad(grad, args, terms, out, k, sizes) if need else None)
+    return grads
+
+
+def _einsum_operand_grad(grad, args, terms, out, k, sizes):
+    """``d out / d operand_k`` as one einsum of ``grad`` with the other operands.
+
+    Repeated subscripts of operand k (diagonals) get fresh letters tied to the original by an
+    identity matrix. A subscript of operand k that no other factor carries at its full size
+    (summed inside operand k, or broadcast from size 1 elsewhere) gets a ones vector.
+    """
+    used = set("".join(terms) + out)
+    fresh = iter(c for c in _LETTERS if c not in used)
+    dtype = grad._data.dtype
+    operands = [grad]
+    in_terms = [out]
+    for j, term in enumerate(terms):
+        if j != k:
+            operands.append(args[j])
+            in_terms.append(term)
+    carried: dict = {}
+    for op, term in zip(operands, in_terms):
+        for c, s in zip(term, op._data.shape):
+            carried[c] = max(carried.get(c, 0), s)
+    for c in dict.fromkeys(terms[k]):
+        if carried.get(c, 0) != sizes[c]:
+            operands.append(_wrap(np.ones(sizes[c], dtype)))
+            in_terms.append(c)
+    target = ""
+    for c in terms[k]:
+        if c in target:
+            f = next(fresh, None)
+            if f is None:
+                raise _einsum_error("too many subscripts to differentiate this diagonal")
+            operands.append(_wrap(np.eye(sizes[c], dtype=dtype)))
+            in_terms.append(c + f)
+            c = f
+        target += c
+    return einsum(",".join(in_terms) + "->" + target, *operands)
+
+
+def _einsum_jvp(*tangents_args_result, equation, sizes):
+    """Multilinear: the sum over operands of the einsum with that operand's tangent."""
+    n = (len(tangents_args_result) - 1) // 2
+    tangents, args = tangents_args_result[:n], tangents_args_result[n : 2 * n]
+    terms = []
+    for k, t in enumerate(tangents):
+        if t is not None:
+            terms.append(einsum(equation, *args[:k], t, *args[k + 1 :]))
+    return tangent_sum(*terms)
+
+
+def _einsum_primitive(node_name):
+    return primitive(
+        "einsum",
+        _einsum_forward,
+        vjp_all=_einsum_vjp,
+        node_name=node_name,
+        dtype_rule="keep",
+        broadcast=True,
+        save_result=False,
+        jvp=_einsum_jvp,
+    )
+
+
+# PyTorch's einsum ends in a different op depending on the equation; its grad_fn names follow.
+_einsum_permute = _einsum_primitive("PermuteBackward0")  # one operand, nothing summed
+_einsum_sum = _einsum_primitive("SumBackward1")  # one operand, something summed
+_einsum_mul = _einsum_primitive("MulBackward0")  # several operands, nothing summed
+_einsum_view = _einsum_primitive("ViewBackward0")  # several operands, something summed
+
+
+def _sublist_equation(args):
+    """``einsum(op0, [0, 1], op1, [1, 2], [0, 2])`` as an equation and its operands."""
+    operands, terms = [], []
+    items = list(args)
+    out = None
+    if len(items) % 2 == 1:
+        out = items.pop()
+
+    def letters(sub):
+        s = ""
+        for v in sub:
+            if v is Ellipsis:
+                s += "..."
+            elif isinstance(v, int) and 0 <= v < len(_LETTERS):
+                s += _LETTERS[v]
+            else:
+                raise ValueError(f"einsum(): sublist entries must be ints in [0, 52), got {v!r}")
+        return s
+
+    for op, sub in zip(items[::2], items[1::2]):
+        operands.append(op)
+        terms.append(letters(sub))
+    equation = ",".join(terms) + ("" if out is None else "->" + letters(out))
+    return equation, operands
+
+
+def einsum(*args) -> Tensor:
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)``.
+
+    Operands may also come as one list (``einsum(eq, [a, b])``) or in sublist form
+    (``einsum(a, [0, 1], b, [1, 2], [0, 2])``). Supports ``...``, the implicit output (the
+    ellipsis dimensions, then subscripts used once, sorted) and sizes of 1 broadcasting.
+    """
+    if not args or (isinstance(args[0], str) and len(args) < 2):
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, or at least "
+            "one operand and its subscripts list"
+        )
+    if isinstance(args[0], str):
+        equation, operands = args[0], args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = tuple(operands[0])
+    else:
+        equation, operands = _sublist_equation(args)
+    _check_tensors("einsum", *operands)
+    in_terms, out, sizes = _normalize_equation(equation, [o._data.shape for o in operands])
+    if len({o._data.dtype for o in operands}) > 1:
+        names = ", ".join(str(o.dtype) for o in operands)
+        raise RuntimeError(
+            f"einsum(): operands must have the same dtype, got {names}; convert with .to(dtype)"
+        )
+    summed = set("".join(in_terms)) - set(out)
+    if len(operands) == 1:
+        x = operands[0]
+        if summed and x._data.dtype.kind in "bui" and x._data.dtype != np.int64:
+            x = x.long()  # PyTorch sums integers in int64
+        op = _einsum_sum if summed else _einsum_permute
+        operands = (x,)
+    else:
+        contracted = any(sum(c in term for term in in_terms) > 1 for c in summed)
+        kind, dt = operands[0]._data.dtype.kind, operands[0]._data.dtype
+        if contracted and kind == "b":
+            raise NotImplementedError(
+                "einsum(): contractions are not implemented for torch.bool tensors; convert "
+                "with .long() or .float()"
+            )
+        if summed and not contracted and kind in "bui" and dt != np.int64:
+            operands = tuple(o.long() for o in operands)  # PyTorch sums each one in int64 first
+        op = _einsum_view if summed else _einsum_mul
+    return op(*operands, equation=",".join(in_terms) + "->" + out, sizes=sizes)
+
+
+__all__ = ["einsum"]
+METHODS: dict = {}
