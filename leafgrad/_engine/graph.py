@@ -132,6 +132,11 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
 
+# The accumulator of a view made in no-grad mode of a tensor that requires grad: none that
+# works, so gradients reaching such a view are dropped (as in PyTorch).
+NO_GRAD_VIEW = object()
+
+
 def grad_accumulator(tensor) -> AccumulateGrad:
     """The leaf's accumulator, created on first use and kept by the leaf."""
     node = tensor._accumulator
@@ -149,6 +154,8 @@ def gradient_edge(tensor) -> tuple:
         node = tensor._accumulator
         if node is None:
             node = tensor._accumulator = AccumulateGrad(tensor)
+        elif node is NO_GRAD_VIEW:
+            return (None, 0)
         return (node, 0)
     return (None, 0)
 

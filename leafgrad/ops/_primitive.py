@@ -22,7 +22,7 @@ from .._engine.anomaly import record_creation as _record_creation
 from .._engine.anomaly import state as _anomaly
 from .._engine.forward import jet_state as _jet_state
 from .._engine.forward import state as _forward_state
-from .._engine.graph import OpNode, gradient_edge
+from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
 from .._tensor import Tensor, _wrap
 from ._tangents import _elementwise_jvp, _linear_jvp, _push_tangents, _zeros_like_data
 
@@ -321,6 +321,11 @@ def _mark_views(op, args, params, source, result) -> None:
             continue
         r._base = base
         r._version_counter = parent._shared_version_counter()
+        if parent._requires_grad and r.grad_fn is None and r._data.dtype.kind == "f":
+            # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
+            # gradients reaching it go nowhere (it has no valid accumulator).
+            r._requires_grad = True
+            r._accumulator = NO_GRAD_VIEW
         if type(result) is tuple:
 
             def fn(t, i=i):

@@ -65,17 +65,6 @@ def _inference_tensor(m: G.Mismatch, g: G.Graph) -> bool:
     )
 
 
-def _no_grad_view(m: G.Mismatch, g: G.Graph) -> bool:
-    step = _step(g, m.label)
-    return (
-        step is not None
-        and "=" in m.label
-        and step.mode in NO_GRAD_MODES
-        and m.what == "requires_grad"
-        and m.torch is True
-    )
-
-
 def _second_backward_with(*ops, advanced_index=False):
     def matches(m: G.Mismatch, g: G.Graph) -> bool:
         if m.label != "second backward without retain_graph":
@@ -131,15 +120,6 @@ KNOWN_BUGS = [
         "inference tensor outside inference mode and refuses to save one for backward "
         "(RuntimeError); leafgrad allows both (_engine/grad_mode.py)",
         _inference_tensor,
-    ),
-    KnownBug(
-        "no-grad-views",
-        "a view (indexing, reshape/view, squeeze, permute, transpose, expand, ...) taken under "
-        "no_grad/inference of a tensor that requires grad is, in torch, a leaf with "
-        "requires_grad=True; leafgrad gives requires_grad=False, and every later requires_grad "
-        "/ grad / raise fact built on it differs",
-        _no_grad_view,
-        cascades=True,
     ),
 ]
 

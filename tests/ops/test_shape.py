@@ -329,11 +329,17 @@ def test_integer_tensors_go_through_shape_ops_without_grad():
         assert out.dtype == lg.int64 and not out.requires_grad and out.grad_fn is None
 
 
-def test_shape_ops_under_no_grad_record_nothing():
+def test_shape_ops_under_no_grad_record_nothing_but_views_still_require_grad():
     x = lg.tensor(X, requires_grad=True)
     with lg.no_grad():
         outs = [x.permute(1, 0, 2), lg.cat([x, x]), x.chunk(2)[0], x.unbind()[0], x.roll(1)]
-    assert all(o.grad_fn is None and not o.requires_grad for o in outs)
+    assert all(o.grad_fn is None and o.is_leaf for o in outs)
+    # As in PyTorch: views keep requires_grad=True, copies do not.
+    assert [o.requires_grad for o in outs] == [True, False, True, True, False]
+    y = (outs[0] * 2).sum()
+    assert y.requires_grad
+    y.backward()  # gradients reaching a no-grad view go nowhere
+    assert x.grad is None and outs[0].grad is None
 
 
 def test_double_backward_through_cat_of_a_nonlinear_function_matches_torch():
