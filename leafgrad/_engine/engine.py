@@ -42,6 +42,24 @@ def _collect(roots: list) -> tuple[dict, list]:
     return deps, order
 
 
+def _count_deps(roots: list) -> dict:
+    """Dependency counts only: all a plain ``backward()`` needs (no post-order)."""
+    deps: dict = {}
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is not None:
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    return deps
+
+
 def _to_execute(order: list, targets: set) -> tuple[set, set]:
     """Nodes that must run to deliver gradients to ``targets`` (order is children-first),
     and those plus the targets: the nodes a gradient must be sent to.
@@ -164,8 +182,11 @@ def execute(
       that also runs (it leads to another captured edge) is captured before its hooks.
     """
     root_nodes = [n for n, _ in roots]
-    deps, order = _collect(root_nodes)
     needed = wanted = None
+    if capture is None and inputs is None:
+        deps = _count_deps(root_nodes)
+    else:
+        deps, order = _collect(root_nodes)
     if capture is not None:
         needed, wanted = _to_execute(order, {n for n, _ in capture})
     elif inputs is not None:
