@@ -14,6 +14,7 @@ import numpy as np
 from . import _dtype
 from ._tensor import Size, Tensor, _check_can_require_grad, _wrap
 from ._tensor import device as _device
+from ._engine.grad_mode import _state as _grad_state
 
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 
@@ -28,6 +29,8 @@ def _finish(data: np.ndarray, requires_grad: bool, device=None, out=None) -> Ten
         _check_can_require_grad(data)
     t = _wrap(data, requires_grad)
     t._provenance = "created"  # read by autograd.explain: made by the user, not computed
+    if _grad_state.inference:
+        t._is_inference = True
     return t
 
 

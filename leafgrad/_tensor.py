@@ -125,6 +125,7 @@ class Tensor:
     _view_fn = None  # for a view: base -> this view, as leafgrad ops
     _tangents = None  # forward mode: {dual level: tangent}
     _jet = None  # Taylor / collapsed mode: higher coefficients (leafgrad.autograd.taylor)
+    _is_inference = False  # made under inference_mode (PyTorch's inference tensors)
     _backward_hooks = None
     _post_accumulate_hooks = None
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
@@ -308,6 +309,11 @@ class Tensor:
             )
         if value:
             _check_can_require_grad(self._data)
+            if self._is_inference and not _inference_mode_on():
+                raise RuntimeError(
+                    "cannot set requires_grad=True on an inference tensor (made under "
+                    "inference_mode) outside inference mode; clone() it first"
+                )
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -319,6 +325,10 @@ class Tensor:
         if not (requires_grad and self.grad_fn is not None):
             self.requires_grad = requires_grad
         return self
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made under ``inference_mode``."""
+        return self._is_inference
 
     @property
     def is_leaf(self) -> bool:
@@ -381,6 +391,8 @@ class Tensor:
         out = _wrap(self._data)
         out._version_counter = self._shared_version_counter()
         out._provenance = "detach"  # read by autograd.explain
+        if self._is_inference:
+            out._is_inference = True
         return out
 
     def detach_(self) -> Tensor:
@@ -467,3 +479,9 @@ def _normalize_dim(dim: int, ndim: int, op: str) -> int:
             f"(expected in [{-n}, {n - 1}])"
         )
     return dim + n if dim < 0 else dim
+
+
+def _inference_mode_on() -> bool:
+    from ._engine.grad_mode import is_inference_mode_enabled
+
+    return is_inference_mode_enabled()

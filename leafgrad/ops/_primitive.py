@@ -260,10 +260,14 @@ def primitive(
             result = _wrap(out, record)
             if needs_grad and not _state.enabled:
                 result._provenance = "no_grad"  # read by autograd.explain
+            if _state.inference:
+                result._is_inference = True
         else:
             out = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in out)
             result = tuple(_wrap(o, record and o.dtype.kind == "f") for o in out)
         if record:
+            if not linear:
+                _refuse_saving_inference_tensors(name, args)
             node = OpNode(
                 node_name,
                 backward,
@@ -310,6 +314,15 @@ def primitive(
     return op
 
 
+def _refuse_saving_inference_tensors(name, args) -> None:
+    for a in args:
+        if (type(a) is Tensor or isinstance(a, Tensor)) and a._is_inference:
+            raise RuntimeError(
+                f"{name}: inference tensors (made under inference_mode) cannot be saved for "
+                "backward; make a normal tensor with .clone() outside inference mode first"
+            )
+
+
 def _mark_views(op, args, params, source, result) -> None:
     """Make each result that aliases ``args[0]`` a view: shared counter, base, view_fn."""
     parent = args[0]
@@ -321,6 +334,8 @@ def _mark_views(op, args, params, source, result) -> None:
             continue
         r._base = base
         r._version_counter = parent._shared_version_counter()
+        if parent._is_inference:
+            r._is_inference = True
         if parent._requires_grad and r.grad_fn is None and r._data.dtype.kind == "f":
             # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
             # gradients reaching it go nowhere (it has no valid accumulator).

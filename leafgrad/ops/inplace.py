@@ -121,6 +121,11 @@ def _leaf_error(op: str, what: str) -> RuntimeError:
 def _check_target(target: Tensor, op: str) -> None:
     if not isinstance(target, Tensor):
         raise TypeError(f"{op}: expected a Tensor to modify, got {type(target).__name__}")
+    if target._is_inference and not _state.inference:
+        raise RuntimeError(
+            f"{op}: an inference tensor (made under inference_mode) cannot be modified in place "
+            "outside inference mode; modify a clone() instead"
+        )
     if _state.enabled:
         if target.grad_fn is None and target._requires_grad:
             raise _leaf_error(op, "a leaf Tensor")

@@ -59,12 +59,6 @@ class KnownBug:
     cascades: bool = False
 
 
-def _inference_tensor(m: G.Mismatch, g: G.Graph) -> bool:
-    return (
-        isinstance(m.torch, G.Raised) and "nference" in m.torch.message and m.leafgrad is not None
-    )
-
-
 def _second_backward_with(*ops, advanced_index=False):
     def matches(m: G.Mismatch, g: G.Graph) -> bool:
         if m.label != "second backward without retain_graph":
@@ -113,13 +107,6 @@ KNOWN_BUGS = [
         "matmul of shapes (1,1,1) @ (2,1,3) (a batch broadcast with k=1) has grad_fn "
         "CloneBackward0 in leafgrad, TransposeBackward0 in torch (linalg.py)",
         _matmul_name,
-    ),
-    KnownBug(
-        "inference-tensors",
-        "leafgrad's inference_mode makes ordinary tensors: torch refuses requires_grad_() on an "
-        "inference tensor outside inference mode and refuses to save one for backward "
-        "(RuntimeError); leafgrad allows both (_engine/grad_mode.py)",
-        _inference_tensor,
     ),
 ]
 
