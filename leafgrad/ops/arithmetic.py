@@ -58,7 +58,22 @@ def _rsub_primitive(node_name):
 
 
 _rsub_tensor = _rsub_primitive("RsubBackward0")
-_rsub_scalar = _rsub_primitive("RsubBackward1")
+
+
+def _rsub_scalar_forward(x, *, other, alpha=1):
+    return np.subtract(other, x) if alpha == 1 else np.subtract(other, np.multiply(x, alpha))
+
+
+# ``2 - x``: the number is a parameter, not an operand, so the node has one edge (PyTorch's
+# RsubBackward1).
+_rsub_scalar = primitive(
+    "sub",
+    _rsub_scalar_forward,
+    (lambda grad, x, result, *, other, alpha=1: -grad if alpha == 1 else grad * -alpha,),
+    node_name="RsubBackward1",
+    jvp=lambda tx, x, result, *, other, alpha=1: -tx if alpha == 1 else tx * -alpha,
+    taylor_as=lambda x, *, other, alpha=1: x * (-alpha) + other,
+)
 
 
 def _reject_bool(op, *args) -> None:
@@ -206,8 +221,10 @@ subtract = sub
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` with broadcasting (``2 - x`` calls this)."""
     _reject_bool("rsub", input, other)
-    op = _rsub_tensor if isinstance(other, Tensor) else _rsub_scalar
-    return op(input, other, alpha=alpha) if alpha != 1 else op(input, other)
+    if not isinstance(other, Tensor):
+        x = _promoted(input, other)
+        return _rsub_scalar(x, other=other, alpha=alpha) if alpha != 1 else _rsub_scalar(x, other=other)
+    return _rsub_tensor(input, other, alpha=alpha) if alpha != 1 else _rsub_tensor(input, other)
 
 
 def _rtruediv(input, other):
@@ -270,15 +287,18 @@ def _pow_jvp(tx, ty, x, y, result):
     )
 
 
+# With a number exponent (or base) the number is a parameter: the node has one edge, as
+# PyTorch's PowBackward0 (PowBackward2) has.
 _pow_tensor_scalar = primitive(
     "pow",
-    _pow_forward,
-    (_pow_grad_base,),
+    lambda x, *, exponent: _pow_forward(x, exponent),
+    (lambda grad, x, result, *, exponent: _pow_grad_base(grad, x, exponent, result),),
     node_name="PowBackward0",
-    scalars=True,
-    jvp=_pow_jvp,
-    d1=lambda x, y: y * x ** (y - 1) if y != 0 else x * 0,
-    d2=lambda x, y: y * (y - 1) * x ** (y - 2) if y not in (0, 1) else x * 0,
+    jvp=lambda tx, x, result, *, exponent: _pow_grad_base(tx, x, exponent, result),
+    d1=lambda x, *, exponent: exponent * x ** (exponent - 1) if exponent != 0 else x * 0,
+    d2=lambda x, *, exponent: (
+        exponent * (exponent - 1) * x ** (exponent - 2) if exponent not in (0, 1) else x * 0
+    ),
 )
 _pow_tensor_tensor = primitive(
     "pow",
@@ -292,13 +312,20 @@ _pow_tensor_tensor = primitive(
 )
 _pow_scalar_tensor = primitive(
     "pow",
-    _pow_forward,
-    (None, _pow_grad_exponent),
+    lambda y, *, base: _pow_forward(base, y),
+    (lambda grad, y, result, *, base: _pow_grad_exponent(grad, base, y, result),),
     node_name="PowBackward2",
-    scalars=True,
-    jvp=_pow_jvp,
-    taylor_as=lambda x, y: (y * float(np.log(x))).exp(),
+    jvp=lambda ty, y, result, *, base: _pow_grad_exponent(ty, base, y, result),
+    taylor_as=lambda y, *, base: (y * float(np.log(base))).exp(),
 )
+
+
+def _promoted(tensor, number):
+    """``tensor`` cast to the dtype PyTorch gives ``tensor <op> number``."""
+    from .._dtype import result_type
+
+    dt = result_type(tensor, number)
+    return tensor if dt.np == tensor._data.dtype else tensor.to(dt)
 
 
 def pow(input, exponent):  # noqa: A001 - PyTorch's name
@@ -306,8 +333,17 @@ def pow(input, exponent):  # noqa: A001 - PyTorch's name
     if isinstance(exponent, Tensor):
         if isinstance(input, Tensor):
             return _pow_tensor_tensor(input, exponent)
-        return _pow_scalar_tensor(input, exponent)
-    return _pow_tensor_scalar(input, exponent)
+        _check_number("pow", input)
+        return _pow_scalar_tensor(_promoted(exponent, input), base=input)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"pow(): input must be a Tensor or the exponent must be, got {type(input).__name__}")
+    _check_number("pow", exponent)
+    return _pow_tensor_scalar(_promoted(input, exponent), exponent=exponent)
+
+
+def _check_number(op, value):
+    if not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"{op}(): expected a Tensor or a Python number, got {type(value).__name__}")
 
 
 def float_power(input, exponent):
@@ -422,8 +458,8 @@ METHODS = {
     "fmod": fmod, "pow": pow, "float_power": float_power, "neg": neg, "negative": neg,
     "sign": sign, "sgn": sign, "abs": abs, "absolute": abs, "reciprocal": reciprocal,
     "sqrt": sqrt, "rsqrt": rsqrt, "square": square,
-    "__add__": add_, "__radd__": _reflected(add_), "__sub__": sub, "__rsub__": rsub,
-    "__mul__": mul, "__rmul__": _reflected(mul), "__truediv__": _true_div,
+    "__add__": add_, "__radd__": lambda self, other: add_(self, other), "__sub__": sub, "__rsub__": rsub,
+    "__mul__": mul, "__rmul__": lambda self, other: mul(self, other), "__truediv__": _true_div,
     "__rtruediv__": _rtruediv, "__pow__": pow, "__rpow__": _reflected(pow),
     "__floordiv__": floor_divide, "__rfloordiv__": _reflected(floor_divide),
     "__mod__": remainder, "__rmod__": _reflected(remainder), "__neg__": neg, "__abs__": abs,
