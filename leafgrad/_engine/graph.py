@@ -254,6 +254,10 @@ class OpNode(Node):
             return
         op = self._name
         self._args = _ReleasedArgs(self._args, op)
+        params = self._params
+        if params and any(_holds_array(v) for v in params.values()):
+            # Index arrays are saved values too (gather, index_select, advanced indexing).
+            self._params = {k: _release_param(v, op) for k, v in params.items()}
         result = self._result
         if type(result) is tuple:
             self._result = tuple(_FreedArray(r.shape, r.dtype, op) for r in result)
@@ -344,6 +348,22 @@ class _FreedArray:
 
     def __repr__(self) -> str:
         return f"<values of a {list(self.shape)} {self.dtype} array freed by {self._op}>"
+
+
+def _holds_array(value) -> bool:
+    if isinstance(value, (np.ndarray, Tensor)):
+        return True
+    return isinstance(value, tuple) and any(_holds_array(v) for v in value)
+
+
+def _release_param(value, op: str):
+    if isinstance(value, np.ndarray):
+        return _FreedArray(value.shape, value.dtype, op)
+    if isinstance(value, Tensor):
+        return _wrap(_FreedArray(value._data.shape, value._data.dtype, op))
+    if isinstance(value, tuple):
+        return tuple(_release_param(v, op) for v in value)
+    return value
 
 
 def _stand_in(meta: tuple, op: str):

@@ -59,19 +59,6 @@ class KnownBug:
     cascades: bool = False
 
 
-def _second_backward_with(*ops, advanced_index=False):
-    def matches(m: G.Mismatch, g: G.Graph) -> bool:
-        if m.label != "second backward without retain_graph":
-            return False
-        if g.ops() & set(ops):
-            return True
-        return advanced_index and any(
-            s.op == "getitem" and isinstance(s.params["key"], P.Const) for s in g.steps
-        )
-
-    return matches
-
-
 def _matmul_name(m: G.Mismatch, g: G.Graph) -> bool:
     step = _step(g, m.label)
     return step is not None and step.op.startswith("matmul") and m.what == "grad_fn.name()"
@@ -94,13 +81,6 @@ KNOWN_BUGS = [
         "called retain_grad(): torch still sets that output's .grad to its seed gradient, "
         "leafgrad leaves it None (_engine: the root's retain_grad hook is skipped)",
         _retained_root_with_inputs,
-    ),
-    KnownBug(
-        "retain-graph-index-saved",
-        "a second backward without retain_graph through gather / index_select / x[long "
-        "tensor] / x[bool mask] succeeds in leafgrad; torch saves the index tensor, frees it, "
-        "and raises RuntimeError (indexing.py keeps the index as a parameter, not a saved tensor)",
-        _second_backward_with("gather", "index_select", advanced_index=True),
     ),
     KnownBug(
         "matmul-broadcast-name",
