@@ -182,6 +182,7 @@ def execute(
       that also runs (it leads to another captured edge) is captured before its hooks.
     """
     root_nodes = [n for n, _ in roots]
+    root_set = set(root_nodes)
     needed = wanted = None
     if capture is None and inputs is None:
         deps = _count_deps(root_nodes)
@@ -224,6 +225,10 @@ def execute(
                     captured[i] = buffer[nr]
             if not runs:
                 outs = None
+                if inputs is not None and has_tensor_hooks and node in root_set:
+                    # PyTorch still runs an output's own hooks (retain_grad) when inputs=
+                    # leaves nothing below it to compute.
+                    _run_tensor_pre_hooks(node, buffer)
             else:
                 if has_tensor_hooks:
                     _run_tensor_pre_hooks(node, buffer)

@@ -64,24 +64,7 @@ def _matmul_name(m: G.Mismatch, g: G.Graph) -> bool:
     return step is not None and step.op.startswith("matmul") and m.what == "grad_fn.name()"
 
 
-def _retained_root_with_inputs(m: G.Mismatch, g: G.Graph) -> bool:
-    match = re.match(r"backward\(inputs=\):v(\d+)\.grad", m.label)
-    return (
-        match is not None
-        and int(match.group(1)) in g.outputs
-        and m.what == "None vs tensor"
-        and m.leafgrad is None
-    )
-
-
 KNOWN_BUGS = [
-    KnownBug(
-        "backward-inputs-retained-root",
-        "backward(outputs, grads, inputs=[x]) where x cannot be reached from an output that "
-        "called retain_grad(): torch still sets that output's .grad to its seed gradient, "
-        "leafgrad leaves it None (_engine: the root's retain_grad hook is skipped)",
-        _retained_root_with_inputs,
-    ),
     KnownBug(
         "matmul-broadcast-name",
         "matmul of shapes (1,1,1) @ (2,1,3) (a batch broadcast with k=1) has grad_fn "
