@@ -186,15 +186,23 @@ class OpNode(Node):
         "num_outputs",
     )
 
-    def __init__(self, name, backward, next_functions, args, params, result_data, num_outputs=1):
-        super().__init__(next_functions)
+    def __init__(
+        self, name, backward, next_functions, args, params, result_data, num_outputs=1, track=True
+    ):
+        # Node.__init__ inlined: one node per recorded op, so this is a hot path.
+        self.next_functions = next_functions
+        self.sequence_nr = next(_sequence)
+        self._tensor_pre_hooks = self._retain_grad_hooks = None
+        self._pre_hooks = self._post_hooks = self.metadata_ = None
         self._name = name
         self._backward = backward
         self._args = args
         self._params = params
         self._result = result_data  # arrays only: a Tensor here would be a reference cycle
         self.num_outputs = num_outputs
-        self._saved_versions = _versions(args)  # checked before the rule runs
+        # Versions of the saved inputs, checked before the rule runs; ``track=False`` for ops
+        # whose rules read only shapes (linear ops).
+        self._saved_versions = _versions(args) if track else ()
         self._result_version = None  # (counter, version) of a saved output, set by the op
         self._result_tangents = None  # forward mode: the saved output's tangents
 

@@ -275,11 +275,10 @@ def primitive(
                 args,
                 params,
                 out if keep_result else None,
-            )
-            if linear:
                 # A linear op's rules read only its inputs' shapes: changing their values
                 # in place later does not invalidate its backward (as in PyTorch).
-                node._saved_versions = ()
+                track=not linear,
+            )
             if _anomaly.enabled:
                 _record_creation(node)
             if num_outputs == 1:
