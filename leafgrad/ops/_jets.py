@@ -20,6 +20,8 @@ All of it runs in leafgrad ops, so ``backward()`` through a jet pass gives param
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._engine.forward import jet_mode, jet_state
@@ -314,7 +316,7 @@ def _hyperdual(value, coeffs, levels):
         if depth == 0:
             t = value.view_as(value) if value._requires_grad else _wrap(value._data)
         elif depth <= len(coeffs):
-            t = coeffs[depth - 1] * float(_factorial(depth))
+            t = coeffs[depth - 1] * float(math.factorial(depth))
         else:
             t = _zeros(value)
         memo[taken] = t
@@ -325,13 +327,6 @@ def _hyperdual(value, coeffs, levels):
         return t
 
     return node(frozenset())
-
-
-def _factorial(k):
-    out = 1
-    for i in range(2, k + 1):
-        out *= i
-    return out
 
 
 def _taylor_by_nested_duals(op, args, params, jets, order):
@@ -384,7 +379,7 @@ def _read_coefficients(out, levels, order):
         if node is None:
             coeffs.extend(_zeros(out) for _ in range(order - k))
             break
-        coeffs.append(node if k == 0 else node * (1.0 / _factorial(k + 1)))
+        coeffs.append(node if k == 0 else node * (1.0 / math.factorial(k + 1)))
     return tuple(_plain(c) for c in coeffs)
 
 

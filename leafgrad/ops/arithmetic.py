@@ -9,10 +9,6 @@ from ._primitive import primitive, unary
 from ._tangents import scaled, tangent_sum, zero_tangent
 
 
-def _is_zero_scalar(v) -> bool:
-    return not isinstance(v, Tensor) and v == 0
-
-
 add_ = primitive(
     "add",
     lambda x, y, *, alpha=1: np.add(x, y) if alpha == 1 else np.add(x, np.multiply(y, alpha)),
