@@ -27,7 +27,7 @@ from .._tensor import Tensor, _wrap
 from ._tangents import _elementwise_jvp, _linear_jvp, _push_tangents, _zeros_like_data
 
 _state = grad_mode._state
-_forward = _forward_state
+_forward = _forward_state  # active dual levels
 
 # NumPy warns on log(0), 1/0 and the like; PyTorch returns inf/nan silently. Entering
 # np.errstate costs ~1.5 us per op, so we set its context variable directly when this NumPy
@@ -50,9 +50,11 @@ except ImportError:  # pragma: no cover - other NumPy layouts
     def _quietly(forward, arrays, params):
         with np.errstate(all="ignore"):
             return forward(*arrays, **params)
+
+
 MARKS_NO_GRAD = True  # results computed in no-grad mode say so (autograd.explain)
-_REGISTRY: dict = {}
-_NO_EDGE = (None, 0)  # name -> Primitive; the op-table guard test reads this
+_REGISTRY: dict = {}  # name -> Primitive; the op-table guard tests read this
+_NO_EDGE = (None, 0)
 
 
 class Primitive:
