@@ -476,3 +476,14 @@ def _increment(step: Tensor) -> float:
 
 
 __all__ += ["register_optimizer_step_post_hook", "register_optimizer_step_pre_hook"]
+
+
+def _restore_step_tensors(optimizer) -> None:
+    """Old state dicts kept ``state["step"]`` as a number; PyTorch turns it back into a tensor."""
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            p_state = optimizer.state.get(p, {})
+            if p_state and not hasattr(p_state["step"], "numel"):
+                step = _step_count_tensor()
+                _write_(step, float(p_state["step"]))
+                p_state["step"] = step

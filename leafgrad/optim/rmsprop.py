@@ -13,6 +13,7 @@ from .optimizer import (
     _increment,
     _lerp,
     _params_with_grad,
+    _restore_step_tensors,
     _scalar,
     _step_count_tensor,
     _write_,
@@ -80,13 +81,7 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            for p in group["params"]:
-                p_state = self.state.get(p, {})
-                if p_state and not hasattr(p_state["step"], "numel"):
-                    step = _step_count_tensor()
-                    _write_(step, float(p_state["step"]))
-                    p_state["step"] = step
+        _restore_step_tensors(self)
 
     def step(self, closure=None):
         """One RMSprop step over every parameter with a gradient; returns ``closure()``'s loss."""
