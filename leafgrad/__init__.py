@@ -31,6 +31,7 @@ from ._creation import *  # noqa: F401,F403
 from ._tensor_str import set_printoptions  # noqa: F401
 from .ops.arithmetic import *  # noqa: F401,F403
 from .ops.comparison import *  # noqa: F401,F403
+from .ops.composites import *  # noqa: F401,F403
 from .ops.conversion import *  # noqa: F401,F403
 from .ops.elementwise import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403

@@ -4,6 +4,7 @@ from .._tensor import Tensor
 from . import (
     arithmetic,
     comparison,
+    composites,
     conversion,
     elementwise,
     indexing,
@@ -14,7 +15,10 @@ from . import (
 )
 
 # In-place last: its methods wrap the out-of-place ones.
-FAMILIES = (arithmetic, elementwise, comparison, conversion, reduction, shape, indexing, linalg, inplace)
+FAMILIES = (
+    arithmetic, elementwise, comparison, conversion, reduction, shape, indexing, linalg,
+    composites, inplace,
+)  # fmt: skip
 
 for _family in FAMILIES:
     for _name, _fn in _family.METHODS.items():

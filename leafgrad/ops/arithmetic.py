@@ -375,7 +375,7 @@ negative = neg
 def _sign_forward(x):
     out = np.sign(x)
     if x.dtype.kind == "f":
-        out[np.isnan(x)] = 0  # PyTorch: sign(nan) is 0
+        out = np.where(np.isnan(x), 0, out).astype(x.dtype, copy=False)  # PyTorch: sign(nan) = 0
     return out
 
 

@@ -221,3 +221,8 @@ def test_mixed_precision_gradient_is_cast_back_to_the_input_dtype():
     (x * w).sum().backward()
     assert x.grad.dtype == lg.float32 and w.grad.dtype == lg.float64
     assert x.grad.tolist() == [3.0, 4.0] and w.grad.tolist() == [1.0, 2.0]
+
+
+def test_sign_of_nan_is_zero_and_0d_inputs_work_like_torch():
+    for vals in ([float("nan"), -2.0, 0.0, 3.0], float("nan"), -1.5):
+        assert lg.sign(lg.tensor(vals)).tolist() == torch.sign(torch.tensor(vals)).tolist()

@@ -1,0 +1,363 @@
+"""Functions composed of primitives: differentiable to any order (and in forward and Taylor
+mode) by construction, with no rules of their own.
+
+Where an index is needed (sort, topk, diagonal ...) it is computed on arrays, without
+gradient, and the values are taken with a differentiable gather or index.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+import scipy.special as sp
+
+from .._tensor import Tensor, _normalize_dim, _wrap
+from ._primitive import unary
+from .elementwise import exp, where
+
+_SQRT_PI_2 = math.sqrt(math.pi) / 2
+
+erfinv = unary(
+    "erfinv",
+    sp.erfinv,
+    d1=lambda x, result: _SQRT_PI_2 * exp(result * result),
+    d2=lambda x, result: 2 * result * (_SQRT_PI_2 * exp(result * result)) ** 2,
+)
+
+
+def _tensor(x, op: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): expected a Tensor, got {type(x).__name__}")
+    return x
+
+
+# ----- elementwise -----
+
+
+def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
+    """``input + weight * (end - input)``."""
+    return input + weight * (end - input)
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """``input + value * tensor1 * tensor2``."""
+    return input + value * tensor1 * tensor2
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """``input + value * tensor1 / tensor2``."""
+    return input + value * tensor1 / tensor2
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """``sqrt(input**2 + other**2)``."""
+    return (input * input + other * other).sqrt()
+
+
+def exp2(input: Tensor) -> Tensor:
+    """``2 ** input``."""
+    return 2.0**input
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """``log(exp(input) + exp(other))`` without overflow."""
+    from .elementwise import maximum
+
+    top = maximum(input, other)
+    return top + (-(input - other).abs()).exp().log1p()
+
+
+def sinc(input: Tensor) -> Tensor:
+    """``sin(pi x) / (pi x)``, 1 at 0."""
+    px = input * math.pi
+    safe = where(input == 0, 1.0, px)
+    return where(input == 0, 1.0, safe.sin() / safe)
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    return input * (math.pi / 180.0)
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    return input * (180.0 / math.pi)
+
+
+def frac(input: Tensor) -> Tensor:
+    """The fractional part, ``input - trunc(input)`` (gradient 1)."""
+    return input - input.trunc()
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:
+    """NaN and infinities replaced by finite numbers (the dtype's extremes by default)."""
+    info = np.finfo(input._data.dtype) if input._data.dtype.kind == "f" else None
+    if info is None:
+        return input.clone()
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    out = where(input.isnan(), nan, input)
+    out = where(out == math.inf, hi, out)
+    return where(out == -math.inf, lo, out)
+
+
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum that ignores NaN (NaN only where both are)."""
+    from .elementwise import maximum
+
+    return where(other.isnan(), input, where(input.isnan(), other, maximum(input, other)))
+
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum that ignores NaN (NaN only where both are)."""
+    from .elementwise import minimum
+
+    return where(other.isnan(), input, where(input.isnan(), other, minimum(input, other)))
+
+
+# ----- triangles and diagonals -----
+
+
+def _tri_mask(x: Tensor, diagonal: int, upper: bool):
+    rows, cols = x._data.shape[-2:]
+    mask = np.triu(np.ones((rows, cols), bool), diagonal) if upper else np.tril(np.ones((rows, cols), bool), diagonal)
+    return _wrap(mask)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of the last two dims (zeros below the ``diagonal``-th)."""
+    _check_matrix(input, "triu")
+    return where(_tri_mask(input, diagonal, True), input, 0)
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of the last two dims (zeros above the ``diagonal``-th)."""
+    _check_matrix(input, "tril")
+    return where(_tri_mask(input, diagonal, False), input, 0)
+
+
+def _check_matrix(x, op):
+    _tensor(x, op)
+    if x._data.ndim < 2:
+        raise RuntimeError(f"{op}: input must have at least 2 dimensions, got {x._data.ndim}")
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of dims ``dim1``/``dim2``, moved to the last dim."""
+    _tensor(input, "diagonal")
+    nd = input._data.ndim
+    d1, d2 = _normalize_dim(dim1, nd, "diagonal"), _normalize_dim(dim2, nd, "diagonal")
+    if d1 == d2:
+        raise RuntimeError(f"diagonal: dim1 and dim2 must differ, both are {dim1}")
+    rest = [d for d in range(nd) if d not in (d1, d2)]
+    moved = input.permute(*rest, d1, d2)
+    n1, n2 = moved._data.shape[-2:]
+    start1, start2 = (0, offset) if offset >= 0 else (-offset, 0)
+    length = max(0, min(n1 - start1, n2 - start2))
+    i = _wrap(np.arange(start1, start1 + length))
+    j = _wrap(np.arange(start2, start2 + length))
+    return moved[(Ellipsis, i, j)]
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: F811 - PyTorch's parameter name
+    """A 1-D input becomes a square matrix with it on a diagonal; a 2-D input gives its
+    diagonal."""
+    _tensor(input, "diag")
+    if input._data.ndim == 2:
+        return _diagonal(input, diagonal)
+    if input._data.ndim != 1:
+        raise RuntimeError(f"diag: input must be 1-D or 2-D, got {input._data.ndim}-D")
+    m = input._data.shape[0]
+    n = m + abs(diagonal)
+    rows = np.arange(m) + max(0, -diagonal)
+    cols = np.arange(m) + max(0, diagonal)
+    index = np.zeros((n, n), np.int64)
+    on_diagonal = np.zeros((n, n), bool)
+    index[rows, cols] = np.arange(m)
+    on_diagonal[rows, cols] = True
+    return where(_wrap(on_diagonal), input[_wrap(index)], 0)
+
+
+_diagonal = diagonal
+
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of a matrix."""
+    _tensor(input, "trace")
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, got a {input._data.ndim}-D tensor")
+    return diagonal(input).sum()
+
+
+# ----- order statistics -----
+
+_SortResult = namedtuple("sort", ["values", "indices"])
+_TopkResult = namedtuple("topk", ["values", "indices"])
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """Indices that sort ``input`` along ``dim`` (int64, no gradient)."""
+    _tensor(input, "argsort")
+    d = _normalize_dim(dim, max(input._data.ndim, 1), "argsort")
+    data = input._data if input._data.ndim else input._data.reshape(1)
+    order = np.argsort(-data if descending else data, axis=d, kind="stable")
+    if descending and data.dtype.kind == "b":
+        order = np.argsort(~data, axis=d, kind="stable")
+    return _wrap(order.reshape(input._data.shape).astype(np.int64))
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
+    """``(values, indices)`` sorted along ``dim``; values carry the gradient."""
+    idx = argsort(input, dim, descending, stable)
+    if input._data.ndim == 0:
+        return _SortResult(input.clone(), idx)
+    from .indexing import gather
+
+    return _SortResult(gather(input, dim, idx), idx)
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+    _tensor(input, "topk")
+    d = _normalize_dim(dim, max(input._data.ndim, 1), "topk")
+    size = input._data.shape[d] if input._data.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError(f"topk: k ({k}) is out of range for a dimension of size {size}")
+    idx = argsort(input, dim, descending=largest, stable=True).narrow(d, 0, k) if input._data.ndim else argsort(input)
+    from .indexing import gather
+
+    values = gather(input, d, idx) if input._data.ndim else input.clone()
+    return _TopkResult(values, idx)
+
+
+def msort(input: Tensor) -> Tensor:
+    return sort(input, 0).values
+
+
+# ----- selection and repetition -----
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements where ``mask`` (broadcast) holds, as a 1-D tensor."""
+    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+    return input.expand(shape)[mask.expand(shape)]
+
+
+def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> Tensor:
+    """Each element (along ``dim``; flattened when None) repeated ``repeats`` times."""
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _normalize_dim(dim, x._data.ndim, "repeat_interleave")
+    counts = repeats._data if isinstance(repeats, Tensor) else repeats
+    index = np.repeat(np.arange(x._data.shape[d]), counts)
+    from .indexing import index_select
+
+    return index_select(x, d, _wrap(index.astype(np.int64)))
+
+
+def tile(input: Tensor, dims) -> Tensor:
+    """``input`` repeated along each dim (``dims`` shorter than ndim is padded with 1s)."""
+    dims = tuple(dims)
+    if len(dims) < input._data.ndim:
+        dims = (1,) * (input._data.ndim - len(dims)) + dims
+    return input.repeat(*dims)
+
+
+def broadcast_to(input: Tensor, size) -> Tensor:
+    return input.expand(*size)
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def meshgrid(*tensors, indexing: str = "ij") -> tuple:
+    """Coordinate grids from 1-D tensors (``indexing="ij"`` or ``"xy"``)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    for t in tensors:
+        if _tensor(t, "meshgrid")._data.ndim > 1:
+            raise RuntimeError("meshgrid: expects 0-D or 1-D tensors")
+    flat = [t.reshape(-1) for t in tensors]
+    shape = tuple(t._data.shape[0] for t in flat)
+    grids = []
+    for i, t in enumerate(flat):
+        view = [1] * len(flat)
+        view[i] = shape[i]
+        grids.append(t.reshape(view).expand(shape))
+    if indexing == "xy" and len(flat) >= 2:
+        grids = [g.transpose(0, 1) for g in grids]  # "xy": the first two axes swapped
+    return tuple(grids)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
+    """Pairwise ``p``-norm distances between the rows of ``x1`` (.., P, M) and ``x2`` (.., R, M)."""
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if p == 2:
+        return (diff * diff).sum(-1).sqrt()
+    if p == 1:
+        return diff.abs().sum(-1)
+    if p == math.inf:
+        return diff.abs().amax(-1)
+    return (diff.abs() ** p).sum(-1) ** (1.0 / p)
+
+
+def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
+    """The cross product along ``dim`` (the first dim of size 3 when None)."""
+    shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+    if dim is None:
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError(f"cross: no dimension of size 3 in shape {list(shape)}")
+    d = _normalize_dim(dim, len(shape), "cross")
+    if shape[d] != 3:
+        raise RuntimeError(f"cross: dimension {dim} must have size 3, got {shape[d]}")
+    a, b = input.expand(shape), other.expand(shape)
+    a0, a1, a2 = a.unbind(d)
+    b0, b1, b2 = b.unbind(d)
+    from .joining import stack
+
+    return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product."""
+    nd = max(input._data.ndim, other._data.ndim)
+    a = input.reshape((1,) * (nd - input._data.ndim) + input._data.shape)
+    b = other.reshape((1,) * (nd - other._data.ndim) + other._data.shape)
+    inter_a = []
+    inter_b = []
+    for sa, sb in zip(a._data.shape, b._data.shape):
+        inter_a += [sa, 1]
+        inter_b += [1, sb]
+    out = a.reshape(inter_a) * b.reshape(inter_b)
+    return out.reshape(tuple(sa * sb for sa, sb in zip(a._data.shape, b._data.shape)))
+
+
+# ----- statistics and counting -----
+
+
+def std_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
+    return input.std(dim, correction=correction, keepdim=keepdim), input.mean(dim, keepdim=keepdim) if dim is not None else input.mean()
+
+
+def var_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
+    return input.var(dim, correction=correction, keepdim=keepdim), input.mean(dim, keepdim=keepdim) if dim is not None else input.mean()
+
+
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    return (input != 0).sum(dim) if dim is not None else (input != 0).sum()
+
+
+__all__ = [
+    "erfinv", "lerp", "addcmul", "addcdiv", "hypot", "exp2", "logaddexp", "sinc", "deg2rad",
+    "rad2deg", "frac", "nan_to_num", "fmax", "fmin", "triu", "tril", "diagonal", "diag",
+    "trace", "argsort", "sort", "topk", "msort", "masked_select", "repeat_interleave", "tile",
+    "broadcast_to", "broadcast_tensors", "meshgrid", "cdist", "cross", "kron", "std_mean",
+    "var_mean", "count_nonzero",
+]  # fmt: skip
+
+_NOT_METHODS = ("broadcast_tensors", "meshgrid", "cdist")
+METHODS = {name: globals()[name] for name in __all__ if name not in _NOT_METHODS}

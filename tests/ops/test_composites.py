@@ -1,0 +1,110 @@
+"""Composite functions against PyTorch: values, dtypes, first and second derivatives."""
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+
+torch = pytest.importorskip("torch")
+
+R = np.random.default_rng(5)
+A = R.uniform(-1.5, 1.5, (3, 4))
+B = R.uniform(0.5, 1.5, (3, 4))
+C = R.uniform(-1.0, 1.0, (3, 4))
+V = R.uniform(-1.0, 1.0, (4,))
+SQ = R.uniform(-1.0, 1.0, (4, 4))
+P = R.uniform(-1.0, 1.0, (5, 3))
+Q = R.uniform(-1.0, 1.0, (4, 3))
+DISTINCT = R.permutation(np.linspace(-2, 2, 12)).reshape(3, 4)
+
+CASES = {
+    "lerp": (lambda m, a, b: m.lerp(a, b, 0.3), A, B),
+    "lerp_tensor_weight": (lambda m, a, b, c: m.lerp(a, b, c), A, B, C),
+    "addcmul": (lambda m, a, b, c: m.addcmul(a, b, c, value=0.5), A, B, C),
+    "addcdiv": (lambda m, a, b, c: m.addcdiv(a, c, b, value=2.0), A, B, C),
+    "hypot": (lambda m, a, b: m.hypot(a, b), A, B),
+    "exp2": (lambda m, a: m.exp2(a), A),
+    "logaddexp": (lambda m, a, b: m.logaddexp(a, b), A, C),
+    "sinc": (lambda m, a: m.sinc(a), A),
+    "deg2rad": (lambda m, a: m.deg2rad(a), A),
+    "erfinv": (lambda m, c: m.erfinv(c * 0.9), C),
+    "triu": (lambda m, a: m.triu(a, 1), A),
+    "tril": (lambda m, a: m.tril(a, -1), A),
+    "diagonal": (lambda m, a: m.diagonal(a, 1), SQ),
+    "diagonal_dims": (lambda m, a: m.diagonal(a.reshape(2, 2, 3), 0, 0, 2), A),
+    "diag_vector": (lambda m, v: m.diag(v, 1), V),
+    "diag_vector_below": (lambda m, v: m.diag(v, -2), V),
+    "diag_matrix": (lambda m, a: m.diag(a), SQ),
+    "trace": (lambda m, a: m.trace(a), SQ),
+    "sort": (lambda m, a: m.sort(a, dim=1, descending=True).values, DISTINCT),
+    "topk": (lambda m, a: m.topk(a, 2, dim=0).values, DISTINCT),
+    "masked_select": (lambda m, a: m.masked_select(a, a > 0), A),
+    "repeat_interleave": (lambda m, a: m.repeat_interleave(a, 2, dim=1), A),
+    "tile": (lambda m, v: m.tile(v, (2, 2)), V),
+    "cdist": (lambda m, p, q: m.cdist(p, q), P, Q),
+    "cdist_p1": (lambda m, p, q: m.cdist(p, q, p=1.0), P, Q),
+    "cross": (lambda m, p, q: m.cross(p[:4], q, dim=1), P, Q),
+    "kron": (lambda m, a, v: m.kron(a[:2, :2], v[:3]), A, V),
+    "meshgrid": (lambda m, v, w: sum(g * (i + 1) for i, g in enumerate(m.meshgrid(v, w[:3], indexing="xy"))), V, V),
+    "std_mean": (lambda m, a: sum(m.std_mean(a, dim=1)), A),
+    "var_mean": (lambda m, a: sum(m.var_mean(a, dim=0)), A),
+    "fmax": (lambda m, a, c: m.fmax(a, c), A, C),
+}
+
+
+# PyTorch has no double backward for cdist ("_cdist_backward" is not differentiable).
+FIRST_ORDER_ONLY = {"cdist", "cdist_p1"}
+
+
+def _run(lib, case):
+    fn, *arrays = CASES[case]
+    xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+    y = fn(lib, *xs)
+    w = lib.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)))
+    grads = lib.autograd.grad((y * w).sum(), xs, create_graph=True, allow_unused=True, materialize_grads=True)
+    if case in FIRST_ORDER_ONLY:
+        return y, grads, None
+    total = sum(((g * g).sum() for g in grads if g.requires_grad), lib.tensor(0.0, dtype=lib.float64))
+    second = (
+        lib.autograd.grad(total, xs, allow_unused=True, materialize_grads=True)
+        if total.requires_grad
+        else [lib.zeros_like(x) for x in xs]
+    )
+    return y, grads, second
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_composite_matches_torch(case):
+    ours, theirs = _run(lg, case), _run(torch, case)
+    np.testing.assert_allclose(ours[0].detach().numpy(), theirs[0].detach().numpy(), rtol=1e-10, atol=1e-12)
+    assert str(ours[0].dtype) == str(theirs[0].dtype)
+    for part in (1,) if case in FIRST_ORDER_ONLY else (1, 2):
+        for a, b in zip(ours[part], theirs[part]):
+            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(force=True), rtol=1e-9, atol=1e-10)
+
+
+def test_sort_and_topk_give_named_values_and_int64_indices_like_torch():
+    x = lg.tensor([[3.0, 1.0, 2.0]])
+    values, indices = x.sort(dim=1)
+    assert values.tolist() == [[1.0, 2.0, 3.0]] and indices.tolist() == [[1, 2, 0]]
+    assert indices.dtype == lg.int64 and not indices.requires_grad
+    top = lg.topk(x, 2)
+    assert top.values.tolist() == [[3.0, 2.0]] and top.indices.tolist() == [[0, 2]]
+    with pytest.raises(RuntimeError):
+        lg.topk(x, 5)
+
+
+def test_nan_to_num_and_count_nonzero_match_torch():
+    vals = [float("nan"), float("inf"), -float("inf"), 0.0, 1.5]
+    a, b = lg.tensor(vals), torch.tensor(vals)
+    np.testing.assert_array_equal(lg.nan_to_num(a).numpy(), torch.nan_to_num(b).numpy())
+    np.testing.assert_array_equal(lg.nan_to_num(a, 1.0, 2.0, -2.0).numpy(), torch.nan_to_num(b, 1.0, 2.0, -2.0).numpy())
+    assert lg.count_nonzero(a).item() == torch.count_nonzero(b).item()
+
+
+def test_meshgrid_ij_matches_torch():
+    x, y = [0.0, 1.0, 2.0], [5.0, 6.0]
+    ours = lg.meshgrid(lg.tensor(x), lg.tensor(y), indexing="ij")
+    theirs = torch.meshgrid(torch.tensor(x), torch.tensor(y), indexing="ij")
+    for a, b in zip(ours, theirs):
+        assert a.tolist() == b.tolist()
