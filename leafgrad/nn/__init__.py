@@ -15,6 +15,7 @@ from .activation import (
     Tanh,
 )
 from .containers import ModuleDict, ModuleList, Sequential
+from .parameter_containers import ParameterDict, ParameterList
 from .dropout import Dropout
 from .flatten import Flatten
 from .linear import Identity, Linear
@@ -49,6 +50,8 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "ParameterList",
+    "ParameterDict",
     "NLLLoss",
     "Parameter",
     "ReLU",
