@@ -26,17 +26,6 @@ W2 = RNG.standard_normal((4, 2)) * 0.5
 Pair = namedtuple("Pair", "a b")
 
 
-def _lacks_jvp(name: str) -> bool:
-    from leafgrad.ops._primitive import _REGISTRY
-
-    p = _REGISTRY.get(name)
-    return p is not None and p.jvp is None and not p.linear and not p.elementwise
-
-
-# Forward-mode tests of functions with .sum() need sum's JVP rule (being added concurrently).
-needs_sum_jvp = pytest.mark.xfail(_lacks_jvp("sum"), reason="JVP rule pending: sum", strict=False)
-
-
 def T(lib, arr, requires_grad=False):
     return lib.tensor(np.asarray(arr).tolist(), dtype=lib.float64, requires_grad=requires_grad)
 
@@ -307,7 +296,6 @@ def test_jvp_of_elementwise_chain():
     same_as_pytorch(lambda lib, F: F.jvp(chain, (T(lib, X3),), (T(lib, Y3),)))
 
 
-@needs_sum_jvp
 def test_jvp_of_several_primals_and_outputs():
     same_as_pytorch(
         lambda lib, F: F.jvp(two_in_two_out, (T(lib, X3), T(lib, Y3)), (T(lib, Y3), T(lib, X3)))
@@ -366,7 +354,7 @@ def test_jacobian_of_mlp_in_input_and_weights(jac):
     same_as_pytorch(run)
 
 
-@pytest.mark.parametrize("jac", ["jacrev", pytest.param("jacfwd", marks=needs_sum_jvp)])
+@pytest.mark.parametrize("jac", ["jacrev", "jacfwd"])
 def test_jacobian_of_several_outputs_and_argnums_nests_output_then_argument(jac):
     same_as_pytorch(
         lambda lib, F: getattr(F, jac)(two_in_two_out, argnums=(0, 1))(T(lib, X3), T(lib, Y3))
@@ -374,7 +362,7 @@ def test_jacobian_of_several_outputs_and_argnums_nests_output_then_argument(jac)
     same_as_pytorch(lambda lib, F: getattr(F, jac)(two_in_two_out)(T(lib, X3), T(lib, Y3)))
 
 
-@pytest.mark.parametrize("jac", ["jacrev", pytest.param("jacfwd", marks=needs_sum_jvp)])
+@pytest.mark.parametrize("jac", ["jacrev", "jacfwd"])
 def test_jacobian_of_pytrees_scalars_and_aux(jac):
     same_as_pytorch(
         lambda lib, F: getattr(F, jac)(lambda d: {"p": d["a"] * d["b"], "s": d["a"].sum()})(
@@ -410,13 +398,11 @@ def test_jacobian_requires_grad_only_through_outside_tensors(jac):
 # ----- hessian and other nestings -----
 
 
-@needs_sum_jvp
 def test_hessian_of_scalar_chain():
     H = same_as_pytorch(lambda lib, F: F.hessian(scalar_chain)(T(lib, X3)))
     assert H.shape == (3, 3)
 
 
-@needs_sum_jvp
 def test_hessian_with_argnums_tuple_is_a_tuple_of_tuples():
     same_as_pytorch(
         lambda lib, F: F.hessian(lambda x, y: (x * x * y + y.exp() * x).sum(), argnums=(0, 1))(
@@ -425,7 +411,6 @@ def test_hessian_with_argnums_tuple_is_a_tuple_of_tuples():
     )
 
 
-@needs_sum_jvp
 def test_hessian_of_mlp_output_in_its_input_with_parameters_that_require_grad():
     """The PINN pattern: second derivatives in x, then gradients to the parameters."""
 
@@ -448,8 +433,8 @@ def test_hessian_of_mlp_output_in_its_input_with_parameters_that_require_grad():
     "outer, inner",
     [
         ("jacrev", "jacrev"),
-        pytest.param("jacfwd", "jacrev", marks=needs_sum_jvp),
-        pytest.param("jacrev", "jacfwd", marks=needs_sum_jvp),
+        ("jacfwd", "jacrev"),
+        ("jacrev", "jacfwd"),
     ],
 )
 def test_nested_jacobians_give_the_hessian(outer, inner):
@@ -460,12 +445,10 @@ def test_jacobian_of_a_vector_function_twice():
     same_as_pytorch(lambda lib, F: F.jacfwd(F.jacrev(chain))(T(lib, X3)))
 
 
-@needs_sum_jvp
 def test_forward_over_forward():
     same_as_pytorch(lambda lib, F: F.jacfwd(F.jacfwd(scalar_chain))(T(lib, X3)))
 
 
-@needs_sum_jvp
 def test_grad_of_jvp_and_jvp_of_grad():
     def run(lib, F):
         x, v = T(lib, X3), T(lib, Y3)
@@ -476,7 +459,6 @@ def test_grad_of_jvp_and_jvp_of_grad():
     same_as_pytorch(run)
 
 
-@needs_sum_jvp
 def test_hessian_with_an_input_that_requires_grad():
     def run(lib, F):
         x = T(lib, X3, requires_grad=True)

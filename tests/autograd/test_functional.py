@@ -23,17 +23,6 @@ B1 = RNG.standard_normal(4) * 0.1
 W2 = RNG.standard_normal((4, 2)) * 0.5
 
 
-def _lacks_jvp(name: str) -> bool:
-    from leafgrad.ops._primitive import _REGISTRY
-
-    p = _REGISTRY.get(name)
-    return p is not None and p.jvp is None and not p.linear and not p.elementwise
-
-
-# Forward-mode tests of functions with .sum() need sum's JVP rule (being added concurrently).
-needs_sum_jvp = pytest.mark.xfail(_lacks_jvp("sum"), reason="JVP rule pending: sum", strict=False)
-
-
 def T(lib, arr, requires_grad=False):
     return lib.tensor(np.asarray(arr).tolist(), dtype=lib.float64, requires_grad=requires_grad)
 
@@ -178,7 +167,7 @@ def test_jacobian_values_and_facts(create_graph):
     [
         pytest.param({"vectorize": True}, id="vectorize"),
         pytest.param(
-            {"vectorize": True, "strategy": "forward-mode"}, id="forward-mode", marks=needs_sum_jvp
+            {"vectorize": True, "strategy": "forward-mode"}, id="forward-mode"
         ),
     ],
 )
@@ -225,7 +214,6 @@ def test_hessian_values_and_facts(create_graph):
     )
 
 
-@needs_sum_jvp
 def test_hessian_with_vectorize_and_forward_mode_outer_jacobian():
     same_as_pytorch(lambda lib, F: F.hessian(scalar_chain, T(lib, X3), vectorize=True))
     same_as_pytorch(
@@ -559,7 +547,6 @@ def test_leafgrad_importable_as_torch():
     ]
 
 
-@needs_sum_jvp
 def test_forward_over_reverse_hessian_of_mlp_equals_reverse_over_reverse():
     """PyTorch's vmap fails on this one (a batched matmul tangent); leafgrad's loop does not."""
     F = leafgrad.autograd.functional
