@@ -32,14 +32,6 @@ from leafgrad.ops._primitive import _REGISTRY, Primitive
 
 from . import __path__ as _ops_tests_path
 
-PENDING_MODULES = {
-    "leafgrad.ops.shape",
-    "leafgrad.ops.slicing",
-    "leafgrad.ops.joining",
-    "leafgrad.ops.indexing",
-}
-PENDING_REASON = "shape/indexing JVP rules pending"
-
 # Differentiable primitives with no forward rule, each with why. (PyTorch has a forward rule
 # for every op in the reduction, extrema, softmax, statistics and linalg families.)
 NO_JVP: dict = {}
@@ -108,11 +100,6 @@ PRIMITIVES = sorted(
 )
 
 
-def _pending(prim: Primitive) -> bool:
-    """A shape/indexing primitive whose forward rule is still to come."""
-    return _declaring_module(prim) in PENDING_MODULES and not _has_forward_rule(prim)
-
-
 # ----- forward mode, finite differences and reverse mode along one tangent -----
 
 
@@ -178,31 +165,7 @@ def _reverse_jvp(fn, primals, tangents) -> list:
     return result
 
 
-def _touched_primitives(sample) -> list:
-    """The primitives the sample's tangents pass through (up to the first error); some are
-    declared lazily (split, unbind: one per piece count), so they are collected as met."""
-    touched = []
-    original = _primitive._push_tangents
-
-    def recording(op, *args, **kwargs):
-        touched.append(op.primitive)
-        return original(op, *args, **kwargs)
-
-    _primitive._push_tangents = recording
-    try:
-        primals = _primals(sample)
-        _forward_jvp(sample.fn, primals, _tangents(primals))
-    except Exception:  # noqa: BLE001, S110 - the test itself reports the failure
-        pass
-    finally:
-        _primitive._push_tangents = original
-    return touched
-
-
 def _param(sample):
-    if any(_pending(p) for p in _touched_primitives(sample)):
-        mark = pytest.mark.xfail(strict=False, reason=PENDING_REASON)
-        return pytest.param(sample, id=sample.test_id, marks=mark)
     return pytest.param(sample, id=sample.test_id)
 
 
@@ -290,9 +253,6 @@ def test_jvp_rules_are_differentiable_in_primal_and_tangent(sample, request):
 def _guard_param(prim):
     module = _declaring_module(prim)
     pid = f"{module.rsplit('.', 1)[-1]}.{prim.name}.{prim.node_name}"
-    if _pending(prim):
-        mark = pytest.mark.xfail(strict=False, reason=PENDING_REASON)
-        return pytest.param(prim, id=pid, marks=mark)
     return pytest.param(prim, id=pid)
 
 
@@ -511,16 +471,7 @@ def _tangent_via_engine(out, level):
 
 
 _READ_TANGENT = [
-    pytest.param(
-        _tangent_via_api,
-        id="unpack_dual",
-        # unpack_dual of an output that requires grad makes its primal with view_as.
-        marks=pytest.mark.xfail(
-            any(_pending(p) for p in PRIMITIVES if p.name == "view"),
-            strict=False,
-            reason=PENDING_REASON,
-        ),
-    ),
+    pytest.param(_tangent_via_api, id="unpack_dual"),
     pytest.param(_tangent_via_engine, id="engine-tangent"),
 ]
 
