@@ -70,7 +70,10 @@ def run_one(method: str, d: int, n: int, repeat: int, train: bool = False) -> di
         lib = torch
     else:
         import leafgrad as lib
-    params = [(lib.tensor(w, requires_grad=train), lib.tensor(b, requires_grad=train)) for w, b in weights(d)]
+    params = [
+        (lib.tensor(w, requires_grad=train), lib.tensor(b, requires_grad=train))
+        for w, b in weights(d)
+    ]
     # Nested reverse mode needs x to require grad; the Taylor pass does not (it records no
     # graph unless something it uses requires grad, as parameters do in training).
     x = lib.tensor(points, requires_grad=method != "leafgrad-taylor")
@@ -150,25 +153,42 @@ def main() -> None:
         print(json.dumps(run_one(method, int(d), int(n), args.repeat, args.train)))
         return
     methods = ["torch-nested", "leafgrad-nested", "leafgrad-taylor"]
-    print(f"{'model':<5} {'N':>7} {'method':<16} {'time':>10} {'peak MiB':>9} {'t/torch':>8} {'mem/torch':>9}")
+    print(
+        f"{'model':<5} {'N':>7} {'method':<16} {'time':>10} {'peak MiB':>9} {'t/torch':>8} {'mem/torch':>9}"
+    )
     for d in (2, 10):
         for n in args.sizes:
             base = None
             for method in methods:
                 out = subprocess.run(
-                    [sys.executable, __file__, "--one", method, str(d), str(n), "--repeat", str(args.repeat)]
+                    [
+                        sys.executable,
+                        __file__,
+                        "--one",
+                        method,
+                        str(d),
+                        str(n),
+                        "--repeat",
+                        str(args.repeat),
+                    ]
                     + (["--train"] if args.train else []),
                     capture_output=True,
                     text=True,
                 )
                 if out.returncode != 0:
-                    print(f"{d}d    {n:>7} {method:<16} failed: {out.stderr.strip().splitlines()[-1:]}")
+                    print(
+                        f"{d}d    {n:>7} {method:<16} failed: {out.stderr.strip().splitlines()[-1:]}"
+                    )
                     continue
                 r = json.loads(out.stdout)
                 if method == "torch-nested":
                     base = r
                 ratio_t = r["time"] / base["time"] if base else float("nan")
-                ratio_m = r["peak_mib"] / base["peak_mib"] if base and base["peak_mib"] > 0 else float("nan")
+                ratio_m = (
+                    r["peak_mib"] / base["peak_mib"]
+                    if base and base["peak_mib"] > 0
+                    else float("nan")
+                )
                 print(
                     f"{d}d    {n:>7} {method:<16} {r['time'] * 1e3:>8.1f}ms {r['peak_mib']:>9.1f} "
                     f"{ratio_t:>8.2f} {ratio_m:>9.2f}"

@@ -27,17 +27,17 @@ from ._dtype import (  # noqa: F401
 )
 from ._tensor import Size, Tensor, device  # noqa: F401
 from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
-from ._creation import *  # noqa: F401,F403
+from ._creation import *  # noqa: F403
 from ._tensor_str import set_printoptions  # noqa: F401
-from .ops.arithmetic import *  # noqa: F401,F403
-from .ops.comparison import *  # noqa: F401,F403
-from .ops.composites import *  # noqa: F401,F403
-from .ops.conversion import *  # noqa: F401,F403
-from .ops.elementwise import *  # noqa: F401,F403
-from .ops.indexing import *  # noqa: F401,F403
-from .ops.linalg import *  # noqa: F401,F403
-from .ops.reduction import *  # noqa: F401,F403
-from .ops.shape import *  # noqa: F401,F403
+from .ops.arithmetic import *  # noqa: F403
+from .ops.comparison import *  # noqa: F403
+from .ops.composites import *  # noqa: F403
+from .ops.conversion import *  # noqa: F403
+from .ops.elementwise import *  # noqa: F403
+from .ops.indexing import *  # noqa: F403
+from .ops.linalg import *  # noqa: F403
+from .ops.reduction import *  # noqa: F403
+from .ops.shape import *  # noqa: F403
 from ._engine.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
@@ -46,8 +46,8 @@ from ._engine.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
-from ._engine import entry as _entry, hooks as _hooks  # noqa: F401,E402
-from . import autograd  # noqa: F401,E402
+from ._engine import entry as _entry, hooks as _hooks  # noqa: F401
+from . import autograd  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -60,9 +60,9 @@ def numel(input: Tensor) -> int:
     return input.numel()
 
 
-from . import viz  # noqa: F401,E402
+from . import viz  # noqa: F401
 
-from . import optim  # noqa: F401,E402
-from .serialization import load, save  # noqa: F401,E402
-from . import func  # noqa: F401,E402
-from . import nn  # noqa: F401,E402
+from . import optim  # noqa: F401
+from .serialization import load, save  # noqa: F401
+from . import func  # noqa: F401
+from . import nn  # noqa: F401

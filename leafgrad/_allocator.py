@@ -28,5 +28,6 @@ def tune_malloc() -> bool:
     except (OSError, AttributeError):
         return False
     return bool(
-        mallopt(_M_MMAP_THRESHOLD, 256 * 1024 * 1024) and mallopt(_M_TRIM_THRESHOLD, 1024 * 1024 * 1024)
+        mallopt(_M_MMAP_THRESHOLD, 256 * 1024 * 1024)
+        and mallopt(_M_TRIM_THRESHOLD, 1024 * 1024 * 1024)
     )

@@ -12,9 +12,9 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from ._engine.grad_mode import _state as _grad_state
 from ._tensor import Size, Tensor, _check_can_require_grad, _wrap
 from ._tensor import device as _device
-from ._engine.grad_mode import _state as _grad_state
 
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 

@@ -28,7 +28,7 @@ _BOOL, _INT, _FLOAT = 0, 1, 2
 class dtype:
     """A tensor element type; prints as PyTorch does (``torch.float32``)."""
 
-    __slots__ = ("name", "np", "itemsize", "_category")
+    __slots__ = ("_category", "itemsize", "name", "np")
 
     def __init__(self, name: str, np_dtype) -> None:
         self.name = name
@@ -64,10 +64,10 @@ uint8 = dtype("uint8", np.uint8)
 int16 = dtype("int16", np.int16)
 int32 = dtype("int32", np.int32)
 int64 = dtype("int64", np.int64)
-bool = dtype("bool", np.bool_)  # noqa: A001 - mirrors torch.bool
+bool = dtype("bool", np.bool_)
 
-half, float, double = float16, float32, float64  # noqa: A001
-short, int, long = int16, int32, int64  # noqa: A001
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
 
 _ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool)
 _FROM_NP = {d.np: d for d in _ALL}

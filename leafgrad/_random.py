@@ -10,7 +10,6 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._tensor import Tensor
 from ._creation import (
     _INT64_MIN,
     _UINT64_MAX,
@@ -22,6 +21,7 @@ from ._creation import (
     _size,
     _size_tuple,
 )
+from ._tensor import Tensor
 
 _rng = [np.random.default_rng()]
 
@@ -174,6 +174,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     else:
         dt = _dtype_arg(dtype, _dtype.get_default_dtype()).np
     return _finish((m + s * rng.standard_normal(shape)).astype(dt), False, None, out)
+
 
 __all__ = [
     "manual_seed", "seed", "rand", "randn", "randint", "rand_like", "randn_like",

@@ -7,7 +7,6 @@ import math
 import numpy as np
 
 from . import _dtype
-from ._tensor import Tensor
 from ._creation import (
     _INT64_MAX,
     _INT64_MIN,
@@ -17,6 +16,7 @@ from ._creation import (
     _number,
     _out_dtype,
 )
+from ._tensor import Tensor
 
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitter for float64
 
@@ -249,5 +249,6 @@ def eye(
         raise RuntimeError(f"eye: n and m must be greater or equal to 0, got n={n}, m={m}")
     dt = _out_dtype(dtype, out, _dtype.get_default_dtype())
     return _finish(np.eye(n, m, dtype=dt.np), requires_grad, device, out)
+
 
 __all__ = ["arange", "linspace", "logspace", "eye"]

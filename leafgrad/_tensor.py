@@ -73,9 +73,9 @@ class Size(tuple):
 class device:
     """The only device leafgrad has: ``cpu``."""
 
-    __slots__ = ("type", "index")
+    __slots__ = ("index", "type")
 
-    def __init__(self, type: str = "cpu", index=None) -> None:  # noqa: A002
+    def __init__(self, type: str = "cpu", index=None) -> None:
         if isinstance(type, device):
             type, index = type.type, type.index
         if str(type).split(":")[0] != "cpu":
@@ -301,7 +301,7 @@ class Tensor:
     def requires_grad(self, value: bool) -> None:
         if not isinstance(value, bool):
             # A RuntimeError, not a TypeError, as in PyTorch.
-            raise RuntimeError(f"requires_grad must be a bool, got {type(value).__name__}")  # noqa: TRY004
+            raise RuntimeError(f"requires_grad must be a bool, got {type(value).__name__}")
         if self.grad_fn is not None:
             raise RuntimeError(
                 "requires_grad can only be changed on leaf tensors; this one was computed by "
@@ -419,7 +419,7 @@ class Tensor:
         self._data = value._data
 
     @property
-    def T(self):  # noqa: N802 - PyTorch's name
+    def T(self):
         if self._data.ndim != 2:
             warnings.warn(
                 f"Tensor.T on a tensor of {self._data.ndim} dimension(s) is deprecated: it "
@@ -430,7 +430,7 @@ class Tensor:
         return self.permute(tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
-    def mT(self):  # noqa: N802 - PyTorch's name
+    def mT(self):
         if self._data.ndim < 2:
             raise RuntimeError(
                 f"tensor.mT is only supported on matrices or batches of matrices; got a "

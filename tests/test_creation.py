@@ -36,7 +36,7 @@ def _outcome(torch, m, expr, values=True):
         warnings.simplefilter("ignore")
         try:
             r = eval(expr, {"m": m, "np": np, "math": math, "T": m.tensor})
-        except Exception as e:  # noqa: BLE001 - the type is what we compare
+        except Exception as e:
             return ("raises", type(e).__name__)
     if isinstance(r, (torch.Tensor, lg.Tensor)):
         arr = r.detach().numpy() if isinstance(r, torch.Tensor) else r._data
@@ -677,7 +677,7 @@ def test_random_arange_and_linspace_calls_match_torch_bit_for_bit(torch, seed):
         kw_lg = {} if dtype is None else {"dtype": getattr(lg, dtype)}
         try:
             expected = getattr(torch, fn)(*args, **kw_torch)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             with pytest.raises(type(e)):
                 getattr(lg, fn)(*args, **kw_lg)
             continue

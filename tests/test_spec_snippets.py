@@ -24,10 +24,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def test_leaf_tensors():
-    a = torch.tensor([3.], requires_grad=True)
+    a = torch.tensor([3.0], requires_grad=True)
     b = a * a
 
-    c = torch.tensor([5.])
+    c = torch.tensor([5.0])
     d = c * c
 
     assert a.requires_grad is True and a.is_leaf is True
@@ -38,9 +38,9 @@ def test_leaf_tensors():
 
 
 def test_requires_grad_is_inherited():
-    a = torch.tensor([5.], requires_grad=True)
-    b = torch.tensor([5.], requires_grad=True)
-    c = torch.tensor([5.], requires_grad=False)
+    a = torch.tensor([5.0], requires_grad=True)
+    b = torch.tensor([5.0], requires_grad=True)
+    c = torch.tensor([5.0], requires_grad=False)
 
     d = torch.sin(a * b * c)
 
@@ -51,7 +51,7 @@ def test_requires_grad_is_inherited():
 
 
 def test_grad_of_non_leaf_is_not_retained_and_reading_it_warns():
-    a = torch.tensor([3.], requires_grad=True)
+    a = torch.tensor([3.0], requires_grad=True)
     b = a * a
     b.backward()
 
@@ -61,7 +61,7 @@ def test_grad_of_non_leaf_is_not_retained_and_reading_it_warns():
 
 
 def test_retain_grad_keeps_the_grad_of_a_non_leaf():
-    a = torch.tensor([3.], requires_grad=True)
+    a = torch.tensor([3.0], requires_grad=True)
     b = a * a
     b.retain_grad()  # <- the difference
     b.backward()
@@ -76,7 +76,7 @@ def test_retain_grad_keeps_the_grad_of_a_non_leaf():
 
 
 def test_grad_is_a_leaf_tensor_that_does_not_require_grad():
-    a = torch.tensor([3.], requires_grad=True)
+    a = torch.tensor([3.0], requires_grad=True)
     b = a * a
     b.retain_grad()
     b.backward()
@@ -90,7 +90,7 @@ def test_grad_is_a_leaf_tensor_that_does_not_require_grad():
 
 
 def test_backward_twice_without_retain_graph_raises():
-    a = torch.tensor([3.], requires_grad=True)
+    a = torch.tensor([3.0], requires_grad=True)
     b = a * a
     b.retain_grad()
     b.backward()
@@ -113,7 +113,7 @@ def test_backward_twice_without_retain_graph_raises():
 
 
 def test_retain_graph_allows_backward_again_and_grads_accumulate(capsys):
-    a = torch.tensor([3.], requires_grad=True)
+    a = torch.tensor([3.0], requires_grad=True)
     b = a * a
     b.retain_grad()
 
@@ -139,7 +139,7 @@ def test_retain_graph_allows_backward_again_and_grads_accumulate(capsys):
 
 
 def test_create_graph_makes_the_leaf_grad_require_grad():
-    a = torch.tensor([5.], requires_grad=True)
+    a = torch.tensor([5.0], requires_grad=True)
     b = a * a
     b.retain_grad()
     with pytest.warns(UserWarning, match="create_graph=True"):
@@ -156,7 +156,7 @@ def test_create_graph_makes_the_leaf_grad_require_grad():
 
 def test_create_graph_sets_retain_graph_when_not_given():
     # Side note 1: "if retain_graph is None: retain_graph = create_graph"
-    a = torch.tensor([5.], requires_grad=True)
+    a = torch.tensor([5.0], requires_grad=True)
     b = a * a
     with pytest.warns(UserWarning, match="create_graph=True"):
         b.backward(create_graph=True)
@@ -173,7 +173,7 @@ def test_create_graph_sets_retain_graph_when_not_given():
 
 
 def test_grad_with_create_graph_requires_grad():
-    a = torch.tensor([3.], requires_grad=True)
+    a = torch.tensor([3.0], requires_grad=True)
     b = a * a * a
     db_da = grad(b, a, create_graph=True)[0]
     assert db_da.requires_grad is True
@@ -183,7 +183,7 @@ def test_grad_with_create_graph_requires_grad():
 
 
 def test_second_order_derivative():
-    a = torch.tensor([3.], requires_grad=True)
+    a = torch.tensor([3.0], requires_grad=True)
     b = a * a * a
     db_da = grad(b, a, create_graph=True)[0]
 
@@ -232,10 +232,7 @@ def run_with_pytorch(test, *args):
 def test_snippet_holds_in_pytorch(snippet, capsys):
     pytest.importorskip("torch")
     if snippet in _FRESH_PROCESS:
-        code = (
-            "import tests.test_spec_snippets as m; "
-            f"m.run_with_pytorch(m.{snippet.__name__})"
-        )
+        code = f"import tests.test_spec_snippets as m; m.run_with_pytorch(m.{snippet.__name__})"
         proc = subprocess.run(
             [sys.executable, "-c", code],
             check=False,

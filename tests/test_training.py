@@ -12,7 +12,9 @@ def test_mlp_learns_a_1d_regression_with_adam_then_lbfgs():
     lg.manual_seed(0)
     x = lg.linspace(-math.pi, math.pi, 128, dtype=lg.float64).reshape(-1, 1)
     y = (2 * x).sin() * 0.5 + 0.3 * x
-    model = nn.Sequential(nn.Linear(1, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 1)).double()
+    model = nn.Sequential(
+        nn.Linear(1, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 1)
+    ).double()
     loss_fn = nn.MSELoss()
     opt = optim.Adam(model.parameters(), lr=1e-2)
     for _ in range(400):
@@ -48,7 +50,9 @@ def test_classifier_learns_two_moons_with_cross_entropy():
     lg.manual_seed(1)
     rng = np.random.default_rng(1)
     x, y = _two_moons(200, rng)
-    model = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 2))
+    model = nn.Sequential(
+        nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 2)
+    )
     opt = optim.Adam(model.parameters(), lr=1e-2)
     loss_fn = nn.CrossEntropyLoss()
     for _ in range(300):
@@ -68,7 +72,9 @@ def test_a_pinn_fits_a_poisson_problem_through_the_taylor_laplacian():
     from leafgrad.autograd import taylor
 
     lg.manual_seed(2)
-    model = nn.Sequential(nn.Linear(1, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1)).double()
+    model = nn.Sequential(
+        nn.Linear(1, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1)
+    ).double()
     x = lg.linspace(0, 1, 64, dtype=lg.float64).reshape(-1, 1)
     boundary = lg.tensor([[0.0], [1.0]], dtype=lg.float64)
     opt = optim.Adam(model.parameters(), lr=5e-3)

@@ -79,7 +79,11 @@ class set_detect_anomaly(_DecoratorContextManager):
 
 def record_creation(node) -> None:
     """Keep the forward stack (without leafgrad's own frames) on ``node``."""
-    frames = [f for f in traceback.extract_stack()[:-1] if "/leafgrad/" not in f.filename.replace("\\", "/")]
+    frames = [
+        f
+        for f in traceback.extract_stack()[:-1]
+        if "/leafgrad/" not in f.filename.replace("\\", "/")
+    ]
     node.metadata["traceback_"] = "".join(traceback.format_list(frames))
 
 

@@ -66,7 +66,7 @@ def set_tangent(tensor, level: int, tangent) -> None:
 class suspended:
     """Hide one level while its own JVP rule runs, so the rule sees plain primals."""
 
-    __slots__ = ("level", "index")
+    __slots__ = ("index", "level")
 
     def __init__(self, level: int) -> None:
         self.level = level

@@ -53,7 +53,7 @@ def _wrap_generator(ctx_factory, func):
                     with ctx_factory():
                         gen.close()
                     raise
-                except BaseException as exc:  # noqa: BLE001 - forward throw() into the generator
+                except BaseException as exc:
                     with ctx_factory():
                         response = gen.throw(exc)
                 else:

@@ -46,14 +46,14 @@ class Node:
     """A node of the backward graph; ``apply`` maps output grads to input grads."""
 
     __slots__ = (
+        "__weakref__",
+        "_post_hooks",
+        "_pre_hooks",
+        "_retain_grad_hooks",
+        "_tensor_pre_hooks",
+        "metadata_",
         "next_functions",
         "sequence_nr",
-        "_tensor_pre_hooks",
-        "_retain_grad_hooks",
-        "_pre_hooks",
-        "_post_hooks",
-        "metadata_",
-        "__weakref__",
     )
 
     def __init__(self, next_functions: tuple = ()) -> None:
@@ -162,7 +162,9 @@ def gradient_edge(tensor) -> tuple:
 
 def _versions(args) -> tuple:
     return tuple(
-        a._version_counter[0] if (type(a) is Tensor or isinstance(a, Tensor)) and a._version_counter is not None else 0
+        a._version_counter[0]
+        if (type(a) is Tensor or isinstance(a, Tensor)) and a._version_counter is not None
+        else 0
         for a in args
     )
 
@@ -175,14 +177,14 @@ class OpNode(Node):
     """
 
     __slots__ = (
-        "_name",
-        "_backward",
         "_args",
+        "_backward",
+        "_name",
         "_params",
         "_result",
-        "_saved_versions",
-        "_result_version",
         "_result_tangents",
+        "_result_version",
+        "_saved_versions",
         "num_outputs",
     )
 
@@ -321,7 +323,7 @@ class _FreedArray:
     the RuntimeError that points to ``retain_graph=True``.
     """
 
-    __slots__ = ("shape", "dtype", "_op")
+    __slots__ = ("_op", "dtype", "shape")
 
     def __init__(self, shape: tuple, dtype, op: str) -> None:
         self.shape = shape

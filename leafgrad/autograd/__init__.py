@@ -1,5 +1,11 @@
 """The public autograd API: backward, grad, grad modes."""
 
+from .._engine.anomaly import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .._engine.entry import backward, grad
 from .._engine.grad_mode import (
     enable_grad,
@@ -8,12 +14,6 @@ from .._engine.grad_mode import (
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
-)
-from .._engine.anomaly import (
-    detect_anomaly,
-    is_anomaly_check_nan_enabled,
-    is_anomaly_enabled,
-    set_detect_anomaly,
 )
 from .._engine.graph import Node
 from . import functional

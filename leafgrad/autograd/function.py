@@ -161,7 +161,9 @@ class Function(metaclass=_FunctionMeta):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("a Function subclass must implement backward to be differentiated")
+        raise NotImplementedError(
+            "a Function subclass must implement backward to be differentiated"
+        )
 
     vjp = backward
 
@@ -174,7 +176,9 @@ class Function(metaclass=_FunctionMeta):
         tensor_args = [a for a in args if isinstance(a, Tensor)]
         record = grad_mode.is_grad_enabled() and any(t._requires_grad for t in tensor_args)
         edges = tuple(gradient_edge(a) if isinstance(a, Tensor) else _NO_EDGE for a in args)
-        node = BackwardCFunction(cls, tuple(e for a, e in zip(args, edges) if isinstance(a, Tensor)))
+        node = BackwardCFunction(
+            cls, tuple(e for a, e in zip(args, edges) if isinstance(a, Tensor))
+        )
         node.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         node._input_meta = tuple(
             (a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args
@@ -193,7 +197,9 @@ class Function(metaclass=_FunctionMeta):
             if not isinstance(o, Tensor):
                 wrapped.append(o)
                 continue
-            differentiable = record and id(o) not in node._non_differentiable and o._data.dtype.kind == "f"
+            differentiable = (
+                record and id(o) not in node._non_differentiable and o._data.dtype.kind == "f"
+            )
             if id(o) in node._dirty:
                 o._bump_version()
                 out = o
@@ -210,7 +216,8 @@ class Function(metaclass=_FunctionMeta):
             wrapped.append(out)
         node.num_outputs = len(outs)
         node._output_meta = tuple(
-            (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float64) for o in outs
+            (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float64)
+            for o in outs
         )
         saved = tuple(_saved_output(t, outs, wrapped) for t in node._to_save)
         node._saved = saved
@@ -243,7 +250,9 @@ def once_differentiable(backward):
         single = not isinstance(result, tuple)
         results = (result,) if single else result
         guarded = tuple(
-            _DelayedError.apply(r, *[g for g in grads if isinstance(g, Tensor)]) if isinstance(r, Tensor) else r
+            _DelayedError.apply(r, *[g for g in grads if isinstance(g, Tensor)])
+            if isinstance(r, Tensor)
+            else r
             for r in results
         )
         return guarded[0] if single else guarded

@@ -134,7 +134,9 @@ def _directions(weights, d: int):
     a = weights._data if isinstance(weights, Tensor) else np.asarray(weights, dtype=np.float64)
     if a.ndim == 1:
         if a.shape != (d,):
-            raise ValueError(f"taylor.collapsed: a weight vector must have length d={d}, got {a.shape}")
+            raise ValueError(
+                f"taylor.collapsed: a weight vector must have length d={d}, got {a.shape}"
+            )
         return [np.eye(d)[i] for i in range(d)], [float(w) for w in a]
     if a.shape != (d, d) or not np.allclose(a, a.T):
         raise ValueError(

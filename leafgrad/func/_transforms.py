@@ -57,7 +57,7 @@ def _check_argnums(argnums, num_args: int) -> tuple[int, ...]:
 
 def _check_leaf(x) -> Tensor:
     if not isinstance(x, Tensor):
-        raise ValueError(  # noqa: TRY004 (PyTorch's type)
+        raise ValueError(
             f"leafgrad.func transforms differentiate with respect to Tensors only; got a "
             f"{type(x).__name__} among the differentiated arguments (pass it through a "
             "closure or another argnum instead)"
@@ -81,7 +81,7 @@ def _tensor_leaves(tree, caller: str, what: str = "outputs") -> tuple[list, obje
     leaves, spec = tree_flatten(tree)
     for x in leaves:
         if not isinstance(x, Tensor):
-            raise RuntimeError(  # noqa: TRY004 (PyTorch's type)
+            raise RuntimeError(
                 f"{caller}: expected the function's {what} to contain only Tensors, got a "
                 f"{type(x).__name__}"
             )
@@ -92,9 +92,7 @@ def _check_aux(aux, caller: str):
     leaves, _ = tree_flatten(aux)
     for x in leaves:
         if not isinstance(x, Tensor):
-            raise RuntimeError(  # noqa: TRY004 (PyTorch's type)
-                f"{caller}: aux must contain only Tensors, got a {type(x).__name__}"
-            )
+            raise RuntimeError(f"{caller}: aux must contain only Tensors, got a {type(x).__name__}")
     return aux
 
 
@@ -217,7 +215,7 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
             new_args, inputs, specs = _wrap_args(level, args, positions)
             output, aux = _split_aux(func(*new_args, **kwargs), has_aux, caller)
             if not isinstance(output, Tensor):
-                raise RuntimeError(  # noqa: TRY004 (PyTorch's type)
+                raise RuntimeError(
                     f"{caller}: expected f(*args) to return a Tensor, got {type(output).__name__}"
                 )
             if output.dim() != 0:
@@ -277,7 +275,7 @@ def vjp(func, *primals, has_aux: bool = False):
         seeds = []
         for i, (ct, out) in enumerate(zip(ct_leaves, out_leaves)):
             if not isinstance(ct, Tensor):
-                raise RuntimeError(  # noqa: TRY004 (PyTorch's type)
+                raise RuntimeError(
                     f"vjp_fn: cotangent {i} must be a Tensor, got {type(ct).__name__}"
                 )
             if ct.shape != out.shape:
@@ -315,7 +313,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     """
     caller = "jvp(f, primals, tangents)"
     if not isinstance(primals, tuple):
-        raise RuntimeError(  # noqa: TRY004 (PyTorch's type)
+        raise RuntimeError(
             f"{caller}: primals must be a tuple, so that f(*primals) is a valid call; got "
             f"{type(primals).__name__}"
         )
@@ -331,7 +329,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     for what, leaves in (("primals", p_leaves), ("tangents", t_leaves)):
         for x in leaves:
             if not isinstance(x, Tensor):
-                raise RuntimeError(  # noqa: TRY004 (PyTorch's type)
+                raise RuntimeError(
                     f"{caller}: {what} must contain only Tensors, got a {type(x).__name__}"
                 )
     with fwAD.dual_level() as level:

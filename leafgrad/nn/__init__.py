@@ -15,7 +15,6 @@ from .activation import (
     Tanh,
 )
 from .containers import ModuleDict, ModuleList, Sequential
-from .parameter_containers import ParameterDict, ParameterList
 from .dropout import Dropout
 from .flatten import Flatten
 from .linear import Identity, Linear
@@ -31,6 +30,7 @@ from .loss import (
 )
 from .module import Module
 from .parameter import Parameter
+from .parameter_containers import ParameterDict, ParameterList
 
 __all__ = [
     "ELU",

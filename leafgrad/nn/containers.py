@@ -77,7 +77,7 @@ class Sequential(Module):
 
     def insert(self, index: int, module: Module) -> Sequential:
         if not isinstance(module, Module):
-            raise AssertionError(  # noqa: TRY004 - PyTorch raises AssertionError here
+            raise AssertionError(
                 f"Sequential.insert: module should be of type Module, got {type(module).__name__}"
             )
         n = len(self)

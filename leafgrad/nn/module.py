@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 
-from ..utils.hooks import RemovableHandle
 from .. import Tensor, empty, no_grad
 from .. import device as _device
 from .. import dtype as _dtype
+from ..utils.hooks import RemovableHandle
 from .parameter import Parameter
 
 __all__ = ["Module"]
@@ -355,7 +355,7 @@ class Module:
                 else:
                     with no_grad():
                         param.copy_(value)
-            except Exception as exc:  # noqa: BLE001 - reported with every other problem
+            except Exception as exc:
                 errors.append(
                     f'While copying the parameter named "{key}", whose dimensions in the model '
                     f"are {param.shape} and whose dimensions in the checkpoint are "
@@ -426,9 +426,7 @@ class Module:
     def train(self, mode: bool = True) -> Module:
         """Set training mode (Dropout drops) on this module and every descendant."""
         if not isinstance(mode, bool):
-            raise ValueError(  # noqa: TRY004 - PyTorch raises ValueError here
-                f"training mode is expected to be boolean, got {type(mode).__name__}"
-            )
+            raise ValueError(f"training mode is expected to be boolean, got {type(mode).__name__}")
         self.training = mode
         for module in self.children():
             module.train(mode)

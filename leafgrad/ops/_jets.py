@@ -87,11 +87,15 @@ def _taylor(op, prim, args, params, result, jets, order):
 def _collapsed(op, prim, args, params, result, jets, weights):
     n = len(weights)
     if prim.linear:
-        directions = tuple(op(*_coefficient_args(prim, args, _direction(jets, i), 0), **params) for i in range(n))
+        directions = tuple(
+            op(*_coefficient_args(prim, args, _direction(jets, i), 0), **params) for i in range(n)
+        )
         lap = op(*_coefficient_args(prim, args, _second(jets), 0), **params)
         return directions, lap
     if getattr(prim, "piecewise_linear", False):
-        directions = tuple(_through_vjps(prim, args, params, result, _direction(jets, i), 0) for i in range(n))
+        directions = tuple(
+            _through_vjps(prim, args, params, result, _direction(jets, i), 0) for i in range(n)
+        )
         return directions, _through_vjps(prim, args, params, result, _second(jets), 0)
     if getattr(prim, "bilinear", False):
         return _collapsed_bilinear(op, args, params, jets, weights)
@@ -120,12 +124,17 @@ def _push_multi(op, prim, args, params, results, jets, mode) -> None:
         return
     with jet_mode(None):
         if mode[0] == "taylor":
-            per_order = [op(*_coefficient_args(prim, args, jets, k), **params) for k in range(mode[1])]
+            per_order = [
+                op(*_coefficient_args(prim, args, jets, k), **params) for k in range(mode[1])
+            ]
             for i, r in enumerate(results):
                 r._jet = tuple(coeffs[i] for coeffs in per_order)
         else:
             n = len(mode[1])
-            per_direction = [op(*_coefficient_args(prim, args, _direction(jets, d), 0), **params) for d in range(n)]
+            per_direction = [
+                op(*_coefficient_args(prim, args, _direction(jets, d), 0), **params)
+                for d in range(n)
+            ]
             lap = op(*_coefficient_args(prim, args, _second(jets), 0), **params)
             for i, r in enumerate(results):
                 r._jet = (tuple(p[i] for p in per_direction), lap[i])
@@ -250,7 +259,12 @@ def _taylor_unary(prim, args, params, result, jets, order):
         else:
             with jet_mode(("taylor", m)):
                 g = _call_d1(
-                    prim.d1, _with_jet(x, xs[:m]), extra, _with_jet(result, tuple(ys[:m])), params, wants_result
+                    prim.d1,
+                    _with_jet(x, xs[:m]),
+                    extra,
+                    _with_jet(result, tuple(ys[:m])),
+                    params,
+                    wants_result,
                 )
             g_coeffs = [g] + list(g._jet if g._jet is not None else [_zeros(g)] * m)
         total = None
@@ -367,7 +381,9 @@ def _nested_duals(op, args, params, jets, order):
         for level in reversed(levels):
             forward.exit_dual_level(level=level)
     outs = out if type(out) is tuple else (out,)
-    return [_read_coefficients(o, levels, order) if o._data.dtype.kind == "f" else None for o in outs]
+    return [
+        _read_coefficients(o, levels, order) if o._data.dtype.kind == "f" else None for o in outs
+    ]
 
 
 def _read_coefficients(out, levels, order):

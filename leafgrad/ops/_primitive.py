@@ -134,9 +134,7 @@ def _make_backward(vjp, vjp_all, broadcast, num_outputs):
 
 
 def _materialize(grads, result):
-    return tuple(
-        g if g is not None else _zeros_like_data(r._data) for g, r in zip(grads, result)
-    )
+    return tuple(g if g is not None else _zeros_like_data(r._data) for g, r in zip(grads, result))
 
 
 def _promote(args, float_only):
@@ -144,7 +142,7 @@ def _promote(args, float_only):
     # Fast path: the common case of tensors sharing one dtype (and float scalars with them).
     first = None
     for a in args:
-        if (type(a) is Tensor or isinstance(a, Tensor)):
+        if type(a) is Tensor or isinstance(a, Tensor):
             d = a._data.dtype
             if first is None:
                 first = d
@@ -273,7 +271,14 @@ def primitive(
             node = OpNode(
                 node_name,
                 backward,
-                tuple([gradient_edge(a) if (type(a) is Tensor or isinstance(a, Tensor)) else _NO_EDGE for a in args]),
+                tuple(
+                    [
+                        gradient_edge(a)
+                        if (type(a) is Tensor or isinstance(a, Tensor))
+                        else _NO_EDGE
+                        for a in args
+                    ]
+                ),
                 args,
                 params,
                 out if keep_result else None,
@@ -310,7 +315,9 @@ def primitive(
     extra["linear"] = linear
     extra["affine"] = affine
     extra["elementwise"] = elementwise
-    op.primitive = Primitive(name, forward, vjp or vjp_all, node_name, jvp, dtype_rule, broadcast, extra)
+    op.primitive = Primitive(
+        name, forward, vjp or vjp_all, node_name, jvp, dtype_rule, broadcast, extra
+    )
     _REGISTRY[name] = op.primitive
     return op
 

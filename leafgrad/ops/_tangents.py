@@ -71,7 +71,9 @@ def _is_number(a) -> bool:
 
 def _linear_jvp(op, tangents, args, params):
     """A linear op's tangent is the op applied to the tangents (zeros where missing)."""
-    tensor_positions = [i for i, a in enumerate(args) if (type(a) is Tensor or isinstance(a, Tensor))]
+    tensor_positions = [
+        i for i, a in enumerate(args) if (type(a) is Tensor or isinstance(a, Tensor))
+    ]
     new_args = list(args)
     if op.primitive.affine:  # a number added to an operand is a constant: zero tangent
         new_args = [0 if _is_number(a) else a for a in args]
@@ -140,5 +142,3 @@ def _fit_tangent(tangent, result):
     if tangent._data.dtype != result._data.dtype:
         tangent = tangent.to(_dtype.from_numpy_dtype(result._data.dtype))
     return tangent
-
-

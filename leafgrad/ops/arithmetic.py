@@ -8,7 +8,6 @@ from .._tensor import Tensor
 from ._primitive import primitive, unary
 from ._tangents import scaled, tangent_sum, zero_tangent
 
-
 add_ = primitive(
     "add",
     lambda x, y, *, alpha=1: np.add(x, y) if alpha == 1 else np.add(x, np.multiply(y, alpha)),
@@ -24,7 +23,9 @@ add_ = primitive(
 
 sub_ = primitive(
     "sub",
-    lambda x, y, *, alpha=1: np.subtract(x, y) if alpha == 1 else np.subtract(x, np.multiply(y, alpha)),
+    lambda x, y, *, alpha=1: (
+        np.subtract(x, y) if alpha == 1 else np.subtract(x, np.multiply(y, alpha))
+    ),
     (
         lambda grad, x, y, result, *, alpha=1: grad,
         lambda grad, x, y, result, *, alpha=1: -grad if alpha == 1 else grad * -alpha,
@@ -41,7 +42,9 @@ def _rsub_primitive(node_name):
     # ``other`` is a Tensor and RsubBackward1 when it is a Python number (``2 - x``).
     return primitive(
         "sub",  # shares sub's registry entry and op-table sample, as pow's variants do
-        lambda x, y, *, alpha=1: np.subtract(y, x) if alpha == 1 else np.subtract(y, np.multiply(x, alpha)),
+        lambda x, y, *, alpha=1: (
+            np.subtract(y, x) if alpha == 1 else np.subtract(y, np.multiply(x, alpha))
+        ),
         (
             lambda grad, x, y, result, *, alpha=1: -grad if alpha == 1 else grad * -alpha,
             lambda grad, x, y, result, *, alpha=1: grad,
@@ -81,6 +84,7 @@ def _reject_bool(op, *args) -> None:
                 "or ~ (logical_not) instead"
             )
 
+
 mul = primitive(
     "mul",
     np.multiply,
@@ -106,6 +110,7 @@ _true_div = primitive(
     jvp=lambda tx, ty, x, y, result: tangent_sum(scaled(tx, 1 / y), scaled(ty, -result / y)),
     taylor_as=lambda x, y: x * (y.reciprocal() if isinstance(y, Tensor) else 1.0 / y),
 )
+
 
 def _no_derivative(op):
     def rule(grad, *args, **kw):
@@ -219,7 +224,11 @@ def rsub(input, other, *, alpha=1):
     _reject_bool("rsub", input, other)
     if not isinstance(other, Tensor):
         x = _promoted(input, other)
-        return _rsub_scalar(x, other=other, alpha=alpha) if alpha != 1 else _rsub_scalar(x, other=other)
+        return (
+            _rsub_scalar(x, other=other, alpha=alpha)
+            if alpha != 1
+            else _rsub_scalar(x, other=other)
+        )
     return _rsub_tensor(input, other, alpha=alpha) if alpha != 1 else _rsub_tensor(input, other)
 
 
@@ -234,7 +243,9 @@ def div(input, other, *, rounding_mode=None):
         return _true_div(input, other)
     if rounding_mode in ("floor", "trunc"):
         return _rounded_div(input, other, rounding_mode=rounding_mode)
-    raise RuntimeError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
+    raise RuntimeError(
+        f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}"
+    )
 
 
 divide = true_divide = div
@@ -242,9 +253,21 @@ multiply = mul
 
 
 def _pow_forward(x, y):
-    if isinstance(y, (int, np.integer)) and not isinstance(y, bool) and y < 0 and np.asarray(x).dtype.kind in "iub":
-        raise RuntimeError("pow: integers to negative integer powers are not allowed; use a float base")
-    if isinstance(y, np.ndarray) and y.dtype.kind in "iu" and np.asarray(x).dtype.kind in "iu" and (y < 0).any():
+    if (
+        isinstance(y, (int, np.integer))
+        and not isinstance(y, bool)
+        and y < 0
+        and np.asarray(x).dtype.kind in "iub"
+    ):
+        raise RuntimeError(
+            "pow: integers to negative integer powers are not allowed; use a float base"
+        )
+    if (
+        isinstance(y, np.ndarray)
+        and y.dtype.kind in "iu"
+        and np.asarray(x).dtype.kind in "iu"
+        and (y < 0).any()
+    ):
         return _int_pow_negative(x, y)
     return np.power(x, y)
 
@@ -324,7 +347,7 @@ def _promoted(tensor, number):
     return tensor if dt.np == tensor._data.dtype else tensor.to(dt)
 
 
-def pow(input, exponent):  # noqa: A001 - PyTorch's name
+def pow(input, exponent):
     """``input ** exponent``; either may be a Python number."""
     if isinstance(exponent, Tensor):
         if isinstance(input, Tensor):
@@ -332,7 +355,9 @@ def pow(input, exponent):  # noqa: A001 - PyTorch's name
         _check_number("pow", input)
         return _pow_scalar_tensor(_promoted(exponent, input), base=input)
     if not isinstance(input, Tensor):
-        raise TypeError(f"pow(): input must be a Tensor or the exponent must be, got {type(input).__name__}")
+        raise TypeError(
+            f"pow(): input must be a Tensor or the exponent must be, got {type(input).__name__}"
+        )
     _check_number("pow", exponent)
     return _pow_tensor_scalar(_promoted(input, exponent), exponent=exponent)
 
@@ -344,8 +369,8 @@ def _check_number(op, value):
 
 def float_power(input, exponent):
     """``input ** exponent`` computed in float64."""
-    from .conversion import to
     from .._dtype import float64
+    from .conversion import to
 
     base = to(input, float64) if isinstance(input, Tensor) else float(input)
     exp = to(exponent, float64) if isinstance(exponent, Tensor) else exponent
@@ -365,7 +390,9 @@ neg_ = primitive(
 def neg(input):
     """``-input``; bool tensors raise as in PyTorch."""
     if isinstance(input, Tensor) and input._data.dtype == np.bool_:
-        raise RuntimeError("neg: the - operator is not supported on bool tensors; use ~ (logical_not) instead")
+        raise RuntimeError(
+            "neg: the - operator is not supported on bool tensors; use ~ (logical_not) instead"
+        )
     return neg_(input)
 
 
@@ -390,7 +417,7 @@ sign = primitive(
 )
 sgn = sign
 
-abs = unary(  # noqa: A001 - PyTorch's name
+abs = unary(
     "abs",
     np.abs,
     d1=lambda x: sign(x),

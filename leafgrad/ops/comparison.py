@@ -27,7 +27,9 @@ isneginf = primitive("isneginf", np.isneginf, differentiable=False, dtype_rule="
 
 
 def _logical(name, fn):
-    return primitive(name, fn, differentiable=False, dtype_rule="keep", broadcast=True, scalars=True)
+    return primitive(
+        name, fn, differentiable=False, dtype_rule="keep", broadcast=True, scalars=True
+    )
 
 
 logical_and = _logical("logical_and", np.logical_and)
@@ -55,7 +57,9 @@ bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
 
 def _invert_forward(x):
     if x.dtype.kind == "f":
-        raise TypeError("bitwise_not (~): only defined for integer and bool tensors, not floating point")
+        raise TypeError(
+            "bitwise_not (~): only defined for integer and bool tensors, not floating point"
+        )
     return np.invert(x)
 
 
@@ -74,7 +78,9 @@ def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: b
     return _isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+def allclose(
+    input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
     """Whether every element is close (see ``isclose``)."""
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 

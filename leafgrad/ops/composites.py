@@ -120,7 +120,11 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
 
 def _tri_mask(x: Tensor, diagonal: int, upper: bool):
     rows, cols = x._data.shape[-2:]
-    mask = np.triu(np.ones((rows, cols), bool), diagonal) if upper else np.tril(np.ones((rows, cols), bool), diagonal)
+    mask = (
+        np.triu(np.ones((rows, cols), bool), diagonal)
+        if upper
+        else np.tril(np.ones((rows, cols), bool), diagonal)
+    )
     return _wrap(mask)
 
 
@@ -159,7 +163,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     return moved[(Ellipsis, i, j)]
 
 
-def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: F811 - PyTorch's parameter name
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D input becomes a square matrix with it on a diagonal; a 2-D input gives its
     diagonal."""
     _tensor(input, "diag")
@@ -216,14 +220,18 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     return _SortResult(gather(input, dim, idx), idx)
 
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     _tensor(input, "topk")
     d = _normalize_dim(dim, max(input._data.ndim, 1), "topk")
     size = input._data.shape[d] if input._data.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError(f"topk: k ({k}) is out of range for a dimension of size {size}")
-    idx = argsort(input, dim, descending=largest, stable=True).narrow(d, 0, k) if input._data.ndim else argsort(input)
+    idx = (
+        argsort(input, dim, descending=largest, stable=True).narrow(d, 0, k)
+        if input._data.ndim
+        else argsort(input)
+    )
     from .indexing import gather
 
     values = gather(input, d, idx) if input._data.ndim else input.clone()
@@ -340,11 +348,15 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 
 
 def std_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
-    return input.std(dim, correction=correction, keepdim=keepdim), input.mean(dim, keepdim=keepdim) if dim is not None else input.mean()
+    return input.std(dim, correction=correction, keepdim=keepdim), input.mean(
+        dim, keepdim=keepdim
+    ) if dim is not None else input.mean()
 
 
 def var_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
-    return input.var(dim, correction=correction, keepdim=keepdim), input.mean(dim, keepdim=keepdim) if dim is not None else input.mean()
+    return input.var(dim, correction=correction, keepdim=keepdim), input.mean(
+        dim, keepdim=keepdim
+    ) if dim is not None else input.mean()
 
 
 def count_nonzero(input: Tensor, dim=None) -> Tensor:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor, device as _device
+from .._tensor import Tensor
+from .._tensor import device as _device
 from ._primitive import primitive
 
 _to_copy = primitive(
@@ -32,7 +33,9 @@ def clone(input: Tensor, *, memory_format=None) -> Tensor:
     return clone_(input)
 
 
-def to(input: Tensor, *args, dtype=None, device=None, copy: bool = False, non_blocking: bool = False) -> Tensor:
+def to(
+    input: Tensor, *args, dtype=None, device=None, copy: bool = False, non_blocking: bool = False
+) -> Tensor:
     """Convert dtype (``t.to(torch.float64)``, ``t.to(other)``, ``t.to("cpu", dtype)``)."""
     for a in args:
         if isinstance(a, _dtype.dtype) or a is float or a is int or a is bool:

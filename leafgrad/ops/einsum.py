@@ -13,7 +13,6 @@ from ._primitive import primitive
 from ._tangents import tangent_sum
 from .linalg import _check_tensors
 
-
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 

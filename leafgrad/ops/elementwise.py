@@ -21,22 +21,66 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 exp = unary("exp", np.exp, d1=lambda x, result: result, d2=lambda x, result: result)
 expm1 = unary("expm1", np.expm1, d1=lambda x, result: result + 1, d2=lambda x, result: result + 1)
 log = unary("log", np.log, d1=lambda x: x.reciprocal(), d2=lambda x: -(x * x).reciprocal())
-log1p = unary("log1p", np.log1p, node_name="Log1PBackward0", d1=lambda x: (x + 1).reciprocal(), d2=lambda x: -((x + 1) * (x + 1)).reciprocal())
-log2 = unary("log2", np.log2, d1=lambda x: (x * math.log(2.0)).reciprocal(), d2=lambda x: -(x * x * math.log(2.0)).reciprocal())
-log10 = unary("log10", np.log10, d1=lambda x: (x * math.log(10.0)).reciprocal(), d2=lambda x: -(x * x * math.log(10.0)).reciprocal())
+log1p = unary(
+    "log1p",
+    np.log1p,
+    node_name="Log1PBackward0",
+    d1=lambda x: (x + 1).reciprocal(),
+    d2=lambda x: -((x + 1) * (x + 1)).reciprocal(),
+)
+log2 = unary(
+    "log2",
+    np.log2,
+    d1=lambda x: (x * math.log(2.0)).reciprocal(),
+    d2=lambda x: -(x * x * math.log(2.0)).reciprocal(),
+)
+log10 = unary(
+    "log10",
+    np.log10,
+    d1=lambda x: (x * math.log(10.0)).reciprocal(),
+    d2=lambda x: -(x * x * math.log(10.0)).reciprocal(),
+)
 
 sin = unary("sin", np.sin, d1=lambda x: cos(x), d2=lambda x, result: -result)
 cos = unary("cos", np.cos, d1=lambda x: -sin(x), d2=lambda x, result: -result)
-tan = unary("tan", np.tan, d1=lambda x, result: 1 + result * result, d2=lambda x, result: 2 * result * (1 + result * result))
-asin = unary("asin", np.arcsin, d1=lambda x: (1 - x * x).rsqrt(), d2=lambda x: x * (1 - x * x) ** -1.5)
-acos = unary("acos", np.arccos, d1=lambda x: -(1 - x * x).rsqrt(), d2=lambda x: -x * (1 - x * x) ** -1.5)
-atan = unary("atan", np.arctan, d1=lambda x: (1 + x * x).reciprocal(), d2=lambda x: -2 * x * (1 + x * x) ** -2)
+tan = unary(
+    "tan",
+    np.tan,
+    d1=lambda x, result: 1 + result * result,
+    d2=lambda x, result: 2 * result * (1 + result * result),
+)
+asin = unary(
+    "asin", np.arcsin, d1=lambda x: (1 - x * x).rsqrt(), d2=lambda x: x * (1 - x * x) ** -1.5
+)
+acos = unary(
+    "acos", np.arccos, d1=lambda x: -(1 - x * x).rsqrt(), d2=lambda x: -x * (1 - x * x) ** -1.5
+)
+atan = unary(
+    "atan",
+    np.arctan,
+    d1=lambda x: (1 + x * x).reciprocal(),
+    d2=lambda x: -2 * x * (1 + x * x) ** -2,
+)
 sinh = unary("sinh", np.sinh, d1=lambda x: cosh(x), d2=lambda x, result: result)
 cosh = unary("cosh", np.cosh, d1=lambda x: sinh(x), d2=lambda x, result: result)
-tanh = unary("tanh", np.tanh, d1=lambda x, result: 1 - result * result, d2=lambda x, result: -2 * result * (1 - result * result))
-asinh = unary("asinh", np.arcsinh, d1=lambda x: (x * x + 1).rsqrt(), d2=lambda x: -x * (x * x + 1) ** -1.5)
-acosh = unary("acosh", np.arccosh, d1=lambda x: (x * x - 1).rsqrt(), d2=lambda x: -x * (x * x - 1) ** -1.5)
-atanh = unary("atanh", np.arctanh, d1=lambda x: (1 - x * x).reciprocal(), d2=lambda x: 2 * x * (1 - x * x) ** -2)
+tanh = unary(
+    "tanh",
+    np.tanh,
+    d1=lambda x, result: 1 - result * result,
+    d2=lambda x, result: -2 * result * (1 - result * result),
+)
+asinh = unary(
+    "asinh", np.arcsinh, d1=lambda x: (x * x + 1).rsqrt(), d2=lambda x: -x * (x * x + 1) ** -1.5
+)
+acosh = unary(
+    "acosh", np.arccosh, d1=lambda x: (x * x - 1).rsqrt(), d2=lambda x: -x * (x * x - 1) ** -1.5
+)
+atanh = unary(
+    "atanh",
+    np.arctanh,
+    d1=lambda x: (1 - x * x).reciprocal(),
+    d2=lambda x: 2 * x * (1 - x * x) ** -2,
+)
 
 arcsin, arccos, arctan = asin, acos, atan
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
@@ -91,7 +135,8 @@ threshold_backward = primitive(
     ),
     node_name="ThresholdBackwardBackward0",
     dtype_rule="keep",
-    elementwise=True, piecewise_linear=True,
+    elementwise=True,
+    piecewise_linear=True,
 )
 
 relu = primitive(
@@ -100,7 +145,8 @@ relu = primitive(
     (lambda grad, x, result: threshold_backward(grad, result),),
     node_name="ReluBackward0",
     dtype_rule="promote",
-    elementwise=True, piecewise_linear=True,
+    elementwise=True,
+    piecewise_linear=True,
     d1=lambda x, result: result > 0,
     d2=lambda x, result: zeros_like_grad(x),
 )
@@ -113,10 +159,15 @@ def _leaky_relu_forward(x, *, negative_slope=0.01):
 _leaky_relu = primitive(
     "leaky_relu",
     _leaky_relu_forward,
-    (lambda grad, x, result, *, negative_slope: threshold_backward(grad, x, negative_slope=negative_slope),),
+    (
+        lambda grad, x, result, *, negative_slope: threshold_backward(
+            grad, x, negative_slope=negative_slope
+        ),
+    ),
     node_name="LeakyReluBackward0",
     dtype_rule="float",
-    elementwise=True, piecewise_linear=True,
+    elementwise=True,
+    piecewise_linear=True,
     d1=lambda x, *, negative_slope: where(x > 0, 1.0, x.new_tensor(negative_slope)),
     d2=lambda x, *, negative_slope: zeros_like_grad(x),
 )
@@ -234,9 +285,33 @@ def _zero_grad(grad, x, result, **params):
     return zeros_like_grad(grad)
 
 
-floor = primitive("floor", np.floor, (_zero_grad,), node_name="FloorBackward0", dtype_rule="promote", elementwise=True, piecewise_linear=True)
-ceil = primitive("ceil", np.ceil, (_zero_grad,), node_name="CeilBackward0", dtype_rule="promote", elementwise=True, piecewise_linear=True)
-trunc = primitive("trunc", np.trunc, (_zero_grad,), node_name="TruncBackward0", dtype_rule="promote", elementwise=True, piecewise_linear=True)
+floor = primitive(
+    "floor",
+    np.floor,
+    (_zero_grad,),
+    node_name="FloorBackward0",
+    dtype_rule="promote",
+    elementwise=True,
+    piecewise_linear=True,
+)
+ceil = primitive(
+    "ceil",
+    np.ceil,
+    (_zero_grad,),
+    node_name="CeilBackward0",
+    dtype_rule="promote",
+    elementwise=True,
+    piecewise_linear=True,
+)
+trunc = primitive(
+    "trunc",
+    np.trunc,
+    (_zero_grad,),
+    node_name="TruncBackward0",
+    dtype_rule="promote",
+    elementwise=True,
+    piecewise_linear=True,
+)
 fix = trunc
 
 
@@ -245,14 +320,26 @@ def _round_forward(x, *, decimals=0):
 
 
 _round = primitive(
-    "round", _round_forward, (_zero_grad,), node_name="RoundBackward0", dtype_rule="promote", elementwise=True, piecewise_linear=True
+    "round",
+    _round_forward,
+    (_zero_grad,),
+    node_name="RoundBackward0",
+    dtype_rule="promote",
+    elementwise=True,
+    piecewise_linear=True,
 )
 _round_decimals = primitive(
-    "round", _round_forward, (_zero_grad,), node_name="RoundBackward1", dtype_rule="promote", elementwise=True, piecewise_linear=True
+    "round",
+    _round_forward,
+    (_zero_grad,),
+    node_name="RoundBackward1",
+    dtype_rule="promote",
+    elementwise=True,
+    piecewise_linear=True,
 )
 
 
-def round(input, *, decimals: int = 0):  # noqa: A001 - PyTorch's name
+def round(input, *, decimals: int = 0):
     """Round half to even, like PyTorch; zero gradient."""
     return _round_decimals(input, decimals=decimals) if decimals else _round(input)
 
@@ -287,7 +374,8 @@ maximum = primitive(
     (_max_min_grad(True), _max_min_grad(False)),
     node_name="MaximumBackward0",
     broadcast=True,
-    elementwise=True, piecewise_linear=True,
+    elementwise=True,
+    piecewise_linear=True,
 )
 minimum = primitive(
     "minimum",
@@ -295,11 +383,12 @@ minimum = primitive(
     (_max_min_grad(True), _max_min_grad(False)),
     node_name="MinimumBackward0",
     broadcast=True,
-    elementwise=True, piecewise_linear=True,
+    elementwise=True,
+    piecewise_linear=True,
 )
 
 
-def _clamp_forward(x, *, min=None, max=None):  # noqa: A002
+def _clamp_forward(x, *, min=None, max=None):
     out = x
     if min is not None:
         out = np.maximum(out, min)
@@ -308,7 +397,7 @@ def _clamp_forward(x, *, min=None, max=None):  # noqa: A002
     return out.astype(x.dtype, copy=False) if out is not x else x.copy()
 
 
-def _clamp_mask(x, min, max):  # noqa: A002
+def _clamp_mask(x, min, max):
     mask = None
     if min is not None:
         mask = x >= min
@@ -325,7 +414,8 @@ def _clamp_scalar_primitive(node_name):
         (lambda grad, x, result, *, min=None, max=None: grad * _clamp_mask(x, min, max),),
         node_name=node_name,
         dtype_rule="keep",
-        elementwise=True, piecewise_linear=True,
+        elementwise=True,
+        piecewise_linear=True,
     )
 
 
@@ -346,7 +436,8 @@ _clamp_tensor = primitive(
     node_name="ClampBackward0",
     broadcast=True,
     scalars=True,
-    elementwise=True, piecewise_linear=True,
+    elementwise=True,
+    piecewise_linear=True,
 )
 
 
@@ -369,7 +460,8 @@ def _clamp_bound_primitive(node_name, upper: bool):
         node_name=node_name,
         broadcast=True,
         scalars=True,
-        elementwise=True, piecewise_linear=True,
+        elementwise=True,
+        piecewise_linear=True,
     )
 
 
@@ -379,7 +471,7 @@ _clamp_min_tensor = _clamp_bound_primitive("ClampMinBackward1", upper=False)
 _clamp_max_tensor = _clamp_bound_primitive("ClampMaxBackward1", upper=True)
 
 
-def _clamp_by_numbers(op, input, min, max):  # noqa: A002
+def _clamp_by_numbers(op, input, min, max):
     if not isinstance(input, Tensor):
         raise TypeError(f"clamp(): input must be a Tensor, not {type(input).__name__}")
     from .._dtype import result_type
@@ -389,7 +481,7 @@ def _clamp_by_numbers(op, input, min, max):  # noqa: A002
     return op(x, min=min, max=max)
 
 
-def clamp(input, min=None, max=None):  # noqa: A002 - PyTorch's names
+def clamp(input, min=None, max=None):
     """Limit ``input`` to [min, max]; either bound may be None, a number or a Tensor."""
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of min and max must be given")
@@ -405,14 +497,14 @@ def clamp(input, min=None, max=None):  # noqa: A002 - PyTorch's names
 clip = clamp
 
 
-def clamp_min(input, min):  # noqa: A002
+def clamp_min(input, min):
     """``max(input, min)`` elementwise; ``min`` a number or a Tensor."""
     if isinstance(min, Tensor):
         return _clamp_min_tensor(input, min)
     return _clamp_by_numbers(_clamp_min_scalar, input, min, None)
 
 
-def clamp_max(input, max):  # noqa: A002
+def clamp_max(input, max):
     """``min(input, max)`` elementwise; ``max`` a number or a Tensor."""
     if isinstance(max, Tensor):
         return _clamp_max_tensor(input, max)
@@ -435,7 +527,8 @@ _where = primitive(
     dtype_rule="keep",
     broadcast=True,
     scalars=True,
-    elementwise=True, piecewise_linear=True,
+    elementwise=True,
+    piecewise_linear=True,
 )
 
 

@@ -160,7 +160,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     shape = input._data.shape
     d = _normalize_dim(operator.index(dim), len(shape), "index_select")
     size = shape[d] if shape else 1
-    if idx.size and (idx.min() < 0 or idx.max() >= size) or (not shape and idx.size != 1):
+    if (idx.size and (idx.min() < 0 or idx.max() >= size)) or (not shape and idx.size != 1):
         raise IndexError(
             f"index_select(): index {idx.tolist()} is out of range for dim {d} of size {size} "
             f"(tensor shape {list(shape)}); negative indices are not allowed"

@@ -253,7 +253,9 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
 def fill_(self: Tensor, value) -> Tensor:
     if isinstance(value, Tensor):
         if value._data.ndim:
-            raise RuntimeError(f"fill_: only a 0-dim tensor value is allowed, got shape {list(value._data.shape)}")
+            raise RuntimeError(
+                f"fill_: only a 0-dim tensor value is allowed, got shape {list(value._data.shape)}"
+            )
         return copy_(self, value)
     _check_target(self, "fill_")
     return apply_inplace(self, overwrite(self, self._data.dtype.type(value)), "fill_")
@@ -323,14 +325,17 @@ def _random_fill(name, draw):
 
         rng = generator or _generator()
         with grad_mode.no_grad():
-            values = _wrap(np.asarray(draw(rng, self._data.shape, *args, **kwargs), dtype=self._data.dtype))
+            values = _wrap(
+                np.asarray(draw(rng, self._data.shape, *args, **kwargs), dtype=self._data.dtype)
+            )
             return apply_inplace(self, values, name)
 
     method.__name__ = name
     return method
 
 
-from . import arithmetic as _ar, elementwise as _el  # noqa: E402
+from . import arithmetic as _ar  # noqa: E402
+from . import elementwise as _el
 
 _OUT_OF_PLACE = {
     "add": _ar.add, "sub": _ar.sub, "mul": _ar.mul, "div": _ar.div, "pow": _ar.pow,

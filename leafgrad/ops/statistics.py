@@ -9,8 +9,8 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ._primitive import primitive
-from ._tangents import zero_tangent
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
+from ._tangents import zero_tangent
 from .elementwise import where
 
 
@@ -234,9 +234,7 @@ def _norm_order(p, dim, ndim) -> float:
         return 2.0
     if isinstance(p, str):
         # PyTorch raises RuntimeError here, not TypeError.
-        raise RuntimeError(  # noqa: TRY004
-            f"norm: order {p!r} is not supported; pass a number, 'fro' or 'nuc'"
-        )
+        raise RuntimeError(f"norm: order {p!r} is not supported; pass a number, 'fro' or 'nuc'")
     return float(p)
 
 

@@ -166,9 +166,7 @@ def test_jacobian_values_and_facts(create_graph):
     "options",
     [
         pytest.param({"vectorize": True}, id="vectorize"),
-        pytest.param(
-            {"vectorize": True, "strategy": "forward-mode"}, id="forward-mode"
-        ),
+        pytest.param({"vectorize": True, "strategy": "forward-mode"}, id="forward-mode"),
     ],
 )
 def test_jacobian_vectorized_and_forward_mode_give_the_same_values(options):

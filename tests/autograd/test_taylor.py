@@ -55,7 +55,9 @@ def _nested_derivatives(f, x, v, order):
     return out
 
 
-@pytest.mark.parametrize("name", ["exp", "sin", "cos", "tanh", "sigmoid", "log1p", "sqrt", "erf", "softplus", "atan"])
+@pytest.mark.parametrize(
+    "name", ["exp", "sin", "cos", "tanh", "sigmoid", "log1p", "sqrt", "erf", "softplus", "atan"]
+)
 def test_unary_coefficients_up_to_order_6_match_nested_reverse(name):
     fn = getattr(lg, name) if hasattr(lg, name) else None
     x = lg.tensor([0.2, 0.7, 1.3], dtype=lg.float64)
@@ -63,7 +65,9 @@ def test_unary_coefficients_up_to_order_6_match_nested_reverse(name):
     derivs = taylor.derivatives(fn, x, v, 6)
     expected = _nested_derivatives(fn, x, v, 6)
     for k, (a, b) in enumerate(zip(derivs, expected)):
-        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-9, atol=1e-9, err_msg=f"order {k}")
+        np.testing.assert_allclose(
+            a.detach().numpy(), b.detach().numpy(), rtol=1e-9, atol=1e-9, err_msg=f"order {k}"
+        )
 
 
 def test_coefficients_are_derivatives_over_factorials():
@@ -97,7 +101,9 @@ def test_mlp_directional_derivatives_order_4_match_nested_reverse(act):
     derivs = taylor.derivatives(f, x, v, 4)
     expected = _nested_derivatives(f, x, v, 4)
     for k, (a, b) in enumerate(zip(derivs, expected)):
-        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-8, atol=1e-8, err_msg=f"order {k}")
+        np.testing.assert_allclose(
+            a.detach().numpy(), b.detach().numpy(), rtol=1e-8, atol=1e-8, err_msg=f"order {k}"
+        )
 
 
 def _nested_laplacian(f, x):
@@ -121,8 +127,12 @@ def test_collapsed_laplacian_equals_trace_of_nested_hessian(d, act):
     u_ref, grad_ref, lap_ref = _nested_laplacian(f, x)
     np.testing.assert_allclose(u.detach().numpy(), u_ref.detach().numpy(), rtol=1e-12)
     assert grad.shape == (7, 1, d)
-    np.testing.assert_allclose(grad.detach().numpy()[:, 0, :], grad_ref.detach().numpy(), rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(lap.detach().numpy()[:, 0], lap_ref.detach().numpy(), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(
+        grad.detach().numpy()[:, 0, :], grad_ref.detach().numpy(), rtol=1e-9, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        lap.detach().numpy()[:, 0], lap_ref.detach().numpy(), rtol=1e-9, atol=1e-10
+    )
 
 
 def test_collapsed_with_a_symmetric_weight_matrix_gives_the_weighted_second_derivatives():
@@ -139,8 +149,12 @@ def test_collapsed_with_a_symmetric_weight_matrix_gives_the_weighted_second_deri
         (row,) = lg.autograd.grad(g[:, i].sum(), xr, retain_graph=True)
         for j in range(3):
             expected = expected + a[i, j] * row[:, j]
-    np.testing.assert_allclose(op_u.detach().numpy()[:, 0], expected.detach().numpy(), rtol=1e-9, atol=1e-10)
-    np.testing.assert_allclose(grad.detach().numpy()[:, 0, :], g.detach().numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        op_u.detach().numpy()[:, 0], expected.detach().numpy(), rtol=1e-9, atol=1e-10
+    )
+    np.testing.assert_allclose(
+        grad.detach().numpy()[:, 0, :], g.detach().numpy(), rtol=1e-9, atol=1e-12
+    )
 
 
 def test_diagonal_weights_for_a_diffusion_operator():
@@ -181,7 +195,9 @@ def test_parameter_gradients_through_taylor_coefficients_match_nested_reverse():
     coeffs = taylor.derivatives(lambda t: (t * w).sin() * w, x, v, 3)
     (gw,) = lg.autograd.grad(coeffs[3].sum(), w)
     # d^3/dx^3 of sin(w x) w = -w^4 cos(w x); d/dw of that
-    expected = -4 * w.detach() ** 3 * (w.detach() * x).cos() + w.detach() ** 4 * x * (w.detach() * x).sin()
+    expected = (
+        -4 * w.detach() ** 3 * (w.detach() * x).cos() + w.detach() ** 4 * x * (w.detach() * x).sin()
+    )
     np.testing.assert_allclose(gw.numpy(), expected.numpy(), rtol=1e-10)
 
 

@@ -200,7 +200,7 @@ class Recorder:
             warnings.simplefilter("always")
             try:
                 result = fn()
-            except Exception as exc:  # noqa: BLE001 - the type is what we compare
+            except Exception as exc:
                 self.put(label, Raised(exc_kind(exc), str(exc)[:300]))
                 result, ok = None, False
             else:
@@ -235,7 +235,7 @@ def build(T, g: Graph, rec: Recorder | None = None):
         if rec is None:
             try:
                 out = apply_step(T, step, vals)
-            except Exception:  # noqa: BLE001 - recorded in the observed build
+            except Exception:
                 out = None
         else:
             _, out = rec.attempt(f"v{idx}={step.op}", lambda s=step: apply_step(T, s, vals), check)
@@ -263,7 +263,7 @@ def build(T, g: Graph, rec: Recorder | None = None):
 def _quiet(fn):
     try:
         return True, fn()
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False, None
 
 
@@ -524,7 +524,7 @@ class _Draft:
             warnings.simplefilter("ignore")
             try:
                 out = apply_step(self.torch, step, self.tv)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 if not allow_error:
                     return False
                 step.expect_error = True
@@ -579,7 +579,7 @@ class _Draft:
             warnings.simplefilter("ignore")
             try:
                 apply_step(self.torch, step, self.tv)
-            except Exception:  # noqa: BLE001 - what we want: torch rejects it
+            except Exception:
                 step.expect_error = True
                 self.steps.append(step)
                 self.tv.append(None)

@@ -12,7 +12,9 @@ def _run(lib):
         layer.bias.copy_(lib.tensor([0.5, -0.5]))
     seen = []
     pre = layer.register_forward_pre_hook(lambda m, args: (args[0] * 2,))
-    post = layer.register_forward_hook(lambda m, args, out: seen.append(args[0].sum().item()) or out + 1)
+    post = layer.register_forward_hook(
+        lambda m, args, out: seen.append(args[0].sum().item()) or out + 1
+    )
     x = lib.tensor([[1.0, 2.0, 3.0]], dtype=lib.float64)
     hooked = layer(x).tolist()
     pre.remove()
@@ -26,7 +28,9 @@ def test_forward_hooks_replace_args_and_outputs_and_can_be_removed():
 
     hooked, plain, seen = _run(leafgrad)
     assert seen == [12.0]
-    np.testing.assert_allclose(np.array(hooked) - 1, np.array(plain) * 2 - np.array([[0.5, -0.5]]), rtol=1e-12)
+    np.testing.assert_allclose(
+        np.array(hooked) - 1, np.array(plain) * 2 - np.array([[0.5, -0.5]]), rtol=1e-12
+    )
 
 
 def test_forward_hooks_match_torch():

@@ -3,8 +3,8 @@ gradgradcheck in float64. Each op family lists its samples in ``samples_<family>
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

@@ -26,9 +26,26 @@ SAMPLES = [
     S("pow", lambda x, y: x**y, ((2, 3), (3,)), domain=(0.3, 2.0), id="pow-tensor-broadcast"),
     S("pow", lambda y: 2.0**y, ((4,),), id="pow-scalar-base"),
     S("pow", lambda x: lg.square(x), ((3, 3),), id="square"),
-    S("remainder", lambda x, y: lg.remainder(x, y), ((4,), (4,)), make_inputs=lambda rng: [rng.uniform(0.1, 0.9, 4) + 3.0, rng.uniform(1.1, 1.4, 4)]),
-    S("fmod", lambda x, y: lg.fmod(x, y), ((4,), (4,)), make_inputs=lambda rng: [rng.uniform(0.1, 0.9, 4) - 3.0, rng.uniform(1.1, 1.4, 4)]),
-    S("rounded_div", lambda x, y: lg.div(x, y, rounding_mode="floor") * x + lg.div(x, y, rounding_mode="trunc") * y, ((4,), (4,)), make_inputs=lambda rng: [rng.uniform(0.1, 0.9, 4) + 3.0, rng.uniform(1.1, 1.4, 4)]),
+    S(
+        "remainder",
+        lambda x, y: lg.remainder(x, y),
+        ((4,), (4,)),
+        make_inputs=lambda rng: [rng.uniform(0.1, 0.9, 4) + 3.0, rng.uniform(1.1, 1.4, 4)],
+    ),
+    S(
+        "fmod",
+        lambda x, y: lg.fmod(x, y),
+        ((4,), (4,)),
+        make_inputs=lambda rng: [rng.uniform(0.1, 0.9, 4) - 3.0, rng.uniform(1.1, 1.4, 4)],
+    ),
+    S(
+        "rounded_div",
+        lambda x, y: (
+            lg.div(x, y, rounding_mode="floor") * x + lg.div(x, y, rounding_mode="trunc") * y
+        ),
+        ((4,), (4,)),
+        make_inputs=lambda rng: [rng.uniform(0.1, 0.9, 4) + 3.0, rng.uniform(1.1, 1.4, 4)],
+    ),
     S("neg", lambda x: -x, ((2, 3),)),
     S("abs", lambda x: x.abs(), ((2, 4),), make_inputs=away_from([0.0])([(2, 4)])),
     S("sign", lambda x: x.sign() * x, ((5,),), make_inputs=away_from([0.0])([(5,)])),

@@ -31,6 +31,16 @@ SAMPLES = [
     S("index_put", _setitem, ((3, 2), (2,))),
     S("overwrite", lambda t, s: overwrite(t, s) * t, ((2, 3), (3,))),
     S("overwrite", _copy_into, ((2, 3), (2, 3)), id="copy_"),
-    S("zero_region", lambda g: zero_region(g, key=(slice(0, 1),)) * g, ((3, 2),), id="zero_region-key"),
-    S("zero_region", lambda g: zero_region(g, view_fn=lambda t: t[1]) * g, ((3, 2),), id="zero_region-view"),
+    S(
+        "zero_region",
+        lambda g: zero_region(g, key=(slice(0, 1),)) * g,
+        ((3, 2),),
+        id="zero_region-key",
+    ),
+    S(
+        "zero_region",
+        lambda g: zero_region(g, view_fn=lambda t: t[1]) * g,
+        ((3, 2),),
+        id="zero_region-view",
+    ),
 ]

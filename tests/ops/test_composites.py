@@ -45,7 +45,11 @@ CASES = {
     "cdist_p1": (lambda m, p, q: m.cdist(p, q, p=1.0), P, Q),
     "cross": (lambda m, p, q: m.cross(p[:4], q, dim=1), P, Q),
     "kron": (lambda m, a, v: m.kron(a[:2, :2], v[:3]), A, V),
-    "meshgrid": (lambda m, v, w: sum(g * (i + 1) for i, g in enumerate(m.meshgrid(v, w[:3], indexing="xy"))), V, V),
+    "meshgrid": (
+        lambda m, v, w: sum(g * (i + 1) for i, g in enumerate(m.meshgrid(v, w[:3], indexing="xy"))),
+        V,
+        V,
+    ),
     "std_mean": (lambda m, a: sum(m.std_mean(a, dim=1)), A),
     "var_mean": (lambda m, a: sum(m.var_mean(a, dim=0)), A),
     "fmax": (lambda m, a, c: m.fmax(a, c), A, C),
@@ -61,10 +65,14 @@ def _run(lib, case):
     xs = [lib.tensor(a, requires_grad=True) for a in arrays]
     y = fn(lib, *xs)
     w = lib.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)))
-    grads = lib.autograd.grad((y * w).sum(), xs, create_graph=True, allow_unused=True, materialize_grads=True)
+    grads = lib.autograd.grad(
+        (y * w).sum(), xs, create_graph=True, allow_unused=True, materialize_grads=True
+    )
     if case in FIRST_ORDER_ONLY:
         return y, grads, None
-    total = sum(((g * g).sum() for g in grads if g.requires_grad), lib.tensor(0.0, dtype=lib.float64))
+    total = sum(
+        ((g * g).sum() for g in grads if g.requires_grad), lib.tensor(0.0, dtype=lib.float64)
+    )
     second = (
         lib.autograd.grad(total, xs, allow_unused=True, materialize_grads=True)
         if total.requires_grad
@@ -76,11 +84,15 @@ def _run(lib, case):
 @pytest.mark.parametrize("case", list(CASES))
 def test_composite_matches_torch(case):
     ours, theirs = _run(lg, case), _run(torch, case)
-    np.testing.assert_allclose(ours[0].detach().numpy(), theirs[0].detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        ours[0].detach().numpy(), theirs[0].detach().numpy(), rtol=1e-10, atol=1e-12
+    )
     assert str(ours[0].dtype) == str(theirs[0].dtype)
     for part in (1,) if case in FIRST_ORDER_ONLY else (1, 2):
         for a, b in zip(ours[part], theirs[part]):
-            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(force=True), rtol=1e-9, atol=1e-10)
+            np.testing.assert_allclose(
+                a.detach().numpy(), b.detach().numpy(force=True), rtol=1e-9, atol=1e-10
+            )
 
 
 def test_sort_and_topk_give_named_values_and_int64_indices_like_torch():
@@ -98,7 +110,9 @@ def test_nan_to_num_and_count_nonzero_match_torch():
     vals = [float("nan"), float("inf"), -float("inf"), 0.0, 1.5]
     a, b = lg.tensor(vals), torch.tensor(vals)
     np.testing.assert_array_equal(lg.nan_to_num(a).numpy(), torch.nan_to_num(b).numpy())
-    np.testing.assert_array_equal(lg.nan_to_num(a, 1.0, 2.0, -2.0).numpy(), torch.nan_to_num(b, 1.0, 2.0, -2.0).numpy())
+    np.testing.assert_array_equal(
+        lg.nan_to_num(a, 1.0, 2.0, -2.0).numpy(), torch.nan_to_num(b, 1.0, 2.0, -2.0).numpy()
+    )
     assert lg.count_nonzero(a).item() == torch.count_nonzero(b).item()
 
 

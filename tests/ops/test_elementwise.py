@@ -92,8 +92,12 @@ def test_binary_broadcast_values_and_grads_match_torch(name):
         _close(u, v)
     assert [g.requires_grad for g in ga] == [g.requires_grad for g in gb]
     if any(g.requires_grad for g in gb):
-        ha = lg.autograd.grad((ga[0] * ga[1]).sum(), (a1, a2), allow_unused=True, materialize_grads=True)
-        hb = torch.autograd.grad((gb[0] * gb[1]).sum(), (b1, b2), allow_unused=True, materialize_grads=True)
+        ha = lg.autograd.grad(
+            (ga[0] * ga[1]).sum(), (a1, a2), allow_unused=True, materialize_grads=True
+        )
+        hb = torch.autograd.grad(
+            (gb[0] * gb[1]).sum(), (b1, b2), allow_unused=True, materialize_grads=True
+        )
         for u, v in zip(ha, hb):
             _close(u, v)
 
@@ -162,7 +166,10 @@ def test_gradient_at_kinks_and_zeros_matches_torch(fn):
 )
 def test_grad_fn_names_match_torch(expr):
     def env(lib):
-        return {"a": lib.tensor([2.0], requires_grad=True), "b": lib.tensor([3.0], requires_grad=True)}
+        return {
+            "a": lib.tensor([2.0], requires_grad=True),
+            "b": lib.tensor([3.0], requires_grad=True),
+        }
 
     assert eval(expr, env(lg)).grad_fn.name() == eval(expr, env(torch)).grad_fn.name()
 

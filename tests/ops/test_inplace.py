@@ -52,8 +52,12 @@ SCENARIOS = {
     "setitem_index_tensor": lambda lib, w: _set(w * 1, lib.tensor([1]), w[0] ** 2),
     "view_row_mul_": lambda lib, w: _through_view(w * 1, lambda v: v[0], lambda v: v.mul_(3)),
     "view_slice_add_": lambda lib, w: _through_view(w * 1, lambda v: v[:, 1:], lambda v: v.add_(v)),
-    "view_transpose_mul_": lambda lib, w: _through_view(w * 1, lambda v: v.t(), lambda v: v.mul_(2)),
-    "view_reshape_exp_": lambda lib, w: _through_view(w * 1, lambda v: v.view(3, 2), lambda v: v.exp_()),
+    "view_transpose_mul_": lambda lib, w: _through_view(
+        w * 1, lambda v: v.t(), lambda v: v.mul_(2)
+    ),
+    "view_reshape_exp_": lambda lib, w: _through_view(
+        w * 1, lambda v: v.view(3, 2), lambda v: v.exp_()
+    ),
     "view_of_view": lambda lib, w: _through_view(w * 1, lambda v: v[1][1:], lambda v: v.mul_(4)),
 }
 

@@ -47,7 +47,10 @@ def _nested(sample, inputs, directions, weights):
             values.extend([0.0] * (ORDER + 1 - len(values)))
             break
         grads = lg.autograd.grad(s, xs, create_graph=True, allow_unused=True)
-        s = sum(((g * v).sum() for g, v in zip(grads, directions) if g is not None), lg.tensor(0.0, dtype=lg.float64))
+        s = sum(
+            ((g * v).sum() for g, v in zip(grads, directions) if g is not None),
+            lg.tensor(0.0, dtype=lg.float64),
+        )
         values.append(s.item())
     return values
 
@@ -68,7 +71,12 @@ def test_taylor_coefficients_to_order_4_match_nested_reverse(sample):
     out0 = multi(*inputs)
     w = lg.tensor(rng.standard_normal(out0.shape))
     ours = [(c * w).sum().item() * math.factorial(k) for k, c in enumerate(coeffs)]
-    expected = _nested(sample, inputs, directions, [w] if len(_outputs(sample.fn(*inputs))) == 1 else _split(w, sample, inputs))
+    expected = _nested(
+        sample,
+        inputs,
+        directions,
+        [w] if len(_outputs(sample.fn(*inputs))) == 1 else _split(w, sample, inputs),
+    )
     scale = max(1.0, max(abs(e) for e in expected))
     np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-7 * scale)
 
