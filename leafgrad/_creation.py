@@ -450,7 +450,7 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad: 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad: bool = False, pin_memory: bool = False) -> Tensor:  # fmt: skip
-    """``size`` filled with ``fill_value``; the dtype follows the value (bool, int64, default float)."""
+    """``size`` filled with ``fill_value``; the dtype follows it (bool, int64, default float)."""
     shape = _size_tuple(size, "full")
     value = _number(fill_value, "full", "fill_value")
     dt = _out_dtype(dtype, out, _number_dtype(value))

@@ -86,7 +86,7 @@ def from_numpy_dtype(np_dtype) -> dtype:
 
 
 def as_dtype(d) -> dtype:
-    """A ``dtype=`` argument as a leafgrad dtype: a leafgrad dtype or Python ``float``/``int``/``bool``.
+    """A ``dtype=`` argument as a leafgrad dtype: a dtype or Python ``float``/``int``/``bool``.
 
     Like PyTorch, NumPy dtypes and strings are refused with a TypeError.
     """

@@ -96,8 +96,9 @@ def _check_random_range(low: int, high: int, dt: _dtype.dtype, op: str) -> None:
 
 
 def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
-            layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:  # fmt: skip
-    """Integers uniform on ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``."""
+            layout=None, device=None, requires_grad: bool = False,
+            pin_memory: bool = False) -> Tensor:  # fmt: skip
+    """Integers uniform on ``[low, high)``: ``randint(high, size)`` or ``(low, high, size)``."""
     args = list(args)
     if size is None and args and (isinstance(args[-1], (tuple, list)) or len(args) == 3):
         size = args.pop()
@@ -139,8 +140,8 @@ def randn_like(
     return _finish(_generator().standard_normal(shape).astype(dt.np), requires_grad, device)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
-                 memory_format=None) -> Tensor:  # fmt: skip
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None) -> Tensor:  # fmt: skip
     """``randint_like(input, high)`` or ``randint_like(input, low, high)``."""
     if high is None:
         low, high = 0, low

@@ -319,7 +319,8 @@ class Tensor:
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not isinstance(requires_grad, bool):
             raise TypeError(
-                f"requires_grad_(): requires_grad must be a bool, not {type(requires_grad).__name__}"
+                "requires_grad_(): requires_grad must be a bool, not "
+                f"{type(requires_grad).__name__}"
             )
         # Unlike the setter, asking a non-leaf (which already requires grad) for True is fine.
         if not (requires_grad and self.grad_fn is not None):

@@ -100,7 +100,8 @@ def higher_order() -> None:
     d2b_da2 = grad(db_da, a, create_graph=True)[0]
     d3b_da3 = grad(d2b_da2, a)[0]
     print(
-        f"b = a^3 at a=3: db/da = {db_da.item()}, d2b/da2 = {d2b_da2.item()}, d3b/da3 = {d3b_da3.item()}"
+        f"b = a^3 at a=3: db/da = {db_da.item()}, d2b/da2 = {d2b_da2.item()}, "
+        f"d3b/da3 = {d3b_da3.item()}"
     )
     x = torch.linspace(0, 1, 5, requires_grad=True)
     u = torch.sin(3 * x)

@@ -100,7 +100,8 @@ def _run_tensor_pre_hooks(node: Node, buffer: list) -> None:
 def _check_hook_result(node: Node, old, new) -> None:
     if not isinstance(new, Tensor):
         raise TypeError(
-            f"a hook on a tensor of {node.name()} returned {type(new).__name__}, expected a Tensor or None"
+            f"a hook on a tensor of {node.name()} returned {type(new).__name__}, "
+            "expected a Tensor or None"
         )
     if new._data.shape != old._data.shape or new._data.dtype != old._data.dtype:
         raise RuntimeError(

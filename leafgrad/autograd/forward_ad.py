@@ -51,7 +51,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     level = _forward.current_level(level)
     if not isinstance(tensor, Tensor) or not isinstance(tangent, Tensor):
         raise TypeError(
-            f"make_dual expects two Tensors, got {type(tensor).__name__} and {type(tangent).__name__}"
+            f"make_dual expects two Tensors, got {type(tensor).__name__} and "
+            f"{type(tangent).__name__}"
         )
     if tensor._data.dtype.kind != "f":
         raise ValueError(f"make_dual: the primal must be floating point, got {tensor.dtype}")

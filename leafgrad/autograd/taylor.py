@@ -140,7 +140,8 @@ def _directions(weights, d: int):
         return [np.eye(d)[i] for i in range(d)], [float(w) for w in a]
     if a.shape != (d, d) or not np.allclose(a, a.T):
         raise ValueError(
-            f"taylor.collapsed: weights must be a symmetric ({d}, {d}) matrix, got shape {list(a.shape)}"
+            f"taylor.collapsed: weights must be a symmetric ({d}, {d}) matrix, got shape "
+            f"{list(a.shape)}"
         )
     if np.count_nonzero(a - np.diag(np.diagonal(a))) == 0:
         return [np.eye(d)[i] for i in range(d)], [float(w) for w in np.diagonal(a)]

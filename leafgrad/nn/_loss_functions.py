@@ -24,7 +24,8 @@ def _reduction(name: str, size_average, reduce, reduction: str) -> str:
         reduce = True if reduce is None else reduce
         reduction = ("mean" if size_average else "sum") if reduce else "none"
         warnings.warn(
-            f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+            "size_average and reduce args will be deprecated, please use "
+            f"reduction='{reduction}' instead.",
             stacklevel=4,
         )
         return reduction
@@ -36,7 +37,8 @@ def _reduction(name: str, size_average, reduce, reduction: str) -> str:
         return "mean"
     if reduction not in _REDUCTIONS:
         raise ValueError(
-            f"{reduction} is not a valid value for reduction ({name}: expected one of {_REDUCTIONS})"
+            f"{reduction} is not a valid value for reduction ({name}: expected one of "
+            f"{_REDUCTIONS})"
         )
     return reduction
 
@@ -69,7 +71,7 @@ def _check_float(name: str, input: Tensor) -> None:
 
 
 def _pointwise(name, input, target, weight, reduction, elementwise, weighted_mean=True):
-    """``elementwise(input, target)`` (broadcast, with a warning when shapes differ), weighted, reduced.
+    """``elementwise(input, target)`` (broadcast, warning when shapes differ), weighted, reduced.
 
     With a ``weight``, ``mean`` is ``sum(w * loss) / sum(w)``, or the plain mean of
     ``w * loss`` when not ``weighted_mean`` (PyTorch's huber_loss).
@@ -95,7 +97,8 @@ def _pointwise(name, input, target, weight, reduction, elementwise, weighted_mea
         return _reduce(loss, reduction)
     if weight.shape != input.shape:
         raise ValueError(
-            f"{name}: weight of shape {list(weight.shape)} must have the input's shape {list(input.shape)}"
+            f"{name}: weight of shape {list(weight.shape)} must have the input's shape "
+            f"{list(input.shape)}"
         )
     loss = loss * weight
     if reduction == "mean" and weighted_mean:
@@ -106,7 +109,7 @@ def _pointwise(name, input, target, weight, reduction, elementwise, weighted_mea
 def mse_loss(
     input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None
 ) -> Tensor:
-    """Mean squared error ``(input - target)^2``; ``weight`` (input's shape) makes ``mean`` a weighted mean."""
+    """Mean squared error ``(input - target)^2``; ``weight`` (input's shape) weights the mean."""
     reduction = _reduction("mse_loss", size_average, reduce, reduction)
     return _pointwise("mse_loss", input, target, weight, reduction, lambda x, y: (x - y).square())
 
@@ -129,7 +132,7 @@ def _huber(delta: float):
 
 
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weight=None) -> Tensor:
-    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - delta / 2)``, with ``d = input - target``.
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - delta / 2)``; ``d = input - target``.
 
     With ``weight``, ``mean`` is the plain mean of the weighted losses (as PyTorch's).
     """
@@ -146,7 +149,7 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weigh
 def smooth_l1_loss(
     input, target, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0
 ) -> Tensor:
-    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - beta / 2``; ``beta = 0`` is the L1 loss."""
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - beta / 2``; ``beta = 0`` is L1."""
     reduction = _reduction("smooth_l1_loss", size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError(
@@ -186,7 +189,7 @@ def _clamped_log(x: Tensor) -> Tensor:
 def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"
 ) -> Tensor:
-    """``-w (y log x + (1 - y) log(1 - x))`` for probabilities ``x`` in [0, 1]; logs clamped at -100."""
+    """``-w (y log x + (1 - y) log(1 - x))`` for ``x`` in [0, 1]; logs clamped at -100."""
     reduction = _reduction("binary_cross_entropy", size_average, reduce, reduction)
     _check_tensors("binary_cross_entropy", input=input, target=target, weight=weight)
     _same_shape("binary_cross_entropy", input, target)
@@ -264,7 +267,8 @@ def _check_class_target(name: str, input: Tensor, target: Tensor, class_dim: int
     if class_dim == 1 and target.dim() >= 1 and target.shape[0] != input.shape[0]:
         raise ValueError(
             f"{name}: expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0]}) (input of shape {list(input.shape)}, target of shape {list(target.shape)})"
+            f"({target.shape[0]}) (input of shape {list(input.shape)}, target of shape "
+            f"{list(target.shape)})"
         )
     if list(target.shape) != expected:
         raise RuntimeError(

@@ -140,7 +140,8 @@ class ModuleList(Module):
     def extend(self, modules: Iterable[Module]) -> ModuleList:
         if not isinstance(modules, Iterable):
             raise TypeError(
-                f"ModuleList.extend should be called with an iterable, but got {type(modules).__name__}"
+                "ModuleList.extend should be called with an iterable, but got "
+                f"{type(modules).__name__}"
             )
         for module in modules:
             self.append(module)
@@ -229,12 +230,14 @@ class ModuleDict(Module):
             return
         if not isinstance(modules, Iterable):
             raise TypeError(
-                f"ModuleDict.update should be called with an iterable of key/value pairs, but got {type(modules).__name__}"
+                "ModuleDict.update should be called with an iterable of key/value pairs, "
+                f"but got {type(modules).__name__}"
             )
         for j, pair in enumerate(modules):
             if not isinstance(pair, Iterable):
                 raise TypeError(
-                    f"ModuleDict update sequence element #{j} should be Iterable; is {type(pair).__name__}"
+                    f"ModuleDict update sequence element #{j} should be Iterable; is "
+                    f"{type(pair).__name__}"
                 )
             pair = list(pair)
             if len(pair) != 2:

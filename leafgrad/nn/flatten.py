@@ -9,7 +9,7 @@ __all__ = ["Flatten"]
 
 
 class Flatten(Module):
-    """Flatten dims ``start_dim..end_dim``; the default keeps the batch dim: ``(N, *) -> (N, prod(*))``."""
+    """Flatten dims ``start_dim..end_dim``; by default ``(N, *) -> (N, prod(*))``."""
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()

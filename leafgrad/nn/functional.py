@@ -52,7 +52,8 @@ def _require_tensor(op: str, value, what: str = "input") -> None:
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``input @ weight.T + bias``; input ``(*, in)``, weight ``(out, in)`` or ``(in,)``, bias ``(out,)``."""
+    """``input @ weight.T + bias``; input ``(*, in)``, weight ``(out, in)`` or ``(in,)``, bias
+    ``(out,)``."""
     _require_tensor("linear", input)
     _require_tensor("linear", weight, "weight")
     if input.dim() == 0 or input.shape[-1] != weight.shape[-1]:

@@ -186,7 +186,10 @@ def kaiming_uniform_(
     nonlinearity: str = "leaky_relu",
     generator=None,
 ) -> Tensor:
-    """Fill with U(-b, b), ``b = gain * sqrt(3 / fan)`` with ``gain = calculate_gain(nonlinearity, a)`` (He et al.)."""
+    """Fill with U(-b, b), ``b = gain * sqrt(3 / fan)``, ``gain = calculate_gain(nonlinearity, a)``.
+
+    He et al. (2015).
+    """
     if _is_empty(tensor):
         return tensor
     fan = _calculate_correct_fan(tensor, mode)

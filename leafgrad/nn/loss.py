@@ -28,7 +28,7 @@ class _Loss(Module):
 
 
 class _WeightedLoss(_Loss):
-    """A loss with a per-class ``weight``, kept as a buffer (so it follows ``to()`` and state_dict)."""
+    """A loss with a per-class ``weight``, kept as a buffer (it follows ``to()`` and state_dict)."""
 
     def __init__(
         self, weight: Tensor | None = None, size_average=None, reduce=None, reduction: str = "mean"

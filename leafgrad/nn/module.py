@@ -15,7 +15,7 @@ __all__ = ["Module"]
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns: the keys it expected but missed, and those it did not know."""
+    """What ``load_state_dict`` returns: keys it expected but missed, and those it did not know."""
 
     __slots__ = ()
 
@@ -108,7 +108,7 @@ class Module:
 
     # ----- registration -----
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
-        """Keep ``tensor`` as state that is not a parameter; ``persistent`` ones enter state_dict."""
+        """Keep ``tensor`` as state that is not a parameter; persistent ones enter state_dict."""
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         _check_name("buffer", name)
@@ -481,7 +481,7 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> Module:
-        """Convert floating parameters and buffers: ``to(torch.float64)``, ``to(tensor)``, ``to("cpu")``."""
+        """Convert floating parameters and buffers: ``to(float64)``, ``to(t)``, ``to("cpu")``."""
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
@@ -496,7 +496,8 @@ class Module:
                 device = arg
             else:
                 raise TypeError(
-                    f"Module.to() got an unexpected argument {arg!r}; pass a dtype, a device or a Tensor"
+                    f"Module.to() got an unexpected argument {arg!r}; pass a dtype, a device "
+                    "or a Tensor"
                 )
         if device is not None:
             _device(device)

@@ -160,7 +160,7 @@ def _through_vjps(prim, args, params, result, jets, k):
     """Piecewise-linear ops: the diagonal VJP rules map coefficient ``k``."""
     shape = result._data.shape
     terms = []
-    for rule, a, jet in zip(prim.vjp, args, jets):
+    for rule, jet in zip(prim.vjp, jets):
         if rule is None or jet is None:
             continue
         c = jet[k]

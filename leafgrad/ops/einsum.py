@@ -158,10 +158,10 @@ def _einsum_forward(*arrays, equation, sizes):
 def _einsum_vjp(grad, args, result, needs, *, equation, sizes):
     lhs, out = equation.split("->")
     terms = lhs.split(",")
-    grads = []
-    for k, (term, need) in enumerate(zip(terms, needs)):
-        grads.append(_einsum_operand_grad(grad, args, terms, out, k, sizes) if need else None)
-    return grads
+    return [
+        _einsum_operand_grad(grad, args, terms, out, k, sizes) if need else None
+        for k, need in enumerate(needs)
+    ]
 
 
 def _einsum_operand_grad(grad, args, terms, out, k, sizes):

@@ -13,6 +13,8 @@ import numpy as np
 from .. import _dtype
 from .._engine import grad_mode
 from .._tensor import Tensor, _wrap
+from . import arithmetic as _ar
+from . import elementwise as _el
 from ._primitive import primitive
 
 _state = grad_mode._state
@@ -334,9 +336,6 @@ def _random_fill(name, draw):
     return method
 
 
-from . import arithmetic as _ar  # noqa: E402
-from . import elementwise as _el
-
 _OUT_OF_PLACE = {
     "add": _ar.add, "sub": _ar.sub, "mul": _ar.mul, "div": _ar.div, "pow": _ar.pow,
     "neg": _ar.neg, "abs": _ar.abs, "reciprocal": _ar.reciprocal, "sqrt": _ar.sqrt,
@@ -362,6 +361,8 @@ METHODS.update({
     "__ifloordiv__": inplace(_ar.floor_divide, "__ifloordiv__"),
     "__imod__": inplace(_ar.remainder, "__imod__"),
     "uniform_": _random_fill("uniform_", lambda rng, shape, a=0.0, b=1.0: rng.uniform(a, b, shape)),
-    "normal_": _random_fill("normal_", lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape)),
+    "normal_": _random_fill(
+        "normal_", lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape)
+    ),
 })  # fmt: skip
 __all__: list = []

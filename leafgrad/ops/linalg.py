@@ -1,4 +1,4 @@
-"""Linear algebra products: matmul (``@``), mm, bmm, dot, mv, outer, addmm and t (einsum: ``einsum.py``).
+"""Linear algebra products: matmul (``@``), mm, bmm, dot, mv, outer, addmm, t (einsum: einsum.py).
 
 Every product is a primitive whose VJP is written with products again (plus ``t``, a private
 last-two-axes swap and ``sum_to``), so gradients of any order come for free. ``matmul``
