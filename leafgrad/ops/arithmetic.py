@@ -119,10 +119,32 @@ def _no_derivative(op):
     return rule
 
 
+def _integer_division(op, forward):
+    """``forward`` refusing what PyTorch refuses: bool operands, and integers divided by zero."""
+
+    def checked(x, y, **params):
+        kind = np.result_type(x, y).kind
+        if kind == "b":
+            raise NotImplementedError(
+                f"{op}: not implemented for bool tensors; convert them first (.int() or .float())"
+            )
+        if kind in "iu" and np.any(np.equal(y, 0)):
+            # Every divisor element is used unless the broadcast result is empty.
+            if np.prod(np.broadcast_shapes(np.shape(x), np.shape(y))) > 0:
+                raise RuntimeError(
+                    f"ZeroDivisionError: {op} of integer tensors by zero; convert to floating "
+                    "point (.double()) for inf/nan instead"
+                )
+        return forward(x, y, **params)
+
+    checked.__name__ = op
+    return checked
+
+
 # PyTorch records floor_divide (its result requires grad) but its backward raises.
 floor_divide = primitive(
     "floor_divide",
-    np.floor_divide,
+    _integer_division("floor_divide", np.floor_divide),
     (_no_derivative("floor_divide"), _no_derivative("floor_divide")),
     node_name="torch::autograd::NotImplemented",
     broadcast=True,
@@ -141,14 +163,23 @@ def _rounded_div_zero_grad(grad, x, y, result, **params):
 
 
 def _rounded_div_forward(x, y, *, rounding_mode):
-    q = np.floor_divide(x, y) if rounding_mode == "floor" else np.trunc(np.true_divide(x, y))
-    return q.astype(np.result_type(x, y), copy=False)
+    dtype = np.result_type(x, y)
+    if rounding_mode == "floor":
+        q = np.floor_divide(x, y)
+    elif dtype.kind in "iu":
+        # Exact for integers (a float quotient would round beyond 2**53): floor, then one up
+        # where the remainder is nonzero and the operands' signs differ.
+        q = np.floor_divide(x, y)
+        q = q + ((np.remainder(x, y) != 0) & (np.less(x, 0) != np.less(y, 0)))
+    else:
+        q = np.trunc(np.true_divide(x, y))
+    return q.astype(dtype, copy=False)
 
 
 # div(..., rounding_mode=) is piecewise constant: zero gradient, as in PyTorch.
 _rounded_div = primitive(
     "rounded_div",
-    _rounded_div_forward,
+    _integer_division("div", _rounded_div_forward),
     (_rounded_div_zero_grad, _rounded_div_zero_grad),
     node_name="DivBackward2",
     broadcast=True,
@@ -178,13 +209,15 @@ def _remainder_primitive(name, forward, rounding_mode, node_name):
 
 # PyTorch: RemainderBackward0 / FmodBackward0 with a Python-number divisor, ...Backward1 with a
 # Tensor divisor; a Python number divided by a Tensor (``3 % x``) has no derivative.
-_remainder_scalar = _remainder_primitive("remainder", np.remainder, "floor", "RemainderBackward0")
-_remainder_tensor = _remainder_primitive("remainder", np.remainder, "floor", "RemainderBackward1")
-_fmod_scalar = _remainder_primitive("fmod", np.fmod, "trunc", "FmodBackward0")
-_fmod_tensor = _remainder_primitive("fmod", np.fmod, "trunc", "FmodBackward1")
+_np_remainder = _integer_division("remainder", np.remainder)
+_np_fmod = _integer_division("fmod", np.fmod)
+_remainder_scalar = _remainder_primitive("remainder", _np_remainder, "floor", "RemainderBackward0")
+_remainder_tensor = _remainder_primitive("remainder", _np_remainder, "floor", "RemainderBackward1")
+_fmod_scalar = _remainder_primitive("fmod", _np_fmod, "trunc", "FmodBackward0")
+_fmod_tensor = _remainder_primitive("fmod", _np_fmod, "trunc", "FmodBackward1")
 _remainder_of_scalar = primitive(
     "remainder",
-    np.remainder,
+    _np_remainder,
     (None, _no_derivative("remainder")),
     node_name="torch::autograd::NotImplemented",
     broadcast=True,
