@@ -9,22 +9,36 @@ execute code. Floats are stored as ``float.hex`` strings and arrays as raw ``.np
 every value, NaN payloads and signed zeros included, comes back bit for bit.
 
 Saving to a path is atomic: the archive is written to a temporary file in the same
-directory, flushed and fsync'ed, then moved over the target with ``os.replace``; a crash or
-an error midway leaves the old file whole and removes the temporary one.
+directory, flushed and fsync'ed, then moved over the target with ``os.replace``; an error
+midway leaves the old file whole and removes the temporary one. The file keeps its owner's
+rules: a re-save keeps the old file's permission bits, a new file gets what ``open()`` gives
+under the umask, and a symbolic link keeps pointing at the file it names, which is the one
+written. A save killed outright (SIGKILL, power loss) leaves its temporary file behind;
+the next save to that path removes those whose process is gone, never one a live process
+holds (each writer keeps an ``flock`` on its temporary file).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
+import math
 import os
+import re
 import secrets
+import stat
 import zipfile
 from collections import Counter, OrderedDict
 from typing import Any
 
 import numpy as np
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
 
 from . import _dtype
 from ._tensor import Size, Tensor, _wrap
@@ -151,27 +165,120 @@ def _fsync_directory(directory: str) -> None:
             os.close(fd)
 
 
-def _atomic_write(path: str, arrays: dict[str, np.ndarray]) -> None:
-    directory, name = os.path.split(os.path.abspath(path))
+_PATH_ERRORS: dict[type, type] = {}
+
+
+def _path_error(exc: OSError, path: str) -> OSError:
+    """``exc`` retold about the path the user gave (not a temporary file).
+
+    The error is also a RuntimeError, the type ``torch.save`` raises for a path it cannot
+    write, so code written for either library catches it.
+    """
+    kind = type(exc)
+    cls = _PATH_ERRORS.get(kind)
+    if cls is None:
+        cls = _PATH_ERRORS[kind] = type(kind.__name__, (kind, RuntimeError), {})
+    if exc.errno is None:
+        return cls(f"save: cannot write {path!r}: {exc}")
+    reason = exc.strerror
+    if isinstance(exc, FileNotFoundError):
+        reason += f" (does the directory {os.path.dirname(os.path.abspath(path))!r} exist?)"
+    return cls(exc.errno, f"save: cannot write the checkpoint: {reason}", path)
+
+
+def _temporary_pattern(name: str) -> re.Pattern:
+    # ``.<name>.<pid>.<random>.tmp``: the pid tells whether the writer may still be alive.
+    return re.compile(rf"\.{re.escape(name)}\.(\d+)\.[0-9a-f]{{12}}\.tmp")
+
+
+def _create_temporary(directory: str, name: str) -> tuple[int, str]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        tmp = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
+        tmp = os.path.join(directory, f".{name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
         try:
-            # 0o666 under the umask: the file gets the permissions a plain open() would give.
-            fd = os.open(
-                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666
-            )
-            break
+            # 0o666 under the umask: a new file gets the permissions a plain open() gives.
+            fd = os.open(tmp, flags, 0o666)
         except FileExistsError:
             continue
+        if fcntl is not None:
+            # Held until the file is closed (or the process dies): marks a live writer.
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd, tmp
+
+
+def _process_alive(pid: int) -> bool:
     try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. PermissionError: it exists but belongs to someone else
+        return True
+    return True
+
+
+def _remove_abandoned_temporaries(directory: str, name: str) -> None:
+    """Delete temporary files of earlier saves to ``name`` whose process is gone.
+
+    A temporary is abandoned when its writer's pid is dead *and* nobody holds its lock (the
+    lock covers pid reuse across PID namespaces). On platforms without ``flock`` nothing is
+    removed: signalling a pid there is not a safe liveness test.
+    """
+    if fcntl is None:
+        return
+    pattern = _temporary_pattern(name)
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return
+    for entry in entries:
+        match = pattern.fullmatch(entry)
+        if match is None or _process_alive(int(match.group(1))):
+            continue
+        candidate = os.path.join(directory, entry)
+        try:
+            fd = os.open(candidate, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.unlink(candidate)
+        except OSError:
+            pass  # locked by a live writer, or already gone
+        finally:
+            os.close(fd)
+
+
+def _atomic_write(path: str, arrays: dict[str, np.ndarray]) -> None:
+    # Through a symbolic link, write the file it points to and keep the link (as open() does).
+    target = os.path.realpath(path)
+    directory, name = os.path.split(target)
+    try:
+        if os.path.isdir(target):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), target)
+        try:
+            old = os.stat(target)
+        except FileNotFoundError:
+            old = None
+        _remove_abandoned_temporaries(directory, name)
+        fd, tmp = _create_temporary(directory, name)
+    except OSError as exc:
+        raise _path_error(exc, path) from None
+    try:
+        if old is not None:
+            # A re-save keeps the file's permission bits (and owner, where allowed).
+            os.fchmod(fd, stat.S_IMODE(old.st_mode))
+            with contextlib.suppress(OSError):
+                os.fchown(fd, old.st_uid, old.st_gid)
         with os.fdopen(fd, "wb") as fh:
             _write_archive(fh, arrays)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        os.replace(tmp, target)
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _path_error(exc, path) from None
         raise
     _fsync_directory(directory)
 
@@ -206,6 +313,40 @@ class _Decoder:
         self.archive = archive
         self.name = name
         self._tensors: dict[str, Tensor] = {}
+        fp = archive.zip.fp
+        here = fp.tell()
+        self._archive_bytes = fp.seek(0, io.SEEK_END)
+        fp.seek(here)
+
+    def _check_size(self, key: str) -> None:
+        """Refuse a member whose header claims more data than it holds, before allocating.
+
+        NumPy allocates the array its header describes before reading it, so a forged header
+        (say 1e12 elements) would raise MemoryError or exhaust memory instead of an error.
+        """
+        try:
+            info = self.archive.zip.getinfo(f"{key}.npy")
+            if info.compress_type != zipfile.ZIP_STORED or info.file_size > self._archive_bytes:
+                raise ValueError("it is compressed or larger than the file")
+            with self.archive.zip.open(info) as member:
+                version = np.lib.format.read_magic(member)
+                if version == (1, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_1_0(member)
+                elif version in ((2, 0), (3, 0)):
+                    shape, _, dtype = np.lib.format.read_array_header_2_0(member)
+                else:
+                    raise ValueError(f"unknown .npy format version {version}")
+                stored = info.file_size - member.tell()
+        except (ValueError, zipfile.BadZipFile, EOFError, OSError, KeyError) as exc:
+            raise self.fail(f"array {key!r} is damaged ({exc})") from None
+        if dtype.newbyteorder("=") not in _ALLOWED_DTYPES:
+            raise self.fail(f"array {key!r} has unsupported dtype {dtype}")
+        claimed = math.prod(shape) * dtype.itemsize
+        if claimed != stored:
+            raise self.fail(
+                f"array {key!r} claims shape {tuple(shape)} of {dtype} ({claimed} bytes) but "
+                f"holds {stored} bytes"
+            )
 
     def fail(self, what: str) -> ValueError:
         return ValueError(f"load: {self.name} is not a valid leafgrad checkpoint: {what}")
@@ -213,6 +354,11 @@ class _Decoder:
     def array(self, key) -> np.ndarray:
         if not isinstance(key, str) or key == MANIFEST_KEY or key not in self.archive.files:
             raise self.fail(f"the manifest refers to a missing array {key!r}")
+        return self.read(key)
+
+    def read(self, key: str) -> np.ndarray:
+        """Member ``key`` as a native-order array, checked before and after reading."""
+        self._check_size(key)
         try:
             array = self.archive[key]
         except ValueError as exc:  # object arrays need pickle, which is refused
@@ -380,7 +526,8 @@ def _open_archive(source, name: str):
     return archive
 
 
-def _read_manifest(archive, name: str) -> dict:
+def _read_manifest(decoder: _Decoder) -> dict:
+    archive, name = decoder.archive, decoder.name
     if MANIFEST_KEY not in archive.files:
         hint = ""
         if any(f.endswith(".pkl") for f in archive.zip.namelist()):
@@ -389,8 +536,8 @@ def _read_manifest(archive, name: str) -> dict:
                 "because unpickling can run arbitrary code)"
             )
         raise ValueError(f"load: {name} is not a leafgrad checkpoint: no manifest{hint}")
+    raw = decoder.read(MANIFEST_KEY)
     try:
-        raw = archive[MANIFEST_KEY]
         if raw.dtype != np.uint8 or raw.ndim != 1:
             raise ValueError("the manifest is not a byte string")
         manifest = json.loads(raw.tobytes().decode("utf-8"), parse_constant=_reject_constant)
@@ -439,9 +586,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         raise TypeError(f"load: f must be a path or a seekable binary file, got {type(f).__name__}")
     archive = _open_archive(source, name)
     try:
-        manifest = _read_manifest(archive, name)
+        decoder = _Decoder(archive, name)
+        manifest = _read_manifest(decoder)
         try:
-            return _Decoder(archive, name).decode(manifest.get("root"))
+            return decoder.decode(manifest.get("root"))
         except RecursionError:
             raise ValueError(
                 f"load: {name} is not a valid leafgrad checkpoint: the structure is nested too "
