@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
+from tests._tolerance import assert_close, tolerance
 
 torch = pytest.importorskip("torch")
 
@@ -29,12 +30,37 @@ def _pair(values, dtype, requires_grad=True):
     return a, b
 
 
-def _close(ours, theirs, dtype="float64"):
-    tol = 1e-5 if dtype == "float32" else 1e-12
-    expected = theirs.detach().numpy(force=True)
+# Gradient formulas subtract O(1) terms (1 - tanh(x)**2, s * (1 - s), ...), so a one-ulp
+# difference in tanh or sigmoid between NumPy's SIMD kernels and PyTorch's is an absolute
+# difference of about one ulp of 1.0 in the gradient: float32 gradients get a few of those.
+F32_GRAD_ATOL = 8 * float(np.finfo(np.float32).eps)
+
+# Known leafgrad inaccuracies, each with a looser value check and why.
+LOOSE_VALUES = {
+    ("sigmoid", "float32"): (
+        1e-5,
+        "leafgrad's float32 sigmoid is 0.5 * tanh(x / 2) + 0.5 (ops/elementwise.py), which "
+        "cancels for x < 0: at x = -3 it is 6 ulp from PyTorch",
+    ),
+}
+
+
+def _close(ours, theirs, kind="direct"):
+    """Same dtype and shape, and values within ``kind``'s tolerance: ``"elementwise"`` for one
+    formula per element (a few float32 ulp; float64 to the ``"direct"`` 1e-12), ``"direct"``
+    for gradients (float32 with ``F32_GRAD_ATOL``)."""
     assert str(ours.dtype) == str(theirs.dtype)
     assert ours.shape == tuple(theirs.shape)
-    np.testing.assert_allclose(ours.detach().numpy(), expected, rtol=tol, atol=tol, equal_nan=True)
+    expected = theirs.detach().numpy(force=True)
+    if str(theirs.dtype) == "torch.float64":
+        assert_close(ours, expected, "direct")
+    elif kind == "elementwise":
+        assert_close(ours, expected, "elementwise")
+    else:
+        rtol, _ = tolerance(expected.dtype, "direct")
+        np.testing.assert_allclose(
+            ours.detach().numpy(), expected, rtol=rtol, atol=F32_GRAD_ATOL, equal_nan=True
+        )
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -42,14 +68,24 @@ def _close(ours, theirs, dtype="float64"):
 def test_unary_values_and_first_and_second_grads_match_torch(name, dtype):
     a, b = _pair(VALUES, dtype)
     ya, yb = getattr(lg, name)(a), getattr(torch, name)(b)
-    _close(ya, yb, dtype)
+    if (name, dtype) in LOOSE_VALUES:
+        rtol, _ = LOOSE_VALUES[name, dtype]
+        np.testing.assert_allclose(ya.detach().numpy(), yb.detach().numpy(), rtol=rtol)
+    else:
+        _close(ya, yb, "elementwise")
     (ga,) = lg.autograd.grad(ya.sum(), a, create_graph=True)
     (gb,) = torch.autograd.grad(yb.sum(), b, create_graph=True)
-    _close(ga, gb, dtype)
+    _close(ga, gb)
     if gb.requires_grad:
         (hb,) = torch.autograd.grad(gb.sum(), b, allow_unused=True, materialize_grads=True)
         (ha,) = lg.autograd.grad(ga.sum(), a, allow_unused=True, materialize_grads=True)
-        _close(ha, hb, dtype)
+        _close(ha, hb)
+
+
+@pytest.mark.xfail(reason=LOOSE_VALUES["sigmoid", "float32"][1], strict=False)
+def test_float32_sigmoid_keeps_its_relative_accuracy_for_negative_inputs():
+    x = np.array([-3.0, -10.0, -20.0], dtype=np.float32)
+    assert_close(lg.sigmoid(lg.tensor(x)), torch.sigmoid(torch.tensor(x)), "elementwise")
 
 
 @pytest.mark.parametrize("name", list(ACTIVATIONS))
@@ -58,7 +94,7 @@ def test_activation_values_and_grads_match_torch(name):
     # At exactly 0 PyTorch's elu double-backward picks a different one-sided value.
     a, b = _pair(VALUES[VALUES != 0], "float64")
     ya, yb = getattr(lg, name)(a, **kwargs), torch_fn(b, **kwargs)
-    _close(ya, yb)
+    _close(ya, yb, "elementwise")
     (ga,) = lg.autograd.grad(ya.sum(), a, create_graph=True)
     (gb,) = torch.autograd.grad(yb.sum(), b, create_graph=True)
     _close(ga, gb)
@@ -71,7 +107,7 @@ def test_gelu_tanh_approximation_matches_torch():
     a, b = _pair(VALUES, "float64")
     ya = lg.gelu(a, approximate="tanh")
     yb = torch.nn.functional.gelu(b, approximate="tanh")
-    _close(ya, yb)
+    _close(ya, yb, "elementwise")
     _close(lg.autograd.grad(ya.sum(), a)[0], torch.autograd.grad(yb.sum(), b)[0])
 
 
@@ -85,7 +121,7 @@ def test_binary_broadcast_values_and_grads_match_torch(name):
     a1, b1 = _pair(x, "float64")
     a2, b2 = _pair(y, "float64")
     ya, yb = getattr(lg, name)(a1, a2), getattr(torch, name)(b1, b2)
-    _close(ya, yb)
+    _close(ya, yb, "elementwise")
     ga = lg.autograd.grad(ya.sum(), (a1, a2), create_graph=True)
     gb = torch.autograd.grad(yb.sum(), (b1, b2), create_graph=True)
     for u, v in zip(ga, gb):
@@ -112,10 +148,10 @@ def test_binary_broadcast_values_and_grads_match_torch(name):
 def test_operators_with_python_scalars_match_torch(expr):
     a, b = _pair([0.0, 0.5, 1.0, 3.0], "float32")
     ya, yb = eval(expr, {"x": a}), eval(expr, {"x": b})
-    _close(ya, yb, "float32")
+    _close(ya, yb, "elementwise")
     assert (ya.grad_fn is None) == (yb.grad_fn is None)
     if yb.requires_grad and "NotImplemented" not in yb.grad_fn.name():
-        _close(lg.autograd.grad(ya.sum(), a)[0], torch.autograd.grad(yb.sum(), b)[0], "float32")
+        _close(lg.autograd.grad(ya.sum(), a)[0], torch.autograd.grad(yb.sum(), b)[0])
 
 
 @pytest.mark.parametrize(
@@ -139,8 +175,7 @@ def test_type_promotion_matches_torch(expr):
         }
 
     ours, theirs = eval(expr, env(lg)), eval(expr, env(torch))
-    assert str(ours.dtype) == str(theirs.dtype)
-    np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+    _close(ours, theirs, "elementwise")  # integer and bool results: exactly
 
 
 @pytest.mark.parametrize(
@@ -157,7 +192,7 @@ def test_gradient_at_kinks_and_zeros_matches_torch(fn):
     a, b = _pair([-1.0, 0.0, 1.0], "float32")
     ga = lg.autograd.grad(fn(lg, a).sum(), a)[0]
     gb = torch.autograd.grad(fn(torch, b).sum(), b)[0]
-    _close(ga, gb, "float32")
+    _close(ga, gb)
 
 
 @pytest.mark.parametrize(
