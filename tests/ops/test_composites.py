@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
+from tests._tolerance import assert_close
 
 torch = pytest.importorskip("torch")
 
@@ -84,15 +85,11 @@ def _run(lib, case):
 @pytest.mark.parametrize("case", list(CASES))
 def test_composite_matches_torch(case):
     ours, theirs = _run(lg, case), _run(torch, case)
-    np.testing.assert_allclose(
-        ours[0].detach().numpy(), theirs[0].detach().numpy(), rtol=1e-10, atol=1e-12
-    )
+    assert_close(ours[0], theirs[0].detach().numpy(), "direct")
     assert str(ours[0].dtype) == str(theirs[0].dtype)
     for part in (1,) if case in FIRST_ORDER_ONLY else (1, 2):
         for a, b in zip(ours[part], theirs[part]):
-            np.testing.assert_allclose(
-                a.detach().numpy(), b.detach().numpy(force=True), rtol=1e-9, atol=1e-10
-            )
+            assert_close(a, b.detach().numpy(force=True), "direct")
 
 
 def test_sort_and_topk_give_named_values_and_int64_indices_like_torch():
