@@ -1,0 +1,326 @@
+"""Derivatives of a network's output with respect to its input points, batched over N points.
+
+``u`` is an (N, m) output computed row by row from inputs ``x``: one (N, d) tensor, or a tuple
+of tensors (e.g. two (N, 1) columns ``(x, t)``) whose columns count as one coordinate list.
+Derivatives are named by column index: ``partial(u, x, 0, 0)`` is d2u/dx0^2.
+
+Why an index and not a slice: ``x[:, 0:1]`` taken after the forward pass is a new tensor
+computed *from* x; u was computed from x, not from that slice, so autograd finds no path
+from the slice to u (``autograd.grad`` raises, or gives None with ``allow_unused``). Slicing
+before the forward pass and concatenating again works, but splits every point into pieces.
+The operators differentiate with respect to the whole input and pick the column.
+
+Derivatives asked for twice within one :class:`Evaluation` (e.g. ``u_x`` in both ``u u_x``
+and ``u_xx``) are computed once; the cache lives as long as the evaluation, never longer.
+Two methods, chosen by ``Evaluation(method=)``:
+
+- ``"reverse"``: nested reverse mode (``autograd.grad`` with ``create_graph=True``); one
+  backward pass gives a whole row of first or second derivatives; any order.
+- ``"taylor"``: Taylor mode (``leafgrad.autograd.taylor``), which pushes derivatives forward
+  with the values: one pass along a coordinate gives ``u_i`` and ``u_ii``; a collapsed pass
+  gives the gradient and the Laplacian together. Orders above two use reverse mode.
+
+Both give the same values to round-off and both stay differentiable for training.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .. import autograd, cat, stack, tensor, zeros_like
+from .._tensor import Tensor
+from ..autograd import taylor
+
+METHODS = ("reverse", "taylor")
+# Reverse mode is the default: for a training step of Burgers' residual (u_t, u_x, u_xx of a
+# 2 -> 20 x 8 -> 1 tanh MLP, 10^4 points, float64) benchmarks/pinn_operators.py measures it
+# faster than Taylor mode, whose per-direction passes cost more than the two backward passes
+# when d is small.
+DEFAULT_METHOD = "reverse"
+
+_active = threading.local()
+
+
+class Evaluation:
+    """One residual evaluation: ``func(*inputs)`` and the derivatives asked of it, cached.
+
+    ``with Evaluation(model, x) as ev: r = residual(x, ev.output)``. Inputs that do not
+    require grad are replaced by leaves that do (``ev.inputs``), so reverse mode works.
+    """
+
+    def __init__(self, func, inputs, method: str | None = None) -> None:
+        method = DEFAULT_METHOD if method is None else method
+        if method not in METHODS:
+            raise ValueError(f"Evaluation: method must be one of {METHODS}, got {method!r}")
+        several = isinstance(inputs, (tuple, list))
+        xs = tuple(inputs) if several else (inputs,)
+        for x in xs:
+            if not isinstance(x, Tensor) or x.dim() != 2:
+                raise ValueError(
+                    "Evaluation: inputs must be (N, d) tensors, got "
+                    f"{getattr(x, 'shape', type(x).__name__)}"
+                )
+        xs = tuple(x if x.requires_grad else x.detach().requires_grad_() for x in xs)
+        self.func = func
+        self.method = method
+        self.inputs = xs if several else xs[0]
+        self._xs = xs
+        self.output = func(*xs)
+        _check_output(self.output, "Evaluation")
+        self._cache: dict = {}
+        self._keep: list = []  # keeps cached tensors' owners alive, so their ids stay unique
+
+    def __enter__(self) -> Evaluation:
+        _stack().append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _stack().remove(self)
+        self._cache.clear()
+        self._keep.clear()
+
+    def _uses_taylor(self, u: Tensor, xs: tuple) -> bool:
+        return self.method == "taylor" and u is self.output and _same(xs, self._xs)
+
+
+def _stack() -> list:
+    if not hasattr(_active, "stack"):
+        _active.stack = []
+    return _active.stack
+
+
+def _current() -> Evaluation | None:
+    stack_ = _stack()
+    return stack_[-1] if stack_ else None
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(p is q for p, q in zip(a, b))
+
+
+def _check_output(u, op: str) -> None:
+    if not isinstance(u, Tensor) or u.dim() != 2:
+        raise ValueError(
+            f"{op}: u must be an (N, m) tensor of outputs, got "
+            f"{getattr(u, 'shape', type(u).__name__)}; reshape it to (N, 1) for one output"
+        )
+
+
+def _inputs(x, op: str) -> tuple:
+    xs = tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    for t in xs:
+        if not isinstance(t, Tensor) or t.dim() != 2:
+            raise ValueError(
+                f"{op}: x must be an (N, d) tensor or a tuple of (N, k) tensors, got "
+                f"{getattr(t, 'shape', type(t).__name__)}"
+            )
+    return xs
+
+
+def _columns(xs: tuple) -> list:
+    """``(input number, column)`` for each coordinate, in order."""
+    return [(k, j) for k, t in enumerate(xs) for j in range(t.shape[1])]
+
+
+def _component(u: Tensor, component, op: str) -> int:
+    m = u.shape[1]
+    if component is None:
+        if m != 1:
+            raise ValueError(f"{op}: u has {m} components; say which with component=")
+        return 0
+    if not -m <= component < m:
+        raise IndexError(f"{op}: component {component} is out of range for {m} outputs")
+    return component % m
+
+
+# ----------------------------------------------------------------------------- the cache
+class _Derivatives:
+    """Derivative columns of one output component, from the cache of the active evaluation."""
+
+    def __init__(self, u: Tensor, xs: tuple, c: int, op: str) -> None:
+        self.u, self.xs, self.c, self.op = u, xs, c, op
+        self.d = len(_columns(xs))
+        ev = _current()
+        self.ev = ev
+        self.taylor = ev is not None and ev._uses_taylor(u, xs)
+        if ev is not None:
+            self.cache = ev._cache
+            ev._keep.append(u)
+        else:
+            self.cache = {}
+        self.key = (id(u), tuple(id(t) for t in xs), c)
+
+    def get(self, index: tuple) -> Tensor:
+        for i in index:
+            if not -self.d <= i < self.d:
+                raise IndexError(f"{self.op}: column {i} is out of range for {self.d} inputs")
+        index = tuple(sorted(i % self.d for i in index))
+        key = (*self.key, index)
+        if key not in self.cache:
+            if self.taylor and len(index) <= 2:
+                self._taylor(index)
+            else:
+                self._reverse(index)
+        return self.cache[key]
+
+    def put(self, index: tuple, value: Tensor) -> None:
+        self.cache[(*self.key, tuple(sorted(index)))] = value
+
+    # Reverse mode: the derivative for ``index[:-1]``, differentiated once more, gives a row.
+    def _reverse(self, index: tuple) -> None:
+        lower = index[:-1]
+        f = self.u[:, self.c : self.c + 1] if not lower else self.get(lower)
+        for i, g in enumerate(_gradient_row(f, self.xs, self.op)):
+            self.cache.setdefault((*self.key, tuple(sorted((*lower, i)))), g)
+
+    # Taylor mode: along e_i (u_i, u_ii), or along e_i + e_j for a mixed u_ij.
+    def _taylor(self, index: tuple) -> None:
+        i = index[0]
+        if len(index) == 2 and index[0] != index[1]:
+            j = index[1]
+            d2 = self._along({i: 1.0, j: 1.0})[2][:, self.c : self.c + 1]
+            self.put((i, j), (d2 - self.get((i, i)) - self.get((j, j))) * 0.5)
+            return
+        _, d1, d2 = self._along({i: 1.0})
+        for c in range(self.u.shape[1]):
+            key = (id(self.u), tuple(id(t) for t in self.xs), c)
+            self.cache[(*key, (i,))] = d1[:, c : c + 1]
+            self.cache[(*key, (i, i))] = d2[:, c : c + 1]
+
+    def _along(self, weights: dict) -> tuple:
+        """``(u, du, d2u)`` along the direction with ``weights`` {column: weight}."""
+        columns = _columns(self.xs)
+        directions = []
+        for k, t in enumerate(self.xs):
+            v = np.zeros(t.shape)
+            for col, w in weights.items():
+                if columns[col][0] == k:
+                    v[:, columns[col][1]] = w
+            directions.append(tensor(v, dtype=t.dtype))
+        u, u1, u2 = taylor.coefficients(self.ev.func, self.xs, tuple(directions), 2)
+        return u, u1, u2 * 2.0
+
+
+def _gradient_row(f: Tensor, xs: tuple, op: str) -> list:
+    """``d f / d column`` for every input column, as (N, 1) tensors (zeros where unused)."""
+    for t in xs:
+        if not t.requires_grad:
+            raise ValueError(
+                f"{op}: x must require grad for reverse mode (x.requires_grad_() before the "
+                "forward pass, or evaluate inside pinn.Evaluation)"
+            )
+    if not f.requires_grad:  # f does not depend on x (e.g. the derivative of a linear u)
+        return [zeros_like(f) for _ in _columns(xs)]
+    grads = autograd.grad(f.sum(), xs, create_graph=True, allow_unused=True)
+    row = []
+    for t, g in zip(xs, grads):
+        for j in range(t.shape[1]):
+            row.append(zeros_like(f) if g is None else g[:, j : j + 1])
+    return row
+
+
+# ----------------------------------------------------------------------------- public operators
+def partial(u: Tensor, x, *index: int, component: int | None = None) -> Tensor:
+    """``d^k u / dx_i dx_j ...`` (N, 1) for column indices ``index`` (one column: none needed).
+
+    ``partial(u, x, 1)`` is du/dx1, ``partial(u, x, 0, 0)`` d2u/dx0^2, ``partial(u, t)`` the
+    derivative with respect to a one-column input ``t``.
+    """
+    _check_output(u, "partial")
+    xs = _inputs(x, "partial")
+    if not index:
+        if len(_columns(xs)) != 1:
+            raise ValueError(
+                f"partial: x has {len(_columns(xs))} columns; name the one to differentiate by"
+            )
+        index = (0,)
+    c = _component(u, component, "partial")
+    return _Derivatives(u, xs, c, "partial").get(tuple(index))
+
+
+def grad(u: Tensor, x, component: int | None = None) -> Tensor:
+    """The gradient (N, d) of one output component with respect to all input columns."""
+    _check_output(u, "grad")
+    xs = _inputs(x, "grad")
+    c = _component(u, component, "grad")
+    if _laplacian_first(u, xs):
+        laplacian(u, xs if len(xs) > 1 else xs[0], component=c)
+    deriv = _Derivatives(u, xs, c, "grad")
+    return cat([deriv.get((i,)) for i in range(deriv.d)], dim=1)
+
+
+def jacobian(u: Tensor, x) -> Tensor:
+    """``J[n, a, i] = du_a/dx_i`` of shape (N, m, d)."""
+    _check_output(u, "jacobian")
+    return stack([grad(u, x, component=a) for a in range(u.shape[1])], dim=1)
+
+
+def hessian(u: Tensor, x, component: int | None = None) -> Tensor:
+    """``H[n, i, j] = d2u/dx_i dx_j`` of shape (N, d, d) for one output component."""
+    _check_output(u, "hessian")
+    xs = _inputs(x, "hessian")
+    c = _component(u, component, "hessian")
+    deriv = _Derivatives(u, xs, c, "hessian")
+    rows = [cat([deriv.get((i, j)) for j in range(deriv.d)], dim=1) for i in range(deriv.d)]
+    return stack(rows, dim=1)
+
+
+def laplacian(u: Tensor, x, dims=None, component: int | None = None) -> Tensor:
+    """``sum_i d2u/dx_i^2`` (N, 1) over the columns ``dims`` (all of them by default)."""
+    _check_output(u, "laplacian")
+    xs = _inputs(x, "laplacian")
+    c = _component(u, component, "laplacian")
+    deriv = _Derivatives(u, xs, c, "laplacian")
+    dims = tuple(range(deriv.d)) if dims is None else tuple(i % deriv.d for i in dims)
+    key = (*deriv.key, ("laplacian", dims))
+    if key in deriv.cache:
+        return deriv.cache[key]
+    if deriv.taylor and len(xs) == 1 and not all((*deriv.key, (i, i)) in deriv.cache for i in dims):
+        value = _collapsed_laplacian(deriv, xs[0], dims)
+    else:
+        value = sum_columns([deriv.get((i, i)) for i in dims])
+    deriv.cache[key] = value
+    return value
+
+
+def divergence(v: Tensor, x, dims=None) -> Tensor:
+    """``sum_i dv_i/dx_{dims[i]}`` (N, 1) of a vector field ``v`` (N, k), k = len(dims)."""
+    _check_output(v, "divergence")
+    xs = _inputs(x, "divergence")
+    d = len(_columns(xs))
+    dims = tuple(range(d)) if dims is None else tuple(dims)
+    if v.shape[1] != len(dims):
+        raise ValueError(
+            f"divergence: v has {v.shape[1]} components but {len(dims)} coordinates are "
+            "differentiated; pass dims= to pick the coordinates"
+        )
+    return sum_columns([partial(v, x, i, component=a) for a, i in enumerate(dims)])
+
+
+def sum_columns(columns: list) -> Tensor:
+    """The sum of a list of (N, 1) tensors."""
+    total = columns[0]
+    for col in columns[1:]:
+        total = total + col
+    return total
+
+
+def _laplacian_first(u: Tensor, xs: tuple) -> bool:
+    # A gradient in Taylor mode comes with the Laplacian in one collapsed pass.
+    ev = _current()
+    return ev is not None and ev._uses_taylor(u, xs) and len(xs) == 1
+
+
+def _collapsed_laplacian(deriv: _Derivatives, x: Tensor, dims: tuple) -> Tensor:
+    """One collapsed Taylor pass: the gradient of every component and the Laplacian."""
+    weights = np.zeros(deriv.d)
+    weights[list(dims)] = 1.0
+    _, gradient, lap = taylor.collapsed(deriv.ev.func, x, weights)
+    key = (id(deriv.u), (id(x),))
+    for c in range(deriv.u.shape[1]):
+        for i in range(deriv.d):
+            deriv.cache.setdefault((*key, c, (i,)), gradient[:, c, i : i + 1])
+        deriv.cache[(*key, c, ("laplacian", dims))] = lap[:, c : c + 1]
+    return lap[:, deriv.c : deriv.c + 1]
