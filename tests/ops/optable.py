@@ -18,6 +18,9 @@ class OpSample:
     ``covers``: the registered primitive names this sample exercises (default: ``name``).
     ``make_inputs(rng)`` overrides the drawing (e.g. SPD matrices or distinct values).
     ``gradgrad=False`` needs a ``reason``.
+    ``round_off``: the dtype whose round-off its results carry (``"float32"`` for a round trip
+    through float32): two float64 computations of its derivatives (forward and reverse mode)
+    agree to that dtype's ``"direct"`` tolerance.
     """
 
     name: str
@@ -31,6 +34,7 @@ class OpSample:
     atol: float = 1e-5
     rtol: float = 1e-3
     eps: float = 1e-6
+    round_off: str = "float64"
     id: str = field(default="")
 
     def inputs(self, seed: int = 0) -> tuple:

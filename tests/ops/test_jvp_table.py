@@ -29,6 +29,7 @@ from leafgrad._tensor import Tensor
 from leafgrad.autograd import forward_ad as fwAD
 from leafgrad.ops import _primitive
 from leafgrad.ops._primitive import _REGISTRY, Primitive
+from tests._tolerance import assert_close, tolerance
 
 from . import __path__ as _ops_tests_path
 
@@ -173,6 +174,13 @@ SAMPLES = _all_samples()
 PARAMS = [_param(s) for s in SAMPLES]
 
 
+def _assert_same_derivative(actual, expected, sample, err_msg: str) -> None:
+    """Two float64 computations of one derivative (forward and reverse mode) agree to the
+    ``"direct"`` tolerance of the sample's ``round_off`` dtype."""
+    rtol, atol = tolerance(sample.round_off, "direct")
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=err_msg)
+
+
 @pytest.mark.parametrize("sample", PARAMS)
 def test_jvp_matches_finite_differences(sample):
     primals = _primals(sample)
@@ -194,9 +202,7 @@ def test_jvp_matches_reverse_mode_jacobian(sample):
     reverse = _reverse_jvp(sample.fn, primals, tangents)
     assert len(forward) == len(reverse)
     for i, (f, r) in enumerate(zip(forward, reverse)):
-        np.testing.assert_allclose(
-            f, r, rtol=1e-6, atol=1e-8, err_msg=f"{sample.test_id}: output {i}"
-        )
+        _assert_same_derivative(f, r, sample, f"{sample.test_id}: output {i}")
 
 
 def _grads_or_zeros(outputs, inputs, grad_outputs=None, create_graph=False) -> list:
@@ -232,9 +238,7 @@ def test_jvp_rules_are_differentiable_in_primal_and_tangent(sample, request):
         [o for o, _ in used], xs, [w for _, w in used], create_graph=sample.gradgrad
     )
     for i, (g, v) in enumerate(zip(got[len(xs) :], vjps)):
-        np.testing.assert_allclose(
-            g._data, v._data, rtol=1e-6, atol=1e-8, err_msg=f"d/dt, input {i}"
-        )
+        _assert_same_derivative(g._data, v._data, sample, f"d/dt, input {i}")
     if not sample.gradgrad:
         return
     pairing = [(v * t).sum() for v, t in zip(vjps, tangents) if v.requires_grad]
@@ -242,9 +246,7 @@ def test_jvp_rules_are_differentiable_in_primal_and_tangent(sample, request):
         return
     mixed = _grads_or_zeros(sum(pairing[1:], pairing[0]), xs)
     for i, (g, m) in enumerate(zip(got[: len(xs)], mixed)):
-        np.testing.assert_allclose(
-            g._data, m._data, rtol=1e-6, atol=1e-8, err_msg=f"d/dx, input {i}"
-        )
+        _assert_same_derivative(g._data, m._data, sample, f"d/dx, input {i}")
 
 
 # ----- the guard -----
@@ -368,7 +370,7 @@ def test_edge_case_tangent_matches_pytorch(fn, x, t):
     if t is None:
         t = np.random.default_rng(2).standard_normal(x.shape)
     ours, theirs = _jvp_both(fn, x, np.asarray(t, dtype=np.float64))
-    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12, equal_nan=True)
+    assert_close(ours, theirs, "direct")
 
 
 @pytest.mark.filterwarnings("ignore:Mean of empty slice")
@@ -381,7 +383,7 @@ def test_empty_reductions_tangents_match_pytorch():
         lambda x: x.mean(),
     ):
         ours, theirs = _jvp_both(fn, np.zeros(0), np.zeros(0))
-        np.testing.assert_allclose(ours, theirs, equal_nan=True)
+        assert_close(ours, theirs, "direct")
 
 
 # ----- compositions against torch.func.jvp -----
@@ -435,7 +437,7 @@ def test_composition_matches_torch_func_jvp(name):
         tuple(torch.tensor(p) for p in primals),
         tuple(torch.tensor(t) for t in tangents),
     )
-    np.testing.assert_allclose(ours[0], theirs.numpy(), rtol=1e-10, atol=1e-12)
+    assert_close(ours[0], theirs.numpy(), "direct")
 
 
 # ----- reverse-over-forward and forward-over-reverse on a tanh MLP -----
@@ -488,16 +490,16 @@ def test_reverse_over_forward_gives_the_mixed_second_derivative(read_tangent):
     x = d["x"].clone().requires_grad_(True)
     (gx,) = lg.autograd.grad(_mlp(x, d["w1"], d["w2"]), x, create_graph=True)
     e1, e2 = lg.autograd.grad((gx * d["v"]).sum(), (d["w1"], d["w2"]))
-    np.testing.assert_allclose(g1._data, e1._data, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(g2._data, e2._data, rtol=1e-10, atol=1e-12)
+    assert_close(g1, e1, "direct")
+    assert_close(g2, e2, "direct")
 
     torch = _torch()
     t = _mlp_data(torch)
     tx = t["x"].clone().requires_grad_(True)
     (tgx,) = torch.autograd.grad(_mlp(tx, t["w1"], t["w2"]), tx, create_graph=True)
     r1, r2 = torch.autograd.grad((tgx * t["v"]).sum(), (t["w1"], t["w2"]))
-    np.testing.assert_allclose(g1._data, r1.numpy(), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(g2._data, r2.numpy(), rtol=1e-10, atol=1e-12)
+    assert_close(g1, r1.numpy(), "direct")
+    assert_close(g2, r2.numpy(), "direct")
 
 
 @pytest.mark.parametrize("create_graph", [False, True])
@@ -514,8 +516,8 @@ def test_forward_over_reverse_gives_the_hessian_vector_product(create_graph):
 
     e1, e2 = lg.autograd.grad(_mlp(d["x"], d["w1"], d["w2"]), (d["w1"], d["w2"]), create_graph=True)
     h1, h2 = lg.autograd.grad((e1 * d["u1"]).sum() + (e2 * d["u2"]).sum(), (d["w1"], d["w2"]))
-    np.testing.assert_allclose(hv1._data, h1._data, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(hv2._data, h2._data, rtol=1e-10, atol=1e-12)
+    assert_close(hv1, h1, "direct")
+    assert_close(hv2, h2, "direct")
 
     torch = _torch()
     t = _mlp_data(torch, requires_grad=False)
@@ -524,5 +526,5 @@ def test_forward_over_reverse_gives_the_hessian_vector_product(create_graph):
         (t["w1"], t["w2"]),
         (t["u1"], t["u2"]),
     )
-    np.testing.assert_allclose(hv1._data, r1.numpy(), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(hv2._data, r2.numpy(), rtol=1e-10, atol=1e-12)
+    assert_close(hv1, r1.numpy(), "direct")
+    assert_close(hv2, r2.numpy(), "direct")
