@@ -1,0 +1,433 @@
+"""Training a PINN: Adam, then L-BFGS, with logging, checkpoints and exact resumption."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import float32, float64, load, manual_seed, no_grad, optim, save, tensor
+from .network import MLP
+from .operators import METHODS, Evaluation
+
+_DTYPES = {"float32": float32, "float64": float64}
+SAMPLERS = ("uniform", "lhs", "sobol", "halton", "grid")
+
+
+@dataclass
+class TrainConfig:
+    """Every setting of a run; saved in checkpoints and ``metrics.json``."""
+
+    width: int = 20
+    depth: int = 4
+    activation: str = "tanh"
+    collocation: int = 2000
+    boundary: int = 200  # points per boundary/initial condition without its own n
+    sampler: str = "lhs"
+    resample_every: int = 0  # draw new collocation points every K Adam steps (0: never)
+    adam_steps: int = 2000
+    lr: float = 1e-3
+    lr_decay: float = 1.0  # Adam's learning rate is multiplied by this every 1000 steps
+    lbfgs_steps: int = 1000
+    lbfgs_history: int = 50
+    method: str = "reverse"  # how derivatives are taken: "reverse" or "taylor"
+    dtype: str = "float64"
+    seed: int = 0
+    hard_constraints: bool = False
+    pde_weight: float = 1.0
+    tol: float = 0.0  # stop once the total loss is below this
+    checkpoint_every: int = 500
+    time_limit: float = 0.0  # seconds; 0: none
+
+    def validate(self) -> None:
+        positive = ("width", "depth", "collocation", "boundary", "lbfgs_history")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"TrainConfig: {name} must be positive, got {getattr(self, name)}")
+        for name in ("adam_steps", "lbfgs_steps", "resample_every", "checkpoint_every"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"TrainConfig: {name} must be >= 0, got {getattr(self, name)}")
+        if self.sampler not in SAMPLERS:
+            raise ValueError(
+                f"TrainConfig: sampler must be one of {SAMPLERS}, got {self.sampler!r}"
+            )
+        if self.method not in METHODS:
+            raise ValueError(f"TrainConfig: method must be one of {METHODS}, got {self.method!r}")
+        if self.dtype not in _DTYPES:
+            raise ValueError(
+                f"TrainConfig: dtype must be one of {tuple(_DTYPES)}, got {self.dtype!r}"
+            )
+        if not self.lr > 0:
+            raise ValueError(f"TrainConfig: lr must be positive, got {self.lr}")
+
+    @classmethod
+    def for_problem(cls, problem, preset: str | None = None, **overrides) -> TrainConfig:
+        """The problem's defaults, then a named preset's, then ``overrides`` (None: skipped)."""
+        settings = dict(problem.defaults)
+        if preset is not None:
+            if preset not in problem.presets:
+                raise ValueError(
+                    f"{problem.name}: unknown preset {preset!r}; presets: {sorted(problem.presets)}"
+                )
+            settings.update(problem.presets[preset])
+        settings.update({k: v for k, v in overrides.items() if v is not None})
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(settings) - names)
+        if unknown:
+            raise ValueError(f"TrainConfig: unknown settings {unknown}")
+        config = cls(**settings)
+        config.validate()
+        return config
+
+
+class TrainingDiverged(RuntimeError):
+    """The loss became NaN or infinite; the last good checkpoint is kept."""
+
+
+@dataclass
+class History:
+    """Every logged step: its phase and the value of each loss term."""
+
+    steps: list = field(default_factory=list)
+    phases: list = field(default_factory=list)
+    seconds: list = field(default_factory=list)
+    terms: dict = field(default_factory=dict)
+
+    def append(self, step: int, phase: str, seconds: float, terms: dict) -> None:
+        self.steps.append(step)
+        self.phases.append(phase)
+        self.seconds.append(seconds)
+        for name, value in terms.items():
+            self.terms.setdefault(name, []).append(value)
+
+    def to_state(self) -> dict:
+        return {
+            "steps": self.steps,
+            "phases": self.phases,
+            "seconds": self.seconds,
+            "terms": self.terms,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict) -> History:
+        return cls(
+            list(state["steps"]),
+            list(state["phases"]),
+            list(state["seconds"]),
+            {k: list(v) for k, v in state["terms"].items()},
+        )
+
+    def write_csv(self, path: str) -> None:
+        names = list(self.terms)
+        rows = ["step,phase,seconds," + ",".join(names)]
+        for i, step in enumerate(self.steps):
+            values = ",".join(repr(self.terms[n][i]) for n in names)
+            rows.append(f"{step},{self.phases[i]},{self.seconds[i]:.6f},{values}")
+        _write_text(path, "\n".join(rows) + "\n")
+
+
+def _write_text(path: str, text: str) -> None:
+    """Write ``text`` atomically (a temporary file moved over ``path``)."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+class Trainer:
+    """Trains a network on a :class:`Problem`; ``run()`` does Adam then L-BFGS.
+
+    ``callbacks``: functions ``callback(trainer, record)`` called after every step with the
+    step's loss terms; one returning True stops training. ``checkpoint``: a path written
+    every ``config.checkpoint_every`` steps and at the end (atomically, with
+    ``leafgrad.save``); ``resume=True`` continues from it on the same trajectory.
+    """
+
+    def __init__(
+        self,
+        problem,
+        config: TrainConfig | None = None,
+        *,
+        checkpoint: str | None = None,
+        callbacks=(),
+        progress: bool = True,
+    ) -> None:
+        self.problem = problem
+        self.config = config or TrainConfig.for_problem(problem)
+        self.config.validate()
+        self.checkpoint = checkpoint
+        self.callbacks = list(callbacks)
+        self.progress = progress
+        self.dtype = _DTYPES[self.config.dtype]
+        manual_seed(self.config.seed)
+        self.rng = np.random.default_rng(self.config.seed)
+        bounds = problem.geometry.bbox
+        transform = problem.hard_constraint if self.config.hard_constraints else None
+        self.model = MLP(
+            problem.dim,
+            len(problem.outputs),
+            self.config.width,
+            self.config.depth,
+            self.config.activation,
+            bounds,
+            transform,
+        ).to(self.dtype)
+        self.coefficients = {
+            name: p.detach().to(self.dtype).requires_grad_()
+            for name, p in problem.parameters.items()
+        }
+        # The residual reads its coefficients from problem.parameters: point it at ours.
+        problem.parameters.update(self.coefficients)
+        self.conditions = [
+            c
+            for c in problem.conditions
+            if not (self.config.hard_constraints and c.name in problem.hard_constrained)
+        ]
+        self.step = 0
+        self.phase = "adam"
+        self.history = History()
+        self.optimizer = self._adam()
+        self._sample_all()
+        self.stop_reason = ""
+
+    # ------------------------------------------------------------------ setup
+    def _parameters(self) -> list:
+        return list(self.model.parameters()) + list(self.coefficients.values())
+
+    def _adam(self):
+        return optim.Adam(self._parameters(), lr=self.config.lr)
+
+    def _lbfgs(self):
+        return optim.LBFGS(
+            self._parameters(),
+            lr=1.0,
+            max_iter=1,
+            history_size=self.config.lbfgs_history,
+            tolerance_grad=1e-12,
+            tolerance_change=0.0,
+            line_search_fn="strong_wolfe",
+        )
+
+    def _sample_all(self) -> None:
+        self._sample_collocation()
+        for condition in self.conditions:
+            if condition.n is None:
+                condition.n = self.config.boundary
+            condition.sample(self.config.sampler, self.rng)
+            condition.setup(self.dtype)
+
+    def _sample_collocation(self) -> None:
+        points = self.problem.geometry.interior_points(
+            self.config.collocation, method=self.config.sampler, seed=self.rng
+        )
+        self.collocation = points
+        self._x = tensor(points, dtype=self.dtype)
+
+    # ------------------------------------------------------------------ the loss
+    def loss_terms(self) -> dict:
+        """Each weighted loss term (a 0-d tensor), the PDE residual's first."""
+        method = self.config.method
+        terms = {}
+        with Evaluation(self.model, self._x, method) as ev:
+            residuals = self.problem.residual(ev.inputs, ev.output)
+            residuals = residuals if isinstance(residuals, (list, tuple)) else [residuals]
+            for k, r in enumerate(residuals):
+                if r.dim() == 1:
+                    r = r.reshape(-1, 1)
+                if r.dim() != 2 or r.shape[0] != self._x.shape[0]:
+                    raise ValueError(
+                        f"{self.problem.name}: the residual must have one row per collocation "
+                        f"point ({self._x.shape[0]}), got shape {list(r.shape)}"
+                    )
+                name = "pde" if len(residuals) == 1 else f"pde{k}"
+                terms[name] = (r * r).mean() * self.config.pde_weight
+        for condition in self.conditions:
+            terms[condition.name] = condition.loss(self.model, method) * condition.weight
+        return terms
+
+    def _closure(self, record: dict):
+        def closure():
+            if self.phase == "lbfgs" and self._unchanged_since_last_evaluation():
+                # L-BFGS starts every step by evaluating where its last line search ended;
+                # the gradients from then are still in .grad, so reuse instead of recompute.
+                total, terms = self._last_evaluation[1:]
+            else:
+                self.optimizer.zero_grad()
+                terms = self.loss_terms()
+                total = sum(terms.values())
+                total.backward()
+                terms = {k: float(v.item()) for k, v in terms.items()}
+                self._last_evaluation = (self._flat_parameters(), total, terms)
+            if "total" not in record:
+                record.update(terms)
+                record["total"] = float(total.item())
+            return total
+
+        return closure
+
+    def _flat_parameters(self) -> np.ndarray:
+        return np.concatenate([p.detach().numpy().reshape(-1) for p in self._parameters()])
+
+    def _unchanged_since_last_evaluation(self) -> bool:
+        last = getattr(self, "_last_evaluation", None)
+        return last is not None and np.array_equal(last[0], self._flat_parameters())
+
+    # ------------------------------------------------------------------ the loop
+    @property
+    def total_steps(self) -> int:
+        return self.config.adam_steps + self.config.lbfgs_steps
+
+    def run(self, resume: bool = False) -> History:
+        """Train to the end (or a stop); returns the history of every step."""
+        if resume:
+            self.load_checkpoint()
+        bar = self._progress_bar()
+        started = time.perf_counter() - (self.history.seconds[-1] if self.history.seconds else 0)
+        try:
+            while self.step < self.total_steps:
+                record = self._one_step()
+                elapsed = time.perf_counter() - started
+                self.history.append(self.step, self.phase, elapsed, record)
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix(loss=f"{record['total']:.3e}", phase=self.phase, refresh=False)
+                if self._should_stop(record, elapsed):
+                    break
+                if (
+                    self.checkpoint
+                    and self.config.checkpoint_every
+                    and (self.step % self.config.checkpoint_every == 0)
+                ):
+                    self.save_checkpoint()
+        finally:
+            if bar is not None:
+                bar.close()
+        if self.checkpoint:
+            self.save_checkpoint()
+        return self.history
+
+    def _one_step(self) -> dict:
+        if self.step == self.config.adam_steps and self.phase == "adam":
+            self.phase = "lbfgs"
+            self.optimizer = self._lbfgs()
+        if self.phase == "adam":
+            every = self.config.resample_every
+            if every and self.step and self.step % every == 0:
+                self._sample_collocation()
+            if self.config.lr_decay != 1.0 and self.step and self.step % 1000 == 0:
+                for group in self.optimizer.param_groups:
+                    group["lr"] *= self.config.lr_decay
+        record: dict = {}
+        self.optimizer.step(self._closure(record))
+        self.step += 1
+        bad = [k for k, v in record.items() if not math.isfinite(v)]
+        if bad:
+            raise TrainingDiverged(
+                f"{self.problem.name}: the loss became {record[bad[0]]} at step {self.step} in "
+                f"the term {bad[0]!r}; the last good checkpoint is kept"
+                + (f" ({self.checkpoint})" if self.checkpoint else "")
+                + ". Try a smaller learning rate (--lr) or float64."
+            )
+        return record
+
+    def _should_stop(self, record: dict, elapsed: float) -> bool:
+        if self.config.tol and record["total"] < self.config.tol:
+            self.stop_reason = f"loss {record['total']:.3e} below tol {self.config.tol:g}"
+            return True
+        if self.config.time_limit and elapsed > self.config.time_limit:
+            self.stop_reason = f"time limit {self.config.time_limit:g} s reached"
+            return True
+        for callback in self.callbacks:
+            if callback(self, record):
+                self.stop_reason = f"stopped by {getattr(callback, '__name__', 'a callback')}"
+                return True
+        return False
+
+    def _progress_bar(self):
+        if not self.progress:
+            return None
+        from tqdm.auto import tqdm
+
+        return tqdm(
+            total=self.total_steps,
+            initial=self.step,
+            desc=self.problem.name,
+            unit="step",
+            dynamic_ncols=True,
+        )
+
+    # ------------------------------------------------------------------ checkpoints
+    def state(self) -> dict:
+        return {
+            "step": self.step,
+            "phase": self.phase,
+            "model": self.model.state_dict(),
+            "coefficients": dict(self.coefficients),
+            "optimizer": self.optimizer.state_dict(),
+            "rng": self.rng.bit_generator.state,
+            "collocation": self.collocation,
+            "condition_points": [c.points for c in self.conditions],
+            "history": self.history.to_state(),
+            "config": dataclasses.asdict(self.config),
+        }
+
+    def save_checkpoint(self) -> None:
+        save(self.state(), self.checkpoint)
+
+    def load_checkpoint(self) -> None:
+        """Continue from ``self.checkpoint``: weights, optimizer, points, RNG and history."""
+        if not self.checkpoint or not os.path.exists(self.checkpoint):
+            raise FileNotFoundError(f"resume: no checkpoint at {self.checkpoint!r}")
+        state = load(self.checkpoint)
+        saved = {
+            k: v
+            for k, v in state["config"].items()
+            if k not in ("adam_steps", "lbfgs_steps", "tol", "checkpoint_every", "time_limit")
+        }
+        mine = dataclasses.asdict(self.config)
+        changed = sorted(k for k, v in saved.items() if mine.get(k) != v)
+        if changed:
+            raise ValueError(
+                f"resume: the checkpoint {self.checkpoint!r} was made with other settings "
+                f"({', '.join(f'{k}={saved[k]!r}' for k in changed)}); run with those settings"
+            )
+        self.model.load_state_dict(state["model"])
+        with no_grad():
+            for name, p in self.coefficients.items():
+                p.copy_(state["coefficients"][name])
+        self.step, self.phase = state["step"], state["phase"]
+        self.optimizer = self._adam() if self.phase == "adam" else self._lbfgs()
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.rng.bit_generator.state = state["rng"]
+        self.collocation = state["collocation"]
+        self._x = tensor(self.collocation, dtype=self.dtype)
+        for condition, points in zip(self.conditions, state["condition_points"]):
+            condition.points = points
+            condition.setup(self.dtype)
+        self.history = History.from_state(state["history"])
+
+    # ------------------------------------------------------------------ results
+    def predict(self, points: np.ndarray) -> np.ndarray:
+        """The network's (M, m) prediction at NumPy points, in float64."""
+        with no_grad():
+            return self.model(tensor(points, dtype=self.dtype)).numpy().astype(np.float64)
+
+    def relative_l2(self) -> float | None:
+        """``||u - u_ref|| / ||u_ref||`` on the problem's evaluation grid (None: no reference)."""
+        if self.problem.exact is None:
+            return None
+        _, points, _ = self.problem.grid_points()
+        u, ref = (
+            self.predict(points),
+            np.asarray(self.problem.exact(points)).reshape(len(points), -1),
+        )
+        return float(np.linalg.norm(u - ref) / np.linalg.norm(ref))
+
+    def learned_coefficients(self) -> dict:
+        """The trained PDE coefficients, as the problem reports them (e.g. nu, not log nu)."""
+        values = {name: float(p.item()) for name, p in self.coefficients.items()}
+        return self.problem.report(values) if self.problem.report else values
