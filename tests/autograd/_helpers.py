@@ -6,6 +6,7 @@ from contextlib import contextmanager
 import numpy as np
 
 import leafgrad
+from tests._tolerance import assert_close, tolerance
 
 
 def values(t) -> np.ndarray:
@@ -13,8 +14,44 @@ def values(t) -> np.ndarray:
     return np.asarray(t.tolist(), dtype=np.float64)
 
 
-def assert_values(t, expected, rtol=1e-6, atol=1e-6) -> None:
-    np.testing.assert_allclose(values(t), np.asarray(expected, dtype=np.float64), rtol, atol)
+def numpy_dtype(t) -> np.dtype:
+    """The NumPy dtype of a leafgrad or PyTorch tensor (``torch.float32`` -> ``float32``)."""
+    return np.dtype(str(t.dtype).rsplit(".", 1)[-1])
+
+
+def assert_values(t, expected, kind="direct", atol=None) -> None:
+    """``t``'s values equal ``expected`` to ``kind``'s tolerance for ``t``'s dtype (integers
+    exactly); ``atol`` replaces that tolerance's atol, for results that cancel."""
+    expected = np.asarray(expected, dtype=np.float64)
+    if atol is None:
+        assert_close(values(t), expected, kind, dtype=numpy_dtype(t))
+    else:
+        rtol, _ = tolerance(numpy_dtype(t), kind)
+        np.testing.assert_allclose(values(t), expected, rtol=rtol, atol=atol)
+
+
+class Values:
+    """A tensor's values in ``facts``: equal to another's within the ``"direct"`` tolerance
+    of the dtype (integers and bools exactly), as NumPy and PyTorch kernels round their own
+    way."""
+
+    __hash__ = None
+
+    def __init__(self, t) -> None:
+        self.array, self.dtype = values(t), numpy_dtype(t)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Values):
+            return NotImplemented
+        if self.array.shape != other.array.shape or self.dtype != other.dtype:
+            return False
+        if self.dtype.kind not in "fc":
+            return bool(np.array_equal(self.array, other.array))
+        rtol, atol = tolerance(self.dtype, "direct")
+        return bool(np.allclose(self.array, other.array, rtol=rtol, atol=atol, equal_nan=True))
+
+    def __repr__(self) -> str:
+        return repr(self.array.tolist())
 
 
 def facts(x):
@@ -23,7 +60,7 @@ def facts(x):
         return {
             "shape": tuple(x.shape),
             "dtype": str(x.dtype),
-            "values": np.round(values(x), 5).tolist(),
+            "values": Values(x),
             "requires_grad": x.requires_grad,
             "is_leaf": x.is_leaf,
             "grad_fn": None if x.grad_fn is None else x.grad_fn.name(),

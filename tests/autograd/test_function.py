@@ -148,7 +148,7 @@ def test_wrong_number_of_gradients_raises_runtime_error():
             return g, g
 
     x = lg.tensor([1.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match="incorrect number of gradients.*expected 1, got 2"):
+    with pytest.raises(RuntimeError, match=r"incorrect number of gradients.*expected 1, got 2"):
         TooMany.apply(x).sum().backward()
     assert x.grad is None
 
