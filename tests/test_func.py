@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import leafgrad
+from tests._tolerance import tolerance
 
 pytorch = pytest.importorskip("torch")
 
@@ -54,8 +55,9 @@ def assert_same(ours, theirs, path="result"):
         assert isinstance(ours, dict) and "values" in ours, f"{path}: {ours!r} is not a tensor"
         for key in ("shape", "dtype", "requires_grad", "is_leaf"):
             assert ours[key] == theirs[key], f"{path}.{key}: {ours[key]} != {theirs[key]}"
+        rtol, atol = tolerance(theirs["dtype"].rsplit(".", 1)[-1], "direct")
         np.testing.assert_allclose(
-            ours["values"], theirs["values"], rtol=1e-9, atol=1e-12, err_msg=path
+            ours["values"], theirs["values"], rtol=rtol, atol=atol, err_msg=path
         )
     elif isinstance(theirs, tuple):
         assert isinstance(ours, tuple) and ours[0] == theirs[0], f"{path}: {ours} vs {theirs}"
