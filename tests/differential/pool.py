@@ -517,9 +517,11 @@ _contiguous = lambda args: args[0].is_contiguous()
 
 # Binary arithmetic, tensor with tensor (broadcasting).
 op("add", lambda T, a, b: a + b, 2, kinds=(FIB, FIB), weight=2)
-op("add_alpha", lambda T, a, b, *, alpha: T.add(a, b, alpha=alpha), 2, params=scalar((2, -1, 3), "alpha"))
+op("add_alpha", lambda T, a, b, *, alpha: T.add(a, b, alpha=alpha), 2,
+   params=scalar((2, -1, 3), "alpha"))
 op("sub", lambda T, a, b: a - b, 2, weight=2)
-op("sub_alpha", lambda T, a, b, *, alpha: T.sub(a, b, alpha=alpha), 2, params=scalar((2, -1), "alpha"))
+op("sub_alpha", lambda T, a, b, *, alpha: T.sub(a, b, alpha=alpha), 2,
+   params=scalar((2, -1), "alpha"))
 op("rsub", lambda T, a, b: T.rsub(a, b), 2, requires=("rsub",))
 op("mul", lambda T, a, b: a * b, 2, kinds=(FIB, FI), weight=2)
 op("div", lambda T, a, b: a / b, 2, domain=("any", "nonzero"), weight=1.5)
@@ -531,7 +533,8 @@ op("remainder", lambda T, a, b: T.remainder(a, b), 2, domain=("any", "nonzero"),
    valid=ratio_away_from_integers(), requires=("remainder",))
 op("fmod", lambda T, a, b: T.fmod(a, b), 2, domain=("any", "nonzero"),
    valid=ratio_away_from_integers(), requires=("fmod",))
-op("where", lambda T, c, a, b: T.where(c, a, b), 3, kinds=(B, FI, FI), requires=("where",), weight=2.5)
+op("where", lambda T, c, a, b: T.where(c, a, b), 3, kinds=(B, FI, FI), requires=("where",),
+   weight=2.5)
 op("clamp_t", lambda T, x, lo: T.clamp(x, min=lo), 2, valid=apart(), requires=("clamp",))
 # torch's own clamp backward fails ("output with shape [1] doesn't match the broadcast shape")
 # when x and a bound are both broadcast up, e.g. x: (), min: (4,), max: (1,); keep x full size.
@@ -548,30 +551,33 @@ op("rsub_s", lambda T, x, *, s: s - x, params=scalar(), weight=1.5)
 op("mul_s", lambda T, x, *, s: x * s, params=scalar(), weight=2)
 op("rmul_s", lambda T, x, *, s: s * x, params=scalar())
 op("div_s", lambda T, x, *, s: x / s, params=scalar(NONZERO_SCALARS))
-op("rdiv_s", lambda T, x, *, s: s / x, domain=("nonzero",), params=scalar(NONZERO_SCALARS), weight=1.5)
+op("rdiv_s", lambda T, x, *, s: s / x, domain=("nonzero",), params=scalar(NONZERO_SCALARS),
+   weight=1.5)
 op("pow_s", lambda T, x, *, s: x**s, params=scalar((2, 3, 1, 0)), weight=1.5)
-op("pow_s_pos", lambda T, x, *, s: x**s, kinds=(F,), domain=("pos",), params=scalar((0.5, 1.5, -0.5, 2.5)))
+op("pow_s_pos", lambda T, x, *, s: x**s, kinds=(F,), domain=("pos",),
+   params=scalar((0.5, 1.5, -0.5, 2.5)))
 op("pow_s_neg", lambda T, x, *, s: x**s, kinds=(F,), domain=("nonzero",), params=scalar((-1, -2)))
 op("rpow_s", lambda T, x, *, s: s**x, domain=("small",), params=scalar((2, 0.5, 3.0)))
 op("clamp_s", lambda T, x, *, lo, hi: T.clamp(x, min=lo, max=hi),
-   params=lambda rng, infos: [{"lo": -0.5, "hi": None}, {"lo": None, "hi": 0.75}, {"lo": -1.0, "hi": 1.0},
-                              {"lo": 0, "hi": None}][rng.integers(4)],
+   params=lambda rng, infos: [{"lo": -0.5, "hi": None}, {"lo": None, "hi": 0.75},
+                              {"lo": -1.0, "hi": 1.0}, {"lo": 0, "hi": None}][rng.integers(4)],
    valid=away_from_param("lo", "hi"), requires=("clamp",))
-op("clamp_min_s", lambda T, x, *, s: x.clamp_min(s), params=scalar((0.0, -0.5)), valid=away_from_param("s"),
-   requires=("Tensor.clamp_min",))
+op("clamp_min_s", lambda T, x, *, s: x.clamp_min(s), params=scalar((0.0, -0.5)),
+   valid=away_from_param("s"), requires=("Tensor.clamp_min",))
 op("remainder_s", lambda T, x, *, s: T.remainder(x, s), params=scalar((2.0, 1.5, -2.0, 3)),
    valid=away_from_integers(scale_key="s"), requires=("remainder",))
-op("mod_s", lambda T, x, *, s: x % s, params=scalar((2.0, 3)), valid=away_from_integers(scale_key="s"))
+op("mod_s", lambda T, x, *, s: x % s, params=scalar((2.0, 3)),
+   valid=away_from_integers(scale_key="s"))
 op("fmod_s", lambda T, x, *, s: T.fmod(x, s), params=scalar((2.0, -1.5, 3)),
    valid=away_from_integers(scale_key="s"), requires=("fmod",))
-op("div_floor_s", lambda T, x, *, s: T.div(x, s, rounding_mode="floor"), params=scalar((2.0, -1.5, 3)),
-   valid=away_from_integers(scale_key="s"))
+op("div_floor_s", lambda T, x, *, s: T.div(x, s, rounding_mode="floor"),
+   params=scalar((2.0, -1.5, 3)), valid=away_from_integers(scale_key="s"))
 op("div_trunc", lambda T, a, b: T.div(a, b, rounding_mode="trunc"), 2, domain=("any", "nonzero"),
    valid=ratio_away_from_integers())
-op("floordiv_s", lambda T, x, *, s: x // s, params=scalar((2.0, 3)), valid=away_from_integers(scale_key="s"),
-   weight=0.5)
-op("where_s", lambda T, c, x, *, s: T.where(c, x, s), 2, kinds=(B, FI), params=scalar(), requires=("where",),
-   weight=1.5)
+op("floordiv_s", lambda T, x, *, s: x // s, params=scalar((2.0, 3)),
+   valid=away_from_integers(scale_key="s"), weight=0.5)
+op("where_s", lambda T, c, x, *, s: T.where(c, x, s), 2, kinds=(B, FI), params=scalar(),
+   requires=("where",), weight=1.5)
 
 # Unary functions.
 op("neg", lambda T, x: -x)
@@ -608,8 +614,8 @@ op("floor", lambda T, x: T.floor(x), valid=away_from_integers())
 op("ceil", lambda T, x: x.ceil(), valid=away_from_integers())
 op("trunc", lambda T, x: T.trunc(x), valid=away_from_integers())
 op("round", lambda T, x: T.round(x), valid=away_from_integers(0.5))
-op("round_dec", lambda T, x: T.round(x, decimals=1), kinds=(F,), valid=lambda arrs, p: away_from_integers(0.5)(
-    [_f(arrs[0]) * 10], p))
+op("round_dec", lambda T, x: T.round(x, decimals=1), kinds=(F,),
+   valid=lambda arrs, p: away_from_integers(0.5)([_f(arrs[0]) * 10], p))
 op("clone", lambda T, x: x.clone(), kinds=(FIB,))
 op("to64", lambda T, x: x.to(T.float64), kinds=(FIB,))
 op("to32", lambda T, x: x.to(dtype=T.float32), kinds=(FIB,))
@@ -618,12 +624,14 @@ op("float", lambda T, x: x.float(), kinds=(FIB,))
 op("long", lambda T, x: x.long(), kinds=(FIB,), valid=away_from_integers())
 op("leaky_relu", lambda T, x: T.nn.functional.leaky_relu(x, 0.1), kinds=(F,), valid=away(0.0),
    requires=("nn.functional.leaky_relu",))
-op("elu", lambda T, x: T.nn.functional.elu(x), kinds=(F,), valid=away(0.0), requires=("nn.functional.elu",))
+op("elu", lambda T, x: T.nn.functional.elu(x), kinds=(F,), valid=away(0.0),
+   requires=("nn.functional.elu",))
 op("gelu", lambda T, x: T.nn.functional.gelu(x), kinds=(F,), requires=("nn.functional.gelu",))
 op("gelu_tanh", lambda T, x: T.nn.functional.gelu(x, approximate="tanh"), kinds=(F,),
    requires=("nn.functional.gelu",))
 op("silu", lambda T, x: T.nn.functional.silu(x), kinds=(F,), requires=("nn.functional.silu",))
-op("softplus", lambda T, x: T.nn.functional.softplus(x), kinds=(F,), requires=("nn.functional.softplus",))
+op("softplus", lambda T, x: T.nn.functional.softplus(x), kinds=(F,),
+   requires=("nn.functional.softplus",))
 
 # Comparisons and logic (bool results: no grad, but they feed where/mul/sum).
 op("gt_s", lambda T, x, *, s: x > s, params=scalar(), valid=away_from_param("s"))
@@ -642,38 +650,44 @@ op("sum_dim", lambda T, x, *, dim, keepdim: x.sum(dim, keepdim=keepdim), kinds=(
    params=a_dim(keepdim=True))
 op("sum_dims", lambda T, x, *, dim, keepdim: T.sum(x, dim=dim, keepdim=keepdim), params=some_dims())
 op("mean", lambda T, x: x.mean(), kinds=(F,))
-op("mean_dim", lambda T, x, *, dim, keepdim: T.mean(x, dim, keepdim), kinds=(F,), params=a_dim(keepdim=True))
+op("mean_dim", lambda T, x, *, dim, keepdim: T.mean(x, dim, keepdim), kinds=(F,),
+   params=a_dim(keepdim=True))
 op("prod", lambda T, x: x.prod(), valid=away(0.0), requires=("Tensor.prod",))
-op("prod_dim", lambda T, x, *, dim, keepdim: T.prod(x, dim, keepdim=keepdim), params=a_dim(keepdim=True),
-   valid=away(0.0), requires=("prod",))
-op("amax", lambda T, x, *, dim, keepdim: T.amax(x, dim, keepdim), params=some_dims(), valid=distinct(),
-   requires=("amax",))
+op("prod_dim", lambda T, x, *, dim, keepdim: T.prod(x, dim, keepdim=keepdim),
+   params=a_dim(keepdim=True), valid=away(0.0), requires=("prod",))
+op("amax", lambda T, x, *, dim, keepdim: T.amax(x, dim, keepdim), params=some_dims(),
+   valid=distinct(), requires=("amax",))
 op("amin", lambda T, x, *, dim, keepdim: x.amin(dim=dim, keepdim=keepdim), params=some_dims(),
    valid=distinct(), requires=("Tensor.amin",))
 op("max_all", lambda T, x: x.max(), valid=distinct(), requires=("Tensor.max",))
 op("min_all", lambda T, x: T.min(x), valid=distinct(), requires=("min",))
-op("max_dim", lambda T, x, *, dim, keepdim: T.max(x, dim, keepdim).values, params=a_dim(keepdim=True),
-   valid=distinct(), requires=("max",))
+op("max_dim", lambda T, x, *, dim, keepdim: T.max(x, dim, keepdim).values,
+   params=a_dim(keepdim=True), valid=distinct(), requires=("max",))
 op("max_dim_indices", lambda T, x, *, dim: x.max(dim=dim)[1], params=a_dim(), valid=distinct(),
    requires=("Tensor.max",))
-op("min_dim", lambda T, x, *, dim: T.min(x, dim=dim)[0], params=a_dim(), valid=distinct(), requires=("min",))
+op("min_dim", lambda T, x, *, dim: T.min(x, dim=dim)[0], params=a_dim(), valid=distinct(),
+   requires=("min",))
 op("argmax", lambda T, x, *, dim: T.argmax(x, dim=dim), params=a_dim(), valid=distinct(),
    requires=("argmax",))
-op("std", lambda T, x, *, dim, keepdim, correction: x.std(dim=dim, keepdim=keepdim, correction=correction),
+op("std",
+   lambda T, x, *, dim, keepdim, correction: x.std(dim=dim, keepdim=keepdim, correction=correction),
    kinds=(F,), params=std_params, valid=_std_valid, requires=("Tensor.std",))
-op("var", lambda T, x, *, dim, keepdim, correction: T.var(x, dim, keepdim=keepdim, correction=correction),
+op("var",
+   lambda T, x, *, dim, keepdim, correction: T.var(x, dim, keepdim=keepdim, correction=correction),
    kinds=(F,), params=std_params, valid=_std_valid, requires=("var",))
-op("var_unbiased", lambda T, x: x.var(unbiased=False), kinds=(F,), params=lambda rng, infos: {} if (
-    infos[0].shape and int(np.prod(infos[0].shape)) > 1) else None, valid=lambda a, p: _f(a[0]).std() > 0.05,
-   requires=("Tensor.var",))
+op("var_unbiased", lambda T, x: x.var(unbiased=False), kinds=(F,),
+   params=lambda rng, infos: {} if (infos[0].shape and int(np.prod(infos[0].shape)) > 1) else None,
+   valid=lambda a, p: _f(a[0]).std() > 0.05, requires=("Tensor.var",))
 op("norm", lambda T, x, *, p, dim, keepdim: x.norm(p=p, dim=dim, keepdim=keepdim), kinds=(F,),
    params=norm_params, valid=_norm_valid, requires=("Tensor.norm",))
 op("logsumexp", lambda T, x, *, dim, keepdim: T.logsumexp(x, dim, keepdim=keepdim), kinds=(F,),
    params=a_dim(keepdim=True), requires=("logsumexp",))
-op("softmax", lambda T, x, *, dim: T.softmax(x, dim), kinds=(F,), params=a_dim(), requires=("softmax",))
+op("softmax", lambda T, x, *, dim: T.softmax(x, dim), kinds=(F,), params=a_dim(),
+   requires=("softmax",))
 op("log_softmax", lambda T, x, *, dim: x.log_softmax(dim=dim), kinds=(F,), params=a_dim(),
    requires=("Tensor.log_softmax",))
-op("cumsum", lambda T, x, *, dim: T.cumsum(x, dim), kinds=(F,), params=a_dim(), requires=("cumsum",))
+op("cumsum", lambda T, x, *, dim: T.cumsum(x, dim), kinds=(F,), params=a_dim(),
+   requires=("cumsum",))
 op("cumprod", lambda T, x, *, dim: x.cumprod(dim), kinds=(F,), params=a_dim(), valid=away(0.0),
    requires=("Tensor.cumprod",))
 
@@ -681,11 +695,13 @@ op("cumprod", lambda T, x, *, dim: x.cumprod(dim), kinds=(F,), params=a_dim(), v
 op("reshape", lambda T, x, *, shape: x.reshape(shape), kinds=(FIB,), params=reshape_params,
    check_name=_contiguous, weight=1.5)
 op("view", lambda T, x, *, shape: x.view(*shape), kinds=(FIB,), params=reshape_params)
-op("flatten", lambda T, x: T.flatten(x), kinds=(FIB,), requires=("flatten",), check_name=_contiguous)
+op("flatten", lambda T, x: T.flatten(x), kinds=(FIB,), requires=("flatten",),
+   check_name=_contiguous)
 op("expand", lambda T, x, *, shape: x.expand(*shape), kinds=(FIB,), params=expand_params)
 op("permute", lambda T, x, *, dims: x.permute(*dims), kinds=(FIB,), params=permute_params,
    requires=("Tensor.permute",))
-op("permute_fn", lambda T, x, *, dims: T.permute(x, dims), params=permute_params, requires=("permute",))
+op("permute_fn", lambda T, x, *, dims: T.permute(x, dims), params=permute_params,
+   requires=("permute",))
 op("transpose", lambda T, x, *, d0, d1: x.transpose(d0, d1), kinds=(FIB,), params=two_dims,
    requires=("Tensor.transpose",))
 op("t", lambda T, x: x.t(), params=lambda rng, infos: {} if len(infos[0].shape) <= 2 else None,
@@ -699,24 +715,29 @@ op("squeeze", lambda T, x: x.squeeze(), kinds=(FIB,), requires=("Tensor.squeeze"
 op("squeeze_dim", lambda T, x, *, dim: T.squeeze(x, dim), params=squeeze_dim, requires=("squeeze",))
 op("unsqueeze", lambda T, x, *, dim: x.unsqueeze(dim), kinds=(FIB,), params=unsqueeze_dim,
    requires=("Tensor.unsqueeze",))
-op("unsqueeze_fn", lambda T, x, *, dim: T.unsqueeze(x, dim), params=unsqueeze_dim, requires=("unsqueeze",))
-op("cat", lambda T, a, b, *, dim: T.cat([a, b], dim), 2, kinds=(FIB, FIB), params=cat_params, requires=("cat",),
-   weight=1.5)
-op("stack", lambda T, a, b, *, dim: T.stack((a, b), dim=dim), 2, params=stack_params, requires=("stack",))
-op("flip", lambda T, x, *, dims: T.flip(x, dims), kinds=(FIB,), params=flip_dims, requires=("flip",))
-op("roll", lambda T, x, *, shifts, dims: T.roll(x, shifts, dims), params=roll_params, requires=("roll",))
+op("unsqueeze_fn", lambda T, x, *, dim: T.unsqueeze(x, dim), params=unsqueeze_dim,
+   requires=("unsqueeze",))
+op("cat", lambda T, a, b, *, dim: T.cat([a, b], dim), 2, kinds=(FIB, FIB), params=cat_params,
+   requires=("cat",), weight=1.5)
+op("stack", lambda T, a, b, *, dim: T.stack((a, b), dim=dim), 2, params=stack_params,
+   requires=("stack",))
+op("flip", lambda T, x, *, dims: T.flip(x, dims), kinds=(FIB,), params=flip_dims,
+   requires=("flip",))
+op("roll", lambda T, x, *, shifts, dims: T.roll(x, shifts, dims), params=roll_params,
+   requires=("roll",))
 op("repeat", lambda T, x: x.repeat(2, *([1] * x.dim())), requires=("Tensor.repeat",))
 op("chunk0", lambda T, x: x.chunk(2, dim=-1)[0], params=first_ndim(1), requires=("Tensor.chunk",))
 op("unbind1", lambda T, x: T.unbind(x, 0)[-1], params=first_ndim(1), requires=("unbind",))
 
 # Indexing.
-op("getitem", lambda T, x, *, key: x[key], kinds=(FIB,), params=index_params, requires=("Tensor.__getitem__",),
-   weight=2)
-op("gather", lambda T, x, *, dim, index: T.gather(x, dim, index), params=gather_params, requires=("gather",))
-op("index_select", lambda T, x, *, dim, index: x.index_select(dim, index), params=index_select_params,
-   requires=("Tensor.index_select",))
-op("masked_fill", lambda T, x, *, mask, value: x.masked_fill(mask, value), params=masked_fill_params,
-   requires=("Tensor.masked_fill",))
+op("getitem", lambda T, x, *, key: x[key], kinds=(FIB,), params=index_params,
+   requires=("Tensor.__getitem__",), weight=2)
+op("gather", lambda T, x, *, dim, index: T.gather(x, dim, index), params=gather_params,
+   requires=("gather",))
+op("index_select", lambda T, x, *, dim, index: x.index_select(dim, index),
+   params=index_select_params, requires=("Tensor.index_select",))
+op("masked_fill", lambda T, x, *, mask, value: x.masked_fill(mask, value),
+   params=masked_fill_params, requires=("Tensor.masked_fill",))
 
 # Linear algebra.
 op("matmul", lambda T, a, b: a @ b, 2, kinds=(F, F), requires=("Tensor.__matmul__",), weight=2)
@@ -726,7 +747,8 @@ op("mv", lambda T, a, b: T.mv(a, b), 2, kinds=(F, F), params=ndims(2, 1), requir
 op("dot", lambda T, a, b: T.dot(a, b), 2, kinds=(F, F), params=ndims(1, 1), requires=("dot",))
 op("outer", lambda T, a, b: T.outer(a, b), 2, kinds=(F, F), params=ndims(1, 1), requires=("outer",))
 op("bmm", lambda T, a, b: T.bmm(a, b), 2, kinds=(F, F), params=ndims(3, 3), requires=("bmm",))
-op("einsum1", lambda T, x, *, eq: T.einsum(eq, x), kinds=(F,), params=einsum1_params, requires=("einsum",))
+op("einsum1", lambda T, x, *, eq: T.einsum(eq, x), kinds=(F,), params=einsum1_params,
+   requires=("einsum",))
 op("einsum2", lambda T, a, b, *, eq: T.einsum(eq, a, b), 2, kinds=(F, F), params=einsum2_params,
    requires=("einsum",))
 
@@ -757,7 +779,8 @@ misuse("bad_transpose_dim", lambda T, x, *, dim: x.transpose(0, dim), params=_oo
    requires=("Tensor.transpose",))
 misuse("bad_reshape", lambda T, x, *, shape: x.reshape(shape), params=_bad_shape)
 misuse("bad_expand", lambda T, x: x.expand(5, 7))
-misuse("bad_index", lambda T, x, *, key: x[key], params=_oob_index, requires=("Tensor.__getitem__",))
+misuse("bad_index", lambda T, x, *, key: x[key], params=_oob_index,
+   requires=("Tensor.__getitem__",))
 misuse("bool_sub", lambda T, x: (x > 0) - (x > 0))
 misuse("bool_neg", lambda T, x: -(x > 0))
 misuse("bool_rsub", lambda T, x: 1 - (x > 0))
@@ -768,7 +791,8 @@ misuse("float_bitwise", lambda T, x: x & x, kinds=(F,))
 misuse("broadcast_mismatch", lambda T, x: x + T.ones(tuple(s + 1 for s in x.shape) or (2,)),
        params=lambda rng, infos: {} if infos[0].shape else None)
 misuse("cat_mismatch", lambda T, x: T.cat([x, T.ones(5, 7, 1)], 0), requires=("cat",))
-misuse("matmul_mismatch", lambda T, x: x @ T.ones(5, 7), kinds=(F,), requires=("Tensor.__matmul__",))
+misuse("matmul_mismatch", lambda T, x: x @ T.ones(5, 7), kinds=(F,),
+   requires=("Tensor.__matmul__",))
 misuse("clamp_no_bounds", lambda T, x: T.clamp(x), requires=("clamp",))
 misuse("div_bad_rounding", lambda T, x: T.div(x, 2, rounding_mode="round"))
 # fmt: on

@@ -170,8 +170,10 @@ def test_the_comparison_catches_a_wrong_gradient():
     tampered = dict(obs_lg)
     first = tampered[label][0] if tampered[label][0] is not None else tampered[label][1]
     bumped = G.Facts(**{**first.__dict__, "value": first.value + 1.0})
-    tampered[label] = (bumped,) + tuple(tampered[label][1:]) if tampered[label][0] is not None else (
-        None, bumped, *tampered[label][2:])  # fmt: skip
+    if tampered[label][0] is not None:
+        tampered[label] = (bumped, *tampered[label][1:])
+    else:
+        tampered[label] = (None, bumped, *tampered[label][2:])
     assert any(
         m.label.startswith("grad") and m.what == "value"
         for m in G.compare(obs_torch, tampered, g.tol)
