@@ -61,6 +61,9 @@ def sample_unit_cube(n: int, dim: int, method: str = "uniform", seed: Seed = Non
     rng = np.random.default_rng(seed)
     if method == "uniform":
         return rng.random((n, dim))
+    # SciPy's engines spawn child generators from a Generator's seed sequence, a counter its
+    # saved state does not hold; seeding them from a draw keeps runs resumable from a state.
+    rng = np.random.default_rng(rng.integers(2**63))
     if method == "lhs":
         return qmc.LatinHypercube(dim, **{_QMC_RNG_KEYWORD: rng}).random(n)
     if method == "halton":

@@ -202,10 +202,14 @@ class Trainer:
         return optim.Adam(self._parameters(), lr=self.config.lr)
 
     def _lbfgs(self):
+        # One iteration per step, so every step is logged and checkpointable; L-BFGS keeps
+        # its memory between calls. max_eval must not default to max_iter * 5 // 4 = 1: that
+        # cuts every line search short and the optimizer stalls (PyTorch's LBFGS too).
         return optim.LBFGS(
             self._parameters(),
             lr=1.0,
             max_iter=1,
+            max_eval=25,
             history_size=self.config.lbfgs_history,
             tolerance_grad=1e-12,
             tolerance_change=0.0,

@@ -99,3 +99,14 @@ def test_unknown_method_raises_value_error_naming_it_and_the_valid_ones():
 def test_bad_counts_raise_value_error(n, dim):
     with pytest.raises(ValueError, match="sample_unit_cube"):
         sample_unit_cube(n, dim)
+
+
+@pytest.mark.parametrize("method", ["uniform", "lhs", "sobol", "halton"])
+def test_a_generator_restored_to_a_saved_state_draws_the_same_points(method):
+    # What resuming a checkpointed run relies on: the state alone fixes the next draws.
+    rng = np.random.default_rng(5)
+    state = rng.bit_generator.state
+    first = sample_unit_cube(10, 2, method, rng)
+    assert rng.bit_generator.state != state  # the generator advanced
+    rng.bit_generator.state = state
+    np.testing.assert_array_equal(sample_unit_cube(10, 2, method, rng), first)

@@ -1,0 +1,146 @@
+"""The trainer: the loss falls, runs repeat, checkpoints resume the same trajectory."""
+
+import math
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from leafgrad.pinn import problems
+from leafgrad.pinn.trainer import TrainConfig, Trainer, TrainingDiverged
+
+SMALL = {"width": 12, "depth": 2, "collocation": 128, "boundary": 32, "checkpoint_every": 0}
+
+
+def _trainer(name="heat1d", checkpoint=None, callbacks=(), problem=None, **settings):
+    problem = problem or problems.get(name)
+    config = TrainConfig.for_problem(problem, **{**SMALL, **settings})
+    return Trainer(problem, config, checkpoint=checkpoint, callbacks=callbacks, progress=False)
+
+
+def test_a_short_run_lowers_the_loss_a_hundredfold_and_the_error():
+    trainer = _trainer(adam_steps=300, lbfgs_steps=100, lr=1e-2, hard_constraints=True)
+    error_before = trainer.relative_l2()
+    history = trainer.run()
+    total = history.terms["total"]
+    assert len(total) == 400 and history.phases[0] == "adam" and history.phases[-1] == "lbfgs"
+    assert total[-1] < total[0] / 100
+    assert trainer.relative_l2() < error_before / 10
+
+
+def test_every_loss_term_is_logged_on_its_own():
+    history = _trainer(adam_steps=3, lbfgs_steps=2, hard_constraints=False).run()
+    assert set(history.terms) == {"pde", "initial", "boundary", "total"}
+    for k in range(5):
+        parts = sum(history.terms[n][k] for n in ("pde", "initial", "boundary"))
+        assert history.terms["total"][k] == pytest.approx(parts, rel=1e-12)
+    assert history.steps == [1, 2, 3, 4, 5]
+
+
+def test_the_same_seed_repeats_a_run_and_another_seed_does_not():
+    settings = {"adam_steps": 5, "lbfgs_steps": 3, "resample_every": 2}
+    a = _trainer(seed=3, **settings).run().terms["total"]
+    b = _trainer(seed=3, **settings).run().terms["total"]
+    c = _trainer(seed=4, **settings).run().terms["total"]
+    assert a == b  # the same operations on the same machine: bit for bit
+    assert a != c
+
+
+@pytest.mark.parametrize("stop_at", [4, 13])  # in the Adam phase, and in the L-BFGS phase
+def test_checkpoint_then_resume_reproduces_an_uninterrupted_run(tmp_path, stop_at):
+    settings = {"adam_steps": 8, "lbfgs_steps": 10, "resample_every": 3, "checkpoint_every": 2}
+    full = _trainer("burgers-inverse", **settings)
+    expected = full.run()
+
+    def interrupt(trainer, record):
+        return trainer.step == stop_at
+
+    path = str(tmp_path / "ck.lg")
+    first = _trainer("burgers-inverse", checkpoint=path, callbacks=[interrupt], **settings)
+    first.run()
+    assert first.step == stop_at
+    resumed = _trainer("burgers-inverse", checkpoint=path, **settings)
+    history = resumed.run(resume=True)
+    assert history.steps == expected.steps
+    assert history.phases == expected.phases
+    assert history.terms == expected.terms
+    assert resumed.learned_coefficients() == full.learned_coefficients()
+    for p, q in zip(resumed.model.parameters(), full.model.parameters()):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+
+
+def test_resume_with_other_settings_says_which(tmp_path):
+    path = str(tmp_path / "ck.lg")
+    _trainer(checkpoint=path, adam_steps=2, lbfgs_steps=0).run()
+    other = _trainer(checkpoint=path, adam_steps=4, lbfgs_steps=0, width=16)
+    with pytest.raises(ValueError, match="width=12"):
+        other.run(resume=True)
+
+
+def test_an_inverse_problem_trains_its_coefficient():
+    trainer = _trainer("burgers-inverse", adam_steps=40, lbfgs_steps=0, lr=1e-2)
+    before = trainer.learned_coefficients()["nu"]
+    trainer.run()
+    assert before == pytest.approx(0.05)
+    assert trainer.learned_coefficients()["nu"] != pytest.approx(0.05, rel=1e-3)
+
+
+def test_a_nan_loss_stops_training_names_step_and_term_and_keeps_the_last_checkpoint(tmp_path):
+    problem = problems.get("heat1d")
+    residual, calls = problem.residual, []
+
+    def poisoned(x, u):
+        calls.append(1)
+        r = residual(x, u)
+        return r * math.nan if len(calls) > 7 else r
+
+    problem.residual = poisoned
+    path = str(tmp_path / "ck.lg")
+    trainer = _trainer(problem=problem, checkpoint=path, adam_steps=20, lbfgs_steps=0,
+                       checkpoint_every=5)  # fmt: skip
+    with pytest.raises(TrainingDiverged, match=r"step 8 in the term 'pde'"):
+        trainer.run()
+    state = lg.load(path)
+    assert state["step"] == 5
+    assert all(np.isfinite(v.numpy()).all() for v in state["model"].values())
+
+
+def test_a_residual_of_the_wrong_shape_is_refused_with_its_shape():
+    problem = problems.get("heat1d")
+    problem.residual = lambda x, u: u[:10]
+    with pytest.raises(ValueError, match=r"one row per collocation point \(128\).*\[10, 1\]"):
+        _trainer(problem=problem, adam_steps=1, lbfgs_steps=0).run()
+
+
+def test_tol_and_callbacks_stop_training():
+    trainer = _trainer(adam_steps=50, lbfgs_steps=0, tol=1e9)
+    trainer.run()
+    assert trainer.step == 1 and "tol" in trainer.stop_reason
+    seen = []
+
+    def watch(trainer, record):
+        seen.append(record["total"])
+        return len(seen) == 3
+
+    trainer = _trainer(adam_steps=50, lbfgs_steps=0, callbacks=[watch])
+    trainer.run()
+    assert trainer.step == 3 and len(seen) == 3 and "watch" in trainer.stop_reason
+
+
+def test_float32_runs_in_float32():
+    trainer = _trainer(adam_steps=3, lbfgs_steps=2, dtype="float32")
+    trainer.run()
+    assert all(p.dtype == lg.float32 for p in trainer.model.parameters())
+    assert np.isfinite(trainer.history.terms["total"]).all()
+
+
+def test_bad_settings_are_refused_by_name():
+    problem = problems.get("heat1d")
+    with pytest.raises(ValueError, match="width"):
+        TrainConfig.for_problem(problem, width=0)
+    with pytest.raises(ValueError, match="unknown preset"):
+        TrainConfig.for_problem(problem, preset="fastest")
+    with pytest.raises(ValueError, match="sampler"):
+        TrainConfig.for_problem(problem, sampler="random")
+    with pytest.raises(ValueError, match="unknown settings"):
+        TrainConfig.for_problem(problem, epochs=3)
