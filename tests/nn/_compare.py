@@ -4,6 +4,8 @@ import numpy as np
 
 import leafgrad as lg
 
+from .. import _tolerance
+
 
 def to_numpy(t) -> np.ndarray:
     """The values of a leafgrad or PyTorch tensor as a NumPy array."""
@@ -21,12 +23,23 @@ def pair(array, requires_grad=False):
     )
 
 
-def assert_close(ours, theirs, rtol=1e-10, atol=1e-12) -> None:
+def assert_close(ours, theirs, kind="direct", *, rtol=None, atol=None) -> None:
+    """``ours`` has ``theirs``'s shape and values, within the shared tolerance for ``kind``
+    (tests/_tolerance.py) unless ``rtol``/``atol`` say otherwise; ``None`` must match ``None``."""
     if theirs is None:
         assert ours is None
         return
     assert tuple(ours.shape) == tuple(theirs.shape), (tuple(ours.shape), tuple(theirs.shape))
-    np.testing.assert_allclose(to_numpy(ours), to_numpy(theirs), rtol=rtol, atol=atol)
+    if rtol is None and atol is None:
+        _tolerance.assert_close(to_numpy(ours), to_numpy(theirs), kind)
+        return
+    default_rtol, default_atol = _tolerance.tolerance(to_numpy(theirs).dtype, kind)
+    np.testing.assert_allclose(
+        to_numpy(ours),
+        to_numpy(theirs),
+        rtol=default_rtol if rtol is None else rtol,
+        atol=default_atol if atol is None else atol,
+    )
 
 
 def copy_weights(ours, theirs) -> None:
@@ -37,10 +50,10 @@ def copy_weights(ours, theirs) -> None:
     theirs.load_state_dict(state)
 
 
-def assert_same_grads(ours, theirs, rtol=1e-10, atol=1e-12) -> None:
+def assert_same_grads(ours, theirs, kind="direct") -> None:
     """Every parameter's .grad agrees, matched by name."""
     ours_named = dict(ours.named_parameters())
     theirs_named = dict(theirs.named_parameters())
     assert list(ours_named) == list(theirs_named)
     for name, p in ours_named.items():
-        assert_close(p.grad, theirs_named[name].grad, rtol, atol)
+        assert_close(p.grad, theirs_named[name].grad, kind)

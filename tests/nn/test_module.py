@@ -274,7 +274,7 @@ def test_load_state_dict_non_strict_still_raises_on_shape_mismatch(torch):
     net = make_net(torch)
     sd = make_net(torch).state_dict()
     sd["head.weight"] = torch.zeros(3)
-    with pytest.raises(RuntimeError, match="head.weight"):
+    with pytest.raises(RuntimeError, match=r"head\.weight"):
         net.load_state_dict(sd, strict=False)
 
 
@@ -301,7 +301,7 @@ def test_load_state_dict_skips_non_persistent_buffers(torch):
     sd = net.state_dict()
     assert "block.scratch" not in sd
     sd["block.scratch"] = torch.ones(1)
-    with pytest.raises(RuntimeError, match="block.scratch"):
+    with pytest.raises(RuntimeError, match=r"block\.scratch"):
         net.load_state_dict(sd)
 
 

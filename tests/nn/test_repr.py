@@ -25,19 +25,22 @@ def build(nn):
         "linear_no_bias": nn.Linear(3, 4, bias=False),
         "mlp": nn.Sequential(nn.Linear(1, 32), nn.ReLU(), nn.Dropout(0.1), nn.Linear(32, 1)),
         "activations": nn.Sequential(
-            nn.Tanh(), nn.ReLU(), nn.ReLU(inplace=True), nn.LeakyReLU(), nn.LeakyReLU(0.2, inplace=True),
-            nn.Sigmoid(), nn.SiLU(), nn.GELU(), nn.GELU(approximate="tanh"), nn.ELU(), nn.ELU(alpha=0.5),
-            nn.Softplus(), nn.Softplus(beta=2.0, threshold=10.0), nn.Softmax(), nn.Softmax(dim=-1),
+            nn.Tanh(), nn.ReLU(), nn.ReLU(inplace=True), nn.LeakyReLU(),
+            nn.LeakyReLU(0.2, inplace=True), nn.Sigmoid(), nn.SiLU(), nn.GELU(),
+            nn.GELU(approximate="tanh"), nn.ELU(), nn.ELU(alpha=0.5), nn.Softplus(),
+            nn.Softplus(beta=2.0, threshold=10.0), nn.Softmax(), nn.Softmax(dim=-1),
             nn.LogSoftmax(dim=1), nn.Identity(), nn.Flatten(), nn.Flatten(0, 2), nn.Dropout(),
         ),
         "nested": nn.Sequential(nn.Sequential(nn.Linear(2, 2), nn.Tanh()), nn.Linear(2, 1)),
-        "module_list_repeats": nn.ModuleList([nn.Linear(4, 4) for _ in range(3)] + [nn.Tanh(), nn.Tanh(), nn.Linear(4, 1)]),
+        "module_list_repeats": nn.ModuleList(
+            [nn.Linear(4, 4) for _ in range(3)] + [nn.Tanh(), nn.Tanh(), nn.Linear(4, 1)]
+        ),
         "module_list_empty": nn.ModuleList(),
         "module_dict": nn.ModuleDict({"a": nn.Linear(1, 2), "b": nn.Sequential(nn.Tanh())}),
         "pinn": PINN(),
         "losses": nn.ModuleList([
-            nn.MSELoss(), nn.L1Loss(), nn.HuberLoss(delta=0.5), nn.SmoothL1Loss(), nn.CrossEntropyLoss(),
-            nn.NLLLoss(), nn.BCELoss(), nn.BCEWithLogitsLoss(),
+            nn.MSELoss(), nn.L1Loss(), nn.HuberLoss(delta=0.5), nn.SmoothL1Loss(),
+            nn.CrossEntropyLoss(), nn.NLLLoss(), nn.BCELoss(), nn.BCEWithLogitsLoss(),
         ]),
         "empty_module": nn.Module(),
     }  # fmt: skip
