@@ -435,3 +435,23 @@ class Trainer:
         """The trained PDE coefficients, as the problem reports them (e.g. nu, not log nu)."""
         values = {name: float(p.item()) for name, p in self.coefficients.items()}
         return self.problem.report(values) if self.problem.report else values
+
+
+def solve(problem, *, preset: str | None = None, checkpoint: str | None = None,
+          resume: bool = False, progress: bool = True, callbacks=(),
+          **settings) -> Trainer:  # fmt: skip
+    """Train a network on ``problem`` (a :class:`Problem` or a benchmark's name).
+
+    Returns the trainer: its ``model``, ``history``, ``relative_l2()`` and ``predict()``.
+
+    ``settings`` are :class:`TrainConfig` fields (``adam_steps=500``, ``dtype="float32"``...).
+    """
+    if isinstance(problem, str):
+        from . import problems
+
+        problem = problems.get(problem)
+    config = TrainConfig.for_problem(problem, preset, **settings)
+    trainer = Trainer(problem, config, checkpoint=checkpoint, callbacks=callbacks,
+                      progress=progress)  # fmt: skip
+    trainer.run(resume=resume)
+    return trainer
