@@ -144,3 +144,25 @@ def test_bad_settings_are_refused_by_name():
         TrainConfig.for_problem(problem, sampler="random")
     with pytest.raises(ValueError, match="unknown settings"):
         TrainConfig.for_problem(problem, epochs=3)
+
+
+def test_a_problem_posed_by_hand_is_solved_by_pinn_solve():
+    from leafgrad import pinn
+
+    geometry = pinn.SpaceTime(pinn.Interval(0, 1), pinn.TimeDomain(0, 1))
+    problem = pinn.Problem(
+        name="my-heat",
+        geometry=geometry,
+        residual=lambda x, u: pinn.partial(u, x, 1) - 0.1 * pinn.partial(u, x, 0, 0),
+        conditions=[
+            pinn.InitialCondition(geometry, lambda p: np.sin(np.pi * p[:, 0])),
+            pinn.DirichletBC(geometry, 0.0),
+        ],
+        columns=("x", "t"),
+        grid=lambda: {"x": np.linspace(0, 1, 51), "t": np.linspace(0, 1, 51)},
+        exact=lambda p: np.exp(-0.1 * np.pi**2 * p[:, 1:2]) * np.sin(np.pi * p[:, 0:1]),
+    )
+    trainer = pinn.solve(problem, adam_steps=200, lbfgs_steps=150, width=12, depth=2,
+                         collocation=256, boundary=64, progress=False)  # fmt: skip
+    assert trainer.step == 350
+    assert trainer.relative_l2() < 2e-2
