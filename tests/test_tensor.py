@@ -259,6 +259,19 @@ def _set(attr, value_fn):
     return run
 
 
+def _set_requires_grad(value, make):
+    return lambda m: _set("requires_grad", lambda m: value)(m, make)
+
+
+def _set_data(value_fn, make):
+    return lambda m: _set("data", value_fn)(m, make)
+
+
+def _leaf(m):
+    """A float leaf that requires grad."""
+    return _rg(m, [1.0, 2])
+
+
 def _grad_set(make, value):
     def fn(m):
         t = make(m)
@@ -367,28 +380,28 @@ FACTS = {
     "version": lambda m: m.tensor([1.0])._version,
     "grad_fn_of_leaf": lambda m: _rg(m, [1.0]).grad_fn,
     "grad_of_new_leaf": lambda m: _rg(m, [1.0]).grad,
-    "grad_set": _grad_set(lambda m: _rg(m, [1.0, 2]), lambda m: m.tensor([3.0, 4])),
-    "grad_set_none": _grad_set(lambda m: _rg(m, [1.0, 2]), lambda m: None),
-    "grad_set_wrong_shape": _grad_set(lambda m: _rg(m, [1.0, 2]), lambda m: m.tensor([3.0, 4, 5])),
-    "grad_set_wrong_dtype": _grad_set(lambda m: _rg(m, [1.0, 2]), lambda m: m.tensor([3.0, 4], dtype=m.float64)),
-    "grad_set_int_tensor": _grad_set(lambda m: _rg(m, [1.0, 2]), lambda m: m.tensor([3, 4])),
-    "grad_set_number": _grad_set(lambda m: _rg(m, [1.0, 2]), lambda m: 3),
-    "grad_set_list": _grad_set(lambda m: _rg(m, [1.0, 2]), lambda m: [3.0, 4.0]),
+    "grad_set": _grad_set(_leaf, lambda m: m.tensor([3.0, 4])),
+    "grad_set_none": _grad_set(_leaf, lambda m: None),
+    "grad_set_wrong_shape": _grad_set(_leaf, lambda m: m.tensor([3.0, 4, 5])),
+    "grad_set_wrong_dtype": _grad_set(_leaf, lambda m: m.tensor([3.0, 4], dtype=m.float64)),
+    "grad_set_int_tensor": _grad_set(_leaf, lambda m: m.tensor([3, 4])),
+    "grad_set_number": _grad_set(_leaf, lambda m: 3),
+    "grad_set_list": _grad_set(_leaf, lambda m: [3.0, 4.0]),
     "grad_set_on_int_tensor": _grad_set(lambda m: m.tensor([1, 2]), lambda m: m.tensor([3, 4])),
-    "grad_set_without_requires_grad": _grad_set(lambda m: m.tensor([1.0, 2]), lambda m: m.tensor([3.0, 4])),
-    "grad_set_on_non_leaf": _grad_set(lambda m: _rg(m, [1.0, 2]) * 2, lambda m: m.tensor([3.0, 4])),
+    "grad_set_without_requires_grad": _grad_set(
+        lambda m: m.tensor([1.0, 2]), lambda m: m.tensor([3.0, 4])),
+    "grad_set_on_non_leaf": _grad_set(lambda m: _leaf(m) * 2, lambda m: m.tensor([3.0, 4])),
     "grad_set_0d_on_one_element": _grad_set(lambda m: _rg(m, [1.0]), lambda m: m.tensor(3.0)),
-    "grad_set_requiring_grad": _grad_set(lambda m: _rg(m, [1.0, 2]), lambda m: _rg(m, [3.0, 4])),
-    "requires_grad_int": lambda m: _set("requires_grad", lambda m: True)(m, lambda m: m.tensor([1, 2])),
-    "requires_grad_int_false": lambda m: _set("requires_grad", lambda m: False)(m, lambda m: m.tensor([1, 2])),
-    "requires_grad_bool_tensor": lambda m: _set("requires_grad", lambda m: True)(m, lambda m: m.tensor([True])),
-    "requires_grad_float16": lambda m: _set("requires_grad", lambda m: True)(
-        m, lambda m: m.tensor([1.0], dtype=m.float16)),
-    "requires_grad_non_leaf_true": lambda m: _set("requires_grad", lambda m: True)(m, lambda m: _rg(m, [1.0]) * 2),
-    "requires_grad_non_leaf_false": lambda m: _set("requires_grad", lambda m: False)(m, lambda m: _rg(m, [1.0]) * 2),
-    "requires_grad_int_value": lambda m: _set("requires_grad", lambda m: 1)(m, lambda m: m.tensor([1.0])),
-    "requires_grad_none": lambda m: _set("requires_grad", lambda m: None)(m, lambda m: m.tensor([1.0])),
-    "requires_grad_numpy_bool": lambda m: _set("requires_grad", lambda m: np.bool_(True))(m, lambda m: m.tensor([1.0])),
+    "grad_set_requiring_grad": _grad_set(_leaf, lambda m: _rg(m, [3.0, 4])),
+    "requires_grad_int": _set_requires_grad(True, lambda m: m.tensor([1, 2])),
+    "requires_grad_int_false": _set_requires_grad(False, lambda m: m.tensor([1, 2])),
+    "requires_grad_bool_tensor": _set_requires_grad(True, lambda m: m.tensor([True])),
+    "requires_grad_float16": _set_requires_grad(True, lambda m: m.tensor([1.0], dtype=m.float16)),
+    "requires_grad_non_leaf_true": _set_requires_grad(True, lambda m: _rg(m, [1.0]) * 2),
+    "requires_grad_non_leaf_false": _set_requires_grad(False, lambda m: _rg(m, [1.0]) * 2),
+    "requires_grad_int_value": _set_requires_grad(1, lambda m: m.tensor([1.0])),
+    "requires_grad_none": _set_requires_grad(None, lambda m: m.tensor([1.0])),
+    "requires_grad_numpy_bool": _set_requires_grad(np.bool_(True), lambda m: m.tensor([1.0])),
     "requires_grad__non_leaf_true": lambda m: (_rg(m, [1.0]) * 2).requires_grad_(),
     "requires_grad__non_leaf_false": lambda m: (_rg(m, [1.0]) * 2).requires_grad_(False),
     "requires_grad__int": lambda m: m.tensor([1, 2]).requires_grad_(),
@@ -400,10 +413,10 @@ FACTS = {
     "detach_in_place_leaf": lambda m: _rg(m, [1.0]).detach_(),
     "data_of_leaf": lambda m: _rg(m, [1.0]).data,
     "data_of_non_leaf": lambda m: (_rg(m, [1.0]) * 2).data,
-    "data_set": lambda m: _set("data", lambda m: m.tensor([5.0, 6, 7]))(m, lambda m: _rg(m, [1.0, 2])),
-    "data_set_int_on_requires_grad": lambda m: _set("data", lambda m: m.tensor([5, 6]))(m, lambda m: _rg(m, [1.0, 2])),
-    "data_set_int": lambda m: _set("data", lambda m: m.tensor([5, 6]))(m, lambda m: m.tensor([1.0, 2])),
-    "data_set_list": lambda m: _set("data", lambda m: [1])(m, lambda m: m.tensor([1.0])),
+    "data_set": _set_data(lambda m: m.tensor([5.0, 6, 7]), _leaf),
+    "data_set_int_on_requires_grad": _set_data(lambda m: m.tensor([5, 6]), _leaf),
+    "data_set_int": _set_data(lambda m: m.tensor([5, 6]), lambda m: m.tensor([1.0, 2])),
+    "data_set_list": _set_data(lambda m: [1], lambda m: m.tensor([1.0])),
     "deepcopy_leaf": lambda m: copy.deepcopy(_rg(m, [1.0])),
     "deepcopy_non_leaf": lambda m: copy.deepcopy(_rg(m, [1.0]) * 2),
     "size_repr": lambda m: repr(m.Size([2, 3])),
@@ -471,6 +484,6 @@ def test_layout_facts_match_torch():
 
 def test_mT_needs_two_dims_and_T_warns_off_matrices():
     with pytest.raises(RuntimeError):
-        lg.ones(3).mT
+        _ = lg.ones(3).mT
     with pytest.warns(UserWarning, match="deprecated"):
         assert lg.ones(2, 3, 4).T.shape == (4, 3, 2)
