@@ -38,13 +38,16 @@ def _t(values, dtype=None, requires_grad=False):
 
 # ----------------------------------------------------------------------------- known strings
 KNOWN = [
-    ("int_mode_floats_get_a_trailing_dot", lambda: lg.tensor([1.0, 2.0, -3.0]), "tensor([ 1.,  2., -3.])"),
+    ("int_mode_floats_get_a_trailing_dot", lambda: lg.tensor([1.0, 2.0, -3.0]),
+     "tensor([ 1.,  2., -3.])"),
     ("fixed_mode_has_four_decimals", lambda: lg.tensor([1.5, -2.25, 100.125]),
      "tensor([  1.5000,  -2.2500, 100.1250])"),
     ("ratio_over_1000_switches_to_sci", lambda: lg.tensor([1e-3, 2.0, 5e3]),
      "tensor([1.0000e-03, 2.0000e+00, 5.0000e+03])"),
-    ("values_over_1e8_switch_to_sci", lambda: lg.tensor([1e10, 1.0]), "tensor([1.0000e+10, 1.0000e+00])"),
-    ("values_under_1e-4_switch_to_sci", lambda: lg.tensor([1e-5, 2e-5]), "tensor([1.0000e-05, 2.0000e-05])"),
+    ("values_over_1e8_switch_to_sci", lambda: lg.tensor([1e10, 1.0]),
+     "tensor([1.0000e+10, 1.0000e+00])"),
+    ("values_under_1e-4_switch_to_sci", lambda: lg.tensor([1e-5, 2e-5]),
+     "tensor([1.0000e-05, 2.0000e-05])"),
     ("nan_and_inf_pad_to_the_common_width", lambda: lg.tensor([math.nan, math.inf, -math.inf, 1.5]),
      "tensor([   nan,    inf,   -inf, 1.5000])"),
     ("nan_and_inf_in_int_mode_get_no_dot", lambda: lg.tensor([math.nan, math.inf, 2.0]),
@@ -54,7 +57,8 @@ KNOWN = [
     ("all_nan_prints_bare", lambda: lg.tensor([math.nan]), "tensor([nan])"),
     ("columns_align_right", lambda: lg.tensor([[1.5, -200.25], [3.0, 4.0]]),
      "tensor([[   1.5000, -200.2500],\n        [   3.0000,    4.0000]])"),
-    ("ints_align_right", lambda: lg.tensor([[1, -20], [300, 4]]), "tensor([[  1, -20],\n        [300,   4]])"),
+    ("ints_align_right", lambda: lg.tensor([[1, -20], [300, 4]]),
+     "tensor([[  1, -20],\n        [300,   4]])"),
     ("bools_align_right", lambda: lg.tensor([[True, False]]), "tensor([[ True, False]])"),
     ("rows_wrap_at_80_columns", lambda: _t(np.arange(30.0) * 1.5, lg.float32),
      ("tensor([ 0.0000,  1.5000,  3.0000,  4.5000,  6.0000,  7.5000,  9.0000, 10.5000,\n"
@@ -65,24 +69,32 @@ KNOWN = [
      ("tensor([ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15, 16, 17,\n"
       "        18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,\n"
       "        36, 37, 38, 39])")),
-    ("3d_blocks_are_separated_by_one_blank_line", lambda: _t(np.arange(8.0).reshape(2, 2, 2), lg.float32),
+    ("3d_blocks_are_separated_by_one_blank_line",
+     lambda: _t(np.arange(8.0).reshape(2, 2, 2), lg.float32),
      "tensor([[[0., 1.],\n         [2., 3.]],\n\n        [[4., 5.],\n         [6., 7.]]])"),
     ("4d_blocks_are_separated_by_two_blank_lines", lambda: _t(np.arange(16).reshape(2, 2, 2, 2)),
-     ("tensor([[[[ 0,  1],\n          [ 2,  3]],\n\n         [[ 4,  5],\n          [ 6,  7]]],\n\n\n"
+     ("tensor([[[[ 0,  1],\n          [ 2,  3]],\n\n"
+      "         [[ 4,  5],\n          [ 6,  7]]],\n\n\n"
       "        [[[ 8,  9],\n          [10, 11]],\n\n         [[12, 13],\n          [14, 15]]]])")),
     ("over_1000_elements_are_summarised", lambda: _t(np.arange(2000)),
      "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"),
     ("empty_1d_has_no_size", lambda: lg.tensor([]), "tensor([])"),
     ("empty_2d_shows_its_size", lambda: lg.zeros(2, 0), "tensor([], size=(2, 0))"),
-    ("empty_int64_shows_its_dtype", lambda: lg.zeros(0, dtype=lg.int64), "tensor([], dtype=torch.int64)"),
+    ("empty_int64_shows_its_dtype", lambda: lg.zeros(0, dtype=lg.int64),
+     "tensor([], dtype=torch.int64)"),
     ("empty_float64_shows_size_then_dtype", lambda: lg.zeros(3, 0, 1, dtype=lg.float64),
      "tensor([], size=(3, 0, 1), dtype=torch.float64)"),
-    ("float64_shows_its_dtype", lambda: lg.tensor([1.5], dtype=lg.float64), "tensor([1.5000], dtype=torch.float64)"),
-    ("int32_shows_its_dtype", lambda: lg.tensor([1, 2], dtype=lg.int32), "tensor([1, 2], dtype=torch.int32)"),
-    ("uint8_shows_its_dtype", lambda: lg.tensor([255], dtype=lg.uint8), "tensor([255], dtype=torch.uint8)"),
-    ("float16_shows_its_dtype", lambda: lg.tensor([0.1], dtype=lg.float16), "tensor([0.1000], dtype=torch.float16)"),
+    ("float64_shows_its_dtype", lambda: lg.tensor([1.5], dtype=lg.float64),
+     "tensor([1.5000], dtype=torch.float64)"),
+    ("int32_shows_its_dtype", lambda: lg.tensor([1, 2], dtype=lg.int32),
+     "tensor([1, 2], dtype=torch.int32)"),
+    ("uint8_shows_its_dtype", lambda: lg.tensor([255], dtype=lg.uint8),
+     "tensor([255], dtype=torch.uint8)"),
+    ("float16_shows_its_dtype", lambda: lg.tensor([0.1], dtype=lg.float16),
+     "tensor([0.1000], dtype=torch.float16)"),
     ("float_scalar_rounds_to_four_decimals", lambda: lg.tensor(3.14159), "tensor(3.1416)"),
-    ("int16_scalar_shows_its_dtype", lambda: lg.tensor(7, dtype=lg.int16), "tensor(7, dtype=torch.int16)"),
+    ("int16_scalar_shows_its_dtype", lambda: lg.tensor(7, dtype=lg.int16),
+     "tensor(7, dtype=torch.int16)"),
     ("large_scalar_prints_in_sci", lambda: lg.tensor(1e20), "tensor(1.0000e+20)"),
     ("leaf_shows_requires_grad", lambda: lg.tensor([1.0, 2.0], requires_grad=True),
      "tensor([1., 2.], requires_grad=True)"),
@@ -155,8 +167,9 @@ def test_printoptions_context_manager_restores_options_on_exit():
 
 
 # ----------------------------------------------------------------------------- against torch
-SHAPES = [(), (1,), (5,), (0,), (2, 0), (0, 3), (3, 4), (2, 3, 4), (2, 2, 2, 2), (30,), (1001,),
-          (40, 40), (11, 11, 11), (2, 3, 200), (5, 5, 5, 5), (1, 1, 1, 1), (7, 1), (3, 0, 2)]  # fmt: skip
+SHAPES = [(), (1,), (5,), (0,), (2, 0), (0, 3), (3, 4), (2, 3, 4), (2, 2, 2, 2), (30,),
+          (1001,), (40, 40), (11, 11, 11), (2, 3, 200), (5, 5, 5, 5), (1, 1, 1, 1), (7, 1),
+          (3, 0, 2)]  # fmt: skip
 
 
 def _values(kind, shape, rng):
@@ -192,8 +205,9 @@ def _values(kind, shape, rng):
     raise AssertionError(kind)
 
 
-KINDS = ["ints_as_floats", "normal", "huge", "tiny", "wide_ratio", "nonfinite_and_negzero", "zeros",
-         "negative_zeros", "all_nan", "large_ints", "scaled", "near_1e8", "uniform"]  # fmt: skip
+KINDS = ["ints_as_floats", "normal", "huge", "tiny", "wide_ratio", "nonfinite_and_negzero",
+         "zeros", "negative_zeros", "all_nan", "large_ints", "scaled", "near_1e8",
+         "uniform"]  # fmt: skip
 DTYPES = ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"]
 
 
