@@ -22,6 +22,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse
+import itertools
 import json
 import subprocess
 import sys
@@ -37,7 +38,7 @@ def weights(d: int, seed: int = 0):
     sizes = [d] + [WIDTH] * DEPTH + [1]
     return [
         (rng.standard_normal((m, n)) / np.sqrt(m), rng.standard_normal(n) * 0.1)
-        for m, n in zip(sizes[:-1], sizes[1:])
+        for m, n in itertools.pairwise(sizes)
     ]
 
 
@@ -154,7 +155,8 @@ def main() -> None:
         return
     methods = ["torch-nested", "leafgrad-nested", "leafgrad-taylor"]
     print(
-        f"{'model':<5} {'N':>7} {'method':<16} {'time':>10} {'peak MiB':>9} {'t/torch':>8} {'mem/torch':>9}"
+        f"{'model':<5} {'N':>7} {'method':<16} {'time':>10} {'peak MiB':>9} "
+        f"{'t/torch':>8} {'mem/torch':>9}"
     )
     for d in (2, 10):
         for n in args.sizes:
@@ -176,9 +178,8 @@ def main() -> None:
                     text=True,
                 )
                 if out.returncode != 0:
-                    print(
-                        f"{d}d    {n:>7} {method:<16} failed: {out.stderr.strip().splitlines()[-1:]}"
-                    )
+                    last = out.stderr.strip().splitlines()[-1:]
+                    print(f"{d}d    {n:>7} {method:<16} failed: {last}")
                     continue
                 r = json.loads(out.stdout)
                 if method == "torch-nested":
