@@ -51,7 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     hard.add_argument("--soft", dest="hard_constraints", action="store_const", const=False,
                       help="train the initial/boundary conditions as loss terms")  # fmt: skip
     parser.add_argument("--out", help="output folder (default: runs/PROBLEM)")
-    parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue from the checkpoint in --out (step counts are totals, not extra steps)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 

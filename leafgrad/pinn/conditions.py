@@ -183,16 +183,20 @@ class RobinBC(_OnBoundary):
 
 def _normal_derivative(ev: Evaluation, normals, component, name):
     c = _index(ev.output, component, name)
-    g = grad(ev.output, ev.inputs, component=c)
+    g = grad(ev.output, ev.inputs, component=c.start)
     return (g * normals).sum(dim=1, keepdim=True)
 
 
 def _index(u, component, name) -> slice:
+    """The (N, 1) column of ``u`` that ``component`` names, as a slice."""
     m = u.shape[1]
     if component is None:
         if m != 1:
             raise ValueError(f"{name}: the network has {m} outputs; say which with component=")
         component = 0
+    if not -m <= component < m:
+        raise IndexError(f"{name}: component {component} is out of range for {m} outputs")
+    component %= m
     return slice(component, component + 1)
 
 

@@ -25,11 +25,6 @@ from leafgrad.pinn.trainer import TrainConfig, Trainer
 METHODS = ["reverse", "taylor"]
 EXACT = 1e-20  # a float64 loss of a model that meets its condition
 
-NEUMANN_BUG = (
-    "conditions._normal_derivative passes the slice from _index to operators.grad as "
-    "component=, so NeumannBC and RobinBC raise TypeError for every network"
-)
-
 
 def unit_square():
     return Rectangle([0.0, 0.0], [1.0, 1.0])
@@ -104,24 +99,12 @@ def test_component_picks_the_output_a_condition_constrains():
     assert loss(c0, two_outputs) == pytest.approx(np.mean((x + y - x * y) ** 2), rel=1e-12)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="conditions._index turns component=-1 into slice(-1, 0), an empty column, so the "
-    "loss is the mean of nothing: NaN (operators accept negative components)",
-)
-@pytest.mark.filterwarnings("ignore:Mean of empty slice")
 def test_a_negative_component_counts_from_the_last_output():
     last = ready(DirichletBC(unit_square(), 0.0, n=30, component=-1))
     second = ready(DirichletBC(unit_square(), 0.0, n=30, component=1))
     assert loss(last, two_outputs) == pytest.approx(loss(second, two_outputs), rel=1e-12)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="conditions._index does not check the range: component=2 of 2 outputs slices an "
-    "empty column and the loss is silently NaN instead of an error",
-)
-@pytest.mark.filterwarnings("ignore:Mean of empty slice")
 def test_a_component_beyond_the_outputs_is_refused():
     c = ready(DirichletBC(unit_square(), 0.0, n=30, component=2, name="wall"))
     with pytest.raises((IndexError, ValueError), match=r"wall|component"):
@@ -129,7 +112,6 @@ def test_a_component_beyond_the_outputs_is_refused():
 
 
 # ----------------------------------------------------------------------------- Neumann, Robin
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=NEUMANN_BUG)
 @pytest.mark.parametrize("method", METHODS)
 def test_neumann_uses_outward_normals(method):
     # u = x^2 + y^2: du/dn = 2 on the faces x = 1 and y = 1, 0 on x = 0 and y = 0.
@@ -143,7 +125,6 @@ def test_neumann_uses_outward_normals(method):
     assert loss(zero, model, method) == pytest.approx(4.0 * on_high_faces.mean(), rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=NEUMANN_BUG)
 @pytest.mark.parametrize("method", METHODS)
 def test_neumann_loss_is_the_mean_squared_normal_derivative_misfit(method):
     # u = x^2 y + y: grad u = (2 x y, x^2 + 1).
@@ -155,7 +136,6 @@ def test_neumann_loss_is_the_mean_squared_normal_derivative_misfit(method):
     assert loss(c, model, method) == pytest.approx(expected, rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=NEUMANN_BUG)
 @pytest.mark.parametrize("method", METHODS)
 def test_robin_combines_value_and_normal_derivative(method):
     # a u + b du/dn with u = x^2 + y^2, a = 2, b = 3.
@@ -170,7 +150,6 @@ def test_robin_combines_value_and_normal_derivative(method):
     assert loss(exact, model, method) < EXACT
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=NEUMANN_BUG)
 def test_neumann_of_a_chosen_component_of_a_network_with_two_outputs():
     # Second output x y: du/dn = y on x = 1, -y on x = 0, x on y = 1, -x on y = 0.
     c = ready(NeumannBC(unit_square(), 0.0, n=40, component=1))
@@ -290,7 +269,6 @@ def test_derivative_conditions_on_a_network_match_its_autograd_derivatives(metho
     assert loss(ic, model, method) == pytest.approx(expected, rel=1e-10)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=NEUMANN_BUG)
 @pytest.mark.parametrize("method", METHODS)
 def test_neumann_on_a_network_matches_its_autograd_normal_derivative(method):
     lg.manual_seed(0)
