@@ -166,3 +166,37 @@ def test_a_problem_posed_by_hand_is_solved_by_pinn_solve():
                          collocation=256, boundary=64, progress=False)  # fmt: skip
     assert trainer.step == 350
     assert trainer.relative_l2() < 2e-2
+
+
+def test_a_system_with_a_vector_valued_u_trains_each_component():
+    from leafgrad import pinn
+
+    # u1' = u2, u2' = -u1 on [0, pi/2] with u1(0) = 0, u2(0) = 1: u = (sin x, cos x).
+    geometry = pinn.Interval(0.0, np.pi / 2)
+    left = lambda p: p[:, 0] < 1e-9
+
+    def residual(x, u):
+        return [
+            pinn.partial(u, x, 0, component=0) - u[:, 1:2],
+            pinn.partial(u, x, 0, component=1) + u[:, 0:1],
+        ]
+
+    problem = pinn.Problem(
+        name="oscillator",
+        geometry=geometry,
+        residual=residual,
+        conditions=[
+            pinn.DirichletBC(geometry, 0.0, where=left, component=0, name="u1(0)"),
+            pinn.DirichletBC(geometry, 1.0, where=left, component=1, name="u2(0)"),
+        ],
+        columns=("x",),
+        grid=lambda: {"x": np.linspace(0, np.pi / 2, 50)},
+        outputs=("u1", "u2"),
+        exact=lambda p: np.hstack([np.sin(p), np.cos(p)]),
+    )
+    trainer = pinn.solve(problem, adam_steps=200, lbfgs_steps=100, width=10, depth=2,
+                         collocation=64, boundary=8, lr=1e-2, progress=False)  # fmt: skip
+    assert set(trainer.history.terms) == {"pde0", "pde1", "u1(0)", "u2(0)", "total"}
+    assert trainer.relative_l2() < 1e-2
+    u = trainer.predict(np.array([[np.pi / 4]]))
+    np.testing.assert_allclose(u, [[np.sqrt(0.5), np.sqrt(0.5)]], atol=2e-2)
