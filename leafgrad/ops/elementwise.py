@@ -86,16 +86,11 @@ arcsin, arccos, arctan = asin, acos, atan
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
 
-def _sigmoid_forward(x):
-    if x.dtype == np.float32:
-        # NumPy's float32 tanh is vectorised and ~3x faster than scipy's expit there.
-        return np.tanh(x * np.float32(0.5)) * np.float32(0.5) + np.float32(0.5)
-    return sp.expit(x)
-
-
+# scipy's expit keeps its relative accuracy for x < 0, where 0.5 * tanh(x / 2) + 0.5 (faster
+# in float32) cancels: 44% off at x = -17, and 0 instead of 2e-9 at x = -20.
 sigmoid = unary(
     "sigmoid",
-    _sigmoid_forward,
+    sp.expit,
     d1=lambda x, result: result * (1 - result),
     d2=lambda x, result: result * (1 - result) * (1 - 2 * result),
 )
