@@ -1,4 +1,10 @@
-"""Ranges: arange, linspace, logspace and eye, with PyTorch's values bit for bit."""
+"""Ranges: arange, linspace, logspace and eye, with PyTorch's values.
+
+Float arange/linspace values follow the fused multiply-add of PyTorch's AVX2/AVX-512 kernels,
+so they match those bit for bit; on a CPU without FMA PyTorch itself rounds differently (by
+up to an ulp of the range's size, or 1 in an integer linspace). logspace uses NumPy's
+``power``, whose last bit depends on NumPy's SIMD kernels.
+"""
 
 from __future__ import annotations
 
@@ -87,8 +93,8 @@ def arange(start=_MISSING, end=None, step=1, *, out=None, dtype=None, layout=Non
 
     The length is ``ceil((end - start) / step)`` in float64 (for int64 results, in exact
     integer arithmetic on the truncated bounds). RuntimeError for a zero step, infinite
-    bounds or a step pointing away from ``end``. Float values are PyTorch's bit for bit up
-    to 32768 elements; beyond that PyTorch splits the range across threads, which moves
+    bounds or a step pointing away from ``end``. Float values are PyTorch's (AVX2 kernels) bit
+    for bit up to 32768 elements; beyond that PyTorch splits the range across threads, which moves
     its rounding by an ulp here and there.
     """
     if start is _MISSING:
