@@ -172,7 +172,7 @@ def test_the_file_is_an_npz_archive_with_a_json_manifest(tmp_path):
 def test_unsupported_objects_raise_type_error_and_leave_no_file(tmp_path):
     with pytest.raises(TypeError, match="object"):
         leafgrad.save({"fn": object()}, tmp_path / "t.lg")
-    with pytest.raises(TypeError, match="lambda|function"):
+    with pytest.raises(TypeError, match=r"lambda|function"):
         leafgrad.save([lambda: 0], tmp_path / "t.lg")
     with pytest.raises(TypeError, match="dtype"):
         leafgrad.save(np.array([object()]), tmp_path / "t.lg")
