@@ -29,6 +29,13 @@ class TrainConfig:
     boundary: int = 200  # points per boundary/initial condition without its own n
     sampler: str = "lhs"
     resample_every: int = 0  # draw new collocation points every K Adam steps (0: never)
+    # ... and every K L-BFGS steps, restarting L-BFGS's memory (its curvature pairs belong to
+    # the old points).
+    lbfgs_resample_every: int = 0
+    # "uniform": fresh points from the sampler; "rad": residual-based adaptive distribution
+    # (Wu et al. 2023): from 8x as many candidates, keep points with probability
+    # proportional to |residual| / mean|residual| + 1, so they gather where the PDE is missed.
+    resample: str = "uniform"
     adam_steps: int = 2000
     lr: float = 1e-3
     lr_decay: float = 1.0  # Adam's learning rate is multiplied by this every 1000 steps
@@ -48,9 +55,15 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"TrainConfig: {name} must be positive, got {getattr(self, name)}")
-        for name in ("adam_steps", "lbfgs_steps", "resample_every", "checkpoint_every"):
+        counts = ("adam_steps", "lbfgs_steps", "resample_every", "lbfgs_resample_every",
+                  "checkpoint_every")  # fmt: skip
+        for name in counts:
             if getattr(self, name) < 0:
                 raise ValueError(f"TrainConfig: {name} must be >= 0, got {getattr(self, name)}")
+        if self.resample not in ("uniform", "rad"):
+            raise ValueError(
+                f"TrainConfig: resample must be 'uniform' or 'rad', not {self.resample!r}"
+            )
         if self.sampler not in SAMPLERS:
             raise ValueError(
                 f"TrainConfig: sampler must be one of {SAMPLERS}, got {self.sampler!r}"
@@ -224,12 +237,35 @@ class Trainer:
             condition.sample(self.config.sampler, self.rng)
             condition.setup(self.dtype)
 
-    def _sample_collocation(self) -> None:
-        points = self.problem.geometry.interior_points(
-            self.config.collocation, method=self.config.sampler, seed=self.rng
-        )
+    def _sample_collocation(self, adaptive: bool = False) -> None:
+        n = self.config.collocation
+        if adaptive:
+            candidates = self.problem.geometry.interior_points(
+                8 * n, method=self.config.sampler, seed=self.rng
+            )
+            r = self._residual_size(candidates)
+            p = r / r.mean() + 1
+            points = candidates[self.rng.choice(len(candidates), n, replace=False, p=p / p.sum())]
+        else:
+            points = self.problem.geometry.interior_points(
+                n, method=self.config.sampler, seed=self.rng
+            )
         self.collocation = points
         self._x = tensor(points, dtype=self.dtype)
+
+    def _residual_size(self, points: np.ndarray, chunk: int = 4096) -> np.ndarray:
+        """|residual| at ``points`` (the norm over a system's equations), in chunks."""
+        sizes = []
+        for start in range(0, len(points), chunk):
+            x = tensor(points[start : start + chunk], dtype=self.dtype)
+            with Evaluation(self.model, x, self.config.method) as ev:
+                residuals = self.problem.residual(ev.inputs, ev.output)
+            residuals = residuals if isinstance(residuals, (list, tuple)) else [residuals]
+            squares = sum(
+                (r.detach().numpy().reshape(len(x), -1) ** 2).sum(axis=1) for r in residuals
+            )
+            sizes.append(np.sqrt(squares))
+        return np.concatenate(sizes).astype(np.float64)
 
     # ------------------------------------------------------------------ the loss
     def loss_terms(self) -> dict:
@@ -315,13 +351,19 @@ class Trainer:
         return self.history
 
     def _one_step(self) -> dict:
+        adaptive = self.config.resample == "rad"
         if self.step == self.config.adam_steps and self.phase == "adam":
             self.phase = "lbfgs"
             self.optimizer = self._lbfgs()
+        elif self.phase == "lbfgs":
+            every, done = self.config.lbfgs_resample_every, self.step - self.config.adam_steps
+            if every and done and done % every == 0:
+                self._sample_collocation(adaptive)
+                self.optimizer = self._lbfgs()
         if self.phase == "adam":
             every = self.config.resample_every
             if every and self.step and self.step % every == 0:
-                self._sample_collocation()
+                self._sample_collocation(adaptive)
             if self.config.lr_decay != 1.0 and self.step and self.step % 1000 == 0:
                 for group in self.optimizer.param_groups:
                     group["lr"] *= self.config.lr_decay

@@ -48,7 +48,8 @@ def test_the_same_seed_repeats_a_run_and_another_seed_does_not():
 
 @pytest.mark.parametrize("stop_at", [4, 13])  # in the Adam phase, and in the L-BFGS phase
 def test_checkpoint_then_resume_reproduces_an_uninterrupted_run(tmp_path, stop_at):
-    settings = {"adam_steps": 8, "lbfgs_steps": 10, "resample_every": 3, "checkpoint_every": 2}
+    settings = {"adam_steps": 8, "lbfgs_steps": 10, "resample_every": 3, "checkpoint_every": 2,
+                "lbfgs_resample_every": 4, "resample": "rad"}  # fmt: skip
     full = _trainer("burgers-inverse", **settings)
     expected = full.run()
 
@@ -200,3 +201,27 @@ def test_a_system_with_a_vector_valued_u_trains_each_component():
     assert trainer.relative_l2() < 1e-2
     u = trainer.predict(np.array([[np.pi / 4]]))
     np.testing.assert_allclose(u, [[np.sqrt(0.5), np.sqrt(0.5)]], atol=2e-2)
+
+
+def test_adaptive_resampling_gathers_points_where_the_residual_is_large():
+    trainer = _trainer("heat1d", adam_steps=0, lbfgs_steps=0, collocation=1000)
+    # A model whose heat residual u_t - 0.1 u_xx lives near x = 0.5.
+    trainer.model = lambda x: lg.exp(-400 * (x[:, 0:1] - 0.5) ** 2) * x[:, 1:2]
+
+    def near(points):
+        return np.mean(np.abs(points[:, 0] - 0.5) < 0.1)
+
+    assert near(trainer.collocation) < 0.3  # uniform: about 0.2
+    trainer._sample_collocation(adaptive=True)
+    assert len(trainer.collocation) == 1000
+    assert trainer.problem.geometry.inside(trainer.collocation).all()
+    assert near(trainer.collocation) > 0.5
+
+
+def test_lbfgs_restarts_on_new_points_every_k_steps():
+    trainer = _trainer(adam_steps=2, lbfgs_steps=6, lbfgs_resample_every=3)
+    seen = []
+    trainer.callbacks.append(lambda t, r: seen.append((id(t.optimizer), t.collocation[0, 0])))
+    trainer.run()
+    lbfgs = seen[2:]
+    assert lbfgs[0] == lbfgs[2] and lbfgs[2] != lbfgs[3] and lbfgs[3] == lbfgs[5]
