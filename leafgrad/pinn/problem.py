@@ -44,6 +44,7 @@ class Problem:
     report: Callable[[dict], dict] | None = None  # trained parameters -> reported coefficients
     defaults: dict = field(default_factory=dict)
     presets: dict = field(default_factory=dict)
+    published: dict = field(default_factory=dict)  # preset -> (source, relative L2 error)
     description: str = ""
 
     def __post_init__(self) -> None:

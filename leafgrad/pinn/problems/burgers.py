@@ -72,8 +72,9 @@ PRESETS = {
         "lr": 1e-3, "lbfgs_steps": 20000, "hard_constraints": False, "time_limit": 0.0,
     },
     "accurate": {
-        "width": 32, "depth": 6, "collocation": 8000, "adam_steps": 3000, "resample_every": 500,
-        "lbfgs_steps": 6000, "hard_constraints": True, "time_limit": 840.0,
+        "width": 20, "depth": 6, "collocation": 6000, "adam_steps": 3000, "lr": 2e-3,
+        "resample_every": 500, "resample": "rad", "lbfgs_steps": 20000,
+        "lbfgs_resample_every": 2000, "hard_constraints": True, "time_limit": 840.0,
     },
     "tiny": {
         "width": 8, "depth": 2, "collocation": 64, "boundary": 16, "adam_steps": 20,
@@ -96,6 +97,7 @@ def make() -> Problem:
         hard_constrained=("initial", "boundary"),
         defaults=DEFAULTS,
         presets=PRESETS,
+        published={"paper": ("Raissi et al. 2019 (L-BFGS to convergence, GPU)", 6.7e-4)},
         description="1-D viscous Burgers, nu = 0.01/pi, shock at x = 0 (Raissi et al. 2019)",
     )
 
