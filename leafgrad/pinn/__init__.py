@@ -29,6 +29,7 @@ from .conditions import (
     PointData,
     RobinBC,
 )
+from .config import TrainConfig
 from .geometry import (
     Box,
     Disk,
@@ -40,6 +41,7 @@ from .geometry import (
     TimeDomain,
     periodic_pairs,
 )
+from .history import History
 from .network import MLP
 from .operators import (
     Evaluation,
@@ -52,7 +54,7 @@ from .operators import (
 )
 from .problem import Problem
 from .sampling import sample_unit_cube
-from .trainer import History, TrainConfig, Trainer, TrainingDiverged, solve
+from .trainer import Trainer, TrainingDiverged, solve
 
 __all__ = [
     # operators

@@ -12,7 +12,9 @@ import time
 import numpy as np
 
 from . import plots, problems
-from .trainer import SAMPLERS, TrainConfig, Trainer, TrainingDiverged, _write_text
+from .config import SAMPLERS, TrainConfig
+from .history import write_text
+from .trainer import Trainer, TrainingDiverged
 
 # Flag -> TrainConfig field, for the settings a user tunes most.
 _FLAGS = {
@@ -171,7 +173,7 @@ def _report(trainer: Trainer, out: str, seconds: float, status: int) -> None:
         "true_coefficients": problem.true_parameters,
         "settings": dataclasses.asdict(trainer.config),
     }
-    _write_text(os.path.join(out, "metrics.json"), json.dumps(metrics, indent=2) + "\n")
+    write_text(os.path.join(out, "metrics.json"), json.dumps(metrics, indent=2) + "\n")
     if error is not None:
         print(f"relative L2 error: {error:.3e}  ({trainer.step} steps, {seconds:.1f} s)")
     for name, value in trainer.learned_coefficients().items():

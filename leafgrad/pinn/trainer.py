@@ -6,149 +6,18 @@ import dataclasses
 import math
 import os
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import float32, float64, load, manual_seed, no_grad, optim, save, tensor
+from .. import load, manual_seed, no_grad, optim, save, tensor
+from .config import DTYPES, TrainConfig
+from .history import History
 from .network import MLP
-from .operators import METHODS, Evaluation
-
-_DTYPES = {"float32": float32, "float64": float64}
-SAMPLERS = ("uniform", "lhs", "sobol", "halton", "grid")
-
-
-@dataclass
-class TrainConfig:
-    """Every setting of a run; saved in checkpoints and ``metrics.json``."""
-
-    width: int = 20
-    depth: int = 4
-    activation: str = "tanh"
-    collocation: int = 2000
-    boundary: int = 200  # points per boundary/initial condition without its own n
-    sampler: str = "lhs"
-    resample_every: int = 0  # draw new collocation points every K Adam steps (0: never)
-    # ... and every K L-BFGS steps, restarting L-BFGS's memory (its curvature pairs belong to
-    # the old points).
-    lbfgs_resample_every: int = 0
-    # "uniform": fresh points from the sampler; "rad": residual-based adaptive distribution
-    # (Wu et al. 2023): from 8x as many candidates, keep points with probability
-    # proportional to |residual| / mean|residual| + 1, so they gather where the PDE is missed.
-    resample: str = "uniform"
-    adam_steps: int = 2000
-    lr: float = 1e-3
-    lr_decay: float = 1.0  # Adam's learning rate is multiplied by this every 1000 steps
-    lbfgs_steps: int = 1000
-    lbfgs_history: int = 50
-    method: str = "reverse"  # how derivatives are taken: "reverse" or "taylor"
-    dtype: str = "float64"
-    seed: int = 0
-    hard_constraints: bool = False
-    pde_weight: float = 1.0
-    tol: float = 0.0  # stop once the total loss is below this
-    checkpoint_every: int = 500
-    time_limit: float = 0.0  # seconds; 0: none
-
-    def validate(self) -> None:
-        positive = ("width", "depth", "collocation", "boundary", "lbfgs_history")
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"TrainConfig: {name} must be positive, got {getattr(self, name)}")
-        counts = ("adam_steps", "lbfgs_steps", "resample_every", "lbfgs_resample_every",
-                  "checkpoint_every")  # fmt: skip
-        for name in counts:
-            if getattr(self, name) < 0:
-                raise ValueError(f"TrainConfig: {name} must be >= 0, got {getattr(self, name)}")
-        if self.resample not in ("uniform", "rad"):
-            raise ValueError(
-                f"TrainConfig: resample must be 'uniform' or 'rad', not {self.resample!r}"
-            )
-        if self.sampler not in SAMPLERS:
-            raise ValueError(
-                f"TrainConfig: sampler must be one of {SAMPLERS}, got {self.sampler!r}"
-            )
-        if self.method not in METHODS:
-            raise ValueError(f"TrainConfig: method must be one of {METHODS}, got {self.method!r}")
-        if self.dtype not in _DTYPES:
-            raise ValueError(
-                f"TrainConfig: dtype must be one of {tuple(_DTYPES)}, got {self.dtype!r}"
-            )
-        if not self.lr > 0:
-            raise ValueError(f"TrainConfig: lr must be positive, got {self.lr}")
-
-    @classmethod
-    def for_problem(cls, problem, preset: str | None = None, **overrides) -> TrainConfig:
-        """The problem's defaults, then a named preset's, then ``overrides`` (None: skipped)."""
-        settings = dict(problem.defaults)
-        if preset is not None:
-            if preset not in problem.presets:
-                raise ValueError(
-                    f"{problem.name}: unknown preset {preset!r}; presets: {sorted(problem.presets)}"
-                )
-            settings.update(problem.presets[preset])
-        settings.update({k: v for k, v in overrides.items() if v is not None})
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(settings) - names)
-        if unknown:
-            raise ValueError(f"TrainConfig: unknown settings {unknown}")
-        config = cls(**settings)
-        config.validate()
-        return config
+from .operators import Evaluation
 
 
 class TrainingDiverged(RuntimeError):
     """The loss became NaN or infinite; the last good checkpoint is kept."""
-
-
-@dataclass
-class History:
-    """Every logged step: its phase and the value of each loss term."""
-
-    steps: list = field(default_factory=list)
-    phases: list = field(default_factory=list)
-    seconds: list = field(default_factory=list)
-    terms: dict = field(default_factory=dict)
-
-    def append(self, step: int, phase: str, seconds: float, terms: dict) -> None:
-        self.steps.append(step)
-        self.phases.append(phase)
-        self.seconds.append(seconds)
-        for name, value in terms.items():
-            self.terms.setdefault(name, []).append(value)
-
-    def to_state(self) -> dict:
-        return {
-            "steps": self.steps,
-            "phases": self.phases,
-            "seconds": self.seconds,
-            "terms": self.terms,
-        }
-
-    @classmethod
-    def from_state(cls, state: dict) -> History:
-        return cls(
-            list(state["steps"]),
-            list(state["phases"]),
-            list(state["seconds"]),
-            {k: list(v) for k, v in state["terms"].items()},
-        )
-
-    def write_csv(self, path: str) -> None:
-        names = list(self.terms)
-        rows = ["step,phase,seconds," + ",".join(names)]
-        for i, step in enumerate(self.steps):
-            values = ",".join(repr(self.terms[n][i]) for n in names)
-            rows.append(f"{step},{self.phases[i]},{self.seconds[i]:.6f},{values}")
-        _write_text(path, "\n".join(rows) + "\n")
-
-
-def _write_text(path: str, text: str) -> None:
-    """Write ``text`` atomically (a temporary file moved over ``path``)."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
 
 
 class Trainer:
@@ -175,7 +44,7 @@ class Trainer:
         self.checkpoint = checkpoint
         self.callbacks = list(callbacks)
         self.progress = progress
-        self.dtype = _DTYPES[self.config.dtype]
+        self.dtype = DTYPES[self.config.dtype]
         manual_seed(self.config.seed)
         self.rng = np.random.default_rng(self.config.seed)
         bounds = problem.geometry.bbox

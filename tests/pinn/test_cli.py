@@ -16,9 +16,8 @@ import pytest
 
 import leafgrad as lg
 from leafgrad import cli
-from leafgrad.pinn import plots, problems
+from leafgrad.pinn import TrainConfig, Trainer, plots, problems
 from leafgrad.pinn.problems._burgers_reference import burgers_reference
-from leafgrad.pinn.trainer import TrainConfig, Trainer
 
 TINY = ["--preset", "tiny", "--no-progress"]
 FILES = ["metrics.json", "history.csv", "checkpoint.lg", "prediction.npz"]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from leafgrad.pinn import problems
+from leafgrad.pinn import TrainConfig, Trainer, problems
 from leafgrad.pinn.conditions import (
     DirichletBC,
     InitialCondition,
@@ -20,7 +20,6 @@ from leafgrad.pinn.conditions import (
 )
 from leafgrad.pinn.geometry import Interval, Rectangle, SpaceTime, TimeDomain
 from leafgrad.pinn.network import MLP
-from leafgrad.pinn.trainer import TrainConfig, Trainer
 
 METHODS = ["reverse", "taylor"]
 EXACT = 1e-20  # a float64 loss of a model that meets its condition

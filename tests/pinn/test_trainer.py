@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from leafgrad.pinn import problems
-from leafgrad.pinn.trainer import TrainConfig, Trainer, TrainingDiverged
+from leafgrad.pinn import TrainConfig, Trainer, TrainingDiverged, problems
 
 SMALL = {"width": 12, "depth": 2, "collocation": 128, "boundary": 32, "checkpoint_every": 0}
 
