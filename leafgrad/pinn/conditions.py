@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from .. import cat, tensor
+from .geometry import periodic_pairs
 from .operators import Evaluation, grad, partial
 
 __all__ = [
@@ -251,8 +252,6 @@ class PeriodicBC(Condition):
         self.geometry, self.axis, self.derivative = geometry, axis, derivative
 
     def sample(self, method: str, rng: np.random.Generator) -> None:
-        from .geometry import periodic_pairs
-
         lo, hi = periodic_pairs(self.geometry, self.n, self.axis, method=method, seed=rng)
         self.points = np.concatenate([lo, hi])
 

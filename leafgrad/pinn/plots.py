@@ -7,6 +7,7 @@ import os
 import numpy as np
 
 
+# matplotlib is an optional extra, so it is imported only when a figure is drawn.
 def available() -> bool:
     try:
         import matplotlib  # noqa: F401

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import float64, no_grad, tensor
+
 
 @dataclass
 class Problem:
@@ -52,8 +54,6 @@ class Problem:
             self.exact = self._exact_from_solution
 
     def _exact_from_solution(self, points: np.ndarray) -> np.ndarray:
-        from .. import float64, no_grad, tensor
-
         with no_grad():
             return self.solution(tensor(points, dtype=float64)).numpy()
 

@@ -8,8 +8,10 @@ import os
 import time
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from .. import load, manual_seed, no_grad, optim, save, tensor
+from . import problems
 from .config import DTYPES, TrainConfig
 from .history import History
 from .network import MLP
@@ -265,8 +267,6 @@ class Trainer:
     def _progress_bar(self):
         if not self.progress:
             return None
-        from tqdm.auto import tqdm
-
         return tqdm(
             total=self.total_steps,
             initial=self.step,
@@ -358,8 +358,6 @@ def solve(problem, *, preset: str | None = None, checkpoint: str | None = None,
     ``settings`` are :class:`TrainConfig` fields (``adam_steps=500``, ``dtype="float32"``...).
     """
     if isinstance(problem, str):
-        from . import problems
-
         problem = problems.get(problem)
     config = TrainConfig.for_problem(problem, preset, **settings)
     trainer = Trainer(problem, config, checkpoint=checkpoint, callbacks=callbacks,
