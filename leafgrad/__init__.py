@@ -66,3 +66,6 @@ from . import optim  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import func  # noqa: F401
 from . import nn  # noqa: F401
+from . import backends, cuda, version  # noqa: F401
+from ._threads import get_num_threads, set_num_threads  # noqa: F401
+from ._as_torch import install_as_torch  # noqa: F401

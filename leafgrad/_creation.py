@@ -14,7 +14,7 @@ import numpy as np
 from . import _dtype
 from ._engine.grad_mode import _state as _grad_state
 from ._tensor import Size, Tensor, _check_can_require_grad, _wrap
-from ._tensor import device as _device
+from ._tensor import check_device as _check_device
 
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 
@@ -22,7 +22,7 @@ _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 # ----------------------------------------------------------------------------- helpers
 def _finish(data: np.ndarray, requires_grad: bool, device=None, out=None) -> Tensor:
     if device is not None:
-        _device(device)
+        _check_device(device)
     if out is not None:
         return _write_out(out, data, requires_grad)
     if requires_grad:
@@ -397,7 +397,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like ``tensor`` but shares memory with a NumPy array (or returns a Tensor as is)."""
     if isinstance(data, Tensor):
         if device is not None:
-            _device(device)
+            _check_device(device)
         return data if dtype is None else data.to(_dtype.as_dtype(dtype))
     if isinstance(data, np.ndarray):
         _dtype.from_numpy_dtype(data.dtype)
@@ -536,7 +536,7 @@ def _legacy_data(args: tuple, device) -> np.ndarray:
     Always in the default dtype; a lone number is a TypeError (use ``tensor``).
     """
     if device is not None:
-        _device(device)
+        _check_device(device)
     default = _dtype.get_default_dtype()
     if len(args) == 1 and isinstance(args[0], Size):
         args = tuple(args[0])

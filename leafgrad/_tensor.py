@@ -70,32 +70,70 @@ class Size(tuple):
         return tuple.__new__(Size, out) if isinstance(key, slice) else out
 
 
+# The device types PyTorch's parser knows; leafgrad can name them all but holds data only
+# on the CPU, as a CPU-only build of PyTorch does.
+_DEVICE_TYPES = (
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+    "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+)  # fmt: skip
+
+
 class device:
-    """The only device leafgrad has: ``cpu``."""
+    """A device name, ``device("cuda:1")`` or ``device("cpu")``; only ``cpu`` holds tensors."""
 
     __slots__ = ("index", "type")
 
-    def __init__(self, type: str = "cpu", index=None) -> None:
+    def __init__(self, type="cpu", index=None) -> None:
         if isinstance(type, device):
             type, index = type.type, type.index
-        if str(type).split(":")[0] != "cpu":
+        elif isinstance(type, int) and not isinstance(type, bool):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        name = str(type)
+        kind, _, number = name.partition(":")
+        if kind not in _DEVICE_TYPES or (number and not number.isdigit()):
             raise RuntimeError(
-                f"leafgrad runs on NumPy and has only the 'cpu' device, not {type!r}"
+                f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
+                f"string: {name}"
             )
-        self.type = "cpu"
+        if number:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was "
+                                   f"passed explicitly: {name}")  # fmt: skip
+            index = int(number)
+        if index is not None and (not isinstance(index, int) or index < 0):
+            raise RuntimeError(f"Device index must not be negative, got {index!r}")
+        self.type = kind
         self.index = index
 
     def __repr__(self) -> str:
-        return "device(type='cpu')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self) -> str:
-        return "cpu"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, (device, str)) and str(other).split(":")[0] == "cpu"
+        # As PyTorch: a device never equals a string, and cpu != cpu:0.
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:
-        return hash("cpu")
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+
+def check_device(where) -> None:
+    """Refuse a device other than the CPU as a CPU-only build of PyTorch refuses it."""
+    if isinstance(where, int) and not isinstance(where, bool):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    kind = (where if isinstance(where, device) else device(where)).type
+    if kind == "cpu":
+        return
+    if kind == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    raise RuntimeError(f"leafgrad runs on the CPU only: it has no support for {kind} devices")
 
 
 CPU = device("cpu")

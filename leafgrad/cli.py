@@ -1,13 +1,18 @@
-"""The ``leafgrad`` command: ``leafgrad solve PROBLEM`` trains a PINN on a benchmark problem."""
+"""The ``leafgrad`` command.
+
+``leafgrad solve PROBLEM`` trains a PINN on a benchmark problem; ``leafgrad run script.py``
+runs a PyTorch script on leafgrad (``import torch`` resolves to leafgrad).
+"""
 
 from __future__ import annotations
 
 import argparse
 
+from ._as_torch import run as run_as_torch
+from .pinn import cli as pinn_cli
+
 
 def build_parser() -> argparse.ArgumentParser:
-    from .pinn import cli as pinn_cli
-
     parser = argparse.ArgumentParser(prog="leafgrad", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     solve = commands.add_parser(
@@ -15,7 +20,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pinn_cli.add_arguments(solve)
     solve.set_defaults(run=pinn_cli.solve, subparser=solve)
+    run = commands.add_parser(
+        "run",
+        help="run a PyTorch script with torch bound to leafgrad",
+        description="Run SCRIPT as `python SCRIPT ARGS` would, `import torch` giving leafgrad.",
+    )
+    run.add_argument("-m", dest="module", action="store_true", help="run a module, as python -m")
+    run.add_argument("script", help="the script (or, with -m, the module) to run")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+    run.set_defaults(run=_run_script, subparser=run)
     return parser
+
+
+def _run_script(args, parser) -> int:
+    try:
+        run_as_torch(args.script, args.args, module=args.module)
+    except FileNotFoundError as exc:
+        parser.error(str(exc))
+    return 0
 
 
 def main(argv=None) -> int:

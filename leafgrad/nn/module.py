@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Mapping
 from .. import Tensor, empty, no_grad
 from .. import device as _device
 from .. import dtype as _dtype
+from .._tensor import check_device
 from ..utils.hooks import RemovableHandle
 from .parameter import Parameter
 
@@ -500,7 +501,7 @@ class Module:
                     "or a Tensor"
                 )
         if device is not None:
-            _device(device)
+            check_device(device)
         if dtype is None:
             return self
         dtype = empty(0, dtype=dtype).dtype  # accepts Python float as PyTorch does
@@ -520,6 +521,11 @@ class Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def cpu(self) -> Module:
+        return self
+
+    def cuda(self, device=None) -> Module:
+        """Fails as on a CPU-only build of PyTorch: there is no CUDA device."""
+        check_device("cuda" if device is None else device)
         return self
 
     # ----- printing -----

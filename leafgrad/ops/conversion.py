@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from .._tensor import check_device as _check_device
 from .._tensor import device as _device
 from ._primitive import primitive
 
@@ -42,12 +43,12 @@ def to(
             dtype = _dtype.as_dtype(a)
         elif isinstance(a, Tensor):
             dtype = a.dtype
-        elif isinstance(a, (str, _device)):
-            _device(a)
+        elif isinstance(a, (str, _device)) or (isinstance(a, int) and not isinstance(a, bool)):
+            _check_device(a)
         else:
             raise TypeError(f"to(): unexpected argument {a!r}; pass a dtype, a device or a Tensor")
     if device is not None:
-        _device(device)
+        _check_device(device)
     if dtype is None or _dtype.as_dtype(dtype).np == input._data.dtype:
         return clone_(input) if copy else input
     return _to_copy(input, dtype=_dtype.as_dtype(dtype))
@@ -72,6 +73,12 @@ def cpu(input: Tensor, memory_format=None) -> Tensor:
     return input
 
 
+def cuda(input: Tensor, device=None, non_blocking: bool = False, memory_format=None) -> Tensor:
+    """Fails as on a CPU-only build of PyTorch: there is no CUDA device."""
+    _check_device("cuda" if device is None else device)
+    return input
+
+
 def _type(input: Tensor, dtype=None, non_blocking=False):
     if dtype is None:
         return f"torch.{_TYPE_NAMES[input._data.dtype]}"
@@ -90,6 +97,7 @@ __all__ = ["clone"]
 
 METHODS = {
     "to": to, "clone": clone, "type_as": type_as, "contiguous": contiguous, "cpu": cpu,
+    "cuda": cuda,
     "type": _type, "double": _caster(_dtype.float64), "float": _caster(_dtype.float32),
     "half": _caster(_dtype.float16), "long": _caster(_dtype.int64), "int": _caster(_dtype.int32),
     "short": _caster(_dtype.int16), "bool": _caster(_dtype.bool), "byte": _caster(_dtype.uint8),

@@ -1,0 +1,134 @@
+"""``leafgrad run`` / ``install_as_torch``: PyTorch scripts run unchanged on leafgrad."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import leafgrad
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+PROBE = """
+import json, sys
+import torch
+import torch.nn.functional as F
+from torch import nn
+import leafgrad
+print(json.dumps({
+    "argv": sys.argv, "name": __name__, "is_leafgrad": torch.Tensor is leafgrad.Tensor,
+    "functional": F is leafgrad.nn.functional, "nn": nn is leafgrad.nn,
+    "torch_version": torch.__version__, "version_module": torch.version.__version__,
+    "leafgrad_version": leafgrad.__version__, "cuda": torch.cuda.is_available(),
+}))
+sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+"""
+
+
+def _run(args, **kwargs):
+    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-m", "leafgrad", *args], capture_output=True,
+                          text=True, env=env, **kwargs)  # fmt: skip
+
+
+def test_a_script_runs_as_python_would_with_torch_bound_to_leafgrad(tmp_path):
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE)
+    done = _run(["run", str(script), "3", "--flag"])
+    assert done.returncode == 3, done.stderr
+    facts = json.loads(done.stdout)
+    assert facts["argv"] == [str(script), "3", "--flag"]
+    assert facts["name"] == "__main__"
+    assert facts["is_leafgrad"] and facts["functional"] and facts["nn"]
+    assert facts["torch_version"] == facts["version_module"] == "2.13.0+leafgrad.0.1.0"
+    assert facts["leafgrad_version"] == leafgrad.__version__ == "0.1.0"
+    assert facts["cuda"] is False
+
+
+def test_a_module_runs_with_dash_m(tmp_path):
+    (tmp_path / "probe_module.py").write_text(PROBE)
+    done = _run(["run", "-m", "probe_module"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["name"] == "__main__"
+
+
+def test_a_failing_script_exits_1_with_its_traceback_and_a_missing_one_2(tmp_path):
+    script = tmp_path / "boom.py"
+    script.write_text("import torch\nraise ValueError('boom in the script')\n")
+    done = _run(["run", str(script)])
+    assert done.returncode == 1
+    assert "ValueError: boom in the script" in done.stderr
+    missing = _run(["run", str(tmp_path / "nope.py")])
+    assert missing.returncode == 2 and "nope.py" in missing.stderr
+
+
+def test_a_torch_submodule_leafgrad_lacks_is_named_in_the_error(tmp_path):
+    script = tmp_path / "missing.py"
+    script.write_text("import torch.distributions.nonexistent_thing\n")
+    done = _run(["run", str(script)])
+    assert done.returncode == 1
+    assert "ModuleNotFoundError" in done.stderr and "torch.distributions" in done.stderr
+
+
+def test_install_as_torch_refuses_once_pytorch_is_imported():
+    pytest.importorskip("torch")
+    code = (
+        "import torch, leafgrad\n"
+        "try:\n    leafgrad.install_as_torch()\n"
+        "except RuntimeError as e:\n    print('refused', e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": ROOT})  # fmt: skip
+    assert done.stdout.startswith("refused") and "already imported" in done.stdout
+
+
+TRAINING = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    import torch
+    from torch import nn
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1)).double().to(device)
+    weights = np.load(sys.argv[1])
+    with torch.no_grad():
+        for i, p in enumerate(model.parameters()):
+            p.copy_(torch.from_numpy(weights[f"p{i}"]))
+    x = torch.tensor(weights["x"], requires_grad=True, device=device)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for step in range(25):
+        opt.zero_grad()
+        u = model(x)
+        (u_x,) = torch.autograd.grad(u.sum(), x, create_graph=True)
+        loss = ((u_x[:, 0:1] - torch.cos(x[:, 0:1])) ** 2).mean() + (u**2).mean()
+        loss.backward()
+        opt.step()
+        print(repr(loss.item()))
+    """
+)
+
+
+def test_a_pytorch_training_script_gives_pytorchs_losses_from_the_same_weights(tmp_path):
+    pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    shapes = [(16, 2), (16,), (1, 16), (1,)]
+    weights = {f"p{i}": rng.standard_normal(s) * 0.5 for i, s in enumerate(shapes)}
+    weights["x"] = rng.uniform(-1, 1, (64, 2))
+    np.savez(tmp_path / "w.npz", **weights)
+    script = tmp_path / "train.py"
+    script.write_text(TRAINING)
+    ours = _run(["run", str(script), str(tmp_path / "w.npz")])
+    assert ours.returncode == 0, ours.stderr
+    theirs = subprocess.run([sys.executable, str(script), str(tmp_path / "w.npz")],
+                            capture_output=True, text=True)  # fmt: skip
+    assert theirs.returncode == 0, theirs.stderr
+    a = np.array([float(v) for v in ours.stdout.split()])
+    b = np.array([float(v) for v in theirs.stdout.split()])
+    assert len(a) == len(b) == 25
+    np.testing.assert_allclose(a, b, rtol=1e-8)  # float64, 25 dependent steps
+    assert a[-1] < a[0]
