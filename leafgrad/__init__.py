@@ -69,3 +69,4 @@ from . import nn  # noqa: F401
 from . import backends, cuda, version  # noqa: F401
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
 from ._as_torch import install_as_torch  # noqa: F401
+from ._random import Generator  # noqa: F401

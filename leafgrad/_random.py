@@ -5,6 +5,7 @@ The distributions are PyTorch's; the streams are NumPy's, so values differ from 
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -21,7 +22,8 @@ from ._creation import (
     _size,
     _size_tuple,
 )
-from ._tensor import Tensor
+from ._tensor import Tensor, check_device
+from ._tensor import device as device_type
 
 _rng = [np.random.default_rng()]
 
@@ -42,8 +44,54 @@ def manual_seed(seed) -> np.random.Generator:
 seed = manual_seed
 
 
-def _generator() -> np.random.Generator:
-    return _rng[0]
+def _generator(generator=None) -> np.random.Generator:
+    """The NumPy generator to draw from: ``generator``'s, or the global one."""
+    if generator is None:
+        return _rng[0]
+    if isinstance(generator, Generator):
+        return generator._rng
+    if isinstance(generator, np.random.Generator):
+        return generator
+    raise TypeError(
+        f"generator must be a leafgrad.Generator (or a NumPy Generator), not "
+        f"{type(generator).__name__}"
+    )
+
+
+class Generator:
+    """A random number generator of its own (NumPy's PCG64; streams differ from PyTorch's)."""
+
+    def __init__(self, device="cpu") -> None:
+        check_device(device)
+        self.device = device_type(device)
+        self.seed()
+
+    def manual_seed(self, seed) -> Generator:
+        """Seed it as ``leafgrad.manual_seed`` seeds the global generator; returns itself."""
+        seed = int(seed)
+        if not _INT64_MIN <= seed <= _UINT64_MAX:
+            raise ValueError(f"Generator.manual_seed: seed {seed} does not fit in 64 bits")
+        self._seed = seed % 2**64
+        self._rng = np.random.default_rng(self._seed)
+        return self
+
+    def seed(self) -> int:
+        """Seed it from fresh entropy; returns the seed."""
+        self.manual_seed(int(np.random.SeedSequence().generate_state(1, np.uint64)[0]))
+        return self._seed
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> Tensor:
+        """The state as a uint8 tensor (what ``set_state`` takes back)."""
+        text = json.dumps(self._rng.bit_generator.state)
+        return _finish(np.frombuffer(text.encode(), dtype=np.uint8).copy(), False)
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        state = json.loads(np.asarray(new_state._data, dtype=np.uint8).tobytes().decode())
+        self._rng.bit_generator.state = state
+        return self
 
 
 def _float_dtype(dtype, out, op: str) -> _dtype.dtype:
@@ -58,7 +106,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     """Uniform on [0, 1)."""
     shape = _size(size, kw.pop("size", None), "rand", kw)
     dt = _float_dtype(dtype, out, "rand")
-    data = (generator or _generator()).random(shape, dtype=np.float64).astype(dt.np)
+    data = _generator(generator).random(shape, dtype=np.float64).astype(dt.np)
     return _finish(data, requires_grad, device, out)
 
 
@@ -67,7 +115,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     """Standard normal."""
     shape = _size(size, kw.pop("size", None), "randn", kw)
     dt = _float_dtype(dtype, out, "randn")
-    data = (generator or _generator()).standard_normal(shape).astype(dt.np)
+    data = _generator(generator).standard_normal(shape).astype(dt.np)
     return _finish(data, requires_grad, device, out)
 
 
@@ -118,7 +166,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     shape = _size_tuple(size, "randint")
     dt = _out_dtype(dtype, out, _dtype.int64)
     _check_random_range(low, high, dt, "randint")
-    data = (generator or _generator()).integers(low, high, shape).astype(dt.np)
+    data = _generator(generator).integers(low, high, shape).astype(dt.np)
     return _finish(data, requires_grad, device, out)
 
 
@@ -158,13 +206,13 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if n < 0:
         raise RuntimeError(f"randperm: n must be non-negative, got {n}")
     dt = _out_dtype(dtype, out, _dtype.int64)
-    data = (generator or _generator()).permutation(n).astype(dt.np)
+    data = _generator(generator).permutation(n).astype(dt.np)
     return _finish(data, requires_grad, device, out)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None) -> Tensor:
     """Normal samples with the given mean and std (numbers or tensors)."""
-    rng = generator or _generator()
+    rng = _generator(generator)
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
     shape = _size_tuple(size, "normal") if size is not None else np.broadcast(m, s).shape
@@ -178,6 +226,6 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 
 
 __all__ = [
-    "manual_seed", "seed", "rand", "randn", "randint", "rand_like", "randn_like",
+    "Generator", "manual_seed", "seed", "rand", "randn", "randint", "rand_like", "randn_like",
     "randint_like", "randperm", "normal",
 ]  # fmt: skip

@@ -1,6 +1,6 @@
 """Neural-network building blocks: Module, layers, losses, ``init`` and ``functional``."""
 
-from . import functional, init
+from . import functional, init, utils
 from .activation import (
     ELU,
     GELU,
@@ -64,5 +64,6 @@ __all__ = [
     "Softplus",
     "Tanh",
     "functional",
+    "utils",
     "init",
 ]  # fmt: skip

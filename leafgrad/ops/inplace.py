@@ -325,7 +325,7 @@ def _random_fill(name, draw):
     def method(self, *args, generator=None, **kwargs):
         from .._random import _generator
 
-        rng = generator or _generator()
+        rng = _generator(generator)
         with grad_mode.no_grad():
             values = _wrap(
                 np.asarray(draw(rng, self._data.shape, *args, **kwargs), dtype=self._data.dtype)

@@ -1,5 +1,5 @@
 """Small public utilities, as ``torch.utils``."""
 
-from . import hooks
+from . import data, hooks
 
-__all__ = ["hooks"]
+__all__ = ["data", "hooks"]

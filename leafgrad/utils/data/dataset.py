@@ -1,0 +1,105 @@
+"""Datasets: indexable collections of samples, and ways to combine and split them."""
+
+from __future__ import annotations
+
+import bisect
+import math
+
+from ... import randperm
+from ..._tensor import Tensor
+
+
+class Dataset:
+    """A map-style dataset: ``__getitem__(index)`` and (usually) ``__len__``."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+
+    def __add__(self, other: Dataset) -> ConcatDataset:
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A dataset read as a stream: ``__iter__`` yields the samples."""
+
+    def __iter__(self):
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+
+class TensorDataset(Dataset):
+    """Sample i is ``tuple(t[i] for t in tensors)``; the tensors share their first size."""
+
+    def __init__(self, *tensors: Tensor) -> None:
+        if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
+            raise AssertionError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].shape[0]
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``, in that order."""
+
+    def __init__(self, dataset: Dataset, indices) -> None:
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, index):
+        if isinstance(index, list):
+            return self.dataset[[self.indices[i] for i in index]]
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """The datasets one after another."""
+
+    def __init__(self, datasets) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = []
+        total = 0
+        for d in self.datasets:
+            total += len(d)
+            self.cumulative_sizes.append(total)
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, index: int):
+        if index < 0:
+            if -index > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            index += len(self)
+        which = bisect.bisect_right(self.cumulative_sizes, index)
+        start = self.cumulative_sizes[which - 1] if which else 0
+        return self.datasets[which][index - start]
+
+
+def random_split(dataset: Dataset, lengths, generator=None) -> list[Subset]:
+    """Split into non-overlapping random subsets of the given lengths (or fractions)."""
+    n = len(dataset)
+    lengths = list(lengths)
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        counts = [math.floor(n * frac) for frac in lengths]
+        for i in range(n - sum(counts)):  # the remainder, round-robin, as PyTorch
+            counts[i % len(counts)] += 1
+        lengths = counts
+    if sum(lengths) != n:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    order = randperm(n, generator=generator).tolist()
+    subsets, start = [], 0
+    for length in lengths:
+        subsets.append(Subset(dataset, order[start : start + length]))
+        start += length
+    return subsets

@@ -1,0 +1,132 @@
+"""torch.utils.data: datasets, samplers, DataLoader and collation, against PyTorch."""
+
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import leafgrad
+from leafgrad.utils import data
+
+
+@pytest.fixture(params=["leafgrad", "pytorch"])
+def torch(request):
+    return leafgrad if request.param == "leafgrad" else pytest.importorskip("torch")
+
+
+def _plain(x):
+    """A batch as plain Python, with each tensor's dtype, for comparing the two libraries."""
+    if hasattr(x, "tolist") and hasattr(x, "dtype"):
+        return ("tensor", str(x.dtype).replace("torch.", ""), tuple(x.shape), x.tolist())
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, [_plain(v) for v in x])
+    return x
+
+
+def _both(fn):
+    torch = pytest.importorskip("torch")
+    return _plain(fn(leafgrad)), _plain(fn(torch))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m: list(m.utils.data.DataLoader(
+            m.utils.data.TensorDataset(m.arange(10.0), m.arange(10)), batch_size=4)),
+        lambda m: list(m.utils.data.DataLoader(
+            m.utils.data.TensorDataset(m.arange(10.0)), batch_size=4, drop_last=True)),
+        lambda m: list(m.utils.data.DataLoader(m.arange(6.0).reshape(3, 2), batch_size=2)),
+        lambda m: list(m.utils.data.DataLoader(m.arange(3.0), batch_size=None)),
+        lambda m: len(m.utils.data.DataLoader(m.utils.data.TensorDataset(m.ones(10)),
+                                              batch_size=3)),
+        lambda m: m.utils.data.default_collate(
+            [{"a": 1, "b": m.ones(2)}, {"a": 2, "b": m.zeros(2)}]),
+        lambda m: m.utils.data.default_collate([np.ones(2), np.zeros(2)]),
+        lambda m: m.utils.data.default_collate([(1.5, 2, True), (2.5, 3, False)]),
+        lambda m: m.utils.data.default_collate([np.float32(1), np.float32(2)]),
+        lambda m: m.utils.data.default_collate([["a", 1], ["b", 2]]),
+        lambda m: m.utils.data.default_convert([np.arange(3), {"x": np.ones(1)}, 5]),
+        lambda m: m.utils.data.ConcatDataset([m.utils.data.TensorDataset(m.arange(3.0)),
+                                              m.utils.data.TensorDataset(m.arange(3.0, 5.0))])[-1],
+        lambda m: len(m.utils.data.ConcatDataset([m.arange(3), m.arange(4)])),
+        lambda m: m.utils.data.Subset(m.utils.data.TensorDataset(m.arange(5)), [4, 0])[1],
+    ],
+)  # fmt: skip
+def test_batches_and_collation_match_pytorch(make):
+    ours, theirs = _both(make)
+    assert ours == theirs
+
+
+def test_collating_namedtuples_keeps_their_type(torch):
+    Point = namedtuple("Point", "x y")
+    batch = torch.utils.data.default_collate([Point(1.0, 2), Point(3.0, 4)])
+    assert type(batch) is Point and batch.x.tolist() == [1.0, 3.0] and batch.y.tolist() == [2, 4]
+
+
+def test_shuffled_epochs_are_permutations_repeatable_from_a_seeded_generator():
+    ds = data.TensorDataset(leafgrad.arange(20))
+
+    def epochs(seed):
+        loader = data.DataLoader(ds, batch_size=6, shuffle=True,
+                                 generator=leafgrad.Generator().manual_seed(seed))  # fmt: skip
+        return [[int(v) for batch in loader for v in batch[0]] for _ in range(2)]
+
+    first, second = epochs(0)
+    assert sorted(first) == sorted(second) == list(range(20))
+    assert first != second  # a fresh order each epoch
+    assert epochs(0) == [first, second]
+    assert epochs(1) != [first, second]
+
+
+def test_random_split_partitions_by_lengths_or_fractions(torch):
+    ds = torch.utils.data.TensorDataset(torch.arange(10))
+    parts = torch.utils.data.random_split(ds, [3, 7], generator=torch.Generator().manual_seed(0))
+    assert [len(p) for p in parts] == [3, 7]
+    seen = sorted(int(p[i][0]) for p in parts for i in range(len(p)))
+    assert seen == list(range(10))
+    fractions = torch.utils.data.random_split(ds, [0.25, 0.75])
+    assert [len(p) for p in fractions] == [3, 7]  # the remainder goes round-robin
+    with pytest.raises(ValueError):
+        torch.utils.data.random_split(ds, [3, 3])
+
+
+def test_an_iterable_dataset_is_batched_as_it_streams(torch):
+    class Stream(torch.utils.data.IterableDataset):
+        def __iter__(self):
+            return iter(range(5))
+
+    assert [b.tolist() for b in torch.utils.data.DataLoader(Stream(), batch_size=2)] == [
+        [0, 1], [2, 3], [4],
+    ]  # fmt: skip
+
+
+def test_bad_arguments_are_refused_with_a_clear_message():
+    ds = data.TensorDataset(leafgrad.ones(4))
+    with pytest.raises(ValueError, match="num_workers=2"):
+        data.DataLoader(ds, num_workers=2)
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        data.DataLoader(ds, sampler=data.SequentialSampler(ds), shuffle=True)
+    with pytest.raises(ValueError, match="batch_size"):
+        data.BatchSampler(data.SequentialSampler(ds), 0, False)
+    with pytest.raises(AssertionError, match="Size mismatch"):
+        data.TensorDataset(leafgrad.ones(3), leafgrad.ones(4))
+
+
+def test_a_training_loop_over_a_dataloader_runs(torch):
+    torch.manual_seed(0)
+    x = torch.linspace(-1, 1, 64).reshape(-1, 1)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, x**2), batch_size=16,
+                                         shuffle=True)  # fmt: skip
+    model = torch.nn.Sequential(torch.nn.Linear(1, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(30):
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(xb), yb)
+            loss.backward()
+            opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0] / 2
