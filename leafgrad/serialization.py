@@ -40,7 +40,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None
 
-from . import _dtype
+from . import _dtype, _torch_checkpoint
 from ._tensor import Size, Tensor, _wrap
 
 __all__ = ["load", "save"]
@@ -248,7 +248,8 @@ def _remove_abandoned_temporaries(directory: str, name: str) -> None:
             os.close(fd)
 
 
-def _atomic_write(path: str, arrays: dict[str, np.ndarray]) -> None:
+def _atomic_write(path: str, write) -> None:
+    """Write through ``write(fileobj)`` to a temporary file, then move it over ``path``."""
     # Through a symbolic link, write the file it points to and keep the link (as open() does).
     target = os.path.realpath(path)
     directory, name = os.path.split(target)
@@ -270,7 +271,7 @@ def _atomic_write(path: str, arrays: dict[str, np.ndarray]) -> None:
             with contextlib.suppress(OSError):
                 os.fchown(fd, old.st_uid, old.st_gid)
         with os.fdopen(fd, "wb") as fh:
-            _write_archive(fh, arrays)
+            write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
@@ -283,26 +284,52 @@ def _atomic_write(path: str, arrays: dict[str, np.ndarray]) -> None:
     _fsync_directory(directory)
 
 
-def save(obj: Any, f, pickle_module=None, pickle_protocol=None, **kwargs) -> None:
+def save(obj: Any, f, pickle_module=None, pickle_protocol=None, *, format: str = "leafgrad",
+         **kwargs) -> None:  # fmt: skip
     """Save ``obj`` (tensors, state dicts, nested containers) to the path or binary file ``f``.
 
     Dtype, shape, values (bit for bit) and ``requires_grad`` of tensors are kept; a tensor
     that appears twice is stored once and loads as one tensor. ``pickle_module`` and
     ``pickle_protocol`` are accepted for PyTorch compatibility and ignored: nothing is
     pickled. Raises TypeError for an object of a type the format cannot store.
+    ``format="torch"`` writes PyTorch's zip checkpoint instead, which
+    ``torch.load(f, weights_only=True)`` reads (tensors, parameters, numbers, strings and
+    containers of them).
     """
+    if format == "torch":
+        write = _torch_writer(obj)
+    elif format == "leafgrad":
+        arrays = _encode(obj)
+
+        def write(fileobj):
+            _write_archive(fileobj, arrays)
+    else:
+        raise ValueError(f"save: format must be 'leafgrad' or 'torch', got {format!r}")
+    if isinstance(f, (str, os.PathLike)):
+        _atomic_write(os.fspath(f), write)
+    elif hasattr(f, "write"):
+        write(f)
+    else:
+        raise TypeError(f"save: f must be a path or a binary file object, got {type(f).__name__}")
+
+
+def _encode(obj: Any) -> dict[str, np.ndarray]:
+    """The arrays of the leafgrad format: the manifest's, then the object's."""
     encoder = _Encoder()
     root = encoder.encode(obj, "the saved object")
     manifest = {"format": FORMAT, "version": VERSION, "root": root}
     text = json.dumps(manifest, allow_nan=False, separators=(",", ":"))
     arrays = {MANIFEST_KEY: np.frombuffer(text.encode("utf-8"), dtype=np.uint8)}
     arrays.update(encoder.arrays)
-    if isinstance(f, (str, os.PathLike)):
-        _atomic_write(os.fspath(f), arrays)
-    elif hasattr(f, "write"):
-        _write_archive(f, arrays)
-    else:
-        raise TypeError(f"save: f must be a path or a binary file object, got {type(f).__name__}")
+    return arrays
+
+
+def _torch_writer(obj: Any):
+    """A writer of ``obj`` in PyTorch's format; encoding errors surface before any file."""
+    buffer = io.BytesIO()
+    _torch_checkpoint.save(obj, buffer)
+    data = buffer.getvalue()
+    return lambda fileobj: fileobj.write(data)
 
 
 # ============================================================================= reading
@@ -497,8 +524,9 @@ def _parameter(array: np.ndarray, requires_grad: bool) -> Tensor:
 def _describe_foreign(head: bytes) -> str:
     if head[:1] == b"\x80" or head[:1] in (b"(", b"]", b"}"):
         return (
-            "it looks like a Python pickle (e.g. written by torch.save or pickle.dump); "
-            "leafgrad never unpickles, because unpickling can run arbitrary code"
+            "it looks like a bare Python pickle (pickle.dump, or torch.save's legacy pre-1.6 "
+            "format); leafgrad reads PyTorch's zip checkpoints through a restricted unpickler "
+            "but not bare pickles: re-save it with a recent torch.save"
         )
     if head.startswith(_NPY_MAGIC):
         return "it is a bare .npy array; read it with numpy.load"
@@ -586,6 +614,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         raise TypeError(f"load: f must be a path or a seekable binary file, got {type(f).__name__}")
     archive = _open_archive(source, name)
     try:
+        if MANIFEST_KEY not in archive.files and _torch_checkpoint.is_torch_archive(archive.zip):
+            return _torch_checkpoint.load(archive.zip, name)
         decoder = _Decoder(archive, name)
         manifest = _read_manifest(decoder)
         try:
