@@ -35,6 +35,7 @@ def _pair(values, dtype, requires_grad=True):
 # difference of about one ulp of 1.0 in the gradient: float32 gradients get a few of those.
 F32_GRAD_ATOL = 8 * float(np.finfo(np.float32).eps)
 
+
 def _close(ours, theirs, kind="direct"):
     """Same dtype and shape, and values within ``kind``'s tolerance: ``"elementwise"`` for one
     formula per element (a few float32 ulp; float64 to the ``"direct"`` 1e-12), ``"direct"``
