@@ -12,9 +12,9 @@ Each measurement runs in a fresh subprocess; peak memory is the growth of the pr
 peak resident set (VmHWM) during the computation. Ratios are against torch-nested.
 With --train the weights require grad, nested mode keeps the graph of the second
 derivatives (create_graph=True), and each pass ends with backward() of a PINN loss.
-The leafgrad processes call ``leafgrad.utils.tune_malloc()`` (``--default-malloc`` skips it;
-PyTorch's never do): at N = 10000 it halves their page faults, and the Taylor pass is up to
-a quarter faster with it.
+The leafgrad processes call ``leafgrad.utils.tune_malloc()``, as the published figures were
+measured (``--default-malloc`` skips it; PyTorch's processes never do): at N = 10000 it halves
+their page faults; the time it saves there was within the shared machine's noise.
 """
 
 from __future__ import annotations

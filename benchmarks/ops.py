@@ -5,7 +5,7 @@
 Prints the best time per iteration for each library and the ratio leafgrad / PyTorch.
 Targets (issue 2): small (8,) <= 2x, medium (1000, 100) <= 1.2x.
 The run calls ``leafgrad.utils.tune_malloc()`` first (``--default-malloc`` skips it): the
-medium chain is 3-4x faster with it. Both libraries share the process, so both run with it.
+medium chain is 2-5x faster with it. Both libraries share the process, so both run with it.
 """
 
 from __future__ import annotations
