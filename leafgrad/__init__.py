@@ -1,9 +1,5 @@
 """leafgrad: reverse-mode autodiff on NumPy with PyTorch's autograd semantics."""
 
-from ._allocator import tune_malloc as _tune_malloc
-
-_tune_malloc()
-
 from ._dtype import (  # noqa: F401
     bool,
     double,

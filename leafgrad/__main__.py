@@ -1,5 +1,5 @@
 """``python -m leafgrad``: the ``leafgrad`` command."""
 
-from .cli import main
+from .cli import program
 
-raise SystemExit(main())
+raise SystemExit(program())

@@ -509,6 +509,11 @@ def _wrap(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     return t
 
 
+def _zeros_like(t: Tensor) -> Tensor:
+    """Zeros of ``t``'s shape and dtype, outside any graph (unlike ``zeros_like``, unmarked)."""
+    return _wrap(np.zeros_like(t._data))
+
+
 def _normalize_dim(dim: int, ndim: int, op: str) -> int:
     """``dim`` made non-negative; IndexError naming ``op`` when out of range."""
     n = ndim if ndim > 0 else 1

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import leafgrad
-from leafgrad import serialization
+from leafgrad import nn, serialization
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
 SHAPES = [(), (0,), (5,), (2, 3, 4), (0, 3), (1, 1, 1)]
@@ -396,7 +396,6 @@ def test_loading_a_missing_file_raises_file_not_found(tmp_path):
 
 
 def test_parameters_load_as_parameters(tmp_path):
-    nn = pytest.importorskip("leafgrad.nn")
     weight = nn.Parameter(_tensor(np.arange(4.0)))
     frozen = nn.Parameter(_tensor(np.ones(2)), requires_grad=False)
     leafgrad.save({"weight": weight, "frozen": frozen}, tmp_path / "p.lg")

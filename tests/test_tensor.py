@@ -449,9 +449,6 @@ def test_tensor_fact_matches_torch(torch, name):
 
 
 def test_iterating_a_tensor_matches_torch(torch):
-    if not hasattr(lg.Tensor, "unbind"):
-        pytest.skip("Tensor.unbind, which iteration uses, is not there yet")
-
     def rows(m, values, **kw):
         return [
             (r.tolist(), str(r.dtype), r.requires_grad, r.grad_fn is not None)

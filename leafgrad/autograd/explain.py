@@ -6,11 +6,10 @@ graph behind ``t`` is live or was freed by a backward without ``retain_graph=Tru
 are shared with ``leafgrad.viz``.
 
 Why a leaf that does not require grad is one is read from a marker set where tensors are
-made: ``"created"`` by the factories (``tensor``, ``zeros``, ``randn``, ``Tensor(...)``) and
-``"detach"`` by ``detach()``. A tensor without a marker was computed by an op that recorded
-nothing. The op machinery may also mark ``"no_grad"`` (computed in no-grad mode from inputs
-that require grad) and say so with ``ops._primitive.MARKS_NO_GRAD = True``; until it does,
-the account of such a tensor names both possible causes.
+made: ``"created"`` by the factories (``tensor``, ``zeros``, ``randn``, ``Tensor(...)``),
+``"detach"`` by ``detach()`` and ``"no_grad"`` by the op machinery for a result computed in
+no-grad mode from inputs that require grad. A tensor without a marker was computed by an op
+that recorded nothing: none of its inputs requires grad, or the op has no gradient.
 """
 
 from __future__ import annotations
@@ -179,30 +178,12 @@ def _leaf_line(t: Tensor) -> str:
             "computed in no-grad mode (no_grad, inference_mode or set_grad_enabled(False)), "
             "so no graph was recorded even though an input requires grad."
         )
-    if _ops_mark_no_grad():
-        return (
-            "yes, by convention: every tensor with requires_grad=False is a leaf. It was "
-            "computed only from tensors that need no grad (or by an op without a gradient, "
-            "such as a comparison; gradients made by backward() or grad() without "
-            "create_graph=True are such tensors too), so autograd treats it as a constant."
-        )
     return (
         "yes, by convention: every tensor with requires_grad=False is a leaf. It was "
-        "computed without grad tracking: either in no-grad mode or from inputs that need no "
-        "grad (gradients made by backward() or grad() without create_graph=True are such "
-        "tensors too), so autograd treats it as a constant."
+        "computed only from tensors that need no grad (or by an op without a gradient, "
+        "such as a comparison; gradients made by backward() or grad() without "
+        "create_graph=True are such tensors too), so autograd treats it as a constant."
     )
-
-
-def _ops_mark_no_grad() -> bool:
-    """Whether the op machinery marks results computed in no-grad mode (``"no_grad"``).
-
-    Only then does a computed tensor without a marker certainly come from inputs that need
-    no grad.
-    """
-    from ..ops import _primitive
-
-    return bool(getattr(_primitive, "MARKS_NO_GRAD", False))
 
 
 def _requires_grad_line(t: Tensor) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 from .._engine import forward as _forward
 from .._engine.entry import grad as _grad
 from .._engine.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, _zeros_like
 from ..ops.joining import stack
 from . import forward_ad as fwAD
 
@@ -193,10 +193,6 @@ def _fill_in_zeros(
             )
         res.append(g)
     return tuple(res)
-
-
-def _zeros_like(t: Tensor) -> Tensor:
-    return _wrap(np.zeros_like(t._data))
 
 
 def _one_hot(shape: tuple, index: int, dtype) -> Tensor:

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .._engine.forward import jet_mode
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, _zeros_like
 
 
 def _check_input(x, name: str) -> None:
@@ -69,11 +69,11 @@ def coefficients(func, x, v, order: int) -> list:
                 f"{list(xi._data.shape)}, got {getattr(vi, 'shape', type(vi).__name__)}"
             )
         vi = vi if vi._data.dtype == xi._data.dtype else vi.to(xi.dtype)
-        zeros = _wrap(np.zeros_like(xi._data))
+        zeros = _zeros_like(xi)
         seeded.append(_seeded(xi, (vi,) + (zeros,) * (order - 1)))
     with jet_mode(("taylor", order)):
         u = func(*seeded)
-    jet = _output_jet(u, lambda u: tuple(_wrap(np.zeros_like(u._data)) for _ in range(order)))
+    jet = _output_jet(u, lambda u: tuple(_zeros_like(u) for _ in range(order)))
     return [u, *jet]
 
 
@@ -103,12 +103,12 @@ def collapsed(func, x: Tensor, weights=None):
         _wrap(np.broadcast_to(q.astype(x._data.dtype), x._data.shape).copy()) for q in directions
     )
     with jet_mode(("collapsed", scales)):
-        u = func(_seeded(x, (seeds, _wrap(np.zeros_like(x._data)))))
+        u = func(_seeded(x, (seeds, _zeros_like(x))))
     first, second = _output_jet(
         u,
         lambda u: (
-            tuple(_wrap(np.zeros_like(u._data)) for _ in scales),
-            _wrap(np.zeros_like(u._data)),
+            tuple(_zeros_like(u) for _ in scales),
+            _zeros_like(u),
         ),
     )
     from ..ops.joining import stack

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-
 from .._engine.entry import grad as _autograd_grad
 from .._engine.grad_mode import enable_grad, is_grad_enabled
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _zeros_like
 from ..autograd import forward_ad as fwAD
 from ..autograd.functional import _one_hot, _stack_columns, _stack_rows, _unpack
 from ._pytree import spec_str, tree_flatten, tree_map, tree_unflatten
@@ -94,10 +92,6 @@ def _check_aux(aux, caller: str):
         if not isinstance(x, Tensor):
             raise RuntimeError(f"{caller}: aux must contain only Tensors, got a {type(x).__name__}")
     return aux
-
-
-def _zeros_like(t: Tensor) -> Tensor:
-    return _wrap(np.zeros_like(t._data))
 
 
 def _detach_keeping_tangents(t: Tensor) -> Tensor:

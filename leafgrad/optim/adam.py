@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import numpy as np
-
-from .. import zeros_like
+from .. import maximum, zeros_like
 from .optimizer import (
     Optimizer,
-    _array,
+    _addcmul_,
     _increment,
-    _lerp,
+    _lerp_,
     _params_with_grad,
     _restore_step_tensors,
     _scalar,
     _step_count_tensor,
-    _write_,
 )
 
 __all__ = ["Adam", "AdamW"]
@@ -107,33 +104,29 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = zeros_like(p)
                     if amsgrad:
                         state["max_exp_avg_sq"] = zeros_like(p)
-                grad = _array(p.grad)
-                if group["maximize"]:
-                    grad = -grad
+                grad = -p.grad if group["maximize"] else p.grad
                 step = _increment(state["step"])
                 if weight_decay != 0:
                     if group["decoupled_weight_decay"]:
-                        _write_(p, _array(p) * (1 - lr * weight_decay))
+                        p.mul_(1 - lr * weight_decay)
                     else:
-                        grad = grad + weight_decay * _array(p)
-                exp_avg = _lerp(_array(state["exp_avg"]), grad, 1 - beta1)
-                _write_(state["exp_avg"], exp_avg)
-                exp_avg_sq = _array(state["exp_avg_sq"]) * beta2
-                exp_avg_sq = exp_avg_sq + ((1 - beta2) * grad) * grad
-                _write_(state["exp_avg_sq"], exp_avg_sq)
+                        grad = grad.add(p, alpha=weight_decay)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                _lerp_(exp_avg, grad, 1 - beta1)
+                _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
 
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 step_size = lr / bias_correction1
                 bias_correction2_sqrt = bias_correction2**0.5
                 if amsgrad:
-                    max_sq = np.maximum(_array(state["max_exp_avg_sq"]), exp_avg_sq)
-                    _write_(state["max_exp_avg_sq"], max_sq)
-                    denom = np.sqrt(max_sq) / bias_correction2_sqrt + eps
+                    max_exp_avg_sq = state["max_exp_avg_sq"]
+                    max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq))
+                    denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
                 else:
-                    denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
-                # addcdiv's order: p + (value * exp_avg) / denom
-                _write_(p, _array(p) + ((-step_size) * exp_avg) / denom)
+                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                # addcdiv_'s order: p + (value * exp_avg) / denom
+                p.add_((-step_size) * exp_avg / denom)
         return loss
 
 

@@ -9,18 +9,24 @@ function-evaluation budget shared with the line search, the five stopping rules,
 bracketing/zoom of minFunc's ``lswolfe`` (cubic interpolation with a 10% safeguard from the
 bracket ends) that PyTorch ports. Results within 1e-10 of PyTorch need those rules exactly,
 so the two-loop recursion and the line search below follow PyTorch's ``lbfgs.py`` line for
-line, on NumPy arrays. Scalars stay NumPy scalars of the parameters' dtype, which promote
-like PyTorch's 0-d tensors (NEP 50), so float32 runs round as PyTorch's do.
+line, on NumPy arrays read from the tensors; parameters are updated with ``add_`` and
+``copy_``. Scalars stay NumPy scalars of the parameters' dtype, which promote like PyTorch's
+0-d tensors (NEP 50), so float32 runs round as PyTorch's do.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import Tensor, enable_grad
-from .optimizer import Optimizer, _array, _scalar, _tensor, _write_
+from .. import Tensor, enable_grad, from_numpy
+from .optimizer import Optimizer, _scalar
 
 __all__ = ["LBFGS"]
+
+
+def _array(t: Tensor) -> np.ndarray:
+    """The NumPy array behind ``t`` (shared, not copied); read it, never write into it."""
+    return t.detach().numpy()
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -198,7 +204,7 @@ class LBFGS(Optimizer):
         for p in self._params:
             numel = p.numel()
             chunk = update[offset : offset + numel].reshape(tuple(p.shape))
-            _write_(p, _array(p) + alpha * chunk)
+            p.add_(from_numpy(chunk), alpha=alpha)
             offset += numel
 
     def _clone_param(self) -> list[np.ndarray]:
@@ -206,7 +212,7 @@ class LBFGS(Optimizer):
 
     def _set_param(self, params_data: list[np.ndarray]) -> None:
         for p, data in zip(self._params, params_data):
-            _write_(p, data)
+            p.copy_(from_numpy(data))
 
     def _directional_evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
@@ -356,7 +362,7 @@ class LBFGS(Optimizer):
         state["ro"] = _rewrap(ro, memo)
         state["H_diag"] = _rewrap(H_diag, memo)
         if prev_flat_grad_tensor is not None and prev_flat_grad is not None:
-            _write_(prev_flat_grad_tensor, prev_flat_grad)  # PyTorch copies into it in place
+            prev_flat_grad_tensor.copy_(from_numpy(prev_flat_grad))  # as PyTorch: in place
             state["prev_flat_grad"] = prev_flat_grad_tensor
         else:
             state["prev_flat_grad"] = _rewrap(prev_flat_grad, memo)
@@ -388,9 +394,9 @@ def _rewrap(value, memo: dict[int, Tensor]):
     """The inverse of ``_unwrap``: arrays that came from a tensor map back to that tensor."""
     if isinstance(value, np.ndarray):
         tensor = memo.get(id(value))
-        return _tensor(value) if tensor is None else tensor
+        return from_numpy(value.copy()) if tensor is None else tensor
     if isinstance(value, np.generic):
-        return _tensor(value)
+        return from_numpy(np.array(value))  # a 0-d array of the scalar's dtype
     if isinstance(value, list):
         return [_rewrap(v, memo) for v in value]
     return value

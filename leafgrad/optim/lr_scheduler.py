@@ -18,7 +18,7 @@ from functools import wraps
 from typing import Any
 
 from .. import Tensor
-from .optimizer import Optimizer, _write_
+from .optimizer import Optimizer
 
 __all__ = [
     "CosineAnnealingLR",
@@ -48,7 +48,7 @@ def _param_groups_val_list(optimizer: Optimizer, key: str) -> list:
 
 def _update_param_group_val(param_group: dict[str, Any], key: str, value) -> None:
     if isinstance(param_group[key], Tensor):
-        _write_(param_group[key], float(value))  # a tensor lr is updated in place
+        param_group[key].fill_(float(value))  # a tensor lr is updated in place
     else:
         param_group[key] = value
 

@@ -1,9 +1,9 @@
 """Optimizer: parameter groups, per-parameter state, hooks and state dicts, as in torch.optim.
 
-Subclasses compute their updates with NumPy on the arrays behind the tensors (read through
-``_array``) and write every result back through ``_write_``, the one place an optimiser
-mutates a tensor. Updates are made in place, so every view of a parameter sees them and
-its version counter moves, exactly as ``param.add_(...)`` would in PyTorch.
+Subclasses update parameters and state with the public in-place Tensor ops (``add_``,
+``mul_``, ``copy_``...), in PyTorch's order of operations, so results round as PyTorch's do.
+``step`` runs with grad mode off (see ``_hooked_step``), as under ``torch.no_grad()``: the
+updates record nothing, every view of a parameter sees them and version counters move.
 """
 
 from __future__ import annotations
@@ -16,9 +16,15 @@ from collections.abc import Callable
 from copy import deepcopy
 from typing import Any, ClassVar
 
-import numpy as np
-
-from .. import Tensor, enable_grad, from_numpy, set_grad_enabled
+from .. import (
+    Tensor,
+    enable_grad,
+    float32,
+    float64,
+    get_default_dtype,
+    set_grad_enabled,
+    zeros,
+)
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required"]
@@ -34,46 +40,22 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-# ----------------------------------------------------------------------------- tensor access
-def _array(t: Tensor) -> np.ndarray:
-    """The NumPy array behind ``t`` (shared, not copied); read it, never write into it."""
-    return np.asarray(t.detach().numpy())
-
-
-def _write_(t: Tensor, value) -> None:
-    """Overwrite ``t``'s elements with ``value`` in place: the one way optimisers mutate tensors.
-
-    ``value`` is cast to ``t``'s dtype. The version counter moves, so a graph that saved ``t``
-    before the update refuses to backward through it, as after PyTorch's in-place ops.
-    """
-    data = t._data
-    if not isinstance(data, np.ndarray):  # a NumPy scalar is immutable, so nothing shares it
-        t._data = np.array(value, dtype=data.dtype)
-    elif not data.flags.writeable:
-        raise RuntimeError(
-            f"cannot update a tensor of shape {list(data.shape)} in place: its memory is "
-            "read-only (an expand()ed tensor or a read-only NumPy array); optimise a clone()"
-        )
-    else:
-        np.copyto(data, value, casting="unsafe")
-    t._bump_version()
-
-
-def _tensor(value) -> Tensor:
-    """A new tensor owning ``value`` (an array or NumPy scalar), keeping its dtype."""
-    return from_numpy(np.array(value))
-
-
+# ----------------------------------------------------------------------------- update helpers
 def _scalar(value):
     """A hyperparameter as a Python number (PyTorch also accepts one-element tensors)."""
     return value.item() if isinstance(value, Tensor) else value
 
 
-def _lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
-    """``torch.lerp`` with a scalar weight, in PyTorch's form (exact at both ends)."""
+def _lerp_(start: Tensor, end: Tensor, weight: float) -> Tensor:
+    """``start.lerp_(end, weight)`` with a scalar weight, in PyTorch's form (exact at both ends)."""
     if abs(weight) < 0.5:
-        return start + weight * (end - start)
-    return end - (end - start) * (1 - weight)
+        return start.add_(end - start, alpha=weight)
+    return start.copy_(end - (end - start) * (1 - weight))
+
+
+def _addcmul_(t: Tensor, tensor1: Tensor, tensor2: Tensor, value: float) -> Tensor:
+    """``t.addcmul_(tensor1, tensor2, value=value)``, rounded as PyTorch's: value * t1 * t2."""
+    return t.add_(value * tensor1 * tensor2)
 
 
 def _typename(obj) -> str:
@@ -174,7 +156,7 @@ class Optimizer:
         if defaults.get("differentiable", False):
             raise NotImplementedError(
                 f"{type(self).__name__}(differentiable=True): leafgrad's optimisers update "
-                "parameters with NumPy outside the graph, so a step cannot be differentiated; "
+                "parameters in place with grad mode off, so a step cannot be differentiated; "
                 "leave differentiable=False"
             )
         if isinstance(params, Tensor):
@@ -316,7 +298,7 @@ class Optimizer:
                         grad.detach_()
                     else:
                         grad.requires_grad_(False)
-                    _write_(grad, 0)
+                    grad.zero_()
 
     def step(self, closure: Callable[[], Any] | None = None):
         """Perform one optimisation step; ``closure`` re-evaluates and returns the loss."""
@@ -464,15 +446,12 @@ def _params_with_grad(group: dict[str, Any]) -> list[Tensor]:
 
 def _step_count_tensor() -> Tensor:
     """A new ``state["step"]``: a 0-d float64 tensor under a float64 default, else float32."""
-    from .. import float32, float64, get_default_dtype, zeros
-
     return zeros((), dtype=float64 if get_default_dtype() == float64 else float32)
 
 
 def _increment(step: Tensor) -> float:
     """``step += 1`` in place; returns the new count as a Python float."""
-    _write_(step, _array(step) + 1)
-    return float(_array(step))
+    return step.add_(1).item()
 
 
 __all__ += ["register_optimizer_step_post_hook", "register_optimizer_step_pre_hook"]
@@ -484,6 +463,4 @@ def _restore_step_tensors(optimizer) -> None:
         for p in group["params"]:
             p_state = optimizer.state.get(p, {})
             if p_state and not hasattr(p_state["step"], "numel"):
-                step = _step_count_tensor()
-                _write_(step, float(p_state["step"]))
-                p_state["step"] = step
+                p_state["step"] = _step_count_tensor().fill_(float(p_state["step"]))

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import numpy as np
-
 from .. import zeros_like
 from .optimizer import (
     Optimizer,
-    _array,
+    _addcmul_,
     _increment,
-    _lerp,
+    _lerp_,
     _params_with_grad,
     _restore_step_tensors,
     _scalar,
     _step_count_tensor,
-    _write_,
 )
 
 __all__ = ["RMSprop"]
@@ -101,26 +98,21 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = zeros_like(p)
                     if group["centered"]:
                         state["grad_avg"] = zeros_like(p)
-                grad = _array(p.grad)
-                if group["maximize"]:
-                    grad = -grad
+                grad = -p.grad if group["maximize"] else p.grad
                 _increment(state["step"])
                 if weight_decay != 0:
-                    grad = grad + weight_decay * _array(p)
-                square_avg = _array(state["square_avg"]) * alpha
-                square_avg = square_avg + ((1 - alpha) * grad) * grad
-                _write_(state["square_avg"], square_avg)
+                    grad = grad.add(p, alpha=weight_decay)
+                square_avg = _addcmul_(state["square_avg"].mul_(alpha), grad, grad, 1 - alpha)
                 if group["centered"]:
-                    grad_avg = _lerp(_array(state["grad_avg"]), grad, 1 - alpha)
-                    _write_(state["grad_avg"], grad_avg)
-                    avg = np.sqrt(square_avg - grad_avg * grad_avg)
+                    grad_avg = _lerp_(state["grad_avg"], grad, 1 - alpha)
+                    avg = (square_avg - grad_avg * grad_avg).sqrt()
                 else:
-                    avg = np.sqrt(square_avg)
-                avg = avg + eps
+                    avg = square_avg.sqrt()
+                avg.add_(eps)
                 if momentum > 0:
-                    buf = _array(state["momentum_buffer"]) * momentum + grad / avg
-                    _write_(state["momentum_buffer"], buf)
-                    _write_(p, _array(p) + (-lr) * buf)
+                    buf = state["momentum_buffer"].mul_(momentum).add_(grad / avg)
+                    p.add_(buf, alpha=-lr)
                 else:
-                    _write_(p, _array(p) + ((-lr) * grad) / avg)
+                    # addcdiv_'s order: p + (value * grad) / avg
+                    p.add_((-lr) * grad / avg)
         return loss

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .optimizer import Optimizer, _array, _params_with_grad, _scalar, _tensor, _write_
+from .optimizer import Optimizer, _params_with_grad, _scalar
 
 __all__ = ["SGD"]
 
@@ -78,22 +78,16 @@ class SGD(Optimizer):
             momentum = group["momentum"]
             dampening = group["dampening"]
             for p in _params_with_grad(group):
-                grad = _array(p.grad)
-                if group["maximize"]:
-                    grad = -grad
-                param = _array(p)
+                grad = -p.grad if group["maximize"] else p.grad
                 if weight_decay != 0:
-                    grad = grad + weight_decay * param
+                    grad = grad.add(p, alpha=weight_decay)
                 if momentum != 0:
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = state["momentum_buffer"] = _tensor(grad)
+                        buf = state["momentum_buffer"] = grad.detach().clone()
                     else:
-                        _write_(buf, _array(buf) * momentum + (1 - dampening) * grad)
-                    if group["nesterov"]:
-                        grad = grad + momentum * _array(buf)
-                    else:
-                        grad = _array(buf)
-                _write_(p, param + (-lr) * grad)
+                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                    grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+                p.add_(grad, alpha=-lr)
         return loss

@@ -12,14 +12,9 @@ import pytest
 
 import leafgrad
 from leafgrad.autograd import explain
-from leafgrad.ops import _primitive
 
 # backward(create_graph=True) warns about a reference cycle; beside the point here.
 ignore_create_graph_warning = "ignore:Using backward\\(\\) with create_graph=True:UserWarning"
-
-HONEST_NO_GRAD = (
-    "computed without grad tracking: either in no-grad mode or from inputs that need no grad"
-)
 
 
 def lines_of(text: str) -> dict:
@@ -109,12 +104,6 @@ def test_explain_tensor_computed_under_no_grad_says_so():
         "computed in no-grad mode (no_grad, inference_mode or set_grad_enabled(False))"
         in lines_of(explain(b))["leaf"]
     )
-
-
-def test_explain_falls_back_to_both_causes_when_ops_do_not_mark(monkeypatch):
-    monkeypatch.delattr(_primitive, "MARKS_NO_GRAD", raising=False)
-    _, _, _, d = spec_tensors(leafgrad)
-    assert HONEST_NO_GRAD in lines_of(explain(d))["leaf"]
 
 
 def test_explain_verdicts_match_pytorch_on_the_spec_tensors():

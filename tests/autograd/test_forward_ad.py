@@ -1,9 +1,7 @@
 """forward_ad: dual_level, make_dual, unpack_dual, as ``torch.autograd.forward_ad``.
 
-Every test runs with leafgrad and with PyTorch (the ``torch`` fixture). Where leafgrad does
-not yet behave like PyTorch, the leafgrad run is a strict xfail naming the divergence, so the
-marker has to go when it is fixed. Nested dual levels are a deliberate leafgrad extension
-(PyTorch raises); their tests state both behaviours.
+Every test runs with leafgrad and with PyTorch (the ``torch`` fixture). Nested dual levels
+are a deliberate leafgrad extension (PyTorch raises); their tests state both behaviours.
 """
 
 import importlib
@@ -18,12 +16,6 @@ from ._helpers import assert_values
 
 def _fwad(torch):
     return importlib.import_module(f"{torch.__name__}.autograd.forward_ad")
-
-
-def _diverges(torch, request, reason: str) -> None:
-    """Mark the leafgrad run of this test a strict xfail: it states PyTorch's behaviour."""
-    if torch is leafgrad:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
 
 
 # ----- levels -----
@@ -110,20 +102,20 @@ def test_make_dual_with_an_integer_primal_raises_value_error(torch):
         fwAD.make_dual(torch.tensor([1, 2]), torch.tensor([1.0, 2.0]))
 
 
-def test_make_dual_with_an_integer_tangent_raises_value_error(torch, request):
+def test_make_dual_with_an_integer_tangent_raises_value_error(torch):
     fwAD = _fwad(torch)
     with fwAD.dual_level(), pytest.raises(ValueError):
         fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([1, 2]))
 
 
-def test_make_dual_accepts_a_floating_tangent_of_another_dtype(torch, request):
+def test_make_dual_accepts_a_floating_tangent_of_another_dtype(torch):
     fwAD = _fwad(torch)
     with fwAD.dual_level():
         d = fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0], dtype=torch.float64))
         assert fwAD.unpack_dual(d).tangent.dtype == torch.float64
 
 
-def test_make_dual_of_a_tensor_that_has_a_tangent_at_this_level_raises(torch, request):
+def test_make_dual_of_a_tensor_that_has_a_tangent_at_this_level_raises(torch):
     fwAD = _fwad(torch)
     with fwAD.dual_level():
         d = fwAD.make_dual(torch.tensor([1.0]), torch.tensor([1.0]))
@@ -224,7 +216,7 @@ def test_detach_drops_the_tangent(torch):
         assert fwAD.unpack_dual(d.detach()).tangent is None
 
 
-def test_an_integer_result_has_no_tangent(torch, request):
+def test_an_integer_result_has_no_tangent(torch):
     fwAD = _fwad(torch)
     with fwAD.dual_level():
         d = fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))

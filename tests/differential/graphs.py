@@ -571,7 +571,7 @@ class _Draft:
     def misuse(self) -> None:
         """A call that torch rejects, kept as an error step (only its exception is compared)."""
         rng = self.rng
-        misuses = [p for p in P.available() if p.misuse]
+        misuses = [p for p in P.POOL if p.misuse]
         p = misuses[rng.integers(len(misuses))]
         live = [i for i, t in enumerate(self.tv) if t is not None and _kind(t) in p.kinds[0]]
         if not live:
@@ -729,10 +729,10 @@ def _finish(index: int, d: _Draft, rng, outputs=None) -> Graph | None:
 
 
 def generate(index: int) -> Graph:
-    """Graph number ``index``, drawn from the fixed seed over the ops leafgrad has today."""
+    """Graph number ``index``, drawn from the fixed seed over the pool's ops."""
     import torch
 
-    pool = [p for p in P.available() if not p.misuse]
+    pool = [p for p in P.POOL if not p.misuse]
     for attempt in range(40):
         g = _try_generate(index, attempt, torch, pool)
         if g is not None:

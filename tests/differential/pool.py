@@ -3,9 +3,8 @@
 Each ``PoolOp`` names the op, gives its call for leafgrad and for torch (the same code, written
 once against a module ``T`` and bound to each), its arity, what each argument may be (kind and
 domain), how to draw its non-tensor parameters, and where it is ill-defined (kinks, ties,
-discontinuities) so the generator can keep away. ``requires`` lists the attributes leafgrad
-must have for the row to be used: rows for families still being written join the pool by
-themselves once those attributes exist.
+discontinuities) so the generator can keep away. Every row is used: an op leafgrad lacks
+raises in its leafgrad run only, so its graphs and its single-op test fail.
 
 Argument kinds: ``f`` floating, ``i`` int64, ``b`` bool. Domains (checked on the actual values
 and repaired by the generator when possible): ``any``, ``pos`` (> 0.1), ``nonzero``
@@ -51,7 +50,6 @@ class PoolOp:
     domain: tuple  # per argument: a domain name
     params: Callable | None = field(default=None, repr=False)  # (rng, infos) -> dict | None
     valid: Callable | None = field(default=None, repr=False)  # (arrays, params) -> bool
-    requires: tuple = ()
     check_name: bool | Callable = True  # compare grad_fn.name(); a callable sees torch args
     weight: float = 1.0
     misuse: bool = False  # a call torch rejects: only the exception type is compared
@@ -81,7 +79,6 @@ def op(
     domain=None,
     params=None,
     valid=None,
-    requires=(),
     check_name=True,
     weight=1.0,
     misuse=False,
@@ -100,30 +97,11 @@ def op(
             tuple(domain or ("any",) * arity),
             params,
             valid,
-            tuple(requires),
             check_name,
             weight,
             misuse,
         )
     )
-
-
-def _has(module, path: str) -> bool:
-    obj = module
-    for part in path.split("."):
-        if not hasattr(obj, part):
-            return False
-        obj = getattr(obj, part)
-    return True
-
-
-def available(pool=None) -> list[PoolOp]:
-    """The rows whose ``requires`` all exist in leafgrad right now."""
-    import leafgrad
-
-    return [
-        p for p in (POOL if pool is None else pool) if all(_has(leafgrad, r) for r in p.requires)
-    ]
 
 
 # ----------------------------------------------------------------------------- validity helpers
@@ -177,7 +155,7 @@ def apart(i=0, j=1):
     return check
 
 
-def ratio_away_from_integers(check_zero=True):
+def ratio_away_from_integers():
     def check(arrs, params):
         a, b = np.broadcast_arrays(_f(arrs[0]), _f(arrs[1]))
         q = a / b
@@ -522,26 +500,24 @@ op("add_alpha", lambda T, a, b, *, alpha: T.add(a, b, alpha=alpha), 2,
 op("sub", lambda T, a, b: a - b, 2, weight=2)
 op("sub_alpha", lambda T, a, b, *, alpha: T.sub(a, b, alpha=alpha), 2,
    params=scalar((2, -1), "alpha"))
-op("rsub", lambda T, a, b: T.rsub(a, b), 2, requires=("rsub",))
+op("rsub", lambda T, a, b: T.rsub(a, b), 2)
 op("mul", lambda T, a, b: a * b, 2, kinds=(FIB, FI), weight=2)
 op("div", lambda T, a, b: a / b, 2, domain=("any", "nonzero"), weight=1.5)
 op("pow", lambda T, a, b: a**b, 2, kinds=(F, FI), domain=("pos", "small"))
-op("atan2", lambda T, a, b: T.atan2(a, b), 2, valid=_atan2_valid, requires=("atan2",))
-op("maximum", lambda T, a, b: T.maximum(a, b), 2, valid=apart(), requires=("maximum",))
-op("minimum", lambda T, a, b: T.minimum(a, b), 2, valid=apart(), requires=("minimum",))
+op("atan2", lambda T, a, b: T.atan2(a, b), 2, valid=_atan2_valid)
+op("maximum", lambda T, a, b: T.maximum(a, b), 2, valid=apart())
+op("minimum", lambda T, a, b: T.minimum(a, b), 2, valid=apart())
 op("remainder", lambda T, a, b: T.remainder(a, b), 2, domain=("any", "nonzero"),
-   valid=ratio_away_from_integers(), requires=("remainder",))
+   valid=ratio_away_from_integers())
 op("fmod", lambda T, a, b: T.fmod(a, b), 2, domain=("any", "nonzero"),
-   valid=ratio_away_from_integers(), requires=("fmod",))
-op("where", lambda T, c, a, b: T.where(c, a, b), 3, kinds=(B, FI, FI), requires=("where",),
-   weight=2.5)
-op("clamp_t", lambda T, x, lo: T.clamp(x, min=lo), 2, valid=apart(), requires=("clamp",))
+   valid=ratio_away_from_integers())
+op("where", lambda T, c, a, b: T.where(c, a, b), 3, kinds=(B, FI, FI), weight=2.5)
+op("clamp_t", lambda T, x, lo: T.clamp(x, min=lo), 2, valid=apart())
 # torch's own clamp backward fails ("output with shape [1] doesn't match the broadcast shape")
 # when x and a bound are both broadcast up, e.g. x: (), min: (4,), max: (1,); keep x full size.
 op("clamp_tt", lambda T, x, lo, hi: T.clamp(x, lo, hi), 3, valid=all_of(
     apart(0, 1), apart(0, 2), apart(1, 2),
-    lambda arrs, p: np.shape(arrs[0]) == np.broadcast_shapes(*(np.shape(a) for a in arrs))),
-   requires=("clamp",))
+    lambda arrs, p: np.shape(arrs[0]) == np.broadcast_shapes(*(np.shape(a) for a in arrs))))
 
 # Arithmetic with a Python scalar on either side.
 op("add_s", lambda T, x, *, s: x + s, params=scalar(), weight=2)
@@ -561,23 +537,22 @@ op("rpow_s", lambda T, x, *, s: s**x, domain=("small",), params=scalar((2, 0.5, 
 op("clamp_s", lambda T, x, *, lo, hi: T.clamp(x, min=lo, max=hi),
    params=lambda rng, infos: [{"lo": -0.5, "hi": None}, {"lo": None, "hi": 0.75},
                               {"lo": -1.0, "hi": 1.0}, {"lo": 0, "hi": None}][rng.integers(4)],
-   valid=away_from_param("lo", "hi"), requires=("clamp",))
+   valid=away_from_param("lo", "hi"))
 op("clamp_min_s", lambda T, x, *, s: x.clamp_min(s), params=scalar((0.0, -0.5)),
-   valid=away_from_param("s"), requires=("Tensor.clamp_min",))
+   valid=away_from_param("s"))
 op("remainder_s", lambda T, x, *, s: T.remainder(x, s), params=scalar((2.0, 1.5, -2.0, 3)),
-   valid=away_from_integers(scale_key="s"), requires=("remainder",))
+   valid=away_from_integers(scale_key="s"))
 op("mod_s", lambda T, x, *, s: x % s, params=scalar((2.0, 3)),
    valid=away_from_integers(scale_key="s"))
 op("fmod_s", lambda T, x, *, s: T.fmod(x, s), params=scalar((2.0, -1.5, 3)),
-   valid=away_from_integers(scale_key="s"), requires=("fmod",))
+   valid=away_from_integers(scale_key="s"))
 op("div_floor_s", lambda T, x, *, s: T.div(x, s, rounding_mode="floor"),
    params=scalar((2.0, -1.5, 3)), valid=away_from_integers(scale_key="s"))
 op("div_trunc", lambda T, a, b: T.div(a, b, rounding_mode="trunc"), 2, domain=("any", "nonzero"),
    valid=ratio_away_from_integers())
 op("floordiv_s", lambda T, x, *, s: x // s, params=scalar((2.0, 3)),
    valid=away_from_integers(scale_key="s"), weight=0.5)
-op("where_s", lambda T, c, x, *, s: T.where(c, x, s), 2, kinds=(B, FI), params=scalar(),
-   requires=("where",), weight=1.5)
+op("where_s", lambda T, c, x, *, s: T.where(c, x, s), 2, kinds=(B, FI), params=scalar(), weight=1.5)
 
 # Unary functions.
 op("neg", lambda T, x: -x)
@@ -622,16 +597,12 @@ op("to32", lambda T, x: x.to(dtype=T.float32), kinds=(FIB,))
 op("double", lambda T, x: x.double(), kinds=(FIB,))
 op("float", lambda T, x: x.float(), kinds=(FIB,))
 op("long", lambda T, x: x.long(), kinds=(FIB,), valid=away_from_integers())
-op("leaky_relu", lambda T, x: T.nn.functional.leaky_relu(x, 0.1), kinds=(F,), valid=away(0.0),
-   requires=("nn.functional.leaky_relu",))
-op("elu", lambda T, x: T.nn.functional.elu(x), kinds=(F,), valid=away(0.0),
-   requires=("nn.functional.elu",))
-op("gelu", lambda T, x: T.nn.functional.gelu(x), kinds=(F,), requires=("nn.functional.gelu",))
-op("gelu_tanh", lambda T, x: T.nn.functional.gelu(x, approximate="tanh"), kinds=(F,),
-   requires=("nn.functional.gelu",))
-op("silu", lambda T, x: T.nn.functional.silu(x), kinds=(F,), requires=("nn.functional.silu",))
-op("softplus", lambda T, x: T.nn.functional.softplus(x), kinds=(F,),
-   requires=("nn.functional.softplus",))
+op("leaky_relu", lambda T, x: T.nn.functional.leaky_relu(x, 0.1), kinds=(F,), valid=away(0.0))
+op("elu", lambda T, x: T.nn.functional.elu(x), kinds=(F,), valid=away(0.0))
+op("gelu", lambda T, x: T.nn.functional.gelu(x), kinds=(F,))
+op("gelu_tanh", lambda T, x: T.nn.functional.gelu(x, approximate="tanh"), kinds=(F,))
+op("silu", lambda T, x: T.nn.functional.silu(x), kinds=(F,))
+op("softplus", lambda T, x: T.nn.functional.softplus(x), kinds=(F,))
 
 # Comparisons and logic (bool results: no grad, but they feed where/mul/sum).
 op("gt_s", lambda T, x, *, s: x > s, params=scalar(), valid=away_from_param("s"))
@@ -652,105 +623,82 @@ op("sum_dims", lambda T, x, *, dim, keepdim: T.sum(x, dim=dim, keepdim=keepdim),
 op("mean", lambda T, x: x.mean(), kinds=(F,))
 op("mean_dim", lambda T, x, *, dim, keepdim: T.mean(x, dim, keepdim), kinds=(F,),
    params=a_dim(keepdim=True))
-op("prod", lambda T, x: x.prod(), valid=away(0.0), requires=("Tensor.prod",))
+op("prod", lambda T, x: x.prod(), valid=away(0.0))
 op("prod_dim", lambda T, x, *, dim, keepdim: T.prod(x, dim, keepdim=keepdim),
-   params=a_dim(keepdim=True), valid=away(0.0), requires=("prod",))
+   params=a_dim(keepdim=True), valid=away(0.0))
 op("amax", lambda T, x, *, dim, keepdim: T.amax(x, dim, keepdim), params=some_dims(),
-   valid=distinct(), requires=("amax",))
+   valid=distinct())
 op("amin", lambda T, x, *, dim, keepdim: x.amin(dim=dim, keepdim=keepdim), params=some_dims(),
-   valid=distinct(), requires=("Tensor.amin",))
-op("max_all", lambda T, x: x.max(), valid=distinct(), requires=("Tensor.max",))
-op("min_all", lambda T, x: T.min(x), valid=distinct(), requires=("min",))
+   valid=distinct())
+op("max_all", lambda T, x: x.max(), valid=distinct())
+op("min_all", lambda T, x: T.min(x), valid=distinct())
 op("max_dim", lambda T, x, *, dim, keepdim: T.max(x, dim, keepdim).values,
-   params=a_dim(keepdim=True), valid=distinct(), requires=("max",))
-op("max_dim_indices", lambda T, x, *, dim: x.max(dim=dim)[1], params=a_dim(), valid=distinct(),
-   requires=("Tensor.max",))
-op("min_dim", lambda T, x, *, dim: T.min(x, dim=dim)[0], params=a_dim(), valid=distinct(),
-   requires=("min",))
-op("argmax", lambda T, x, *, dim: T.argmax(x, dim=dim), params=a_dim(), valid=distinct(),
-   requires=("argmax",))
+   params=a_dim(keepdim=True), valid=distinct())
+op("max_dim_indices", lambda T, x, *, dim: x.max(dim=dim)[1], params=a_dim(), valid=distinct())
+op("min_dim", lambda T, x, *, dim: T.min(x, dim=dim)[0], params=a_dim(), valid=distinct())
+op("argmax", lambda T, x, *, dim: T.argmax(x, dim=dim), params=a_dim(), valid=distinct())
 op("std",
    lambda T, x, *, dim, keepdim, correction: x.std(dim=dim, keepdim=keepdim, correction=correction),
-   kinds=(F,), params=std_params, valid=_std_valid, requires=("Tensor.std",))
+   kinds=(F,), params=std_params, valid=_std_valid)
 op("var",
    lambda T, x, *, dim, keepdim, correction: T.var(x, dim, keepdim=keepdim, correction=correction),
-   kinds=(F,), params=std_params, valid=_std_valid, requires=("var",))
+   kinds=(F,), params=std_params, valid=_std_valid)
 op("var_unbiased", lambda T, x: x.var(unbiased=False), kinds=(F,),
    params=lambda rng, infos: {} if (infos[0].shape and int(np.prod(infos[0].shape)) > 1) else None,
-   valid=lambda a, p: _f(a[0]).std() > 0.05, requires=("Tensor.var",))
+   valid=lambda a, p: _f(a[0]).std() > 0.05)
 op("norm", lambda T, x, *, p, dim, keepdim: x.norm(p=p, dim=dim, keepdim=keepdim), kinds=(F,),
-   params=norm_params, valid=_norm_valid, requires=("Tensor.norm",))
+   params=norm_params, valid=_norm_valid)
 op("logsumexp", lambda T, x, *, dim, keepdim: T.logsumexp(x, dim, keepdim=keepdim), kinds=(F,),
-   params=a_dim(keepdim=True), requires=("logsumexp",))
-op("softmax", lambda T, x, *, dim: T.softmax(x, dim), kinds=(F,), params=a_dim(),
-   requires=("softmax",))
-op("log_softmax", lambda T, x, *, dim: x.log_softmax(dim=dim), kinds=(F,), params=a_dim(),
-   requires=("Tensor.log_softmax",))
-op("cumsum", lambda T, x, *, dim: T.cumsum(x, dim), kinds=(F,), params=a_dim(),
-   requires=("cumsum",))
-op("cumprod", lambda T, x, *, dim: x.cumprod(dim), kinds=(F,), params=a_dim(), valid=away(0.0),
-   requires=("Tensor.cumprod",))
+   params=a_dim(keepdim=True))
+op("softmax", lambda T, x, *, dim: T.softmax(x, dim), kinds=(F,), params=a_dim())
+op("log_softmax", lambda T, x, *, dim: x.log_softmax(dim=dim), kinds=(F,), params=a_dim())
+op("cumsum", lambda T, x, *, dim: T.cumsum(x, dim), kinds=(F,), params=a_dim())
 
 # Shape.
 op("reshape", lambda T, x, *, shape: x.reshape(shape), kinds=(FIB,), params=reshape_params,
    check_name=_contiguous, weight=1.5)
 op("view", lambda T, x, *, shape: x.view(*shape), kinds=(FIB,), params=reshape_params)
-op("flatten", lambda T, x: T.flatten(x), kinds=(FIB,), requires=("flatten",),
-   check_name=_contiguous)
+op("flatten", lambda T, x: T.flatten(x), kinds=(FIB,), check_name=_contiguous)
 op("expand", lambda T, x, *, shape: x.expand(*shape), kinds=(FIB,), params=expand_params)
-op("permute", lambda T, x, *, dims: x.permute(*dims), kinds=(FIB,), params=permute_params,
-   requires=("Tensor.permute",))
-op("permute_fn", lambda T, x, *, dims: T.permute(x, dims), params=permute_params,
-   requires=("permute",))
-op("transpose", lambda T, x, *, d0, d1: x.transpose(d0, d1), kinds=(FIB,), params=two_dims,
-   requires=("Tensor.transpose",))
-op("t", lambda T, x: x.t(), params=lambda rng, infos: {} if len(infos[0].shape) <= 2 else None,
-   requires=("Tensor.t",))
-op("mT", lambda T, x: x.mT, params=first_ndim(2), requires=("Tensor.transpose",))
+op("permute", lambda T, x, *, dims: x.permute(*dims), kinds=(FIB,), params=permute_params)
+op("permute_fn", lambda T, x, *, dims: T.permute(x, dims), params=permute_params)
+op("transpose", lambda T, x, *, d0, d1: x.transpose(d0, d1), kinds=(FIB,), params=two_dims)
+op("t", lambda T, x: x.t(), params=lambda rng, infos: {} if len(infos[0].shape) <= 2 else None)
+op("mT", lambda T, x: x.mT, params=first_ndim(2))
 # Only 2-D: torch warns once per process (TORCH_WARN_ONCE) for x.T on other ranks, which would
 # make the warnings observed depend on test order.
-op("T2", lambda T, x: x.T, params=lambda rng, infos: {} if len(infos[0].shape) == 2 else None,
-   requires=("Tensor.permute",))
-op("squeeze", lambda T, x: x.squeeze(), kinds=(FIB,), requires=("Tensor.squeeze",))
-op("squeeze_dim", lambda T, x, *, dim: T.squeeze(x, dim), params=squeeze_dim, requires=("squeeze",))
-op("unsqueeze", lambda T, x, *, dim: x.unsqueeze(dim), kinds=(FIB,), params=unsqueeze_dim,
-   requires=("Tensor.unsqueeze",))
-op("unsqueeze_fn", lambda T, x, *, dim: T.unsqueeze(x, dim), params=unsqueeze_dim,
-   requires=("unsqueeze",))
+op("T2", lambda T, x: x.T, params=lambda rng, infos: {} if len(infos[0].shape) == 2 else None)
+op("squeeze", lambda T, x: x.squeeze(), kinds=(FIB,))
+op("squeeze_dim", lambda T, x, *, dim: T.squeeze(x, dim), params=squeeze_dim)
+op("unsqueeze", lambda T, x, *, dim: x.unsqueeze(dim), kinds=(FIB,), params=unsqueeze_dim)
+op("unsqueeze_fn", lambda T, x, *, dim: T.unsqueeze(x, dim), params=unsqueeze_dim)
 op("cat", lambda T, a, b, *, dim: T.cat([a, b], dim), 2, kinds=(FIB, FIB), params=cat_params,
-   requires=("cat",), weight=1.5)
-op("stack", lambda T, a, b, *, dim: T.stack((a, b), dim=dim), 2, params=stack_params,
-   requires=("stack",))
-op("flip", lambda T, x, *, dims: T.flip(x, dims), kinds=(FIB,), params=flip_dims,
-   requires=("flip",))
-op("roll", lambda T, x, *, shifts, dims: T.roll(x, shifts, dims), params=roll_params,
-   requires=("roll",))
-op("repeat", lambda T, x: x.repeat(2, *([1] * x.dim())), requires=("Tensor.repeat",))
-op("chunk0", lambda T, x: x.chunk(2, dim=-1)[0], params=first_ndim(1), requires=("Tensor.chunk",))
-op("unbind1", lambda T, x: T.unbind(x, 0)[-1], params=first_ndim(1), requires=("unbind",))
+   weight=1.5)
+op("stack", lambda T, a, b, *, dim: T.stack((a, b), dim=dim), 2, params=stack_params)
+op("flip", lambda T, x, *, dims: T.flip(x, dims), kinds=(FIB,), params=flip_dims)
+op("roll", lambda T, x, *, shifts, dims: T.roll(x, shifts, dims), params=roll_params)
+op("repeat", lambda T, x: x.repeat(2, *([1] * x.dim())))
+op("chunk0", lambda T, x: x.chunk(2, dim=-1)[0], params=first_ndim(1))
+op("unbind1", lambda T, x: T.unbind(x, 0)[-1], params=first_ndim(1))
 
 # Indexing.
-op("getitem", lambda T, x, *, key: x[key], kinds=(FIB,), params=index_params,
-   requires=("Tensor.__getitem__",), weight=2)
-op("gather", lambda T, x, *, dim, index: T.gather(x, dim, index), params=gather_params,
-   requires=("gather",))
+op("getitem", lambda T, x, *, key: x[key], kinds=(FIB,), params=index_params, weight=2)
+op("gather", lambda T, x, *, dim, index: T.gather(x, dim, index), params=gather_params)
 op("index_select", lambda T, x, *, dim, index: x.index_select(dim, index),
-   params=index_select_params, requires=("Tensor.index_select",))
+   params=index_select_params)
 op("masked_fill", lambda T, x, *, mask, value: x.masked_fill(mask, value),
-   params=masked_fill_params, requires=("Tensor.masked_fill",))
+   params=masked_fill_params)
 
 # Linear algebra.
-op("matmul", lambda T, a, b: a @ b, 2, kinds=(F, F), requires=("Tensor.__matmul__",), weight=2)
-op("matmul_fn", lambda T, a, b: T.matmul(a, b), 2, kinds=(F, F), requires=("matmul",))
-op("mm", lambda T, a, b: T.mm(a, b), 2, kinds=(F, F), params=ndims(2, 2), requires=("mm",))
-op("mv", lambda T, a, b: T.mv(a, b), 2, kinds=(F, F), params=ndims(2, 1), requires=("mv",))
-op("dot", lambda T, a, b: T.dot(a, b), 2, kinds=(F, F), params=ndims(1, 1), requires=("dot",))
-op("outer", lambda T, a, b: T.outer(a, b), 2, kinds=(F, F), params=ndims(1, 1), requires=("outer",))
-op("bmm", lambda T, a, b: T.bmm(a, b), 2, kinds=(F, F), params=ndims(3, 3), requires=("bmm",))
-op("einsum1", lambda T, x, *, eq: T.einsum(eq, x), kinds=(F,), params=einsum1_params,
-   requires=("einsum",))
-op("einsum2", lambda T, a, b, *, eq: T.einsum(eq, a, b), 2, kinds=(F, F), params=einsum2_params,
-   requires=("einsum",))
+op("matmul", lambda T, a, b: a @ b, 2, kinds=(F, F), weight=2)
+op("matmul_fn", lambda T, a, b: T.matmul(a, b), 2, kinds=(F, F))
+op("mm", lambda T, a, b: T.mm(a, b), 2, kinds=(F, F), params=ndims(2, 2))
+op("mv", lambda T, a, b: T.mv(a, b), 2, kinds=(F, F), params=ndims(2, 1))
+op("dot", lambda T, a, b: T.dot(a, b), 2, kinds=(F, F), params=ndims(1, 1))
+op("outer", lambda T, a, b: T.outer(a, b), 2, kinds=(F, F), params=ndims(1, 1))
+op("bmm", lambda T, a, b: T.bmm(a, b), 2, kinds=(F, F), params=ndims(3, 3))
+op("einsum1", lambda T, x, *, eq: T.einsum(eq, x), kinds=(F,), params=einsum1_params)
+op("einsum2", lambda T, a, b, *, eq: T.einsum(eq, a, b), 2, kinds=(F, F), params=einsum2_params)
 
 
 # Misuse: calls torch rejects, each with the exception type leafgrad must raise too.
@@ -773,27 +721,23 @@ def misuse(name, fn, arity=1, **kw):
 
 
 misuse("bad_sum_dim", lambda T, x, *, dim: x.sum(dim), params=_oob_dim)
-misuse("bad_softmax_dim", lambda T, x, *, dim: T.softmax(x, dim), kinds=(F,), params=_oob_dim,
-   requires=("softmax",))
-misuse("bad_transpose_dim", lambda T, x, *, dim: x.transpose(0, dim), params=_oob_dim,
-   requires=("Tensor.transpose",))
+misuse("bad_softmax_dim", lambda T, x, *, dim: T.softmax(x, dim), kinds=(F,), params=_oob_dim)
+misuse("bad_transpose_dim", lambda T, x, *, dim: x.transpose(0, dim), params=_oob_dim)
 misuse("bad_reshape", lambda T, x, *, shape: x.reshape(shape), params=_bad_shape)
 misuse("bad_expand", lambda T, x: x.expand(5, 7))
-misuse("bad_index", lambda T, x, *, key: x[key], params=_oob_index,
-   requires=("Tensor.__getitem__",))
+misuse("bad_index", lambda T, x, *, key: x[key], params=_oob_index)
 misuse("bool_sub", lambda T, x: (x > 0) - (x > 0))
 misuse("bool_neg", lambda T, x: -(x > 0))
 misuse("bool_rsub", lambda T, x: 1 - (x > 0))
 misuse("int_mean", lambda T, x: x.long().mean())
 misuse("int_pow_negative", lambda T, x: x.long() ** -1)
-misuse("float_condition", lambda T, x: T.where(x, x, x), kinds=(F,), requires=("where",))
+misuse("float_condition", lambda T, x: T.where(x, x, x), kinds=(F,))
 misuse("float_bitwise", lambda T, x: x & x, kinds=(F,))
 misuse("broadcast_mismatch", lambda T, x: x + T.ones(tuple(s + 1 for s in x.shape) or (2,)),
        params=lambda rng, infos: {} if infos[0].shape else None)
-misuse("cat_mismatch", lambda T, x: T.cat([x, T.ones(5, 7, 1)], 0), requires=("cat",))
-misuse("matmul_mismatch", lambda T, x: x @ T.ones(5, 7), kinds=(F,),
-   requires=("Tensor.__matmul__",))
-misuse("clamp_no_bounds", lambda T, x: T.clamp(x), requires=("clamp",))
+misuse("cat_mismatch", lambda T, x: T.cat([x, T.ones(5, 7, 1)], 0))
+misuse("matmul_mismatch", lambda T, x: x @ T.ones(5, 7), kinds=(F,))
+misuse("clamp_no_bounds", lambda T, x: T.clamp(x))
 misuse("div_bad_rounding", lambda T, x: T.div(x, 2, rounding_mode="round"))
 # fmt: on
 

@@ -173,7 +173,6 @@ def test_plain_int_list_index_does_not_warn():
 
 # ----- gather / take_along_dim / index_select / masked_fill -----
 
-LONG = np.int64
 FN_CASES = {
     "gather-dim-0": (lambda m, x: x.gather(0, m.tensor([[[1, 0, 1, 1]], [[0, 0, 0, 1]]])), X),
     "gather-smaller-index": (lambda m, x: m.gather(x, 2, m.tensor([[[3, 3]], [[0, 1]]])), X),
@@ -287,9 +286,6 @@ def test_nonzero_of_a_tensor_requiring_grad_is_an_int64_constant():
 
 # ----- errors: the exception type torch raises, with a message naming the op -----
 
-IDX = {  # index tensors built per library
-    "long": lambda m: m.tensor([[[5, 0, 0, 0]]]),
-}
 ERRORS = {
     "int-out-of-range": (lambda m, x: x[3], "select"),
     "negative-int-out-of-range": (lambda m, x: x[-3], "select"),

@@ -180,12 +180,16 @@ def test_the_output_gives_the_error_and_the_derivative_method(capsys, tmp_path):
 def test_the_module_runs_as_a_program(tmp_path):
     out = tmp_path / "run"
     args = ["solve", "poisson2d", *TINY, "--adam", "3", "--lbfgs", "2", "--out", str(out)]
+    # The leafgrad under test, not whichever one is installed.
+    root = os.path.dirname(os.path.dirname(lg.__file__))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run(
         [sys.executable, "-m", "leafgrad.cli", *args],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=tmp_path,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     assert "relative L2 error" in done.stdout
