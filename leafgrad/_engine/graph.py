@@ -137,14 +137,6 @@ class AccumulateGrad(Node):
 NO_GRAD_VIEW = object()
 
 
-def grad_accumulator(tensor) -> AccumulateGrad:
-    """The leaf's accumulator, created on first use and kept by the leaf."""
-    node = tensor._accumulator
-    if node is None:
-        node = tensor._accumulator = AccumulateGrad(tensor)
-    return node
-
-
 def gradient_edge(tensor) -> tuple:
     """``(node, output_nr)`` where a gradient for ``tensor`` enters the graph."""
     fn = tensor.grad_fn
