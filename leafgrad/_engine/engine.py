@@ -9,70 +9,151 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from . import anomaly, grad_mode
 from .graph import AccumulateGrad, Node
+from .plan import Plan, plan_backward
 
 
-def _add(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a + b
+def execute(
+    roots: list,
+    root_grads: list,
+    *,
+    keep_graph: bool,
+    create_graph: bool,
+    capture: list | None = None,
+    inputs: list | None = None,
+) -> list:
+    """Run backward from ``roots`` (``(node, output_nr)`` pairs) seeded with ``root_grads``.
 
-
-def _collect(roots: list) -> tuple[dict, list]:
-    """Dependency counts of every node reachable from ``roots``, and a post-order."""
-    deps: dict = {}
-    seen: set = set()
-    order: list = []
-    stack = [(n, False) for n in roots]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-            continue
-        if node in seen:
-            continue
-        seen.add(node)
-        stack.append((node, True))
-        for nxt, _ in node.next_functions:
-            if nxt is not None:
-                deps[nxt] = deps.get(nxt, 0) + 1
-                if nxt not in seen:
-                    stack.append((nxt, False))
-    return deps, order
-
-
-def _count_deps(roots: list) -> dict:
-    """Dependency counts only: all a plain ``backward()`` needs (no post-order)."""
-    deps: dict = {}
-    seen = set(roots)
-    stack = list(seen)
-    while stack:
-        for nxt, _ in stack.pop().next_functions:
-            if nxt is not None:
-                if nxt in deps:
-                    deps[nxt] += 1
-                else:
-                    deps[nxt] = 1
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-    return deps
-
-
-def _to_execute(order: list, targets: set) -> tuple[set, set]:
-    """Nodes that must run to deliver gradients to ``targets`` (order is children-first),
-    and those plus the targets: the nodes a gradient must be sent to.
-
-    A target itself need not run: its gradient is captured before it would.
+    ``capture`` and ``inputs`` (edges) choose the mode, see ``plan_backward``: ``backward()``
+    with neither, ``backward(inputs=...)``, or ``grad()``, which returns the gradients that
+    reached the ``capture`` edges. Nodes run in topological order (among the ready ones, the
+    most recently created first): each sums the gradients that arrived for its outputs, runs
+    its hooks and its rule, and sends the results down its edges; leaves accumulate them into
+    ``.grad``. Without ``keep_graph`` each node releases its saved tensors once it has run.
     """
-    execute: set = set()
-    reaches: set = set(targets)
-    for node in order:
-        if any(n in reaches for n, _ in node.next_functions if n is not None):
-            execute.add(node)
-            reaches.add(node)
-    return execute, reaches
+    plan = plan_backward([n for n, _ in roots], capture, inputs)
+    to_run = plan.to_run
+    captured = [None] * (len(capture) if capture else 0)
+    buffers = _seed(roots, root_grads)
+    ready = [(-n.sequence_nr, id(n), n) for n in buffers if n not in plan.deps]
+    heapq.heapify(ready)
+    with grad_mode.set_grad_enabled(create_graph):
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = buffers.pop(node, None) or [None] * node.num_outputs
+            if to_run is None or node in to_run:
+                outs = _run(node, grads, plan, captured, create_graph)
+                if not keep_graph:
+                    node.release()
+            else:
+                outs = None
+                if node in plan.hooks_only:
+                    _run_tensor_pre_hooks(node, grads)
+                    if node in plan.capture_at:
+                        _capture(node, grads, plan, captured)
+            _send(node, outs, buffers, plan.deps, ready)
+    return captured
+
+
+def _run(node: Node, grads: list, plan: Plan, captured: list, create_graph: bool):
+    """Capture, hooks, then the rule (or, at a leaf, accumulation): the gradients for the
+    node's edges, or None if it computes none."""
+    if node in plan.capture_at:  # before the node's own hooks, as in PyTorch
+        _capture(node, grads, plan, captured)
+    if node._tensor_pre_hooks or node._retain_grad_hooks or type(node) is AccumulateGrad:
+        _run_tensor_pre_hooks(node, grads)
+    if node._pre_hooks:
+        grads = _run_pre_hooks(node, grads)
+    if type(node) is AccumulateGrad:
+        leaf = node.variable
+        if grads[0] is not None and leaf is not None:
+            accumulate_grad(leaf, grads[0], create_graph)
+        return None
+    return _call_rule(node, grads, plan.to_feed)
+
+
+def _send(node: Node, outs: list | None, buffers: dict, deps: dict, ready: list) -> None:
+    """Add the node's results into its children's buffers; queue the children it was the
+    last to wait for (also when it computed nothing for them)."""
+    i = -1
+    for nxt, nr in node.next_functions:
+        i += 1
+        if nxt is None:
+            continue
+        if outs is not None:
+            g = outs[i]
+            if g is not None:
+                if type(g) is not Tensor:
+                    _validate(node, i, g)
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt.num_outputs
+                old = buf[nr]
+                buf[nr] = g if old is None else old + g
+        left = deps[nxt] - 1
+        deps[nxt] = left
+        if left == 0:
+            heapq.heappush(ready, (-nxt.sequence_nr, id(nxt), nxt))
+
+
+def _seed(roots: list, root_grads: list) -> dict:
+    """The gradient buffers of the roots: one slot per output, seeds summed."""
+    buffers: dict = {}
+    for (node, nr), g in zip(roots, root_grads):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node.num_outputs
+        buf[nr] = _add(buf[nr], g)
+    return buffers
+
+
+def _capture(node: Node, grads: list, plan: Plan, captured: list) -> None:
+    """``grad()``: keep the gradients arriving at the node's captured edges."""
+    for nr, position in plan.capture_at[node]:
+        captured[position] = grads[nr]
+
+
+def _call_rule(node: Node, grads: list, to_feed) -> list | None:
+    """The node's rule and post hooks: gradients for its edges, or None if it has none to
+    compute (no gradient arrived, or no edge leads where one is needed)."""
+    if grads[0] is None if len(grads) == 1 else all(g is None for g in grads):
+        return None
+    if to_feed is None:
+        needs = [n is not None for n, _ in node.next_functions]
+    else:
+        needs = [n is not None and n in to_feed for n, _ in node.next_functions]
+    if True not in needs:
+        return None
+    if anomaly.state.enabled:
+        outs = _apply_watched(node, grads, needs)
+    else:
+        outs = node.apply(grads, needs)
+    if node._post_hooks:
+        for fn in list(node._post_hooks.values()):
+            new = fn(tuple(outs), tuple(grads))
+            if new is not None:
+                outs = list(new)
+    return outs
+
+
+def _apply_watched(node: Node, buffer: list, needs: list) -> list:
+    """``node.apply`` in anomaly mode: name the forward code on errors and NaN results."""
+    try:
+        outs = node.apply(buffer, needs)
+    except Exception:
+        anomaly.report_error(node)
+        raise
+    if anomaly.state.check_nan:
+        anomaly.check_outputs(node, outs)
+    return outs
+
+
+def _run_pre_hooks(node: Node, grads: list) -> list:
+    """The node's pre-hooks, each may replace all of its output gradients."""
+    for fn in list(node._pre_hooks.values()):
+        new = fn(tuple(grads))
+        if new is not None:
+            grads = list(new)
+    return grads
 
 
 def _run_tensor_pre_hooks(node: Node, buffer: list) -> None:
@@ -151,140 +232,9 @@ def _validate(node: Node, i: int, grad) -> Tensor:
     return grad
 
 
-def _apply_watched(node: Node, buffer: list, needs: list) -> list:
-    """``node.apply`` in anomaly mode: name the forward code on errors and NaN results."""
-    try:
-        outs = node.apply(buffer, needs)
-    except Exception:
-        anomaly.report_error(node)
-        raise
-    if anomaly.state.check_nan:
-        anomaly.check_outputs(node, outs)
-    return outs
-
-
-def execute(
-    roots: list,
-    root_grads: list,
-    *,
-    keep_graph: bool,
-    create_graph: bool,
-    capture: list | None = None,
-    inputs: list | None = None,
-) -> list:
-    """Run backward from ``roots`` (``(node, output_nr)`` pairs) seeded with ``root_grads``.
-
-    - Neither ``capture`` nor ``inputs``: every reachable node runs and leaves accumulate
-      into ``.grad`` (``backward()``).
-    - ``inputs`` (edges): only the nodes of those edges and the nodes on a path to them run;
-      leaves among them accumulate, non-leaves through their retain_grad hooks
-      (``backward(inputs=...)``).
-    - ``capture`` (edges): only nodes on a path to a captured edge run, nothing accumulates,
-      and the gradients arriving at those edges are returned (``grad()``). As in PyTorch, a
-      captured node that does not run has its tensor hooks applied before the capture; one
-      that also runs (it leads to another captured edge) is captured before its hooks.
-    """
-    root_nodes = [n for n, _ in roots]
-    root_set = set(root_nodes)
-    needed = wanted = None
-    if capture is None and inputs is None:
-        deps = _count_deps(root_nodes)
-    else:
-        deps, order = _collect(root_nodes)
-    if capture is not None:
-        needed, wanted = _to_execute(order, {n for n, _ in capture})
-    elif inputs is not None:
-        targets = {n for n, _ in inputs if n is not None}
-        needed, wanted = _to_execute(order, targets)
-        needed |= targets
-    captured = [None] * (len(capture) if capture else 0)
-    capture_at: dict = {}
-    for i, (n, nr) in enumerate(capture or ()):
-        capture_at.setdefault(n, []).append((nr, i))
-
-    buffers: dict = {}
-    for (node, nr), g in zip(roots, root_grads):
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node.num_outputs
-        buf[nr] = _add(buf[nr], g)
-
-    ready = [(-n.sequence_nr, id(n), n) for n in buffers if deps.get(n, 0) == 0]
-    heapq.heapify(ready)
-    queued = {n for _, _, n in ready}
-    pop, push = heapq.heappop, heapq.heappush
-    with grad_mode.set_grad_enabled(create_graph):
-        while ready:
-            node = pop(ready)[2]
-            buffer = buffers.pop(node, None) or [None] * node.num_outputs
-            runs = needed is None or node in needed
-            has_tensor_hooks = (
-                node._tensor_pre_hooks or node._retain_grad_hooks or type(node) is AccumulateGrad
-            )
-            if capture_at and node in capture_at:
-                if has_tensor_hooks and not runs:
-                    _run_tensor_pre_hooks(node, buffer)
-                for nr, i in capture_at[node]:
-                    captured[i] = buffer[nr]
-            if not runs:
-                outs = None
-                if inputs is not None and has_tensor_hooks and node in root_set:
-                    # PyTorch still runs an output's own hooks (retain_grad) when inputs=
-                    # leaves nothing below it to compute.
-                    _run_tensor_pre_hooks(node, buffer)
-            else:
-                if has_tensor_hooks:
-                    _run_tensor_pre_hooks(node, buffer)
-                if node._pre_hooks:
-                    for fn in list(node._pre_hooks.values()):
-                        new = fn(tuple(buffer))
-                        if new is not None:
-                            buffer = list(new)
-                if type(node) is AccumulateGrad:
-                    leaf = node.variable
-                    if buffer[0] is not None and leaf is not None:
-                        accumulate_grad(leaf, buffer[0], create_graph)
-                    continue
-                outs = None
-                if (
-                    buffer[0] is not None
-                    if len(buffer) == 1
-                    else any(g is not None for g in buffer)
-                ):
-                    if wanted is None:
-                        needs = [n is not None for n, _ in node.next_functions]
-                    else:
-                        needs = [n is not None and n in wanted for n, _ in node.next_functions]
-                    if True in needs:
-                        if anomaly.state.enabled:
-                            outs = _apply_watched(node, buffer, needs)
-                        else:
-                            outs = node.apply(buffer, needs)
-                        if node._post_hooks:
-                            for fn in list(node._post_hooks.values()):
-                                new = fn(tuple(outs), tuple(buffer))
-                                if new is not None:
-                                    outs = list(new)
-                if not keep_graph:
-                    node.release()
-            i = -1
-            for nxt, nr in node.next_functions:
-                i += 1
-                if nxt is None:
-                    continue
-                if outs is not None:
-                    g = outs[i]
-                    if g is not None:
-                        if type(g) is not Tensor:
-                            _validate(node, i, g)
-                        buf = buffers.get(nxt)
-                        if buf is None:
-                            buf = buffers[nxt] = [None] * nxt.num_outputs
-                        old = buf[nr]
-                        buf[nr] = g if old is None else old + g
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0 and nxt not in queued:
-                    queued.add(nxt)
-                    push(ready, (-nxt.sequence_nr, id(nxt), nxt))
-    return captured
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b

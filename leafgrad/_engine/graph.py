@@ -1,6 +1,6 @@
 """Graph nodes (``grad_fn``): the rule to run, saved tensors and ``next_functions``.
 
-Only the engine and the op machinery touch Node internals.
+Only the engine touches Node internals; ops record through ``OpNode``'s methods.
 """
 
 from __future__ import annotations
@@ -8,19 +8,10 @@ from __future__ import annotations
 import itertools
 import weakref
 
-import numpy as np
-
-from .. import _dtype
 from .._tensor import Tensor, _wrap
+from .saved import SavedTensors
 
 _sequence = itertools.count()
-
-FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or to read saved tensors after "
-    "they were freed). {op} released its saved tensors after the first backward() or "
-    "autograd.grad(). Pass retain_graph=True to the first call if you need to go through "
-    "the graph again."
-)
 
 
 class RemovableHandle:
@@ -50,6 +41,7 @@ class Node:
         "_post_hooks",
         "_pre_hooks",
         "_retain_grad_hooks",
+        "_saved",
         "_tensor_pre_hooks",
         "metadata_",
         "next_functions",
@@ -64,6 +56,7 @@ class Node:
         self._pre_hooks = None  # {id: fn(grad_outputs) -> grad_outputs | None}
         self._post_hooks = None  # {id: fn(grad_inputs, grad_outputs) -> grad_inputs | None}
         self.metadata_ = None
+        self._saved = None  # SavedTensors, for nodes whose rule needs values
 
     num_outputs = 1
 
@@ -76,6 +69,18 @@ class Node:
 
     def release(self) -> None:
         """Drop saved tensors once backward is done with them."""
+
+    def saved_input(self, i: int):
+        """What this node saved as its ``i``-th input, unchecked (None if nothing)."""
+        return None
+
+    def saved_result_moved_to(self, tensor: Tensor) -> None:
+        """The output this node saved now lives in ``tensor`` (an in-place op wrote it
+        there): later in-place changes of ``tensor`` invalidate the saved output."""
+
+    def describe_saved(self) -> list:
+        """``(what, tensor_or_None, shape)`` per saved tensor, for explain and viz."""
+        return []
 
     @property
     def metadata(self) -> dict:
@@ -137,14 +142,6 @@ class AccumulateGrad(Node):
 NO_GRAD_VIEW = object()
 
 
-def grad_accumulator(tensor) -> AccumulateGrad:
-    """The leaf's accumulator, created on first use and kept by the leaf."""
-    node = tensor._accumulator
-    if node is None:
-        node = tensor._accumulator = AccumulateGrad(tensor)
-    return node
-
-
 def gradient_edge(tensor) -> tuple:
     """``(node, output_nr)`` where a gradient for ``tensor`` enters the graph."""
     fn = tensor.grad_fn
@@ -160,15 +157,6 @@ def gradient_edge(tensor) -> tuple:
     return (None, 0)
 
 
-def _versions(args) -> tuple:
-    return tuple(
-        a._version_counter[0]
-        if (type(a) is Tensor or isinstance(a, Tensor)) and a._version_counter is not None
-        else 0
-        for a in args
-    )
-
-
 class OpNode(Node):
     """The grad_fn of a primitive op: its saved inputs, result and backward rule.
 
@@ -176,21 +164,9 @@ class OpNode(Node):
     ``next_functions``; it is supplied by ``ops._primitive`` so the engine stays op-agnostic.
     """
 
-    __slots__ = (
-        "_args",
-        "_backward",
-        "_name",
-        "_params",
-        "_result",
-        "_result_tangents",
-        "_result_version",
-        "_saved_versions",
-        "num_outputs",
-    )
+    __slots__ = ("_backward", "_name", "num_outputs")
 
-    def __init__(
-        self, name, backward, next_functions, args, params, result_data, num_outputs=1, track=True
-    ):
+    def __init__(self, name, backward, next_functions, args, params, num_outputs=1, track=True):
         # Node.__init__ inlined: one node per recorded op, so this is a hot path.
         self.next_functions = next_functions
         self.sequence_nr = next(_sequence)
@@ -198,48 +174,44 @@ class OpNode(Node):
         self._pre_hooks = self._post_hooks = self.metadata_ = None
         self._name = name
         self._backward = backward
-        self._args = args
-        self._params = params
-        self._result = result_data  # arrays only: a Tensor here would be a reference cycle
         self.num_outputs = num_outputs
-        # Versions of the saved inputs, checked before the rule runs; ``track=False`` for ops
-        # whose rules read only shapes (linear ops).
-        self._saved_versions = _versions(args) if track else ()
-        self._result_version = None  # (counter, version) of a saved output, set by the op
-        self._result_tangents = None  # forward mode: the saved output's tangents
+        # ``track=False`` for ops whose rules read only shapes (linear ops): changing their
+        # inputs in place later does not invalidate their backward (as in PyTorch).
+        self._saved = SavedTensors(args, params, track)
 
     def name(self) -> str:
         return self._name
 
-    def _check_versions(self) -> None:
-        """RuntimeError if a saved input or output was modified in place since the forward."""
-        pairs = [
-            (a._version_counter[0], v)
-            for a, v in zip(self._args, self._saved_versions)
-            if (type(a) is Tensor or isinstance(a, Tensor)) and a._version_counter is not None
-        ]
-        if self._result_version is not None:
-            counter, version = self._result_version
-            pairs.append((counter[0], version))
-        for now, then in pairs:
-            if now != then:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: a tensor saved by {self._name} is at version "
-                    f"{now}; expected version {then} instead. Clone it before modifying "
-                    "it in place, or modify a copy."
-                )
+    def save_result(self, data, tensor: Tensor) -> None:
+        """Save the output arrays ``data`` for the rule; ``tensor``'s version guards them."""
+        self._saved.save_output(data, tensor)
+
+    def save_result_tangents(self, tangents) -> None:
+        """Forward mode: keep the saved output's tangents (no-op if no output is saved)."""
+        if self._saved.output is not None:
+            self._saved.output_tangents = tangents
+
+    def saved_result_moved_to(self, tensor: Tensor) -> None:
+        self._saved.guard_output_with(tensor)
+
+    def saved_input(self, i: int):
+        return self._saved.value(i)
+
+    def replace_saved_input(self, i: int, tensor: Tensor) -> None:
+        """Save ``tensor`` as the ``i``-th input instead, at the version it has now."""
+        self._saved.replace(i, tensor)
 
     def saved_result(self):
         """The op's output(s) as tensors whose grad_fn is this node (for higher order)."""
-        data = self._result
+        data = self._saved.output
         if data is None:
             return None
         if self.num_outputs == 1:
             out = _wrap(data, True)
             out.grad_fn = self
-            if self._result_tangents:
-                out._tangents = dict(self._result_tangents)
+            tangents = self._saved.output_tangents
+            if tangents:
+                out._tangents = dict(tangents)
             return out
         outs = []
         for i, d in enumerate(data):
@@ -251,144 +223,31 @@ class OpNode(Node):
         return tuple(outs)
 
     def apply(self, grads: list, needs: list) -> list:
-        args = self._args
-        if type(args) is _ReleasedArgs:
-            args = tuple(args)  # stand-ins that know shapes only
-        else:
-            self._check_versions()
-        return self._backward(grads, args, self.saved_result(), self._params, needs)
+        saved = self._saved
+        args = saved.unpack(self._name)
+        return self._backward(grads, args, self.saved_result(), saved.params, needs)
 
     def release(self) -> None:
-        """Drop the saved values, keeping only shapes and dtypes (see ``_FreedArray``)."""
-        if type(self._args) is _ReleasedArgs:
-            return
-        op = self._name
-        self._args = _ReleasedArgs(self._args, op)
-        params = self._params
-        if params and any(_holds_array(v) for v in params.values()):
-            # Index arrays are saved values too (gather, index_select, advanced indexing).
-            self._params = {k: _release_param(v, op) for k, v in params.items()}
-        result = self._result
+        """Drop the saved values, keeping only shapes and dtypes (see ``SavedTensors``)."""
+        self._saved.release(self._name)
+
+    def describe_saved(self) -> list:
+        """``(what, tensor_or_None, shape)`` per saved tensor; after release the tensor is
+        None. ``what`` is ``input i``, ``result`` or ``result j``."""
+        saved = self._saved
+        freed = saved.released
+        out = [
+            (f"input {i}", None if freed else a, tuple(a._data.shape))
+            for i, a in enumerate(saved.values)
+            if isinstance(a, Tensor)
+        ]
+        result = saved.output
         if type(result) is tuple:
-            self._result = tuple(_FreedArray(r.shape, r.dtype, op) for r in result)
+            out.extend((f"result {j}", None, tuple(r.shape)) for j, r in enumerate(result))
         elif result is not None:
-            self._result = _FreedArray(result.shape, result.dtype, op)
-        self._result_version = None
+            out.append(("result", None, tuple(result.shape)))
+        return out
 
     @property
     def _saved_tensors_freed(self) -> bool:
-        return type(self._args) is _ReleasedArgs
-
-
-class _ReleasedArgs:
-    """The arguments of a released node: stand-ins that know only shapes and dtypes.
-
-    Release happens for every node of every backward, so it only notes shapes and dtypes;
-    the stand-ins are built when something reads them (a second backward, explain, viz).
-    """
-
-    __slots__ = ("_metas", "_op", "_stand_ins")
-
-    def __init__(self, args: tuple, op: str) -> None:
-        self._metas = [
-            (True, a._data.shape, a._data.dtype, a._requires_grad)
-            if (type(a) is Tensor or isinstance(a, Tensor))
-            else (False, a)
-            for a in args
-        ]
-        self._op = op
-        self._stand_ins = None
-
-    def _built(self) -> tuple:
-        if self._stand_ins is None:
-            self._stand_ins = tuple(_stand_in(m, self._op) for m in self._metas)
-        return self._stand_ins
-
-    def __iter__(self):
-        return iter(self._built())
-
-    def __getitem__(self, i):
-        return self._built()[i]
-
-    def __len__(self) -> int:
-        return len(self._metas)
-
-
-class _FreedArray:
-    """What a released node keeps of a saved array: its shape and dtype, not its values.
-
-    A rule that needs only metadata (those of add, neg, sum, mean, view, expand, to, clone)
-    still runs after release, as in PyTorch where such nodes save no tensors, so a second
-    backward through them works. Any use of the values (NumPy, arithmetic, methods) raises
-    the RuntimeError that points to ``retain_graph=True``.
-    """
-
-    __slots__ = ("_op", "dtype", "shape")
-
-    def __init__(self, shape: tuple, dtype, op: str) -> None:
-        self.shape = shape
-        self.dtype = dtype
-        self._op = op
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
-
-    def _freed(self, *args, **kwargs):
-        raise RuntimeError(FREED_MESSAGE.format(op=self._op))
-
-    __array__ = __array_ufunc__ = __array_function__ = _freed
-    __getitem__ = __iter__ = __len__ = __bool__ = __float__ = __int__ = __index__ = _freed
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _freed
-    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = __abs__ = _freed
-    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _freed
-    __hash__ = object.__hash__
-
-    def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        self._freed()
-
-    def __repr__(self) -> str:
-        return f"<values of a {list(self.shape)} {self.dtype} array freed by {self._op}>"
-
-
-def _holds_array(value) -> bool:
-    if isinstance(value, (np.ndarray, Tensor)):
-        return True
-    return isinstance(value, tuple) and any(_holds_array(v) for v in value)
-
-
-def _release_param(value, op: str):
-    if isinstance(value, np.ndarray):
-        return _FreedArray(value.shape, value.dtype, op)
-    if isinstance(value, Tensor):
-        return _wrap(_FreedArray(value._data.shape, value._data.dtype, op))
-    if isinstance(value, tuple):
-        return tuple(_release_param(v, op) for v in value)
-    return value
-
-
-def _stand_in(meta: tuple, op: str):
-    """A stand-in for a saved argument: Tensors and Python numbers lose their values."""
-    if meta[0]:
-        _, shape, dtype, requires_grad = meta
-        return _wrap(_FreedArray(shape, dtype, op), requires_grad)
-    arg = meta[1]
-    if isinstance(arg, (bool, int, float, np.number)):
-        # PyTorch saves a number operand of mul/div as a tensor, so it is freed as well.
-        if isinstance(arg, bool):
-            dtype = np.dtype(np.bool_)
-        elif isinstance(arg, (int, np.integer)):
-            dtype = np.dtype(np.int64)
-        else:
-            dtype = _dtype.get_default_dtype().np
-        return _wrap(_FreedArray((), dtype, op))
-    return arg
+        return self._saved.released

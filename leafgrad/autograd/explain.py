@@ -63,18 +63,7 @@ def _saved(node) -> list:
     ``what`` is ``input i`` or ``result``; after a release only the shapes remain, and the
     tensor is None.
     """
-    freed = _is_freed(node)
-    out = []
-    for i, arg in enumerate(getattr(node, "_args", None) or ()):
-        if isinstance(arg, Tensor):
-            out.append((f"input {i}", None if freed else arg, tuple(arg._data.shape)))
-    result = getattr(node, "_result", None)
-    if type(result) is tuple:
-        for j, r in enumerate(result):
-            out.append((f"result {j}", None, tuple(r.shape)))
-    elif result is not None:
-        out.append(("result", None, tuple(result.shape)))
-    return out
+    return node.describe_saved()
 
 
 def _retains_output(node) -> bool:

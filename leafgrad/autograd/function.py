@@ -13,7 +13,8 @@ import warnings
 import numpy as np
 
 from .._engine import grad_mode
-from .._engine.graph import FREED_MESSAGE, Node, gradient_edge
+from .._engine.graph import Node, gradient_edge
+from .._engine.saved import SavedTensors
 from .._tensor import Tensor, _wrap
 
 _NO_EDGE = (None, 0)
@@ -48,9 +49,7 @@ class BackwardCFunction(Node, FunctionCtx):
         Node.__init__(self, next_functions)
         self._cls = cls
         self._to_save = ()
-        self._saved = None
-        self._saved_versions = ()
-        self._freed = False
+        self._saved = SavedTensors((), from_ctx=True)
         self._non_differentiable = set()
         self._dirty = set()
         self._materialize_grads = True
@@ -63,26 +62,19 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple:
-        if self._freed:
-            raise RuntimeError(FREED_MESSAGE.format(op=self.name()))
-        for i, (t, version) in enumerate(zip(self._saved or (), self._saved_versions)):
-            if t is not None and t._version != version:
-                raise RuntimeError(
-                    f"one of the tensors {self.name()} saved with save_for_backward (index {i}) "
-                    f"was modified in place: it is at version {t._version}, expected "
-                    f"{version}. Clone it before modifying it."
-                )
-        return tuple(self._saved or ())
+        return tuple(self._saved.unpack(self.name()))
 
     saved_variables = saved_tensors
 
     def release(self) -> None:
-        self._saved = None
-        self._freed = True
+        self._saved.release(self.name())
+
+    def _save(self, tensors: tuple) -> None:
+        """Keep what ``save_for_backward`` chose, at the versions the tensors have now."""
+        self._saved = SavedTensors(tensors, from_ctx=True)
 
     def apply(self, grads: list, needs: list) -> list:
-        if self._freed and self._saved_versions:
-            raise RuntimeError(FREED_MESSAGE.format(op=self.name()))
+        self._saved.check_not_released(self.name())
         if self._materialize_grads:
             grads = [
                 g if g is not None else _wrap(np.zeros(shape, dtype))
@@ -219,9 +211,7 @@ class Function(metaclass=_FunctionMeta):
             (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float64)
             for o in outs
         )
-        saved = tuple(_saved_output(t, outs, wrapped) for t in node._to_save)
-        node._saved = saved
-        node._saved_versions = tuple(t._version if t is not None else 0 for t in saved)
+        node._save(tuple(_saved_output(t, outs, wrapped) for t in node._to_save))
         return tuple(wrapped) if is_tuple else wrapped[0]
 
 

@@ -280,7 +280,6 @@ def primitive(
                 ),
                 args,
                 params,
-                out if keep_result else None,
                 # A linear op's rules read only its inputs' shapes: changing their values
                 # in place later does not invalidate its backward (as in PyTorch).
                 track=not linear,
@@ -296,9 +295,7 @@ def primitive(
                         r.grad_fn = node
                         r._output_nr = i
             if keep_result:
-                # The output is saved as an array; its counter tells if it is modified later.
-                counter = (result if num_outputs == 1 else result[0])._shared_version_counter()
-                node._result_version = (counter, counter[0])
+                node.save_result(out, result if num_outputs == 1 else result[0])
         if view:
             _mark_views(op, args, params, arrays[0], result)
         if _forward.levels and differentiable:

@@ -123,9 +123,9 @@ def _push_tangents(op, jvp, args, params, result, num_outputs) -> None:
                 if t is not None and r._data.dtype.kind == "f":
                     _set_tangent(r, level, _fit_tangent(t, r))
         node = (result if num_outputs == 1 else result[0]).grad_fn
-        if node is not None and getattr(node, "_result", None) is not None:
+        if node is not None:
             # The saved output is rebuilt from arrays in backward; keep its tangent too.
-            node._result_tangents = _tangent_maps(result)
+            node.save_result_tangents(_tangent_maps(result))
 
 
 def _tangent_maps(result):

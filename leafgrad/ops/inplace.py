@@ -166,13 +166,11 @@ def _detach_saved_target(out: Tensor, target: Tensor) -> None:
     second reference (``y.mul_(y)``) stays the modified tensor, so backward raises.
     """
     node = out.grad_fn
-    args = getattr(node, "_args", None)
-    if not args or args[0] is not target:
+    if node.saved_input(0) is not target:
         return
     snap = _wrap(target._data.copy(), target._requires_grad)
     snap.grad_fn, snap._output_nr = target.grad_fn, target._output_nr
-    node._args = (snap,) + tuple(args[1:])
-    node._saved_versions = (0,) + tuple(node._saved_versions[1:])
+    node.replace_saved_input(0, snap)
 
 
 def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
@@ -207,10 +205,8 @@ def _take_history(target: Tensor, out: Tensor, recording: bool) -> None:
     target.grad_fn = out.grad_fn
     target._output_nr = out._output_nr
     target._requires_grad = out.grad_fn is not None
-    node = out.grad_fn
-    if node is not None and getattr(node, "_result_version", None) is not None:
-        counter = target._shared_version_counter()
-        node._result_version = (counter, counter[0])
+    if out.grad_fn is not None:
+        out.grad_fn.saved_result_moved_to(target)
 
 
 def _rebase_view(view: Tensor, base: Tensor, out: Tensor, recording: bool) -> None:

@@ -1,0 +1,95 @@
+"""What one backward call will do, worked out by a single walk of the graph."""
+
+from __future__ import annotations
+
+# Pushed right above a node on the walk's stack: when it is popped, everything below that
+# node has been walked, so the node can be looked at again (post-order).
+_FINISHED = object()
+
+
+class Plan:
+    """The part of the graph one backward call uses.
+
+    - ``deps``: for each node reached from the roots, how many edges lead into it: it runs
+      once that many gradients have arrived.
+    - ``to_run``: the nodes whose hooks and rule run (None: every node reached).
+    - ``to_feed``: the nodes a gradient must be sent to (None: every node reached); a rule
+      computes gradients only for edges into these.
+    - ``capture_at``: node -> ``[(output_nr, position)]`` where ``grad()`` takes the
+      gradient arriving at an input's edge, to return it at ``position``.
+    - ``hooks_only``: nodes that do not run but whose tensor hooks still do: the captured
+      nodes of ``grad()`` (hooks apply before the capture), the roots of ``backward(inputs=)``
+      (PyTorch runs an output's own retain_grad hook even when nothing below it is needed).
+    """
+
+    __slots__ = ("capture_at", "deps", "hooks_only", "to_feed", "to_run")
+
+    def __init__(self, deps, to_run=None, to_feed=None, capture_at=None, hooks_only=()):
+        self.deps = deps
+        self.to_run = to_run
+        self.to_feed = to_feed
+        self.capture_at = capture_at or {}
+        self.hooks_only = hooks_only
+
+
+def plan_backward(roots: list, capture: list | None = None, inputs: list | None = None) -> Plan:
+    """The plan for a backward from ``roots`` (nodes) in one of three modes.
+
+    - Neither ``capture`` nor ``inputs``: every node reached runs and leaves accumulate
+      (``backward()``).
+    - ``inputs`` (edges): the nodes of those edges and the nodes on a path to them run
+      (``backward(inputs=...)``).
+    - ``capture`` (edges): only the nodes on a path to a captured edge run, and nothing
+      accumulates (``grad()``). A captured node runs only if it leads to another one.
+    """
+    if capture is None and inputs is None:
+        return Plan(_walk(roots, None)[0])
+    targets = {n for n, _ in (capture if capture is not None else inputs) if n is not None}
+    deps, leads = _walk(roots, targets)
+    to_feed = leads | targets
+    if capture is None:
+        return Plan(deps, to_feed, to_feed, hooks_only=set(roots))
+    capture_at: dict = {}
+    for position, (node, nr) in enumerate(capture):
+        capture_at.setdefault(node, []).append((nr, position))
+    return Plan(deps, leads, to_feed, capture_at, hooks_only=capture_at)
+
+
+def _walk(roots: list, targets: set | None) -> tuple[dict, set | None]:
+    """Edges into each node reached from ``roots``, and (given ``targets``) the nodes with a
+    path to a target: the one walk of the graph, iterative (graphs can be deep).
+
+    Depth-first; with targets it looks at each node again once all nodes below it are
+    walked (post-order), to see whether one of its children leads to a target.
+    """
+    deps: dict = {}
+    leads = None if targets is None else set()  # nodes with a path to a target
+    reaches = None if targets is None else set(targets)  # targets, and nodes leading there
+    seen: set = set()
+    stack = list(roots)
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if node is _FINISHED:
+            node = pop()
+            for nxt, _ in node.next_functions:
+                if nxt in reaches:
+                    leads.add(node)
+                    reaches.add(node)
+                    break
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        if leads is not None:
+            push(node)
+            push(_FINISHED)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                if nxt not in seen:
+                    push(nxt)
+    return deps, leads

@@ -1,0 +1,292 @@
+"""Saved tensors: what a node keeps for its backward, guarded by version counters.
+
+One ``SavedTensors`` per node plays the part of PyTorch's SavedVariables: it records the
+version each saved tensor has when saved, checks it when backward unpacks the values (an
+in-place change in between raises a RuntimeError naming the node), and ``release`` drops the
+values after a backward without ``retain_graph``, so that using them again raises the
+RuntimeError that points to ``retain_graph=True``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, _wrap
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or to read saved tensors after "
+    "they were freed). {op} released its saved tensors after the first backward() or "
+    "autograd.grad(). Pass retain_graph=True to the first call if you need to go through "
+    "the graph again."
+)
+
+_OP_SAVE_MODIFIED = (
+    "one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: a tensor saved by {owner} is at version {now}; expected version {then} "
+    "instead. Clone it before modifying it in place, or modify a copy."
+)
+
+_CTX_SAVE_MODIFIED = (
+    "one of the tensors {owner} saved with save_for_backward (index {index}) was modified in "
+    "place: it is at version {now}, expected {then}. Clone it before modifying it."
+)
+
+
+def _versions(values: tuple) -> list:
+    """The version of each saved tensor now (0 for other values and untouched tensors)."""
+    # A plain loop: twice as fast as a comprehension here, and this runs for every op.
+    versions = []
+    for a in values:
+        if type(a) is Tensor or isinstance(a, Tensor):
+            counter = a._version_counter
+            versions.append(0 if counter is None else counter[0])
+        else:
+            versions.append(0)
+    return versions
+
+
+class SavedTensors:
+    """What one node saved for backward: values (Tensors or not), parameters and an output.
+
+    ``values`` are kept as given, with the versions their tensors have now unless
+    ``check_versions`` is False (for rules that read only shapes). The output is kept as
+    arrays, since a Tensor whose ``grad_fn`` is the node would be a reference cycle, and is
+    guarded by the version counter of the tensor that holds it.
+
+    ``from_ctx``: saved by a custom Function's ``ctx.save_for_backward``, as PyTorch does it:
+    version errors name the index, and unpacking after release raises. Otherwise (the saves
+    of an op) release leaves stand-ins that know only shapes and dtypes, so rules that need
+    no values (add, sum, view, ...) still run a second time, as PyTorch's nodes that save
+    only sizes do; reading a value through a stand-in raises.
+    """
+
+    __slots__ = (
+        "_from_ctx",
+        "_output_guard",
+        "_released",
+        "_values",
+        "_versions",
+        "output",
+        "output_tangents",
+        "params",
+    )
+
+    def __init__(
+        self,
+        values: tuple,
+        params: dict | None = None,
+        check_versions: bool = True,
+        from_ctx: bool = False,
+    ) -> None:
+        self._values = values
+        self._versions = _versions(values) if check_versions else None
+        self.params = params
+        self.output = None  # arrays: the op's output, or a tuple of its outputs
+        self._output_guard = None  # (version counter, version at save)
+        self.output_tangents = None  # forward mode: the saved output's tangents
+        self._released = False
+        self._from_ctx = from_ctx
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    @property
+    def released(self) -> bool:
+        return self._released
+
+    @property
+    def values(self) -> tuple:
+        """The saved values without any check (after release: stand-ins), for display."""
+        return tuple(self._values)
+
+    def value(self, i: int):
+        """The ``i``-th saved value, unchecked (None where there is none)."""
+        return self._values[i] if i < len(self._values) else None
+
+    def save_output(self, data, tensor: Tensor) -> None:
+        """Keep the output arrays ``data``; ``tensor``'s version counter guards them."""
+        self.output = data
+        counter = tensor._shared_version_counter()
+        self._output_guard = (counter, counter[0])
+
+    def guard_output_with(self, tensor: Tensor) -> None:
+        """Watch ``tensor``'s version counter for the saved output (it holds those values)."""
+        if self.output is not None and not self._released:
+            counter = tensor._shared_version_counter()
+            self._output_guard = (counter, counter[0])
+
+    def replace(self, i: int, tensor: Tensor) -> None:
+        """Save ``tensor`` as the ``i``-th value instead, at the version it has now."""
+        values = self._values
+        self._values = values[:i] + (tensor,) + values[i + 1 :]
+        if self._versions is not None:
+            self._versions[i] = _versions((tensor,))[0]
+
+    def unpack(self, owner: str) -> tuple:
+        """The saved values for ``owner``'s backward.
+
+        RuntimeError if a saved tensor (or the output) was modified in place since it was
+        saved, or, for ``from_ctx`` saves, if they were released.
+        """
+        if self._released:
+            if self._from_ctx:
+                raise RuntimeError(FREED_MESSAGE.format(op=owner))
+            return tuple(self._values)  # stand-ins that know shapes only
+        versions = self._versions
+        if versions is not None:
+            for i, a in enumerate(self._values):
+                if type(a) is Tensor or isinstance(a, Tensor):
+                    counter = a._version_counter
+                    if counter is not None and counter[0] != versions[i]:
+                        raise self._modified(owner, i, counter[0], versions[i])
+        guard = self._output_guard
+        if guard is not None and guard[0][0] != guard[1]:
+            raise self._modified(owner, None, guard[0][0], guard[1])
+        return self._values
+
+    def check_not_released(self, owner: str) -> None:
+        """RuntimeError if these saves held anything and were released (a second backward)."""
+        if self._released and self._values:
+            raise RuntimeError(FREED_MESSAGE.format(op=owner))
+
+    def _modified(self, owner: str, index, now: int, then: int) -> RuntimeError:
+        message = _CTX_SAVE_MODIFIED if self._from_ctx else _OP_SAVE_MODIFIED
+        return RuntimeError(message.format(owner=owner, index=index, now=now, then=then))
+
+    def release(self, owner: str) -> None:
+        """Drop the saved values once backward is done with them (idempotent).
+
+        ``from_ctx`` saves keep nothing; an op's saves keep shapes and dtypes (see
+        ``_FreedArray``), with index arrays among the parameters freed too.
+        """
+        if self._released:
+            return
+        self._released = True
+        self._output_guard = None
+        if self._from_ctx:
+            self._values = (None,) * len(self._values)  # the count says something was saved
+            return
+        self._values = _ReleasedValues(self._values, owner)
+        params = self.params
+        if params and any(_holds_array(v) for v in params.values()):
+            # Index arrays are saved values too (gather, index_select, advanced indexing).
+            self.params = {k: _release_param(v, owner) for k, v in params.items()}
+        output = self.output
+        if type(output) is tuple:
+            self.output = tuple(_FreedArray(r.shape, r.dtype, owner) for r in output)
+        elif output is not None:
+            self.output = _FreedArray(output.shape, output.dtype, owner)
+
+
+class _ReleasedValues:
+    """The values of released saves: stand-ins that know only shapes and dtypes.
+
+    Release happens for every node of every backward, so it only notes shapes and dtypes;
+    the stand-ins are built when something reads them (a second backward, explain, viz).
+    """
+
+    __slots__ = ("_metas", "_op", "_stand_ins")
+
+    def __init__(self, values: tuple, op: str) -> None:
+        self._metas = [
+            (True, a._data.shape, a._data.dtype, a._requires_grad)
+            if (type(a) is Tensor or isinstance(a, Tensor))
+            else (False, a)
+            for a in values
+        ]
+        self._op = op
+        self._stand_ins = None
+
+    def _built(self) -> tuple:
+        if self._stand_ins is None:
+            self._stand_ins = tuple(_stand_in(m, self._op) for m in self._metas)
+        return self._stand_ins
+
+    def __iter__(self):
+        return iter(self._built())
+
+    def __getitem__(self, i):
+        return self._built()[i]
+
+    def __len__(self) -> int:
+        return len(self._metas)
+
+
+class _FreedArray:
+    """What a released save keeps of an array: its shape and dtype, not its values.
+
+    A rule that needs only metadata (those of add, neg, sum, mean, view, expand, to, clone)
+    still runs after release. Any use of the values (NumPy, arithmetic, methods) raises the
+    RuntimeError that points to ``retain_graph=True``.
+    """
+
+    __slots__ = ("_op", "dtype", "shape")
+
+    def __init__(self, shape: tuple, dtype, op: str) -> None:
+        self.shape = shape
+        self.dtype = dtype
+        self._op = op
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def _freed(self, *args, **kwargs):
+        raise RuntimeError(FREED_MESSAGE.format(op=self._op))
+
+    __array__ = __array_ufunc__ = __array_function__ = _freed
+    __getitem__ = __iter__ = __len__ = __bool__ = __float__ = __int__ = __index__ = _freed
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _freed
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = __abs__ = _freed
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _freed
+    __hash__ = object.__hash__
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._freed()
+
+    def __repr__(self) -> str:
+        return f"<values of a {list(self.shape)} {self.dtype} array freed by {self._op}>"
+
+
+def _holds_array(value) -> bool:
+    if isinstance(value, (np.ndarray, Tensor)):
+        return True
+    return isinstance(value, tuple) and any(_holds_array(v) for v in value)
+
+
+def _release_param(value, op: str):
+    if isinstance(value, np.ndarray):
+        return _FreedArray(value.shape, value.dtype, op)
+    if isinstance(value, Tensor):
+        return _wrap(_FreedArray(value._data.shape, value._data.dtype, op))
+    if isinstance(value, tuple):
+        return tuple(_release_param(v, op) for v in value)
+    return value
+
+
+def _stand_in(meta: tuple, op: str):
+    """A stand-in for a saved value: Tensors and Python numbers lose their values."""
+    if meta[0]:
+        _, shape, dtype, requires_grad = meta
+        return _wrap(_FreedArray(shape, dtype, op), requires_grad)
+    value = meta[1]
+    if isinstance(value, (bool, int, float, np.number)):
+        # PyTorch saves a number operand of mul/div as a tensor, so it is freed as well.
+        if isinstance(value, bool):
+            dtype = np.dtype(np.bool_)
+        elif isinstance(value, (int, np.integer)):
+            dtype = np.dtype(np.int64)
+        else:
+            dtype = _dtype.get_default_dtype().np
+        return _wrap(_FreedArray((), dtype, op))
+    return value
