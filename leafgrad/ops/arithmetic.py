@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ._optable import Bilinear, Composite, Linear, NoDerivative, PiecewiseLinear, Unary
 from ._primitive import primitive, unary
-from ._tangents import scaled, tangent_sum, zero_tangent
+from ._tangents import scaled, tangent_sum
 
 add_ = primitive(
     "add",
@@ -15,10 +16,11 @@ add_ = primitive(
         lambda grad, x, y, result, *, alpha=1: grad,
         lambda grad, x, y, result, *, alpha=1: grad if alpha == 1 else grad * alpha,
     ),
+    kind=Linear(affine=True),
+    overload="Tensor",
     node_name="AddBackward0",
     broadcast=True,
     scalars=True,
-    affine=True,
 )
 
 sub_ = primitive(
@@ -30,33 +32,31 @@ sub_ = primitive(
         lambda grad, x, y, result, *, alpha=1: grad,
         lambda grad, x, y, result, *, alpha=1: -grad if alpha == 1 else grad * -alpha,
     ),
+    kind=Linear(affine=True),
+    overload="Tensor",
     node_name="SubBackward0",
     broadcast=True,
     scalars=True,
-    affine=True,
 )
 
 
-def _rsub_primitive(node_name):
-    # rsub(input, other) = other - alpha * input; PyTorch names its node RsubBackward0 when
-    # ``other`` is a Tensor and RsubBackward1 when it is a Python number (``2 - x``).
-    return primitive(
-        "sub",  # shares sub's registry entry and op-table sample, as pow's variants do
-        lambda x, y, *, alpha=1: (
-            np.subtract(y, x) if alpha == 1 else np.subtract(y, np.multiply(x, alpha))
-        ),
-        (
-            lambda grad, x, y, result, *, alpha=1: -grad if alpha == 1 else grad * -alpha,
-            lambda grad, x, y, result, *, alpha=1: grad,
-        ),
-        node_name=node_name,
-        broadcast=True,
-        scalars=True,
-        affine=True,
-    )
-
-
-_rsub_tensor = _rsub_primitive("RsubBackward0")
+# rsub(input, other) = other - alpha * input; PyTorch names its node RsubBackward0 when
+# ``other`` is a Tensor and RsubBackward1 when it is a Python number (``2 - x``).
+_rsub_tensor = primitive(
+    "rsub",
+    lambda x, y, *, alpha=1: (
+        np.subtract(y, x) if alpha == 1 else np.subtract(y, np.multiply(x, alpha))
+    ),
+    (
+        lambda grad, x, y, result, *, alpha=1: -grad if alpha == 1 else grad * -alpha,
+        lambda grad, x, y, result, *, alpha=1: grad,
+    ),
+    kind=Linear(affine=True),
+    overload="Tensor",
+    node_name="RsubBackward0",
+    broadcast=True,
+    scalars=True,
+)
 
 
 def _rsub_scalar_forward(x, *, other, alpha=1):
@@ -66,12 +66,15 @@ def _rsub_scalar_forward(x, *, other, alpha=1):
 # ``2 - x``: the number is a parameter, not an operand, so the node has one edge (PyTorch's
 # RsubBackward1).
 _rsub_scalar = primitive(
-    "sub",
+    "rsub",
     _rsub_scalar_forward,
     (lambda grad, x, result, *, other, alpha=1: -grad if alpha == 1 else grad * -alpha,),
+    kind=Composite(
+        taylor_as=lambda x, *, other, alpha=1: x * (-alpha) + other,
+        jvp=lambda tx, x, result, *, other, alpha=1: -tx if alpha == 1 else tx * -alpha,
+    ),
+    overload="Scalar",
     node_name="RsubBackward1",
-    jvp=lambda tx, x, result, *, other, alpha=1: -tx if alpha == 1 else tx * -alpha,
-    taylor_as=lambda x, *, other, alpha=1: x * (-alpha) + other,
 )
 
 
@@ -89,11 +92,11 @@ mul = primitive(
     "mul",
     np.multiply,
     (lambda grad, x, y, result: grad * y, lambda grad, x, y, result: grad * x),
+    kind=Bilinear(),
+    overload="Tensor",
     node_name="MulBackward0",
     broadcast=True,
     scalars=True,
-    jvp=lambda tx, ty, x, y, result: tangent_sum(scaled(tx, y), scaled(ty, x)),
-    bilinear=True,
 )
 
 _true_div = primitive(
@@ -103,20 +106,16 @@ _true_div = primitive(
         lambda grad, x, y, result: grad / y,
         lambda grad, x, y, result: -grad * x / (y * y),
     ),
+    kind=Composite(
+        taylor_as=lambda x, y: x * (y.reciprocal() if isinstance(y, Tensor) else 1.0 / y),
+        jvp=lambda tx, ty, x, y, result: tangent_sum(scaled(tx, 1 / y), scaled(ty, -result / y)),
+    ),
+    overload="Tensor",
     node_name="DivBackward0",
     dtype_rule="float",
     broadcast=True,
     scalars=True,
-    jvp=lambda tx, ty, x, y, result: tangent_sum(scaled(tx, 1 / y), scaled(ty, -result / y)),
-    taylor_as=lambda x, y: x * (y.reciprocal() if isinstance(y, Tensor) else 1.0 / y),
 )
-
-
-def _no_derivative(op):
-    def rule(grad, *args, **kw):
-        raise RuntimeError(f"the derivative for '{op}' is not implemented (nor is it in PyTorch)")
-
-    return rule
 
 
 def _integer_division(op, forward):
@@ -145,11 +144,9 @@ def _integer_division(op, forward):
 floor_divide = primitive(
     "floor_divide",
     _integer_division("floor_divide", np.floor_divide),
-    (_no_derivative("floor_divide"), _no_derivative("floor_divide")),
-    node_name="torch::autograd::NotImplemented",
+    kind=NoDerivative(),
     broadcast=True,
     scalars=True,
-    no_derivative=True,
 )
 
 
@@ -178,18 +175,18 @@ def _rounded_div_forward(x, y, *, rounding_mode):
 
 # div(..., rounding_mode=) is piecewise constant: zero gradient, as in PyTorch.
 _rounded_div = primitive(
-    "rounded_div",
+    "div",
     _integer_division("div", _rounded_div_forward),
     (_rounded_div_zero_grad, _rounded_div_zero_grad),
+    kind=PiecewiseLinear(),
+    overload="Tensor_mode",
     node_name="DivBackward2",
     broadcast=True,
     scalars=True,
-    jvp=lambda tx, ty, x, y, result, **params: zero_tangent(result),
-    piecewise_linear=True,
 )
 
 
-def _remainder_primitive(name, forward, rounding_mode, node_name):
+def _remainder_primitive(name, forward, rounding_mode, overload, node_name):
     return primitive(
         name,
         forward,
@@ -197,13 +194,11 @@ def _remainder_primitive(name, forward, rounding_mode, node_name):
             lambda grad, x, y, result: grad,
             lambda grad, x, y, result: -grad * _rounded_div(x, y, rounding_mode=rounding_mode),
         ),
+        kind=PiecewiseLinear(),
+        overload=overload,
         node_name=node_name,
         broadcast=True,
         scalars=True,
-        jvp=lambda tx, ty, x, y, result: tangent_sum(
-            tx, scaled(ty, -_rounded_div(x, y, rounding_mode=rounding_mode))
-        ),
-        piecewise_linear=True,
     )
 
 
@@ -211,18 +206,21 @@ def _remainder_primitive(name, forward, rounding_mode, node_name):
 # Tensor divisor; a Python number divided by a Tensor (``3 % x``) has no derivative.
 _np_remainder = _integer_division("remainder", np.remainder)
 _np_fmod = _integer_division("fmod", np.fmod)
-_remainder_scalar = _remainder_primitive("remainder", _np_remainder, "floor", "RemainderBackward0")
-_remainder_tensor = _remainder_primitive("remainder", _np_remainder, "floor", "RemainderBackward1")
-_fmod_scalar = _remainder_primitive("fmod", _np_fmod, "trunc", "FmodBackward0")
-_fmod_tensor = _remainder_primitive("fmod", _np_fmod, "trunc", "FmodBackward1")
+_remainder_scalar = _remainder_primitive(
+    "remainder", _np_remainder, "floor", "Scalar", "RemainderBackward0"
+)
+_remainder_tensor = _remainder_primitive(
+    "remainder", _np_remainder, "floor", "Tensor", "RemainderBackward1"
+)
+_fmod_scalar = _remainder_primitive("fmod", _np_fmod, "trunc", "Scalar", "FmodBackward0")
+_fmod_tensor = _remainder_primitive("fmod", _np_fmod, "trunc", "Tensor", "FmodBackward1")
 _remainder_of_scalar = primitive(
     "remainder",
     _np_remainder,
-    (None, _no_derivative("remainder")),
-    node_name="torch::autograd::NotImplemented",
+    kind=NoDerivative(),
+    overload="Scalar_Tensor",
     broadcast=True,
     scalars=True,
-    no_derivative=True,
 )
 
 
@@ -345,30 +343,39 @@ _pow_tensor_scalar = primitive(
     "pow",
     lambda x, *, exponent: _pow_forward(x, exponent),
     (lambda grad, x, result, *, exponent: _pow_grad_base(grad, x, exponent, result),),
-    node_name="PowBackward0",
-    jvp=lambda tx, x, result, *, exponent: _pow_grad_base(tx, x, exponent, result),
-    d1=lambda x, *, exponent: exponent * x ** (exponent - 1) if exponent != 0 else x * 0,
-    d2=lambda x, *, exponent: (
-        exponent * (exponent - 1) * x ** (exponent - 2) if exponent not in (0, 1) else x * 0
+    kind=Unary(
+        d1=lambda x, *, exponent: exponent * x ** (exponent - 1) if exponent != 0 else x * 0,
+        d2=lambda x, *, exponent: (
+            exponent * (exponent - 1) * x ** (exponent - 2) if exponent not in (0, 1) else x * 0
+        ),
+        jvp=lambda tx, x, result, *, exponent: _pow_grad_base(tx, x, exponent, result),
     ),
+    overload="Tensor_Scalar",
+    saves=("result",),
+    node_name="PowBackward0",
 )
 _pow_tensor_tensor = primitive(
     "pow",
     _pow_forward,
     (_pow_grad_base, _pow_grad_exponent),
+    kind=Composite(taylor_as=lambda x, y: (y * x.log()).exp(), jvp=_pow_jvp),
+    overload="Tensor_Tensor",
+    saves=("result",),
     node_name="PowBackward1",
     broadcast=True,
     scalars=True,
-    jvp=_pow_jvp,
-    taylor_as=lambda x, y: (y * x.log()).exp(),
 )
 _pow_scalar_tensor = primitive(
     "pow",
     lambda y, *, base: _pow_forward(base, y),
     (lambda grad, y, result, *, base: _pow_grad_exponent(grad, base, y, result),),
+    kind=Composite(
+        taylor_as=lambda y, *, base: (y * float(np.log(base))).exp(),
+        jvp=lambda ty, y, result, *, base: _pow_grad_exponent(ty, base, y, result),
+    ),
+    overload="Scalar",
+    saves=("result",),
     node_name="PowBackward2",
-    jvp=lambda ty, y, result, *, base: _pow_grad_exponent(ty, base, y, result),
-    taylor_as=lambda y, *, base: (y * float(np.log(base))).exp(),
 )
 
 
@@ -414,9 +421,9 @@ neg_ = primitive(
     "neg",
     np.negative,
     (lambda grad, x, result: -grad,),
+    kind=Linear(),
     node_name="NegBackward0",
     dtype_rule="promote",
-    linear=True,
 )
 
 
@@ -443,10 +450,9 @@ sign = primitive(
     "sign",
     _sign_forward,
     (lambda grad, x, result: zeros_like_grad(grad),),
+    kind=PiecewiseLinear(),
     node_name="SignBackward0",
     dtype_rule="promote",
-    jvp=lambda t, x, result: zero_tangent(result),
-    piecewise_linear=True,
 )
 sgn = sign
 

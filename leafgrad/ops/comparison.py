@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._optable import NonDifferentiable
 from ._primitive import primitive
 
 
 def _compare(name, fn):
-    return primitive(name, fn, differentiable=False, broadcast=True, scalars=True)
+    return primitive(name, fn, kind=NonDifferentiable(), broadcast=True, scalars=True)
 
 
 eq = _compare("eq", np.equal)
@@ -19,23 +20,23 @@ gt = _compare("gt", np.greater)
 ge = _compare("ge", np.greater_equal)
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
-isnan = primitive("isnan", np.isnan, differentiable=False, dtype_rule="keep")
-isinf = primitive("isinf", np.isinf, differentiable=False, dtype_rule="keep")
-isfinite = primitive("isfinite", np.isfinite, differentiable=False, dtype_rule="keep")
-isposinf = primitive("isposinf", np.isposinf, differentiable=False, dtype_rule="keep")
-isneginf = primitive("isneginf", np.isneginf, differentiable=False, dtype_rule="keep")
+isnan = primitive("isnan", np.isnan, kind=NonDifferentiable(), dtype_rule="keep")
+isinf = primitive("isinf", np.isinf, kind=NonDifferentiable(), dtype_rule="keep")
+isfinite = primitive("isfinite", np.isfinite, kind=NonDifferentiable(), dtype_rule="keep")
+isposinf = primitive("isposinf", np.isposinf, kind=NonDifferentiable(), dtype_rule="keep")
+isneginf = primitive("isneginf", np.isneginf, kind=NonDifferentiable(), dtype_rule="keep")
 
 
 def _logical(name, fn):
     return primitive(
-        name, fn, differentiable=False, dtype_rule="keep", broadcast=True, scalars=True
+        name, fn, kind=NonDifferentiable(), dtype_rule="keep", broadcast=True, scalars=True
     )
 
 
 logical_and = _logical("logical_and", np.logical_and)
 logical_or = _logical("logical_or", np.logical_or)
 logical_xor = _logical("logical_xor", np.logical_xor)
-logical_not = primitive("logical_not", np.logical_not, differentiable=False, dtype_rule="keep")
+logical_not = primitive("logical_not", np.logical_not, kind=NonDifferentiable(), dtype_rule="keep")
 
 
 def _bitwise(name, fn):
@@ -47,7 +48,7 @@ def _bitwise(name, fn):
             )
         return fn(x, y)
 
-    return primitive(name, forward, differentiable=False, broadcast=True, scalars=True)
+    return primitive(name, forward, kind=NonDifferentiable(), broadcast=True, scalars=True)
 
 
 bitwise_and = _bitwise("bitwise_and", np.bitwise_and)
@@ -63,14 +64,14 @@ def _invert_forward(x):
     return np.invert(x)
 
 
-bitwise_not = primitive("bitwise_not", _invert_forward, differentiable=False, dtype_rule="keep")
+bitwise_not = primitive("bitwise_not", _invert_forward, kind=NonDifferentiable(), dtype_rule="keep")
 
 
 def _close_forward(x, y, *, rtol, atol, equal_nan):
     return np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-_isclose = primitive("isclose", _close_forward, differentiable=False, broadcast=True)
+_isclose = primitive("isclose", _close_forward, kind=NonDifferentiable(), broadcast=True)
 
 
 def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):

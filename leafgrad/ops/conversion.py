@@ -7,6 +7,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from .._tensor import device as _device
+from ._optable import Linear
 from ._primitive import primitive
 
 _to_copy = primitive(
@@ -15,7 +16,7 @@ _to_copy = primitive(
     (lambda grad, x, result, *, dtype: grad.to(_dtype.from_numpy_dtype(x._data.dtype)),),
     node_name="ToCopyBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 clone_ = primitive(
@@ -24,7 +25,7 @@ clone_ = primitive(
     (lambda grad, x, result, **kw: grad,),
     node_name="CloneBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 

@@ -12,7 +12,9 @@ import numpy as np
 import scipy.special as sp
 
 from .._tensor import Tensor, _wrap
+from ._optable import Generic, PiecewiseLinear
 from ._primitive import primitive, unary
+from ._tangents import diagonal_jvp
 
 _SQRT_2 = math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -128,22 +130,19 @@ threshold_backward = primitive(
         lambda grad, g, x, result, **kw: threshold_backward(grad, x, **kw),
         lambda grad, g, x, result, **kw: zeros_like_grad(x),
     ),
+    kind=PiecewiseLinear(),
     node_name="ThresholdBackwardBackward0",
     dtype_rule="keep",
-    elementwise=True,
-    piecewise_linear=True,
 )
 
 relu = primitive(
     "relu",
     _relu_forward,
     (lambda grad, x, result: threshold_backward(grad, result),),
+    kind=PiecewiseLinear(),
+    saves=("result",),
     node_name="ReluBackward0",
     dtype_rule="promote",
-    elementwise=True,
-    piecewise_linear=True,
-    d1=lambda x, result: result > 0,
-    d2=lambda x, result: zeros_like_grad(x),
 )
 
 
@@ -159,12 +158,9 @@ _leaky_relu = primitive(
             grad, x, negative_slope=negative_slope
         ),
     ),
+    kind=PiecewiseLinear(),
     node_name="LeakyReluBackward0",
     dtype_rule="float",
-    elementwise=True,
-    piecewise_linear=True,
-    d1=lambda x, *, negative_slope: where(x > 0, 1.0, x.new_tensor(negative_slope)),
-    d2=lambda x, *, negative_slope: zeros_like_grad(x),
 )
 
 
@@ -284,28 +280,25 @@ floor = primitive(
     "floor",
     np.floor,
     (_zero_grad,),
+    kind=PiecewiseLinear(),
     node_name="FloorBackward0",
     dtype_rule="promote",
-    elementwise=True,
-    piecewise_linear=True,
 )
 ceil = primitive(
     "ceil",
     np.ceil,
     (_zero_grad,),
+    kind=PiecewiseLinear(),
     node_name="CeilBackward0",
     dtype_rule="promote",
-    elementwise=True,
-    piecewise_linear=True,
 )
 trunc = primitive(
     "trunc",
     np.trunc,
     (_zero_grad,),
+    kind=PiecewiseLinear(),
     node_name="TruncBackward0",
     dtype_rule="promote",
-    elementwise=True,
-    piecewise_linear=True,
 )
 fix = trunc
 
@@ -318,19 +311,18 @@ _round = primitive(
     "round",
     _round_forward,
     (_zero_grad,),
+    kind=PiecewiseLinear(),
     node_name="RoundBackward0",
     dtype_rule="promote",
-    elementwise=True,
-    piecewise_linear=True,
 )
 _round_decimals = primitive(
     "round",
     _round_forward,
     (_zero_grad,),
+    kind=PiecewiseLinear(),
+    overload="decimals",
     node_name="RoundBackward1",
     dtype_rule="promote",
-    elementwise=True,
-    piecewise_linear=True,
 )
 
 
@@ -339,17 +331,18 @@ def round(input, *, decimals: int = 0):
     return _round_decimals(input, decimals=decimals) if decimals else _round(input)
 
 
+_ATAN2_RULES = (
+    lambda grad, x, y, result: grad * y / (x * x + y * y),
+    lambda grad, x, y, result: grad * -x / (x * x + y * y),
+)
 atan2 = primitive(
     "atan2",
     np.arctan2,
-    (
-        lambda grad, x, y, result: grad * y / (x * x + y * y),
-        lambda grad, x, y, result: grad * -x / (x * x + y * y),
-    ),
+    _ATAN2_RULES,
+    kind=Generic(jvp=diagonal_jvp(*_ATAN2_RULES)),
     node_name="Atan2Backward0",
     dtype_rule="float",
     broadcast=True,
-    elementwise=True,
 )
 arctan2 = atan2
 
@@ -367,19 +360,19 @@ maximum = primitive(
     "maximum",
     np.maximum,
     (_max_min_grad(True), _max_min_grad(False)),
+    kind=PiecewiseLinear(),
+    saves=("result",),
     node_name="MaximumBackward0",
     broadcast=True,
-    elementwise=True,
-    piecewise_linear=True,
 )
 minimum = primitive(
     "minimum",
     np.minimum,
     (_max_min_grad(True), _max_min_grad(False)),
+    kind=PiecewiseLinear(),
+    saves=("result",),
     node_name="MinimumBackward0",
     broadcast=True,
-    elementwise=True,
-    piecewise_linear=True,
 )
 
 
@@ -402,23 +395,22 @@ def _clamp_mask(x, min, max):
     return mask
 
 
-def _clamp_scalar_primitive(node_name):
+def _clamp_scalar_primitive(name, node_name):
     return primitive(
-        "clamp",
+        name,
         _clamp_forward,
         (lambda grad, x, result, *, min=None, max=None: grad * _clamp_mask(x, min, max),),
+        kind=PiecewiseLinear(),
         node_name=node_name,
         dtype_rule="keep",
-        elementwise=True,
-        piecewise_linear=True,
     )
 
 
 # PyTorch's names: clamp with number bounds is ClampBackward1, with Tensor bounds
 # ClampBackward0; clamp_min / clamp_max are ClampMin/MaxBackward0 (number) and ...1 (Tensor).
-_clamp = _clamp_scalar_primitive("ClampBackward1")
-_clamp_min_scalar = _clamp_scalar_primitive("ClampMinBackward0")
-_clamp_max_scalar = _clamp_scalar_primitive("ClampMaxBackward0")
+_clamp = _clamp_scalar_primitive("clamp", "ClampBackward1")
+_clamp_min_scalar = _clamp_scalar_primitive("clamp_min", "ClampMinBackward0")
+_clamp_max_scalar = _clamp_scalar_primitive("clamp_max", "ClampMaxBackward0")
 
 _clamp_tensor = primitive(
     "clamp",
@@ -428,15 +420,15 @@ _clamp_tensor = primitive(
         lambda grad, x, lo, hi, result: grad * ((x < lo) & (lo <= hi)),
         lambda grad, x, lo, hi, result: grad * ((x > hi) | (lo > hi)),
     ),
+    kind=PiecewiseLinear(),
+    overload="Tensor",
     node_name="ClampBackward0",
     broadcast=True,
     scalars=True,
-    elementwise=True,
-    piecewise_linear=True,
 )
 
 
-def _clamp_bound_primitive(node_name, upper: bool):
+def _clamp_bound_primitive(name, overload, node_name, upper: bool):
     """Clamp by one Tensor bound: ``minimum(x, bound)`` when ``upper``, else ``maximum``."""
     if upper:
         rules = (
@@ -449,21 +441,22 @@ def _clamp_bound_primitive(node_name, upper: bool):
             lambda grad, x, bound, result: grad * (x < bound),
         )
     return primitive(
-        "clamp",
+        name,
         np.minimum if upper else np.maximum,
         rules,
+        kind=PiecewiseLinear(),
+        overload=overload,
         node_name=node_name,
         broadcast=True,
         scalars=True,
-        elementwise=True,
-        piecewise_linear=True,
     )
 
 
-_clamp_lower = _clamp_bound_primitive("ClampBackward0", upper=False)
-_clamp_upper = _clamp_bound_primitive("ClampBackward0", upper=True)
-_clamp_min_tensor = _clamp_bound_primitive("ClampMinBackward1", upper=False)
-_clamp_max_tensor = _clamp_bound_primitive("ClampMaxBackward1", upper=True)
+# clamp with one Tensor bound is PyTorch's clamp.Tensor too (ClampBackward0), the other None.
+_clamp_lower = _clamp_bound_primitive("clamp", "Tensor_lower", "ClampBackward0", upper=False)
+_clamp_upper = _clamp_bound_primitive("clamp", "Tensor_upper", "ClampBackward0", upper=True)
+_clamp_min_tensor = _clamp_bound_primitive("clamp_min", "Tensor", "ClampMinBackward1", upper=False)
+_clamp_max_tensor = _clamp_bound_primitive("clamp_max", "Tensor", "ClampMaxBackward1", upper=True)
 
 
 def _clamp_by_numbers(op, input, min, max):
@@ -518,12 +511,12 @@ _where = primitive(
         lambda grad, cond, x, y, result: where(cond, grad, 0.0),
         lambda grad, cond, x, y, result: where(cond, 0.0, grad),
     ),
+    kind=PiecewiseLinear(),
+    overload="self",
     node_name="WhereBackward0",
     dtype_rule="keep",
     broadcast=True,
     scalars=True,
-    elementwise=True,
-    piecewise_linear=True,
 )
 
 

@@ -13,6 +13,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from ._optable import Generic, NonDifferentiable
 from ._primitive import primitive
 from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
 from .elementwise import maximum, minimum, where
@@ -76,18 +77,20 @@ def _even_split_jvp(tx, x, result, *, dim, keepdim):
 _amax = primitive(
     "amax",
     _amax_forward,
-    (_even_split_grad,),
+    _even_split_grad,
+    kind=Generic(jvp=_even_split_jvp),
+    saves=("result",),
     node_name="AmaxBackward0",
     dtype_rule="keep",
-    jvp=_even_split_jvp,
 )
 _amin = primitive(
     "amin",
     _amin_forward,
-    (_even_split_grad,),
+    _even_split_grad,
+    kind=Generic(jvp=_even_split_jvp),
+    saves=("result",),
     node_name="AminBackward0",
     dtype_rule="keep",
-    jvp=_even_split_jvp,
 )
 
 
@@ -124,18 +127,20 @@ def _evenly_read_jvp(tx, x, result):
 _max_all = primitive(
     "max",
     lambda x: np.amax(x),
-    (_extreme_all_grad,),
+    _extreme_all_grad,
+    kind=Generic(jvp=_evenly_read_jvp),
+    saves=("result",),
     node_name="MaxBackward1",
     dtype_rule="keep",
-    jvp=_evenly_read_jvp,
 )
 _min_all = primitive(
     "min",
     lambda x: np.amin(x),
-    (_extreme_all_grad,),
+    _extreme_all_grad,
+    kind=Generic(jvp=_evenly_read_jvp),
+    saves=("result",),
     node_name="MinBackward1",
     dtype_rule="keep",
-    jvp=_evenly_read_jvp,
 )
 
 
@@ -177,20 +182,24 @@ def _select_jvp(tx, x, result, *, dim, keepdim):
 _max_dim = primitive(
     "max",
     _select_forward(np.argmax),
-    (_select_grad,),
+    _select_grad,
+    kind=Generic(jvp=_select_jvp),
+    overload="dim",
+    saves=("result",),
     node_name="MaxBackward0",
     dtype_rule="keep",
     num_outputs=2,
-    jvp=_select_jvp,
 )
 _min_dim = primitive(
     "min",
     _select_forward(np.argmin),
-    (_select_grad,),
+    _select_grad,
+    kind=Generic(jvp=_select_jvp),
+    overload="dim",
+    saves=("result",),
     node_name="MinBackward0",
     dtype_rule="keep",
     num_outputs=2,
-    jvp=_select_jvp,
 )
 
 _MaxResult = namedtuple("max", ["values", "indices"])
@@ -243,8 +252,8 @@ def _arg_forward(arg):
     return forward
 
 
-_argmax = primitive("argmax", _arg_forward(np.argmax), differentiable=False, dtype_rule="keep")
-_argmin = primitive("argmin", _arg_forward(np.argmin), differentiable=False, dtype_rule="keep")
+_argmax = primitive("argmax", _arg_forward(np.argmax), kind=NonDifferentiable(), dtype_rule="keep")
+_argmin = primitive("argmin", _arg_forward(np.argmin), kind=NonDifferentiable(), dtype_rule="keep")
 
 
 def _arg(op, fn, input, dim, keepdim):

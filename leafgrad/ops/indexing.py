@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from .._tensor import Tensor, _normalize_dim, _wrap
+from ._optable import Composite, Linear
 from ._primitive import primitive
 from .shape import expand, reshape
 from .slicing import getitem
@@ -47,7 +48,7 @@ _gather = primitive(
     ),
     node_name="GatherBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 _scatter_add = primitive(
     "scatter_add",
@@ -55,7 +56,7 @@ _scatter_add = primitive(
     lambda grad, g, *, dim, index, **_: _gather(grad, dim=dim, index=index),
     node_name="ScatterAddBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -139,7 +140,7 @@ _index_select = primitive(
     lambda grad, x, *, dim, index, **_: _index_add(grad, shape=x._data.shape, dim=dim, index=index),
     node_name="IndexSelectBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 _index_add = primitive(
     "index_add",
@@ -147,7 +148,7 @@ _index_add = primitive(
     lambda grad, g, *, dim, index, **_: _index_select(grad, dim=dim, index=index),
     node_name="IndexAddBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -204,21 +205,21 @@ _masked_fill_scalar = primitive(
     "masked_fill",
     _masked_fill_forward,
     (_masked_fill_grad_input, None),
+    kind=Composite(taylor_as=_masked_fill_as_where, jvp=_masked_fill_jvp_scalar),
+    overload="Scalar",
     node_name="MaskedFillBackward0",
     dtype_rule="keep",
     broadcast=True,
-    jvp=_masked_fill_jvp_scalar,
-    taylor_as=_masked_fill_as_where,
 )
 _masked_fill_tensor = primitive(
     "masked_fill",
     _masked_fill_forward,
     (_masked_fill_grad_input, None, _masked_fill_grad_value),
+    kind=Composite(taylor_as=_masked_fill_as_where, jvp=_masked_fill_jvp_tensor),
+    overload="Tensor",
     node_name="MaskedFillBackward1",
     dtype_rule="keep",
     broadcast=True,
-    jvp=_masked_fill_jvp_tensor,
-    taylor_as=_masked_fill_as_where,
 )
 
 

@@ -15,6 +15,7 @@ from .._engine import grad_mode
 from .._tensor import Tensor, _wrap
 from . import arithmetic as _ar
 from . import elementwise as _el
+from ._optable import Generic, Linear
 from ._primitive import primitive
 
 _state = grad_mode._state
@@ -46,7 +47,7 @@ zero_region = primitive(
     (lambda grad, g, result, **where: zero_region(grad, **where),),
     node_name="ZeroRegionBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -63,7 +64,7 @@ embed_region = primitive(
     (lambda grad, src, result, *, shape, view_fn: view_fn(grad),),
     node_name="EmbedRegionBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -86,9 +87,9 @@ copy_slices = primitive(
         lambda grad, base, src, result, *, view_fn: zero_region(grad, view_fn=view_fn),
         lambda grad, base, src, result, *, view_fn: view_fn(grad),
     ),
+    kind=Generic(jvp=_copy_slices_jvp),
     node_name="CopySlices",
     dtype_rule="keep",
-    jvp=_copy_slices_jvp,
 )
 
 
@@ -104,11 +105,13 @@ overwrite = primitive(
         lambda grad, target, src, result: grad * 0,
         lambda grad, target, src, result: grad,
     ),
+    kind=Generic(
+        jvp=lambda tt, ts, target, src, result: ts if ts is None else ts.expand(target._data.shape)
+    ),
     node_name="CopyBackwards",
     dtype_rule="keep",
     broadcast=True,
     scalars=True,
-    jvp=lambda tt, ts, target, src, result: ts if ts is None else ts.expand(target._data.shape),
 )
 
 
@@ -300,7 +303,7 @@ index_put = primitive(
     (_index_put_target_grad, _index_put_value_grad),
     node_name="IndexPutBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ._optable import Bilinear, Composite, Linear
 from ._primitive import primitive
 from ._tangents import scaled, tangent_sum
 from .shape import reshape, sum_to
@@ -69,19 +70,6 @@ def _check_inner(op: str, a: Tensor, b: Tensor) -> None:
         raise _mismatch(op, a, b)
 
 
-def _bilinear_jvp(product):
-    """Forward rule of a bilinear ``product``: ``d(x*y) = dx*y + x*dy`` (None tangent = 0)."""
-
-    def jvp(tx, ty, x, y, result, **params):
-        out = None if tx is None else product(tx, y)
-        if ty is not None:
-            term = product(x, ty)
-            out = term if out is None else out + term
-        return out
-
-    return jvp
-
-
 # ---------------------------------------------------------------------------------------------
 # Transposes
 
@@ -96,7 +84,7 @@ _t = primitive(
     (lambda grad, x, result: t(grad),),
     node_name="TBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
@@ -123,7 +111,7 @@ _swap_last_two = primitive(
     (lambda grad, x, result: _swap_last_two(grad),),
     node_name="TransposeBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -153,8 +141,7 @@ _mm = primitive(
     ),
     node_name="MmBackward0",
     dtype_rule="keep",
-    jvp=_bilinear_jvp(lambda x, y: mm(x, y)),
-    bilinear=True,
+    kind=Bilinear(),
 )
 
 
@@ -177,8 +164,7 @@ _bmm = primitive(
     ),
     node_name="BmmBackward0",
     dtype_rule="keep",
-    jvp=_bilinear_jvp(lambda x, y: bmm(x, y)),
-    bilinear=True,
+    kind=Bilinear(),
 )
 
 
@@ -204,8 +190,7 @@ _dot = primitive(
     (lambda grad, a, b, result: grad * b, lambda grad, a, b, result: grad * a),
     node_name="DotBackward0",
     dtype_rule="keep",
-    jvp=_bilinear_jvp(lambda x, y: dot(x, y)),
-    bilinear=True,
+    kind=Bilinear(),
 )
 
 
@@ -236,8 +221,7 @@ _mv = primitive(
     ),
     node_name="MvBackward0",
     dtype_rule="keep",
-    jvp=_bilinear_jvp(lambda x, y: mv(x, y)),
-    bilinear=True,
+    kind=Bilinear(),
 )
 
 
@@ -261,8 +245,7 @@ _vecmat = primitive(
     ),
     node_name="SqueezeBackward4",
     dtype_rule="keep",
-    jvp=_bilinear_jvp(lambda x, y: matmul(x, y)),
-    bilinear=True,
+    kind=Bilinear(),
 )
 
 
@@ -299,23 +282,23 @@ def _matmul_nd_grad_b(grad, a, b, result):
     return matmul(_swap_last_two(a), grad)
 
 
-def _matmul_nd(node_name):
+def _matmul_nd(overload, node_name):
     return primitive(
         "matmul",
         _matmul_forward,
         (_matmul_nd_grad_a, _matmul_nd_grad_b),
+        kind=Bilinear(),
+        overload=overload,
         node_name=node_name,
         dtype_rule="keep",
         broadcast=True,
-        jvp=_bilinear_jvp(lambda x, y: matmul(x, y)),
-        bilinear=True,
     )
 
 
 # PyTorch folds batches into one mm and views back (UnsafeViewBackward0), except when it has
 # to transpose the problem and copy the result (CloneBackward0).
-_matmul_view = _matmul_nd("UnsafeViewBackward0")
-_matmul_clone = _matmul_nd("CloneBackward0")
+_matmul_view = _matmul_nd("", "UnsafeViewBackward0")
+_matmul_clone = _matmul_nd("clone", "CloneBackward0")
 
 
 def _batch_shape(a: Tensor, b: Tensor) -> tuple:
@@ -416,11 +399,13 @@ _addmm = primitive(
         lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(mm(grad, t(b)), alpha),
         lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(mm(t(a), grad), alpha),
     ),
+    kind=Composite(
+        taylor_as=lambda x, a, b, *, beta=1, alpha=1: _scaled(x, beta) + _scaled(mm(a, b), alpha),
+        jvp=_addmm_jvp,
+    ),
     node_name="AddmmBackward0",
     dtype_rule="keep",
-    taylor_as=lambda x, a, b, *, beta=1, alpha=1: _scaled(x, beta) + _scaled(mm(a, b), alpha),
     broadcast=True,
-    jvp=_addmm_jvp,
 )
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._engine import grad_mode
 from .._tensor import Tensor, _wrap
+from ._optable import Generic, Linear, NonDifferentiable
 from ._primitive import primitive
 from ._reduce import (
     _as_np,
@@ -40,10 +41,16 @@ def _sum_grad(grad, x, result, *, dim, keepdim, dtype=None):
 
 
 _sum_all = primitive(
-    "sum", _sum_forward, (_sum_grad,), node_name="SumBackward0", dtype_rule="keep", linear=True
+    "sum", _sum_forward, _sum_grad, kind=Linear(), node_name="SumBackward0", dtype_rule="keep"
 )
 _sum_dim = primitive(
-    "sum", _sum_forward, (_sum_grad,), node_name="SumBackward1", dtype_rule="keep", linear=True
+    "sum",
+    _sum_forward,
+    _sum_grad,
+    kind=Linear(),
+    overload="dim_IntList",
+    node_name="SumBackward1",
+    dtype_rule="keep",
 )
 
 
@@ -72,10 +79,16 @@ def _mean_grad(grad, x, result, *, dim, keepdim, dtype=None):
 
 
 _mean_all = primitive(
-    "mean", _mean_forward, (_mean_grad,), node_name="MeanBackward0", dtype_rule="keep", linear=True
+    "mean", _mean_forward, _mean_grad, kind=Linear(), node_name="MeanBackward0", dtype_rule="keep"
 )
 _mean_dim = primitive(
-    "mean", _mean_forward, (_mean_grad,), node_name="MeanBackward1", dtype_rule="keep", linear=True
+    "mean",
+    _mean_forward,
+    _mean_grad,
+    kind=Linear(),
+    overload="dim",
+    node_name="MeanBackward1",
+    dtype_rule="keep",
 )
 
 
@@ -145,18 +158,21 @@ def _prod_jvp(tx, x, result, *, dim, keepdim, dtype=None):
 _prod_all = primitive(
     "prod",
     _prod_forward,
-    (_prod_grad,),
+    _prod_grad,
+    kind=Generic(jvp=_prod_jvp),
+    saves=("result",),
     node_name="ProdBackward0",
     dtype_rule="keep",
-    jvp=_prod_jvp,
 )
 _prod_dim = primitive(
     "prod",
     _prod_forward,
-    (_prod_grad,),
+    _prod_grad,
+    kind=Generic(jvp=_prod_jvp),
+    overload="dim_int",
+    saves=("result",),
     node_name="ProdBackward1",
     dtype_rule="keep",
-    jvp=_prod_jvp,
 )
 
 
@@ -190,10 +206,10 @@ def _cumsum_grad(grad, x, result, *, dim, reverse=False, dtype=None):
 _cumsum = primitive(
     "cumsum",
     _cumsum_forward,
-    (_cumsum_grad,),
+    _cumsum_grad,
+    kind=Linear(),
     node_name="CumsumBackward0",
     dtype_rule="keep",
-    linear=True,
 )
 
 
@@ -220,8 +236,8 @@ def _logical_reduction(fn):
     return forward
 
 
-_any = primitive("any", _logical_reduction(np.any), differentiable=False, dtype_rule="keep")
-_all = primitive("all", _logical_reduction(np.all), differentiable=False, dtype_rule="keep")
+_any = primitive("any", _logical_reduction(np.any), kind=NonDifferentiable(), dtype_rule="keep")
+_all = primitive("all", _logical_reduction(np.all), kind=NonDifferentiable(), dtype_rule="keep")
 
 
 def _logical_dims(dim, ndim, op):

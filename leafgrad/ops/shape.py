@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from .._tensor import Tensor, _normalize_dim
+from ._optable import Linear
 from ._primitive import primitive
 from .joining import cat, chunk, concat, concatenate, split, stack, unbind
 from .slicing import alias, narrow, select
@@ -60,7 +61,7 @@ _sum_to = primitive(
     lambda grad, x, result, *, shape: expand(grad, x._data.shape),
     node_name="SumBackward1",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -82,7 +83,7 @@ _expand = primitive(
     lambda grad, x, result, *, shape: sum_to(grad, x._data.shape),
     node_name="ExpandBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
@@ -139,7 +140,7 @@ _view = primitive(
     lambda grad, x, result, *, shape: grad.reshape(x._data.shape),
     node_name="ViewBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
@@ -231,14 +232,23 @@ def _squeeze_grad(grad, x, **_):
     return grad.reshape(x._data.shape)
 
 
-def _squeeze_op(overload: int):
-    kw = {"node_name": f"SqueezeBackward{overload}", "dtype_rule": "keep", "view": True}
-    kw["linear"] = True
-    return primitive("squeeze", _reshape_forward, _squeeze_grad, **kw)
+def _squeeze_op(number: int, overload: str):
+    return primitive(
+        "squeeze",
+        _reshape_forward,
+        _squeeze_grad,
+        kind=Linear(),
+        overload=overload,
+        node_name=f"SqueezeBackward{number}",
+        dtype_rule="keep",
+        view=True,
+    )
 
 
 # PyTorch names the node by overload: no dim, one dim, a tuple of dims.
-_squeeze_all, _squeeze_dim, _squeeze_dims = (_squeeze_op(i) for i in range(3))
+_squeeze_all, _squeeze_dim, _squeeze_dims = (
+    _squeeze_op(i, o) for i, o in enumerate(("", "dim", "dims"))
+)
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
@@ -264,7 +274,7 @@ _unsqueeze = primitive(
     lambda grad, x, *, dim, **_: _squeeze_dim(grad, shape=x._data.shape),
     node_name="UnsqueezeBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
@@ -289,7 +299,7 @@ _permute = primitive(
     lambda grad, x, *, dims, **_: _permute(grad, dims=tuple(np.argsort(dims).tolist())),
     node_name="PermuteBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
@@ -320,9 +330,10 @@ _transpose = primitive(
     "transpose",
     _transpose_forward,
     lambda grad, x, *, dim0, dim1, **_: _transpose(grad, dim0=dim0, dim1=dim1),
+    overload="int",
     node_name="TransposeBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
@@ -376,7 +387,7 @@ _flip = primitive(
     lambda grad, x, *, dims, **_: _flip(grad, dims=dims),
     node_name="FlipBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -397,7 +408,7 @@ _roll = primitive(
     lambda grad, x, *, shifts, dims, **_: _roll(grad, shifts=tuple(-s for s in shifts), dims=dims),
     node_name="RollBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -438,7 +449,7 @@ _repeat = primitive(
     _repeat_grad,
     node_name="RepeatBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 

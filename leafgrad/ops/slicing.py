@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _normalize_dim
+from ._optable import Linear
 from ._primitive import primitive
 
 
@@ -46,9 +47,10 @@ _select = primitive(
     lambda grad, x, *, dim, index, **_: _select_backward(
         grad, shape=x._data.shape, dim=dim, index=index
     ),
+    overload="int",
     node_name="SelectBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 _select_backward = primitive(
@@ -57,7 +59,7 @@ _select_backward = primitive(
     lambda grad, g, *, dim, index, **_: _select(grad, dim=dim, index=index),
     node_name="SelectBackwardBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -92,9 +94,10 @@ _slice = primitive(
     lambda grad, x, **p: _slice_backward(
         grad, shape=x._data.shape, **{k: p[k] for k in _SLICE_PARAMS}
     ),
+    overload="Tensor",
     node_name="SliceBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 _slice_backward = primitive(
@@ -103,7 +106,7 @@ _slice_backward = primitive(
     lambda grad, g, *, shape, **p: _slice(grad, **{k: p[k] for k in _SLICE_PARAMS}),
     node_name="SliceBackwardBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 _SLICE_PARAMS = ("dim", "start", "stop", "step")
 
@@ -137,7 +140,7 @@ alias = primitive(
     lambda grad, x, **_: grad,
     node_name="AliasBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
@@ -164,19 +167,21 @@ _index = primitive(
     lambda grad, x, *, indices, accumulate, **_: _index_put(
         grad, shape=x._data.shape, indices=indices, accumulate=accumulate
     ),
+    overload="Tensor",
     node_name="IndexBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
+# PyTorch's _index_put_impl_, the backward of index (the in-place index_put is inplace.py's).
 _index_put = primitive(
-    "index_put",
+    "index_put_impl",
     _index_put_forward,
     lambda grad, g, *, indices, accumulate, **_: _index(
         grad, indices=indices, accumulate=accumulate
     ),
     node_name="IndexPutImplBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 # ----- __getitem__ -----

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from ._optable import Generic
 from ._primitive import primitive
 from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
 
@@ -55,10 +56,11 @@ def _logsumexp_jvp(tx, x, result, *, dim, keepdim):
 _logsumexp = primitive(
     "logsumexp",
     _logsumexp_forward,
-    (_logsumexp_grad,),
+    _logsumexp_grad,
+    kind=Generic(jvp=_logsumexp_jvp),
+    saves=("result",),
     node_name="LogsumexpBackward0",
     dtype_rule="float",
-    jvp=_logsumexp_jvp,
 )
 
 
@@ -85,18 +87,22 @@ def _log_softmax_forward(x, *, dim):
 _softmax = primitive(
     "softmax",
     _softmax_forward,
-    (lambda grad, x, result, *, dim: result * (grad - (grad * result).sum(dim, keepdim=True)),),
+    lambda grad, x, result, *, dim: result * (grad - (grad * result).sum(dim, keepdim=True)),
+    kind=Generic(
+        jvp=lambda tx, x, result, *, dim: result * (tx - (result * tx).sum(dim, keepdim=True))
+    ),
+    saves=("result",),
     node_name="SoftmaxBackward0",
     dtype_rule="keep",
-    jvp=lambda tx, x, result, *, dim: result * (tx - (result * tx).sum(dim, keepdim=True)),
 )
 _log_softmax = primitive(
     "log_softmax",
     _log_softmax_forward,
-    (lambda grad, x, result, *, dim: grad - result.exp() * grad.sum(dim, keepdim=True),),
+    lambda grad, x, result, *, dim: grad - result.exp() * grad.sum(dim, keepdim=True),
+    kind=Generic(jvp=lambda tx, x, result, *, dim: tx - (result.exp() * tx).sum(dim, keepdim=True)),
+    saves=("result",),
     node_name="LogSoftmaxBackward0",
     dtype_rule="keep",
-    jvp=lambda tx, x, result, *, dim: tx - (result.exp() * tx).sum(dim, keepdim=True),
 )
 
 

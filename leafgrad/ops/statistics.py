@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from ._optable import Generic
 from ._primitive import primitive
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
 from ._tangents import zero_tangent
@@ -72,17 +73,20 @@ _var = primitive(
             grad, x, dim, correction, keepdim
         ),
     ),
+    kind=Generic(jvp=_var_jvp),
+    overload="correction",
     node_name="VarBackward0",
     dtype_rule="keep",
-    jvp=_var_jvp,
 )
 _std = primitive(
     "std",
     lambda x, **params: np.sqrt(_var_forward(x, **params)),
-    (_std_grad,),
+    _std_grad,
+    kind=Generic(jvp=_std_jvp),
+    overload="correction",
+    saves=("result",),
     node_name="StdBackward0",
     dtype_rule="keep",
-    jvp=_std_jvp,
 )
 
 
@@ -176,12 +180,12 @@ def _norm_grad(grad, x, result, *, ord, dim, keepdim):
     return x * x.abs() ** (ord - 2) * scale
 
 
-def _norm_vjp_all(grad, args, result, needs, *, ord, dim, keepdim):
+def _norm_vjp_all(grad, x, *, result, needs, ord, dim, keepdim):
     # The 0-"norm" counts nonzeros: like PyTorch it has no gradient at all (not even zeros),
     # so x.grad stays None and autograd.grad reports x as unused.
     if ord == 0:
         return [None]
-    return [_norm_grad(grad, args[0], result, ord=ord, dim=dim, keepdim=keepdim)]
+    return [_norm_grad(grad, x, result, ord=ord, dim=dim, keepdim=keepdim)]
 
 
 def _norm_jvp(tx, x, result, *, ord, dim, keepdim):
@@ -218,9 +222,10 @@ _norm = primitive(
     "norm",
     _norm_forward,
     vjp_all=_norm_vjp_all,
+    kind=Generic(jvp=_norm_jvp),
+    saves=("result",),
     node_name="LinalgVectorNormBackward0",
     dtype_rule="keep",
-    jvp=_norm_jvp,
 )
 
 

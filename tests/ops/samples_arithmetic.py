@@ -11,7 +11,8 @@ SAMPLES = [
     S("add", lambda x, y: lg.add(x, y, alpha=2.5), ((2, 1, 3), (4, 1)), id="add-alpha-broadcast"),
     S("add", lambda x: 3.0 + x, ((5,),), id="add-scalar-reflected"),
     S("sub", lambda x, y: x - y, ((3, 4), (1, 4))),
-    S("sub", lambda x: 2.0 - x, ((3,),), id="sub-reflected"),
+    S("rsub", lambda x: 2.0 - x, ((3,),), id="sub-reflected"),
+    S("rsub", lambda x, y: lg.rsub(x, y, alpha=2.0), ((3,), (2, 3)), id="rsub-tensor"),
     S("sub", lambda x, y: lg.sub(x, y, alpha=-0.5), ((3,), (3,)), id="sub-alpha"),
     S("mul", lambda x, y: x * y, ((2, 3), (2, 3))),
     S("mul", lambda x, y: x * y, ((2, 1), (1, 3)), id="mul-broadcast-both"),
@@ -39,12 +40,13 @@ SAMPLES = [
         make_inputs=lambda rng: [rng.uniform(0.1, 0.9, 4) - 3.0, rng.uniform(1.1, 1.4, 4)],
     ),
     S(
-        "rounded_div",
+        "div",
         lambda x, y: (
             lg.div(x, y, rounding_mode="floor") * x + lg.div(x, y, rounding_mode="trunc") * y
         ),
         ((4,), (4,)),
         make_inputs=lambda rng: [rng.uniform(0.1, 0.9, 4) + 3.0, rng.uniform(1.1, 1.4, 4)],
+        id="div-rounding-mode",
     ),
     S("neg", lambda x: -x, ((2, 3),)),
     S("abs", lambda x: x.abs(), ((2, 4),), make_inputs=away_from([0.0])([(2, 4)])),

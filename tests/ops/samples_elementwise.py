@@ -79,6 +79,32 @@ SAMPLES = [
         make_inputs=away_from([])([(6,), (6,), (6,)]),
     ),
     S(
+        "clamp_min",
+        lambda x: x.clamp_min(0.1),
+        ((6,),),
+        make_inputs=away_from([0.1])([(6,)]),
+    ),
+    S(
+        "clamp_min",
+        lambda x, lo: lg.clamp_min(x, lo),
+        ((6,), (6,)),
+        make_inputs=away_from([])([(6,), (6,)]),
+        id="clamp_min-tensor",
+    ),
+    S(
+        "clamp_max",
+        lambda x: lg.clamp_max(x, -0.2),
+        ((6,),),
+        make_inputs=away_from([-0.2])([(6,)]),
+    ),
+    S(
+        "clamp_max",
+        lambda x, hi: x.clamp_max(hi),
+        ((2, 3), (3,)),
+        make_inputs=away_from([])([(2, 3), (3,)]),
+        id="clamp_max-tensor-broadcast",
+    ),
+    S(
         "where",
         lambda x, y: lg.where(x > 0, x * y, y),
         ((2, 3), (3,)),

@@ -66,12 +66,12 @@ SAMPLES = [
     S("index", lambda x: x[x > 0], ((3, 3),), id="index-data-dependent-mask"),
     S("index", lambda x: x[True], ((2,),), id="index-true"),
     S(
-        "index_put",
+        "index_put_impl",
         lambda g: _index_put(g, shape=(3, 2), indices=(_REPEATED,), accumulate=True),
         ((4, 2),),
     ),
     S(
-        "index_put",
+        "index_put_impl",
         lambda g: _index_put(g, shape=(2, 3), indices=(None, np.array([2, 0])), accumulate=False),
         ((2, 2),),
         id="index_put-assign",

@@ -68,7 +68,12 @@ SAMPLES = [
     S("stack", lambda x: lg.stack([x, x]), ((),), id="stack-0d"),
     # splits: one multi-output node; unused outputs get zero grads
     S("split", lambda x: _pieces_sum(x.split(2)), ((5, 2),)),
-    S("split", lambda x: _pieces_sum(lg.split(x, [1, 3], dim=-1)), ((2, 4),), id="split-sections"),
+    S(
+        "split_with_sizes",
+        lambda x: _pieces_sum(lg.split(x, [1, 3], dim=-1)),
+        ((2, 4),),
+        id="split-sections",
+    ),
     S("split", lambda x: x.split(1, 1)[1], ((2, 3),), id="split-one-output-used"),
     S("split", lambda x: _pieces_sum(x.chunk(3, 1)), ((2, 7),), id="chunk"),
     S("split", lambda x: x.split(4)[0] * 2, ((3,),), id="split-single-piece"),
