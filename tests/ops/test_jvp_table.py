@@ -23,7 +23,6 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-import leafgrad.ops
 from leafgrad._engine import forward as _forward_engine
 from leafgrad._tensor import Tensor
 from leafgrad.autograd import forward_ad as fwAD
@@ -33,8 +32,9 @@ from tests._tolerance import assert_close, tolerance
 
 from . import __path__ as _ops_tests_path
 
-# Differentiable primitives with no forward rule, each with why. (PyTorch has a forward rule
-# for every op in the reduction, extrema, softmax, statistics and linalg families.)
+# Differentiable primitives (by ``name.overload``) with no forward rule, each with why.
+# (PyTorch has a forward rule for every op in the reduction, extrema, softmax, statistics and
+# linalg families.)
 NO_JVP: dict = {}
 
 # Samples that fail for a reason outside the families this table's author owns: strict, so
@@ -82,7 +82,7 @@ def _needs_forward_rule(prim: Primitive) -> bool:
 
 PRIMITIVES = sorted(
     (p for p in REGISTRY.values() if _needs_forward_rule(p)),
-    key=lambda p: (_declaring_module(p), p.name, p.node_name),
+    key=lambda p: (_declaring_module(p), p.key),
 )
 
 
@@ -239,16 +239,16 @@ def test_jvp_rules_are_differentiable_in_primal_and_tangent(sample, request):
 
 def _guard_param(prim):
     module = _declaring_module(prim)
-    pid = f"{module.rsplit('.', 1)[-1]}.{prim.name}.{prim.node_name}"
+    pid = f"{module.rsplit('.', 1)[-1]}:{prim.key}:{prim.node_name}"
     return pytest.param(prim, id=pid)
 
 
 @pytest.mark.parametrize("prim", [_guard_param(p) for p in PRIMITIVES])
 def test_every_differentiable_primitive_has_a_forward_rule(prim):
-    if prim.name in NO_JVP and not _has_forward_rule(prim):
-        pytest.skip(NO_JVP[prim.name])
+    if prim.key in NO_JVP and not _has_forward_rule(prim):
+        pytest.skip(NO_JVP[prim.key])
     assert _has_forward_rule(prim), (
-        f"{prim.name} ({prim.node_name}, in {_declaring_module(prim)}) has no forward rule: "
+        f"{prim.key} ({prim.node_name}, in {_declaring_module(prim)}) has no forward rule: "
         "give it a kind with a forward rule (e.g. Generic(jvp)), or list it in NO_JVP with a reason"
     )
 

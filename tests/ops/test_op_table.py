@@ -1,5 +1,5 @@
 """gradcheck and gradgradcheck (float64) for every sample of every op family, plus a guard
-that no differentiable primitive ships without a sample."""
+that no differentiable primitive overload ships without a sample."""
 
 import importlib
 import pkgutil
@@ -13,6 +13,11 @@ from leafgrad.ops._optable import REGISTRY, Generic, NoDerivative
 from leafgrad.ops._primitive import primitive
 
 from . import __path__ as _ops_tests_path
+from .optable import exercised
+
+# Differentiable overloads without a sample, each with why (NoDerivative ops need none: their
+# backward raises by declaration).
+NO_SAMPLE: dict = {}
 
 
 def _all_samples():
@@ -48,18 +53,28 @@ def test_gradgradcheck(sample):
 
 
 def test_every_differentiable_primitive_has_a_sample():
-    covered = {name for s in SAMPLES for name in s.covered}
+    covered = {key for s in SAMPLES for key in s.covered}
     missing = sorted(
-        prim.name
-        for prim in REGISTRY.values()
-        if prim.differentiable and type(prim.kind) is not NoDerivative and prim.name not in covered
+        key
+        for key, prim in REGISTRY.items()
+        if prim.differentiable
+        and type(prim.kind) is not NoDerivative
+        and key not in covered
+        and key not in NO_SAMPLE
     )
-    assert missing == [], f"primitives without an op-table sample: {missing}"
+    assert missing == [], f"primitive overloads without an op-table sample: {missing}"
+    assert all(NO_SAMPLE.values()), "every opt-out needs a reason"
 
 
 def test_samples_name_registered_primitives():
-    unknown = sorted({n for s in SAMPLES for n in s.covered} - {p.name for p in REGISTRY.values()})
-    assert unknown == [], f"samples cover names that are not registered primitives: {unknown}"
+    unknown = sorted({n for s in SAMPLES for n in s.covered} - set(REGISTRY))
+    assert unknown == [], f"samples cover keys that are not registered primitives: {unknown}"
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
+def test_samples_exercise_the_overloads_they_name(sample):
+    missing = sorted(set(sample.covered) - exercised(sample))
+    assert missing == [], f"{sample.test_id} names {missing} but never calls them"
 
 
 def test_gradcheck_detects_a_wrong_rule():
