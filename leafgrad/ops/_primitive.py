@@ -191,6 +191,7 @@ def primitive(
     scalars: bool = False,
     num_outputs: int = 1,
     view: bool = False,
+    expose=None,
 ):
     """Declare an op and register it under ``name.overload``; returns ``op(*inputs, **params)``.
 
@@ -206,8 +207,10 @@ def primitive(
     ``scalars``: Python numbers are accepted as inputs. ``num_outputs``: how many arrays the
     forward returns. ``view``: when the forward returns a NumPy view of the first input, the
     result is a leafgrad view of it (shares its version counter; in-place writes through it
-    rebase the base's history). Unknown keywords, kinds or ``saves`` entries raise TypeError,
-    a second declaration of one key ValueError.
+    rebase the base's history). ``expose``: how the op itself is public, a
+    ``_exposure.public(...)`` (most ops are exposed through a function that dispatches to
+    their primitives). Unknown keywords, kinds or ``saves`` entries raise TypeError, a second
+    declaration of one key ValueError.
     """
     if vjp is not None and not isinstance(vjp, tuple):
         vjp = (vjp,)
@@ -247,7 +250,7 @@ def primitive(
     _optable.check(declared)
     op = _build(declared)
     _optable.register(op.primitive)
-    return op
+    return op if expose is None else expose(op)
 
 
 def with_outputs(op, num_outputs: int, saves: tuple):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor
 from ._optable import Bilinear, Composite, Linear, NoDerivative, PiecewiseLinear, Unary
 from ._primitive import primitive, unary
@@ -21,6 +22,7 @@ add_ = primitive(
     node_name="AddBackward0",
     broadcast=True,
     scalars=True,
+    expose=public(function=False, method=False, operators=("__add__", "__radd__")),
 )
 
 sub_ = primitive(
@@ -97,6 +99,7 @@ mul = primitive(
     node_name="MulBackward0",
     broadcast=True,
     scalars=True,
+    expose=public(inplace=True, operators=("__mul__", "__rmul__"), inplace_operators=("__imul__",)),
 )
 
 _true_div = primitive(
@@ -115,6 +118,7 @@ _true_div = primitive(
     dtype_rule="float",
     broadcast=True,
     scalars=True,
+    expose=public(function=False, method=False, operators=("__truediv__",)),
 )
 
 
@@ -147,6 +151,12 @@ floor_divide = primitive(
     kind=NoDerivative(),
     broadcast=True,
     scalars=True,
+    expose=public(
+        inplace=True,
+        operators=("__floordiv__",),
+        reflected=("__rfloordiv__",),
+        inplace_operators=("__ifloordiv__",),
+    ),
 )
 
 
@@ -224,6 +234,9 @@ _remainder_of_scalar = primitive(
 )
 
 
+@public(
+    inplace=True, operators=("__mod__",), reflected=("__rmod__",), inplace_operators=("__imod__",)
+)
 def remainder(input, other):
     """Python's ``%``: the result has the sign of ``other``."""
     if not isinstance(input, Tensor):
@@ -231,16 +244,19 @@ def remainder(input, other):
     return (_remainder_tensor if isinstance(other, Tensor) else _remainder_scalar)(input, other)
 
 
+@public(inplace=True)
 def fmod(input, other):
     """C's ``fmod``: the result has the sign of ``input``."""
     return (_fmod_tensor if isinstance(other, Tensor) else _fmod_scalar)(input, other)
 
 
+@public(inplace=True, inplace_operators=("__iadd__",))
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting."""
     return add_(input, other, alpha=alpha) if alpha != 1 else add_(input, other)
 
 
+@public(inplace=True, operators=("__sub__",), inplace_operators=("__isub__",))
 def sub(input, other, *, alpha=1):
     """``input - alpha * other`` with broadcasting."""
     _reject_bool("sub", input, other)
@@ -250,6 +266,7 @@ def sub(input, other, *, alpha=1):
 subtract = sub
 
 
+@public(method=False, operators=("__rsub__",))
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` with broadcasting (``2 - x`` calls this)."""
     _reject_bool("rsub", input, other)
@@ -263,11 +280,13 @@ def rsub(input, other, *, alpha=1):
     return _rsub_tensor(input, other, alpha=alpha) if alpha != 1 else _rsub_tensor(input, other)
 
 
+@public(function=False, method=False, operators=("__rtruediv__",))
 def _rtruediv(input, other):
     # ``2 / x`` is ``reciprocal(x) * 2`` in PyTorch, so its grad_fn is MulBackward0.
     return mul(reciprocal(input), other)
 
 
+@public(inplace=True, inplace_operators=("__itruediv__",))
 def div(input, other, *, rounding_mode=None):
     """True division (ints give floats); ``rounding_mode`` "floor"/"trunc" has no gradient."""
     if rounding_mode is None:
@@ -387,6 +406,9 @@ def _promoted(tensor, number):
     return tensor if dt.np == tensor._data.dtype else tensor.to(dt)
 
 
+@public(
+    inplace=True, operators=("__pow__",), reflected=("__rpow__",), inplace_operators=("__ipow__",)
+)
 def pow(input, exponent):
     """``input ** exponent``; either may be a Python number."""
     if isinstance(exponent, Tensor):
@@ -407,6 +429,7 @@ def _check_number(op, value):
         raise TypeError(f"{op}(): expected a Tensor or a Python number, got {type(value).__name__}")
 
 
+@public()
 def float_power(input, exponent):
     """``input ** exponent`` computed in float64."""
     from .._dtype import float64
@@ -427,6 +450,7 @@ neg_ = primitive(
 )
 
 
+@public(inplace=True, operators=("__neg__",))
 def neg(input):
     """``-input``; bool tensors raise as in PyTorch."""
     if isinstance(input, Tensor) and input._data.dtype == np.bool_:
@@ -453,6 +477,7 @@ sign = primitive(
     kind=PiecewiseLinear(),
     node_name="SignBackward0",
     dtype_rule="promote",
+    expose=public(inplace=True),
 )
 sgn = sign
 
@@ -463,6 +488,7 @@ abs = unary(
     d2=lambda x: zeros_like_grad(x),
     node_name="AbsBackward0",
     dtype_rule="promote",
+    expose=public(inplace=True, operators=("__abs__",)),
 )
 absolute = abs
 
@@ -472,6 +498,7 @@ reciprocal = unary(
     d1=lambda x, result: -(result * result),
     d2=lambda x, result: 2 * result * result * result,
     node_name="ReciprocalBackward0",
+    expose=public(inplace=True),
 )
 
 sqrt = unary(
@@ -480,6 +507,7 @@ sqrt = unary(
     d1=lambda x, result: 0.5 / result,
     d2=lambda x, result: -0.25 / (result * result * result),
     node_name="SqrtBackward0",
+    expose=public(inplace=True),
 )
 
 
@@ -493,9 +521,11 @@ rsqrt = unary(
     d1=lambda x, result: -0.5 * result * result * result,
     d2=lambda x, result: 0.75 * result**5,
     node_name="RsqrtBackward0",
+    expose=public(inplace=True),
 )
 
 
+@public(inplace=True)
 def square(input):
     """``input * input``; integer tensors stay integer."""
     return pow(input, 2)
@@ -503,28 +533,10 @@ def square(input):
 
 from .elementwise import where, zeros_like_grad  # noqa: E402 - each family's rules use the other
 
-__all__ = [
-    "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
-    "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative", "sign",
-    "sgn", "abs", "absolute", "reciprocal", "sqrt", "rsqrt", "square",
-]  # fmt: skip
+
+@public(function=False, method=False, operators=("__pos__",))
+def _identity(self):
+    return self
 
 
-def _reflected(fn):
-    return lambda self, other: fn(other, self)
-
-
-METHODS = {
-    "add": add, "sub": sub, "subtract": sub, "mul": mul, "multiply": mul, "div": div,
-    "divide": div, "true_divide": div, "floor_divide": floor_divide, "remainder": remainder,
-    "fmod": fmod, "pow": pow, "float_power": float_power, "neg": neg, "negative": neg,
-    "sign": sign, "sgn": sign, "abs": abs, "absolute": abs, "reciprocal": reciprocal,
-    "sqrt": sqrt, "rsqrt": rsqrt, "square": square,
-    "__add__": add_, "__radd__": lambda self, other: add_(self, other), "__sub__": sub,
-    "__rsub__": rsub,
-    "__mul__": mul, "__rmul__": lambda self, other: mul(self, other), "__truediv__": _true_div,
-    "__rtruediv__": _rtruediv, "__pow__": pow, "__rpow__": _reflected(pow),
-    "__floordiv__": floor_divide, "__rfloordiv__": _reflected(floor_divide),
-    "__mod__": remainder, "__rmod__": _reflected(remainder), "__neg__": neg, "__abs__": abs,
-    "__pos__": lambda self: self,
-}  # fmt: skip
+__all__ = exports(globals())

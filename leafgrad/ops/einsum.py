@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic
 from ._primitive import primitive
@@ -259,6 +260,7 @@ def _sublist_equation(args):
     return equation, operands
 
 
+@public(method=False)
 def einsum(*args) -> Tensor:
     """Einstein summation: ``einsum("ij,jk->ik", a, b)``.
 
@@ -305,5 +307,4 @@ def einsum(*args) -> Tensor:
     return op(*operands, equation=",".join(in_terms) + "->" + out, sizes=sizes)
 
 
-__all__ = ["einsum"]
-METHODS: dict = {}
+__all__ = exports(globals())

@@ -11,6 +11,7 @@ import math
 import numpy as np
 import scipy.special as sp
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, PiecewiseLinear
 from ._primitive import primitive, unary
@@ -20,68 +21,117 @@ _SQRT_2 = math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
-exp = unary("exp", np.exp, d1=lambda x, result: result, d2=lambda x, result: result)
-expm1 = unary("expm1", np.expm1, d1=lambda x, result: result + 1, d2=lambda x, result: result + 1)
-log = unary("log", np.log, d1=lambda x: x.reciprocal(), d2=lambda x: -(x * x).reciprocal())
+exp = unary(
+    "exp",
+    np.exp,
+    d1=lambda x, result: result,
+    d2=lambda x, result: result,
+    expose=public(inplace=True),
+)
+expm1 = unary(
+    "expm1",
+    np.expm1,
+    d1=lambda x, result: result + 1,
+    d2=lambda x, result: result + 1,
+    expose=public(inplace=True),
+)
+log = unary(
+    "log",
+    np.log,
+    d1=lambda x: x.reciprocal(),
+    d2=lambda x: -(x * x).reciprocal(),
+    expose=public(inplace=True),
+)
 log1p = unary(
     "log1p",
     np.log1p,
     node_name="Log1PBackward0",
     d1=lambda x: (x + 1).reciprocal(),
     d2=lambda x: -((x + 1) * (x + 1)).reciprocal(),
+    expose=public(inplace=True),
 )
 log2 = unary(
     "log2",
     np.log2,
     d1=lambda x: (x * math.log(2.0)).reciprocal(),
     d2=lambda x: -(x * x * math.log(2.0)).reciprocal(),
+    expose=public(inplace=True),
 )
 log10 = unary(
     "log10",
     np.log10,
     d1=lambda x: (x * math.log(10.0)).reciprocal(),
     d2=lambda x: -(x * x * math.log(10.0)).reciprocal(),
+    expose=public(inplace=True),
 )
 
-sin = unary("sin", np.sin, d1=lambda x: cos(x), d2=lambda x, result: -result)
-cos = unary("cos", np.cos, d1=lambda x: -sin(x), d2=lambda x, result: -result)
+sin = unary(
+    "sin", np.sin, d1=lambda x: cos(x), d2=lambda x, result: -result, expose=public(inplace=True)
+)
+cos = unary(
+    "cos", np.cos, d1=lambda x: -sin(x), d2=lambda x, result: -result, expose=public(inplace=True)
+)
 tan = unary(
     "tan",
     np.tan,
     d1=lambda x, result: 1 + result * result,
     d2=lambda x, result: 2 * result * (1 + result * result),
+    expose=public(inplace=True),
 )
 asin = unary(
-    "asin", np.arcsin, d1=lambda x: (1 - x * x).rsqrt(), d2=lambda x: x * (1 - x * x) ** -1.5
+    "asin",
+    np.arcsin,
+    d1=lambda x: (1 - x * x).rsqrt(),
+    d2=lambda x: x * (1 - x * x) ** -1.5,
+    expose=public(inplace=True),
 )
 acos = unary(
-    "acos", np.arccos, d1=lambda x: -(1 - x * x).rsqrt(), d2=lambda x: -x * (1 - x * x) ** -1.5
+    "acos",
+    np.arccos,
+    d1=lambda x: -(1 - x * x).rsqrt(),
+    d2=lambda x: -x * (1 - x * x) ** -1.5,
+    expose=public(inplace=True),
 )
 atan = unary(
     "atan",
     np.arctan,
     d1=lambda x: (1 + x * x).reciprocal(),
     d2=lambda x: -2 * x * (1 + x * x) ** -2,
+    expose=public(inplace=True),
 )
-sinh = unary("sinh", np.sinh, d1=lambda x: cosh(x), d2=lambda x, result: result)
-cosh = unary("cosh", np.cosh, d1=lambda x: sinh(x), d2=lambda x, result: result)
+sinh = unary(
+    "sinh", np.sinh, d1=lambda x: cosh(x), d2=lambda x, result: result, expose=public(inplace=True)
+)
+cosh = unary(
+    "cosh", np.cosh, d1=lambda x: sinh(x), d2=lambda x, result: result, expose=public(inplace=True)
+)
 tanh = unary(
     "tanh",
     np.tanh,
     d1=lambda x, result: 1 - result * result,
     d2=lambda x, result: -2 * result * (1 - result * result),
+    expose=public(inplace=True),
 )
 asinh = unary(
-    "asinh", np.arcsinh, d1=lambda x: (x * x + 1).rsqrt(), d2=lambda x: -x * (x * x + 1) ** -1.5
+    "asinh",
+    np.arcsinh,
+    d1=lambda x: (x * x + 1).rsqrt(),
+    d2=lambda x: -x * (x * x + 1) ** -1.5,
+    expose=public(inplace=True),
 )
 acosh = unary(
-    "acosh", np.arccosh, d1=lambda x: (x * x - 1).rsqrt(), d2=lambda x: -x * (x * x - 1) ** -1.5
+    "acosh",
+    np.arccosh,
+    d1=lambda x: (x * x - 1).rsqrt(),
+    d2=lambda x: -x * (x * x - 1) ** -1.5,
+    expose=public(inplace=True),
 )
 atanh = unary(
     "atanh",
     np.arctanh,
     d1=lambda x: (1 - x * x).reciprocal(),
     d2=lambda x: 2 * x * (1 - x * x) ** -2,
+    expose=public(inplace=True),
 )
 
 arcsin, arccos, arctan = asin, acos, atan
@@ -95,6 +145,7 @@ sigmoid = unary(
     sp.expit,
     d1=lambda x, result: result * (1 - result),
     d2=lambda x, result: result * (1 - result) * (1 - 2 * result),
+    expose=public(inplace=True),
 )
 
 erf = unary(
@@ -102,12 +153,14 @@ erf = unary(
     sp.erf,
     d1=lambda x: _TWO_OVER_SQRT_PI * exp(-(x * x)),
     d2=lambda x: -2 * _TWO_OVER_SQRT_PI * x * exp(-(x * x)),
+    expose=public(inplace=True),
 )
 erfc = unary(
     "erfc",
     sp.erfc,
     d1=lambda x: -_TWO_OVER_SQRT_PI * exp(-(x * x)),
     d2=lambda x: 2 * _TWO_OVER_SQRT_PI * x * exp(-(x * x)),
+    expose=public(inplace=True),
 )
 
 
@@ -143,6 +196,7 @@ relu = primitive(
     saves=("result",),
     node_name="ReluBackward0",
     dtype_rule="promote",
+    expose=public(inplace=True),
 )
 
 
@@ -164,6 +218,7 @@ _leaky_relu = primitive(
 )
 
 
+@public(method=False)
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     """``x`` where positive, else ``negative_slope * x``."""
     return _leaky_relu(input, negative_slope=negative_slope)
@@ -181,6 +236,7 @@ _elu = unary(
 )
 
 
+@public(method=False)
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     """``x`` where positive, else ``alpha * (exp(x) - 1)``."""
     return _elu(input, alpha=alpha)
@@ -217,6 +273,7 @@ def _gelu_d2(x, *, approximate="none"):
 _gelu = unary("gelu", _gelu_forward, d1=_gelu_d1, d2=_gelu_d2)
 
 
+@public(method=False)
 def gelu(input, approximate: str = "none"):
     """Gaussian error linear unit; ``approximate="tanh"`` uses the tanh formula."""
     if approximate not in ("none", "tanh"):
@@ -233,6 +290,7 @@ silu = unary(
     _silu_forward,
     d1=lambda x: _silu_d1(x),
     d2=lambda x: _silu_d2(x),
+    expose=public(method=False),
 )
 
 
@@ -262,6 +320,7 @@ _softplus = unary(
 )
 
 
+@public(method=False)
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):
     """``log(1 + exp(beta x)) / beta``, linear above ``threshold``."""
     return _softplus(input, beta=beta, threshold=threshold)
@@ -283,6 +342,7 @@ floor = primitive(
     kind=PiecewiseLinear(),
     node_name="FloorBackward0",
     dtype_rule="promote",
+    expose=public(inplace=True),
 )
 ceil = primitive(
     "ceil",
@@ -291,6 +351,7 @@ ceil = primitive(
     kind=PiecewiseLinear(),
     node_name="CeilBackward0",
     dtype_rule="promote",
+    expose=public(inplace=True),
 )
 trunc = primitive(
     "trunc",
@@ -299,6 +360,7 @@ trunc = primitive(
     kind=PiecewiseLinear(),
     node_name="TruncBackward0",
     dtype_rule="promote",
+    expose=public(inplace=True),
 )
 fix = trunc
 
@@ -326,6 +388,7 @@ _round_decimals = primitive(
 )
 
 
+@public(inplace=True)
 def round(input, *, decimals: int = 0):
     """Round half to even, like PyTorch; zero gradient."""
     return _round_decimals(input, decimals=decimals) if decimals else _round(input)
@@ -343,6 +406,7 @@ atan2 = primitive(
     node_name="Atan2Backward0",
     dtype_rule="float",
     broadcast=True,
+    expose=public(inplace=True),
 )
 arctan2 = atan2
 
@@ -364,6 +428,7 @@ maximum = primitive(
     saves=("result",),
     node_name="MaximumBackward0",
     broadcast=True,
+    expose=public(),
 )
 minimum = primitive(
     "minimum",
@@ -373,6 +438,7 @@ minimum = primitive(
     saves=("result",),
     node_name="MinimumBackward0",
     broadcast=True,
+    expose=public(),
 )
 
 
@@ -469,6 +535,7 @@ def _clamp_by_numbers(op, input, min, max):
     return op(x, min=min, max=max)
 
 
+@public(inplace=True)
 def clamp(input, min=None, max=None):
     """Limit ``input`` to [min, max]; either bound may be None, a number or a Tensor."""
     if min is None and max is None:
@@ -485,6 +552,7 @@ def clamp(input, min=None, max=None):
 clip = clamp
 
 
+@public(inplace=True)
 def clamp_min(input, min):
     """``max(input, min)`` elementwise; ``min`` a number or a Tensor."""
     if isinstance(min, Tensor):
@@ -492,6 +560,7 @@ def clamp_min(input, min):
     return _clamp_by_numbers(_clamp_min_scalar, input, min, None)
 
 
+@public(inplace=True)
 def clamp_max(input, max):
     """``min(input, max)`` elementwise; ``max`` a number or a Tensor."""
     if isinstance(max, Tensor):
@@ -520,6 +589,7 @@ _where = primitive(
 )
 
 
+@public(method=False)
 def where(condition, input=None, other=None):
     """``input`` where ``condition`` holds, else ``other``; broadcasting; scalars allowed.
 
@@ -547,16 +617,11 @@ def _cast_operand(v, dt):
     return dt.np.type(v)
 
 
-__all__ = [
-    "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos",
-    "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan",
-    "arcsinh", "arccosh", "arctanh", "sigmoid", "erf", "erfc", "relu", "floor", "ceil",
-    "trunc", "fix", "round", "atan2", "arctan2", "maximum", "minimum", "clamp", "clip",
-    "clamp_min", "clamp_max", "where",
-    # Not top-level in PyTorch (torch.nn.functional has them); here for convenience.
-    "leaky_relu", "elu", "gelu", "silu", "softplus",
-]  # fmt: skip
+@public(function=False, method=("where",))
+def _where_method(self, condition, other):
+    return where(condition, self, other)
 
-_FUNCTIONAL_ONLY = ("where", "leaky_relu", "elu", "gelu", "silu", "softplus")
-METHODS = {name: globals()[name] for name in __all__ if name not in _FUNCTIONAL_ONLY}
-METHODS["where"] = lambda self, condition, other: where(condition, self, other)
+
+# Not top-level in PyTorch (torch.nn.functional has them): leaky_relu, elu, gelu, silu,
+# softplus are here for convenience.
+__all__ = exports(globals())

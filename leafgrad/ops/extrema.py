@@ -12,6 +12,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, NonDifferentiable
 from ._primitive import primitive
@@ -94,6 +95,7 @@ _amin = primitive(
 )
 
 
+@public()
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Maximum over ``dim`` (all when ``()``); ties share the gradient evenly."""
     _require_tensor(input, "amax")
@@ -102,6 +104,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     return _amax(input, dim=dims, keepdim=keepdim)
 
 
+@public()
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Minimum over ``dim`` (all when ``()``); ties share the gradient evenly."""
     _require_tensor(input, "amin")
@@ -225,6 +228,7 @@ def _extreme(op, input, dim, keepdim, other, full, per_dim, elementwise, result_
     return result_type(values, indices)
 
 
+@public()
 def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     """``max(x)``: the largest value; ``max(x, dim)``: ``(values, indices)``; ``max(x, y)``:
     elementwise maximum. Full reductions split the gradient among ties; per-dim ones send it
@@ -232,6 +236,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     return _extreme("max", input, dim, keepdim, other, _max_all, _max_dim, maximum, _MaxResult)
 
 
+@public()
 def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     """``min(x)``, ``min(x, dim)`` -> ``(values, indices)``, or ``min(x, y)`` elementwise."""
     return _extreme("min", input, dim, keepdim, other, _min_all, _min_dim, minimum, _MinResult)
@@ -267,15 +272,16 @@ def _arg(op, fn, input, dim, keepdim):
     return fn(input, dim=d, keepdim=keepdim)
 
 
+@public()
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index (int64) of the largest value: flat when ``dim`` is None; first of ties, NaN wins."""
     return _arg("argmax", _argmax, input, dim, keepdim)
 
 
+@public()
 def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index (int64) of the smallest value: flat when ``dim`` is None; first of ties, NaN wins."""
     return _arg("argmin", _argmin, input, dim, keepdim)
 
 
-__all__ = ["amax", "amin", "argmax", "argmin", "max", "min"]
-METHODS = {name: globals()[name] for name in __all__}
+__all__ = exports(globals())

@@ -2,7 +2,7 @@
 
 Each backward scatters into zeros with ``np.add.at`` so repeated indices accumulate, and
 each scatter's own backward is the gather again. ``Tensor.__getitem__`` lives in
-``slicing.py`` and is installed from here.
+``slicing.py``.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import operator
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._optable import Composite, Linear
 from ._primitive import primitive
 from .shape import expand, reshape
-from .slicing import getitem
 
 # ----- gather and its scatter-add backward -----
 
@@ -69,6 +69,7 @@ def _index_tensor(index, op: str) -> np.ndarray:
     return data.astype(np.int64, copy=False)
 
 
+@public()
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j][k] = input[index[i][j][k]][j][k]`` for dim 0 (likewise for other dims).
 
@@ -98,6 +99,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     return _gather(input, dim=d, index=idx)
 
 
+@public()
 def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     """Values of ``input`` at ``indices`` along ``dim``, both broadcast outside ``dim``;
     with ``dim=None`` both are flattened first."""
@@ -152,6 +154,7 @@ _index_add = primitive(
 )
 
 
+@public()
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of ``input`` at positions ``index`` (1-D) along ``dim``."""
     idx = _index_tensor(index, "index_select")
@@ -223,6 +226,7 @@ _masked_fill_tensor = primitive(
 )
 
 
+@public()
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """``input`` with ``value`` where the bool ``mask`` (broadcast against it) is True."""
     if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
@@ -250,6 +254,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 # ----- nonzero -----
 
 
+@public()
 def nonzero(input: Tensor, *, as_tuple: bool = False):
     """Indices of the non-zero entries: int64 of shape (n, ndim), or one 1-D tensor per dim."""
     data = input._data
@@ -260,8 +265,4 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
     return _wrap(np.argwhere(data).astype(np.int64, copy=False))
 
 
-__all__ = ["gather", "index_select", "masked_fill", "nonzero", "take_along_dim"]
-METHODS = {
-    "__getitem__": getitem, "gather": gather, "index_select": index_select,
-    "masked_fill": masked_fill, "nonzero": nonzero, "take_along_dim": take_along_dim,
-}  # fmt: skip
+__all__ = exports(globals())

@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from .._engine.forward import jet_state as _jet_state
+from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._optable import Linear
 from ._primitive import primitive, with_outputs
@@ -84,6 +85,7 @@ _cat = primitive(
 )
 
 
+@public(method=False)
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     """``tensors`` joined along an existing ``dim``; dtypes promote as in PyTorch."""
     tensors = _tensor_list(tensors, "cat")
@@ -139,6 +141,7 @@ _stack = primitive(
 )
 
 
+@public(method=False)
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     """``tensors`` (all of one shape) joined along a new ``dim``."""
     tensors = _tensor_list(tensors, "stack")
@@ -207,6 +210,7 @@ def _split_sizes(input, dim, sizes, node_name):
     return out if isinstance(out, tuple) else (out,)
 
 
+@public()
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     """Views of ``tensor`` along ``dim``: pieces of one size (the last may be smaller), or of
     the listed sizes (which must add up to the dim's size)."""
@@ -233,6 +237,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     return _split_sizes(tensor, d, sizes or [size], "SplitBackward0")
 
 
+@public()
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most ``chunks`` views of equal size (the last may be smaller) along ``dim``."""
     chunks = operator.index(chunks)
@@ -280,6 +285,7 @@ def _unbind_op(n: int):
     return with_outputs(_unbind, n, saves=("result",) if n > 1 else ())
 
 
+@public()
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices of ``input`` along ``dim``, each without that dim."""
     shape = input._data.shape
@@ -294,5 +300,4 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return out if isinstance(out, tuple) else (out,)
 
 
-__all__ = ["cat", "chunk", "concat", "concatenate", "split", "stack", "unbind"]
-METHODS = {"split": split, "chunk": chunk, "unbind": unbind}
+__all__ = exports(globals())

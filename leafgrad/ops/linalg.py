@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor
 from ._optable import Bilinear, Composite, Linear
 from ._primitive import primitive
@@ -89,6 +90,7 @@ _t = primitive(
 )
 
 
+@public()
 def t(input: Tensor) -> Tensor:
     """The transpose of a matrix; 0-D and 1-D tensors come back unchanged (as a new view)."""
     _check_tensors("t", input)
@@ -145,6 +147,7 @@ _mm = primitive(
 )
 
 
+@public()
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix product of ``input: (n, k)`` and ``mat2: (k, m)``; no broadcasting."""
     _check_tensors("mm", input, mat2)
@@ -168,6 +171,7 @@ _bmm = primitive(
 )
 
 
+@public()
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched product of ``input: (b, n, k)`` and ``mat2: (b, k, m)``; no broadcasting."""
     _check_tensors("bmm", input, mat2)
@@ -202,6 +206,7 @@ def _check_same_length(op: str, a: Tensor, b: Tensor) -> None:
         )
 
 
+@public()
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """Inner product of two 1-D tensors of the same length (a 0-D result)."""
     _check_tensors("dot", input, tensor)
@@ -225,6 +230,7 @@ _mv = primitive(
 )
 
 
+@public()
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Product of a matrix ``input: (n, k)`` and a vector ``vec: (k,)``."""
     _check_tensors("mv", input, vec)
@@ -249,6 +255,7 @@ _vecmat = primitive(
 )
 
 
+@public()
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """Outer product of two 1-D tensors, ``(n,)`` and ``(m,)`` -> ``(n, m)``; promotes dtypes."""
     _check_tensors("outer", input, vec2)
@@ -321,6 +328,7 @@ def _transposes_problem(a: Tensor, b: Tensor) -> bool:
     return da == 2 or (da == 3 and db == 3 and a._data.shape[0] == 1 and b._data.shape[0] != 1)
 
 
+@public()
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy/PyTorch semantics.
 
@@ -352,12 +360,14 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return _matmul_view(input, other)
 
 
+@public(function=False, method=False, operators=("__matmul__",))
 def _matmul_method(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(self, other)
 
 
+@public(function=False, method=False, operators=("__rmatmul__",))
 def _rmatmul_method(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
@@ -409,6 +419,7 @@ _addmm = primitive(
 )
 
 
+@public()
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to ``(n, m)``.
 
@@ -434,20 +445,4 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     return _addmm(input, mat1, mat2, **params)
 
 
-from .einsum import einsum  # noqa: E402 - it uses this module's checks
-
-__all__ = ["addmm", "bmm", "dot", "einsum", "ger", "matmul", "mm", "mv", "outer", "t"]
-
-METHODS = {
-    "matmul": matmul,
-    "mm": mm,
-    "bmm": bmm,
-    "dot": dot,
-    "outer": outer,
-    "ger": outer,
-    "t": t,
-    "mv": mv,
-    "addmm": addmm,
-    "__matmul__": _matmul_method,
-    "__rmatmul__": _rmatmul_method,
-}
+__all__ = exports(globals())

@@ -2,7 +2,7 @@
 
 Here: sum, mean, prod, cumsum, any, all. Their relatives live in
 ``extrema.py`` (amax/amin, max/min, argmax/argmin), ``softmax.py`` (logsumexp, softmax,
-log_softmax) and ``statistics.py`` (var, std, norm); all are re-exported from here.
+log_softmax) and ``statistics.py`` (var, std, norm).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import grad_mode
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, Linear, NonDifferentiable
 from ._primitive import primitive
@@ -25,9 +26,6 @@ from ._reduce import (
     _restore,
 )
 from .elementwise import where
-from .extrema import amax, amin, argmax, argmin, max, min
-from .softmax import log_softmax, logsumexp, softmax
-from .statistics import norm, std, var
 
 # ----- sum and mean -----
 
@@ -54,6 +52,7 @@ _sum_dim = primitive(
 )
 
 
+@public()
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Sum over ``dim`` (all elements when None); integers sum in int64 like PyTorch."""
     np_dtype = None if dtype is None else _as_np(dtype)
@@ -92,6 +91,7 @@ _mean_dim = primitive(
 )
 
 
+@public()
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Arithmetic mean over ``dim`` (all elements when None); floating inputs only."""
     np_dtype = None if dtype is None else _as_np(dtype)
@@ -176,6 +176,7 @@ _prod_dim = primitive(
 )
 
 
+@public()
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product over one ``dim`` (all elements when None); bools and integers give int64."""
     _require_tensor(input, "prod")
@@ -213,6 +214,7 @@ _cumsum = primitive(
 )
 
 
+@public()
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim``; bools and integers accumulate in int64."""
     _require_tensor(input, "cumsum")
@@ -246,22 +248,18 @@ def _logical_dims(dim, ndim, op):
     return _dims(dim, ndim, op)
 
 
+@public()
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether any element over ``dim`` is nonzero (bool; uint8 stays uint8)."""
     _require_tensor(input, "any")
     return _any(input, dim=_logical_dims(dim, input._data.ndim, "any"), keepdim=keepdim)
 
 
+@public()
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether every element over ``dim`` is nonzero (bool; uint8 stays uint8)."""
     _require_tensor(input, "all")
     return _all(input, dim=_logical_dims(dim, input._data.ndim, "all"), keepdim=keepdim)
 
 
-# extrema, softmax and statistics are re-exported so this module's registration gives
-# Tensor their methods and the package their names.
-__all__ = [
-    "all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "log_softmax", "logsumexp",
-    "max", "mean", "min", "norm", "prod", "softmax", "std", "sum", "var",
-]  # fmt: skip
-METHODS = {name: globals()[name] for name in __all__}
+__all__ = exports(globals())

@@ -1,9 +1,9 @@
 """Shape ops: views, broadcasting and its inverse, permutations, flips and repeats.
 
 Views (reshape, squeeze, permute, ...) return NumPy views of the input, as PyTorch's share
-storage; flip, roll and repeat copy. select/narrow (``slicing.py``) and cat/stack/split/
-chunk/unbind (``joining.py``) are re-exported here so this family lists them all; those
-modules import nothing from this one at load time.
+storage; flip, roll and repeat copy. select/narrow live in ``slicing.py`` and cat/stack/
+split/chunk/unbind in ``joining.py``; those modules import nothing from this one at load
+time.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import operator
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
 from ._optable import Linear
 from ._primitive import primitive
-from .joining import cat, chunk, concat, concatenate, split, stack, unbind
-from .slicing import alias, narrow, select
+from .slicing import alias
 
 
 def _broadcast_shapes_error(op, shape, target):
@@ -65,6 +65,7 @@ _sum_to = primitive(
 )
 
 
+@public(method=("sum_to_size",))
 def sum_to(x: Tensor, shape) -> Tensor:
     """Sum ``x`` over broadcast dimensions so it has ``shape`` (the inverse of expand)."""
     shape = tuple(shape)
@@ -115,6 +116,7 @@ def _expand_shape(x_shape, sizes, op):
     return tuple(out)
 
 
+@public(function=False)
 def expand(x: Tensor, *sizes) -> Tensor:
     """A broadcast view of ``x`` with ``sizes`` (-1 keeps a dimension)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
@@ -122,6 +124,7 @@ def expand(x: Tensor, *sizes) -> Tensor:
     return _expand(x, shape=_expand_shape(x._data.shape, sizes, "expand"))
 
 
+@public(function=False)
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     """``input`` expanded to ``other``'s shape."""
     return _expand(input, shape=_expand_shape(input._data.shape, other._data.shape, "expand_as"))
@@ -177,26 +180,31 @@ def _shape_arg(shape):
     return shape
 
 
+@public()
 def reshape(x: Tensor, *shape) -> Tensor:
     """``x`` with a new shape of the same number of elements (-1 infers one size)."""
     shape = _infer_shape(x._data.size, _shape_arg(shape), "reshape", x._data.shape)
     return _view(x, shape=shape)
 
 
+@public(function=False)
 def view(x: Tensor, *shape) -> Tensor:
     """A view of ``x`` with a new shape (-1 infers one size)."""
     shape = _infer_shape(x._data.size, _shape_arg(shape), "view", x._data.shape)
     return _view(x, shape=shape)
 
 
+@public(function=False)
 def view_as(input: Tensor, other: Tensor) -> Tensor:
     return view(input, other._data.shape)
 
 
+@public(function=False)
 def reshape_as(input: Tensor, other: Tensor) -> Tensor:
     return reshape(input, other._data.shape)
 
 
+@public()
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Dims ``start_dim..end_dim`` merged into one; a 0-d tensor becomes shape (1,)."""
     shape = input._data.shape
@@ -215,6 +223,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return _view(input, shape=shape[:start] + (merged,) + shape[end + 1 :])
 
 
+@public()
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """Dim ``dim`` split into ``sizes`` (one of which may be -1)."""
     shape = input._data.shape
@@ -251,6 +260,7 @@ _squeeze_all, _squeeze_dim, _squeeze_dims = (
 )
 
 
+@public()
 def squeeze(input: Tensor, dim=None) -> Tensor:
     """``input`` without size-1 dims: all of them, or those among ``dim`` (int or tuple)."""
     shape = input._data.shape
@@ -279,6 +289,7 @@ _unsqueeze = primitive(
 )
 
 
+@public()
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """A view of ``input`` with a size-1 dim inserted at ``dim`` (in [-ndim-1, ndim])."""
     return _unsqueeze(
@@ -304,6 +315,7 @@ _permute = primitive(
 )
 
 
+@public()
 def permute(input: Tensor, *dims, **kwargs) -> Tensor:
     """A view of ``input`` with its dims reordered: ``t.permute(1, 0)`` or ``t.permute((1, 0))``."""
     if not dims and "dims" in kwargs:
@@ -338,6 +350,7 @@ _transpose = primitive(
 )
 
 
+@public()
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view of ``input`` with dims ``dim0`` and ``dim1`` swapped."""
     ndim = input._data.ndim
@@ -349,6 +362,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 swapaxes = swapdims = transpose
 
 
+@public()
 def movedim(input: Tensor, source, destination) -> Tensor:
     """A view of ``input`` with dims ``source`` moved to positions ``destination``."""
     src = _dim_args((source,)) if isinstance(source, (tuple, list)) else (operator.index(source),)
@@ -391,6 +405,7 @@ _flip = primitive(
 )
 
 
+@public()
 def flip(input: Tensor, *dims) -> Tensor:
     """A copy of ``input`` with the order of entries reversed along ``dims``."""
     return _flip(input, dims=_unique_dims(_dim_args(dims), input._data.ndim, "flip"))
@@ -412,6 +427,7 @@ _roll = primitive(
 )
 
 
+@public()
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """A copy of ``input`` with entries shifted cyclically along ``dims`` (flattened if None)."""
     shifts = (
@@ -453,6 +469,7 @@ _repeat = primitive(
 )
 
 
+@public(function=False)
 def repeat(input: Tensor, *sizes) -> Tensor:
     """``input`` tiled ``sizes[i]`` times along dim i (extra sizes add leading dims)."""
     if not sizes:
@@ -469,37 +486,4 @@ def repeat(input: Tensor, *sizes) -> Tensor:
     return _repeat(input, repeats=sizes)
 
 
-# fmt: off
-__all__ = [
-    "cat", "chunk", "concat", "concatenate", "flatten", "flip", "moveaxis", "movedim", "narrow",
-    "permute", "reshape", "roll", "select", "split", "squeeze", "stack", "sum_to", "swapaxes",
-    "swapdims", "transpose", "unbind", "unflatten", "unsqueeze",
-]
-# fmt: on
-METHODS = {
-    "reshape": reshape,
-    "view": view,
-    "expand": expand,
-    "sum_to_size": sum_to,
-    "expand_as": expand_as,
-    "view_as": view_as,
-    "reshape_as": reshape_as,
-    "flatten": flatten,
-    "unflatten": unflatten,
-    "squeeze": squeeze,
-    "unsqueeze": unsqueeze,
-    "permute": permute,
-    "transpose": transpose,
-    "swapaxes": swapaxes,
-    "swapdims": swapdims,
-    "movedim": movedim,
-    "moveaxis": moveaxis,
-    "select": select,
-    "narrow": narrow,
-    "flip": flip,
-    "roll": roll,
-    "repeat": repeat,
-    "split": split,
-    "chunk": chunk,
-    "unbind": unbind,
-}  # fmt: skip
+__all__ = exports(globals())

@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
 from ._optable import Linear
 from ._primitive import primitive
@@ -63,6 +64,7 @@ _select_backward = primitive(
 )
 
 
+@public()
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The view ``input[..., index, ...]`` at ``dim``; that dim is removed."""
     shape = input._data.shape
@@ -111,6 +113,7 @@ _slice_backward = primitive(
 _SLICE_PARAMS = ("dim", "start", "stop", "step")
 
 
+@public()
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     """The view of ``length`` entries of ``input`` along ``dim`` from ``start``."""
     shape = input._data.shape
@@ -293,6 +296,7 @@ def _invalid_entry(k):
     )
 
 
+@public(function=False, method=("__getitem__",))
 def getitem(self: Tensor, key) -> Tensor:
     """``self[key]`` with PyTorch's semantics (a negative slice step is a ValueError)."""
     if not isinstance(key, tuple):
@@ -391,5 +395,4 @@ def _apply_slice(x: Tensor, dim: int, s: slice, *, skip_full: bool) -> Tensor:
     return _slice(x, dim=dim, start=start, stop=max(start, stop), step=step)
 
 
-__all__ = ["narrow", "select"]
-METHODS = {"__getitem__": getitem, "select": select, "narrow": narrow}
+__all__ = exports(globals())

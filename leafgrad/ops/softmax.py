@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic
 from ._primitive import primitive
@@ -64,6 +65,7 @@ _logsumexp = primitive(
 )
 
 
+@public()
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input), dim))`` computed stably; integers give the default float dtype."""
     _require_tensor(input, "logsumexp")
@@ -119,15 +121,16 @@ def _normalising(op, prim, input, dim, dtype):
     return prim(input, dim=d)
 
 
+@public()
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``exp(x) / sum(exp(x), dim)`` computed stably; ``dtype`` casts the input first."""
     return _normalising("softmax", _softmax, input, dim, dtype)
 
 
+@public()
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``x - logsumexp(x, dim, keepdim=True)`` computed stably; ``dtype`` casts the input first."""
     return _normalising("log_softmax", _log_softmax, input, dim, dtype)
 
 
-__all__ = ["log_softmax", "logsumexp", "softmax"]
-METHODS = {name: globals()[name] for name in __all__}
+__all__ = exports(globals())

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic
 from ._primitive import primitive
@@ -119,6 +120,7 @@ def _moment(op, prim, input, dim, unbiased, keepdim, correction):
     return prim(input, dim=dims, correction=correction, keepdim=keepdim)
 
 
+@public()
 def var(
     input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None
 ) -> Tensor:
@@ -130,6 +132,7 @@ def var(
     return _moment("var", _var, input, dim, unbiased, keepdim, correction)
 
 
+@public()
 def std(
     input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None
 ) -> Tensor:
@@ -243,6 +246,7 @@ def _norm_order(p, dim, ndim) -> float:
     return float(p)
 
 
+@public()
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """Vector p-norm over ``dim`` (all elements when None): p = 'fro'/2, 1, inf, -inf, 0 or
     any float. ``dtype`` casts the input first. The gradient is 0 where the norm is 0."""
@@ -273,5 +277,4 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
     return _norm(input, ord=order, dim=dims, keepdim=keepdim)
 
 
-__all__ = ["norm", "std", "var"]
-METHODS = {name: globals()[name] for name in __all__}
+__all__ = exports(globals())
