@@ -1,6 +1,85 @@
 """The op table: what each primitive is, declared once, and the registry that holds them.
 
-(Full documentation with one worked example per kind: see the end of this docstring.)
+Every primitive is one ``primitive(...)`` call (``_primitive.py``) next to its forward and
+rules: a NumPy forward, VJP rules written in leafgrad ops, and a declaration that the rest
+of the library reads instead of keeping lists of its own::
+
+    primitive(name, forward, vjp, *, kind, overload="", saves=(), node_name=None,
+              vjp_all=None, dtype_rule="promote", broadcast=False, scalars=False,
+              num_outputs=1, view=False, expose=None)
+
+- **key**: ``name.overload``, PyTorch's own scheme (``sum``, ``sum.dim_IntList``,
+  ``pow.Tensor_Scalar``, ``clamp.Tensor``); ``overload=""`` is the default overload. Where
+  PyTorch records one op under different node names (``matmul``'s UnsafeView/Clone, clamp
+  with one Tensor bound) each variant gets an overload of its own. ``REGISTRY`` refuses a
+  key declared twice, and ``primitive`` an unknown keyword, kind or ``saves`` entry
+  (TypeError), at import.
+- **kind**: what the op is, which is all forward mode (``_tangents``) and Taylor mode
+  (``_jets``) need to know; the kinds are below, each with an op declared with it.
+- **saves**: ``("result",)`` when a rule reads the output, as PyTorch saves it; the node then
+  keeps it (and checks it was not modified in place). Inputs are always kept.
+- **rules** share one calling convention, derivatives first (``_primitive``'s docstring):
+  ``vjp[i](grad, *inputs, result=, **params)``, ``jvp(*tangents, *inputs, result=,
+  **params)``.
+- **exposure** (``expose=public(...)``, or ``@public`` on the function that dispatches to the
+  primitives): function, Tensor method, in-place twin (``leafgrad/_exposure.py``).
+- **tests**: ``tests/ops/samples_*.py`` name keys; the guards fail for a differentiable key
+  without a sample (or an opt-out with a reason), and each sample gets gradcheck,
+  gradgradcheck, JVP and Taylor checks.
+
+The kinds, with a worked example each:
+
+``Unary(d1, d2)`` -- elementwise with known derivatives; the VJP (``grad * d1``), the JVP
+(``t * d1``) and Taylor coefficients (``y' = d1(x) x'``, then ``d2`` for the Laplacian) all
+follow. ``unary`` declares one and saves the result when ``d1`` takes it::
+
+    tanh = unary("tanh", np.tanh,
+                 d1=lambda x, result: 1 - result * result,
+                 d2=lambda x, result: -2 * result * (1 - result * result),
+                 expose=public(inplace=True))              # tanh, Tensor.tanh, tanh_
+
+``Linear(affine=False)`` -- tangents and coefficients go through the op itself; its inputs
+may change in place after the forward (its rules read only their shapes)::
+
+    _sum_dim = primitive("sum", _sum_forward, _sum_grad, kind=Linear(),
+                         overload="dim_IntList", node_name="SumBackward1", dtype_rule="keep")
+
+``Bilinear()`` -- the product rule with the op itself, Cauchy products for Taylor::
+
+    mul = primitive("mul", np.multiply,
+                    (lambda grad, x, y, result: grad * y, lambda grad, x, y, result: grad * x),
+                    kind=Bilinear(), overload="Tensor", node_name="MulBackward0",
+                    broadcast=True, scalars=True)
+
+``PiecewiseLinear()`` -- the VJP rules (a diagonal Jacobian) map tangents and coefficients::
+
+    relu = primitive("relu", _relu_forward,
+                     lambda grad, x, result: threshold_backward(grad, result),
+                     kind=PiecewiseLinear(), saves=("result",), node_name="ReluBackward0")
+
+``Composite(taylor_as, jvp)`` -- equal to ops with cheaper Taylor rules; its own JVP::
+
+    _true_div = primitive("div", np.true_divide, (lambda grad, x, y, result: grad / y, ...),
+                          kind=Composite(taylor_as=lambda x, y: x * y.reciprocal(),
+                                         jvp=lambda tx, ty, x, y, result: ...),
+                          overload="Tensor", node_name="DivBackward0", dtype_rule="float")
+
+``Generic(jvp)`` -- no structure: forward mode uses ``jvp``, Taylor mode nested duals::
+
+    _softmax = primitive("softmax", _softmax_forward,
+                         lambda grad, x, result, *, dim: result * (grad - ...),
+                         kind=Generic(jvp=lambda tx, x, result, *, dim: result * (tx - ...)),
+                         saves=("result",), node_name="SoftmaxBackward0")
+
+``NoDerivative()`` -- recorded as PyTorch records it, but backward raises::
+
+    floor_divide = primitive("floor_divide", _floor_divide_forward, kind=NoDerivative(),
+                             broadcast=True, scalars=True)
+
+``NonDifferentiable()`` -- results never require grad; no node, no rules::
+
+    eq = primitive("eq", np.equal, kind=NonDifferentiable(), broadcast=True, scalars=True,
+                   expose=public(operators=("__eq__",)))
 """
 
 from __future__ import annotations
@@ -106,7 +185,8 @@ SAVABLE = ("result",)  # inputs are always held by the node (version-checked unl
 @dataclass(frozen=True)
 class Primitive:
     """What ``primitive`` declared, as the registry keeps it (read by tests, Taylor mode,
-    docs). ``jvp`` is the forward rule in effect: declared by the kind or derived from it."""
+    docs). ``jvp`` is the forward rule in effect: declared by the kind or derived from it
+    (for Linear ops the machinery's ``_linear_jvp``, which applies the op to the tangents)."""
 
     name: str
     overload: str
