@@ -9,16 +9,20 @@ from .. import _creation  # noqa: F401 - declares Tensor.new_zeros ... (it impor
 from .._exposure import INPLACE, METHODS
 from .._tensor import Tensor
 from . import (  # noqa: F401 - importing a family declares its ops and their exposure
+    activations,
     arithmetic,
     comparison,
     composites,
     conversion,
+    division,
     einsum,
     elementwise,
     extrema,
     indexing,
     joining,
     linalg,
+    piecewise,
+    power,
     reduction,
     shape,
     slicing,

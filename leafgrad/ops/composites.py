@@ -16,7 +16,8 @@ import scipy.special as sp
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._primitive import unary
-from .elementwise import exp, where
+from .elementwise import exp
+from .piecewise import maximum, minimum, where
 
 _SQRT_PI_2 = math.sqrt(math.pi) / 2
 
@@ -71,8 +72,6 @@ def exp2(input: Tensor) -> Tensor:
 @public()
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """``log(exp(input) + exp(other))`` without overflow."""
-    from .elementwise import maximum
-
     top = maximum(input, other)
     return top + (-(input - other).abs()).exp().log1p()
 
@@ -117,16 +116,12 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Ten
 @public()
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores NaN (NaN only where both are)."""
-    from .elementwise import maximum
-
     return where(other.isnan(), input, where(input.isnan(), other, maximum(input, other)))
 
 
 @public()
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum that ignores NaN (NaN only where both are)."""
-    from .elementwise import minimum
-
     return where(other.isnan(), input, where(input.isnan(), other, minimum(input, other)))
 
 

@@ -17,7 +17,7 @@ from .._tensor import Tensor, _wrap
 from ._optable import Generic, NonDifferentiable
 from ._primitive import primitive
 from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
-from .elementwise import maximum, minimum, where
+from .piecewise import maximum, minimum, where
 
 # ----- amax / amin / max / min -----
 

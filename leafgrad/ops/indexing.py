@@ -15,6 +15,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._optable import Composite, Linear
 from ._primitive import primitive
+from .piecewise import where
 from .shape import expand, reshape
 
 # ----- gather and its scatter-add backward -----
@@ -199,8 +200,6 @@ def _masked_fill_jvp_tensor(tx, _tmask, tv, x, mask, value, result):
 
 def _masked_fill_as_where(x, mask, value=None, *, fill=None):
     """The same op as a ``where`` (piecewise linear), for Taylor mode."""
-    from .elementwise import where
-
     return where(mask, fill if value is None else value.to(x.dtype), x)
 
 

@@ -25,7 +25,7 @@ from ._reduce import (
     _require_tensor,
     _restore,
 )
-from .elementwise import where
+from .piecewise import where
 
 # ----- sum and mean -----
 

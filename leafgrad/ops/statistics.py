@@ -13,7 +13,7 @@ from ._optable import Generic
 from ._primitive import primitive
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
 from ._tangents import zero_tangent
-from .elementwise import where
+from .piecewise import where
 
 
 def _count(shape, dims) -> int:

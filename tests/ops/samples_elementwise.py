@@ -1,7 +1,7 @@
-"""Op-table samples for ops/elementwise.py and ops/conversion.py."""
+"""Op-table samples for ops/elementwise.py, activations.py, piecewise.py and conversion.py."""
 
 import leafgrad as lg
-from leafgrad.ops.elementwise import threshold_backward
+from leafgrad.ops.activations import threshold_backward
 
 from .optable import OpSample, away_from
 
