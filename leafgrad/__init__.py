@@ -46,6 +46,7 @@ from .ops.linalg import *  # noqa: F403
 from .ops.piecewise import *  # noqa: F403
 from .ops.power import *  # noqa: F403
 from .ops.reduction import *  # noqa: F403
+from .ops.reorder import *  # noqa: F403
 from .ops.shape import *  # noqa: F403
 from .ops.slicing import *  # noqa: F403
 from .ops.softmax import *  # noqa: F403

@@ -24,6 +24,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     piecewise,
     power,
     reduction,
+    reorder,
     shape,
     slicing,
     softmax,

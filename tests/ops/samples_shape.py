@@ -1,4 +1,5 @@
-"""Op-table samples for ops/shape.py and ops/joining.py (views, permutations, joins, splits)."""
+"""Op-table samples for ops/shape.py, reorder.py and joining.py (views, permutations, joins,
+splits)."""
 
 import leafgrad as lg
 from leafgrad.ops.shape import _squeeze_dim, sum_to
