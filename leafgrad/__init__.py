@@ -25,15 +25,28 @@ from ._tensor import Size, Tensor, device  # noqa: F401
 from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
 from ._creation import *  # noqa: F403
 from ._tensor_str import set_printoptions  # noqa: F401
+
+# Each family's __all__ is generated from its declarations (leafgrad/_exposure.py).
+from .ops.activations import *  # noqa: F403
 from .ops.arithmetic import *  # noqa: F403
 from .ops.comparison import *  # noqa: F403
 from .ops.composites import *  # noqa: F403
 from .ops.conversion import *  # noqa: F403
+from .ops.division import *  # noqa: F403
+from .ops.einsum import *  # noqa: F403
 from .ops.elementwise import *  # noqa: F403
+from .ops.extrema import *  # noqa: F403
 from .ops.indexing import *  # noqa: F403
+from .ops.joining import *  # noqa: F403
 from .ops.linalg import *  # noqa: F403
+from .ops.piecewise import *  # noqa: F403
+from .ops.power import *  # noqa: F403
 from .ops.reduction import *  # noqa: F403
+from .ops.reorder import *  # noqa: F403
 from .ops.shape import *  # noqa: F403
+from .ops.slicing import *  # noqa: F403
+from .ops.softmax import *  # noqa: F403
+from .ops.statistics import *  # noqa: F403
 from ._engine.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _dtype
 from ._engine.grad_mode import _state as _grad_state
+from ._exposure import public
 from ._tensor import Size, Tensor, _check_can_require_grad, _wrap
 from ._tensor import check_device as _check_device
 
@@ -496,6 +497,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 # They make tensors with this tensor's dtype unless told otherwise, never requiring grad
 # unless asked.
 def _new_sized(factory, op):
+    @public(function=False, method=(op,))
     def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False, **kw):  # fmt: skip
         shape = _size(size, kw.pop("size", None), op, kw)
@@ -506,6 +508,7 @@ def _new_sized(factory, op):
     return method
 
 
+@public(function=False, method=("new_tensor",))
 def _new_tensor(
     self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ):
@@ -523,6 +526,7 @@ def _new_tensor(
     )
 
 
+@public(function=False, method=("new_full",))
 def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):  # fmt: skip
     shape = _size_tuple(size, "new_full")
@@ -530,6 +534,9 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
     return full(shape, fill_value, dtype=dt, device=device, requires_grad=requires_grad)
 
 
+# Tensor(*args) builds its array with this: the Tensor imports nothing that makes arrays.
+@public(function=False, method=("_legacy_data",))
+@staticmethod
 def _legacy_data(args: tuple, device) -> np.ndarray:
     """The array of ``Tensor(*args)``: sizes give zeros, a sequence gives its values.
 
@@ -553,12 +560,9 @@ def _legacy_data(args: tuple, device) -> np.ndarray:
     )
 
 
-Tensor._legacy_data = staticmethod(_legacy_data)
-Tensor.new_zeros = _new_sized(zeros, "new_zeros")
-Tensor.new_ones = _new_sized(ones, "new_ones")
-Tensor.new_empty = _new_sized(empty, "new_empty")
-Tensor.new_tensor = _new_tensor
-Tensor.new_full = _new_full
+_new_zeros = _new_sized(zeros, "new_zeros")
+_new_ones = _new_sized(ones, "new_ones")
+_new_empty = _new_sized(empty, "new_empty")
 
 __all__ = [
     "manual_seed", "seed", "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones",

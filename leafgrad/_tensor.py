@@ -177,7 +177,7 @@ class Tensor:
             self._data = args[0]._data
             self._version_counter = args[0]._shared_version_counter()
         else:
-            self._data = self._legacy_data(args, device)  # installed by _creation
+            self._data = self._legacy_data(args, device)  # declared by _creation
         self._provenance = "created"  # read by autograd.explain
 
     # ----- array facts -----

@@ -1,28 +1,43 @@
-"""Every primitive op; importing this package gives Tensor its operators and methods."""
+"""Every primitive op; importing this package gives Tensor its operators and methods.
 
+Each op family declares its ops (``_optable``) and how they are exposed (``_exposure``:
+functions, Tensor methods, in-place twins) where they are defined; this is the one place
+that then gives Tensor its methods, from that registry.
+"""
+
+from .. import _creation  # noqa: F401 - declares Tensor.new_zeros ... (it imports no op)
+from .._exposure import INPLACE, METHODS
 from .._tensor import Tensor
-from . import (
+from . import (  # noqa: F401 - importing a family declares its ops and their exposure
+    activations,
     arithmetic,
     comparison,
     composites,
     conversion,
+    division,
+    einsum,
     elementwise,
+    extrema,
     indexing,
-    inplace,
+    joining,
     linalg,
+    piecewise,
+    power,
     reduction,
+    reorder,
     shape,
+    slicing,
+    softmax,
+    statistics,
 )
+from .inplace import inplace
 
-# In-place last: its methods wrap the out-of-place ones.
-FAMILIES = (
-    arithmetic, elementwise, comparison, conversion, reduction, shape, indexing, linalg,
-    composites, inplace,
-)  # fmt: skip
-
-for _family in FAMILIES:
-    for _name, _fn in _family.METHODS.items():
-        setattr(Tensor, _name, _fn)
+for _name, _fn in METHODS.items():
+    setattr(Tensor, _name, _fn)
+for _name, _fn in INPLACE.items():  # each in-place twin wraps its out-of-place op
+    if _name in METHODS:
+        raise ValueError(f"Tensor.{_name} is declared both as a method and as an in-place twin")
+    setattr(Tensor, _name, inplace(_fn, _name))
 
 # Python's default __eq__ would make Tensor unhashable once __eq__ is set; keep identity hashing.
 Tensor.__hash__ = object.__hash__

@@ -8,13 +8,13 @@ Two modes (see ``leafgrad.autograd.taylor``):
   directions ``q_k`` and ``L = sum_k w[k] * (second derivative along q_k)``: with unit
   directions and unit weights, the gradient and the Laplacian.
 
-No op needs code of its own here: each primitive's declaration says what kind it is.
-``linear`` ops map every coefficient; ``piecewise_linear`` ops (relu, clamp, where ...) apply
-their VJP rules to coefficients; ``bilinear`` ops (mul, matmul ...) combine coefficients by
-the product rule; elementwise ops with a first derivative ``d1`` (and ``d2``) follow
-``y' = d1(x) x'``; ``taylor_as`` gives an equivalent composite (division as ``x * (1/y)``).
-Any other op with a JVP rule (softmax, norm, prod ...) is evaluated on nested dual numbers,
-about 2^K JVPs for order K: exact, but the slow path.
+No op needs code of its own here: each primitive's ``kind`` (``_optable``) says how.
+``Linear`` ops map every coefficient; ``PiecewiseLinear`` ops (relu, clamp, where ...) apply
+their VJP rules to coefficients; ``Bilinear`` ops (mul, matmul ...) combine coefficients by
+the product rule; ``Unary`` ops with a first derivative ``d1`` (and ``d2``) follow
+``y' = d1(x) x'``; ``Composite`` ops are evaluated as their ``taylor_as`` (division as
+``x * (1/y)``). Any other op with a JVP rule (softmax, norm, prod ...) is evaluated on nested
+dual numbers, about 2^K JVPs for order K: exact, but the slow path.
 All of it runs in leafgrad ops, so ``backward()`` through a jet pass gives parameter grads.
 """
 
@@ -24,8 +24,10 @@ import math
 
 import numpy as np
 
+from .._engine import forward
 from .._engine.forward import jet_mode, jet_state
 from .._tensor import Tensor, _wrap
+from ._optable import Bilinear, Composite, Linear, PiecewiseLinear, Unary
 
 
 def _zeros(t: Tensor) -> Tensor:
@@ -69,41 +71,46 @@ def push(op, args, params, result) -> None:
 
 
 def _taylor(op, prim, args, params, result, jets, order):
-    if prim.linear:
-        return tuple(op(*_coefficient_args(prim, args, jets, k), **params) for k in range(order))
-    if getattr(prim, "piecewise_linear", False):
-        return tuple(_through_vjps(prim, args, params, result, jets, k) for k in range(order))
-    if getattr(prim, "bilinear", False):
-        return _taylor_bilinear(op, args, params, jets, order)
-    if getattr(prim, "taylor_as", None) is not None:
-        return _via_composite(prim, args, params, jets, ("taylor", order))
-    if getattr(prim, "d1", None) is not None:
-        return _taylor_unary(prim, args, params, result, jets, order)
-    if prim.jvp is not None or prim.elementwise:
+    match prim.kind:
+        case Linear():
+            return tuple(
+                op(*_coefficient_args(prim, args, jets, k), **params) for k in range(order)
+            )
+        case PiecewiseLinear():
+            return tuple(_through_vjps(prim, args, params, result, jets, k) for k in range(order))
+        case Bilinear():
+            return _taylor_bilinear(op, args, params, jets, order)
+        case Composite(taylor_as=taylor_as):
+            return _via_composite(taylor_as, args, params, jets, ("taylor", order))
+        case Unary() as kind:
+            return _taylor_unary(kind, args, params, result, jets, order)
+    if prim.jvp is not None:
         return _taylor_by_nested_duals(op, args, params, jets, order)
     raise _no_rule(op)
 
 
 def _collapsed(op, prim, args, params, result, jets, weights):
     n = len(weights)
-    if prim.linear:
-        directions = tuple(
-            op(*_coefficient_args(prim, args, _direction(jets, i), 0), **params) for i in range(n)
-        )
-        lap = op(*_coefficient_args(prim, args, _second(jets), 0), **params)
-        return directions, lap
-    if getattr(prim, "piecewise_linear", False):
-        directions = tuple(
-            _through_vjps(prim, args, params, result, _direction(jets, i), 0) for i in range(n)
-        )
-        return directions, _through_vjps(prim, args, params, result, _second(jets), 0)
-    if getattr(prim, "bilinear", False):
-        return _collapsed_bilinear(op, args, params, jets, weights)
-    if getattr(prim, "taylor_as", None) is not None:
-        return _via_composite(prim, args, params, jets, ("collapsed", weights))
-    if getattr(prim, "d1", None) is not None and getattr(prim, "d2", None) is not None:
-        return _collapsed_unary(prim, args, params, result, jets, weights)
-    if prim.jvp is not None or prim.elementwise:
+    match prim.kind:
+        case Linear():
+            directions = tuple(
+                op(*_coefficient_args(prim, args, _direction(jets, i), 0), **params)
+                for i in range(n)
+            )
+            lap = op(*_coefficient_args(prim, args, _second(jets), 0), **params)
+            return directions, lap
+        case PiecewiseLinear():
+            directions = tuple(
+                _through_vjps(prim, args, params, result, _direction(jets, i), 0) for i in range(n)
+            )
+            return directions, _through_vjps(prim, args, params, result, _second(jets), 0)
+        case Bilinear():
+            return _collapsed_bilinear(op, args, params, jets, weights)
+        case Composite(taylor_as=taylor_as):
+            return _via_composite(taylor_as, args, params, jets, ("collapsed", weights))
+        case Unary(d2=d2) as kind if d2 is not None:
+            return _collapsed_unary(kind, args, params, result, jets, weights)
+    if prim.jvp is not None:
         return _collapsed_by_nested_duals(op, args, params, jets, weights)
     raise _no_rule(op)
 
@@ -111,7 +118,7 @@ def _collapsed(op, prim, args, params, result, jets, weights):
 def _push_multi(op, prim, args, params, results, jets, mode) -> None:
     """Several outputs (split, unbind ...): only linear ops, each output its coefficients."""
     if not prim.linear:
-        if prim.jvp is None and not prim.elementwise:
+        if prim.jvp is None:
             raise _no_rule(op)
         with jet_mode(None):
             if mode[0] == "taylor":
@@ -233,10 +240,10 @@ def _sum(terms):
     return out
 
 
-def _via_composite(prim, args, params, jets, mode):
+def _via_composite(taylor_as, args, params, jets, mode):
     """Evaluate the declared equivalent composite with jets on, and take its jet."""
     with jet_mode(mode):
-        return prim.taylor_as(*args, **params)._jet
+        return taylor_as(*args, **params)._jet
 
 
 def _with_jet(t: Tensor, jet):
@@ -246,20 +253,20 @@ def _with_jet(t: Tensor, jet):
     return view
 
 
-def _taylor_unary(prim, args, params, result, jets, order):
+def _taylor_unary(kind, args, params, result, jets, order):
     """``y' = d1(x) x'``: ``k y_k = sum_{j=1..k} j x_j g_{k-j}`` with ``g = d1(x, y)``."""
     x, extra = args[0], args[1:]
     xs = jets[0] if jets[0] is not None else tuple(_zeros(x) for _ in range(order))
-    wants_result = "result" in _parameters(prim.d1)
+    wants_result = kind.d1_takes_result
     ys = []
     for k in range(1, order + 1):
         m = k - 1  # g needs coefficients 0..k-1
         if m == 0:
-            g_coeffs = [_call_d1(prim.d1, x, extra, result, params, wants_result)]
+            g_coeffs = [_call_d1(kind.d1, x, extra, result, params, wants_result)]
         else:
             with jet_mode(("taylor", m)):
                 g = _call_d1(
-                    prim.d1,
+                    kind.d1,
                     _with_jet(x, xs[:m]),
                     extra,
                     _with_jet(result, tuple(ys[:m])),
@@ -281,21 +288,15 @@ def _call_d1(d1, x, extra, result, params, wants_result):
     return d1(x, *extra, **params)
 
 
-def _parameters(fn):
-    import inspect
-
-    return inspect.signature(fn).parameters
-
-
-def _collapsed_unary(prim, args, params, result, jets, weights):
+def _collapsed_unary(kind, args, params, result, jets, weights):
     """``J_y = f'(x) J_x``; ``L_y = f'(x) L_x + f''(x) sum_k w_k J_k^2``."""
     x, extra = args[0], args[1:]
     jx = jets[0]
     if jx is None:
         zero = _zeros(result)
         return tuple(zero for _ in weights), zero
-    d1 = _call_d1(prim.d1, x, extra, result, params, "result" in _parameters(prim.d1))
-    d2 = _call_d1(prim.d2, x, extra, result, params, "result" in _parameters(prim.d2))
+    d1 = _call_d1(kind.d1, x, extra, result, params, kind.d1_takes_result)
+    d2 = _call_d1(kind.d2, x, extra, result, params, kind.d2_takes_result)
     directions = tuple(d1 * j for j in jx[0])
     curvature = None
     for j, w in zip(jx[0], weights):
@@ -319,8 +320,6 @@ def _collapsed_unary(prim, args, params, result, jets, weights):
 def _hyperdual(value, coeffs, levels):
     """``value`` as a tree of nested duals: its derivative along any set S of the levels is
     ``|S|! x_|S|`` (every node carries tangents at all levels outside its S)."""
-    from .._engine.forward import set_tangent
-
     memo = {}
 
     def node(taken: frozenset):
@@ -337,7 +336,7 @@ def _hyperdual(value, coeffs, levels):
         if depth < len(coeffs):
             for j, level in enumerate(levels):
                 if j not in taken:
-                    set_tangent(t, level, node(taken | {j}))
+                    forward.set_tangent(t, level, node(taken | {j}))
         return t
 
     return node(frozenset())
@@ -368,8 +367,6 @@ def _push_multi_collapsed(op, args, params, results, jets, weights) -> None:
 
 def _nested_duals(op, args, params, jets, order):
     """Coefficients 1..order of each output of ``op`` (None for non-float outputs)."""
-    from .._engine import forward
-
     levels = [forward.enter_dual_level() for _ in range(order)]
     try:
         hat = [

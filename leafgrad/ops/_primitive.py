@@ -1,22 +1,30 @@
 """Declaring a primitive: forward on arrays, derivative rules on Tensors, in one place.
 
-``primitive`` turns a NumPy forward and per-input VJP rules into a leafgrad op that
-promotes dtypes, wraps the result and records an ``OpNode`` when a graph is wanted. Rules
-are written with leafgrad ops, so the backward is itself differentiable.
+``primitive`` checks a declaration (``_optable`` documents the op table), registers it under
+``name.overload`` and turns it into a leafgrad op that promotes dtypes, wraps the result and
+records an ``OpNode`` when a graph is wanted. Rules are written with leafgrad ops, so the
+backward is itself differentiable.
 
-Rule signature: ``rule(grad, *inputs, result, **params)`` for each differentiable input;
-``inputs`` are exactly what the op was called with (Tensors or Python scalars).
+One calling convention for every rule: the incoming derivative(s) first, then the inputs
+exactly as the op was called with them (Tensors or Python numbers), then ``result`` (the
+output; a tuple for several; None unless the op ``saves`` it) and the op's parameters as
+keywords::
+
+    vjp[i](grad, *inputs, result=result, **params)             -> the gradient of input i
+    vjp_all(grad, *inputs, result=result, needs=needs, **params) -> one per input (or None)
+    jvp(*tangents, *inputs, result=result, **params)             -> the output's tangent
+
+``grad`` is the output's gradient, ``tangents`` one per input (None where it has none),
+``needs`` which inputs want a gradient.
 """
 
 from __future__ import annotations
 
-import dis
-import inspect
+from dataclasses import replace
 
 import numpy as np
 
 from .. import _dtype
-from .._dtype import result_type
 from .._engine import grad_mode
 from .._engine.anomaly import record_creation as _record_creation
 from .._engine.anomaly import state as _anomaly
@@ -24,70 +32,31 @@ from .._engine.forward import jet_state as _jet_state
 from .._engine.forward import state as _forward_state
 from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
 from .._tensor import Tensor, _wrap
-from ._tangents import _elementwise_jvp, _linear_jvp, _push_tangents, _zeros_like_data
+from . import _jets, _optable
+from ._inputs import _broadcast_error, _check_args, _promote, _quietly
+from ._optable import (
+    Bilinear,
+    Composite,
+    Generic,
+    Linear,
+    NoDerivative,
+    PiecewiseLinear,
+    Primitive,
+    Unary,
+)
+from ._tangents import (
+    _linear_jvp,
+    _push_tangents,
+    _zeros_like_data,
+    diagonal_jvp,
+    product_rule,
+)
 
 _state = grad_mode._state
 _forward = _forward_state  # active dual levels
 
-# NumPy warns on log(0), 1/0 and the like; PyTorch returns inf/nan silently. Entering
-# np.errstate costs ~1.5 us per op, so we set its context variable directly when this NumPy
-# exposes it (a private name, hence the fallback).
-try:
-    from numpy._core._ufunc_config import _extobj_contextvar as _errstate_var
-
-    with np.errstate(all="ignore"):
-        _QUIET = _errstate_var.get()
-
-    def _quietly(forward, arrays, params):
-        token = _errstate_var.set(_QUIET)
-        try:
-            return forward(*arrays, **params)
-        finally:
-            _errstate_var.reset(token)
-
-except ImportError:  # pragma: no cover - other NumPy layouts
-
-    def _quietly(forward, arrays, params):
-        with np.errstate(all="ignore"):
-            return forward(*arrays, **params)
-
-
-_REGISTRY: dict = {}  # name -> Primitive; the op-table guard tests read this
+_REGISTRY = _optable.REGISTRY  # "name.overload" -> Primitive
 _NO_EDGE = (None, 0)
-
-
-class Primitive:
-    """What ``primitive`` declared: kept for introspection (tests, Taylor mode, docs)."""
-
-    def __init__(self, name, forward, vjp, node_name, jvp, dtype_rule, broadcast, extra):
-        self.name = name
-        self.forward = forward
-        self.vjp = vjp
-        self.node_name = node_name
-        self.jvp = jvp
-        self.dtype_rule = dtype_rule
-        self.broadcast = broadcast
-        self.__dict__.update(extra)
-
-
-def _reads(rule, name: str) -> bool:
-    """Whether ``rule``'s code reads the parameter ``name`` (not just declares it)."""
-    if name not in inspect.signature(rule).parameters:
-        return False
-    code = getattr(rule, "__code__", None)
-    if code is None:
-        return True
-    for ins in dis.get_instructions(code):
-        if ins.opname.startswith("LOAD") and (
-            ins.argval == name or (isinstance(ins.argval, tuple) and name in ins.argval)
-        ):
-            return True
-    return name in code.co_cellvars  # captured by an inner function
-
-
-def _wants_result(rules) -> bool:
-    """Save the output only for rules that read it: most do not, and it costs memory."""
-    return any(rule is not None and _reads(rule, "result") for rule in rules)
 
 
 def _sum_to(grad, shape):
@@ -110,7 +79,7 @@ def _make_backward(vjp, vjp_all, broadcast, num_outputs):
 
         def backward(grads, args, result, params, needs):
             grad = grads[0] if num_outputs == 1 else _materialize(grads, result)
-            outs = vjp_all(grad, args, result, needs, **params)
+            outs = vjp_all(grad, *args, result=result, needs=needs, **params)
             return [
                 None if g is None or not n else _fit(g, a, broadcast)
                 for g, a, n in zip(outs, args, needs)
@@ -136,100 +105,99 @@ def _materialize(grads, result):
     return tuple(g if g is not None else _zeros_like_data(r._data) for g, r in zip(grads, result))
 
 
-def _promote(args, float_only):
-    """The arrays (or Python scalars) to hand the forward, cast to the result dtype."""
-    # Fast path: the common case of tensors sharing one dtype (and float scalars with them).
-    first = None
-    for a in args:
-        if type(a) is Tensor or isinstance(a, Tensor):
-            d = a._data.dtype
-            if first is None:
-                first = d
-            elif d != first:
-                break
-        elif type(a) is not float:
-            break
-    else:
-        if first is not None and first.kind == "f":
-            return [a._data if (type(a) is Tensor or isinstance(a, Tensor)) else a for a in args]
-    dt = result_type(*args)
-    if float_only and not dt.is_floating_point:
-        dt = _dtype.get_default_dtype()
-    target = dt.np
-    arrays = []
-    for a in args:
-        if isinstance(a, Tensor):
-            d = a._data
-            arrays.append(d if d.dtype == target else d.astype(target))
-        else:
-            arrays.append(a)
-    return arrays
-
-
-def _broadcast_error(name, args) -> RuntimeError:
-    shapes = [list(a._data.shape) if isinstance(a, Tensor) else "scalar" for a in args]
-    return RuntimeError(
-        f"{name}: shapes {shapes} cannot be broadcast together; aligned from the right, each "
-        "pair of sizes must be equal or one of them 1. Reshape or unsqueeze an operand."
-    )
-
-
-def _check_args(name, args, allow_scalars):
-    for i, a in enumerate(args):
-        if not isinstance(a, Tensor):
-            if allow_scalars and isinstance(a, (int, float, bool, np.number)):
-                continue
-            expected = "a Tensor or a Python number" if allow_scalars else "a Tensor"
-            raise TypeError(f"{name}(): argument {i} must be {expected}, not {type(a).__name__}")
-
-
 def primitive(
     name: str,
     forward,
-    vjp=(),
+    vjp=None,
     *,
-    vjp_all=None,
+    kind,
+    overload: str = "",
+    saves: tuple = (),
     node_name: str | None = None,
-    jvp=None,
+    vjp_all=None,
     dtype_rule: str = "promote",
     broadcast: bool = False,
-    differentiable: bool = True,
-    num_outputs: int = 1,
     scalars: bool = False,
-    save_result: bool | None = None,
+    num_outputs: int = 1,
     view: bool = False,
-    linear: bool = False,
-    affine: bool = False,
-    elementwise: bool = False,
-    **extra,
+    expose=None,
 ):
-    """Declare an op; returns the callable ``op(*inputs, **params)``.
+    """Declare an op and register it under ``name.overload``; returns ``op(*inputs, **params)``.
 
+    ``forward(*arrays, **params)`` computes on NumPy arrays. ``vjp``: one rule per input (a
+    single rule for a one-input op; None for an input that never needs a gradient), or
+    ``vjp_all`` one rule for all of them (ops with any number of inputs). ``kind``: what the
+    op is (``_optable``: Unary, Linear, Bilinear, PiecewiseLinear, Composite, Generic,
+    NoDerivative, NonDifferentiable), which gives its forward-mode and Taylor rules.
+    ``saves=("result",)``: the node keeps the output, for rules that read ``result``.
     ``dtype_rule``: "promote" (PyTorch promotion, arrays cast to the result dtype), "float"
     (as promote, then integers become the default float), or "keep" (arrays passed as they
     are; the forward decides). ``broadcast``: grads are summed back to input shapes.
-    ``scalars``: Python numbers are accepted as inputs. ``differentiable=False``: results
-    never require grad (comparisons, indices, rounding done without a rule). ``view``: when
-    the forward returns a NumPy view of the first input, the result is a leafgrad view of it
-    (shares its version counter; in-place writes through it rebase the base's history).
-    Forward mode: ``jvp(*tangents, *inputs, result, **params)`` gives the output tangent
-    (None for inputs without one); ``linear=True`` ops apply themselves to the tangents;
-    ``elementwise=True`` ops (diagonal Jacobians) reuse their VJP rules as JVP rules;
-    ``affine=True`` marks a linear op whose Python-number operands are constants (``x + 2``).
-    Taylor mode (``ops._jets``) also reads ``piecewise_linear``, ``bilinear``, ``taylor_as``
-    and ``d1``/``d2`` from ``extra``.
+    ``scalars``: Python numbers are accepted as inputs. ``num_outputs``: how many arrays the
+    forward returns. ``view``: when the forward returns a NumPy view of the first input, the
+    result is a leafgrad view of it (shares its version counter; in-place writes through it
+    rebase the base's history). ``expose``: how the op itself is public, a
+    ``_exposure.public(...)`` (most ops are exposed through a function that dispatches to
+    their primitives). Unknown keywords, kinds or ``saves`` entries raise TypeError, a second
+    declaration of one key ValueError.
     """
-    if not isinstance(vjp, tuple):
+    if vjp is not None and not isinstance(vjp, tuple):
         vjp = (vjp,)
-    node_name = node_name or f"{name.capitalize()}Backward0"
-    linear = linear or affine
-    jvp_rule = _linear_jvp if linear else jvp
-    if elementwise and jvp is None:
-        jvp_rule = _elementwise_jvp(vjp)
-    backward = _make_backward(vjp, vjp_all, broadcast, num_outputs)
-    if save_result is None:
-        save_result = _wants_result(vjp) or (vjp_all is not None and _wants_result((vjp_all,)))
-    keep_result = save_result
+    jvp = None  # the forward rule: declared by the kind, or derived from it
+    match kind:
+        case Unary():
+            if vjp is None and kind.d1_takes_result and "result" not in saves:
+                raise TypeError(f"primitive {name!r}: d1 reads result; declare saves=('result',)")
+            derived_vjp, derived_jvp = _unary_rules(kind)
+            vjp = vjp or (derived_vjp,)
+            jvp = kind.jvp or derived_jvp
+        case Composite() | Generic():
+            jvp = kind.jvp
+        case Linear():
+            jvp = _linear_jvp  # the op applied to the tangents (called as the machinery's)
+        case PiecewiseLinear() if vjp:
+            jvp = diagonal_jvp(*vjp)
+        case NoDerivative():
+            vjp_all = _no_derivative(name)
+            node_name = node_name or "torch::autograd::NotImplemented"
+    declared = Primitive(
+        name=name,
+        overload=overload,
+        forward=forward,
+        vjp=vjp,
+        vjp_all=vjp_all,
+        kind=kind,
+        saves=saves,
+        node_name=node_name or f"{name.capitalize()}Backward0",
+        jvp=jvp,
+        dtype_rule=dtype_rule,
+        broadcast=broadcast,
+        scalars=scalars,
+        num_outputs=num_outputs,
+        view=view,
+    )
+    _optable.check(declared)
+    op = _build(declared)
+    _optable.register(op.primitive)
+    return op if expose is None else expose(op)
+
+
+def with_outputs(op, num_outputs: int, saves: tuple):
+    """``op`` for a forward that returns ``num_outputs`` arrays (split into n pieces ...): the
+    same declaration, not registered again."""
+    return _build(replace(op.primitive, num_outputs=num_outputs, saves=saves))
+
+
+def _build(prim: Primitive):
+    """The callable op for a checked declaration."""
+    name, forward, vjp, vjp_all = prim.name, prim.forward, prim.vjp, prim.vjp_all
+    broadcast, scalars, view = prim.broadcast, prim.scalars, prim.view
+    num_outputs = prim.num_outputs
+    node_name, dtype_rule = prim.node_name, prim.dtype_rule
+    differentiable = prim.differentiable
+    linear = prim.linear
+    backward = _make_backward(vjp, vjp_all, broadcast, num_outputs) if differentiable else None
+    keep_result = "result" in prim.saves
     float_only = dtype_rule == "float"
     promote = dtype_rule in ("promote", "float")
 
@@ -301,20 +269,14 @@ def primitive(
         if _forward.levels and differentiable:
             _push_tangents(op, jvp_rule, args, params, result, num_outputs)
         if _jet_state.mode is not None and differentiable:
-            from . import _jets  # needs the ops defined with this machinery
-
             _jets.push(op, args, params, result)
         return result
 
     op.__name__ = op.__qualname__ = name
-    extra["differentiable"] = differentiable
-    extra["linear"] = linear
-    extra["affine"] = affine
-    extra["elementwise"] = elementwise
-    op.primitive = Primitive(
-        name, forward, vjp or vjp_all, node_name, jvp, dtype_rule, broadcast, extra
-    )
-    _REGISTRY[name] = op.primitive
+    if type(prim.kind) is Bilinear:
+        prim = replace(prim, jvp=product_rule(op))  # the op's own product rule
+    op.primitive = prim
+    jvp_rule = prim.jvp
     return op
 
 
@@ -361,39 +323,40 @@ def _compose(inner, outer):
     return lambda t: outer(inner(t))
 
 
-def unary(name: str, forward, *, d1, d2=None, node_name=None, dtype_rule="float", **extra):
-    """An elementwise op of one tensor whose rules follow from its derivatives.
+def unary(name: str, forward, *, d1, d2=None, dtype_rule="float", **declaration):
+    """An elementwise op of one tensor whose rules follow from its derivatives:
+    ``primitive(name, forward, kind=Unary(d1, d2))``, saving the result when ``d1`` reads it.
 
     ``d1(x, result)`` (and ``d2`` for Taylor mode) are written in leafgrad ops.
     """
-    wants = _wants_result((d1,))
-    if wants:
+    kind = Unary(d1, d2)
+    saves = ("result",) if kind.d1_takes_result else ()
+    return primitive(name, forward, kind=kind, saves=saves, dtype_rule=dtype_rule, **declaration)
+
+
+def _unary_rules(kind: Unary):
+    """``grad * d1`` and ``t * d1``, with ``result`` passed on only when ``d1`` takes it."""
+    d1 = kind.d1
+    if kind.d1_takes_result:
 
         def vjp(grad, x, result, **params):
             return grad * d1(x, result=result, **params)
-    else:
-
-        def vjp(grad, x, result, **params):
-            return grad * d1(x, **params)
-
-    if wants:
 
         def jvp(t, x, result, **params):
             return t * d1(x, result=result, **params)
     else:
 
+        def vjp(grad, x, result, **params):
+            return grad * d1(x, **params)
+
         def jvp(t, x, result, **params):
             return t * d1(x, **params)
 
-    return primitive(
-        name,
-        forward,
-        (vjp,),
-        jvp=jvp,
-        node_name=node_name,
-        dtype_rule=dtype_rule,
-        save_result=wants,
-        d1=d1,
-        d2=d2,
-        **extra,
-    )
+    return vjp, jvp
+
+
+def _no_derivative(name):
+    def vjp_all(grad, *args, **params):
+        raise RuntimeError(f"the derivative for '{name}' is not implemented (nor is it in PyTorch)")
+
+    return vjp_all

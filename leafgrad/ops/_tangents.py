@@ -1,9 +1,11 @@
 """Forward mode inside the op machinery: pushing tangents through a primitive's JVP rule.
 
-A JVP rule is ``jvp(*tangents, *inputs, result, **params)`` (None for inputs without a
-tangent). ``linear`` ops apply themselves to the tangents; ``elementwise`` ops (diagonal
-Jacobians) reuse their VJP rules. The helpers ``tangent_sum``, ``scaled`` and
-``zero_tangent`` keep rules short where tangents may be missing.
+A JVP rule is ``jvp(*tangents, *inputs, result=result, **params)`` (None for inputs without
+a tangent), the convention of every rule (``_primitive``). Kinds derive theirs: Linear ops
+apply themselves to the tangents (``_linear_jvp``), Bilinear ones their product rule
+(``product_rule``), PiecewiseLinear ones (diagonal Jacobians) their VJP rules
+(``diagonal_jvp``). The helpers ``tangent_sum``, ``scaled`` and ``zero_tangent`` keep rules
+short where tangents may be missing.
 """
 
 from __future__ import annotations
@@ -42,16 +44,12 @@ def zero_tangent(result):
     return _wrap(np.zeros_like(result._data))
 
 
-def _elementwise_jvp(vjp):
-    """For a diagonal Jacobian the VJP rule applied to the tangent is the JVP."""
+def diagonal_jvp(*vjp):
+    """For a diagonal Jacobian the VJP rules applied to the tangents are the JVP."""
+    n = len(vjp)
 
-    def jvp(*tangents_args_result, **params):
-        n = len(vjp)
-        tangents, args, result = (
-            tangents_args_result[:n],
-            tangents_args_result[n : 2 * n],
-            tangents_args_result[-1],
-        )
+    def jvp(*tangents_and_args, result, **params):
+        tangents, args = tangents_and_args[:n], tangents_and_args[n:]
         shape = result._data.shape
         terms = []
         for rule, t in zip(vjp, tangents):
@@ -61,6 +59,19 @@ def _elementwise_jvp(vjp):
                 t = t.expand(shape)
             terms.append(rule(t, *args, result=result, **params))
         return tangent_sum(*terms)
+
+    return jvp
+
+
+def product_rule(op):
+    """The JVP of a bilinear ``op``: ``op(tx, y) + op(x, ty)`` (None tangents are zero)."""
+
+    def jvp(tx, ty, x, y, *, result, **params):
+        out = None if tx is None else op(tx, y, **params)
+        if ty is not None:
+            term = op(x, ty, **params)
+            out = term if out is None else out + term
+        return out
 
     return jvp
 
@@ -112,7 +123,7 @@ def _push_tangents(op, jvp, args, params, result, num_outputs) -> None:
             if jvp is _linear_jvp:
                 out = _linear_jvp(op, tangents, args, params)
             else:
-                out = jvp(*tangents, *args, result, **params)
+                out = jvp(*tangents, *args, result=result, **params)
         if out is None:
             continue
         if num_outputs == 1:

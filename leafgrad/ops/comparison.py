@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exposure import exports, public
+from ._optable import NonDifferentiable
 from ._primitive import primitive
 
 
 def _compare(name, fn):
-    return primitive(name, fn, differentiable=False, broadcast=True, scalars=True)
+    return primitive(
+        name,
+        fn,
+        kind=NonDifferentiable(),
+        broadcast=True,
+        scalars=True,
+        expose=public(operators=(f"__{name}__",)),
+    )
 
 
 eq = _compare("eq", np.equal)
@@ -19,26 +28,40 @@ gt = _compare("gt", np.greater)
 ge = _compare("ge", np.greater_equal)
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
-isnan = primitive("isnan", np.isnan, differentiable=False, dtype_rule="keep")
-isinf = primitive("isinf", np.isinf, differentiable=False, dtype_rule="keep")
-isfinite = primitive("isfinite", np.isfinite, differentiable=False, dtype_rule="keep")
-isposinf = primitive("isposinf", np.isposinf, differentiable=False, dtype_rule="keep")
-isneginf = primitive("isneginf", np.isneginf, differentiable=False, dtype_rule="keep")
+isnan = primitive("isnan", np.isnan, kind=NonDifferentiable(), dtype_rule="keep", expose=public())
+isinf = primitive("isinf", np.isinf, kind=NonDifferentiable(), dtype_rule="keep", expose=public())
+isfinite = primitive(
+    "isfinite", np.isfinite, kind=NonDifferentiable(), dtype_rule="keep", expose=public()
+)
+isposinf = primitive(
+    "isposinf", np.isposinf, kind=NonDifferentiable(), dtype_rule="keep", expose=public()
+)
+isneginf = primitive(
+    "isneginf", np.isneginf, kind=NonDifferentiable(), dtype_rule="keep", expose=public()
+)
 
 
 def _logical(name, fn):
     return primitive(
-        name, fn, differentiable=False, dtype_rule="keep", broadcast=True, scalars=True
+        name,
+        fn,
+        kind=NonDifferentiable(),
+        dtype_rule="keep",
+        broadcast=True,
+        scalars=True,
+        expose=public(),
     )
 
 
 logical_and = _logical("logical_and", np.logical_and)
 logical_or = _logical("logical_or", np.logical_or)
 logical_xor = _logical("logical_xor", np.logical_xor)
-logical_not = primitive("logical_not", np.logical_not, differentiable=False, dtype_rule="keep")
+logical_not = primitive(
+    "logical_not", np.logical_not, kind=NonDifferentiable(), dtype_rule="keep", expose=public()
+)
 
 
-def _bitwise(name, fn):
+def _bitwise(name, fn, operator):
     def forward(x, y):
         if np.result_type(x, y).kind == "f":
             # PyTorch has no floating-point kernel for these: NotImplementedError.
@@ -47,12 +70,19 @@ def _bitwise(name, fn):
             )
         return fn(x, y)
 
-    return primitive(name, forward, differentiable=False, broadcast=True, scalars=True)
+    return primitive(
+        name,
+        forward,
+        kind=NonDifferentiable(),
+        broadcast=True,
+        scalars=True,
+        expose=public(operators=(f"__{operator}__",), reflected=(f"__r{operator}__",)),
+    )
 
 
-bitwise_and = _bitwise("bitwise_and", np.bitwise_and)
-bitwise_or = _bitwise("bitwise_or", np.bitwise_or)
-bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "and")
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "or")
+bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "xor")
 
 
 def _invert_forward(x):
@@ -63,21 +93,29 @@ def _invert_forward(x):
     return np.invert(x)
 
 
-bitwise_not = primitive("bitwise_not", _invert_forward, differentiable=False, dtype_rule="keep")
+bitwise_not = primitive(
+    "bitwise_not",
+    _invert_forward,
+    kind=NonDifferentiable(),
+    dtype_rule="keep",
+    expose=public(operators=("__invert__",)),
+)
 
 
 def _close_forward(x, y, *, rtol, atol, equal_nan):
     return np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-_isclose = primitive("isclose", _close_forward, differentiable=False, broadcast=True)
+_isclose = primitive("isclose", _close_forward, kind=NonDifferentiable(), broadcast=True)
 
 
+@public()
 def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
     """Elementwise ``|input - other| <= atol + rtol * |other|``."""
     return _isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
+@public()
 def allclose(
     input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> bool:
@@ -85,22 +123,10 @@ def allclose(
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
+@public()
 def equal(input, other) -> bool:
     """Same shape and same values."""
     return input._data.shape == other._data.shape and bool((input._data == other._data).all())
 
 
-__all__ = [
-    "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
-    "not_equal", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_and",
-    "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_not", "isclose", "allclose", "equal",
-]  # fmt: skip
-
-METHODS = {name: globals()[name] for name in __all__}
-METHODS.update({
-    "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
-    "__and__": bitwise_and, "__or__": bitwise_or, "__xor__": bitwise_xor,
-    "__rand__": lambda s, o: bitwise_and(o, s), "__ror__": lambda s, o: bitwise_or(o, s),
-    "__rxor__": lambda s, o: bitwise_xor(o, s), "__invert__": bitwise_not,
-})  # fmt: skip
+__all__ = exports(globals())

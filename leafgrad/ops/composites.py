@@ -13,9 +13,11 @@ from collections import namedtuple
 import numpy as np
 import scipy.special as sp
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._primitive import unary
-from .elementwise import exp, where
+from .elementwise import exp
+from .piecewise import maximum, minimum, where
 
 _SQRT_PI_2 = math.sqrt(math.pi) / 2
 
@@ -24,6 +26,7 @@ erfinv = unary(
     sp.erfinv,
     d1=lambda x, result: _SQRT_PI_2 * exp(result * result),
     d2=lambda x, result: 2 * result * (_SQRT_PI_2 * exp(result * result)) ** 2,
+    expose=public(),
 )
 
 
@@ -36,39 +39,44 @@ def _tensor(x, op: str) -> Tensor:
 # ----- elementwise -----
 
 
+@public()
 def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     """``input + weight * (end - input)``."""
     return input + weight * (end - input)
 
 
+@public()
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
     return input + value * tensor1 * tensor2
 
 
+@public()
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2``."""
     return input + value * tensor1 / tensor2
 
 
+@public()
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
     return (input * input + other * other).sqrt()
 
 
+@public()
 def exp2(input: Tensor) -> Tensor:
     """``2 ** input``."""
     return 2.0**input
 
 
+@public()
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """``log(exp(input) + exp(other))`` without overflow."""
-    from .elementwise import maximum
-
     top = maximum(input, other)
     return top + (-(input - other).abs()).exp().log1p()
 
 
+@public()
 def sinc(input: Tensor) -> Tensor:
     """``sin(pi x) / (pi x)``, 1 at 0."""
     px = input * math.pi
@@ -76,19 +84,23 @@ def sinc(input: Tensor) -> Tensor:
     return where(input == 0, 1.0, safe.sin() / safe)
 
 
+@public()
 def deg2rad(input: Tensor) -> Tensor:
     return input * (math.pi / 180.0)
 
 
+@public()
 def rad2deg(input: Tensor) -> Tensor:
     return input * (180.0 / math.pi)
 
 
+@public()
 def frac(input: Tensor) -> Tensor:
     """The fractional part, ``input - trunc(input)`` (gradient 1)."""
     return input - input.trunc()
 
 
+@public()
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:
     """NaN and infinities replaced by finite numbers (the dtype's extremes by default)."""
     info = np.finfo(input._data.dtype) if input._data.dtype.kind == "f" else None
@@ -101,17 +113,15 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Ten
     return where(out == -math.inf, lo, out)
 
 
+@public()
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores NaN (NaN only where both are)."""
-    from .elementwise import maximum
-
     return where(other.isnan(), input, where(input.isnan(), other, maximum(input, other)))
 
 
+@public()
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum that ignores NaN (NaN only where both are)."""
-    from .elementwise import minimum
-
     return where(other.isnan(), input, where(input.isnan(), other, minimum(input, other)))
 
 
@@ -128,12 +138,14 @@ def _tri_mask(x: Tensor, diagonal: int, upper: bool):
     return _wrap(mask)
 
 
+@public()
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dims (zeros below the ``diagonal``-th)."""
     _check_matrix(input, "triu")
     return where(_tri_mask(input, diagonal, True), input, 0)
 
 
+@public()
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two dims (zeros above the ``diagonal``-th)."""
     _check_matrix(input, "tril")
@@ -146,6 +158,7 @@ def _check_matrix(x, op):
         raise RuntimeError(f"{op}: input must have at least 2 dimensions, got {x._data.ndim}")
 
 
+@public()
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of dims ``dim1``/``dim2``, moved to the last dim."""
     _tensor(input, "diagonal")
@@ -163,6 +176,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     return moved[(Ellipsis, i, j)]
 
 
+@public()
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D input becomes a square matrix with it on a diagonal; a 2-D input gives its
     diagonal."""
@@ -185,6 +199,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 _diagonal = diagonal
 
 
+@public()
 def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix."""
     _tensor(input, "trace")
@@ -199,6 +214,7 @@ _SortResult = namedtuple("sort", ["values", "indices"])
 _TopkResult = namedtuple("topk", ["values", "indices"])
 
 
+@public()
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """Indices that sort ``input`` along ``dim`` (int64, no gradient)."""
     _tensor(input, "argsort")
@@ -210,6 +226,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     return _wrap(order.reshape(input._data.shape).astype(np.int64))
 
 
+@public()
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """``(values, indices)`` sorted along ``dim``; values carry the gradient."""
     idx = argsort(input, dim, descending, stable)
@@ -220,6 +237,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     return _SortResult(gather(input, dim, idx), idx)
 
 
+@public()
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     _tensor(input, "topk")
@@ -238,6 +256,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return _TopkResult(values, idx)
 
 
+@public()
 def msort(input: Tensor) -> Tensor:
     return sort(input, 0).values
 
@@ -245,12 +264,14 @@ def msort(input: Tensor) -> Tensor:
 # ----- selection and repetition -----
 
 
+@public()
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements where ``mask`` (broadcast) holds, as a 1-D tensor."""
     shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
     return input.expand(shape)[mask.expand(shape)]
 
 
+@public()
 def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> Tensor:
     """Each element (along ``dim``; flattened when None) repeated ``repeats`` times."""
     x = input.reshape(-1) if dim is None else input
@@ -262,6 +283,7 @@ def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> 
     return index_select(x, d, _wrap(index.astype(np.int64)))
 
 
+@public()
 def tile(input: Tensor, dims) -> Tensor:
     """``input`` repeated along each dim (``dims`` shorter than ndim is padded with 1s)."""
     dims = tuple(dims)
@@ -270,15 +292,18 @@ def tile(input: Tensor, dims) -> Tensor:
     return input.repeat(*dims)
 
 
+@public()
 def broadcast_to(input: Tensor, size) -> Tensor:
     return input.expand(*size)
 
 
+@public(method=False)
 def broadcast_tensors(*tensors) -> tuple:
     shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
     return tuple(t.expand(shape) for t in tensors)
 
 
+@public(method=False)
 def meshgrid(*tensors, indexing: str = "ij") -> tuple:
     """Coordinate grids from 1-D tensors (``indexing="ij"`` or ``"xy"``)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -300,6 +325,7 @@ def meshgrid(*tensors, indexing: str = "ij") -> tuple:
     return tuple(grids)
 
 
+@public(method=False)
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     """Pairwise ``p``-norm distances between the rows of ``x1`` (.., P, M) and ``x2`` (.., R, M)."""
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
@@ -312,6 +338,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     return (diff.abs() ** p).sum(-1) ** (1.0 / p)
 
 
+@public()
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """The cross product along ``dim`` (the first dim of size 3 when None)."""
     shape = np.broadcast_shapes(input._data.shape, other._data.shape)
@@ -330,6 +357,7 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
 
 
+@public()
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product."""
     nd = max(input._data.ndim, other._data.ndim)
@@ -347,29 +375,23 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 # ----- statistics and counting -----
 
 
+@public()
 def std_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
     return input.std(dim, correction=correction, keepdim=keepdim), input.mean(
         dim, keepdim=keepdim
     ) if dim is not None else input.mean()
 
 
+@public()
 def var_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
     return input.var(dim, correction=correction, keepdim=keepdim), input.mean(
         dim, keepdim=keepdim
     ) if dim is not None else input.mean()
 
 
+@public()
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     return (input != 0).sum(dim) if dim is not None else (input != 0).sum()
 
 
-__all__ = [
-    "erfinv", "lerp", "addcmul", "addcdiv", "hypot", "exp2", "logaddexp", "sinc", "deg2rad",
-    "rad2deg", "frac", "nan_to_num", "fmax", "fmin", "triu", "tril", "diagonal", "diag",
-    "trace", "argsort", "sort", "topk", "msort", "masked_select", "repeat_interleave", "tile",
-    "broadcast_to", "broadcast_tensors", "meshgrid", "cdist", "cross", "kron", "std_mean",
-    "var_mean", "count_nonzero",
-]  # fmt: skip
-
-_NOT_METHODS = ("broadcast_tensors", "meshgrid", "cdist")
-METHODS = {name: globals()[name] for name in __all__ if name not in _NOT_METHODS}
+__all__ = exports(globals())

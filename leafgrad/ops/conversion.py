@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._exposure import exports, public
 from .._tensor import Tensor
 from .._tensor import check_device as _check_device
 from .._tensor import device as _device
+from ._optable import Linear
 from ._primitive import primitive
 
 _to_copy = primitive(
@@ -16,7 +18,7 @@ _to_copy = primitive(
     (lambda grad, x, result, *, dtype: grad.to(_dtype.from_numpy_dtype(x._data.dtype)),),
     node_name="ToCopyBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 clone_ = primitive(
@@ -25,15 +27,17 @@ clone_ = primitive(
     (lambda grad, x, result, **kw: grad,),
     node_name="CloneBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
+@public()
 def clone(input: Tensor, *, memory_format=None) -> Tensor:
     """A copy of ``input`` that stays in the graph."""
     return clone_(input)
 
 
+@public(function=False)
 def to(
     input: Tensor, *args, dtype=None, device=None, copy: bool = False, non_blocking: bool = False
 ) -> Tensor:
@@ -54,31 +58,36 @@ def to(
     return _to_copy(input, dtype=_dtype.as_dtype(dtype))
 
 
-def _caster(dt):
+def _caster(name, dt):
     def cast(self, memory_format=None):
         return to(self, dt)
 
-    return cast
+    return public(function=False, method=(name,))(cast)
 
 
+@public(function=False)
 def type_as(input: Tensor, other: Tensor) -> Tensor:
     return to(input, other.dtype)
 
 
+@public(function=False)
 def contiguous(input: Tensor, memory_format=None) -> Tensor:
     return input
 
 
+@public(function=False)
 def cpu(input: Tensor, memory_format=None) -> Tensor:
     return input
 
 
+@public(function=False)
 def cuda(input: Tensor, device=None, non_blocking: bool = False, memory_format=None) -> Tensor:
     """Fails as on a CPU-only build of PyTorch: there is no CUDA device."""
     _check_device("cuda" if device is None else device)
     return input
 
 
+@public(function=False, method=("type",))
 def _type(input: Tensor, dtype=None, non_blocking=False):
     if dtype is None:
         return f"torch.{_TYPE_NAMES[input._data.dtype]}"
@@ -93,13 +102,11 @@ _TYPE_NAMES = {
     np.dtype(np.bool_): "BoolTensor",
 }  # fmt: skip
 
-__all__ = ["clone"]
-
-METHODS = {
-    "to": to, "clone": clone, "type_as": type_as, "contiguous": contiguous, "cpu": cpu,
-    "cuda": cuda,
-    "type": _type, "double": _caster(_dtype.float64), "float": _caster(_dtype.float32),
-    "half": _caster(_dtype.float16), "long": _caster(_dtype.int64), "int": _caster(_dtype.int32),
-    "short": _caster(_dtype.int16), "bool": _caster(_dtype.bool), "byte": _caster(_dtype.uint8),
-    "char": _caster(_dtype.int8),
+_CASTS = {
+    "double": _dtype.float64, "float": _dtype.float32, "half": _dtype.float16,
+    "long": _dtype.int64, "int": _dtype.int32, "short": _dtype.int16, "bool": _dtype.bool,
+    "byte": _dtype.uint8, "char": _dtype.int8,
 }  # fmt: skip
+_CASTERS = [_caster(name, dt) for name, dt in _CASTS.items()]  # Tensor.double() ...
+
+__all__ = exports(globals())

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._optable import Generic
 from ._primitive import primitive
 from ._tangents import tangent_sum
 from .linalg import _check_tensors
@@ -155,7 +157,7 @@ def _einsum_forward(*arrays, equation, sizes):
     return np.einsum(equation, *ops, optimize=big if len(ops) > 1 else False)
 
 
-def _einsum_vjp(grad, args, result, needs, *, equation, sizes):
+def _einsum_vjp(grad, *args, result, needs, equation, sizes):
     lhs, out = equation.split("->")
     terms = lhs.split(",")
     return [
@@ -201,10 +203,10 @@ def _einsum_operand_grad(grad, args, terms, out, k, sizes):
     return einsum(",".join(in_terms) + "->" + target, *operands)
 
 
-def _einsum_jvp(*tangents_args_result, equation, sizes):
+def _einsum_jvp(*tangents_and_args, result, equation, sizes):
     """Multilinear: the sum over operands of the einsum with that operand's tangent."""
-    n = (len(tangents_args_result) - 1) // 2
-    tangents, args = tangents_args_result[:n], tangents_args_result[n : 2 * n]
+    n = len(tangents_and_args) // 2
+    tangents, args = tangents_and_args[:n], tangents_and_args[n:]
     terms = []
     for k, t in enumerate(tangents):
         if t is not None:
@@ -212,24 +214,24 @@ def _einsum_jvp(*tangents_args_result, equation, sizes):
     return tangent_sum(*terms)
 
 
-def _einsum_primitive(node_name):
+def _einsum_primitive(overload, node_name):
     return primitive(
         "einsum",
         _einsum_forward,
         vjp_all=_einsum_vjp,
+        kind=Generic(jvp=_einsum_jvp),
+        overload=overload,
         node_name=node_name,
         dtype_rule="keep",
         broadcast=True,
-        save_result=False,
-        jvp=_einsum_jvp,
     )
 
 
 # PyTorch's einsum ends in a different op depending on the equation; its grad_fn names follow.
-_einsum_permute = _einsum_primitive("PermuteBackward0")  # one operand, nothing summed
-_einsum_sum = _einsum_primitive("SumBackward1")  # one operand, something summed
-_einsum_mul = _einsum_primitive("MulBackward0")  # several operands, nothing summed
-_einsum_view = _einsum_primitive("ViewBackward0")  # several operands, something summed
+_einsum_permute = _einsum_primitive("permute", "PermuteBackward0")  # one operand, none summed
+_einsum_sum = _einsum_primitive("sum", "SumBackward1")  # one operand, something summed
+_einsum_mul = _einsum_primitive("mul", "MulBackward0")  # several operands, nothing summed
+_einsum_view = _einsum_primitive("view", "ViewBackward0")  # several operands, something summed
 
 
 def _sublist_equation(args):
@@ -258,6 +260,7 @@ def _sublist_equation(args):
     return equation, operands
 
 
+@public(method=False)
 def einsum(*args) -> Tensor:
     """Einstein summation: ``einsum("ij,jk->ik", a, b)``.
 
@@ -304,5 +307,4 @@ def einsum(*args) -> Tensor:
     return op(*operands, equation=",".join(in_terms) + "->" + out, sizes=sizes)
 
 
-__all__ = ["einsum"]
-METHODS: dict = {}
+__all__ = exports(globals())

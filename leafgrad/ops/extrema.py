@@ -12,10 +12,12 @@ from collections import namedtuple
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._optable import Generic, NonDifferentiable
 from ._primitive import primitive
 from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
-from .elementwise import maximum, minimum, where
+from .piecewise import maximum, minimum, where
 
 # ----- amax / amin / max / min -----
 
@@ -76,21 +78,24 @@ def _even_split_jvp(tx, x, result, *, dim, keepdim):
 _amax = primitive(
     "amax",
     _amax_forward,
-    (_even_split_grad,),
+    _even_split_grad,
+    kind=Generic(jvp=_even_split_jvp),
+    saves=("result",),
     node_name="AmaxBackward0",
     dtype_rule="keep",
-    jvp=_even_split_jvp,
 )
 _amin = primitive(
     "amin",
     _amin_forward,
-    (_even_split_grad,),
+    _even_split_grad,
+    kind=Generic(jvp=_even_split_jvp),
+    saves=("result",),
     node_name="AminBackward0",
     dtype_rule="keep",
-    jvp=_even_split_jvp,
 )
 
 
+@public()
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Maximum over ``dim`` (all when ``()``); ties share the gradient evenly."""
     _require_tensor(input, "amax")
@@ -99,6 +104,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     return _amax(input, dim=dims, keepdim=keepdim)
 
 
+@public()
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Minimum over ``dim`` (all when ``()``); ties share the gradient evenly."""
     _require_tensor(input, "amin")
@@ -124,18 +130,20 @@ def _evenly_read_jvp(tx, x, result):
 _max_all = primitive(
     "max",
     lambda x: np.amax(x),
-    (_extreme_all_grad,),
+    _extreme_all_grad,
+    kind=Generic(jvp=_evenly_read_jvp),
+    saves=("result",),
     node_name="MaxBackward1",
     dtype_rule="keep",
-    jvp=_evenly_read_jvp,
 )
 _min_all = primitive(
     "min",
     lambda x: np.amin(x),
-    (_extreme_all_grad,),
+    _extreme_all_grad,
+    kind=Generic(jvp=_evenly_read_jvp),
+    saves=("result",),
     node_name="MinBackward1",
     dtype_rule="keep",
-    jvp=_evenly_read_jvp,
 )
 
 
@@ -177,20 +185,24 @@ def _select_jvp(tx, x, result, *, dim, keepdim):
 _max_dim = primitive(
     "max",
     _select_forward(np.argmax),
-    (_select_grad,),
+    _select_grad,
+    kind=Generic(jvp=_select_jvp),
+    overload="dim",
+    saves=("result",),
     node_name="MaxBackward0",
     dtype_rule="keep",
     num_outputs=2,
-    jvp=_select_jvp,
 )
 _min_dim = primitive(
     "min",
     _select_forward(np.argmin),
-    (_select_grad,),
+    _select_grad,
+    kind=Generic(jvp=_select_jvp),
+    overload="dim",
+    saves=("result",),
     node_name="MinBackward0",
     dtype_rule="keep",
     num_outputs=2,
-    jvp=_select_jvp,
 )
 
 _MaxResult = namedtuple("max", ["values", "indices"])
@@ -216,6 +228,7 @@ def _extreme(op, input, dim, keepdim, other, full, per_dim, elementwise, result_
     return result_type(values, indices)
 
 
+@public()
 def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     """``max(x)``: the largest value; ``max(x, dim)``: ``(values, indices)``; ``max(x, y)``:
     elementwise maximum. Full reductions split the gradient among ties; per-dim ones send it
@@ -223,6 +236,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     return _extreme("max", input, dim, keepdim, other, _max_all, _max_dim, maximum, _MaxResult)
 
 
+@public()
 def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     """``min(x)``, ``min(x, dim)`` -> ``(values, indices)``, or ``min(x, y)`` elementwise."""
     return _extreme("min", input, dim, keepdim, other, _min_all, _min_dim, minimum, _MinResult)
@@ -243,8 +257,8 @@ def _arg_forward(arg):
     return forward
 
 
-_argmax = primitive("argmax", _arg_forward(np.argmax), differentiable=False, dtype_rule="keep")
-_argmin = primitive("argmin", _arg_forward(np.argmin), differentiable=False, dtype_rule="keep")
+_argmax = primitive("argmax", _arg_forward(np.argmax), kind=NonDifferentiable(), dtype_rule="keep")
+_argmin = primitive("argmin", _arg_forward(np.argmin), kind=NonDifferentiable(), dtype_rule="keep")
 
 
 def _arg(op, fn, input, dim, keepdim):
@@ -258,15 +272,16 @@ def _arg(op, fn, input, dim, keepdim):
     return fn(input, dim=d, keepdim=keepdim)
 
 
+@public()
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index (int64) of the largest value: flat when ``dim`` is None; first of ties, NaN wins."""
     return _arg("argmax", _argmax, input, dim, keepdim)
 
 
+@public()
 def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index (int64) of the smallest value: flat when ``dim`` is None; first of ties, NaN wins."""
     return _arg("argmin", _argmin, input, dim, keepdim)
 
 
-__all__ = ["amax", "amin", "argmax", "argmin", "max", "min"]
-METHODS = {name: globals()[name] for name in __all__}
+__all__ = exports(globals())

@@ -2,7 +2,7 @@
 
 Each backward scatters into zeros with ``np.add.at`` so repeated indices accumulate, and
 each scatter's own backward is the gather again. ``Tensor.__getitem__`` lives in
-``slicing.py`` and is installed from here.
+``slicing.py``.
 """
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ import operator
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
+from ._optable import Composite, Linear
 from ._primitive import primitive
+from .piecewise import where
 from .shape import expand, reshape
-from .slicing import getitem
 
 # ----- gather and its scatter-add backward -----
 
@@ -47,7 +49,7 @@ _gather = primitive(
     ),
     node_name="GatherBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 _scatter_add = primitive(
     "scatter_add",
@@ -55,7 +57,7 @@ _scatter_add = primitive(
     lambda grad, g, *, dim, index, **_: _gather(grad, dim=dim, index=index),
     node_name="ScatterAddBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -68,6 +70,7 @@ def _index_tensor(index, op: str) -> np.ndarray:
     return data.astype(np.int64, copy=False)
 
 
+@public()
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j][k] = input[index[i][j][k]][j][k]`` for dim 0 (likewise for other dims).
 
@@ -97,6 +100,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     return _gather(input, dim=d, index=idx)
 
 
+@public()
 def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     """Values of ``input`` at ``indices`` along ``dim``, both broadcast outside ``dim``;
     with ``dim=None`` both are flattened first."""
@@ -139,7 +143,7 @@ _index_select = primitive(
     lambda grad, x, *, dim, index, **_: _index_add(grad, shape=x._data.shape, dim=dim, index=index),
     node_name="IndexSelectBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 _index_add = primitive(
     "index_add",
@@ -147,10 +151,11 @@ _index_add = primitive(
     lambda grad, g, *, dim, index, **_: _index_select(grad, dim=dim, index=index),
     node_name="IndexAddBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
+@public()
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of ``input`` at positions ``index`` (1-D) along ``dim``."""
     idx = _index_tensor(index, "index_select")
@@ -195,8 +200,6 @@ def _masked_fill_jvp_tensor(tx, _tmask, tv, x, mask, value, result):
 
 def _masked_fill_as_where(x, mask, value=None, *, fill=None):
     """The same op as a ``where`` (piecewise linear), for Taylor mode."""
-    from .elementwise import where
-
     return where(mask, fill if value is None else value.to(x.dtype), x)
 
 
@@ -204,24 +207,25 @@ _masked_fill_scalar = primitive(
     "masked_fill",
     _masked_fill_forward,
     (_masked_fill_grad_input, None),
+    kind=Composite(taylor_as=_masked_fill_as_where, jvp=_masked_fill_jvp_scalar),
+    overload="Scalar",
     node_name="MaskedFillBackward0",
     dtype_rule="keep",
     broadcast=True,
-    jvp=_masked_fill_jvp_scalar,
-    taylor_as=_masked_fill_as_where,
 )
 _masked_fill_tensor = primitive(
     "masked_fill",
     _masked_fill_forward,
     (_masked_fill_grad_input, None, _masked_fill_grad_value),
+    kind=Composite(taylor_as=_masked_fill_as_where, jvp=_masked_fill_jvp_tensor),
+    overload="Tensor",
     node_name="MaskedFillBackward1",
     dtype_rule="keep",
     broadcast=True,
-    jvp=_masked_fill_jvp_tensor,
-    taylor_as=_masked_fill_as_where,
 )
 
 
+@public()
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """``input`` with ``value`` where the bool ``mask`` (broadcast against it) is True."""
     if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
@@ -249,6 +253,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 # ----- nonzero -----
 
 
+@public()
 def nonzero(input: Tensor, *, as_tuple: bool = False):
     """Indices of the non-zero entries: int64 of shape (n, ndim), or one 1-D tensor per dim."""
     data = input._data
@@ -259,8 +264,4 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
     return _wrap(np.argwhere(data).astype(np.int64, copy=False))
 
 
-__all__ = ["gather", "index_select", "masked_fill", "nonzero", "take_along_dim"]
-METHODS = {
-    "__getitem__": getitem, "gather": gather, "index_select": index_select,
-    "masked_fill": masked_fill, "nonzero": nonzero, "take_along_dim": take_along_dim,
-}  # fmt: skip
+__all__ = exports(globals())

@@ -12,9 +12,9 @@ import numpy as np
 
 from .. import _dtype
 from .._engine import grad_mode
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
-from . import arithmetic as _ar
-from . import elementwise as _el
+from ._optable import Generic, Linear
 from ._primitive import primitive
 
 _state = grad_mode._state
@@ -46,7 +46,7 @@ zero_region = primitive(
     (lambda grad, g, result, **where: zero_region(grad, **where),),
     node_name="ZeroRegionBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -63,7 +63,7 @@ embed_region = primitive(
     (lambda grad, src, result, *, shape, view_fn: view_fn(grad),),
     node_name="EmbedRegionBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -86,9 +86,9 @@ copy_slices = primitive(
         lambda grad, base, src, result, *, view_fn: zero_region(grad, view_fn=view_fn),
         lambda grad, base, src, result, *, view_fn: view_fn(grad),
     ),
+    kind=Generic(jvp=_copy_slices_jvp),
     node_name="CopySlices",
     dtype_rule="keep",
-    jvp=_copy_slices_jvp,
 )
 
 
@@ -104,11 +104,13 @@ overwrite = primitive(
         lambda grad, target, src, result: grad * 0,
         lambda grad, target, src, result: grad,
     ),
+    kind=Generic(
+        jvp=lambda tt, ts, target, src, result: ts if ts is None else ts.expand(target._data.shape)
+    ),
     node_name="CopyBackwards",
     dtype_rule="keep",
     broadcast=True,
     scalars=True,
-    jvp=lambda tt, ts, target, src, result: ts if ts is None else ts.expand(target._data.shape),
 )
 
 
@@ -240,6 +242,7 @@ def inplace(fn, name: str):
     return method
 
 
+@public(function=False)
 def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast) into this tensor; gradients flow to ``src``."""
     _check_target(self, "copy_")
@@ -248,6 +251,7 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     return apply_inplace(self, overwrite(self, src), "copy_")
 
 
+@public(function=False)
 def fill_(self: Tensor, value) -> Tensor:
     if isinstance(value, Tensor):
         if value._data.ndim:
@@ -259,6 +263,7 @@ def fill_(self: Tensor, value) -> Tensor:
     return apply_inplace(self, overwrite(self, self._data.dtype.type(value)), "fill_")
 
 
+@public(function=False)
 def zero_(self: Tensor) -> Tensor:
     return fill_(self, 0)
 
@@ -296,10 +301,11 @@ index_put = primitive(
     (_index_put_target_grad, _index_put_value_grad),
     node_name="IndexPutBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
+@public(function=False, method=("__setitem__",))
 def setitem(self: Tensor, key, value) -> None:
     """``self[key] = value`` for every index kind ``__getitem__`` takes."""
     _check_target(self, "__setitem__")
@@ -318,6 +324,7 @@ def setitem(self: Tensor, key, value) -> None:
 
 
 def _random_fill(name, draw):
+    @public(function=False, method=(name,))
     def method(self, *args, generator=None, **kwargs):
         from .._random import _generator
 
@@ -332,33 +339,11 @@ def _random_fill(name, draw):
     return method
 
 
-_OUT_OF_PLACE = {
-    "add": _ar.add, "sub": _ar.sub, "mul": _ar.mul, "div": _ar.div, "pow": _ar.pow,
-    "neg": _ar.neg, "abs": _ar.abs, "reciprocal": _ar.reciprocal, "sqrt": _ar.sqrt,
-    "rsqrt": _ar.rsqrt, "square": _ar.square, "sign": _ar.sign, "remainder": _ar.remainder,
-    "fmod": _ar.fmod, "floor_divide": _ar.floor_divide,
-    "exp": _el.exp, "expm1": _el.expm1, "log": _el.log, "log1p": _el.log1p, "log2": _el.log2,
-    "log10": _el.log10, "sin": _el.sin, "cos": _el.cos, "tan": _el.tan, "asin": _el.asin,
-    "acos": _el.acos, "atan": _el.atan, "sinh": _el.sinh, "cosh": _el.cosh, "tanh": _el.tanh,
-    "asinh": _el.asinh, "acosh": _el.acosh, "atanh": _el.atanh, "sigmoid": _el.sigmoid,
-    "erf": _el.erf, "erfc": _el.erfc, "relu": _el.relu, "floor": _el.floor, "ceil": _el.ceil,
-    "trunc": _el.trunc, "round": _el.round, "clamp": _el.clamp, "clip": _el.clamp,
-    "clamp_min": _el.clamp_min, "clamp_max": _el.clamp_max, "atan2": _el.atan2,
-    "subtract": _ar.sub, "multiply": _ar.mul, "divide": _ar.div, "true_divide": _ar.div,
-    "negative": _ar.neg, "absolute": _ar.abs, "arctan2": _el.atan2, "fix": _el.trunc,
-}  # fmt: skip
+uniform_ = _random_fill("uniform_", lambda rng, shape, a=0.0, b=1.0: rng.uniform(a, b, shape))
+normal_ = _random_fill(
+    "normal_", lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape)
+)
 
-METHODS = {f"{name}_": inplace(fn, f"{name}_") for name, fn in _OUT_OF_PLACE.items()}
-METHODS.update({
-    "copy_": copy_, "fill_": fill_, "zero_": zero_, "__setitem__": setitem,
-    "__iadd__": inplace(_ar.add, "__iadd__"), "__isub__": inplace(_ar.sub, "__isub__"),
-    "__imul__": inplace(_ar.mul, "__imul__"), "__itruediv__": inplace(_ar.div, "__itruediv__"),
-    "__ipow__": inplace(_ar.pow, "__ipow__"),
-    "__ifloordiv__": inplace(_ar.floor_divide, "__ifloordiv__"),
-    "__imod__": inplace(_ar.remainder, "__imod__"),
-    "uniform_": _random_fill("uniform_", lambda rng, shape, a=0.0, b=1.0: rng.uniform(a, b, shape)),
-    "normal_": _random_fill(
-        "normal_", lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape)
-    ),
-})  # fmt: skip
-__all__: list = []
+# The in-place twins of out-of-place ops (add_, __iadd__ ...) are declared with those ops
+# (``public(inplace=True)``); ops/__init__.py makes each with ``inplace``.
+__all__ = exports(globals())

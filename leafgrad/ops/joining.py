@@ -14,8 +14,10 @@ import operator
 import numpy as np
 
 from .._engine.forward import jet_state as _jet_state
+from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
-from ._primitive import primitive
+from ._optable import Linear
+from ._primitive import primitive, with_outputs
 from .slicing import narrow, select
 
 
@@ -60,7 +62,7 @@ def _cat_forward(*arrays, dim, dtype):
     return np.concatenate([a if a.dtype == dtype else a.astype(dtype) for a in kept], axis=dim)
 
 
-def _cat_grads(grad, args, _result, needs, *, dim, dtype):
+def _cat_grads(grad, *args, result, needs, dim, dtype):
     outs, offset = [], 0
     for a, need in zip(args, needs):
         data = a._data
@@ -77,12 +79,13 @@ _cat = primitive(
     "cat",
     _cat_forward,
     vjp_all=_cat_grads,
+    kind=Linear(),
     node_name="CatBackward0",
     dtype_rule="keep",
-    linear=True,
 )
 
 
+@public(method=False)
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     """``tensors`` joined along an existing ``dim``; dtypes promote as in PyTorch."""
     tensors = _tensor_list(tensors, "cat")
@@ -123,7 +126,7 @@ def _stack_forward(*arrays, dim, dtype):
     return np.stack([a if a.dtype == dtype else a.astype(dtype) for a in arrays], axis=dim)
 
 
-def _stack_grads(grad, args, _result, needs, *, dim, dtype):
+def _stack_grads(grad, *args, result, needs, dim, dtype):
     pieces = unbind(grad, dim)
     return [p if need else None for p, need in zip(pieces, needs)]
 
@@ -132,12 +135,13 @@ _stack = primitive(
     "stack",
     _stack_forward,
     vjp_all=_stack_grads,
+    kind=Linear(),
     node_name="StackBackward0",
     dtype_rule="keep",
-    linear=True,
 )
 
 
+@public(method=False)
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     """``tensors`` (all of one shape) joined along a new ``dim``."""
     tensors = _tensor_list(tensors, "stack")
@@ -163,23 +167,38 @@ def _split_forward(x, *, dim, sizes):
     return pieces if len(pieces) > 1 else pieces[0]
 
 
-def _split_grads(grad, args, result, needs, *, dim, sizes):
+def _split_grads(grad, x, *, result, needs, dim, sizes):
     if isinstance(grad, Tensor):  # a single piece: the identity
         return [grad]
     return [cat(list(grad), dim)]
 
 
+def _split_primitive(name, overload, node_name):
+    return primitive(
+        name,
+        _split_forward,
+        vjp_all=_split_grads,
+        kind=Linear(),
+        overload=overload,
+        saves=("result",),
+        node_name=node_name,
+        dtype_rule="keep",
+        num_outputs=2,
+        view=True,
+    )
+
+
+_SPLITS = {
+    "SplitBackward0": _split_primitive("split", "Tensor", "SplitBackward0"),
+    "SplitWithSizesBackward0": _split_primitive("split_with_sizes", "", "SplitWithSizesBackward0"),
+}
+
+
 @functools.cache
 def _split_op(n: int, node_name: str):
-    # num_outputs is fixed per declared primitive, so one is declared per piece count.
-    return primitive(
-        "split", _split_forward, vjp_all=_split_grads, node_name=node_name, dtype_rule="keep",
-        num_outputs=n, save_result=n > 1, view=True, linear=True,
-    )  # fmt: skip
-
-
-# Declared now so the names are registered (the op-table guard reads the registry).
-_split_op(2, "SplitBackward0")
+    # num_outputs is fixed per op, so each piece count has its own (of one declaration); the
+    # output is saved only for the shapes of missing grads, so one piece saves nothing.
+    return with_outputs(_SPLITS[node_name], n, saves=("result",) if n > 1 else ())
 
 
 def _split_sizes(input, dim, sizes, node_name):
@@ -191,6 +210,7 @@ def _split_sizes(input, dim, sizes, node_name):
     return out if isinstance(out, tuple) else (out,)
 
 
+@public()
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     """Views of ``tensor`` along ``dim``: pieces of one size (the last may be smaller), or of
     the listed sizes (which must add up to the dim's size)."""
@@ -217,6 +237,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     return _split_sizes(tensor, d, sizes or [size], "SplitBackward0")
 
 
+@public()
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most ``chunks`` views of equal size (the last may be smaller) along ``dim``."""
     chunks = operator.index(chunks)
@@ -237,7 +258,7 @@ def _unbind_forward(x, *, dim):
     return pieces if len(pieces) > 1 else pieces[0]
 
 
-def _unbind_grads(grad, args, result, needs, *, dim):
+def _unbind_grads(grad, x, *, result, needs, dim):
     from .shape import unsqueeze
 
     if isinstance(grad, Tensor):
@@ -245,17 +266,26 @@ def _unbind_grads(grad, args, result, needs, *, dim):
     return [stack(list(grad), dim)]
 
 
+_unbind = primitive(
+    "unbind",
+    _unbind_forward,
+    vjp_all=_unbind_grads,
+    kind=Linear(),
+    overload="int",
+    saves=("result",),
+    node_name="UnbindBackward0",
+    dtype_rule="keep",
+    num_outputs=2,
+    view=True,
+)
+
+
 @functools.cache
 def _unbind_op(n: int):
-    return primitive(
-        "unbind", _unbind_forward, vjp_all=_unbind_grads, node_name="UnbindBackward0",
-        dtype_rule="keep", num_outputs=n, save_result=n > 1, view=True, linear=True,
-    )  # fmt: skip
+    return with_outputs(_unbind, n, saves=("result",) if n > 1 else ())
 
 
-_unbind_op(2)
-
-
+@public()
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices of ``input`` along ``dim``, each without that dim."""
     shape = input._data.shape
@@ -270,5 +300,4 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return out if isinstance(out, tuple) else (out,)
 
 
-__all__ = ["cat", "chunk", "concat", "concatenate", "split", "stack", "unbind"]
-METHODS = {"split": split, "chunk": chunk, "unbind": unbind}
+__all__ = exports(globals())

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor
+from ._optable import Bilinear, Composite, Linear
 from ._primitive import primitive
 from ._tangents import scaled, tangent_sum
 from .shape import reshape, sum_to
@@ -69,19 +71,6 @@ def _check_inner(op: str, a: Tensor, b: Tensor) -> None:
         raise _mismatch(op, a, b)
 
 
-def _bilinear_jvp(product):
-    """Forward rule of a bilinear ``product``: ``d(x*y) = dx*y + x*dy`` (None tangent = 0)."""
-
-    def jvp(tx, ty, x, y, result, **params):
-        out = None if tx is None else product(tx, y)
-        if ty is not None:
-            term = product(x, ty)
-            out = term if out is None else out + term
-        return out
-
-    return jvp
-
-
 # ---------------------------------------------------------------------------------------------
 # Transposes
 
@@ -96,11 +85,12 @@ _t = primitive(
     (lambda grad, x, result: t(grad),),
     node_name="TBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
 
+@public()
 def t(input: Tensor) -> Tensor:
     """The transpose of a matrix; 0-D and 1-D tensors come back unchanged (as a new view)."""
     _check_tensors("t", input)
@@ -123,7 +113,7 @@ _swap_last_two = primitive(
     (lambda grad, x, result: _swap_last_two(grad),),
     node_name="TransposeBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
@@ -153,11 +143,11 @@ _mm = primitive(
     ),
     node_name="MmBackward0",
     dtype_rule="keep",
-    jvp=_bilinear_jvp(lambda x, y: mm(x, y)),
-    bilinear=True,
+    kind=Bilinear(),
 )
 
 
+@public()
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix product of ``input: (n, k)`` and ``mat2: (k, m)``; no broadcasting."""
     _check_tensors("mm", input, mat2)
@@ -177,11 +167,11 @@ _bmm = primitive(
     ),
     node_name="BmmBackward0",
     dtype_rule="keep",
-    jvp=_bilinear_jvp(lambda x, y: bmm(x, y)),
-    bilinear=True,
+    kind=Bilinear(),
 )
 
 
+@public()
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched product of ``input: (b, n, k)`` and ``mat2: (b, k, m)``; no broadcasting."""
     _check_tensors("bmm", input, mat2)
@@ -204,8 +194,7 @@ _dot = primitive(
     (lambda grad, a, b, result: grad * b, lambda grad, a, b, result: grad * a),
     node_name="DotBackward0",
     dtype_rule="keep",
-    jvp=_bilinear_jvp(lambda x, y: dot(x, y)),
-    bilinear=True,
+    kind=Bilinear(),
 )
 
 
@@ -217,6 +206,7 @@ def _check_same_length(op: str, a: Tensor, b: Tensor) -> None:
         )
 
 
+@public()
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """Inner product of two 1-D tensors of the same length (a 0-D result)."""
     _check_tensors("dot", input, tensor)
@@ -236,11 +226,11 @@ _mv = primitive(
     ),
     node_name="MvBackward0",
     dtype_rule="keep",
-    jvp=_bilinear_jvp(lambda x, y: mv(x, y)),
-    bilinear=True,
+    kind=Bilinear(),
 )
 
 
+@public()
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Product of a matrix ``input: (n, k)`` and a vector ``vec: (k,)``."""
     _check_tensors("mv", input, vec)
@@ -261,11 +251,11 @@ _vecmat = primitive(
     ),
     node_name="SqueezeBackward4",
     dtype_rule="keep",
-    jvp=_bilinear_jvp(lambda x, y: matmul(x, y)),
-    bilinear=True,
+    kind=Bilinear(),
 )
 
 
+@public()
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """Outer product of two 1-D tensors, ``(n,)`` and ``(m,)`` -> ``(n, m)``; promotes dtypes."""
     _check_tensors("outer", input, vec2)
@@ -299,23 +289,23 @@ def _matmul_nd_grad_b(grad, a, b, result):
     return matmul(_swap_last_two(a), grad)
 
 
-def _matmul_nd(node_name):
+def _matmul_nd(overload, node_name):
     return primitive(
         "matmul",
         _matmul_forward,
         (_matmul_nd_grad_a, _matmul_nd_grad_b),
+        kind=Bilinear(),
+        overload=overload,
         node_name=node_name,
         dtype_rule="keep",
         broadcast=True,
-        jvp=_bilinear_jvp(lambda x, y: matmul(x, y)),
-        bilinear=True,
     )
 
 
 # PyTorch folds batches into one mm and views back (UnsafeViewBackward0), except when it has
 # to transpose the problem and copy the result (CloneBackward0).
-_matmul_view = _matmul_nd("UnsafeViewBackward0")
-_matmul_clone = _matmul_nd("CloneBackward0")
+_matmul_view = _matmul_nd("", "UnsafeViewBackward0")
+_matmul_clone = _matmul_nd("clone", "CloneBackward0")
 
 
 def _batch_shape(a: Tensor, b: Tensor) -> tuple:
@@ -338,6 +328,7 @@ def _transposes_problem(a: Tensor, b: Tensor) -> bool:
     return da == 2 or (da == 3 and db == 3 and a._data.shape[0] == 1 and b._data.shape[0] != 1)
 
 
+@public()
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy/PyTorch semantics.
 
@@ -369,12 +360,14 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return _matmul_view(input, other)
 
 
+@public(function=False, method=False, operators=("__matmul__",))
 def _matmul_method(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(self, other)
 
 
+@public(function=False, method=False, operators=("__rmatmul__",))
 def _rmatmul_method(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
@@ -416,14 +409,17 @@ _addmm = primitive(
         lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(mm(grad, t(b)), alpha),
         lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(mm(t(a), grad), alpha),
     ),
+    kind=Composite(
+        taylor_as=lambda x, a, b, *, beta=1, alpha=1: _scaled(x, beta) + _scaled(mm(a, b), alpha),
+        jvp=_addmm_jvp,
+    ),
     node_name="AddmmBackward0",
     dtype_rule="keep",
-    taylor_as=lambda x, a, b, *, beta=1, alpha=1: _scaled(x, beta) + _scaled(mm(a, b), alpha),
     broadcast=True,
-    jvp=_addmm_jvp,
 )
 
 
+@public()
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to ``(n, m)``.
 
@@ -449,20 +445,4 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     return _addmm(input, mat1, mat2, **params)
 
 
-from .einsum import einsum  # noqa: E402 - it uses this module's checks
-
-__all__ = ["addmm", "bmm", "dot", "einsum", "ger", "matmul", "mm", "mv", "outer", "t"]
-
-METHODS = {
-    "matmul": matmul,
-    "mm": mm,
-    "bmm": bmm,
-    "dot": dot,
-    "outer": outer,
-    "ger": outer,
-    "t": t,
-    "mv": mv,
-    "addmm": addmm,
-    "__matmul__": _matmul_method,
-    "__rmatmul__": _rmatmul_method,
-}
+__all__ = exports(globals())

@@ -2,7 +2,7 @@
 
 Here: sum, mean, prod, cumsum, any, all. Their relatives live in
 ``extrema.py`` (amax/amin, max/min, argmax/argmin), ``softmax.py`` (logsumexp, softmax,
-log_softmax) and ``statistics.py`` (var, std, norm); all are re-exported from here.
+log_softmax) and ``statistics.py`` (var, std, norm).
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import grad_mode
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._optable import Generic, Linear, NonDifferentiable
 from ._primitive import primitive
 from ._reduce import (
     _as_np,
@@ -23,10 +25,7 @@ from ._reduce import (
     _require_tensor,
     _restore,
 )
-from .elementwise import where
-from .extrema import amax, amin, argmax, argmin, max, min
-from .softmax import log_softmax, logsumexp, softmax
-from .statistics import norm, std, var
+from .piecewise import where
 
 # ----- sum and mean -----
 
@@ -40,13 +39,20 @@ def _sum_grad(grad, x, result, *, dim, keepdim, dtype=None):
 
 
 _sum_all = primitive(
-    "sum", _sum_forward, (_sum_grad,), node_name="SumBackward0", dtype_rule="keep", linear=True
+    "sum", _sum_forward, _sum_grad, kind=Linear(), node_name="SumBackward0", dtype_rule="keep"
 )
 _sum_dim = primitive(
-    "sum", _sum_forward, (_sum_grad,), node_name="SumBackward1", dtype_rule="keep", linear=True
+    "sum",
+    _sum_forward,
+    _sum_grad,
+    kind=Linear(),
+    overload="dim_IntList",
+    node_name="SumBackward1",
+    dtype_rule="keep",
 )
 
 
+@public()
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Sum over ``dim`` (all elements when None); integers sum in int64 like PyTorch."""
     np_dtype = None if dtype is None else _as_np(dtype)
@@ -72,13 +78,20 @@ def _mean_grad(grad, x, result, *, dim, keepdim, dtype=None):
 
 
 _mean_all = primitive(
-    "mean", _mean_forward, (_mean_grad,), node_name="MeanBackward0", dtype_rule="keep", linear=True
+    "mean", _mean_forward, _mean_grad, kind=Linear(), node_name="MeanBackward0", dtype_rule="keep"
 )
 _mean_dim = primitive(
-    "mean", _mean_forward, (_mean_grad,), node_name="MeanBackward1", dtype_rule="keep", linear=True
+    "mean",
+    _mean_forward,
+    _mean_grad,
+    kind=Linear(),
+    overload="dim",
+    node_name="MeanBackward1",
+    dtype_rule="keep",
 )
 
 
+@public()
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Arithmetic mean over ``dim`` (all elements when None); floating inputs only."""
     np_dtype = None if dtype is None else _as_np(dtype)
@@ -145,21 +158,25 @@ def _prod_jvp(tx, x, result, *, dim, keepdim, dtype=None):
 _prod_all = primitive(
     "prod",
     _prod_forward,
-    (_prod_grad,),
+    _prod_grad,
+    kind=Generic(jvp=_prod_jvp),
+    saves=("result",),
     node_name="ProdBackward0",
     dtype_rule="keep",
-    jvp=_prod_jvp,
 )
 _prod_dim = primitive(
     "prod",
     _prod_forward,
-    (_prod_grad,),
+    _prod_grad,
+    kind=Generic(jvp=_prod_jvp),
+    overload="dim_int",
+    saves=("result",),
     node_name="ProdBackward1",
     dtype_rule="keep",
-    jvp=_prod_jvp,
 )
 
 
+@public()
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product over one ``dim`` (all elements when None); bools and integers give int64."""
     _require_tensor(input, "prod")
@@ -190,13 +207,14 @@ def _cumsum_grad(grad, x, result, *, dim, reverse=False, dtype=None):
 _cumsum = primitive(
     "cumsum",
     _cumsum_forward,
-    (_cumsum_grad,),
+    _cumsum_grad,
+    kind=Linear(),
     node_name="CumsumBackward0",
     dtype_rule="keep",
-    linear=True,
 )
 
 
+@public()
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim``; bools and integers accumulate in int64."""
     _require_tensor(input, "cumsum")
@@ -220,8 +238,8 @@ def _logical_reduction(fn):
     return forward
 
 
-_any = primitive("any", _logical_reduction(np.any), differentiable=False, dtype_rule="keep")
-_all = primitive("all", _logical_reduction(np.all), differentiable=False, dtype_rule="keep")
+_any = primitive("any", _logical_reduction(np.any), kind=NonDifferentiable(), dtype_rule="keep")
+_all = primitive("all", _logical_reduction(np.all), kind=NonDifferentiable(), dtype_rule="keep")
 
 
 def _logical_dims(dim, ndim, op):
@@ -230,22 +248,18 @@ def _logical_dims(dim, ndim, op):
     return _dims(dim, ndim, op)
 
 
+@public()
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether any element over ``dim`` is nonzero (bool; uint8 stays uint8)."""
     _require_tensor(input, "any")
     return _any(input, dim=_logical_dims(dim, input._data.ndim, "any"), keepdim=keepdim)
 
 
+@public()
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether every element over ``dim`` is nonzero (bool; uint8 stays uint8)."""
     _require_tensor(input, "all")
     return _all(input, dim=_logical_dims(dim, input._data.ndim, "all"), keepdim=keepdim)
 
 
-# extrema, softmax and statistics are re-exported so this module's registration gives
-# Tensor their methods and the package their names.
-__all__ = [
-    "all", "amax", "amin", "any", "argmax", "argmin", "cumsum", "log_softmax", "logsumexp",
-    "max", "mean", "min", "norm", "prod", "softmax", "std", "sum", "var",
-]  # fmt: skip
-METHODS = {name: globals()[name] for name in __all__}
+__all__ = exports(globals())

@@ -1,9 +1,9 @@
-"""Shape ops: views, broadcasting and its inverse, permutations, flips and repeats.
+"""Shape ops: views that reshape, broadcasting (expand) and its inverse (sum_to), squeeze.
 
-Views (reshape, squeeze, permute, ...) return NumPy views of the input, as PyTorch's share
-storage; flip, roll and repeat copy. select/narrow (``slicing.py``) and cat/stack/split/
-chunk/unbind (``joining.py``) are re-exported here so this family lists them all; those
-modules import nothing from this one at load time.
+Views (reshape, squeeze, expand, ...) return NumPy views of the input, as PyTorch's share
+storage. Permutations, flip, roll and repeat live in ``reorder.py``; select/narrow in
+``slicing.py`` and cat/stack/split/chunk/unbind in ``joining.py``; those modules import
+nothing from this one at load time.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import operator
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
+from ._optable import Linear
 from ._primitive import primitive
-from .joining import cat, chunk, concat, concatenate, split, stack, unbind
-from .slicing import alias, narrow, select
 
 
 def _broadcast_shapes_error(op, shape, target):
@@ -60,10 +60,11 @@ _sum_to = primitive(
     lambda grad, x, result, *, shape: expand(grad, x._data.shape),
     node_name="SumBackward1",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
+@public(method=("sum_to_size",))
 def sum_to(x: Tensor, shape) -> Tensor:
     """Sum ``x`` over broadcast dimensions so it has ``shape`` (the inverse of expand)."""
     shape = tuple(shape)
@@ -82,7 +83,7 @@ _expand = primitive(
     lambda grad, x, result, *, shape: sum_to(grad, x._data.shape),
     node_name="ExpandBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
@@ -114,6 +115,7 @@ def _expand_shape(x_shape, sizes, op):
     return tuple(out)
 
 
+@public(function=False)
 def expand(x: Tensor, *sizes) -> Tensor:
     """A broadcast view of ``x`` with ``sizes`` (-1 keeps a dimension)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
@@ -121,6 +123,7 @@ def expand(x: Tensor, *sizes) -> Tensor:
     return _expand(x, shape=_expand_shape(x._data.shape, sizes, "expand"))
 
 
+@public(function=False)
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     """``input`` expanded to ``other``'s shape."""
     return _expand(input, shape=_expand_shape(input._data.shape, other._data.shape, "expand_as"))
@@ -139,7 +142,7 @@ _view = primitive(
     lambda grad, x, result, *, shape: grad.reshape(x._data.shape),
     node_name="ViewBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
@@ -176,26 +179,31 @@ def _shape_arg(shape):
     return shape
 
 
+@public()
 def reshape(x: Tensor, *shape) -> Tensor:
     """``x`` with a new shape of the same number of elements (-1 infers one size)."""
     shape = _infer_shape(x._data.size, _shape_arg(shape), "reshape", x._data.shape)
     return _view(x, shape=shape)
 
 
+@public(function=False)
 def view(x: Tensor, *shape) -> Tensor:
     """A view of ``x`` with a new shape (-1 infers one size)."""
     shape = _infer_shape(x._data.size, _shape_arg(shape), "view", x._data.shape)
     return _view(x, shape=shape)
 
 
+@public(function=False)
 def view_as(input: Tensor, other: Tensor) -> Tensor:
     return view(input, other._data.shape)
 
 
+@public(function=False)
 def reshape_as(input: Tensor, other: Tensor) -> Tensor:
     return reshape(input, other._data.shape)
 
 
+@public()
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Dims ``start_dim..end_dim`` merged into one; a 0-d tensor becomes shape (1,)."""
     shape = input._data.shape
@@ -214,6 +222,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return _view(input, shape=shape[:start] + (merged,) + shape[end + 1 :])
 
 
+@public()
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """Dim ``dim`` split into ``sizes`` (one of which may be -1)."""
     shape = input._data.shape
@@ -231,16 +240,26 @@ def _squeeze_grad(grad, x, **_):
     return grad.reshape(x._data.shape)
 
 
-def _squeeze_op(overload: int):
-    kw = {"node_name": f"SqueezeBackward{overload}", "dtype_rule": "keep", "view": True}
-    kw["linear"] = True
-    return primitive("squeeze", _reshape_forward, _squeeze_grad, **kw)
+def _squeeze_op(number: int, overload: str):
+    return primitive(
+        "squeeze",
+        _reshape_forward,
+        _squeeze_grad,
+        kind=Linear(),
+        overload=overload,
+        node_name=f"SqueezeBackward{number}",
+        dtype_rule="keep",
+        view=True,
+    )
 
 
 # PyTorch names the node by overload: no dim, one dim, a tuple of dims.
-_squeeze_all, _squeeze_dim, _squeeze_dims = (_squeeze_op(i) for i in range(3))
+_squeeze_all, _squeeze_dim, _squeeze_dims = (
+    _squeeze_op(i, o) for i, o in enumerate(("", "dim", "dims"))
+)
 
 
+@public()
 def squeeze(input: Tensor, dim=None) -> Tensor:
     """``input`` without size-1 dims: all of them, or those among ``dim`` (int or tuple)."""
     shape = input._data.shape
@@ -264,11 +283,12 @@ _unsqueeze = primitive(
     lambda grad, x, *, dim, **_: _squeeze_dim(grad, shape=x._data.shape),
     node_name="UnsqueezeBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
 
+@public()
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """A view of ``input`` with a size-1 dim inserted at ``dim`` (in [-ndim-1, ndim])."""
     return _unsqueeze(
@@ -276,219 +296,4 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     )
 
 
-# ----- permutations -----
-
-
-def _permute_forward(x, *, dims):
-    return x.transpose(dims)
-
-
-_permute = primitive(
-    "permute",
-    _permute_forward,
-    lambda grad, x, *, dims, **_: _permute(grad, dims=tuple(np.argsort(dims).tolist())),
-    node_name="PermuteBackward0",
-    dtype_rule="keep",
-    linear=True,
-    view=True,
-)
-
-
-def permute(input: Tensor, *dims, **kwargs) -> Tensor:
-    """A view of ``input`` with its dims reordered: ``t.permute(1, 0)`` or ``t.permute((1, 0))``."""
-    if not dims and "dims" in kwargs:
-        dims = (kwargs.pop("dims"),)
-    if kwargs or not dims:
-        raise TypeError(
-            f"permute() takes the dims, e.g. t.permute(1, 0); got keywords {sorted(kwargs)}"
-        )
-    dims = _dim_args(dims)
-    ndim = input._data.ndim
-    if len(dims) != ndim:
-        raise RuntimeError(
-            f"permute: the tensor has {ndim} dims (shape {list(input._data.shape)}) but the "
-            f"ordering {list(dims)} names {len(dims)}; name every dim exactly once"
-        )
-    return _permute(input, dims=_unique_dims(dims, ndim, "permute"))
-
-
-def _transpose_forward(x, *, dim0, dim1):
-    return x.swapaxes(dim0, dim1) if x.ndim else x.view()
-
-
-_transpose = primitive(
-    "transpose",
-    _transpose_forward,
-    lambda grad, x, *, dim0, dim1, **_: _transpose(grad, dim0=dim0, dim1=dim1),
-    node_name="TransposeBackward0",
-    dtype_rule="keep",
-    linear=True,
-    view=True,
-)
-
-
-def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    """A view of ``input`` with dims ``dim0`` and ``dim1`` swapped."""
-    ndim = input._data.ndim
-    d0 = _normalize_dim(operator.index(dim0), ndim, "transpose")
-    d1 = _normalize_dim(operator.index(dim1), ndim, "transpose")
-    return _transpose(input, dim0=d0, dim1=d1)
-
-
-swapaxes = swapdims = transpose
-
-
-def movedim(input: Tensor, source, destination) -> Tensor:
-    """A view of ``input`` with dims ``source`` moved to positions ``destination``."""
-    src = _dim_args((source,)) if isinstance(source, (tuple, list)) else (operator.index(source),)
-    dst = (
-        _dim_args((destination,))
-        if isinstance(destination, (tuple, list))
-        else (operator.index(destination),)
-    )
-    if len(src) != len(dst):
-        raise RuntimeError(
-            f"movedim: source {list(src)} and destination {list(dst)} must name as many dims"
-        )
-    ndim = input._data.ndim
-    src = _unique_dims(src, ndim, "movedim (source)")
-    if ndim == 0:
-        return alias(input)
-    dst = _unique_dims(dst, ndim, "movedim (destination)")
-    rest = iter(d for d in range(ndim) if d not in src)
-    where = dict(zip(dst, src))
-    dims = tuple(where[i] if i in where else next(rest) for i in range(ndim))
-    return _permute(input, dims=dims)
-
-
-moveaxis = movedim
-
-# ----- flip / roll / repeat (copies) -----
-
-
-def _flip_forward(x, *, dims):
-    return np.flip(x, dims).copy() if dims and x.ndim else x.copy()
-
-
-_flip = primitive(
-    "flip",
-    _flip_forward,
-    lambda grad, x, *, dims, **_: _flip(grad, dims=dims),
-    node_name="FlipBackward0",
-    dtype_rule="keep",
-    linear=True,
-)
-
-
-def flip(input: Tensor, *dims) -> Tensor:
-    """A copy of ``input`` with the order of entries reversed along ``dims``."""
-    return _flip(input, dims=_unique_dims(_dim_args(dims), input._data.ndim, "flip"))
-
-
-def _roll_forward(x, *, shifts, dims):
-    if dims is None:
-        return np.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
-    return np.roll(x, shifts, dims)
-
-
-_roll = primitive(
-    "roll",
-    _roll_forward,
-    lambda grad, x, *, shifts, dims, **_: _roll(grad, shifts=tuple(-s for s in shifts), dims=dims),
-    node_name="RollBackward0",
-    dtype_rule="keep",
-    linear=True,
-)
-
-
-def roll(input: Tensor, shifts, dims=None) -> Tensor:
-    """A copy of ``input`` with entries shifted cyclically along ``dims`` (flattened if None)."""
-    shifts = (
-        _dim_args((shifts,)) if isinstance(shifts, (tuple, list)) else (operator.index(shifts),)
-    )
-    if dims is not None:
-        dims = _dim_args((dims,)) if isinstance(dims, (tuple, list)) else (operator.index(dims),)
-    n_dims = 1 if dims is None else len(dims)
-    if len(shifts) != n_dims:
-        raise RuntimeError(
-            f"roll: got {len(shifts)} shifts for {'no' if dims is None else len(dims)} dims; "
-            "pass one shift per dim (or a single shift with dims=None)"
-        )
-    if dims is not None:
-        dims = tuple(_normalize_dim(d, input._data.ndim, "roll") for d in dims)
-    return _roll(input, shifts=shifts, dims=dims)
-
-
-def _repeat_forward(x, *, repeats):
-    lead = len(repeats) - x.ndim
-    return np.tile(x.reshape((1,) * lead + x.shape), repeats)
-
-
-def _repeat_grad(grad, x, *, repeats, **_):
-    shape = x._data.shape
-    padded = (1,) * (len(repeats) - len(shape)) + shape
-    interleaved = tuple(v for pair in zip(repeats, padded) for v in pair)
-    summed = grad.reshape(interleaved).sum(tuple(range(0, len(interleaved), 2)))
-    return summed if summed._data.shape == shape else summed.reshape(shape)
-
-
-_repeat = primitive(
-    "repeat",
-    _repeat_forward,
-    _repeat_grad,
-    node_name="RepeatBackward0",
-    dtype_rule="keep",
-    linear=True,
-)
-
-
-def repeat(input: Tensor, *sizes) -> Tensor:
-    """``input`` tiled ``sizes[i]`` times along dim i (extra sizes add leading dims)."""
-    if not sizes:
-        raise TypeError("repeat() missing the repeats: pass one count per dim, e.g. t.repeat(2, 1)")
-    sizes = _dim_args(sizes)
-    shape = input._data.shape
-    if len(sizes) < len(shape):
-        raise RuntimeError(
-            f"repeat: got {len(sizes)} repeats {list(sizes)} for a tensor of shape {list(shape)}; "
-            "pass at least one per dim"
-        )
-    if any(s < 0 for s in sizes):
-        raise RuntimeError(f"repeat: repeats must be non-negative, got {list(sizes)}")
-    return _repeat(input, repeats=sizes)
-
-
-# fmt: off
-__all__ = [
-    "cat", "chunk", "concat", "concatenate", "flatten", "flip", "moveaxis", "movedim", "narrow",
-    "permute", "reshape", "roll", "select", "split", "squeeze", "stack", "sum_to", "swapaxes",
-    "swapdims", "transpose", "unbind", "unflatten", "unsqueeze",
-]
-# fmt: on
-METHODS = {
-    "reshape": reshape,
-    "view": view,
-    "expand": expand,
-    "sum_to_size": sum_to,
-    "expand_as": expand_as,
-    "view_as": view_as,
-    "reshape_as": reshape_as,
-    "flatten": flatten,
-    "unflatten": unflatten,
-    "squeeze": squeeze,
-    "unsqueeze": unsqueeze,
-    "permute": permute,
-    "transpose": transpose,
-    "swapaxes": swapaxes,
-    "swapdims": swapdims,
-    "movedim": movedim,
-    "moveaxis": moveaxis,
-    "select": select,
-    "narrow": narrow,
-    "flip": flip,
-    "roll": roll,
-    "repeat": repeat,
-    "split": split,
-    "chunk": chunk,
-    "unbind": unbind,
-}  # fmt: skip
+__all__ = exports(globals())

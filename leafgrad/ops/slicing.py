@@ -17,7 +17,9 @@ import warnings
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
+from ._optable import Linear
 from ._primitive import primitive
 
 
@@ -46,9 +48,10 @@ _select = primitive(
     lambda grad, x, *, dim, index, **_: _select_backward(
         grad, shape=x._data.shape, dim=dim, index=index
     ),
+    overload="int",
     node_name="SelectBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 _select_backward = primitive(
@@ -57,10 +60,11 @@ _select_backward = primitive(
     lambda grad, g, *, dim, index, **_: _select(grad, dim=dim, index=index),
     node_name="SelectBackwardBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 
+@public()
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The view ``input[..., index, ...]`` at ``dim``; that dim is removed."""
     shape = input._data.shape
@@ -92,9 +96,10 @@ _slice = primitive(
     lambda grad, x, **p: _slice_backward(
         grad, shape=x._data.shape, **{k: p[k] for k in _SLICE_PARAMS}
     ),
+    overload="Tensor",
     node_name="SliceBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 _slice_backward = primitive(
@@ -103,11 +108,12 @@ _slice_backward = primitive(
     lambda grad, g, *, shape, **p: _slice(grad, **{k: p[k] for k in _SLICE_PARAMS}),
     node_name="SliceBackwardBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 _SLICE_PARAMS = ("dim", "start", "stop", "step")
 
 
+@public()
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     """The view of ``length`` entries of ``input`` along ``dim`` from ``start``."""
     shape = input._data.shape
@@ -137,7 +143,7 @@ alias = primitive(
     lambda grad, x, **_: grad,
     node_name="AliasBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
     view=True,
 )
 
@@ -164,19 +170,21 @@ _index = primitive(
     lambda grad, x, *, indices, accumulate, **_: _index_put(
         grad, shape=x._data.shape, indices=indices, accumulate=accumulate
     ),
+    overload="Tensor",
     node_name="IndexBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
+# PyTorch's _index_put_impl_, the backward of index (the in-place index_put is inplace.py's).
 _index_put = primitive(
-    "index_put",
+    "index_put_impl",
     _index_put_forward,
     lambda grad, g, *, indices, accumulate, **_: _index(
         grad, indices=indices, accumulate=accumulate
     ),
     node_name="IndexPutImplBackward0",
     dtype_rule="keep",
-    linear=True,
+    kind=Linear(),
 )
 
 # ----- __getitem__ -----
@@ -288,6 +296,7 @@ def _invalid_entry(k):
     )
 
 
+@public(function=False, method=("__getitem__",))
 def getitem(self: Tensor, key) -> Tensor:
     """``self[key]`` with PyTorch's semantics (a negative slice step is a ValueError)."""
     if not isinstance(key, tuple):
@@ -386,5 +395,4 @@ def _apply_slice(x: Tensor, dim: int, s: slice, *, skip_full: bool) -> Tensor:
     return _slice(x, dim=dim, start=start, stop=max(start, stop), step=step)
 
 
-__all__ = ["narrow", "select"]
-METHODS = {"__getitem__": getitem, "select": select, "narrow": narrow}
+__all__ = exports(globals())

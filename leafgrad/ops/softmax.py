@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._optable import Generic
 from ._primitive import primitive
 from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
 
@@ -55,13 +57,15 @@ def _logsumexp_jvp(tx, x, result, *, dim, keepdim):
 _logsumexp = primitive(
     "logsumexp",
     _logsumexp_forward,
-    (_logsumexp_grad,),
+    _logsumexp_grad,
+    kind=Generic(jvp=_logsumexp_jvp),
+    saves=("result",),
     node_name="LogsumexpBackward0",
     dtype_rule="float",
-    jvp=_logsumexp_jvp,
 )
 
 
+@public()
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input), dim))`` computed stably; integers give the default float dtype."""
     _require_tensor(input, "logsumexp")
@@ -85,18 +89,22 @@ def _log_softmax_forward(x, *, dim):
 _softmax = primitive(
     "softmax",
     _softmax_forward,
-    (lambda grad, x, result, *, dim: result * (grad - (grad * result).sum(dim, keepdim=True)),),
+    lambda grad, x, result, *, dim: result * (grad - (grad * result).sum(dim, keepdim=True)),
+    kind=Generic(
+        jvp=lambda tx, x, result, *, dim: result * (tx - (result * tx).sum(dim, keepdim=True))
+    ),
+    saves=("result",),
     node_name="SoftmaxBackward0",
     dtype_rule="keep",
-    jvp=lambda tx, x, result, *, dim: result * (tx - (result * tx).sum(dim, keepdim=True)),
 )
 _log_softmax = primitive(
     "log_softmax",
     _log_softmax_forward,
-    (lambda grad, x, result, *, dim: grad - result.exp() * grad.sum(dim, keepdim=True),),
+    lambda grad, x, result, *, dim: grad - result.exp() * grad.sum(dim, keepdim=True),
+    kind=Generic(jvp=lambda tx, x, result, *, dim: tx - (result.exp() * tx).sum(dim, keepdim=True)),
+    saves=("result",),
     node_name="LogSoftmaxBackward0",
     dtype_rule="keep",
-    jvp=lambda tx, x, result, *, dim: tx - (result.exp() * tx).sum(dim, keepdim=True),
 )
 
 
@@ -113,15 +121,16 @@ def _normalising(op, prim, input, dim, dtype):
     return prim(input, dim=d)
 
 
+@public()
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``exp(x) / sum(exp(x), dim)`` computed stably; ``dtype`` casts the input first."""
     return _normalising("softmax", _softmax, input, dim, dtype)
 
 
+@public()
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``x - logsumexp(x, dim, keepdim=True)`` computed stably; ``dtype`` casts the input first."""
     return _normalising("log_softmax", _log_softmax, input, dim, dtype)
 
 
-__all__ = ["log_softmax", "logsumexp", "softmax"]
-METHODS = {name: globals()[name] for name in __all__}
+__all__ = exports(globals())

@@ -7,11 +7,13 @@ import warnings
 
 import numpy as np
 
+from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._optable import Generic
 from ._primitive import primitive
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
 from ._tangents import zero_tangent
-from .elementwise import where
+from .piecewise import where
 
 
 def _count(shape, dims) -> int:
@@ -72,17 +74,20 @@ _var = primitive(
             grad, x, dim, correction, keepdim
         ),
     ),
+    kind=Generic(jvp=_var_jvp),
+    overload="correction",
     node_name="VarBackward0",
     dtype_rule="keep",
-    jvp=_var_jvp,
 )
 _std = primitive(
     "std",
     lambda x, **params: np.sqrt(_var_forward(x, **params)),
-    (_std_grad,),
+    _std_grad,
+    kind=Generic(jvp=_std_jvp),
+    overload="correction",
+    saves=("result",),
     node_name="StdBackward0",
     dtype_rule="keep",
-    jvp=_std_jvp,
 )
 
 
@@ -115,6 +120,7 @@ def _moment(op, prim, input, dim, unbiased, keepdim, correction):
     return prim(input, dim=dims, correction=correction, keepdim=keepdim)
 
 
+@public()
 def var(
     input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None
 ) -> Tensor:
@@ -126,6 +132,7 @@ def var(
     return _moment("var", _var, input, dim, unbiased, keepdim, correction)
 
 
+@public()
 def std(
     input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None
 ) -> Tensor:
@@ -176,12 +183,12 @@ def _norm_grad(grad, x, result, *, ord, dim, keepdim):
     return x * x.abs() ** (ord - 2) * scale
 
 
-def _norm_vjp_all(grad, args, result, needs, *, ord, dim, keepdim):
+def _norm_vjp_all(grad, x, *, result, needs, ord, dim, keepdim):
     # The 0-"norm" counts nonzeros: like PyTorch it has no gradient at all (not even zeros),
     # so x.grad stays None and autograd.grad reports x as unused.
     if ord == 0:
         return [None]
-    return [_norm_grad(grad, args[0], result, ord=ord, dim=dim, keepdim=keepdim)]
+    return [_norm_grad(grad, x, result, ord=ord, dim=dim, keepdim=keepdim)]
 
 
 def _norm_jvp(tx, x, result, *, ord, dim, keepdim):
@@ -218,9 +225,10 @@ _norm = primitive(
     "norm",
     _norm_forward,
     vjp_all=_norm_vjp_all,
+    kind=Generic(jvp=_norm_jvp),
+    saves=("result",),
     node_name="LinalgVectorNormBackward0",
     dtype_rule="keep",
-    jvp=_norm_jvp,
 )
 
 
@@ -238,6 +246,7 @@ def _norm_order(p, dim, ndim) -> float:
     return float(p)
 
 
+@public()
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """Vector p-norm over ``dim`` (all elements when None): p = 'fro'/2, 1, inf, -inf, 0 or
     any float. ``dtype`` casts the input first. The gradient is 0 where the norm is 0."""
@@ -268,5 +277,4 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
     return _norm(input, ord=order, dim=dims, keepdim=keepdim)
 
 
-__all__ = ["norm", "std", "var"]
-METHODS = {name: globals()[name] for name in __all__}
+__all__ = exports(globals())

@@ -1,21 +1,28 @@
-"""The op table: one OpSample per op (and per interesting variant) drives gradcheck and
-gradgradcheck in float64. Each op family lists its samples in ``samples_<family>.py``."""
+"""The op table: one OpSample per op overload (and per interesting variant) drives gradcheck
+and gradgradcheck in float64. Each op family lists its samples in ``samples_<family>.py``.
+
+Samples name the registry's keys, PyTorch's ``name.overload`` (``sum.dim_IntList``,
+``clamp_min.Tensor``), so the guards see every overload, and ``exercised`` checks that a
+sample really calls what it names."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 import leafgrad as lg
+from leafgrad.ops import arithmetic
 
 
 @dataclass
 class OpSample:
     """``fn`` applied to float64 inputs of ``shapes`` drawn uniformly from ``domain``.
 
-    ``covers``: the registered primitive names this sample exercises (default: ``name``).
+    ``name``: the registry key (``name.overload``) of the primitive it is about; ``covers``:
+    the keys it exercises, forward or backward, when more than that one.
     ``make_inputs(rng)`` overrides the drawing (e.g. SPD matrices or distinct values).
     ``gradgrad=False`` needs a ``reason``.
     ``round_off``: the dtype whose round-off its results carry (``"float32"`` for a round trip
@@ -72,3 +79,29 @@ def away_from(points, margin=0.1, lo=-2.0, hi=2.0):
         return inner
 
     return make
+
+
+# Every op shares the code object of the closure ``primitive`` builds, and names itself ``op``.
+_OP_CODE = arithmetic.mul.__code__
+
+
+def exercised(sample: OpSample) -> set:
+    """The registry keys of the primitives ``sample`` calls, in its forward and in a backward
+    pass that records a graph (so rules that call primitives count too)."""
+    keys = set()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code is _OP_CODE:
+            keys.add(frame.f_locals["op"].primitive.key)
+
+    inputs = sample.inputs()
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        out = sample.fn(*inputs)
+        outs = [o for o in (out if isinstance(out, tuple) else (out,)) if o.requires_grad]
+        if outs:
+            lg.autograd.grad([o.sum() for o in outs], inputs, create_graph=True, allow_unused=True)
+    finally:
+        sys.setprofile(previous)
+    return keys

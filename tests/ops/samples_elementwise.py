@@ -1,7 +1,7 @@
-"""Op-table samples for ops/elementwise.py and ops/conversion.py."""
+"""Op-table samples for ops/elementwise.py, activations.py, piecewise.py and conversion.py."""
 
 import leafgrad as lg
-from leafgrad.ops.elementwise import threshold_backward
+from leafgrad.ops.activations import threshold_backward
 
 from .optable import OpSample, away_from
 
@@ -60,6 +60,13 @@ SAMPLES = [
         ((4,),),
         make_inputs=away_from([-1.5, -0.5, 0.5, 1.5])([(4,)]),
     ),
+    S(
+        "round.decimals",
+        lambda x: x.round(decimals=1) * x,
+        ((5,),),
+        make_inputs=away_from([k / 10 + 0.05 for k in range(-21, 21)], margin=0.01)([(5,)]),
+        id="round-decimals",
+    ),
     S("atan2", lambda y, x: lg.atan2(y, x), ((2, 3), (3,)), domain=_POS),
     S("maximum", lambda x, y: lg.maximum(x, y), ((2, 3), (3,))),
     S("minimum", lambda x, y: lg.minimum(x, y), ((2, 3), (2, 3))),
@@ -72,20 +79,60 @@ SAMPLES = [
         id="clamp-min-only",
     ),
     S(
-        "clamp",
+        "clamp.Tensor",
         lambda x, lo, hi: lg.clamp(x, lo, hi + 3.0),
         ((6,), (6,), (6,)),
         id="clamp-tensor-bounds",
         make_inputs=away_from([])([(6,), (6,), (6,)]),
     ),
     S(
-        "where",
+        "clamp.Tensor_lower",
+        lambda x, lo: lg.clamp(x, lo),
+        ((6,), (6,)),
+        make_inputs=away_from([])([(6,), (6,)]),
+        id="clamp-tensor-min-only",
+    ),
+    S(
+        "clamp.Tensor_upper",
+        lambda x, hi: lg.clamp(x, max=hi),
+        ((2, 3), (3,)),
+        make_inputs=away_from([])([(2, 3), (3,)]),
+        id="clamp-tensor-max-only-broadcast",
+    ),
+    S(
+        "clamp_min",
+        lambda x: x.clamp_min(0.1),
+        ((6,),),
+        make_inputs=away_from([0.1])([(6,)]),
+    ),
+    S(
+        "clamp_min.Tensor",
+        lambda x, lo: lg.clamp_min(x, lo),
+        ((6,), (6,)),
+        make_inputs=away_from([])([(6,), (6,)]),
+        id="clamp_min-tensor",
+    ),
+    S(
+        "clamp_max",
+        lambda x: lg.clamp_max(x, -0.2),
+        ((6,),),
+        make_inputs=away_from([-0.2])([(6,)]),
+    ),
+    S(
+        "clamp_max.Tensor",
+        lambda x, hi: x.clamp_max(hi),
+        ((2, 3), (3,)),
+        make_inputs=away_from([])([(2, 3), (3,)]),
+        id="clamp_max-tensor-broadcast",
+    ),
+    S(
+        "where.self",
         lambda x, y: lg.where(x > 0, x * y, y),
         ((2, 3), (3,)),
         make_inputs=away_from([0.0])([(2, 3), (3,)]),
     ),
     S(
-        "where",
+        "where.self",
         lambda x: lg.where(x > 0, x, 0.0),
         ((5,),),
         make_inputs=away_from([0.0])([(5,)]),

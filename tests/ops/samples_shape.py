@@ -1,4 +1,5 @@
-"""Op-table samples for ops/shape.py and ops/joining.py (views, permutations, joins, splits)."""
+"""Op-table samples for ops/shape.py, reorder.py and joining.py (views, permutations, joins,
+splits)."""
 
 import leafgrad as lg
 from leafgrad.ops.shape import _squeeze_dim, sum_to
@@ -31,9 +32,9 @@ SAMPLES = [
     S("sum_to", lambda x: x.sum_to_size((4,)), ((2, 4),), id="sum_to_size"),
     # squeeze / unsqueeze
     S("squeeze", lambda x: x.squeeze(), ((1, 3, 1, 2),), id="squeeze-all"),
-    S("squeeze", lambda x: x.squeeze(-2), ((3, 1, 2),), id="squeeze-negative-dim"),
-    S("squeeze", lambda x: x.squeeze((0, 2)), ((1, 3, 1),), id="squeeze-tuple"),
-    S("squeeze", lambda x: _squeeze_dim(x, shape=(3,)), ((3, 1),), id="squeeze-primitive"),
+    S("squeeze.dim", lambda x: x.squeeze(-2), ((3, 1, 2),), id="squeeze-negative-dim"),
+    S("squeeze.dims", lambda x: x.squeeze((0, 2)), ((1, 3, 1),), id="squeeze-tuple"),
+    S("squeeze.dim", lambda x: _squeeze_dim(x, shape=(3,)), ((3, 1),), id="squeeze-primitive"),
     S("unsqueeze", lambda x: x.unsqueeze(1), ((2, 3),)),
     S("unsqueeze", lambda x: x.unsqueeze(-1), ((2, 3),), id="unsqueeze-negative-end"),
     # permutations
@@ -41,9 +42,9 @@ SAMPLES = [
     S("permute", lambda x: x.permute((-1, 0, 1)), ((2, 3, 4),), id="permute-tuple-negative"),
     S("permute", lambda x: x.movedim(0, -1), ((2, 3, 4),), id="movedim"),
     S("permute", lambda x: x.T, ((2, 3),), id="T"),
-    S("transpose", lambda x: x.transpose(0, 2), ((2, 3, 4),)),
-    S("transpose", lambda x: x.swapaxes(-1, -2), ((2, 3, 4),), id="swapaxes-negative"),
-    S("transpose", lambda x: x.mT, ((2, 3, 2),), id="mT"),
+    S("transpose.int", lambda x: x.transpose(0, 2), ((2, 3, 4),)),
+    S("transpose.int", lambda x: x.swapaxes(-1, -2), ((2, 3, 4),), id="swapaxes-negative"),
+    S("transpose.int", lambda x: x.mT, ((2, 3, 2),), id="mT"),
     # copies: flip / roll / repeat
     S("flip", lambda x: x.flip(0), ((3, 2),)),
     S("flip", lambda x: x.flip(-1, 0), ((2, 3, 2),), id="flip-two-dims-negative"),
@@ -67,12 +68,17 @@ SAMPLES = [
     S("stack", lambda x, y: lg.stack((x, y), dim=-1), ((2, 3), (2, 3)), id="stack-negative-dim"),
     S("stack", lambda x: lg.stack([x, x]), ((),), id="stack-0d"),
     # splits: one multi-output node; unused outputs get zero grads
-    S("split", lambda x: _pieces_sum(x.split(2)), ((5, 2),)),
-    S("split", lambda x: _pieces_sum(lg.split(x, [1, 3], dim=-1)), ((2, 4),), id="split-sections"),
-    S("split", lambda x: x.split(1, 1)[1], ((2, 3),), id="split-one-output-used"),
-    S("split", lambda x: _pieces_sum(x.chunk(3, 1)), ((2, 7),), id="chunk"),
-    S("split", lambda x: x.split(4)[0] * 2, ((3,),), id="split-single-piece"),
-    S("unbind", lambda x: _pieces_sum(x.unbind(1)), ((2, 3),)),
-    S("unbind", lambda x: x.unbind(-1)[0], ((2, 3),), id="unbind-one-output-used"),
-    S("unbind", lambda x: _pieces_sum(tuple(iter(x))), ((3, 2),), id="iterate"),
+    S("split.Tensor", lambda x: _pieces_sum(x.split(2)), ((5, 2),)),
+    S(
+        "split_with_sizes",
+        lambda x: _pieces_sum(lg.split(x, [1, 3], dim=-1)),
+        ((2, 4),),
+        id="split-sections",
+    ),
+    S("split.Tensor", lambda x: x.split(1, 1)[1], ((2, 3),), id="split-one-output-used"),
+    S("split.Tensor", lambda x: _pieces_sum(x.chunk(3, 1)), ((2, 7),), id="chunk"),
+    S("split.Tensor", lambda x: x.split(4)[0] * 2, ((3,),), id="split-single-piece"),
+    S("unbind.int", lambda x: _pieces_sum(x.unbind(1)), ((2, 3),)),
+    S("unbind.int", lambda x: x.unbind(-1)[0], ((2, 3),), id="unbind-one-output-used"),
+    S("unbind.int", lambda x: _pieces_sum(tuple(iter(x))), ((3, 2),), id="iterate"),
 ]

@@ -23,18 +23,18 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-import leafgrad.ops
 from leafgrad._engine import forward as _forward_engine
 from leafgrad._tensor import Tensor
 from leafgrad.autograd import forward_ad as fwAD
 from leafgrad.ops import _primitive
-from leafgrad.ops._primitive import _REGISTRY, Primitive
+from leafgrad.ops._optable import REGISTRY, Generic, NoDerivative, Primitive, Unary
 from tests._tolerance import assert_close, tolerance
 
 from . import __path__ as _ops_tests_path
 
-# Differentiable primitives with no forward rule, each with why. (PyTorch has a forward rule
-# for every op in the reduction, extrema, softmax, statistics and linalg families.)
+# Differentiable primitives (by ``name.overload``) with no forward rule, each with why.
+# (PyTorch has a forward rule for every op in the reduction, extrema, softmax, statistics and
+# linalg families.)
 NO_JVP: dict = {}
 
 # Samples that fail for a reason outside the families this table's author owns: strict, so
@@ -60,44 +60,29 @@ def _all_samples():
 
 def _declaring_module(prim: Primitive) -> str:
     """The ops module a primitive is declared in: where its rules' code lives."""
-    vjp = prim.vjp if isinstance(prim.vjp, tuple) else (prim.vjp,)
-    for f in (prim.forward, *vjp, prim.jvp, getattr(prim, "d1", None)):
+    d1 = prim.kind.d1 if type(prim.kind) is Unary else None
+    for f in (prim.forward, *(prim.vjp or ()), prim.vjp_all, prim.jvp, d1):
         mod = getattr(f, "__module__", None) or ""
         if (
             isinstance(f, types.FunctionType)
             and mod.startswith("leafgrad.ops.")
-            and mod != "leafgrad.ops._primitive"
+            and not mod.startswith("leafgrad.ops._")
         ):
             return mod
     return "unknown"
 
 
-def _declared_primitives() -> list:
-    """Every primitive: the registry's, and those a later one of the same name shadows there
-    (e.g. sum's two nodes), found as ops in the ops modules' namespaces."""
-    found = {}
-    for info in pkgutil.iter_modules(leafgrad.ops.__path__):
-        mod = importlib.import_module(f"leafgrad.ops.{info.name}")
-        for value in vars(mod).values():
-            prim = getattr(value, "primitive", None)
-            if isinstance(prim, Primitive):
-                found.setdefault(id(prim), prim)
-    for prim in _REGISTRY.values():
-        found.setdefault(id(prim), prim)
-    return list(found.values())
-
-
 def _has_forward_rule(prim: Primitive) -> bool:
-    return prim.jvp is not None or prim.linear or getattr(prim, "elementwise", False)
+    return prim.jvp is not None
 
 
 def _needs_forward_rule(prim: Primitive) -> bool:
-    return prim.differentiable and not getattr(prim, "no_derivative", False)
+    return prim.differentiable and type(prim.kind) is not NoDerivative
 
 
 PRIMITIVES = sorted(
-    (p for p in _declared_primitives() if _needs_forward_rule(p)),
-    key=lambda p: (_declaring_module(p), p.name, p.node_name),
+    (p for p in REGISTRY.values() if _needs_forward_rule(p)),
+    key=lambda p: (_declaring_module(p), p.key),
 )
 
 
@@ -254,17 +239,17 @@ def test_jvp_rules_are_differentiable_in_primal_and_tangent(sample, request):
 
 def _guard_param(prim):
     module = _declaring_module(prim)
-    pid = f"{module.rsplit('.', 1)[-1]}.{prim.name}.{prim.node_name}"
+    pid = f"{module.rsplit('.', 1)[-1]}:{prim.key}:{prim.node_name}"
     return pytest.param(prim, id=pid)
 
 
 @pytest.mark.parametrize("prim", [_guard_param(p) for p in PRIMITIVES])
 def test_every_differentiable_primitive_has_a_forward_rule(prim):
-    if prim.name in NO_JVP and not _has_forward_rule(prim):
-        pytest.skip(NO_JVP[prim.name])
+    if prim.key in NO_JVP and not _has_forward_rule(prim):
+        pytest.skip(NO_JVP[prim.key])
     assert _has_forward_rule(prim), (
-        f"{prim.name} ({prim.node_name}, in {_declaring_module(prim)}) has no forward rule: "
-        "declare jvp=, linear=True or elementwise=True, or list it in NO_JVP with a reason"
+        f"{prim.key} ({prim.node_name}, in {_declaring_module(prim)}) has no forward rule: "
+        "give it a kind with a forward rule (e.g. Generic(jvp)), or list it in NO_JVP with a reason"
     )
 
 
@@ -277,9 +262,12 @@ def test_the_guard_sees_primitives_the_registry_shadows():
 
 def test_an_op_without_a_forward_rule_raises_under_forward_ad():
     opaque = _primitive.primitive(
-        "opaque_for_jvp_test", lambda x: x * 2.0, (lambda grad, x, result: grad * 2.0,)
+        "opaque_for_jvp_test",
+        lambda x: x * 2.0,
+        (lambda grad, x, result: grad * 2.0,),
+        kind=Generic(),
     )
-    _REGISTRY.pop("opaque_for_jvp_test")
+    REGISTRY.pop("opaque_for_jvp_test")
     x = lg.tensor([1.0, 2.0], dtype=lg.float64)
     assert opaque(x).tolist() == [2.0, 4.0]  # fine without a dual level
     with fwAD.dual_level():

@@ -506,10 +506,10 @@ def test_products_under_no_grad_record_nothing():
 )
 def test_forward_rules_match_torch_jvp(prim, shapes):
     x, y, tx, ty = _arrays(shapes + shapes)
-    ours = prim.primitive.jvp(lg.tensor(tx), lg.tensor(ty), lg.tensor(x), lg.tensor(y), None)
+    ours = prim.primitive.jvp(lg.tensor(tx), lg.tensor(ty), lg.tensor(x), lg.tensor(y), result=None)
     _, ref = torch.func.jvp(
         torch.matmul, (torch.tensor(x), torch.tensor(y)), (torch.tensor(tx), torch.tensor(ty))
     )
     _close(ours, ref)
-    only_x = prim.primitive.jvp(lg.tensor(tx), None, lg.tensor(x), lg.tensor(y), None)
+    only_x = prim.primitive.jvp(lg.tensor(tx), None, lg.tensor(x), lg.tensor(y), result=None)
     _close(only_x, torch.matmul(torch.tensor(tx), torch.tensor(y)))

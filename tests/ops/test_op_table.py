@@ -1,5 +1,5 @@
 """gradcheck and gradgradcheck (float64) for every sample of every op family, plus a guard
-that no differentiable primitive ships without a sample."""
+that no differentiable primitive overload ships without a sample."""
 
 import importlib
 import pkgutil
@@ -9,9 +9,15 @@ import pytest
 
 import leafgrad as lg
 from leafgrad.autograd.gradcheck import gradcheck, gradgradcheck
-from leafgrad.ops._primitive import _REGISTRY
+from leafgrad.ops._optable import REGISTRY, Generic, NoDerivative
+from leafgrad.ops._primitive import primitive
 
 from . import __path__ as _ops_tests_path
+from .optable import exercised
+
+# Differentiable overloads without a sample, each with why (NoDerivative ops need none: their
+# backward raises by declaration).
+NO_SAMPLE: dict = {}
 
 
 def _all_samples():
@@ -47,25 +53,38 @@ def test_gradgradcheck(sample):
 
 
 def test_every_differentiable_primitive_has_a_sample():
-    covered = {name for s in SAMPLES for name in s.covered}
+    covered = {key for s in SAMPLES for key in s.covered}
     missing = sorted(
-        name
-        for name, prim in _REGISTRY.items()
-        if prim.differentiable and not getattr(prim, "no_derivative", False) and name not in covered
+        key
+        for key, prim in REGISTRY.items()
+        if prim.differentiable
+        and type(prim.kind) is not NoDerivative
+        and key not in covered
+        and key not in NO_SAMPLE
     )
-    assert missing == [], f"primitives without an op-table sample: {missing}"
+    assert missing == [], f"primitive overloads without an op-table sample: {missing}"
+    assert all(NO_SAMPLE.values()), "every opt-out needs a reason"
 
 
 def test_samples_name_registered_primitives():
-    unknown = sorted({n for s in SAMPLES for n in s.covered} - set(_REGISTRY))
-    assert unknown == [], f"samples cover names that are not registered primitives: {unknown}"
+    unknown = sorted({n for s in SAMPLES for n in s.covered} - set(REGISTRY))
+    assert unknown == [], f"samples cover keys that are not registered primitives: {unknown}"
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
+def test_samples_exercise_the_overloads_they_name(sample):
+    missing = sorted(set(sample.covered) - exercised(sample))
+    assert missing == [], f"{sample.test_id} names {missing} but never calls them"
 
 
 def test_gradcheck_detects_a_wrong_rule():
-    from leafgrad.ops._primitive import primitive
-
-    wrong = primitive("wrong_square_for_test", lambda x: x * x, (lambda grad, x, result: grad * x,))
-    _REGISTRY.pop("wrong_square_for_test")
+    wrong = primitive(
+        "wrong_square_for_test",
+        lambda x: x * x,
+        (lambda grad, x, result: grad * x,),
+        kind=Generic(),
+    )
+    REGISTRY.pop("wrong_square_for_test")
     x = lg.tensor([0.5, 1.5], dtype=lg.float64, requires_grad=True)
     assert gradcheck(wrong, (x,), raise_exception=False) is False
     with pytest.raises(RuntimeError):

@@ -1,0 +1,186 @@
+"""Activations: relu (and its differentiable backward), leaky_relu, elu, gelu, silu, softplus.
+
+The functional ones are not top-level in PyTorch (torch.nn.functional has them); they are
+here for convenience.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.special as sp
+
+from .._exposure import exports, public
+from ._optable import PiecewiseLinear
+from ._primitive import primitive, unary
+from .elementwise import erf, exp, sigmoid, tanh
+from .piecewise import where, zeros_like_grad
+
+_SQRT_2 = math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _relu_forward(x):
+    return np.maximum(x, 0).astype(x.dtype, copy=False)
+
+
+def _threshold_backward_forward(grad, x, *, negative_slope=0.0):
+    scaled = grad * negative_slope if negative_slope else 0
+    return np.where(x > 0, grad, scaled).astype(grad.dtype, copy=False)
+
+
+# ``grad`` where ``x > 0``, else ``negative_slope * grad``, as a function of both inputs like
+# PyTorch's threshold_backward / leaky_relu_backward: the first derivative of relu stays in
+# the graph (with zero second derivative), so grad(grad(relu(x)), x) gives zeros, not an error.
+threshold_backward = primitive(
+    "threshold_backward",
+    _threshold_backward_forward,
+    (
+        lambda grad, g, x, result, **kw: threshold_backward(grad, x, **kw),
+        lambda grad, g, x, result, **kw: zeros_like_grad(x),
+    ),
+    kind=PiecewiseLinear(),
+    node_name="ThresholdBackwardBackward0",
+    dtype_rule="keep",
+)
+
+relu = primitive(
+    "relu",
+    _relu_forward,
+    (lambda grad, x, result: threshold_backward(grad, result),),
+    kind=PiecewiseLinear(),
+    saves=("result",),
+    node_name="ReluBackward0",
+    dtype_rule="promote",
+    expose=public(inplace=True),
+)
+
+
+def _leaky_relu_forward(x, *, negative_slope=0.01):
+    return np.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False)
+
+
+_leaky_relu = primitive(
+    "leaky_relu",
+    _leaky_relu_forward,
+    (
+        lambda grad, x, result, *, negative_slope: threshold_backward(
+            grad, x, negative_slope=negative_slope
+        ),
+    ),
+    kind=PiecewiseLinear(),
+    node_name="LeakyReluBackward0",
+    dtype_rule="float",
+)
+
+
+@public(method=False)
+def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+    """``x`` where positive, else ``negative_slope * x``."""
+    return _leaky_relu(input, negative_slope=negative_slope)
+
+
+def _elu_forward(x, *, alpha=1.0):
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False)
+
+
+_elu = unary(
+    "elu",
+    _elu_forward,
+    d1=lambda x, result, *, alpha=1.0: where(x > 0, 1.0, result + alpha),
+    d2=lambda x, result, *, alpha=1.0: where(x > 0, 0.0, result + alpha),
+)
+
+
+@public(method=False)
+def elu(input, alpha: float = 1.0, inplace: bool = False):
+    """``x`` where positive, else ``alpha * (exp(x) - 1)``."""
+    return _elu(input, alpha=alpha)
+
+
+def _gelu_forward(x, *, approximate="none"):
+    if approximate == "tanh":
+        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
+        return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
+    return (0.5 * x * (1 + sp.erf(x / _SQRT_2))).astype(x.dtype, copy=False)
+
+
+def _gelu_d1(x, *, approximate="none"):
+    if approximate == "tanh":
+        k = math.sqrt(2 / math.pi)
+        t = tanh(k * (x + 0.044715 * x * x * x))
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
+    cdf = 0.5 * (1 + erf(x / _SQRT_2))
+    return cdf + x * _INV_SQRT_2PI * exp(-0.5 * x * x)
+
+
+def _gelu_d2(x, *, approximate="none"):
+    if approximate == "tanh":
+        k = math.sqrt(2 / math.pi)
+        c = 0.044715
+        t = tanh(k * (x + c * x * x * x))
+        du = k * (1 + 3 * c * x * x)
+        sech2 = 1 - t * t
+        return sech2 * du - x * t * sech2 * du * du + 0.5 * x * sech2 * k * 6 * c * x
+    pdf = _INV_SQRT_2PI * exp(-0.5 * x * x)
+    return pdf * (2 - x * x)
+
+
+_gelu = unary("gelu", _gelu_forward, d1=_gelu_d1, d2=_gelu_d2)
+
+
+@public(method=False)
+def gelu(input, approximate: str = "none"):
+    """Gaussian error linear unit; ``approximate="tanh"`` uses the tanh formula."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return _gelu(input, approximate=approximate)
+
+
+def _silu_forward(x):
+    return (x * sp.expit(x)).astype(x.dtype, copy=False)
+
+
+silu = unary(
+    "silu",
+    _silu_forward,
+    d1=lambda x: _silu_d1(x),
+    d2=lambda x: _silu_d2(x),
+    expose=public(method=False),
+)
+
+
+def _silu_d1(x):
+    s = sigmoid(x)
+    return s * (1 + x * (1 - s))
+
+
+def _silu_d2(x):
+    s = sigmoid(x)
+    return s * (1 - s) * (2 + x * (1 - 2 * s))
+
+
+def _softplus_forward(x, *, beta=1.0, threshold=20.0):
+    bx = x * beta
+    soft = np.logaddexp(0, bx) / beta
+    return np.where(bx > threshold, x, soft).astype(x.dtype, copy=False)
+
+
+_softplus = unary(
+    "softplus",
+    _softplus_forward,
+    d1=lambda x, *, beta=1.0, threshold=20.0: where(x * beta > threshold, 1.0, sigmoid(x * beta)),
+    d2=lambda x, *, beta=1.0, threshold=20.0: where(
+        x * beta > threshold, 0.0, beta * sigmoid(x * beta) * (1 - sigmoid(x * beta))
+    ),
+)
+
+
+@public(method=False)
+def softplus(input, beta: float = 1.0, threshold: float = 20.0):
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold``."""
+    return _softplus(input, beta=beta, threshold=threshold)
+
+
+__all__ = exports(globals())

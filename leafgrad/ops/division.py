@@ -1,0 +1,147 @@
+"""Integer-style division: floor_divide, div with a rounding mode, remainder and fmod.
+
+Quotients rounded to integers are piecewise constant (zero gradient, as in PyTorch); the
+remainders are piecewise linear. Bool operands and integer division by zero raise, as in
+PyTorch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._exposure import exports, public
+from .._tensor import Tensor
+from ._optable import NoDerivative, PiecewiseLinear
+from ._primitive import primitive
+from .piecewise import zeros_like_grad
+
+
+def _integer_division(op, forward):
+    """``forward`` refusing what PyTorch refuses: bool operands, and integers divided by zero."""
+
+    def checked(x, y, **params):
+        kind = np.result_type(x, y).kind
+        if kind == "b":
+            raise NotImplementedError(
+                f"{op}: not implemented for bool tensors; convert them first (.int() or .float())"
+            )
+        if kind in "iu" and np.any(np.equal(y, 0)):
+            # Every divisor element is used unless the broadcast result is empty.
+            if np.prod(np.broadcast_shapes(np.shape(x), np.shape(y))) > 0:
+                raise RuntimeError(
+                    f"ZeroDivisionError: {op} of integer tensors by zero; convert to floating "
+                    "point (.double()) for inf/nan instead"
+                )
+        return forward(x, y, **params)
+
+    checked.__name__ = op
+    return checked
+
+
+# PyTorch records floor_divide (its result requires grad) but its backward raises.
+floor_divide = primitive(
+    "floor_divide",
+    _integer_division("floor_divide", np.floor_divide),
+    kind=NoDerivative(),
+    broadcast=True,
+    scalars=True,
+    expose=public(
+        inplace=True,
+        operators=("__floordiv__",),
+        reflected=("__rfloordiv__",),
+        inplace_operators=("__ifloordiv__",),
+    ),
+)
+
+
+def _rounded_div_zero_grad(grad, x, y, result, **params):
+    # PyTorch's DivBackward2 saves both operands and unpacks them even though the gradient
+    # is zero, so a second backward without retain_graph raises; reading them here does too.
+    for a in (x, y):
+        if isinstance(a, Tensor):
+            np.asarray(a._data)
+    return zeros_like_grad(grad)
+
+
+def _rounded_div_forward(x, y, *, rounding_mode):
+    dtype = np.result_type(x, y)
+    if rounding_mode == "floor":
+        q = np.floor_divide(x, y)
+    elif dtype.kind in "iu":
+        # Exact for integers (a float quotient would round beyond 2**53): floor, then one up
+        # where the remainder is nonzero and the operands' signs differ.
+        q = np.floor_divide(x, y)
+        q = q + ((np.remainder(x, y) != 0) & (np.less(x, 0) != np.less(y, 0)))
+    else:
+        q = np.trunc(np.true_divide(x, y))
+    return q.astype(dtype, copy=False)
+
+
+# div(..., rounding_mode=) is piecewise constant: zero gradient, as in PyTorch.
+_rounded_div = primitive(
+    "div",
+    _integer_division("div", _rounded_div_forward),
+    (_rounded_div_zero_grad, _rounded_div_zero_grad),
+    kind=PiecewiseLinear(),
+    overload="Tensor_mode",
+    node_name="DivBackward2",
+    broadcast=True,
+    scalars=True,
+)
+
+
+def _remainder_primitive(name, forward, rounding_mode, overload, node_name):
+    return primitive(
+        name,
+        forward,
+        (
+            lambda grad, x, y, result: grad,
+            lambda grad, x, y, result: -grad * _rounded_div(x, y, rounding_mode=rounding_mode),
+        ),
+        kind=PiecewiseLinear(),
+        overload=overload,
+        node_name=node_name,
+        broadcast=True,
+        scalars=True,
+    )
+
+
+# PyTorch: RemainderBackward0 / FmodBackward0 with a Python-number divisor, ...Backward1 with a
+# Tensor divisor; a Python number divided by a Tensor (``3 % x``) has no derivative.
+_np_remainder = _integer_division("remainder", np.remainder)
+_np_fmod = _integer_division("fmod", np.fmod)
+_remainder_scalar = _remainder_primitive(
+    "remainder", _np_remainder, "floor", "Scalar", "RemainderBackward0"
+)
+_remainder_tensor = _remainder_primitive(
+    "remainder", _np_remainder, "floor", "Tensor", "RemainderBackward1"
+)
+_fmod_scalar = _remainder_primitive("fmod", _np_fmod, "trunc", "Scalar", "FmodBackward0")
+_fmod_tensor = _remainder_primitive("fmod", _np_fmod, "trunc", "Tensor", "FmodBackward1")
+_remainder_of_scalar = primitive(
+    "remainder",
+    _np_remainder,
+    kind=NoDerivative(),
+    overload="Scalar_Tensor",
+    broadcast=True,
+    scalars=True,
+)
+
+
+@public(
+    inplace=True, operators=("__mod__",), reflected=("__rmod__",), inplace_operators=("__imod__",)
+)
+def remainder(input, other):
+    """Python's ``%``: the result has the sign of ``other``."""
+    if not isinstance(input, Tensor):
+        return _remainder_of_scalar(input, other)
+    return (_remainder_tensor if isinstance(other, Tensor) else _remainder_scalar)(input, other)
+
+
+@public(inplace=True)
+def fmod(input, other):
+    """C's ``fmod``: the result has the sign of ``input``."""
+    return (_fmod_tensor if isinstance(other, Tensor) else _fmod_scalar)(input, other)
+
+
+__all__ = exports(globals())

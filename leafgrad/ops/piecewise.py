@@ -1,0 +1,296 @@
+"""Piecewise-linear elementwise ops: rounding, maximum/minimum, clamp and where.
+
+Their Jacobians are diagonal and constant between kinks (``PiecewiseLinear``), so their VJP
+rules also give their forward-mode and Taylor rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._exposure import exports, public
+from .._tensor import Tensor, _wrap
+from ._optable import PiecewiseLinear
+from ._primitive import primitive
+
+
+def zeros_like_grad(t: Tensor) -> Tensor:
+    """Zeros shaped like ``t`` outside any graph: the derivative of a piecewise-constant op."""
+    return _wrap(np.zeros_like(t._data))
+
+
+def _zero_grad(grad, x, result, **params):
+    return zeros_like_grad(grad)
+
+
+floor = primitive(
+    "floor",
+    np.floor,
+    (_zero_grad,),
+    kind=PiecewiseLinear(),
+    node_name="FloorBackward0",
+    dtype_rule="promote",
+    expose=public(inplace=True),
+)
+ceil = primitive(
+    "ceil",
+    np.ceil,
+    (_zero_grad,),
+    kind=PiecewiseLinear(),
+    node_name="CeilBackward0",
+    dtype_rule="promote",
+    expose=public(inplace=True),
+)
+trunc = primitive(
+    "trunc",
+    np.trunc,
+    (_zero_grad,),
+    kind=PiecewiseLinear(),
+    node_name="TruncBackward0",
+    dtype_rule="promote",
+    expose=public(inplace=True),
+)
+fix = trunc
+
+
+def _round_forward(x, *, decimals=0):
+    return np.round(x, decimals)
+
+
+_round = primitive(
+    "round",
+    _round_forward,
+    (_zero_grad,),
+    kind=PiecewiseLinear(),
+    node_name="RoundBackward0",
+    dtype_rule="promote",
+)
+_round_decimals = primitive(
+    "round",
+    _round_forward,
+    (_zero_grad,),
+    kind=PiecewiseLinear(),
+    overload="decimals",
+    node_name="RoundBackward1",
+    dtype_rule="promote",
+)
+
+
+@public(inplace=True)
+def round(input, *, decimals: int = 0):
+    """Round half to even, like PyTorch; zero gradient."""
+    return _round_decimals(input, decimals=decimals) if decimals else _round(input)
+
+
+def _max_min_grad(pick_first):
+    # Ties split the gradient evenly, as PyTorch does.
+    def rule(grad, x, y, result):
+        mine, other = (x, y) if pick_first else (y, x)
+        return grad * (where(mine == other, 0.5, (mine == result).to(grad.dtype)))
+
+    return rule
+
+
+maximum = primitive(
+    "maximum",
+    np.maximum,
+    (_max_min_grad(True), _max_min_grad(False)),
+    kind=PiecewiseLinear(),
+    saves=("result",),
+    node_name="MaximumBackward0",
+    broadcast=True,
+    expose=public(),
+)
+minimum = primitive(
+    "minimum",
+    np.minimum,
+    (_max_min_grad(True), _max_min_grad(False)),
+    kind=PiecewiseLinear(),
+    saves=("result",),
+    node_name="MinimumBackward0",
+    broadcast=True,
+    expose=public(),
+)
+
+
+def _clamp_forward(x, *, min=None, max=None):
+    out = x
+    if min is not None:
+        out = np.maximum(out, min)
+    if max is not None:
+        out = np.minimum(out, max)
+    return out.astype(x.dtype, copy=False) if out is not x else x.copy()
+
+
+def _clamp_mask(x, min, max):
+    mask = None
+    if min is not None:
+        mask = x >= min
+    if max is not None:
+        upper = x <= max
+        mask = upper if mask is None else mask & upper
+    return mask
+
+
+def _clamp_scalar_primitive(name, node_name):
+    return primitive(
+        name,
+        _clamp_forward,
+        (lambda grad, x, result, *, min=None, max=None: grad * _clamp_mask(x, min, max),),
+        kind=PiecewiseLinear(),
+        node_name=node_name,
+        dtype_rule="keep",
+    )
+
+
+# PyTorch's names: clamp with number bounds is ClampBackward1, with Tensor bounds
+# ClampBackward0; clamp_min / clamp_max are ClampMin/MaxBackward0 (number) and ...1 (Tensor).
+_clamp = _clamp_scalar_primitive("clamp", "ClampBackward1")
+_clamp_min_scalar = _clamp_scalar_primitive("clamp_min", "ClampMinBackward0")
+_clamp_max_scalar = _clamp_scalar_primitive("clamp_max", "ClampMaxBackward0")
+
+_clamp_tensor = primitive(
+    "clamp",
+    lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
+    (
+        lambda grad, x, lo, hi, result: grad * ((x >= lo) & (x <= hi)),
+        lambda grad, x, lo, hi, result: grad * ((x < lo) & (lo <= hi)),
+        lambda grad, x, lo, hi, result: grad * ((x > hi) | (lo > hi)),
+    ),
+    kind=PiecewiseLinear(),
+    overload="Tensor",
+    node_name="ClampBackward0",
+    broadcast=True,
+    scalars=True,
+)
+
+
+def _clamp_bound_primitive(name, overload, node_name, upper: bool):
+    """Clamp by one Tensor bound: ``minimum(x, bound)`` when ``upper``, else ``maximum``."""
+    if upper:
+        rules = (
+            lambda grad, x, bound, result: grad * (x <= bound),
+            lambda grad, x, bound, result: grad * (x > bound),
+        )
+    else:
+        rules = (
+            lambda grad, x, bound, result: grad * (x >= bound),
+            lambda grad, x, bound, result: grad * (x < bound),
+        )
+    return primitive(
+        name,
+        np.minimum if upper else np.maximum,
+        rules,
+        kind=PiecewiseLinear(),
+        overload=overload,
+        node_name=node_name,
+        broadcast=True,
+        scalars=True,
+    )
+
+
+# clamp with one Tensor bound is PyTorch's clamp.Tensor too (ClampBackward0), the other None.
+_clamp_lower = _clamp_bound_primitive("clamp", "Tensor_lower", "ClampBackward0", upper=False)
+_clamp_upper = _clamp_bound_primitive("clamp", "Tensor_upper", "ClampBackward0", upper=True)
+_clamp_min_tensor = _clamp_bound_primitive("clamp_min", "Tensor", "ClampMinBackward1", upper=False)
+_clamp_max_tensor = _clamp_bound_primitive("clamp_max", "Tensor", "ClampMaxBackward1", upper=True)
+
+
+def _clamp_by_numbers(op, input, min, max):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"clamp(): input must be a Tensor, not {type(input).__name__}")
+    from .._dtype import result_type
+
+    dt = result_type(input, *(b for b in (min, max) if b is not None))
+    x = input if dt.np == input._data.dtype else input.to(dt)
+    return op(x, min=min, max=max)
+
+
+@public(inplace=True)
+def clamp(input, min=None, max=None):
+    """Limit ``input`` to [min, max]; either bound may be None, a number or a Tensor."""
+    if min is None and max is None:
+        raise RuntimeError("clamp: at least one of min and max must be given")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if max is None:
+            return _clamp_lower(input, min)
+        if min is None:
+            return _clamp_upper(input, max)
+        return _clamp_tensor(input, min, max)
+    return _clamp_by_numbers(_clamp, input, min, max)
+
+
+clip = clamp
+
+
+@public(inplace=True)
+def clamp_min(input, min):
+    """``max(input, min)`` elementwise; ``min`` a number or a Tensor."""
+    if isinstance(min, Tensor):
+        return _clamp_min_tensor(input, min)
+    return _clamp_by_numbers(_clamp_min_scalar, input, min, None)
+
+
+@public(inplace=True)
+def clamp_max(input, max):
+    """``min(input, max)`` elementwise; ``max`` a number or a Tensor."""
+    if isinstance(max, Tensor):
+        return _clamp_max_tensor(input, max)
+    return _clamp_by_numbers(_clamp_max_scalar, input, None, max)
+
+
+def _where_forward(cond, x, y):
+    return np.where(cond, x, y)
+
+
+_where = primitive(
+    "where",
+    _where_forward,
+    (
+        None,
+        lambda grad, cond, x, y, result: where(cond, grad, 0.0),
+        lambda grad, cond, x, y, result: where(cond, 0.0, grad),
+    ),
+    kind=PiecewiseLinear(),
+    overload="self",
+    node_name="WhereBackward0",
+    dtype_rule="keep",
+    broadcast=True,
+    scalars=True,
+)
+
+
+@public(method=False)
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` holds, else ``other``; broadcasting; scalars allowed.
+
+    With only ``condition``, returns its nonzero indices like ``torch.where``.
+    """
+    if input is None and other is None:
+        from .indexing import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): condition must be a bool Tensor, not {type(condition).__name__}")
+    if condition._data.dtype != np.bool_:
+        raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")
+    from .._dtype import result_type
+
+    dt = result_type(input, other)
+    x = _cast_operand(input, dt)
+    y = _cast_operand(other, dt)
+    return _where(condition, x, y)
+
+
+def _cast_operand(v, dt):
+    if isinstance(v, Tensor):
+        return v if v._data.dtype == dt.np else v.to(dt)
+    return dt.np.type(v)
+
+
+@public(function=False, method=("where",))
+def _where_method(self, condition, other):
+    return where(condition, self, other)
+
+
+__all__ = exports(globals())

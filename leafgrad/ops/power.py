@@ -1,0 +1,157 @@
+"""Powers: ``x ** y`` with a Tensor or a Python number on either side, float_power, square.
+
+A Python number is a parameter, not an operand, so the node has one edge (PyTorch's
+PowBackward0 and PowBackward2); PyTorch's conventions at 0 (``d/dx x**0 = 0``,
+``d/dy 0**y = 0`` for ``y >= 0``) hold in every rule.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._exposure import exports, public
+from .._tensor import Tensor
+from ._optable import Composite, Unary
+from ._primitive import primitive
+from ._tangents import tangent_sum
+from .arithmetic import _promoted
+from .piecewise import where, zeros_like_grad
+
+
+def _pow_forward(x, y):
+    if (
+        isinstance(y, (int, np.integer))
+        and not isinstance(y, bool)
+        and y < 0
+        and np.asarray(x).dtype.kind in "iub"
+    ):
+        raise RuntimeError(
+            "pow: integers to negative integer powers are not allowed; use a float base"
+        )
+    if (
+        isinstance(y, np.ndarray)
+        and y.dtype.kind in "iu"
+        and np.asarray(x).dtype.kind in "iu"
+        and (y < 0).any()
+    ):
+        return _int_pow_negative(x, y)
+    return np.power(x, y)
+
+
+def _int_pow_negative(x, y):
+    # A Tensor of negative integer exponents is allowed (only a negative Python int raises):
+    # PyTorch's integer pow gives 1 for base 1, +-1 for base -1, and 0 for every other base.
+    out = np.power(x, np.where(y < 0, 0, y))
+    x = np.asarray(x)
+    special = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0))
+    return np.where(y < 0, special, out).astype(out.dtype, copy=False)
+
+
+def _pow_grad_base(grad, x, y, result):
+    # d/dx x**y = y * x**(y-1), but exactly 0 where y == 0 (PyTorch's convention, avoids 0*inf).
+    if not isinstance(y, Tensor):
+        if y == 0:
+            return zeros_like_grad(grad)  # a constant, outside the graph, as in PyTorch
+        return grad * (y * x ** (y - 1))
+    return grad * where(y == 0, 0.0, y * x ** (y - 1))
+
+
+def _pow_grad_exponent(grad, x, y, result):
+    # d/dy x**y = x**y * log(x), defined as 0 where x == 0 and y >= 0.
+    if not isinstance(x, Tensor):
+        if x == 0:
+            return grad * where(y >= 0, 0.0, result * float("-inf"))
+        return grad * (result * float(np.log(x)))
+    return grad * where((x == 0) & (y >= 0), 0.0, result * x.log())
+
+
+def _pow_jvp(tx, ty, x, y, result):
+    return tangent_sum(
+        None if tx is None else _pow_grad_base(tx, x, y, result),
+        None if ty is None else _pow_grad_exponent(ty, x, y, result),
+    )
+
+
+# With a number exponent (or base) the number is a parameter: the node has one edge, as
+# PyTorch's PowBackward0 (PowBackward2) has.
+_pow_tensor_scalar = primitive(
+    "pow",
+    lambda x, *, exponent: _pow_forward(x, exponent),
+    (lambda grad, x, result, *, exponent: _pow_grad_base(grad, x, exponent, result),),
+    kind=Unary(
+        d1=lambda x, *, exponent: exponent * x ** (exponent - 1) if exponent != 0 else x * 0,
+        d2=lambda x, *, exponent: (
+            exponent * (exponent - 1) * x ** (exponent - 2) if exponent not in (0, 1) else x * 0
+        ),
+        jvp=lambda tx, x, result, *, exponent: _pow_grad_base(tx, x, exponent, result),
+    ),
+    overload="Tensor_Scalar",
+    saves=("result",),
+    node_name="PowBackward0",
+)
+_pow_tensor_tensor = primitive(
+    "pow",
+    _pow_forward,
+    (_pow_grad_base, _pow_grad_exponent),
+    kind=Composite(taylor_as=lambda x, y: (y * x.log()).exp(), jvp=_pow_jvp),
+    overload="Tensor_Tensor",
+    saves=("result",),
+    node_name="PowBackward1",
+    broadcast=True,
+    scalars=True,
+)
+_pow_scalar_tensor = primitive(
+    "pow",
+    lambda y, *, base: _pow_forward(base, y),
+    (lambda grad, y, result, *, base: _pow_grad_exponent(grad, base, y, result),),
+    kind=Composite(
+        taylor_as=lambda y, *, base: (y * float(np.log(base))).exp(),
+        jvp=lambda ty, y, result, *, base: _pow_grad_exponent(ty, base, y, result),
+    ),
+    overload="Scalar",
+    saves=("result",),
+    node_name="PowBackward2",
+)
+
+
+@public(
+    inplace=True, operators=("__pow__",), reflected=("__rpow__",), inplace_operators=("__ipow__",)
+)
+def pow(input, exponent):
+    """``input ** exponent``; either may be a Python number."""
+    if isinstance(exponent, Tensor):
+        if isinstance(input, Tensor):
+            return _pow_tensor_tensor(input, exponent)
+        _check_number("pow", input)
+        return _pow_scalar_tensor(_promoted(exponent, input), base=input)
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"pow(): input must be a Tensor or the exponent must be, got {type(input).__name__}"
+        )
+    _check_number("pow", exponent)
+    return _pow_tensor_scalar(_promoted(input, exponent), exponent=exponent)
+
+
+def _check_number(op, value):
+    if not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"{op}(): expected a Tensor or a Python number, got {type(value).__name__}")
+
+
+@public()
+def float_power(input, exponent):
+    """``input ** exponent`` computed in float64."""
+    from .._dtype import float64
+    from .conversion import to
+
+    base = to(input, float64) if isinstance(input, Tensor) else float(input)
+    exp = to(exponent, float64) if isinstance(exponent, Tensor) else exponent
+    return pow(base, exp)
+
+
+@public(inplace=True)
+def square(input):
+    """``input * input``; integer tensors stay integer."""
+    return pow(input, 2)
+
+
+__all__ = exports(globals())

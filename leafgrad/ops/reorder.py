@@ -1,0 +1,205 @@
+"""Reordering entries: permute, transpose and movedim (views), flip, roll and repeat (copies)."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .._exposure import exports, public
+from .._tensor import Tensor, _normalize_dim
+from ._optable import Linear
+from ._primitive import primitive
+from .shape import _dim_args, _unique_dims
+from .slicing import alias
+
+# ----- permutations -----
+
+
+def _permute_forward(x, *, dims):
+    return x.transpose(dims)
+
+
+_permute = primitive(
+    "permute",
+    _permute_forward,
+    lambda grad, x, *, dims, **_: _permute(grad, dims=tuple(np.argsort(dims).tolist())),
+    node_name="PermuteBackward0",
+    dtype_rule="keep",
+    kind=Linear(),
+    view=True,
+)
+
+
+@public()
+def permute(input: Tensor, *dims, **kwargs) -> Tensor:
+    """A view of ``input`` with its dims reordered: ``t.permute(1, 0)`` or ``t.permute((1, 0))``."""
+    if not dims and "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs or not dims:
+        raise TypeError(
+            f"permute() takes the dims, e.g. t.permute(1, 0); got keywords {sorted(kwargs)}"
+        )
+    dims = _dim_args(dims)
+    ndim = input._data.ndim
+    if len(dims) != ndim:
+        raise RuntimeError(
+            f"permute: the tensor has {ndim} dims (shape {list(input._data.shape)}) but the "
+            f"ordering {list(dims)} names {len(dims)}; name every dim exactly once"
+        )
+    return _permute(input, dims=_unique_dims(dims, ndim, "permute"))
+
+
+def _transpose_forward(x, *, dim0, dim1):
+    return x.swapaxes(dim0, dim1) if x.ndim else x.view()
+
+
+_transpose = primitive(
+    "transpose",
+    _transpose_forward,
+    lambda grad, x, *, dim0, dim1, **_: _transpose(grad, dim0=dim0, dim1=dim1),
+    overload="int",
+    node_name="TransposeBackward0",
+    dtype_rule="keep",
+    kind=Linear(),
+    view=True,
+)
+
+
+@public()
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """A view of ``input`` with dims ``dim0`` and ``dim1`` swapped."""
+    ndim = input._data.ndim
+    d0 = _normalize_dim(operator.index(dim0), ndim, "transpose")
+    d1 = _normalize_dim(operator.index(dim1), ndim, "transpose")
+    return _transpose(input, dim0=d0, dim1=d1)
+
+
+swapaxes = swapdims = transpose
+
+
+@public()
+def movedim(input: Tensor, source, destination) -> Tensor:
+    """A view of ``input`` with dims ``source`` moved to positions ``destination``."""
+    src = _dim_args((source,)) if isinstance(source, (tuple, list)) else (operator.index(source),)
+    dst = (
+        _dim_args((destination,))
+        if isinstance(destination, (tuple, list))
+        else (operator.index(destination),)
+    )
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: source {list(src)} and destination {list(dst)} must name as many dims"
+        )
+    ndim = input._data.ndim
+    src = _unique_dims(src, ndim, "movedim (source)")
+    if ndim == 0:
+        return alias(input)
+    dst = _unique_dims(dst, ndim, "movedim (destination)")
+    rest = iter(d for d in range(ndim) if d not in src)
+    where = dict(zip(dst, src))
+    dims = tuple(where[i] if i in where else next(rest) for i in range(ndim))
+    return _permute(input, dims=dims)
+
+
+moveaxis = movedim
+
+# ----- flip / roll / repeat (copies) -----
+
+
+def _flip_forward(x, *, dims):
+    return np.flip(x, dims).copy() if dims and x.ndim else x.copy()
+
+
+_flip = primitive(
+    "flip",
+    _flip_forward,
+    lambda grad, x, *, dims, **_: _flip(grad, dims=dims),
+    node_name="FlipBackward0",
+    dtype_rule="keep",
+    kind=Linear(),
+)
+
+
+@public()
+def flip(input: Tensor, *dims) -> Tensor:
+    """A copy of ``input`` with the order of entries reversed along ``dims``."""
+    return _flip(input, dims=_unique_dims(_dim_args(dims), input._data.ndim, "flip"))
+
+
+def _roll_forward(x, *, shifts, dims):
+    if dims is None:
+        return np.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+    return np.roll(x, shifts, dims)
+
+
+_roll = primitive(
+    "roll",
+    _roll_forward,
+    lambda grad, x, *, shifts, dims, **_: _roll(grad, shifts=tuple(-s for s in shifts), dims=dims),
+    node_name="RollBackward0",
+    dtype_rule="keep",
+    kind=Linear(),
+)
+
+
+@public()
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    """A copy of ``input`` with entries shifted cyclically along ``dims`` (flattened if None)."""
+    shifts = (
+        _dim_args((shifts,)) if isinstance(shifts, (tuple, list)) else (operator.index(shifts),)
+    )
+    if dims is not None:
+        dims = _dim_args((dims,)) if isinstance(dims, (tuple, list)) else (operator.index(dims),)
+    n_dims = 1 if dims is None else len(dims)
+    if len(shifts) != n_dims:
+        raise RuntimeError(
+            f"roll: got {len(shifts)} shifts for {'no' if dims is None else len(dims)} dims; "
+            "pass one shift per dim (or a single shift with dims=None)"
+        )
+    if dims is not None:
+        dims = tuple(_normalize_dim(d, input._data.ndim, "roll") for d in dims)
+    return _roll(input, shifts=shifts, dims=dims)
+
+
+def _repeat_forward(x, *, repeats):
+    lead = len(repeats) - x.ndim
+    return np.tile(x.reshape((1,) * lead + x.shape), repeats)
+
+
+def _repeat_grad(grad, x, *, repeats, **_):
+    shape = x._data.shape
+    padded = (1,) * (len(repeats) - len(shape)) + shape
+    interleaved = tuple(v for pair in zip(repeats, padded) for v in pair)
+    summed = grad.reshape(interleaved).sum(tuple(range(0, len(interleaved), 2)))
+    return summed if summed._data.shape == shape else summed.reshape(shape)
+
+
+_repeat = primitive(
+    "repeat",
+    _repeat_forward,
+    _repeat_grad,
+    node_name="RepeatBackward0",
+    dtype_rule="keep",
+    kind=Linear(),
+)
+
+
+@public(function=False)
+def repeat(input: Tensor, *sizes) -> Tensor:
+    """``input`` tiled ``sizes[i]`` times along dim i (extra sizes add leading dims)."""
+    if not sizes:
+        raise TypeError("repeat() missing the repeats: pass one count per dim, e.g. t.repeat(2, 1)")
+    sizes = _dim_args(sizes)
+    shape = input._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"repeat: got {len(sizes)} repeats {list(sizes)} for a tensor of shape {list(shape)}; "
+            "pass at least one per dim"
+        )
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"repeat: repeats must be non-negative, got {list(sizes)}")
+    return _repeat(input, repeats=sizes)
+
+
+__all__ = exports(globals())
