@@ -1,0 +1,25 @@
+"""python -m leafgrad.coverage: counts PyTorch's public names that leafgrad has."""
+
+import pytest
+
+from leafgrad import coverage
+
+pytest.importorskip("torch")
+
+
+def test_names_are_counted_as_present_refused_or_absent():
+    c = coverage.count("torch.cuda", "leafgrad.cuda")
+    assert "is_available" in c["present"] and "manual_seed" in c["present"]
+    assert "synchronize" in c["refused"] and "current_device" in c["refused"]
+    assert "nccl" in c["absent"] or "Stream" in c["absent"]
+    assert not set(c["present"]) & set(c["absent"])
+
+
+def test_the_report_has_a_row_per_namespace_and_lists_what_is_absent(tmp_path):
+    text = coverage.report(missing=True)
+    for label, _, _ in coverage.NAMESPACES:
+        assert f"| `{label}` |" in text
+    assert "## Absent from `torch.cuda`" in text
+    out = tmp_path / "coverage.md"
+    assert coverage.main(["--write", str(out)]) == 0
+    assert out.read_text().startswith("# PyTorch API coverage")
