@@ -1,5 +1,7 @@
 """leafgrad: reverse-mode autodiff on NumPy with PyTorch's autograd semantics."""
 
+import math as _math
+
 from ._dtype import (  # noqa: F401
     bool,
     double,
@@ -47,6 +49,7 @@ from .ops.shape import *  # noqa: F403
 from .ops.slicing import *  # noqa: F403
 from .ops.softmax import *  # noqa: F403
 from .ops.statistics import *  # noqa: F403
+from ._engine.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from ._engine.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
@@ -59,6 +62,29 @@ from ._engine import entry as _entry, hooks as _hooks  # noqa: F401
 from . import autograd  # noqa: F401
 
 __version__ = "0.1.0"
+
+
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+newaxis = None
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def is_inference(input: Tensor) -> bool:
+    return input.is_inference()
+
+
+def typename(obj) -> str:
+    """``"torch.FloatTensor"`` for a tensor, the type's name for anything else."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    return type(obj).__qualname__ if type(obj).__module__ == "builtins" else (
+        f"{type(obj).__module__}.{type(obj).__qualname__}")  # fmt: skip
 
 
 def is_tensor(obj) -> bool:

@@ -5,14 +5,15 @@ Off by default: ops then pay one flag check when they record a node.
 
 from __future__ import annotations
 
-import threading
 import traceback
 import warnings
 
 from .grad_mode import _DecoratorContextManager
 
 
-class _State(threading.local):
+class _State:
+    """Process-wide, as PyTorch's anomaly mode is (grad mode, by contrast, is per thread)."""
+
     def __init__(self) -> None:
         self.enabled = False
         self.check_nan = True

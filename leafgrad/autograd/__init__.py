@@ -1,5 +1,6 @@
 """The public autograd API: backward, grad, grad modes."""
 
+from .._engine import grad_mode
 from .._engine.anomaly import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -20,11 +21,30 @@ from . import functional
 from .explain import explain
 from .function import BackwardCFunction, Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
+
+
+class set_multithreading_enabled(grad_mode._DecoratorContextManager):
+    """Accepted for PyTorch's API: leafgrad's backward pass always runs in the calling thread."""
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = bool(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def clone(self):
+        return type(self)(self.mode)
+
 
 __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "is_inference_mode_enabled", "Node", "gradcheck", "gradgradcheck",
     "GradcheckError", "explain", "Function", "FunctionCtx", "BackwardCFunction",
     "once_differentiable", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-    "is_anomaly_check_nan_enabled", "functional",
+    "is_anomaly_check_nan_enabled", "functional", "grad_mode", "Variable",
+    "set_multithreading_enabled",
 ]  # fmt: skip
