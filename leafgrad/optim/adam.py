@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .. import maximum, zeros_like
-from .optimizer import (
-    Optimizer,
+from ._update import (
     _addcmul_,
     _increment,
     _lerp_,
@@ -15,6 +14,7 @@ from .optimizer import (
     _scalar,
     _step_count_tensor,
 )
+from .optimizer import Optimizer, _use_grad_for_differentiable
 
 __all__ = ["Adam", "AdamW"]
 
@@ -87,6 +87,7 @@ class Adam(Optimizer):
         super().__setstate__(state)
         _restore_step_tensors(self)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adam step over every parameter with a gradient; returns ``closure()``'s loss."""
         loss = self._evaluate(closure)

@@ -2,8 +2,10 @@
 
 Subclasses update parameters and state with the public in-place Tensor ops (``add_``,
 ``mul_``, ``copy_``...), in PyTorch's order of operations, so results round as PyTorch's do.
-``step`` runs with grad mode off (see ``_hooked_step``), as under ``torch.no_grad()``: the
-updates record nothing, every view of a parameter sees them and version counters move.
+leafgrad's own ``step`` methods are decorated with ``_use_grad_for_differentiable``, so they
+run with grad mode off, as under ``torch.no_grad()``: the updates record nothing, every view
+of a parameter sees them and version counters move. A user's subclass keeps the caller's grad
+mode, as in PyTorch (a step may differentiate, e.g. Hessian-vector products).
 """
 
 from __future__ import annotations
@@ -16,18 +18,15 @@ from collections.abc import Callable
 from copy import deepcopy
 from typing import Any, ClassVar
 
-from .. import (
-    Tensor,
-    enable_grad,
-    float32,
-    float64,
-    get_default_dtype,
-    set_grad_enabled,
-    zeros,
-)
+from .. import Tensor, enable_grad, set_grad_enabled
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["Optimizer", "required"]
+__all__ = [
+    "Optimizer",
+    "register_optimizer_step_post_hook",
+    "register_optimizer_step_pre_hook",
+    "required",
+]
 
 
 class _RequiredParameter:
@@ -38,24 +37,6 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
-
-
-# ----------------------------------------------------------------------------- update helpers
-def _scalar(value):
-    """A hyperparameter as a Python number (PyTorch also accepts one-element tensors)."""
-    return value.item() if isinstance(value, Tensor) else value
-
-
-def _lerp_(start: Tensor, end: Tensor, weight: float) -> Tensor:
-    """``start.lerp_(end, weight)`` with a scalar weight, in PyTorch's form (exact at both ends)."""
-    if abs(weight) < 0.5:
-        return start.add_(end - start, alpha=weight)
-    return start.copy_(end - (end - start) * (1 - weight))
-
-
-def _addcmul_(t: Tensor, tensor1: Tensor, tensor2: Tensor, value: float) -> Tensor:
-    """``t.addcmul_(tensor1, tensor2, value=value)``, rounded as PyTorch's: value * t1 * t2."""
-    return t.add_(value * tensor1 * tensor2)
 
 
 def _typename(obj) -> str:
@@ -82,12 +63,25 @@ def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
     return handle
 
 
-def _hooked_step(step: Callable) -> Callable:
-    """``step`` wrapped to run the step hooks around it, with grad mode off inside.
+def _use_grad_for_differentiable(step: Callable) -> Callable:
+    """``step`` run with grad mode set to the ``differentiable`` option (off by default).
 
-    Inside, grad mode follows the ``differentiable`` option (off by default), as PyTorch's
-    ``_use_grad_for_differentiable`` does; closures turn it back on themselves. A subclass's
-    step that calls ``super().step()`` runs the hooks once, not twice.
+    PyTorch decorates each of its own optimisers' ``step`` with this; closures turn grad mode
+    back on themselves (``Optimizer._evaluate``).
+    """
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
+            return step(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _hooked_step(step: Callable) -> Callable:
+    """``step`` wrapped to run the step hooks around it; grad mode is left as it is.
+
+    A subclass's step that calls ``super().step()`` runs the hooks once, not twice.
     """
 
     @functools.wraps(step)
@@ -118,9 +112,7 @@ def _run_hooked(self, step: Callable, args: tuple, kwargs: dict):
                     f"{step.__qualname__}: a step pre-hook must return None or a tuple "
                     f"(new_args, new_kwargs), but returned {result!r}"
                 )
-    differentiable = bool(self.defaults.get("differentiable", False))
-    with set_grad_enabled(differentiable):
-        out = step(self, *args, **kwargs)
+    out = step(self, *args, **kwargs)
     for post_hook in itertools.chain(
         self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()
     ):
@@ -437,30 +429,3 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": param_groups})
         for post_hook in self._optimizer_load_state_dict_post_hooks.values():
             post_hook(self)
-
-
-def _params_with_grad(group: dict[str, Any]) -> list[Tensor]:
-    """The parameters of ``group`` that have a gradient (the others are skipped)."""
-    return [p for p in group["params"] if p.grad is not None]
-
-
-def _step_count_tensor() -> Tensor:
-    """A new ``state["step"]``: a 0-d float64 tensor under a float64 default, else float32."""
-    return zeros((), dtype=float64 if get_default_dtype() == float64 else float32)
-
-
-def _increment(step: Tensor) -> float:
-    """``step += 1`` in place; returns the new count as a Python float."""
-    return step.add_(1).item()
-
-
-__all__ += ["register_optimizer_step_post_hook", "register_optimizer_step_pre_hook"]
-
-
-def _restore_step_tensors(optimizer) -> None:
-    """Old state dicts kept ``state["step"]`` as a number; PyTorch turns it back into a tensor."""
-    for group in optimizer.param_groups:
-        for p in group["params"]:
-            p_state = optimizer.state.get(p, {})
-            if p_state and not hasattr(p_state["step"], "numel"):
-                p_state["step"] = _step_count_tensor().fill_(float(p_state["step"]))
