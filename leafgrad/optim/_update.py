@@ -17,6 +17,18 @@ def _scalar(value):
     return value.item() if isinstance(value, Tensor) else value
 
 
+def _lr(value):
+    """A group's ``lr`` for step arithmetic: a number, or a 1-element tensor as a 0-d tensor.
+
+    PyTorch computes with a tensor lr as a tensor (float32 by default), so step sizes derived
+    from it (``lr / bias_correction``, ``1 - lr * weight_decay``) round to its dtype; keeping
+    it a tensor here rounds them the same way.
+    """
+    if isinstance(value, Tensor) and value.dim() != 0:
+        return value.reshape(())
+    return value
+
+
 def _lerp_(start: Tensor, end: Tensor, weight: float) -> Tensor:
     """``start.lerp_(end, weight)`` with a scalar weight, in PyTorch's form (exact at both ends)."""
     if abs(weight) < 0.5:

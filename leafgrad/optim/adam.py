@@ -9,6 +9,7 @@ from ._update import (
     _addcmul_,
     _increment,
     _lerp_,
+    _lr,
     _params_with_grad,
     _restore_step_tensors,
     _scalar,
@@ -92,7 +93,7 @@ class Adam(Optimizer):
         """One Adam step over every parameter with a gradient; returns ``closure()``'s loss."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
+            lr = _lr(group["lr"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             eps = group["eps"]
             weight_decay = _scalar(group["weight_decay"])
