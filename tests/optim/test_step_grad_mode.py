@@ -85,8 +85,14 @@ def test_user_subclass_step_under_no_grad_keeps_it_off():
         lambda ps: optim.SGD(ps, lr=0.1),
         lambda ps: optim.Adam(ps),
         lambda ps: optim.RMSprop(ps),
+        lambda ps: optim.Adagrad(ps),
+        lambda ps: optim.Adadelta(ps),
+        lambda ps: optim.Adamax(ps),
+        lambda ps: optim.NAdam(ps),
+        lambda ps: optim.RAdam(ps),
+        lambda ps: optim.ASGD(ps),
     ],
-    ids=["sgd", "adam", "rmsprop"],
+    ids=["sgd", "adam", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "radam", "asgd"],
 )
 def test_builtin_step_runs_with_grad_off_and_restores_the_mode(make):
     x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
