@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import Tensor, enable_grad, from_numpy
+from ._step import _use_grad_for_differentiable
 from ._update import _scalar
-from .optimizer import Optimizer, _use_grad_for_differentiable
+from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
 

@@ -10,7 +10,6 @@ mode, as in PyTorch (a step may differentiate, e.g. Hessian-vector products).
 
 from __future__ import annotations
 
-import functools
 import itertools
 import warnings
 from collections import OrderedDict, defaultdict
@@ -18,8 +17,13 @@ from collections.abc import Callable
 from copy import deepcopy
 from typing import Any, ClassVar
 
-from .. import Tensor, enable_grad, set_grad_enabled
+from .. import Tensor, enable_grad
 from ..utils.hooks import RemovableHandle
+from ._step import (
+    _hooked_step,
+    register_optimizer_step_post_hook,
+    register_optimizer_step_pre_hook,
+)
 
 __all__ = [
     "Optimizer",
@@ -43,81 +47,6 @@ def _typename(obj) -> str:
     if isinstance(obj, Tensor):
         return f"{type(obj).__module__}.{type(obj).__name__}"
     return type(obj).__name__
-
-
-_global_step_pre_hooks: OrderedDict = OrderedDict()
-_global_step_post_hooks: OrderedDict = OrderedDict()
-
-
-def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
-    """Run ``hook(optimizer, args, kwargs)`` before every optimiser's ``step``."""
-    handle = RemovableHandle(_global_step_pre_hooks)
-    _global_step_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
-    """Run ``hook(optimizer, args, kwargs)`` after every optimiser's ``step``."""
-    handle = RemovableHandle(_global_step_post_hooks)
-    _global_step_post_hooks[handle.id] = hook
-    return handle
-
-
-def _use_grad_for_differentiable(step: Callable) -> Callable:
-    """``step`` run with grad mode set to the ``differentiable`` option (off by default).
-
-    PyTorch decorates each of its own optimisers' ``step`` with this; closures turn grad mode
-    back on themselves (``Optimizer._evaluate``).
-    """
-
-    @functools.wraps(step)
-    def wrapper(self, *args, **kwargs):
-        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
-            return step(self, *args, **kwargs)
-
-    return wrapper
-
-
-def _hooked_step(step: Callable) -> Callable:
-    """``step`` wrapped to run the step hooks around it; grad mode is left as it is.
-
-    A subclass's step that calls ``super().step()`` runs the hooks once, not twice.
-    """
-
-    @functools.wraps(step)
-    def wrapper(self, *args, **kwargs):
-        if self.__dict__.get("_in_step", False):
-            return step(self, *args, **kwargs)
-        self._in_step = True
-        try:
-            return _run_hooked(self, step, args, kwargs)
-        finally:
-            self._in_step = False
-
-    wrapper._hooked = True
-    return wrapper
-
-
-def _run_hooked(self, step: Callable, args: tuple, kwargs: dict):
-    """Pre-hooks (which may replace the arguments), ``step`` itself, then post-hooks."""
-    for pre_hook in itertools.chain(
-        _global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()
-    ):
-        result = pre_hook(self, args, kwargs)
-        if result is not None:
-            if isinstance(result, tuple) and len(result) == 2:
-                args, kwargs = result
-            else:
-                raise RuntimeError(
-                    f"{step.__qualname__}: a step pre-hook must return None or a tuple "
-                    f"(new_args, new_kwargs), but returned {result!r}"
-                )
-    out = step(self, *args, **kwargs)
-    for post_hook in itertools.chain(
-        self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()
-    ):
-        post_hook(self, args, kwargs)
-    return out
 
 
 class Optimizer:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .. import zeros_like
+from ._step import _use_grad_for_differentiable
 from ._update import (
     _addcmul_,
     _increment,
@@ -14,7 +15,7 @@ from ._update import (
     _restore_step_tensors,
     _step_count_tensor,
 )
-from .optimizer import Optimizer, _use_grad_for_differentiable
+from .optimizer import Optimizer
 
 __all__ = ["RAdam"]
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ._step import _use_grad_for_differentiable
 from ._update import _params_with_grad, _scalar
-from .optimizer import Optimizer, _use_grad_for_differentiable
+from .optimizer import Optimizer
 
 __all__ = ["SGD"]
 
