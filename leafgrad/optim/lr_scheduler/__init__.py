@@ -8,17 +8,28 @@ match PyTorch's bit for bit; ``step(epoch)`` uses the closed form, as PyTorch do
 from .base import EPOCH_DEPRECATION_WARNING as EPOCH_DEPRECATION_WARNING
 from .base import LRScheduler
 from .base import _LRScheduler as _LRScheduler
-from .cosine import CosineAnnealingLR
-from .decay import ExponentialLR, MultiStepLR, StepLR
-from .lambda_lr import LambdaLR
+from .composite import ChainedScheduler, SequentialLR
+from .cosine import CosineAnnealingLR, CosineAnnealingWarmRestarts
+from .cyclic import CyclicLR, OneCycleLR
+from .decay import ConstantLR, ExponentialLR, LinearLR, MultiStepLR, PolynomialLR, StepLR
+from .lambda_lr import LambdaLR, MultiplicativeLR
 from .plateau import ReduceLROnPlateau
 
 __all__ = [
     "LambdaLR",
+    "MultiplicativeLR",
     "StepLR",
     "MultiStepLR",
+    "ConstantLR",
+    "LinearLR",
     "ExponentialLR",
+    "SequentialLR",
     "CosineAnnealingLR",
+    "ChainedScheduler",
     "ReduceLROnPlateau",
+    "CyclicLR",
+    "CosineAnnealingWarmRestarts",
+    "OneCycleLR",
+    "PolynomialLR",
     "LRScheduler",
 ]

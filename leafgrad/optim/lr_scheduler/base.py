@@ -35,6 +35,22 @@ def _update_param_group_val(param_group: dict[str, Any], key: str, value) -> Non
         param_group[key] = value
 
 
+def _format_param(name: str, optimizer: Optimizer, param) -> list:
+    """``param`` as one value per parameter group (a scalar is repeated); tensors are cloned.
+
+    Raises ValueError when a list's length is not the number of groups.
+    """
+    if isinstance(param, (list, tuple)):
+        if len(param) != len(optimizer.param_groups):
+            raise ValueError(
+                f"{name} must have one value per parameter group: got {len(param)} values "
+                f"for {len(optimizer.param_groups)} groups"
+            )
+    else:
+        param = [param] * len(optimizer.param_groups)
+    return [_clone(value) for value in param]
+
+
 def _patch_track_step_called(optimizer: Optimizer) -> None:
     """Wrap ``optimizer.step`` so the scheduler can warn when it is stepped first."""
     if hasattr(optimizer.step, "_wrapped_by_lr_sched"):

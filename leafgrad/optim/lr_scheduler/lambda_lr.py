@@ -1,4 +1,4 @@
-"""Schedules given by the user's functions of the epoch."""
+"""Schedules given by the user's functions of the epoch: LambdaLR and MultiplicativeLR."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..optimizer import Optimizer
-from .base import LRScheduler
+from .base import LRScheduler, _param_groups_val_list
 
-__all__ = ["LambdaLR"]
+__all__ = ["LambdaLR", "MultiplicativeLR"]
 
 
 def _one_per_group(optimizer: Optimizer, lr_lambda) -> list:
@@ -68,4 +68,42 @@ class LambdaLR(LRScheduler):
         return [
             base_lr * lmbda(self.last_epoch)
             for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)
+        ]
+
+
+class MultiplicativeLR(LRScheduler):
+    """Multiply ``lr`` by ``lr_lambda(epoch)`` every epoch, one lambda or one per group.
+
+    Raises TypeError when a lambda is not callable.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self.optimizer = optimizer
+        self.lr_lambdas = _one_per_group(optimizer, lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(
+                    f"MultiplicativeLR: lr_lambda should be a function, but got {type(fn).__name__}"
+                )
+        super().__init__(optimizer, last_epoch)
+
+    def state_dict(self) -> dict[str, Any]:
+        """Attributes, with each lambda's ``__dict__`` for callable objects (functions: None)."""
+        return _lambdas_state_dict(self)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        _load_lambdas_state_dict(self, state_dict)
+
+    def get_lr(self) -> list:
+        self._warn_get_lr_outside_step()
+        if self._is_initial:
+            return _param_groups_val_list(self.optimizer, "lr")
+        return [
+            group["lr"] * lmbda(self.last_epoch)
+            for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)
         ]
