@@ -1,21 +1,33 @@
 """Optimisers and learning-rate schedulers with ``torch.optim``'s API and arithmetic."""
 
 from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adamax import Adamax
+from .asgd import ASGD
 from .lbfgs import LBFGS
+from .nadam import NAdam
 from .optimizer import (
     Optimizer,
     register_optimizer_step_post_hook,
     register_optimizer_step_pre_hook,
 )
+from .radam import RAdam
 from .rmsprop import RMSprop
 from .sgd import SGD
 
 __all__ = [
+    "ASGD",
     "LBFGS",
     "SGD",
+    "Adadelta",
+    "Adagrad",
     "Adam",
     "AdamW",
+    "Adamax",
+    "NAdam",
+    "RAdam",
     "Optimizer",
     "RMSprop",
     "lr_scheduler",

@@ -5,16 +5,18 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .. import maximum, zeros_like
-from .optimizer import (
-    Optimizer,
+from ._step import _use_grad_for_differentiable
+from ._update import (
     _addcmul_,
     _increment,
     _lerp_,
+    _lr,
     _params_with_grad,
     _restore_step_tensors,
     _scalar,
     _step_count_tensor,
 )
+from .optimizer import Optimizer
 
 __all__ = ["Adam", "AdamW"]
 
@@ -87,11 +89,12 @@ class Adam(Optimizer):
         super().__setstate__(state)
         _restore_step_tensors(self)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adam step over every parameter with a gradient; returns ``closure()``'s loss."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr = _scalar(group["lr"])
+            lr = _lr(group["lr"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             eps = group["eps"]
             weight_decay = _scalar(group["weight_decay"])

@@ -19,7 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import Tensor, enable_grad, from_numpy
-from .optimizer import Optimizer, _scalar
+from ._step import _use_grad_for_differentiable
+from ._update import _scalar
+from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
 
@@ -221,6 +223,7 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
+    @_use_grad_for_differentiable
     def step(self, closure):
         """Run up to ``max_iter`` L-BFGS iterations; returns the loss at the starting point."""
         if closure is None:

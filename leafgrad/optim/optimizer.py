@@ -2,13 +2,14 @@
 
 Subclasses update parameters and state with the public in-place Tensor ops (``add_``,
 ``mul_``, ``copy_``...), in PyTorch's order of operations, so results round as PyTorch's do.
-``step`` runs with grad mode off (see ``_hooked_step``), as under ``torch.no_grad()``: the
-updates record nothing, every view of a parameter sees them and version counters move.
+leafgrad's own ``step`` methods are decorated with ``_use_grad_for_differentiable``, so they
+run with grad mode off, as under ``torch.no_grad()``: the updates record nothing, every view
+of a parameter sees them and version counters move. A user's subclass keeps the caller's grad
+mode, as in PyTorch (a step may differentiate, e.g. Hessian-vector products).
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import warnings
 from collections import OrderedDict, defaultdict
@@ -16,18 +17,20 @@ from collections.abc import Callable
 from copy import deepcopy
 from typing import Any, ClassVar
 
-from .. import (
-    Tensor,
-    enable_grad,
-    float32,
-    float64,
-    get_default_dtype,
-    set_grad_enabled,
-    zeros,
-)
+from .. import Tensor, enable_grad
 from ..utils.hooks import RemovableHandle
+from ._step import (
+    _hooked_step,
+    register_optimizer_step_post_hook,
+    register_optimizer_step_pre_hook,
+)
 
-__all__ = ["Optimizer", "required"]
+__all__ = [
+    "Optimizer",
+    "register_optimizer_step_post_hook",
+    "register_optimizer_step_pre_hook",
+    "required",
+]
 
 
 class _RequiredParameter:
@@ -40,92 +43,10 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-# ----------------------------------------------------------------------------- update helpers
-def _scalar(value):
-    """A hyperparameter as a Python number (PyTorch also accepts one-element tensors)."""
-    return value.item() if isinstance(value, Tensor) else value
-
-
-def _lerp_(start: Tensor, end: Tensor, weight: float) -> Tensor:
-    """``start.lerp_(end, weight)`` with a scalar weight, in PyTorch's form (exact at both ends)."""
-    if abs(weight) < 0.5:
-        return start.add_(end - start, alpha=weight)
-    return start.copy_(end - (end - start) * (1 - weight))
-
-
-def _addcmul_(t: Tensor, tensor1: Tensor, tensor2: Tensor, value: float) -> Tensor:
-    """``t.addcmul_(tensor1, tensor2, value=value)``, rounded as PyTorch's: value * t1 * t2."""
-    return t.add_(value * tensor1 * tensor2)
-
-
 def _typename(obj) -> str:
     if isinstance(obj, Tensor):
         return f"{type(obj).__module__}.{type(obj).__name__}"
     return type(obj).__name__
-
-
-_global_step_pre_hooks: OrderedDict = OrderedDict()
-_global_step_post_hooks: OrderedDict = OrderedDict()
-
-
-def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
-    """Run ``hook(optimizer, args, kwargs)`` before every optimiser's ``step``."""
-    handle = RemovableHandle(_global_step_pre_hooks)
-    _global_step_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
-    """Run ``hook(optimizer, args, kwargs)`` after every optimiser's ``step``."""
-    handle = RemovableHandle(_global_step_post_hooks)
-    _global_step_post_hooks[handle.id] = hook
-    return handle
-
-
-def _hooked_step(step: Callable) -> Callable:
-    """``step`` wrapped to run the step hooks around it, with grad mode off inside.
-
-    Inside, grad mode follows the ``differentiable`` option (off by default), as PyTorch's
-    ``_use_grad_for_differentiable`` does; closures turn it back on themselves. A subclass's
-    step that calls ``super().step()`` runs the hooks once, not twice.
-    """
-
-    @functools.wraps(step)
-    def wrapper(self, *args, **kwargs):
-        if self.__dict__.get("_in_step", False):
-            return step(self, *args, **kwargs)
-        self._in_step = True
-        try:
-            return _run_hooked(self, step, args, kwargs)
-        finally:
-            self._in_step = False
-
-    wrapper._hooked = True
-    return wrapper
-
-
-def _run_hooked(self, step: Callable, args: tuple, kwargs: dict):
-    """Pre-hooks (which may replace the arguments), ``step`` itself, then post-hooks."""
-    for pre_hook in itertools.chain(
-        _global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()
-    ):
-        result = pre_hook(self, args, kwargs)
-        if result is not None:
-            if isinstance(result, tuple) and len(result) == 2:
-                args, kwargs = result
-            else:
-                raise RuntimeError(
-                    f"{step.__qualname__}: a step pre-hook must return None or a tuple "
-                    f"(new_args, new_kwargs), but returned {result!r}"
-                )
-    differentiable = bool(self.defaults.get("differentiable", False))
-    with set_grad_enabled(differentiable):
-        out = step(self, *args, **kwargs)
-    for post_hook in itertools.chain(
-        self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()
-    ):
-        post_hook(self, args, kwargs)
-    return out
 
 
 class Optimizer:
@@ -437,30 +358,3 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": param_groups})
         for post_hook in self._optimizer_load_state_dict_post_hooks.values():
             post_hook(self)
-
-
-def _params_with_grad(group: dict[str, Any]) -> list[Tensor]:
-    """The parameters of ``group`` that have a gradient (the others are skipped)."""
-    return [p for p in group["params"] if p.grad is not None]
-
-
-def _step_count_tensor() -> Tensor:
-    """A new ``state["step"]``: a 0-d float64 tensor under a float64 default, else float32."""
-    return zeros((), dtype=float64 if get_default_dtype() == float64 else float32)
-
-
-def _increment(step: Tensor) -> float:
-    """``step += 1`` in place; returns the new count as a Python float."""
-    return step.add_(1).item()
-
-
-__all__ += ["register_optimizer_step_post_hook", "register_optimizer_step_pre_hook"]
-
-
-def _restore_step_tensors(optimizer) -> None:
-    """Old state dicts kept ``state["step"]`` as a number; PyTorch turns it back into a tensor."""
-    for group in optimizer.param_groups:
-        for p in group["params"]:
-            p_state = optimizer.state.get(p, {})
-            if p_state and not hasattr(p_state["step"], "numel"):
-                p_state["step"] = _step_count_tensor().fill_(float(p_state["step"]))

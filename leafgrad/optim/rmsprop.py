@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .. import zeros_like
-from .optimizer import (
-    Optimizer,
+from ._step import _use_grad_for_differentiable
+from ._update import (
     _addcmul_,
     _increment,
     _lerp_,
@@ -15,6 +15,7 @@ from .optimizer import (
     _scalar,
     _step_count_tensor,
 )
+from .optimizer import Optimizer
 
 __all__ = ["RMSprop"]
 
@@ -80,6 +81,7 @@ class RMSprop(Optimizer):
         super().__setstate__(state)
         _restore_step_tensors(self)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """One RMSprop step over every parameter with a gradient; returns ``closure()``'s loss."""
         loss = self._evaluate(closure)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .optimizer import Optimizer, _params_with_grad, _scalar
+from ._step import _use_grad_for_differentiable
+from ._update import _params_with_grad, _scalar
+from .optimizer import Optimizer
 
 __all__ = ["SGD"]
 
@@ -69,6 +71,7 @@ class SGD(Optimizer):
         }
         super().__init__(params, defaults)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """One SGD step over every parameter with a gradient; returns ``closure()``'s loss."""
         loss = self._evaluate(closure)

@@ -23,6 +23,74 @@ SCHEDULERS = {
     "lambda_per_group": lambda sched, opt: sched.LambdaLR(
         opt, [lambda epoch: 1 / (epoch + 1), lambda epoch: math.sqrt(epoch + 1)]
     ),
+    "multiplicative": lambda sched, opt: sched.MultiplicativeLR(opt, lambda epoch: 0.95),
+    "multiplicative_per_group": lambda sched, opt: sched.MultiplicativeLR(
+        opt, [lambda epoch: 0.9, lambda epoch: 1 - 0.01 * epoch]
+    ),
+    "constant": lambda sched, opt: sched.ConstantLR(opt),
+    "constant_factor": lambda sched, opt: sched.ConstantLR(opt, factor=0.3, total_iters=9),
+    "linear": lambda sched, opt: sched.LinearLR(opt),
+    "linear_factors": lambda sched, opt: sched.LinearLR(
+        opt, start_factor=0.05, end_factor=0.7, total_iters=13
+    ),
+    "polynomial": lambda sched, opt: sched.PolynomialLR(opt),
+    "polynomial_power": lambda sched, opt: sched.PolynomialLR(opt, total_iters=30, power=2.5),
+    "warm_restarts": lambda sched, opt: sched.CosineAnnealingWarmRestarts(opt, T_0=7),
+    "warm_restarts_t_mult": lambda sched, opt: sched.CosineAnnealingWarmRestarts(
+        opt, T_0=3, T_mult=2, eta_min=0.001
+    ),
+    "one_cycle": lambda sched, opt: sched.OneCycleLR(opt, max_lr=1.0, total_steps=STEPS),
+    "one_cycle_linear_three_phase": lambda sched, opt: sched.OneCycleLR(
+        opt,
+        max_lr=[0.5, 2.0],
+        epochs=5,
+        steps_per_epoch=9,
+        pct_start=0.25,
+        anneal_strategy="linear",
+        div_factor=10.0,
+        final_div_factor=100.0,
+        three_phase=True,
+        base_momentum=[0.8, 0.7],
+    ),
+    "one_cycle_cos_three_phase": lambda sched, opt: sched.OneCycleLR(
+        opt, max_lr=0.3, total_steps=41, three_phase=True
+    ),
+    "one_cycle_no_momentum": lambda sched, opt: sched.OneCycleLR(
+        opt, max_lr=1.0, total_steps=50, cycle_momentum=False, pct_start=0.5
+    ),
+    "cyclic": lambda sched, opt: sched.CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=4),
+    "cyclic_triangular2": lambda sched, opt: sched.CyclicLR(
+        opt, 0.01, [0.1, 0.5], step_size_up=3, step_size_down=5, mode="triangular2"
+    ),
+    "cyclic_exp_range": lambda sched, opt: sched.CyclicLR(
+        opt, 0.01, 0.1, 5, mode="exp_range", gamma=0.97, base_momentum=0.7, max_momentum=0.95
+    ),
+    "cyclic_scale_fn_iterations": lambda sched, opt: sched.CyclicLR(
+        opt, 0.01, 0.1, 4, scale_fn=lambda x: 1 / (1 + 0.1 * x), scale_mode="iterations"
+    ),
+    "cyclic_scale_fn_cycle_no_momentum": lambda sched, opt: sched.CyclicLR(
+        opt, [0.01, 0.02], 0.1, 3, scale_fn=lambda x: 0.8**x, cycle_momentum=False
+    ),
+    "sequential": lambda sched, opt: sched.SequentialLR(
+        opt,
+        [sched.LinearLR(opt, start_factor=0.1, total_iters=5), sched.ExponentialLR(opt, 0.9)],
+        milestones=[5],
+    ),
+    "sequential_three": lambda sched, opt: sched.SequentialLR(
+        opt,
+        [
+            sched.ConstantLR(opt, factor=0.5, total_iters=3),
+            sched.CosineAnnealingLR(opt, T_max=10),
+            sched.StepLR(opt, 4, 0.5),
+        ],
+        milestones=[4, 20],
+    ),
+    "chained": lambda sched, opt: sched.ChainedScheduler(
+        [sched.ConstantLR(opt, factor=0.1, total_iters=2), sched.ExponentialLR(opt, gamma=0.9)]
+    ),
+    "chained_given_optimizer": lambda sched, opt: sched.ChainedScheduler(
+        [sched.LinearLR(opt, total_iters=8), sched.MultiStepLR(opt, [3, 12], 0.5)], optimizer=opt
+    ),
 }
 
 # A metric that falls, plateaus, wobbles and rises: every ReduceLROnPlateau branch is taken.
@@ -42,19 +110,20 @@ def _optimizer(lib):
 
 
 def _lr_sequence(lib, make, steps=STEPS):
+    """``get_last_lr()`` and each group's momentum after construction and every step."""
     opt = _optimizer(lib)
     scheduler = make(lib.optim.lr_scheduler, opt)
-    lrs = [scheduler.get_last_lr()]
+    lrs = [(scheduler.get_last_lr(), [g["momentum"] for g in opt.param_groups])]
     for _ in range(steps):
         opt.step()
         scheduler.step()
-        lrs.append(scheduler.get_last_lr())
-        assert [g["lr"] for g in opt.param_groups] == lrs[-1]
+        lrs.append((scheduler.get_last_lr(), [g["momentum"] for g in opt.param_groups]))
+        assert [g["lr"] for g in opt.param_groups] == lrs[-1][0]
     return lrs
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULERS))
-def test_learning_rates_equal_torchs(name):
+def test_learning_rates_and_momenta_equal_torchs(name):
     assert _lr_sequence(leafgrad, SCHEDULERS[name]) == _lr_sequence(torch, SCHEDULERS[name])
 
 
@@ -87,7 +156,19 @@ def test_state_dict_equals_torchs(name):
     assert states[0] == states[1]
 
 
-@pytest.mark.parametrize("name", ["step", "multistep", "exponential", "cosine"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "step",
+        "multistep",
+        "exponential",
+        "cosine",
+        "constant_factor",
+        "linear_factors",
+        "polynomial_power",
+        "warm_restarts_t_mult",
+    ],
+)
 def test_explicit_epoch_uses_torchs_closed_form(name):
     results = []
     for lib in (leafgrad, torch):

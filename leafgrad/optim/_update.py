@@ -1,0 +1,85 @@
+"""Helpers the optimisers share: PyTorch's in-place update forms and per-parameter step counts.
+
+The update forms reproduce the order in which ATen's CPU kernels round (``addcmul_`` is
+``t + value * t1 * t2``, ``addcdiv_`` is ``t + value * t1 / t2``), so trajectories follow
+PyTorch's as closely as NumPy allows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import Tensor, float32, float64, get_default_dtype, zeros
+
+
+def _scalar(value):
+    """A hyperparameter as a Python number (PyTorch also accepts one-element tensors)."""
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def _lr(value):
+    """A group's ``lr`` for step arithmetic: a number, or a 1-element tensor as a 0-d tensor.
+
+    PyTorch computes with a tensor lr as a tensor (float32 by default), so step sizes derived
+    from it (``lr / bias_correction``, ``1 - lr * weight_decay``) round to its dtype; keeping
+    it a tensor here rounds them the same way.
+    """
+    if isinstance(value, Tensor) and value.dim() != 0:
+        return value.reshape(())
+    return value
+
+
+def _lerp_(start: Tensor, end: Tensor, weight: float) -> Tensor:
+    """``start.lerp_(end, weight)`` with a scalar weight, in PyTorch's form (exact at both ends)."""
+    if abs(weight) < 0.5:
+        return start.add_(end - start, alpha=weight)
+    return start.copy_(end - (end - start) * (1 - weight))
+
+
+def _addcmul_(t: Tensor, tensor1: Tensor, tensor2: Tensor, value: float) -> Tensor:
+    """``t.addcmul_(tensor1, tensor2, value=value)``, rounded as PyTorch's: value * t1 * t2."""
+    return t.add_(value * tensor1 * tensor2)
+
+
+def _addcdiv_(t: Tensor, tensor1: Tensor, tensor2: Tensor, value: float) -> Tensor:
+    """``t.addcdiv_(tensor1, tensor2, value=value)``, rounded as PyTorch's: value * t1 / t2."""
+    return t.add_(value * tensor1 / tensor2)
+
+
+def _params_with_grad(group: dict[str, Any]) -> list[Tensor]:
+    """The parameters of ``group`` that have a gradient (the others are skipped)."""
+    return [p for p in group["params"] if p.grad is not None]
+
+
+def _scalar_state_tensor(value: float = 0.0) -> Tensor:
+    """A 0-d state tensor (``step``, ``mu_product``...) in PyTorch's dtype for such scalars.
+
+    float64 under a float64 default dtype, else float32 — whatever the parameters' dtype, so
+    scalars kept this way round to float32 in an ordinary run, as in PyTorch.
+    """
+    return zeros((), dtype=float64 if get_default_dtype() == float64 else float32).fill_(value)
+
+
+def _step_count_tensor() -> Tensor:
+    """A new ``state["step"]``: a 0-d float64 tensor under a float64 default, else float32."""
+    return _scalar_state_tensor(0.0)
+
+
+def _increment(step: Tensor) -> float:
+    """``step += 1`` in place; returns the new count as a Python float."""
+    return step.add_(1).item()
+
+
+def _restore_scalar_tensors(optimizer, keys: tuple[str, ...] = ("step",)) -> None:
+    """Old state dicts kept scalar state (``step``...) as numbers; PyTorch makes them tensors."""
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            p_state = optimizer.state.get(p, {})
+            for key in keys:
+                if p_state and key in p_state and not hasattr(p_state[key], "numel"):
+                    p_state[key] = _scalar_state_tensor(float(p_state[key]))
+
+
+def _restore_step_tensors(optimizer) -> None:
+    """Old state dicts kept ``state["step"]`` as a number; PyTorch turns it back into a tensor."""
+    _restore_scalar_tensors(optimizer, ("step",))

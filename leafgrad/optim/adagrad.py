@@ -1,0 +1,113 @@
+"""Adagrad: per-coordinate step sizes from the running sum of squared gradients."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from .. import full_like
+from ._step import _use_grad_for_differentiable
+from ._update import (
+    _addcdiv_,
+    _addcmul_,
+    _increment,
+    _lr,
+    _params_with_grad,
+    _restore_step_tensors,
+    _step_count_tensor,
+)
+from .optimizer import Optimizer
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """``torch.optim.Adagrad``: the same options, state and arithmetic, step for step.
+
+    State per parameter: ``step`` and ``sum`` (starting at ``initial_accumulator_value``).
+    As in PyTorch, the state of the parameters given at construction is created then, so
+    ``state_dict()`` lists them before any step.
+    """
+
+    _group_option_defaults: ClassVar[dict[str, Any]] = {
+        "foreach": None,
+        "maximize": False,
+        "differentiable": False,
+        "fused": None,
+    }
+
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        if hasattr(lr, "numel") and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(
+                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
+            )
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        # foreach and fused select PyTorch kernels; kept for interchangeable state dicts.
+        defaults = {
+            "lr": lr,
+            "lr_decay": lr_decay,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "initial_accumulator_value": initial_accumulator_value,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p)
+
+    def _init_state(self, p) -> dict[str, Any]:
+        # PyTorch takes the starting sum from the defaults, even for a group that sets its own.
+        state = self.state[p]
+        state["step"] = _step_count_tensor()
+        state["sum"] = full_like(p, self.defaults["initial_accumulator_value"])
+        return state
+
+    def __setstate__(self, state) -> None:
+        super().__setstate__(state)
+        _restore_step_tensors(self)
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """One Adagrad step over every parameter with a gradient; returns ``closure()``'s loss."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            lr = _lr(group["lr"])
+            weight_decay = group["weight_decay"]
+            for p in _params_with_grad(group):
+                state = self.state[p] or self._init_state(p)
+                step = _increment(state["step"])
+                grad = -p.grad if group["maximize"] else p.grad
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                clr = lr / (1 + (step - 1) * group["lr_decay"])
+                state_sum = _addcmul_(state["sum"], grad, grad, 1)
+                std = state_sum.sqrt().add_(group["eps"])
+                _addcdiv_(p, grad, std, -clr)
+        return loss
