@@ -57,6 +57,10 @@ def _promote(args, float_only):
         if isinstance(a, Tensor):
             d = a._data
             arrays.append(d if d.dtype == target else d.astype(target))
+        elif isinstance(a, np.generic):
+            # NumPy scalars are weak in PyTorch's promotion, like Python numbers; NumPy's
+            # own (NEP 50) would make float32 * np.float64(2) float64, so pass the number.
+            arrays.append(a.item())
         else:
             arrays.append(a)
     return arrays

@@ -122,19 +122,21 @@ def pow(input, exponent):
     if isinstance(exponent, Tensor):
         if isinstance(input, Tensor):
             return _pow_tensor_tensor(input, exponent)
-        _check_number("pow", input)
+        input = _check_number("pow", input)
         return _pow_scalar_tensor(_promoted(exponent, input), base=input)
     if not isinstance(input, Tensor):
         raise TypeError(
             f"pow(): input must be a Tensor or the exponent must be, got {type(input).__name__}"
         )
-    _check_number("pow", exponent)
+    exponent = _check_number("pow", exponent)
     return _pow_tensor_scalar(_promoted(input, exponent), exponent=exponent)
 
 
 def _check_number(op, value):
     if not isinstance(value, (int, float, np.number)):
         raise TypeError(f"{op}(): expected a Tensor or a Python number, got {type(value).__name__}")
+    # NumPy scalars are weak like Python numbers (see ops/_inputs.py); use the number.
+    return value.item() if isinstance(value, np.generic) else value
 
 
 @public()
