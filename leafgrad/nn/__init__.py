@@ -34,10 +34,12 @@ from .activation_piecewise import (
     Softshrink,
     Threshold,
 )
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .containers import ModuleDict, ModuleList, Sequential
+from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
-from .flatten import Flatten
-from .linear import Identity, Linear
+from .flatten import Flatten, Unflatten
+from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -49,15 +51,19 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter import Parameter
 from .parameter_containers import ParameterDict, ParameterList
+from .sparse import Embedding
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "CELU", "CrossEntropyLoss", "Dropout", "ELU", "Flatten",
-    "functional", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
-    "HuberLoss", "Identity", "init", "L1Loss", "LeakyReLU", "Linear", "LogSigmoid",
-    "LogSoftmax", "Mish", "Module", "ModuleDict", "ModuleList", "MSELoss", "NLLLoss",
-    "Parameter", "ParameterDict", "ParameterList", "PReLU", "ReLU", "ReLU6", "RReLU", "SELU",
-    "Sequential", "Sigmoid", "SiLU", "Sin", "SmoothL1Loss", "Softmax", "Softmax2d", "Softmin",
-    "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "utils",
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "BCELoss", "BCEWithLogitsLoss", "Bilinear",
+    "CELU", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
+    "functional", "GELU", "GLU", "GroupNorm", "Hardshrink", "Hardsigmoid", "Hardswish",
+    "Hardtanh", "HuberLoss", "Identity", "init", "L1Loss", "LayerNorm", "LeakyReLU", "Linear",
+    "LogSigmoid", "LogSoftmax", "Mish", "Module", "ModuleDict", "ModuleList", "MSELoss",
+    "NLLLoss", "PairwiseDistance", "Parameter", "ParameterDict", "ParameterList", "PReLU",
+    "ReLU", "ReLU6", "RMSNorm", "RReLU", "SELU", "Sequential", "Sigmoid", "SiLU", "Sin",
+    "SmoothL1Loss", "Softmax", "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign",
+    "Tanh", "Tanhshrink", "Threshold", "Unflatten", "utils",
 ]  # fmt: skip

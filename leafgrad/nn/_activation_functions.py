@@ -28,13 +28,14 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def _recorded(x: Tensor) -> Tensor:
     """``x`` itself, through an op whose backward is recorded as a function of ``x``.
 
-    PyTorch's piecewise-linear kernels (hardtanh, threshold, the shrinks...) have backward
-    nodes that depend on the input, so under ``create_graph=True`` their gradient requires
-    grad and a second ``autograd.grad`` gives zeros. A ``where`` of ``x`` and constants would
-    give a constant gradient instead, and the second call would raise. ``leaky_relu`` with
-    slope 1 is an exact identity (values, NaN, infinities, -0.0) with such a backward.
+    PyTorch's piecewise-linear kernels (hardtanh, threshold, the shrinks, reflection padding,
+    batch norm...) have backward nodes that depend on the input, so under
+    ``create_graph=True`` their gradient requires grad and a second ``autograd.grad`` gives
+    zeros. A composition linear in ``x`` would give a constant gradient instead, and the
+    second call would raise. ``leaky_relu`` with slope 1 is an exact identity (values, NaN,
+    infinities, -0.0) with such a backward; it is skipped when nothing needs a gradient.
     """
-    return _lg.leaky_relu(x, 1.0)
+    return _lg.leaky_relu(x, 1.0) if x.requires_grad else x
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

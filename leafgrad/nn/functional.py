@@ -38,6 +38,7 @@ from ._activation_functions import (
     tanhshrink,
     threshold,
 )
+from ._layer_functions import bilinear, cosine_similarity, embedding, pad, pairwise_distance
 from ._loss_functions import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -48,14 +49,16 @@ from ._loss_functions import (
     nll_loss,
     smooth_l1_loss,
 )
+from ._normalization_functions import batch_norm, group_norm, layer_norm, normalize, rms_norm
 
 __all__ = [
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu", "cross_entropy",
-    "dropout", "elu", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
-    "huber_loss", "l1_loss", "leaky_relu", "linear", "log_softmax", "logsigmoid", "mish",
-    "mse_loss", "nll_loss", "prelu", "relu", "relu6", "rrelu", "selu", "sigmoid", "silu",
-    "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
-    "tanhshrink", "threshold",
+    "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "celu", "cosine_similarity", "cross_entropy", "dropout", "elu", "embedding", "gelu", "glu",
+    "group_norm", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "l1_loss",
+    "layer_norm", "leaky_relu", "linear", "log_softmax", "logsigmoid", "mish", "mse_loss",
+    "nll_loss", "normalize", "pad", "pairwise_distance", "prelu", "relu", "relu6", "rms_norm",
+    "rrelu", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus",
+    "softshrink", "softsign", "tanh", "tanhshrink", "threshold",
 ]  # fmt: skip
 
 

@@ -8,8 +8,14 @@ from .. import _tolerance
 
 
 def to_numpy(t) -> np.ndarray:
-    """The values of a leafgrad or PyTorch tensor as a NumPy array."""
-    return np.array(t.detach().numpy())
+    """The values of a leafgrad or PyTorch tensor (sparse and zero tensors included) as a
+    NumPy array."""
+    t = t.detach()
+    if getattr(t, "is_sparse", False):
+        t = t.to_dense()
+    if hasattr(t, "_is_zerotensor") and t._is_zerotensor():
+        return np.zeros(tuple(t.shape))
+    return np.array(t.numpy())
 
 
 def pair(array, requires_grad=False):
@@ -82,7 +88,10 @@ def run_both(ours, theirs, x_array, rng, second_order=True, kind="direct", rtol=
     assert len(grads_ours) == len(grads_theirs)
     for g_ours, g_theirs in zip(grads_ours, grads_theirs):
         assert_close(g_ours, g_theirs, kind, rtol=rtol)
+    # Whether the gradient is itself differentiable is a fact to match; then its derivative.
     if second_order:
+        assert grads_ours[0].requires_grad == grads_theirs[0].requires_grad
+    if second_order and grads_theirs[0].requires_grad:
         v_ours, v_theirs = pair(rng.standard_normal(x_array.shape))
         inputs_ours, inputs_theirs = [x_ours, *params_ours], [x_theirs, *params_theirs]
         h_ours = lg.autograd.grad((grads_ours[0] * v_ours).sum(), inputs_ours, allow_unused=True)
