@@ -36,6 +36,7 @@ from .activation_piecewise import (
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .containers import ModuleDict, ModuleList, Sequential
+from .conv import Conv1d, Conv2d, Conv3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
@@ -58,12 +59,13 @@ from .sparse import Embedding
 
 __all__ = [
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "BCELoss", "BCEWithLogitsLoss", "Bilinear",
-    "CELU", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
-    "functional", "GELU", "GLU", "GroupNorm", "Hardshrink", "Hardsigmoid", "Hardswish",
-    "Hardtanh", "HuberLoss", "Identity", "init", "L1Loss", "LayerNorm", "LeakyReLU", "Linear",
-    "LogSigmoid", "LogSoftmax", "Mish", "Module", "ModuleDict", "ModuleList", "MSELoss",
-    "NLLLoss", "PairwiseDistance", "Parameter", "ParameterDict", "ParameterList", "PReLU",
-    "ReLU", "ReLU6", "RMSNorm", "RReLU", "SELU", "Sequential", "Sigmoid", "SiLU", "Sin",
-    "SmoothL1Loss", "Softmax", "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign",
-    "Tanh", "Tanhshrink", "Threshold", "Unflatten", "utils",
+    "CELU", "Conv1d", "Conv2d", "Conv3d", "CosineSimilarity", "CrossEntropyLoss", "Dropout",
+    "ELU", "Embedding", "Flatten", "functional", "GELU", "GLU", "GroupNorm", "Hardshrink",
+    "Hardsigmoid", "Hardswish", "Hardtanh", "HuberLoss", "Identity", "init", "L1Loss",
+    "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "Mish", "Module",
+    "ModuleDict", "ModuleList", "MSELoss", "NLLLoss", "PairwiseDistance", "Parameter",
+    "ParameterDict", "ParameterList", "PReLU", "ReLU", "ReLU6", "RMSNorm", "RReLU", "SELU",
+    "Sequential", "Sigmoid", "SiLU", "Sin", "SmoothL1Loss", "Softmax", "Softmax2d", "Softmin",
+    "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "Unflatten",
+    "utils",
 ]  # fmt: skip

@@ -38,6 +38,7 @@ from ._activation_functions import (
     tanhshrink,
     threshold,
 )
+from ._conv_functions import conv1d, conv2d, conv3d
 from ._layer_functions import bilinear, cosine_similarity, embedding, pad, pairwise_distance
 from ._loss_functions import (
     binary_cross_entropy,
@@ -53,12 +54,13 @@ from ._normalization_functions import batch_norm, group_norm, layer_norm, normal
 
 __all__ = [
     "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "celu", "cosine_similarity", "cross_entropy", "dropout", "elu", "embedding", "gelu", "glu",
-    "group_norm", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "l1_loss",
-    "layer_norm", "leaky_relu", "linear", "log_softmax", "logsigmoid", "mish", "mse_loss",
-    "nll_loss", "normalize", "pad", "pairwise_distance", "prelu", "relu", "relu6", "rms_norm",
-    "rrelu", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus",
-    "softshrink", "softsign", "tanh", "tanhshrink", "threshold",
+    "celu", "conv1d", "conv2d", "conv3d", "cosine_similarity", "cross_entropy", "dropout",
+    "elu", "embedding", "gelu", "glu", "group_norm", "hardshrink", "hardsigmoid", "hardswish",
+    "hardtanh", "huber_loss", "l1_loss", "layer_norm", "leaky_relu", "linear", "log_softmax",
+    "logsigmoid", "mish", "mse_loss", "nll_loss", "normalize", "pad", "pairwise_distance",
+    "prelu", "relu", "relu6", "rms_norm", "rrelu", "selu", "sigmoid", "silu", "smooth_l1_loss",
+    "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
+    "threshold",
 ]  # fmt: skip
 
 
