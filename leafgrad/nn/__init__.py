@@ -2,22 +2,45 @@
 
 from . import functional, init, utils
 from .activation import (
+    CELU,
     ELU,
     GELU,
-    LeakyReLU,
+    GLU,
+    SELU,
+    LogSigmoid,
     LogSoftmax,
-    ReLU,
+    Mish,
     Sigmoid,
     SiLU,
     Sin,
     Softmax,
+    Softmax2d,
+    Softmin,
     Softplus,
+    Softsign,
     Tanh,
+    Tanhshrink,
 )
+from .activation_piecewise import (
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    PReLU,
+    ReLU,
+    ReLU6,
+    RReLU,
+    Softshrink,
+    Threshold,
+)
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .containers import ModuleDict, ModuleList, Sequential
+from .conv import Conv1d, Conv2d, Conv3d
+from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
-from .flatten import Flatten
-from .linear import Identity, Linear
+from .flatten import Flatten, Unflatten
+from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -29,41 +52,20 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter import Parameter
 from .parameter_containers import ParameterDict, ParameterList
+from .sparse import Embedding
 
 __all__ = [
-    "ELU",
-    "GELU",
-    "BCELoss",
-    "BCEWithLogitsLoss",
-    "CrossEntropyLoss",
-    "Dropout",
-    "Flatten",
-    "HuberLoss",
-    "Identity",
-    "L1Loss",
-    "LeakyReLU",
-    "Linear",
-    "LogSoftmax",
-    "MSELoss",
-    "Module",
-    "ModuleDict",
-    "ModuleList",
-    "ParameterList",
-    "ParameterDict",
-    "NLLLoss",
-    "Parameter",
-    "ReLU",
-    "Sequential",
-    "SiLU",
-    "Sigmoid",
-    "Sin",
-    "SmoothL1Loss",
-    "Softmax",
-    "Softplus",
-    "Tanh",
-    "functional",
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "BCELoss", "BCEWithLogitsLoss", "Bilinear",
+    "CELU", "Conv1d", "Conv2d", "Conv3d", "CosineSimilarity", "CrossEntropyLoss", "Dropout",
+    "ELU", "Embedding", "Flatten", "functional", "GELU", "GLU", "GroupNorm", "Hardshrink",
+    "Hardsigmoid", "Hardswish", "Hardtanh", "HuberLoss", "Identity", "init", "L1Loss",
+    "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "Mish", "Module",
+    "ModuleDict", "ModuleList", "MSELoss", "NLLLoss", "PairwiseDistance", "Parameter",
+    "ParameterDict", "ParameterList", "PReLU", "ReLU", "ReLU6", "RMSNorm", "RReLU", "SELU",
+    "Sequential", "Sigmoid", "SiLU", "Sin", "SmoothL1Loss", "Softmax", "Softmax2d", "Softmin",
+    "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "Unflatten",
     "utils",
-    "init",
 ]  # fmt: skip

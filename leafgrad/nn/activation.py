@@ -1,4 +1,4 @@
-"""Activation layers: each wraps its ``nn.functional`` function."""
+"""Smooth activation layers and the softmax family: each wraps its ``nn.functional`` function."""
 
 from __future__ import annotations
 
@@ -7,22 +7,24 @@ from . import functional as F
 from .module import Module
 
 __all__ = [
-    "ELU",
-    "GELU",
-    "LeakyReLU",
-    "LogSoftmax",
-    "ReLU",
-    "SiLU",
-    "Sigmoid",
-    "Sin",
-    "Softmax",
-    "Softplus",
-    "Tanh",
-]
+    "CELU", "ELU", "GELU", "GLU", "LogSigmoid", "LogSoftmax", "Mish", "SELU", "SiLU", "Sigmoid",
+    "Sin", "Softmax", "Softmax2d", "Softmin", "Softplus", "Softsign", "Tanh", "Tanhshrink",
+]  # fmt: skip
 
 
 def _inplace_repr(inplace: bool, leading: str = "") -> str:
     return f"{leading}inplace=True" if inplace else ""
+
+
+class _Inplace(Module):
+    """An activation whose only setting is PyTorch's ``inplace`` flag (shown when True)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
 
 
 class Tanh(Module):
@@ -42,54 +44,54 @@ class Sin(Module):
         return sin(input)
 
 
-class ReLU(Module):
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
+class LogSigmoid(Module):
     def forward(self, input: Tensor) -> Tensor:
-        return F.relu(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
+        return F.logsigmoid(input)
 
 
-class SiLU(Module):
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
+class Softsign(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
 
+
+class Tanhshrink(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class SiLU(_Inplace):
     def forward(self, input: Tensor) -> Tensor:
         return F.silu(input, inplace=self.inplace)
 
-    def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
 
-
-class LeakyReLU(Module):
-    def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
-        super().__init__()
-        self.negative_slope = negative_slope
-        self.inplace = inplace
-
+class Mish(_Inplace):
     def forward(self, input: Tensor) -> Tensor:
-        return F.leaky_relu(input, self.negative_slope, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}{_inplace_repr(self.inplace, ', ')}"
+        return F.mish(input, inplace=self.inplace)
 
 
-class ELU(Module):
+class SELU(_Inplace):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input, self.inplace)
+
+
+class _Alpha(Module):
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha = alpha
         self.inplace = inplace
 
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}{_inplace_repr(self.inplace, ', ')}"
+
+
+class ELU(_Alpha):
     def forward(self, input: Tensor) -> Tensor:
         return F.elu(input, self.alpha, self.inplace)
 
-    def extra_repr(self) -> str:
-        return f"alpha={self.alpha}{_inplace_repr(self.inplace, ', ')}"
+
+class CELU(_Alpha):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
 
 
 class GELU(Module):
@@ -117,27 +119,49 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class Softmax(Module):
-    """Softmax over ``dim``; ``dim=None`` uses PyTorch's legacy implicit choice, with a warning."""
+class _Dim(Module):
+    """A layer acting along ``dim``; for the softmax family ``dim=None`` is PyTorch's legacy
+    implicit choice, with a warning."""
 
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class GLU(_Dim):
+    """``a * sigmoid(b)`` for the two halves ``a, b`` of the input along ``dim``."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__(dim)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+
+class Softmax(_Dim):
     def forward(self, input: Tensor) -> Tensor:
         return F.softmax(input, self.dim, _stacklevel=5)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
+
+class Softmin(_Dim):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim, _stacklevel=5)
 
 
-class LogSoftmax(Module):
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
+class LogSoftmax(_Dim):
     def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
+
+class Softmax2d(Module):
+    """Softmax over the channels of ``(N, C, H, W)`` or ``(C, H, W)`` input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(
+                f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead"
+            )
+        return F.softmax(input, -3, _stacklevel=5)

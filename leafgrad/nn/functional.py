@@ -6,11 +6,40 @@
 
 from __future__ import annotations
 
-import warnings
-
 import leafgrad as _lg
 
 from .. import Tensor
+from ._activation_functions import (
+    celu,
+    elu,
+    gelu,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    log_softmax,
+    logsigmoid,
+    mish,
+    prelu,
+    relu,
+    relu6,
+    rrelu,
+    selu,
+    sigmoid,
+    silu,
+    softmax,
+    softmin,
+    softplus,
+    softshrink,
+    softsign,
+    tanh,
+    tanhshrink,
+    threshold,
+)
+from ._conv_functions import conv1d, conv2d, conv3d
+from ._layer_functions import bilinear, cosine_similarity, embedding, pad, pairwise_distance
 from ._loss_functions import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -21,28 +50,17 @@ from ._loss_functions import (
     nll_loss,
     smooth_l1_loss,
 )
+from ._normalization_functions import batch_norm, group_norm, layer_norm, normalize, rms_norm
 
 __all__ = [
-    "binary_cross_entropy",
-    "binary_cross_entropy_with_logits",
-    "cross_entropy",
-    "dropout",
-    "elu",
-    "gelu",
-    "huber_loss",
-    "l1_loss",
-    "leaky_relu",
-    "linear",
-    "log_softmax",
-    "mse_loss",
-    "nll_loss",
-    "relu",
-    "sigmoid",
-    "silu",
-    "smooth_l1_loss",
-    "softmax",
-    "softplus",
-    "tanh",
+    "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "celu", "conv1d", "conv2d", "conv3d", "cosine_similarity", "cross_entropy", "dropout",
+    "elu", "embedding", "gelu", "glu", "group_norm", "hardshrink", "hardsigmoid", "hardswish",
+    "hardtanh", "huber_loss", "l1_loss", "layer_norm", "leaky_relu", "linear", "log_softmax",
+    "logsigmoid", "mish", "mse_loss", "nll_loss", "normalize", "pad", "pairwise_distance",
+    "prelu", "relu", "relu6", "rms_norm", "rrelu", "selu", "sigmoid", "silu", "smooth_l1_loss",
+    "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
+    "threshold",
 ]  # fmt: skip
 
 
@@ -80,57 +98,3 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input * 0.0
     keep = _lg.rand(*input.shape, dtype=_lg.float64) < (1.0 - p)
     return input * (keep.to(input.dtype) * (1.0 / (1.0 - p)))
-
-
-def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _lg.relu(input)
-
-
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    return _lg.leaky_relu(input, negative_slope)
-
-
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _lg.elu(input, alpha)
-
-
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    return _lg.gelu(input, approximate=approximate)
-
-
-def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _lg.silu(input)
-
-
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    return _lg.softplus(input, beta, threshold)
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    return _lg.sigmoid(input)
-
-
-def tanh(input: Tensor) -> Tensor:
-    return _lg.tanh(input)
-
-
-def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(
-        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
-        "dim=X as an argument.",
-        stacklevel=stacklevel,
-    )
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    """``exp(x) / sum(exp(x), dim)``; without ``dim`` PyTorch's legacy choice, with a warning."""
-    if dim is None:
-        dim = _implicit_dim("softmax", input.dim(), _stacklevel)
-    return _lg.softmax(input, dim, dtype=dtype)
-
-
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    if dim is None:
-        dim = _implicit_dim("log_softmax", input.dim(), _stacklevel)
-    return _lg.log_softmax(input, dim, dtype=dtype)

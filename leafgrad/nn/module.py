@@ -9,7 +9,7 @@ from .. import Tensor, empty, no_grad
 from .. import device as _device
 from .. import dtype as _dtype
 from .._tensor import check_device
-from ..utils.hooks import RemovableHandle
+from ._module_hooks import ModuleHooks
 from .parameter import Parameter
 
 __all__ = ["Module"]
@@ -52,7 +52,7 @@ def _check_name(kind: str, name) -> None:
         raise KeyError(f'{kind} name can\'t be empty string ""')
 
 
-class Module:
+class Module(ModuleHooks):
     """Base class of every layer: subclass it, assign parameters and sub-modules in
     ``__init__`` and define ``forward``; call the module to run it."""
 
@@ -73,39 +73,15 @@ class Module:
         set_(self, "_modules", {})
 
     def __call__(self, *args, **kwargs):
-        pre_hooks = self.__dict__.get("_forward_pre_hooks")
-        if pre_hooks:
-            for hook in list(pre_hooks.values()):
-                new = hook(self, args)
-                if new is not None:
-                    args = new if isinstance(new, tuple) else (new,)
-        out = self.forward(*args, **kwargs)
-        hooks = self.__dict__.get("_forward_hooks")
-        if hooks:
-            for hook in list(hooks.values()):
-                new = hook(self, args, out)
-                if new is not None:
-                    out = new
-        return out
-
-    def register_forward_pre_hook(self, hook) -> RemovableHandle:
-        """``hook(module, args)`` runs before ``forward``; it may return replacement args."""
-        return self._add_hook("_forward_pre_hooks", hook)
-
-    def register_forward_hook(self, hook) -> RemovableHandle:
-        """``hook(module, args, output)`` runs after ``forward``; it may return a new output."""
-        return self._add_hook("_forward_hooks", hook)
-
-    def _add_hook(self, where: str, hook) -> RemovableHandle:
-        if not callable(hook):
-            raise TypeError(f"{where[1:-1]}: hook must be callable, got {type(hook).__name__}")
-        hooks = self.__dict__.get(where)
-        if hooks is None:
-            hooks = {}
-            object.__setattr__(self, where, hooks)
-        handle = RemovableHandle(hooks)
-        hooks[handle.id] = hook
-        return handle
+        d = self.__dict__
+        if (
+            d.get("_forward_pre_hooks")
+            or d.get("_forward_hooks")
+            or d.get("_backward_hooks")
+            or d.get("_backward_pre_hooks")
+        ):
+            return self._call_with_hooks(args, kwargs)
+        return self.forward(*args, **kwargs)
 
     # ----- registration -----
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:

@@ -9,32 +9,13 @@ torch = pytest.importorskip("torch")
 import leafgrad as lg
 
 from ._compare import assert_close, assert_same_grads, copy_weights, pair
+from ._compare import run_both as _run_both
 
 RNG = np.random.default_rng(1234)
 
 
 def run_both(ours, theirs, x_array, second_order=True):
-    """Forward, input grad, parameter grads and (optionally) a Hessian-vector product."""
-    x_ours, x_theirs = pair(x_array, requires_grad=True)
-    out_ours, out_theirs = ours(x_ours), theirs(x_theirs)
-    assert_close(out_ours, out_theirs)
-    w_ours, w_theirs = pair(RNG.standard_normal(tuple(out_theirs.shape)))
-    params_ours = list(ours.parameters()) if isinstance(ours, lg.nn.Module) else []
-    params_theirs = list(theirs.parameters()) if isinstance(theirs, torch.nn.Module) else []
-    grads_ours = lg.autograd.grad(
-        (out_ours * w_ours).sum(), [x_ours, *params_ours], create_graph=second_order
-    )
-    grads_theirs = torch.autograd.grad(
-        (out_theirs * w_theirs).sum(), [x_theirs, *params_theirs], create_graph=second_order
-    )
-    assert len(grads_ours) == len(grads_theirs)
-    for g_ours, g_theirs in zip(grads_ours, grads_theirs):
-        assert_close(g_ours, g_theirs)
-    if second_order:
-        v_ours, v_theirs = pair(RNG.standard_normal(x_array.shape))
-        (h_ours,) = lg.autograd.grad((grads_ours[0] * v_ours).sum(), [x_ours])
-        (h_theirs,) = torch.autograd.grad((grads_theirs[0] * v_theirs).sum(), [x_theirs])
-        assert_close(h_ours, h_theirs)
+    _run_both(ours, theirs, x_array, RNG, second_order)
 
 
 @pytest.mark.parametrize("shape", [(5, 3), (3,), (2, 4, 3)])

@@ -1,0 +1,225 @@
+"""Activation functions of ``nn.functional``, composed from leafgrad ops.
+
+Being compositions, they differentiate to any order. Piecewise ones are built with ``where``
+on PyTorch's own branch conditions, so the gradient at a kink is the one PyTorch gives.
+``inplace=True`` is accepted for compatibility; the result is always a new tensor.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import leafgrad as _lg
+
+from .. import Tensor
+
+__all__ = [
+    "celu", "elu", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
+    "leaky_relu", "log_softmax", "logsigmoid", "mish", "prelu", "relu", "relu6", "rrelu",
+    "selu", "sigmoid", "silu", "softmax", "softmin", "softplus", "softshrink", "softsign",
+    "tanh", "tanhshrink", "threshold",
+]  # fmt: skip
+
+# SELU's constants (Klambauer et al. 2017), to the digits PyTorch uses.
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _recorded(x: Tensor) -> Tensor:
+    """``x`` itself, through an op whose backward is recorded as a function of ``x``.
+
+    PyTorch's piecewise-linear kernels (hardtanh, threshold, the shrinks, reflection padding,
+    batch norm...) have backward nodes that depend on the input, so under
+    ``create_graph=True`` their gradient requires grad and a second ``autograd.grad`` gives
+    zeros. A composition linear in ``x`` would give a constant gradient instead, and the
+    second call would raise. ``leaky_relu`` with slope 1 is an exact identity (values, NaN,
+    infinities, -0.0) with such a backward; it is skipped when nothing needs a gradient.
+    """
+    return _lg.leaky_relu(x, 1.0) if x.requires_grad else x
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _lg.relu(input)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return _lg.leaky_relu(input, negative_slope)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return _lg.elu(input, alpha)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with the self-normalising constants."""
+    return _lg.elu(input, _SELU_ALPHA) * _SELU_SCALE
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    if alpha == 0:
+        raise RuntimeError("celu: alpha must not be 0 (the input is divided by it)")
+    return _lg.elu(input / alpha) * alpha
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    return _lg.gelu(input, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _lg.silu(input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))``."""
+    return input * _lg.tanh(_lg.softplus(input))
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    return _lg.softplus(input, beta, threshold)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return _lg.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return _lg.tanh(input)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))``, as PyTorch computes it: ``min(x, 0) - log1p(exp(-|x|))``
+    (no overflow for large ``|x|``)."""
+    return _lg.minimum(input, _lg.zeros_like(input)) - _lg.log1p(_lg.exp(-_lg.abs(input)))
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``."""
+    return input / (_lg.abs(input) + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``."""
+    return input - _lg.tanh(input)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value``."""
+    return _lg.where(input > threshold, _recorded(input), value)
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """``clamp(x, min_val, max_val)`` with gradient 0 at the bounds, as PyTorch's."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    inside = _lg.where(input < max_val, _recorded(input), max_val)
+    return _lg.where(input > min_val, inside, min_val)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(0, x), 6)``."""
+    return hardtanh(input, 0.0, 6.0)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``0`` below -3, ``1`` above 3, ``(x + 3) / 6`` between."""
+    inside = _lg.where(input < 3, (_recorded(input) + 3) / 6, 1.0)
+    return _lg.where(input > -3, inside, 0.0)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * hardsigmoid(x)``; its derivative is 0 at -3 and 1 at 3, as PyTorch's."""
+    inside = _lg.where(input < 3, input * (input + 3) / 6, _recorded(input))
+    return _lg.where(input > -3, inside, 0.0)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``0`` on ``[-lambd, lambd]``, else ``x``."""
+    return _lg.where((input >= -lambd) & (input <= lambd), 0.0, _recorded(input))
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    if lambd < 0:
+        raise RuntimeError(f"softshrink: lambda must be at least 0, but found {lambd}")
+    x = _recorded(input)
+    # x * 0 rather than 0 so that NaN propagates, as in PyTorch.
+    below = _lg.where(input < -lambd, x + lambd, x * 0)
+    return _lg.where(input > lambd, x - lambd, below)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, else ``weight * x``; ``weight`` has 1 or ``C`` (dim 1) elements."""
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu(): argument 'weight' must be a Tensor, not {type(weight).__name__}")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: weight must be a scalar or 1-D, got {weight.dim()}-D")
+    count = weight.numel()
+    if count != 1:
+        channels = input.shape[1] if input.dim() > 1 else 1
+        if input.dim() == 0 or channels != count:
+            raise RuntimeError(
+                f"prelu: weight has {count} parameters but the input of shape "
+                f"{list(input.shape)} has {channels} channels (dim 1); use 1 or {channels}"
+            )
+        weight = weight.reshape((count,) + (1,) * (input.dim() - 2))
+    x = _recorded(input)
+    return _lg.where(input > 0, x, weight * x)
+
+
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
+    """Leaky ReLU with slope ``U(lower, upper)`` per element while training, else the mean
+    slope ``(lower + upper) / 2``. The slopes come from leafgrad's generator."""
+    if not training:
+        return _lg.leaky_relu(input, (lower + upper) / 2)
+    slope = _lg.rand(*input.shape, dtype=input.dtype) * (upper - lower) + lower
+    x = _recorded(input)
+    return _lg.where(input >= 0, x, x * slope)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """``a * sigmoid(b)`` where ``a, b`` are the halves of ``input`` along ``dim``."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
+    a, b = _lg.chunk(input, 2, dim)
+    return a * _lg.sigmoid(b)
+
+
+def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """``exp(x) / sum(exp(x), dim)``; without ``dim`` PyTorch's legacy choice, with a warning."""
+    if dim is None:
+        dim = _implicit_dim("softmax", input.dim(), _stacklevel)
+    return _lg.softmax(input, dim, dtype=dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """``softmax(-x, dim)``."""
+    if dim is None:
+        dim = _implicit_dim("softmin", input.dim(), _stacklevel)
+    return _lg.softmax(-input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.dim(), _stacklevel)
+    return _lg.log_softmax(input, dim, dtype=dtype)

@@ -1,0 +1,213 @@
+"""Embedding lookup, the bilinear form, padding and distances of ``nn.functional``, composed
+from leafgrad ops (so they differentiate to any order)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+import leafgrad as _lg
+
+from .. import Tensor, no_grad
+from ._activation_functions import _recorded
+
+__all__ = ["bilinear", "cosine_similarity", "embedding", "pad", "pairwise_distance"]
+
+
+def _check_padding_idx(padding_idx: int | None, num_embeddings: int) -> int | None:
+    """``padding_idx`` made non-negative; AssertionError outside the table, as PyTorch."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx % num_embeddings
+
+
+def _renorm_rows_(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """Scale, in place, each row of ``weight`` named in ``indices`` whose norm exceeds
+    ``max_norm`` down to ``max_norm`` (PyTorch's ``embedding_renorm_``)."""
+    rows_index = _lg.tensor(np.unique(indices), dtype=_lg.int64)
+    with no_grad():
+        rows = weight.index_select(0, rows_index)
+        norms = _lg.norm(rows, norm_type, dim=1, keepdim=True)
+        scale = _lg.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[rows_index] = rows * scale
+
+
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    """Rows of ``weight`` ``(num_embeddings, dim)`` at the integer ``input``: ``(*, dim)``.
+
+    Entries at ``padding_idx`` give ``weight`` no gradient; ``max_norm`` first renormalises the
+    looked-up rows of ``weight`` in place; ``scale_grad_by_freq`` divides each gradient by how
+    often its index occurs in ``input``. ``sparse=True`` is accepted, but the gradient is dense.
+    Raises IndexError for an index outside the table.
+    """
+    if input.dtype not in (_lg.int64, _lg.int32):
+        raise RuntimeError(
+            "embedding: expected the indices (argument 'input') to be int64 or int32, but got "
+            f"{input.dtype}"
+        )
+    num_embeddings = weight.shape[0]
+    padding_idx = _check_padding_idx(padding_idx, num_embeddings)
+    indices = input.numpy()
+    if indices.size and (indices.min() < 0 or indices.max() >= num_embeddings):
+        raise IndexError(
+            f"embedding: index out of range in self: indices must lie in [0, {num_embeddings}), "
+            f"got values from {indices.min()} to {indices.max()}"
+        )
+    if max_norm is not None:
+        _renorm_rows_(weight, indices, max_norm, norm_type)
+    rows = weight.index_select(0, input.reshape(-1))
+    if scale_grad_by_freq and rows.requires_grad:
+        _, inverse, counts = np.unique(indices.reshape(-1), return_inverse=True, return_counts=True)
+        shrink = _lg.tensor(1.0 / counts[inverse] - 1.0, dtype=rows.dtype).unsqueeze(1)
+        # A hook on this private intermediate scales the gradient, leaving the values alone.
+        # The scaling is detached: PyTorch differentiates this backward as the unscaled lookup.
+        rows.register_hook(lambda grad: grad + (grad * shrink).detach())
+    out = rows.reshape(*input.shape, weight.shape[1])
+    if padding_idx is not None and out.requires_grad:
+        # Detached at padding positions: the looked-up values stay, their gradient is cut.
+        out = _lg.where((input == padding_idx).unsqueeze(-1), out.detach(), out)
+    return out
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y_o = x1^T W_o x2 + b_o``: inputs ``(*, in1)`` and ``(*, in2)``, weight
+    ``(out, in1, in2)``, bias ``(out,)``, output ``(*, out)``."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(
+            f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} "
+            f"and {list(input2.shape[:-1])}"
+        )
+    if weight.dim() != 3:
+        raise RuntimeError(f"bilinear(): weight must be 3-D, got {weight.dim()}-D")
+    for name, size, expected in (
+        ("input1", input1.shape[-1], weight.shape[1]),
+        ("input2", input2.shape[-1], weight.shape[2]),
+    ):
+        if size != expected:
+            raise RuntimeError(
+                f"bilinear(): {name} size does not match weight size: got {size} but expected "
+                f"{expected}"
+            )
+    out = _lg.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+def _pad_indices(mode: str, size: int, left: int, right: int) -> np.ndarray:
+    """Source index of each output position along one dim for a non-constant ``mode``.
+
+    Negative amounts crop. As in PyTorch, ``reflect`` and ``replicate`` mirror or repeat
+    the edges of the whole input, ``circular`` wraps around what is left after cropping.
+    """
+    positions = np.arange(-left, size + right)
+    if mode == "replicate":
+        return np.clip(positions, 0, size - 1)
+    if mode == "circular":
+        start, stop = max(-left, 0), size - max(-right, 0)
+        return start + (positions - start) % (stop - start)
+    period = 2 * (size - 1)  # reflect: mirror about both edges without repeating them
+    folded = np.abs(positions) % period if period else np.zeros_like(positions)
+    return np.where(folded >= size, period - folded, folded)
+
+
+def _filled_like(t: Tensor, dim: int, size: int, value: float) -> Tensor:
+    """A tensor of ``value`` shaped like ``t`` but ``size`` long along ``dim``."""
+    shape = list(t.shape)
+    shape[dim] = size
+    return _lg.full(shape, value, dtype=t.dtype)
+
+
+def _check_mode_padding(mode: str, input: Tensor, pad: Sequence[int]) -> None:
+    dims = len(pad) // 2
+    if dims > 3 or input.dim() not in (dims + 1, dims + 2):
+        raise NotImplementedError(
+            f"pad: mode {mode!r} pads the last 1 to 3 dims of an input with 1 or 2 leading "
+            f"(batch, channel) dims; got {len(pad)} pad values for a {input.dim()}-D input"
+        )
+    for i in range(dims):
+        dim = input.dim() - 1 - i
+        size, left, right = input.shape[dim], pad[2 * i], pad[2 * i + 1]
+        limit = size - 1 if mode == "reflect" else size
+        if mode != "replicate" and max(left, right) > limit:
+            raise RuntimeError(
+                f"pad: mode {mode!r} allows padding of at most {limit} for dim {dim} of size "
+                f"{size}, got ({left}, {right})"
+            )
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None):
+    """Pad (or, with negative amounts in ``constant`` mode, crop) the last ``len(pad) // 2``
+    dims: ``pad = (last_left, last_right, second_last_left, ...)``.
+
+    ``mode``: ``constant`` (fill with ``value``, default 0), ``reflect``, ``replicate`` or
+    ``circular``.
+    """
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {input.dim()}"
+        )
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"pad: unknown padding mode {mode!r}")
+    if mode != "constant":
+        if value not in (None, 0):
+            raise ValueError(f"pad: padding mode {mode!r} doesn't take in value argument")
+        _check_mode_padding(mode, input, pad)
+    # PyTorch's reflection and replication pads record a backward that depends on the input;
+    # the constant and circular pads' do not.
+    out = _recorded(input) if mode in ("reflect", "replicate") else input
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        size = out.shape[dim]
+        if size + left + right < 0:
+            raise RuntimeError(
+                f"pad: padding ({left}, {right}) leaves dim {dim} of size {size} with a "
+                "negative size"
+            )
+        if mode != "constant":
+            index = _lg.tensor(_pad_indices(mode, size, left, right), dtype=_lg.int64)
+            out = out.index_select(dim, index)
+            continue
+        start, stop = max(-left, 0), size - max(-right, 0)
+        if start or stop != size:  # negative padding crops
+            out = out.narrow(dim, start, stop - start)
+        fill = 0 if value is None else value
+        before = [_filled_like(out, dim, left, fill)] if left > 0 else []
+        after = [_filled_like(out, dim, right, fill)] if right > 0 else []
+        if before or after:
+            out = _lg.cat([*before, out, *after], dim)
+    return out
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``x1 . x2 / (max(||x1||, eps) max(||x2||, eps))`` along ``dim``, after broadcasting."""
+    x1, x2 = _lg.broadcast_tensors(x1, x2)
+    norms = []
+    for x in (x1, x2):
+        norm = _lg.norm(x, 2, dim, keepdim=True).clone()
+        # As PyTorch: the clamp is applied in place without recording, so the gradient flows
+        # as if the norm were unclamped.
+        with no_grad():
+            norm.clamp_min_(eps)
+        norms.append(norm)
+    return ((x1 / norms[0]) * (x2 / norms[1])).sum(dim)
+
+
+def pairwise_distance(
+    x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Tensor:
+    """``||x1 - x2 + eps||_p`` along the last dim."""
+    return _lg.norm(x1 - x2 + eps, p, -1, keepdim=keepdim)

@@ -1,0 +1,187 @@
+"""Normalisation functions of ``nn.functional``, composed from leafgrad ops (so they
+differentiate to any order): batch, layer, group and RMS norm, and ``normalize``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import leafgrad as _lg
+
+from .. import Tensor, no_grad
+from ._activation_functions import _recorded
+
+__all__ = ["batch_norm", "group_norm", "layer_norm", "normalize", "rms_norm"]
+
+# Machine epsilon by dtype: rms_norm's default eps, as PyTorch's torch.finfo(dtype).eps.
+_MACHINE_EPS = {_lg.float16: 2.0**-10, _lg.float32: 2.0**-23, _lg.float64: 2.0**-52}
+
+
+def _standardize(input: Tensor, dims: tuple[int, ...], eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """``(normalized, mean, biased variance)`` over ``dims`` (kept as size-1 dims)."""
+    mean = input.mean(dims, keepdim=True)
+    centered = input - mean
+    var = (centered * centered).mean(dims, keepdim=True)
+    return centered * _lg.rsqrt(var + eps), mean, var
+
+
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def _verify_batch_size(shape) -> None:
+    values = shape[0] * math.prod(shape[2:])
+    if values == 1:
+        raise ValueError(
+            "Expected more than 1 value per channel when training, got input size "
+            f"{_lg.Size(shape)}"
+        )
+
+
+def _channel_shape(input: Tensor) -> tuple[int, ...]:
+    """``(C, 1, ...)``: a per-channel tensor broadcast against ``(N, C, *spatial)``."""
+    return (input.shape[1],) + (1,) * (input.dim() - 2)
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise ``(N, C, *)`` per channel over the batch and spatial dims.
+
+    Training uses the batch statistics and, when given, updates ``running_mean`` and
+    ``running_var`` in place (``(1 - momentum) * running + momentum * batch``, the variance
+    unbiased); otherwise the running statistics are used.
+    """
+    if input.dim() < 2:
+        raise IndexError(
+            f"batch_norm: expected input of shape (N, C, *), got {input.dim()}-D (no channel dim)"
+        )
+    if training:
+        _verify_batch_size(tuple(input.shape))
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    channels = input.shape[1]
+    for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+        if stat is not None and stat.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {stat.numel()}")
+    shape = _channel_shape(input)
+    if training:
+        dims = (0, *range(2, input.dim()))
+        out, mean, var = _standardize(input, dims, eps)
+        if running_mean is not None or running_var is not None:
+            count = input.numel() // channels
+            with no_grad():
+                if running_mean is not None:
+                    batch_mean = mean.reshape(channels).to(running_mean.dtype)
+                    running_mean.copy_(momentum * batch_mean + (1 - momentum) * running_mean)
+                if running_var is not None:
+                    unbiased = var.reshape(channels) * (count / max(count - 1, 1))
+                    unbiased = unbiased.to(running_var.dtype)
+                    running_var.copy_(momentum * unbiased + (1 - momentum) * running_var)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError(
+                "batch_norm: running_mean and running_var must be given when not training"
+            )
+        scale = _lg.rsqrt(running_var.reshape(shape) + eps)
+        out = (_recorded(input) - running_mean.reshape(shape)) * scale
+    return _affine(
+        out,
+        None if weight is None else weight.reshape(shape),
+        None if bias is None else bias.reshape(shape),
+    )
+
+
+def _trailing_dims(op: str, input: Tensor, normalized_shape) -> tuple[int, ...]:
+    """The dims ``normalized_shape`` covers; RuntimeError when the input does not end with it."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    count = len(normalized_shape)
+    if count == 0 or tuple(input.shape[input.dim() - count :]) != normalized_shape:
+        raise RuntimeError(
+            f"{op}: given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size "
+            f"{list(input.shape)}"
+        )
+    return tuple(range(-count, 0))
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int] | int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise over the trailing dims ``normalized_shape`` (biased variance), then scale by
+    ``weight`` and shift by ``bias`` (both of that shape)."""
+    dims = _trailing_dims("layer_norm", input, normalized_shape)
+    out, _, _ = _standardize(input, dims, eps)
+    return _affine(out, weight, bias)
+
+
+def rms_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int] | int,
+    weight: Tensor | None = None,
+    eps: float | None = None,
+) -> Tensor:
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing dims ``normalized_shape``;
+    ``eps`` defaults to the dtype's machine epsilon."""
+    dims = _trailing_dims("rms_norm", input, normalized_shape)
+    if eps is None:
+        eps = _MACHINE_EPS.get(input.dtype, _MACHINE_EPS[_lg.float32])
+    out = input * _lg.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    return out if weight is None else out * weight
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise ``(N, C, *)`` over each group of ``C / num_groups`` channels (and the spatial
+    dims), then apply the per-channel ``weight`` and ``bias``."""
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
+        )
+    batch, channels = input.shape[0], input.shape[1]
+    if num_groups <= 0 or channels % num_groups:
+        raise RuntimeError(
+            f"group_norm: expected the number of channels in the input to be divisible by "
+            f"num_groups, but got input of shape {list(input.shape)} and "
+            f"num_groups={num_groups}"
+        )
+    _verify_batch_size([batch * channels // num_groups, num_groups, *input.shape[2:]])
+    grouped = input.reshape(batch, num_groups, -1)
+    out, _, _ = _standardize(grouped, (2,), eps)
+    out = out.reshape(input.shape)
+    shape = _channel_shape(input)
+    return _affine(
+        out,
+        None if weight is None else weight.reshape(shape),
+        None if bias is None else bias.reshape(shape),
+    )
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``; written into ``out`` when given."""
+    result = input / _lg.norm(input, p, dim, keepdim=True).clamp_min(eps)
+    return result if out is None else out.copy_(result)

@@ -1,0 +1,206 @@
+"""BatchNorm, LayerNorm, GroupNorm and RMSNorm agree with PyTorch's: values, gradients to
+second order (float64), float32 values, running statistics, train/eval, reprs, errors."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import torch.nn.functional as TF
+
+import leafgrad as lg
+import leafgrad.nn.functional as F
+
+from ._compare import assert_close, copy_weights, run_both
+
+RNG = np.random.default_rng(99)
+
+
+def _randomize(ours) -> None:
+    """Non-trivial affine parameters, so the tests see them act."""
+    with lg.no_grad():
+        for p in ours.parameters():
+            p.copy_(lg.tensor(RNG.uniform(0.5, 1.5, tuple(p.shape))))
+
+
+def _both(name, *args, **kwargs):
+    ours = getattr(lg.nn, name)(*args, dtype=lg.float64, **kwargs)
+    theirs = getattr(torch.nn, name)(*args, dtype=torch.float64, **kwargs)
+    _randomize(ours)
+    copy_weights(ours, theirs)
+    return ours, theirs
+
+
+def _assert_same_state(ours, theirs):
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    for (name, a), b in zip(ours.state_dict().items(), theirs.state_dict().values()):
+        assert a.dtype == getattr(lg, str(b.dtype).split(".")[1]), name
+        assert_close(a, b)
+
+
+BATCH_NORMS = [
+    ("BatchNorm1d", (6, 3)), ("BatchNorm1d", (4, 3, 5)), ("BatchNorm2d", (4, 3, 2, 5)),
+    ("BatchNorm3d", (2, 3, 2, 2, 3)),
+]  # fmt: skip
+BN_OPTIONS = [
+    {}, {"momentum": None}, {"momentum": 0.3, "eps": 1e-3}, {"affine": False},
+    {"track_running_stats": False}, {"affine": False, "track_running_stats": False},
+    {"bias": False},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "shape"), BATCH_NORMS)
+@pytest.mark.parametrize("options", BN_OPTIONS, ids=str)
+def test_batch_norm_trains_then_evaluates_as_pytorch(name, shape, options):
+    ours, theirs = _both(name, 3, **options)
+    assert repr(ours) == repr(theirs)
+    for _ in range(3):
+        run_both(ours, theirs, RNG.standard_normal(shape) * 2 + 1, RNG)
+        _assert_same_state(ours, theirs)
+    ours.eval()
+    theirs.eval()
+    run_both(ours, theirs, RNG.standard_normal(shape), RNG)
+    _assert_same_state(ours, theirs)
+
+
+def test_batch_norm_float32_values_and_running_stats_match_pytorch():
+    ours, theirs = lg.nn.BatchNorm2d(3), torch.nn.BatchNorm2d(3)
+    x = (RNG.standard_normal((4, 3, 2, 2)) * 3).astype(np.float32)
+    assert_close(ours(lg.tensor(x)), theirs(torch.tensor(x)))
+    _assert_same_state(ours, theirs)
+    ours.eval()
+    theirs.eval()
+    assert_close(ours(lg.tensor(x)), theirs(torch.tensor(x)))
+
+
+@pytest.mark.parametrize(
+    ("name", "shape"),
+    [("BatchNorm1d", (2, 3, 4, 5)), ("BatchNorm1d", (3,)), ("BatchNorm2d", (2, 3)),
+     ("BatchNorm3d", (2, 3, 4, 5))],
+)  # fmt: skip
+def test_batch_norm_with_the_wrong_rank_raises_value_error_as_pytorch(name, shape):
+    with pytest.raises(ValueError):
+        getattr(torch.nn, name)(3)(torch.ones(shape))
+    with pytest.raises(ValueError, match="expected"):
+        getattr(lg.nn, name)(3)(lg.ones(shape))
+
+
+def test_batch_norm_training_on_one_value_per_channel_raises_value_error_as_pytorch():
+    with pytest.raises(ValueError):
+        torch.nn.BatchNorm1d(3)(torch.ones(1, 3))
+    with pytest.raises(ValueError, match="more than 1 value"):
+        lg.nn.BatchNorm1d(3)(lg.ones(1, 3))
+    assert lg.nn.BatchNorm1d(3).eval()(lg.ones(1, 3)).shape == (1, 3)
+
+
+def test_batch_norm_loads_a_state_dict_without_num_batches_tracked():
+    state = dict(lg.nn.BatchNorm1d(2).state_dict())
+    del state["num_batches_tracked"]
+    torch_state = {k: torch.tensor(v.numpy()) for k, v in state.items()}
+    assert torch.nn.BatchNorm1d(2).load_state_dict(torch_state).missing_keys == []
+    assert lg.nn.BatchNorm1d(2).load_state_dict(state).missing_keys == []
+
+
+def test_functional_batch_norm_updates_the_given_running_stats_in_place():
+    x = RNG.standard_normal((5, 2))
+    mean_ours, var_ours = lg.zeros(2, dtype=lg.float64), lg.ones(2, dtype=lg.float64)
+    mean_theirs, var_theirs = (
+        torch.zeros(2, dtype=torch.float64),
+        torch.ones(2, dtype=torch.float64),
+    )
+    out_ours = F.batch_norm(lg.tensor(x), mean_ours, var_ours, training=True, momentum=0.5)
+    out_theirs = TF.batch_norm(
+        torch.tensor(x), mean_theirs, var_theirs, training=True, momentum=0.5
+    )
+    assert_close(out_ours, out_theirs)
+    assert_close(mean_ours, mean_theirs)
+    assert_close(var_ours, var_theirs)
+
+
+def test_reset_running_stats_restores_the_initial_buffers():
+    layer = lg.nn.BatchNorm1d(2)
+    layer(lg.randn(4, 2) * 5)
+    layer.reset_running_stats()
+    assert layer.running_mean.tolist() == [0.0, 0.0]
+    assert layer.running_var.tolist() == [1.0, 1.0]
+    assert layer.num_batches_tracked.item() == 0
+
+
+LAYER_NORMS = [
+    ((4, 5), 5, {}), ((2, 3, 4), (3, 4), {}), ((2, 3, 4), [4], {"eps": 1e-2}),
+    ((3, 4), 4, {"elementwise_affine": False}), ((3, 4), 4, {"bias": False}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("shape", "normalized", "options"), LAYER_NORMS, ids=str)
+def test_layer_norm_matches_pytorch(shape, normalized, options):
+    ours, theirs = _both("LayerNorm", normalized, **options)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    run_both(ours, theirs, RNG.standard_normal(shape) * 3, RNG)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    ours32, theirs32 = (
+        lg.nn.LayerNorm(normalized, **options),
+        torch.nn.LayerNorm(normalized, **options),
+    )
+    assert_close(ours32(lg.tensor(x)), theirs32(torch.tensor(x)))
+
+
+@pytest.mark.parametrize(("shape", "normalized", "options"), LAYER_NORMS, ids=str)
+def test_rms_norm_matches_pytorch(shape, normalized, options):
+    options = {k: v for k, v in options.items() if k not in ("bias", "eps")}
+    for eps in (None, 1e-3):
+        ours, theirs = _both("RMSNorm", normalized, eps=eps, **options)
+        assert repr(ours) == repr(theirs)
+        run_both(ours, theirs, RNG.standard_normal(shape) * 3, RNG)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    assert_close(
+        lg.nn.RMSNorm(normalized)(lg.tensor(x)), torch.nn.RMSNorm(normalized)(torch.tensor(x))
+    )
+
+
+def test_layer_norm_with_a_mismatched_shape_raises_runtime_error_as_pytorch():
+    with pytest.raises(RuntimeError):
+        torch.nn.LayerNorm(4)(torch.ones(2, 3))
+    with pytest.raises(RuntimeError, match=r"\[2, 3\]"):
+        lg.nn.LayerNorm(4)(lg.ones(2, 3))
+
+
+GROUP_NORMS = [
+    (3, 6, (2, 6, 3), {}), (1, 6, (2, 6, 2, 2), {}), (6, 6, (2, 6, 4), {"eps": 1e-3}),
+    (2, 8, (3, 8), {}), (2, 4, (2, 4, 3), {"affine": False}), (2, 4, (2, 4, 3), {"bias": False}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("groups", "channels", "shape", "options"), GROUP_NORMS, ids=str)
+def test_group_norm_matches_pytorch(groups, channels, shape, options):
+    ours, theirs = _both("GroupNorm", groups, channels, **options)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    run_both(ours, theirs, RNG.standard_normal(shape) * 3, RNG)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    assert_close(
+        lg.nn.GroupNorm(groups, channels)(lg.tensor(x)),
+        torch.nn.GroupNorm(groups, channels)(torch.tensor(x)),
+    )
+
+
+def test_group_norm_with_indivisible_channels_raises_value_error_as_pytorch():
+    with pytest.raises(ValueError):
+        torch.nn.GroupNorm(4, 6)
+    with pytest.raises(ValueError, match="divisible"):
+        lg.nn.GroupNorm(4, 6)
+    with pytest.raises(RuntimeError):
+        TF.group_norm(torch.ones(2, 6, 3), 4)
+    with pytest.raises(RuntimeError):
+        F.group_norm(lg.ones(2, 6, 3), 4)
+
+
+@pytest.mark.parametrize(("p", "dim"), [(2.0, 1), (1.0, 0), (3.0, -1), (2.0, 2)])
+def test_normalize_matches_pytorch(p, dim):
+    run_both(
+        lambda t: F.normalize(t, p, dim),
+        lambda t: TF.normalize(t, p, dim),
+        RNG.standard_normal((3, 4, 2)),
+        RNG,
+    )
