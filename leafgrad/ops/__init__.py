@@ -11,9 +11,12 @@ from .._tensor import Tensor
 from . import (  # noqa: F401 - importing a family declares its ops and their exposure
     activations,
     arithmetic,
+    cholesky,
     comparison,
     composites,
     conversion,
+    decompositions,
+    determinants,
     division,
     einsum,
     elementwise,
@@ -21,6 +24,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     indexing,
     joining,
     linalg,
+    matrix_functions,
     piecewise,
     power,
     reduction,
@@ -28,6 +32,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     shape,
     slicing,
     softmax,
+    solvers,
     statistics,
 )
 from .inplace import inplace
