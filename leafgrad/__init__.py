@@ -87,3 +87,8 @@ from .ops.determinants import *  # noqa: F403
 from .ops.matrix_functions import *  # noqa: F403
 from .ops.solvers import *  # noqa: F403
 from . import linalg  # noqa: F401
+
+# Special functions: torch.lgamma, digamma, polygamma, i0, logit, xlogy ... and torch.special.
+from .ops.gamma import *  # noqa: F403
+from .ops.special import *  # noqa: F403
+from . import special  # noqa: F401

@@ -21,6 +21,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     einsum,
     elementwise,
     extrema,
+    gamma,
     indexing,
     joining,
     linalg,
@@ -33,6 +34,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     slicing,
     softmax,
     solvers,
+    special,
     statistics,
 )
 from .inplace import inplace
