@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
+from leafgrad.ops import solvers
 from tests._tolerance import assert_close
 
 torch = pytest.importorskip("torch")
@@ -174,8 +175,6 @@ def test_qr_mode_r_has_an_empty_q_and_no_derivative():
 
 
 def test_deprecated_functions_warn_once_like_torch():
-    from leafgrad.ops import solvers
-
     solvers._warned.clear()
     a = lg.tensor(A[0])
     with warnings.catch_warnings(record=True) as caught:

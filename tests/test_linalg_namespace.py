@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 
+import leafgrad as lg
 from tests._against_torch import compare
 
 torch = pytest.importorskip("torch")
@@ -247,8 +248,6 @@ def test_condition_numbers_in_other_norms_match_torch_in_value(name):
 
 
 def test_condition_number_of_a_singular_matrix_is_inf():
-    import leafgrad as lg
-
     a = lg.tensor(np.stack([SINGULAR, SQUARE]))
     for p in (1, "fro", "nuc", -math.inf):  # through inv_ex: an exact zero pivot
         assert math.isinf(lg.linalg.cond(a, p)[0].item()), p
@@ -256,8 +255,6 @@ def test_condition_number_of_a_singular_matrix_is_inf():
 
 
 def test_matrix_rank_counts_singular_values_above_the_tolerances():
-    import leafgrad as lg
-
     a = np.stack([SINGULAR, SQUARE, np.zeros((3, 3))])
     for kwargs in [{}, {"atol": 1.0}, {"rtol": 0.3}, {"hermitian": True}, {"tol": 0.5}]:
         ours = lg.linalg.matrix_rank(lg.tensor(a + a.swapaxes(-1, -2)), **kwargs)
@@ -266,6 +263,4 @@ def test_matrix_rank_counts_singular_values_above_the_tolerances():
 
 
 def test_linalg_matmul_is_matmul():
-    import leafgrad as lg
-
     assert lg.linalg.matmul is lg.matmul

@@ -26,7 +26,10 @@ _InvEx = namedtuple("linalg_inv_ex", ["inverse", "info"])
 _SolveEx = namedtuple("linalg_solve_ex", ["result", "info"])
 _TriangularSolve = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 
-_SINGULAR = "The diagonal element {} is zero, the {} could not be completed because the input matrix is singular."  # noqa: E501
+_SINGULAR = (
+    "The diagonal element {} is zero, the {} could not be completed because the input matrix "
+    "is singular."
+)
 
 
 def _broadcast(batch, *arrays):
