@@ -84,6 +84,7 @@ from ._random import Generator  # noqa: F401
 from .ops.cholesky import *  # noqa: F403
 from .ops.decompositions import *  # noqa: F403
 from .ops.determinants import *  # noqa: F403
+from .ops.lu import *  # noqa: F403
 from .ops.matrix_functions import *  # noqa: F403
 from .ops.solvers import *  # noqa: F403
 from . import linalg  # noqa: F401

@@ -1,9 +1,9 @@
 """``torch.linalg``: every real-valued function, batched over leading dimensions.
 
-The maths lives in ``leafgrad.ops`` (solvers, cholesky, decompositions, determinants,
+The maths lives in ``leafgrad.ops`` (solvers, cholesky, lu, decompositions, determinants,
 matrix_functions, norms); this module names it as PyTorch does and adds the few functions
-that only rearrange others. Complex-valued functions (``eig``, ``eigvals``) and the LU and
-LDL families are not here yet.
+that only rearrange others. Complex-valued functions (``eig``, ``eigvals``) and the LDL
+family are not here yet.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ from .ops.decompositions import linalg_svd as svd
 from .ops.determinants import det
 from .ops.determinants import linalg_slogdet as slogdet
 from .ops.joining import stack
+from .ops.lu import linalg_lu as lu
+from .ops.lu import linalg_lu_solve as lu_solve
+from .ops.lu import lu_factor, lu_factor_ex
 from .ops.matrix_functions import (
     householder_product,
     lstsq,
@@ -120,6 +123,10 @@ __all__ = [
     "inv",
     "inv_ex",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
     "matrix_exp",
     "matrix_norm",

@@ -48,6 +48,9 @@ CALLS = {
     "matrix_exp": lambda m, a, b: m.linalg.matrix_exp(a),
     "lstsq": lambda m, a, b: m.linalg.lstsq(a, b),
     "matrix_rank": lambda m, a, b: m.linalg.matrix_rank(a),
+    "lu": lambda m, a, b: m.linalg.lu(a),
+    "lu_factor": lambda m, a, b: m.linalg.lu_factor(a),
+    "lu_factor_ex": lambda m, a, b: m.linalg.lu_factor_ex(a),
 }
 
 
@@ -87,6 +90,10 @@ def test_named_tuples_have_torchs_fields():
     assert lg.svd(a)._fields == ("U", "S", "V")
     fields = ("solution", "residuals", "rank", "singular_values")
     assert lg.linalg.lstsq(a, lg.tensor(B))._fields == fields
+    assert (
+        lg.linalg.lu(a)._fields == lg.lu_unpack(*lg.linalg.lu_factor(a))._fields == ("P", "L", "U")
+    )
+    assert lg.linalg.lu_factor_ex(a)._fields == ("LU", "pivots", "info")
 
 
 def test_singular_matrices_raise_linalg_error_which_is_a_runtime_error():
@@ -114,6 +121,12 @@ def test_ex_variants_report_info_and_lapacks_values_like_torch(matrix):
     assert ours.info.item() == theirs.info.item()
     if theirs.info.item() == 0 or matrix[0, 0] > 0:
         assert_close(ours.L, theirs.L.numpy())
+    ours, theirs = (
+        lg.linalg.lu_factor_ex(lg.tensor(matrix)),
+        torch.linalg.lu_factor_ex(torch.tensor(matrix)),
+    )
+    assert ours.info.item() == theirs.info.item() and ours.pivots.tolist() == theirs.pivots.tolist()
+    assert_close(ours.LU, theirs.LU.numpy())
     ours = lg.linalg.solve_ex(lg.tensor(matrix), lg.ones(2, dtype=lg.float64))
     theirs = torch.linalg.solve_ex(torch.tensor(matrix), torch.ones(2, dtype=torch.float64))
     assert ours.info.item() == theirs.info.item()
@@ -157,6 +170,8 @@ def test_rank_deficient_lstsq_reports_the_rank_and_no_residuals():
         (lambda m: m.linalg.qr(m.ones(2, 2), mode="full"), RuntimeError),
         (lambda m: m.linalg.eigh(m.ones(2, 2), UPLO="X"), RuntimeError),
         (lambda m: m.linalg.cross(m.ones(2), m.ones(2)), RuntimeError),
+        (lambda m: m.linalg.lu_factor(m.zeros(2, 2)), RuntimeError),
+        (lambda m: m.linalg.lu(m.ones(2, 2), pivot=False), RuntimeError),
     ],
 )
 def test_bad_arguments_raise_torchs_error_types(call, error):
@@ -183,10 +198,13 @@ def test_deprecated_functions_warn_once_like_torch():
         lg.cholesky(a @ a.mT)
         lg.qr(a)
         lg.triangular_solve(lg.tensor(B[0]), a)
+        lg.lu_solve(lg.tensor(B[0]), *lg.lu(a))
     assert [str(w.message).split()[0] for w in caught] == [
         "torch.cholesky",
         "torch.qr",
         "torch.triangular_solve",
+        "torch.lu",
+        "torch.lu_solve",
     ]
 
 

@@ -119,6 +119,24 @@ CASES = {
         [SQUARE],
         "direct",
     ),
+    # LU
+    "lu": (lambda m, a: tuple(m.linalg.lu(a)), [BATCH], "direct"),
+    "lu-tall": (lambda m, a: tuple(m.linalg.lu(a)), [TALL], "direct"),
+    "lu-wide": (lambda m, a: tuple(m.linalg.lu(a)), [WIDE], "direct"),
+    "lu_factor": (lambda m, a: m.linalg.lu_factor(a).LU, [BATCH], "direct"),
+    "lu_factor_ex-tall": (lambda m, a: m.linalg.lu_factor_ex(a).LU, [TALL], "direct"),
+    "lu_factor-wide": (lambda m, a: m.linalg.lu_factor(a).LU, [WIDE], "direct"),
+    "lu_unpack": (lambda m, a: tuple(m.lu_unpack(*m.linalg.lu_factor(a))), [TALL], "direct"),
+    "lu_solve": (
+        lambda m, a, b: tuple(
+            m.linalg.lu_solve(*m.linalg.lu_factor(a), x, left=left, adjoint=adjoint)
+            for x, left in ((b, True), (b.mT, False))
+            for adjoint in (False, True)
+        ),
+        [BATCH, RHS],
+        "direct",
+    ),
+    "lu-deprecated": (lambda m, a, b: m.lu_solve(b, *m.lu(a)), [BATCH, RHS], "direct"),
     # decompositions
     "qr": (lambda m, a: tuple(m.linalg.qr(a)), [BATCH], "iterative"),
     "qr-tall": (lambda m, a: tuple(m.linalg.qr(a)), [TALL], "iterative"),

@@ -119,6 +119,21 @@ SAMPLES = [
         ((3, 3),),
         id="cholesky_inverse-upper",
     ),
+    # LU
+    S("linalg_lu", lambda a: tuple(lg.linalg.lu(a))[1:], ((2, 3, 3),)),
+    S("linalg_lu", lambda a: tuple(lg.linalg.lu(a))[1:], ((4, 2),), id="lu-tall"),
+    S("linalg_lu", lambda a: tuple(lg.linalg.lu(a))[1:], ((2, 4),), id="lu-wide"),
+    S("linalg_lu_factor_ex", lambda a: lg.linalg.lu_factor(a).LU, ((2, 3, 3),)),
+    S("linalg_lu_factor_ex", lambda a: lg.linalg.lu_factor(a).LU, ((4, 2),), id="lu_factor-tall"),
+    S("linalg_lu_factor_ex", lambda a: lg.linalg.lu_factor(a).LU, ((2, 4),), id="lu_factor-wide"),
+    S(
+        "linalg_solve_triangular",
+        lambda a, b: lg.linalg.lu_solve(*lg.linalg.lu_factor(a), b, adjoint=True),
+        ((3, 3), (3, 2)),
+        make_inputs=_conditioned((3, 3), (3, 2)),
+        covers=("linalg_solve_triangular", "linalg_lu_factor_ex"),
+        id="lu_solve-adjoint",
+    ),
     # decompositions
     S(
         "linalg_qr",
