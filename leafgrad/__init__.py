@@ -105,3 +105,17 @@ from . import backends, cuda, version  # noqa: F401
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
 from ._as_torch import install_as_torch  # noqa: F401
 from ._random import Generator  # noqa: F401
+
+# Linear algebra: torch.det, inverse, cholesky_solve ... and the torch.linalg namespace.
+from .ops.cholesky import *  # noqa: F403
+from .ops.decompositions import *  # noqa: F403
+from .ops.determinants import *  # noqa: F403
+from .ops.lu import *  # noqa: F403
+from .ops.matrix_functions import *  # noqa: F403
+from .ops.solvers import *  # noqa: F403
+from . import linalg  # noqa: F401
+
+# Special functions: torch.lgamma, digamma, polygamma, i0, logit, xlogy ... and torch.special.
+from .ops.gamma import *  # noqa: F403
+from .ops.special import *  # noqa: F403
+from . import special  # noqa: F401

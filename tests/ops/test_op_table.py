@@ -17,7 +17,10 @@ from .optable import exercised
 
 # Differentiable overloads without a sample, each with why (NoDerivative ops need none: their
 # backward raises by declaration).
-NO_SAMPLE: dict = {}
+NO_SAMPLE: dict = {
+    "special_zeta.other_scalar": "its one tensor is the exponent, which has no derivative "
+    "(as in PyTorch)",
+}
 
 
 def _all_samples():

@@ -1,0 +1,115 @@
+"""Shared by the matrix families (solvers, determinants, decompositions, matrix functions):
+argument checks with PyTorch's error types, ``LinAlgError``, and small Tensor helpers that the
+derivative rules are written with (only Tensor methods, so the rules stay differentiable)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+
+
+class LinAlgError(RuntimeError):
+    """A factorization or solve failed (singular, not positive-definite): PyTorch's
+    ``torch.linalg.LinAlgError``, a RuntimeError."""
+
+
+# ----- checks -----
+
+
+def check_tensor(op: str, x, name: str = "A") -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(x).__name__}")
+
+
+def check_float(op: str, *tensors) -> None:
+    """float32 or float64 only (PyTorch's CPU kernels refuse integers and half precision)."""
+    for x in tensors:
+        kind, size = x._data.dtype.kind, x._data.dtype.itemsize
+        if kind != "f":
+            raise RuntimeError(
+                f"{op}: expected a floating point tensor, got {x.dtype}; convert with .float() "
+                "or .double() first"
+            )
+        if size < 4:
+            raise RuntimeError(f"{op}: low precision dtypes are not supported, got {x.dtype}")
+    if len({x._data.dtype for x in tensors}) > 1:
+        names = " and ".join(str(x.dtype) for x in tensors)
+        raise RuntimeError(f"{op}: expected inputs of one dtype, got {names}")
+
+
+def check_matrix(op: str, x: Tensor, name: str = "A") -> None:
+    check_tensor(op, x, name)
+    if x._data.ndim < 2:
+        raise RuntimeError(
+            f"{op}: {name} must have at least 2 dimensions (a matrix or a batch of them), got "
+            f"shape {list(x._data.shape)}"
+        )
+
+
+def check_square(op: str, x: Tensor, name: str = "A") -> None:
+    check_matrix(op, x, name)
+    m, n = x._data.shape[-2:]
+    if m != n:
+        raise RuntimeError(f"{op}: {name} must be batches of square matrices, got {m} by {n}")
+
+
+def check_linalg(op: str, A: Tensor, *, square: bool = True) -> None:
+    """A (batch of) square (or any) float32/float64 matrix."""
+    (check_square if square else check_matrix)(op, A)
+    check_float(op, A)
+
+
+def batch_shape(op: str, *shapes) -> tuple:
+    """The broadcast batch shape of several ``(*, m, n)`` shapes; RuntimeError if none."""
+    try:
+        return np.broadcast_shapes(*(s[:-2] for s in shapes))
+    except ValueError:
+        batches = " and ".join(str(list(s[:-2])) for s in shapes)
+        raise RuntimeError(f"{op}: batch dimensions {batches} do not broadcast") from None
+
+
+def failure(op: str, infos: np.ndarray, text) -> LinAlgError:
+    """LinAlgError for the first failed matrix (``text(info)`` says why), naming its batch
+    element as PyTorch does when there is a batch."""
+    flat = infos.reshape(-1)
+    first = int(np.flatnonzero(flat)[0])
+    where = f"(Batch element {first}): " if infos.ndim else ""
+    return LinAlgError(f"{op}: {where}{text(int(flat[first]))}")
+
+
+# ----- helpers for rules (Tensor in, Tensor out, differentiable) -----
+
+
+def mT(x: Tensor) -> Tensor:
+    return x.transpose(-2, -1)
+
+
+def eye(n: int, like: Tensor) -> Tensor:
+    return _wrap(np.eye(n, dtype=like._data.dtype))
+
+
+def diag_embed(v: Tensor) -> Tensor:
+    """``(*, n)`` -> ``(*, n, n)`` with ``v`` on the diagonal."""
+    return v.unsqueeze(-1) * eye(v._data.shape[-1], v)
+
+
+def absent(grad) -> bool:
+    """Whether an output's gradient is a zero that no graph produced: the engine's stand-in
+    for an output that got no gradient, so a rule may take PyTorch's shortcut for it."""
+    return grad is None or (not grad.requires_grad and not grad._data.any())
+
+
+def as_column(x: Tensor, vector: bool) -> Tensor:
+    return x.unsqueeze(-1) if vector else x
+
+
+def from_column(x: Tensor, vector: bool) -> Tensor:
+    return x.squeeze(-1) if vector else x
+
+
+def is_vector_rhs(A: Tensor, B: Tensor) -> bool:
+    """PyTorch's rule: B is a (batch of) vector(s) when 1-D, or when its shape is A's batch
+    shape and one size more."""
+    b, a = B._data.shape, A._data.shape
+    return len(b) == 1 or (len(b) == len(a) - 1 and b == a[:-1])

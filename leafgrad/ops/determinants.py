@@ -1,0 +1,150 @@
+"""Determinants: ``det``, ``slogdet``, ``logdet`` (functions and Tensor methods; ``det`` and
+``slogdet`` are also ``leafgrad.linalg``'s).
+
+``d det / dA = det A^-T`` where A is invertible; where it is singular (``|det| < 100 eps``,
+PyTorch's threshold) the gradient is the adjugate through the SVD,
+``U diag(prod_{j != i} S_j) Vh`` times the signs of ``det U`` and ``det Vh``, so singular
+matrices get a finite gradient and a second derivative, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from .._exposure import exports, public
+from .._tensor import Tensor, _wrap
+from . import _matrices as mx
+from ._matrices import diag_embed, mT
+from ._optable import Generic
+from ._primitive import primitive
+from .decompositions import _svd
+from .joining import cat
+from .piecewise import where
+from .solvers import _solve
+
+_Slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+_SlogdetTop = namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+def _others_product(S: Tensor) -> Tensor:
+    """``out[..., i] = prod_{j != i} S[..., j]``, without dividing (S may hold zeros)."""
+    n = S._data.shape[-1]
+    on_diagonal = _wrap(np.eye(n, dtype=bool))
+    return where(on_diagonal, 1.0, S.unsqueeze(-2).expand(S._data.shape + (n,))).prod(-1)
+
+
+def _adjugate_by_svd(A: Tensor) -> Tensor:
+    U, S, Vh = _svd(A, full_matrices=True)
+    # det U and det Vh are +-1 and locally constant: constants, not part of the graph
+    signs = np.linalg.det(U._data) * np.linalg.det(Vh._data)
+    return (U * (_others_product(S) * _wrap(signs)[..., None]).unsqueeze(-2)) @ Vh
+
+
+def _adjugate_by_solve(A: Tensor, det: Tensor) -> Tensor:
+    n = A._data.shape[-1]
+    return _solve(mT(A), det.unsqueeze(-1).unsqueeze(-1) * mx.eye(n, A))
+
+
+def _cofactors(A: Tensor, det: Tensor) -> Tensor:
+    """``d det(A) / dA`` (the transposed adjugate), batch by batch the stable formula."""
+    if A._data.size == 0:
+        return A * 0
+    singular = np.abs(det._data) < 100 * np.finfo(A._data.dtype).eps
+    if not singular.any():
+        return _adjugate_by_solve(A, det)
+    if singular.all():
+        return _adjugate_by_svd(A)
+    # Each formula on its own matrices: the solve has no answer for the singular ones.
+    n = A._data.shape[-1]
+    flat, dets = A.reshape(-1, n, n), det.reshape(-1)
+    bad = np.flatnonzero(singular.reshape(-1))
+    good = np.flatnonzero(~singular.reshape(-1))
+    parts = cat(
+        [
+            _adjugate_by_svd(flat[_wrap(bad)]),
+            _adjugate_by_solve(flat[_wrap(good)], dets[_wrap(good)]),
+        ]
+    )
+    return parts[_wrap(np.argsort(np.concatenate([bad, good])))].reshape(A._data.shape)
+
+
+def _det_vjp(grad, A, *, result):
+    return grad.unsqueeze(-1).unsqueeze(-1) * _cofactors(A, result)
+
+
+def _det_jvp(tA, A, *, result):
+    return (_cofactors(A, result) * tA).sum((-2, -1))
+
+
+_det = primitive(
+    "linalg_det",
+    np.linalg.det,
+    _det_vjp,
+    kind=Generic(jvp=_det_jvp),
+    saves=("result",),
+    node_name="LinalgDetBackward0",
+    dtype_rule="keep",
+)
+
+
+@public()
+def det(A: Tensor, *, out=None) -> Tensor:
+    """The determinant of a (batch of) square matrix."""
+    mx.check_linalg("linalg.det", A)
+    return _det(A)
+
+
+def _slogdet_forward(a):
+    sign, logabsdet = np.linalg.slogdet(a)
+    return sign.astype(a.dtype, copy=False), logabsdet.astype(a.dtype, copy=False)
+
+
+def _slogdet_vjp(grads, A, *, result, needs):
+    g = grads[1]  # the sign of a real matrix is locally constant
+    n = A._data.shape[-1]
+    return [_solve(mT(A), diag_embed(g.unsqueeze(-1).expand(g._data.shape + (n,))))]
+
+
+def _slogdet_jvp(tA, A, *, result):
+    sign = result[0]
+    return _wrap(np.zeros_like(sign._data)), _solve(A, tA).diagonal(0, -2, -1).sum(-1)
+
+
+_slogdet = primitive(
+    "linalg_slogdet",
+    _slogdet_forward,
+    vjp_all=_slogdet_vjp,
+    kind=Generic(jvp=_slogdet_jvp),
+    saves=("result",),
+    node_name="LinalgSlogdetBackward0",
+    dtype_rule="keep",
+    num_outputs=2,
+)
+
+
+def linalg_slogdet(A: Tensor, *, out=None):
+    """``(sign, logabsdet)``: the sign of the determinant (0 if singular) and the log of its
+    absolute value (-inf if singular); the gradient reaches A through ``logabsdet`` only."""
+    mx.check_linalg("linalg.slogdet", A)
+    return _Slogdet(*_slogdet(A))
+
+
+@public()
+def slogdet(input: Tensor):
+    """``linalg.slogdet``, as ``torch.slogdet``'s named tuple."""
+    mx.check_linalg("slogdet", input)
+    return _SlogdetTop(*_slogdet(input))
+
+
+@public()
+def logdet(input: Tensor) -> Tensor:
+    """The log of the determinant: nan where it is negative, -inf where it is 0."""
+    mx.check_linalg("logdet", input)
+    sign, logabsdet = _slogdet(input)
+    return where(sign == -1, math.nan, logabsdet)
+
+
+__all__ = exports(globals())

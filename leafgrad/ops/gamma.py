@@ -1,0 +1,173 @@
+"""The gamma family: ``lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``, the Hurwitz
+``zeta`` and the regularized incomplete gamma functions ``igamma`` / ``igammac``.
+
+Forwards are SciPy's kernels; derivatives go up the family (``lgamma' = digamma``,
+``polygamma(n)' = polygamma(n + 1)``), so every order is available. As in PyTorch, ``zeta``
+has no derivative in its first argument and ``igamma`` / ``igammac`` none in ``a``: those
+raise NotImplementedError in backward (and forward mode).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.special as sp
+
+from .._exposure import exports, public
+from .._tensor import Tensor, _wrap
+from ._optable import Generic
+from ._primitive import primitive, unary
+from .elementwise import exp, log
+
+lgamma = unary(
+    "lgamma",
+    sp.gammaln,
+    d1=lambda x: digamma(x),
+    d2=lambda x: _polygamma(x, n=1),
+    expose=public(inplace=True),
+)
+
+digamma = unary(
+    "digamma",
+    sp.psi,
+    d1=lambda x: _polygamma(x, n=1),
+    d2=lambda x: _polygamma(x, n=2),
+    expose=public(inplace=True),
+)
+
+
+def _polygamma_forward(x, *, n):
+    return (sp.psi(x) if n == 0 else sp.polygamma(n, x)).astype(x.dtype, copy=False)
+
+
+_polygamma = unary(
+    "polygamma",
+    _polygamma_forward,
+    d1=lambda x, *, n: _polygamma(x, n=n + 1),
+    d2=lambda x, *, n: _polygamma(x, n=n + 2),
+)
+
+
+def _check_order(n) -> None:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise RuntimeError(f"polygamma: n must be a non-negative integer, got {n!r}")
+
+
+@public(method=False)
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The n-th derivative of ``digamma`` (``n = 0``: digamma itself)."""
+    _check_order(n)
+    return _polygamma(input, n=int(n))
+
+
+@public(function=False, method=("polygamma",), inplace_operators=("polygamma_",))
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    """``Tensor.polygamma(n)``: the tensor comes first here."""
+    _check_order(n)
+    return _polygamma(self, n=int(n))
+
+
+@public(inplace=True)
+def mvlgamma(input: Tensor, p: int) -> Tensor:
+    """The log of the multivariate gamma function of dimension ``p``:
+    ``sum_{i<p} lgamma(x - i/2) + p (p - 1) / 4 log(pi)``."""
+    if p < 1:
+        raise RuntimeError(f"mvlgamma: p must be at least 1, got {p}")
+    if not input.dtype.is_floating_point:
+        input = input.float()
+    offsets = np.arange(-p / 2 + 0.5, 0.5, 0.5, dtype=input._data.dtype)  # PyTorch's order
+    terms = lgamma(input.unsqueeze(-1) + _wrap(offsets))
+    return terms.sum(-1) + p * (p - 1) * math.log(math.pi) / 4
+
+
+def _not_implemented(name: str, argument: str):
+    def rule(*args, **kwargs):
+        raise NotImplementedError(
+            f"the derivative for '{name}' with respect to {argument} is not implemented (nor "
+            "is it in PyTorch)"
+        )
+
+    return rule
+
+
+def _zeta_forward(x, q):
+    dtype = np.result_type(x, q)
+    return np.asarray(sp.zeta(x, q)).astype(dtype, copy=False)
+
+
+def _zeta_q(grad, x, q, *, result):
+    return grad * -x * zeta(x + 1, q)
+
+
+def _zeta_jvp(tx, tq, x, q, *, result):
+    if tx is not None:
+        _not_implemented("zeta", "its first argument")()
+    return None if tq is None else _zeta_q(tq, x, q, result=result)
+
+
+_zetas = [
+    primitive(
+        "special_zeta",
+        _zeta_forward,
+        (_not_implemented("zeta", "its first argument"), _zeta_q),
+        kind=Generic(jvp=_zeta_jvp),
+        overload=overload,
+        node_name=f"SpecialZetaBackward{i}",
+        dtype_rule="float",
+        broadcast=True,
+        scalars=True,
+    )
+    for i, overload in enumerate(("", "self_scalar", "other_scalar"))
+]
+
+
+def zeta(input, other) -> Tensor:
+    """The Hurwitz zeta function ``sum_k (k + other)^-input``; either may be a number."""
+    if not isinstance(input, Tensor):
+        return _zetas[1](input, other)
+    return _zetas[0 if isinstance(other, Tensor) else 2](input, other)
+
+
+def _igamma_density(a, x):
+    """``d igamma(a, x) / dx = x^(a-1) e^-x / Gamma(a)``."""
+    log_gamma = lgamma(a) if isinstance(a, Tensor) else math.lgamma(a)
+    return exp((a - 1) * log(x) - x - log_gamma)
+
+
+def _igamma_x(sign):
+    def rule(grad, a, x, *, result):
+        return grad * (sign * _igamma_density(a, x))
+
+    return rule
+
+
+def _igamma_jvp(name, sign):
+    def jvp(ta, tx, a, x, *, result):
+        if ta is not None:
+            _not_implemented(name, "a")()
+        return None if tx is None else tx * (sign * _igamma_density(a, x))
+
+    return jvp
+
+
+igamma = primitive(
+    "igamma",
+    sp.gammainc,
+    (_not_implemented("igamma", "a"), _igamma_x(1.0)),
+    kind=Generic(jvp=_igamma_jvp("igamma", 1.0)),
+    dtype_rule="float",
+    broadcast=True,
+    expose=public(inplace=True),
+)
+igammac = primitive(
+    "igammac",
+    sp.gammaincc,
+    (_not_implemented("igammac", "a"), _igamma_x(-1.0)),
+    kind=Generic(jvp=_igamma_jvp("igammac", -1.0)),
+    dtype_rule="float",
+    broadcast=True,
+    expose=public(inplace=True),
+)
+
+__all__ = exports(globals())

@@ -1,0 +1,292 @@
+"""Linear systems: inverse, solve, triangular solve (the namespace ``leafgrad.linalg`` and
+PyTorch's top-level aliases ``inverse``, ``triangular_solve``).
+
+Each solver is one primitive whose rules are written with solvers again, so gradients of any
+order follow: ``inv``'s VJP is ``-A^-T G A^-T``, ``solve``'s ``G_B = A^-T G``,
+``G_A = -G_B X^T``, and a triangular solve projects ``G_A`` onto its triangle (PyTorch's
+formulas). Batch dimensions broadcast; float32 and float64 only, as PyTorch's CPU kernels.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import namedtuple
+
+import numpy as np
+import scipy.linalg as sl
+
+from .._exposure import exports, public
+from .._tensor import Tensor
+from . import _matrices as mx
+from ._matrices import mT
+from ._optable import Generic
+from ._primitive import primitive
+
+_InvEx = namedtuple("linalg_inv_ex", ["inverse", "info"])
+_SolveEx = namedtuple("linalg_solve_ex", ["result", "info"])
+_TriangularSolve = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+_SINGULAR = (
+    "The diagonal element {} is zero, the {} could not be completed because the input matrix "
+    "is singular."
+)
+
+
+def _broadcast(batch, *arrays):
+    return [np.broadcast_to(a, batch + a.shape[-2:]) for a in arrays]
+
+
+def _lu_solve_each(a, b):
+    """``a^-1 b`` per matrix through LU, as LAPACK leaves it where ``a`` is singular (inf and
+    nan, as PyTorch returns), and LAPACK's info per matrix."""
+    batch = a.shape[:-2]
+    x = np.empty(batch + b.shape[-2:], a.dtype)
+    info = np.zeros(batch, np.int32)
+    if a.shape[-1] == 0:
+        return x, info
+    getrf, getrs = sl.get_lapack_funcs(("getrf", "getrs"), (a,))
+    for i in np.ndindex(*batch):
+        lu, piv, info[i] = getrf(a[i])
+        x[i] = getrs(lu, piv, b[i])[0]
+    return x, info
+
+
+# ----- inverse -----
+
+
+def _inv_forward(a, *, check_errors):
+    try:
+        return np.linalg.inv(a), np.zeros(a.shape[:-2], np.int32)
+    except np.linalg.LinAlgError:
+        eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
+        inverse, info = _lu_solve_each(a, eye)
+        if check_errors:
+            raise mx.failure(
+                "linalg.inv", info, lambda i: _SINGULAR.format(i, "inversion")
+            ) from None
+        return inverse, info
+
+
+def _inv_vjp(grads, A, *, result, needs, check_errors):
+    Rt = mT(result[0])
+    return [-(Rt @ (grads[0] @ Rt))]
+
+
+def _inv_jvp(tA, A, *, result, check_errors):
+    R = result[0]
+    return -(R @ (tA @ R)), None
+
+
+_inv_ex = primitive(
+    "linalg_inv_ex",
+    _inv_forward,
+    vjp_all=_inv_vjp,
+    kind=Generic(jvp=_inv_jvp),
+    saves=("result",),
+    node_name="LinalgInvExBackward0",
+    dtype_rule="keep",
+    num_outputs=2,
+)
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
+    """``(inverse, info)``: info (int32, per matrix) is nonzero where A is singular, whose
+    inverse then holds LAPACK's inf/nan; ``check_errors`` raises LinAlgError instead."""
+    mx.check_linalg("linalg.inv_ex", A)
+    return _InvEx(*_inv_ex(A, check_errors=check_errors))
+
+
+def inv(A: Tensor, *, out=None) -> Tensor:
+    """The inverse of a (batch of) square matrix; LinAlgError if one is singular."""
+    mx.check_linalg("linalg.inv", A)
+    return _inv_ex(A, check_errors=True)[0]
+
+
+@public()
+def inverse(input: Tensor, *, out=None) -> Tensor:
+    """``linalg.inv``."""
+    return inv(input)
+
+
+# ----- solve -----
+
+
+def _solve_forward(a, b, *, left, vector, check_errors):
+    if vector:
+        b = b[..., None]
+    if not left:  # X A = B is A^T X^T = B^T
+        a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
+    a, b = _broadcast(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), a, b)
+    try:
+        x, info = np.linalg.solve(a, b), np.zeros(a.shape[:-2], np.int32)
+    except np.linalg.LinAlgError:
+        x, info = _lu_solve_each(a, b)
+        if check_errors:
+            raise mx.failure(
+                "linalg.solve",
+                info,
+                lambda i: "The solver failed because the input matrix is singular.",
+            ) from None
+    if not left:
+        x = np.swapaxes(x, -1, -2)
+    return (x[..., 0] if vector else x), info
+
+
+def _solve(A, B, left=True):
+    return _solve_ex(A, B, left=left, vector=False, check_errors=False)[0]
+
+
+def _solve_vjp(grads, A, B, *, result, needs, left, vector, check_errors):
+    G, X = mx.as_column(grads[0], vector), mx.as_column(result[0], vector)
+    gB = _solve(mT(A), G, left)  # A^-T G, or G A^-T for X A = B
+    gA = None
+    if needs[0]:
+        gA = -(gB @ mT(X)) if left else -(mT(X) @ gB)
+    return [gA, mx.from_column(gB, vector) if needs[1] else None]
+
+
+def _solve_jvp(tA, tB, A, B, *, result, left, vector, check_errors):
+    X = mx.as_column(result[0], vector)
+    rhs = None if tB is None else mx.as_column(tB, vector)
+    if tA is not None:
+        change = tA @ X if left else X @ tA
+        rhs = -change if rhs is None else rhs - change
+    return mx.from_column(_solve(A, rhs, left), vector), None
+
+
+_solve_ex = primitive(
+    "linalg_solve_ex",
+    _solve_forward,
+    vjp_all=_solve_vjp,
+    kind=Generic(jvp=_solve_jvp),
+    saves=("result",),
+    node_name="LinalgSolveExBackward0",
+    dtype_rule="keep",
+    broadcast=True,
+    num_outputs=2,
+)
+
+
+def _check_solve(op: str, A: Tensor, B: Tensor, left: bool) -> bool:
+    mx.check_square(op, A)
+    mx.check_tensor(op, B, "B")
+    mx.check_float(op, A, B)
+    vector = left and mx.is_vector_rhs(A, B)
+    b = B._data.shape + ((1,) if vector else ())
+    if len(b) < 2:
+        raise RuntimeError(f"{op}: B must have at least 2 dimensions, got shape {list(b)}")
+    n, size = A._data.shape[-1], (b[-2] if left else b[-1])
+    if n != size:
+        side = "rows" if left else "columns"
+        raise RuntimeError(f"{op}: A is {n} by {n} but B has {size} {side}; they must match")
+    mx.batch_shape(op, A._data.shape, b)
+    return vector
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
+    """``(result, info)`` of ``solve``; info is nonzero where A is singular."""
+    vector = _check_solve("linalg.solve_ex", A, B, left)
+    return _SolveEx(*_solve_ex(A, B, left=left, vector=vector, check_errors=check_errors))
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
+    """X with ``A X = B`` (``X A = B`` when not ``left``); B is a vector or a batch of vectors
+    when it has A's shape minus one dimension. LinAlgError if A is singular."""
+    vector = _check_solve("linalg.solve", A, B, left)
+    return _solve_ex(A, B, left=left, vector=vector, check_errors=True)[0]
+
+
+# ----- triangular solve -----
+
+
+def _trsm_forward(a, b, *, upper, left, unitriangular):
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a, b = _broadcast(batch, a, b)
+    x = np.empty(b.shape, a.dtype)
+    if x.size == 0:
+        return x
+    # BLAS trsm, as PyTorch: no check for a zero on the diagonal (inf and nan come out).
+    (trsm,) = sl.get_blas_funcs(("trsm",), (a, b))
+    side, lower, diag = int(not left), int(not upper), int(unitriangular)
+    for i in np.ndindex(*batch):
+        x[i] = trsm(1.0, a[i], b[i], side=side, lower=lower, diag=diag)
+    return x
+
+
+def _triangle(M, upper, unitriangular):
+    """The part of ``M`` a triangular solve reads (its tangent space)."""
+    return M.triu(int(unitriangular)) if upper else M.tril(-int(unitriangular))
+
+
+def _trsm_vjp(grad, A, B, *, result, needs, upper, left, unitriangular):
+    gB = solve_triangular(mT(A), grad, upper=not upper, left=left, unitriangular=unitriangular)
+    gA = None
+    if needs[0]:
+        X = result
+        gA = _triangle(-(gB @ mT(X)) if left else -(mT(X) @ gB), upper, unitriangular)
+    return [gA, gB if needs[1] else None]
+
+
+def _trsm_jvp(tA, tB, A, B, *, result, upper, left, unitriangular):
+    rhs = tB
+    if tA is not None:
+        dA = _triangle(tA, upper, unitriangular)
+        change = dA @ result if left else result @ dA
+        rhs = -change if rhs is None else rhs - change
+    return solve_triangular(A, rhs, upper=upper, left=left, unitriangular=unitriangular)
+
+
+_solve_triangular = primitive(
+    "linalg_solve_triangular",
+    _trsm_forward,
+    vjp_all=_trsm_vjp,
+    kind=Generic(jvp=_trsm_jvp),
+    saves=("result",),
+    node_name="LinalgSolveTriangularBackward0",
+    dtype_rule="keep",
+    broadcast=True,
+)
+
+
+def solve_triangular(
+    A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False, out=None
+) -> Tensor:
+    """X with ``A X = B`` (``X A = B`` when not ``left``) for triangular A, reading only its
+    upper or lower triangle (and taking its diagonal as ones when ``unitriangular``)."""
+    op = "linalg.solve_triangular"
+    mx.check_square(op, A)
+    mx.check_matrix(op, B, "B")
+    mx.check_float(op, A, B)
+    n, size = A._data.shape[-1], B._data.shape[-2 if left else -1]
+    if n != size:
+        raise RuntimeError(
+            f"{op}: A is {n} by {n} but B has {size} {'rows' if left else 'columns'}"
+        )
+    mx.batch_shape(op, A._data.shape, B._data.shape)
+    return _solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+_warned = set()
+
+
+def _deprecated(name: str, instead: str) -> None:
+    if name not in _warned:  # once per process, as PyTorch's TORCH_WARN_ONCE
+        _warned.add(name)
+        warnings.warn(
+            f"torch.{name} is deprecated in favor of {instead}", UserWarning, stacklevel=3
+        )
+
+
+@public()
+def triangular_solve(
+    input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False, unitriangular=False
+):
+    """Deprecated ``(solution, cloned_coefficient)``: X with ``op(A) X = input``, where op
+    transposes when ``transpose``."""
+    _deprecated("triangular_solve", "torch.linalg.solve_triangular")
+    coefficient = mT(A) if transpose else A
+    x = solve_triangular(coefficient, input, upper=upper != transpose, unitriangular=unitriangular)
+    return _TriangularSolve(x, A.clone())
+
+
+__all__ = exports(globals())

@@ -1,0 +1,69 @@
+"""One function, written once for both libraries (``fn(m, *inputs)`` with ``m`` leafgrad or
+torch), compared in values, first and second derivatives (float64)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import leafgrad as lg
+from tests._tolerance import assert_close
+
+
+def _floats(out) -> list:
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    return [o for o in outs if o.dtype.is_floating_point]
+
+
+def _grads(m, outputs, inputs, weights, create_graph):
+    pairs = [(o, w) for o, w in zip(outputs, weights) if o.requires_grad and o.numel()]
+    if not pairs:
+        return [None] * len(inputs)
+    total = sum((o * m.tensor(w)).sum() for o, w in pairs)
+    return list(m.autograd.grad(total, inputs, create_graph=create_graph, allow_unused=True))
+
+
+def _same(ours, theirs, kind, what):
+    if theirs is None:
+        assert ours is None or not np.any(ours.detach().numpy()), f"{what}: expected no gradient"
+        return
+    if ours is None:
+        assert not np.any(theirs.detach().numpy(force=True)), f"{what}: missing gradient"
+        return
+    assert str(ours.dtype) == str(theirs.dtype), what
+    assert_close(ours, theirs.detach().numpy(force=True), kind)  # force: PyTorch's ZeroTensor
+
+
+def compare(fn, arrays, kind="direct", second=True, seed=0, torch=None, grads=True):
+    """Values, gradients for random output weights, and the gradient of ``<grads, v>``
+    (``second``); only values without ``grads``."""
+    rng = np.random.default_rng(seed + 100)
+    ours = [lg.tensor(np.ascontiguousarray(a), requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(np.ascontiguousarray(a), requires_grad=True) for a in arrays]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # deprecated aliases warn in both
+        out, ref = _floats(fn(lg, *ours)), _floats(fn(torch, *theirs))
+    assert len(out) == len(ref)
+    for i, (o, r) in enumerate(zip(out, ref)):
+        assert tuple(o.shape) == tuple(r.shape), f"output {i}: {tuple(o.shape)} != {r.shape}"
+        _same(o, r, kind, f"output {i}")
+    if not grads:
+        return
+    weights = [rng.standard_normal(tuple(r.shape)) for r in ref]
+    g_ours = _grads(lg, out, ours, weights, create_graph=second)
+    g_theirs = _grads(torch, ref, theirs, weights, create_graph=second)
+    for i, (a, b) in enumerate(zip(g_ours, g_theirs)):
+        _same(a, b, kind, f"gradient of input {i}")
+    if not second:
+        return
+    vs = [rng.standard_normal(a.shape) for a in arrays]
+    used = [(a, b, v) for a, b, v in zip(g_ours, g_theirs, vs) if b is not None and b.requires_grad]
+    if not used:
+        return
+    s_ours = sum((a * lg.tensor(v)).sum() for a, _, v in used)
+    s_theirs = sum((b * torch.tensor(v)).sum() for _, b, v in used)
+    gg_ours = lg.autograd.grad(s_ours, ours, allow_unused=True)
+    gg_theirs = torch.autograd.grad(s_theirs, theirs, allow_unused=True)
+    for i, (a, b) in enumerate(zip(gg_ours, gg_theirs)):
+        _same(a, b, kind, f"second derivative, input {i}")
