@@ -388,7 +388,7 @@ def tensor(
         _dtype.from_numpy_dtype(data.dtype)
         target = data.dtype if dtype is None else _dtype.as_dtype(dtype).np
         with np.errstate(invalid="ignore", over="ignore"):
-            arr = np.array(data, dtype=target)
+            arr = np.array(data, dtype=target, order="C")  # a contiguous copy, as PyTorch
     else:
         arr = _from_data(data, dtype)
     return _finish(arr, requires_grad, device)

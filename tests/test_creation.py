@@ -918,3 +918,10 @@ def test_tensor_constructor_follows_the_default_dtype():
     lg.set_default_dtype(lg.float64)
     assert lg.Tensor([1, 2]).dtype is lg.float64
     assert lg.Tensor(2, 3).dtype is lg.float64
+
+
+def test_tensor_of_a_strided_numpy_array_is_a_contiguous_copy():
+    source = np.arange(6.0).reshape(2, 3).T
+    t = lg.tensor(source)
+    assert t._data.flags["C_CONTIGUOUS"] and not np.shares_memory(t._data, source)
+    assert t.tolist() == source.tolist()
