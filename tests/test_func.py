@@ -569,3 +569,24 @@ def test_func_is_importable_as_torch_func():
     from leafgrad.func import grad, jacrev  # noqa: F401
 
     assert torch.func.hessian is leafgrad.func.hessian
+
+
+def test_functional_call_swaps_parameters_for_one_call_only():
+    torch = pytest.importorskip("torch")
+    for m in (leafgrad, torch):
+        m.manual_seed(0)
+        model = m.nn.Sequential(m.nn.Linear(2, 3), m.nn.Tanh(), m.nn.Linear(3, 1)).double()
+        given = {
+            name: m.ones(p.shape, dtype=m.float64, requires_grad=True)
+            for name, p in model.named_parameters()
+        }
+        x = m.tensor([[0.5, -1.0]], dtype=m.float64)
+        out = m.func.functional_call(model, given, (x,))
+        again = m.nn.utils.stateless.functional_call(model, [given], x)
+        assert out.item() == again.item() == pytest.approx(1 + 3 * np.tanh(0.5 - 1.0 + 1))
+        assert model[0].weight.shape == (3, 2) and model[0].weight.requires_grad
+        assert not bool((model[0].weight == 1).all())  # restored
+        (g,) = m.autograd.grad(m.func.functional_call(model, given, x).sum(), [given["0.bias"]])
+        assert g.shape == (3,)
+        with pytest.raises(ValueError):
+            m.func.functional_call(model, [given, given], x)

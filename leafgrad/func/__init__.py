@@ -23,6 +23,10 @@ Differences from ``torch.func``:
   the function uses.
 """
 
+from ._functional_call import functional_call
 from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp, vmap
 
-__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
+__all__ = [
+    "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp",
+    "vmap",
+]  # fmt: skip
