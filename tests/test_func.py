@@ -582,7 +582,7 @@ def test_functional_call_swaps_parameters_for_one_call_only():
         }
         x = m.tensor([[0.5, -1.0]], dtype=m.float64)
         out = m.func.functional_call(model, given, (x,))
-        again = m.nn.utils.stateless.functional_call(model, [given], x)
+        again = m.nn.utils.stateless.functional_call(model, given, x)
         assert out.item() == again.item() == pytest.approx(1 + 3 * np.tanh(0.5 - 1.0 + 1))
         assert model[0].weight.shape == (3, 2) and model[0].weight.requires_grad
         assert not bool((model[0].weight == 1).all())  # restored
