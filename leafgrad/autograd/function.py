@@ -16,6 +16,7 @@ from .._engine import grad_mode
 from .._engine.graph import Node, gradient_edge
 from .._engine.saved import SavedTensors
 from .._tensor import Tensor, _wrap
+from ..ops.broadcast import sum_to
 
 _NO_EDGE = (None, 0)
 
@@ -116,8 +117,6 @@ class BackwardCFunction(Node, FunctionCtx):
                     f"Function {self.name()} returned an invalid gradient at index {i} - got "
                     f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}"
                 )
-            from ..ops.shape import sum_to
-
             grad = sum_to(grad, shape)
         if grad._data.dtype != dtype:
             grad = grad.to(_dtype_of(dtype))

@@ -11,6 +11,7 @@ from .._tensor import Tensor
 from . import (  # noqa: F401 - importing a family declares its ops and their exposure
     activations,
     arithmetic,
+    broadcast,
     comparison,
     composites,
     conversion,

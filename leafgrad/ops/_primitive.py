@@ -59,16 +59,12 @@ _REGISTRY = _optable.REGISTRY  # "name.overload" -> Primitive
 _NO_EDGE = (None, 0)
 
 
-def _sum_to(grad, shape):
-    from .shape import sum_to
-
-    return sum_to(grad, shape)
-
-
 def _fit(grad, inp, broadcast):
     """Undo broadcasting and promotion so ``grad`` matches the input it belongs to."""
     if broadcast and grad._data.shape != inp._data.shape:
-        grad = _sum_to(grad, inp._data.shape)
+        # sum_to (ops/broadcast.py) is itself declared with this machinery, so the machinery
+        # reaches it as the Tensor method ops/__init__ binds, as it reaches ``to`` below.
+        grad = grad.sum_to_size(inp._data.shape)
     if grad._data.dtype != inp._data.dtype:
         grad = grad.to(_dtype.from_numpy_dtype(inp._data.dtype))
     return grad

@@ -15,8 +15,9 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._optable import Composite, Linear
 from ._primitive import primitive
+from .broadcast import expand
 from .piecewise import where
-from .shape import expand, reshape
+from .shape import reshape
 
 # ----- gather and its scatter-add backward -----
 

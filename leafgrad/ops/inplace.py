@@ -16,6 +16,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, Linear
 from ._primitive import primitive
+from .broadcast import sum_to
 
 _state = grad_mode._state
 
@@ -286,8 +287,6 @@ def _index_put_forward(x, value, *, key):
 
 
 def _index_put_value_grad(grad, x, value, result, *, key):
-    from .shape import sum_to
-
     return sum_to(grad[key], value._data.shape)
 
 

@@ -15,7 +15,8 @@ from .._tensor import Tensor
 from ._optable import Bilinear, Composite, Linear
 from ._primitive import primitive
 from ._tangents import scaled, tangent_sum
-from .shape import reshape, sum_to
+from .broadcast import sum_to
+from .shape import reshape
 
 # ---------------------------------------------------------------------------------------------
 # Checks shared by every product

@@ -6,8 +6,7 @@ tensor, list or mask indices become one ``index`` op (``IndexBackward0``) whose 
 shape follows NumPy's rule for the dims that remain. Each view's backward writes the
 gradient into zeros (``select_backward`` / ``slice_backward``); the index backward
 scatter-adds with ``np.add.at`` so repeated indices accumulate, and its own backward is
-the index again. This module imports nothing from ``shape`` at load time, so that
-``shape`` can re-export it.
+the index again.
 """
 
 from __future__ import annotations
@@ -21,13 +20,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
 from ._optable import Linear
 from ._primitive import primitive
-
-
-def _unsqueeze(x: Tensor, dim: int) -> Tensor:
-    from .shape import _unsqueeze as unsqueeze_op  # shape imports this module
-
-    return unsqueeze_op(x, dim=dim)
-
+from .shape import _unsqueeze
 
 # ----- select / slice / narrow / alias -----
 
@@ -303,7 +296,7 @@ def getitem(self: Tensor, key) -> Tensor:
         if isinstance(key, slice):
             return _apply_slice(self, 0, key, skip_full=False)
         if key is None:
-            return _unsqueeze(self, 0)
+            return _unsqueeze(self, dim=0)
         if key is Ellipsis:
             return alias(self)
         if _is_int(key):
@@ -338,7 +331,7 @@ def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
     out, dim, advanced, from_mask = x, 0, {}, []
     for k in key:
         if k is None:
-            out, dim = _unsqueeze(out, dim), dim + 1
+            out, dim = _unsqueeze(out, dim=dim), dim + 1
         elif k is Ellipsis:
             dim += ndim - used
         elif isinstance(k, slice):
@@ -346,7 +339,7 @@ def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
             dim += 1
         elif isinstance(k, (bool, np.bool_)) or _scalar_kind(k) == "b":
             # True/False add a dim of size 1 and take all (1) or none (0) of it
-            out = _unsqueeze(out, dim)
+            out = _unsqueeze(out, dim=dim)
             advanced[dim] = np.zeros(1 if bool(k) else 0, dtype=np.int64)
             dim += 1
         elif _is_int(k) or _scalar_kind(k) == "i":
