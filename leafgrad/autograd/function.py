@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._engine import grad_mode
 from .._engine.graph import Node, gradient_edge
 from .._engine.saved import SavedTensors
@@ -119,14 +120,8 @@ class BackwardCFunction(Node, FunctionCtx):
                 )
             grad = sum_to(grad, shape)
         if grad._data.dtype != dtype:
-            grad = grad.to(_dtype_of(dtype))
+            grad = grad.to(from_numpy_dtype(dtype))
         return grad
-
-
-def _dtype_of(np_dtype):
-    from .._dtype import from_numpy_dtype
-
-    return from_numpy_dtype(np_dtype)
 
 
 class _FunctionMeta(type):

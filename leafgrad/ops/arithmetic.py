@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Tensor
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear
@@ -182,8 +183,6 @@ multiply = mul
 
 def _promoted(tensor, number):
     """``tensor`` cast to the dtype PyTorch gives ``tensor <op> number``."""
-    from .._dtype import result_type
-
     dt = result_type(tensor, number)
     return tensor if dt.np == tensor._data.dtype else tensor.to(dt)
 

@@ -1,4 +1,4 @@
-"""Indexing by index tensors: gather, index_select, masked_fill, nonzero, take_along_dim.
+"""Indexing by index tensors: gather, index_select, masked_fill, take_along_dim.
 
 Each backward scatters into zeros with ``np.add.at`` so repeated indices accumulate, and
 each scatter's own backward is the gather again. ``Tensor.__getitem__`` lives in
@@ -249,20 +249,6 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
             )
         return _masked_fill_tensor(input, mask, value)
     return _masked_fill_scalar(input, mask, fill=value)
-
-
-# ----- nonzero -----
-
-
-@public()
-def nonzero(input: Tensor, *, as_tuple: bool = False):
-    """Indices of the non-zero entries: int64 of shape (n, ndim), or one 1-D tensor per dim."""
-    data = input._data
-    if as_tuple:
-        return tuple(_wrap(i.astype(np.int64, copy=False)) for i in np.nonzero(np.atleast_1d(data)))
-    if data.ndim == 0:
-        return _wrap(np.zeros((1 if data.item() else 0, 0), dtype=np.int64))
-    return _wrap(np.argwhere(data).astype(np.int64, copy=False))
 
 
 __all__ = exports(globals())

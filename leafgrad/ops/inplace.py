@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtype
 from .._engine import grad_mode
 from .._exposure import exports, public
+from .._random import _generator
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, Linear
 from ._primitive import primitive
@@ -325,8 +326,6 @@ def setitem(self: Tensor, key, value) -> None:
 def _random_fill(name, draw):
     @public(function=False, method=(name,))
     def method(self, *args, generator=None, **kwargs):
-        from .._random import _generator
-
         rng = _generator(generator)
         with grad_mode.no_grad():
             values = _wrap(

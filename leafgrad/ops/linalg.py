@@ -12,6 +12,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor
+from ._inputs import _check_tensors
 from ._optable import Bilinear, Composite, Linear
 from ._primitive import primitive
 from ._tangents import scaled, tangent_sum
@@ -24,12 +25,6 @@ from .shape import reshape
 
 def _shape(x) -> list:
     return list(x._data.shape)
-
-
-def _check_tensors(op: str, *args) -> None:
-    for i, a in enumerate(args):
-        if not isinstance(a, Tensor):
-            raise TypeError(f"{op}(): argument {i} must be a Tensor, not {type(a).__name__}")
 
 
 def _check_dtypes(op: str, *args) -> None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import float64
 from .._exposure import exports, public
 from .._tensor import Tensor
 from ._optable import Composite, Unary
 from ._primitive import primitive
 from ._tangents import tangent_sum
 from .arithmetic import _promoted
+from .conversion import to
 from .piecewise import where, zeros_like_grad
 
 
@@ -140,9 +142,6 @@ def _check_number(op, value):
 @public()
 def float_power(input, exponent):
     """``input ** exponent`` computed in float64."""
-    from .._dtype import float64
-    from .conversion import to
-
     base = to(input, float64) if isinstance(input, Tensor) else float(input)
     exp = to(exponent, float64) if isinstance(exponent, Tensor) else exponent
     return pow(base, exp)

@@ -14,26 +14,9 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
+from ._inputs import _dim_args, _unique_dims
 from ._optable import Linear
 from ._primitive import primitive
-
-
-def _dim_args(dims):
-    """``f(0, 1)``, ``f((0, 1))`` and ``f([0, 1])`` all mean the dims (0, 1)."""
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = dims[0]
-    return tuple(operator.index(d) for d in dims)
-
-
-def _unique_dims(dims, ndim, op):
-    """``dims`` normalized; RuntimeError when one is named twice."""
-    out = tuple(_normalize_dim(d, ndim, op) for d in dims)
-    if len(set(out)) != len(out):
-        raise RuntimeError(
-            f"{op}: dims {list(dims)} name a dimension more than once; name each at most once"
-        )
-    return out
-
 
 # ----- view / reshape / flatten -----
 

@@ -254,11 +254,6 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
     if out is not None:
         raise TypeError("norm(): out= is not supported; assign the result instead")
     if p == "nuc":
-        from . import linalg
-
-        if hasattr(linalg, "matrix_norm"):
-            dims = (-2, -1) if dim is None else dim
-            return linalg.matrix_norm(input, "nuc", dim=dims, keepdim=keepdim, dtype=dtype)
         raise NotImplementedError("norm: the nuclear norm (p='nuc') needs linalg.matrix_norm")
     if dtype is not None:
         input = input.to(dtype)
