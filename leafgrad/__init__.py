@@ -24,6 +24,8 @@ from ._dtype import (  # noqa: F401
 from ._tensor import Size, Tensor, device  # noqa: F401
 from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
 from ._creation import *  # noqa: F403
+from ._random import *  # noqa: F403
+from ._ranges import *  # noqa: F403
 from ._tensor_str import set_printoptions  # noqa: F401
 
 # Each family's __all__ is generated from its declarations (leafgrad/_exposure.py).
@@ -79,4 +81,3 @@ from . import nn  # noqa: F401
 from . import backends, cuda, version  # noqa: F401
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
 from ._as_torch import install_as_torch  # noqa: F401
-from ._random import Generator  # noqa: F401
