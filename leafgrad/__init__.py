@@ -58,7 +58,6 @@ from ._engine.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
-from ._engine import entry as _entry, hooks as _hooks  # noqa: F401
 from . import autograd  # noqa: F401
 
 __version__ = "0.1.0"
