@@ -26,12 +26,9 @@ import numpy as np
 
 from .._engine import forward
 from .._engine.forward import jet_mode, jet_state
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, _zeros_like
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear, Unary
-
-
-def _zeros(t: Tensor) -> Tensor:
-    return _wrap(np.zeros_like(t._data))
+from ._tangents import sum_present, tangent_sum, through_diagonal
 
 
 def _is_jet_input(a) -> bool:
@@ -43,7 +40,7 @@ def _coefficient_args(prim, args, jets, k):
     out = []
     for a, jet in zip(args, jets):
         if _is_jet_input(a):
-            out.append(jet[k] if jet is not None else _zeros(a))
+            out.append(jet[k] if jet is not None else _zeros_like(a))
         elif prim.affine and isinstance(a, (int, float, np.number)) and not isinstance(a, bool):
             out.append(0)
         else:
@@ -165,21 +162,9 @@ def _second(jets):
 
 def _through_vjps(prim, args, params, result, jets, k):
     """Piecewise-linear ops: the diagonal VJP rules map coefficient ``k``."""
-    shape = result._data.shape
-    terms = []
-    for rule, jet in zip(prim.vjp, jets):
-        if rule is None or jet is None:
-            continue
-        c = jet[k]
-        if c._data.shape != shape:
-            c = c.expand(shape)
-        terms.append(rule(c, *args, result=result, **params))
-    if not terms:
-        return _zeros(result)
-    out = terms[0]
-    for t in terms[1:]:
-        out = out + t
-    return out
+    coefficients = [None if jet is None else jet[k] for jet in jets]
+    out = through_diagonal(prim.vjp, coefficients, args, result, params)
+    return out if out is not None else _zeros_like(result)
 
 
 def _operand_coefficients(a, jet, order):
@@ -196,13 +181,12 @@ def _taylor_bilinear(op, args, params, jets, order):
     cb = _operand_coefficients(b, jb, order)
     out = []
     for k in range(1, order + 1):
-        total = None
-        for j in range(k + 1):
-            if ca[j] is None or cb[k - j] is None:
-                continue
-            term = op(ca[j], cb[k - j], *rest, **params)
-            total = term if total is None else total + term
-        out.append(total if total is not None else _zeros(op(a, b, *rest, **params)))
+        total = sum_present(
+            op(ca[j], cb[k - j], *rest, **params)
+            for j in range(k + 1)
+            if ca[j] is not None and cb[k - j] is not None
+        )
+        out.append(total if total is not None else _zeros_like(op(a, b, *rest, **params)))
     return tuple(out)
 
 
@@ -220,7 +204,7 @@ def _collapsed_bilinear(op, args, params, jets, weights):
             terms.append(prod(ja[0][i], b))
         if jb is not None:
             terms.append(prod(a, jb[0][i]))
-        directions.append(_sum(terms))
+        directions.append(tangent_sum(*terms))
     lap_terms = []
     if ja is not None:
         lap_terms.append(prod(ja[1], b))
@@ -230,14 +214,7 @@ def _collapsed_bilinear(op, args, params, jets, weights):
         for i, w in enumerate(weights):
             if w:
                 lap_terms.append(prod(ja[0][i], jb[0][i]) * (2.0 * w))
-    return tuple(directions), _sum(lap_terms)
-
-
-def _sum(terms):
-    out = terms[0]
-    for t in terms[1:]:
-        out = out + t
-    return out
+    return tuple(directions), tangent_sum(*lap_terms)
 
 
 def _via_composite(taylor_as, args, params, jets, mode):
@@ -256,7 +233,7 @@ def _with_jet(t: Tensor, jet):
 def _taylor_unary(kind, args, params, result, jets, order):
     """``y' = d1(x) x'``: ``k y_k = sum_{j=1..k} j x_j g_{k-j}`` with ``g = d1(x, y)``."""
     x, extra = args[0], args[1:]
-    xs = jets[0] if jets[0] is not None else tuple(_zeros(x) for _ in range(order))
+    xs = jets[0] if jets[0] is not None else tuple(_zeros_like(x) for _ in range(order))
     wants_result = kind.d1_takes_result
     ys = []
     for k in range(1, order + 1):
@@ -273,12 +250,8 @@ def _taylor_unary(kind, args, params, result, jets, order):
                     params,
                     wants_result,
                 )
-            g_coeffs = [g] + list(g._jet if g._jet is not None else [_zeros(g)] * m)
-        total = None
-        for j in range(1, k + 1):
-            term = xs[j - 1] * g_coeffs[k - j] * (j / k)
-            total = term if total is None else total + term
-        ys.append(total)
+            g_coeffs = [g] + list(g._jet if g._jet is not None else [_zeros_like(g)] * m)
+        ys.append(sum_present(xs[j - 1] * g_coeffs[k - j] * (j / k) for j in range(1, k + 1)))
     return tuple(ys)
 
 
@@ -293,16 +266,12 @@ def _collapsed_unary(kind, args, params, result, jets, weights):
     x, extra = args[0], args[1:]
     jx = jets[0]
     if jx is None:
-        zero = _zeros(result)
+        zero = _zeros_like(result)
         return tuple(zero for _ in weights), zero
     d1 = _call_d1(kind.d1, x, extra, result, params, kind.d1_takes_result)
     d2 = _call_d1(kind.d2, x, extra, result, params, kind.d2_takes_result)
     directions = tuple(d1 * j for j in jx[0])
-    curvature = None
-    for j, w in zip(jx[0], weights):
-        if w:
-            term = j * j * w if w != 1 else j * j
-            curvature = term if curvature is None else curvature + term
+    curvature = sum_present((j * j * w if w != 1 else j * j) for j, w in zip(jx[0], weights) if w)
     lap = d1 * jx[1]
     if curvature is not None:
         lap = lap + d2 * curvature
@@ -331,7 +300,7 @@ def _hyperdual(value, coeffs, levels):
         elif depth <= len(coeffs):
             t = coeffs[depth - 1] * float(math.factorial(depth))
         else:
-            t = _zeros(value)
+            t = _zeros_like(value)
         memo[taken] = t
         if depth < len(coeffs):
             for j, level in enumerate(levels):
@@ -349,7 +318,7 @@ def _taylor_by_nested_duals(op, args, params, jets, order):
 def _push_multi_collapsed(op, args, params, results, jets, weights) -> None:
     firsts, curvatures = [], []
     for k, w in enumerate(weights):
-        coeffs = [None if j is None else (j[0][k], _zeros(j[0][k])) for j in jets]
+        coeffs = [None if j is None else (j[0][k], _zeros_like(j[0][k])) for j in jets]
         per_output = _nested_duals(op, args, params, coeffs, 2)
         firsts.append([None if c is None else c[0] for c in per_output])
         curvatures.append([None if c is None else c[1] * (2.0 * w) for c in per_output])
@@ -390,7 +359,7 @@ def _read_coefficients(out, levels, order):
         tangents = node._tangents or {}
         node = tangents.get(levels[k])
         if node is None:
-            coeffs.extend(_zeros(out) for _ in range(order - k))
+            coeffs.extend(_zeros_like(out) for _ in range(order - k))
             break
         coeffs.append(node if k == 0 else node * (1.0 / math.factorial(k + 1)))
     return tuple(_plain(c) for c in coeffs)
@@ -409,7 +378,7 @@ def _collapsed_by_nested_duals(op, args, params, jets, weights):
     directions = []
     curvature = None
     for k, w in enumerate(weights):
-        coeffs = [None if j is None else (j[0][k], _zeros(j[0][k])) for j in jets]
+        coeffs = [None if j is None else (j[0][k], _zeros_like(j[0][k])) for j in jets]
         first, second = _taylor_by_nested_duals(op, args, params, coeffs, 2)
         directions.append(first)
         if w:

@@ -12,7 +12,7 @@ import operator
 import numpy as np
 
 from .._exposure import exports, public
-from .._tensor import Tensor, _normalize_dim, _wrap
+from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
 from ._optable import Composite, Linear
 from ._primitive import primitive
 from .broadcast import expand
@@ -195,7 +195,7 @@ def _masked_fill_jvp_scalar(tx, _tmask, x, mask, result, *, fill):
 
 
 def _masked_fill_jvp_tensor(tx, _tmask, tv, x, mask, value, result):
-    tx = tx if tx is not None else _wrap(np.zeros_like(x._data))
+    tx = tx if tx is not None else _zeros_like(x)
     return masked_fill(tx, mask, tv if tv is not None else 0)
 
 

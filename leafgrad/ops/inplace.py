@@ -17,6 +17,7 @@ from .._random import _generator
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, Linear
 from ._primitive import primitive
+from ._tangents import tangent_sum
 from .broadcast import sum_to
 
 _state = grad_mode._state
@@ -72,9 +73,7 @@ embed_region = primitive(
 def _copy_slices_jvp(tb, ts, base, src, result, *, view_fn):
     kept = None if tb is None else zero_region(tb, view_fn=view_fn)
     written = None if ts is None else embed_region(ts, shape=base._data.shape, view_fn=view_fn)
-    if kept is None:
-        return written
-    return kept if written is None else kept + written
+    return tangent_sum(kept, written)
 
 
 def _copy_slices_forward(base, src, *, view_fn):

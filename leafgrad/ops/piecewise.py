@@ -10,19 +10,15 @@ import numpy as np
 
 from .._dtype import result_type
 from .._exposure import exports, public
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _zeros_like
 from ._optable import PiecewiseLinear
 from ._primitive import primitive
 from .comparison import nonzero
 
 
-def zeros_like_grad(t: Tensor) -> Tensor:
-    """Zeros shaped like ``t`` outside any graph: the derivative of a piecewise-constant op."""
-    return _wrap(np.zeros_like(t._data))
-
-
 def _zero_grad(grad, x, result, **params):
-    return zeros_like_grad(grad)
+    """The gradient through a piecewise-constant op: zeros, outside any graph."""
+    return _zeros_like(grad)
 
 
 floor = primitive(
