@@ -178,6 +178,52 @@ def primitive(
     return op if expose is None else expose(op)
 
 
+def adjoint_pair(
+    name,
+    forward,
+    adjoint_name,
+    adjoint_forward,
+    *,
+    node_name,
+    adjoint_node_name,
+    overload="",
+    view=False,
+):
+    """A linear op that reads part of its input (select, gather ...) and its adjoint, which
+    writes a gradient into zeros of the input's shape (select_backward, scatter_add ...): each
+    is the other's VJP, so gradients of every order alternate between the two.
+
+    ``forward(x, **params)`` and ``adjoint_forward(grad, shape=x's shape, **params)`` take the
+    same parameters. Returns the two ops.
+    """
+
+    def op_vjp(grad, x, *, result, **params):
+        return adjoint(grad, shape=x._data.shape, **params)
+
+    def adjoint_vjp(grad, g, *, result, shape, **params):
+        return op(grad, **params)
+
+    op = primitive(
+        name,
+        forward,
+        op_vjp,
+        kind=Linear(),
+        overload=overload,
+        node_name=node_name,
+        dtype_rule="keep",
+        view=view,
+    )
+    adjoint = primitive(
+        adjoint_name,
+        adjoint_forward,
+        adjoint_vjp,
+        kind=Linear(),
+        node_name=adjoint_node_name,
+        dtype_rule="keep",
+    )
+    return op, adjoint
+
+
 def with_outputs(op, num_outputs: int, saves: tuple):
     """``op`` for a forward that returns ``num_outputs`` arrays (split into n pieces ...): the
     same declaration, not registered again."""

@@ -13,8 +13,8 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
-from ._optable import Composite, Linear
-from ._primitive import primitive
+from ._optable import Composite
+from ._primitive import adjoint_pair, primitive
 from .broadcast import expand
 from .piecewise import where
 from .shape import reshape
@@ -42,23 +42,13 @@ def _scatter_add_forward(grad, *, shape, dim, index):
     return out
 
 
-_gather = primitive(
+_gather, _scatter_add = adjoint_pair(
     "gather",
     _gather_forward,
-    lambda grad, x, *, dim, index, **_: _scatter_add(
-        grad, shape=x._data.shape, dim=dim, index=index
-    ),
-    node_name="GatherBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-)
-_scatter_add = primitive(
     "scatter_add",
     _scatter_add_forward,
-    lambda grad, g, *, dim, index, **_: _gather(grad, dim=dim, index=index),
-    node_name="ScatterAddBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
+    node_name="GatherBackward0",
+    adjoint_node_name="ScatterAddBackward0",
 )
 
 
@@ -138,21 +128,13 @@ def _index_add_forward(grad, *, shape, dim, index):
     return out
 
 
-_index_select = primitive(
+_index_select, _index_add = adjoint_pair(
     "index_select",
     lambda x, *, dim, index: np.take(x, index, axis=dim) if x.ndim else x.copy(),
-    lambda grad, x, *, dim, index, **_: _index_add(grad, shape=x._data.shape, dim=dim, index=index),
-    node_name="IndexSelectBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-)
-_index_add = primitive(
     "index_add",
     _index_add_forward,
-    lambda grad, g, *, dim, index, **_: _index_select(grad, dim=dim, index=index),
-    node_name="IndexAddBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
+    node_name="IndexSelectBackward0",
+    adjoint_node_name="IndexAddBackward0",
 )
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
 from ._optable import Linear
-from ._primitive import primitive
+from ._primitive import adjoint_pair, primitive
 from .shape import _unsqueeze
 
 # ----- select / slice / narrow / alias -----
@@ -35,25 +35,15 @@ def _select_backward_forward(grad, *, shape, dim, index):
     return out
 
 
-_select = primitive(
+_select, _select_backward = adjoint_pair(
     "select",
     _select_forward,
-    lambda grad, x, *, dim, index, **_: _select_backward(
-        grad, shape=x._data.shape, dim=dim, index=index
-    ),
-    overload="int",
-    node_name="SelectBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-    view=True,
-)
-_select_backward = primitive(
     "select_backward",
     _select_backward_forward,
-    lambda grad, g, *, dim, index, **_: _select(grad, dim=dim, index=index),
-    node_name="SelectBackwardBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
+    overload="int",
+    node_name="SelectBackward0",
+    adjoint_node_name="SelectBackwardBackward0",
+    view=True,
 )
 
 
@@ -83,27 +73,16 @@ def _slice_backward_forward(grad, *, shape, dim, start, stop, step):
     return out
 
 
-_slice = primitive(
+_slice, _slice_backward = adjoint_pair(
     "slice",
     lambda x, *, dim, start, stop, step: x[_slice_key(dim, start, stop, step)],
-    lambda grad, x, **p: _slice_backward(
-        grad, shape=x._data.shape, **{k: p[k] for k in _SLICE_PARAMS}
-    ),
-    overload="Tensor",
-    node_name="SliceBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-    view=True,
-)
-_slice_backward = primitive(
     "slice_backward",
     _slice_backward_forward,
-    lambda grad, g, *, shape, **p: _slice(grad, **{k: p[k] for k in _SLICE_PARAMS}),
-    node_name="SliceBackwardBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
+    overload="Tensor",
+    node_name="SliceBackward0",
+    adjoint_node_name="SliceBackwardBackward0",
+    view=True,
 )
-_SLICE_PARAMS = ("dim", "start", "stop", "step")
 
 
 @public()
@@ -157,27 +136,15 @@ def _index_put_forward(grad, *, shape, indices, accumulate):
     return out
 
 
-_index = primitive(
+_index, _index_put = adjoint_pair(
     "index",
     lambda x, *, indices, accumulate: x[_index_key(indices)],
-    lambda grad, x, *, indices, accumulate, **_: _index_put(
-        grad, shape=x._data.shape, indices=indices, accumulate=accumulate
-    ),
-    overload="Tensor",
-    node_name="IndexBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-)
-# PyTorch's _index_put_impl_, the backward of index (the in-place index_put is inplace.py's).
-_index_put = primitive(
+    # PyTorch's _index_put_impl_, the backward of index (the in-place index_put is inplace.py's).
     "index_put_impl",
     _index_put_forward,
-    lambda grad, g, *, indices, accumulate, **_: _index(
-        grad, indices=indices, accumulate=accumulate
-    ),
-    node_name="IndexPutImplBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
+    overload="Tensor",
+    node_name="IndexBackward0",
+    adjoint_node_name="IndexPutImplBackward0",
 )
 
 # ----- __getitem__ -----
