@@ -42,6 +42,7 @@ from .ops.extrema import *  # noqa: F403
 from .ops.indexing import *  # noqa: F403
 from .ops.joining import *  # noqa: F403
 from .ops.linalg import *  # noqa: F403
+from .ops.matmul import *  # noqa: F403
 from .ops.piecewise import *  # noqa: F403
 from .ops.power import *  # noqa: F403
 from .ops.reduction import *  # noqa: F403

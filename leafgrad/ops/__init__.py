@@ -25,6 +25,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     indexing,
     joining,
     linalg,
+    matmul,
     piecewise,
     power,
     reduction,
