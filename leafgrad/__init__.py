@@ -74,6 +74,9 @@ def numel(input: Tensor) -> int:
 
 from . import viz  # noqa: F401
 
+# nn and optim are built on the names above (``from .. import Tensor``); importing them last
+# makes leafgrad.nn and leafgrad.optim attributes, as torch.nn is of torch: the two imports
+# that point up (tests/test_imports.py lists them).
 from . import optim  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import func  # noqa: F401
