@@ -26,11 +26,14 @@ from ._dtype import (  # noqa: F401
 from ._tensor import Size, Tensor, device  # noqa: F401
 from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
 from ._creation import *  # noqa: F403
+from ._random import *  # noqa: F403
+from ._ranges import *  # noqa: F403
 from ._tensor_str import set_printoptions  # noqa: F401
 
 # Each family's __all__ is generated from its declarations (leafgrad/_exposure.py).
 from .ops.activations import *  # noqa: F403
 from .ops.arithmetic import *  # noqa: F403
+from .ops.broadcast import *  # noqa: F403
 from .ops.comparison import *  # noqa: F403
 from .ops.composites import *  # noqa: F403
 from .ops.conversion import *  # noqa: F403
@@ -41,6 +44,7 @@ from .ops.extrema import *  # noqa: F403
 from .ops.indexing import *  # noqa: F403
 from .ops.joining import *  # noqa: F403
 from .ops.linalg import *  # noqa: F403
+from .ops.matmul import *  # noqa: F403
 from .ops.piecewise import *  # noqa: F403
 from .ops.power import *  # noqa: F403
 from .ops.reduction import *  # noqa: F403
@@ -58,7 +62,6 @@ from ._engine.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
-from ._engine import entry as _entry, hooks as _hooks  # noqa: F401
 from . import autograd  # noqa: F401
 
 __version__ = "0.1.0"
@@ -97,6 +100,9 @@ def numel(input: Tensor) -> int:
 
 from . import viz  # noqa: F401
 
+# nn and optim are built on the names above (``from .. import Tensor``); importing them last
+# makes leafgrad.nn and leafgrad.optim attributes, as torch.nn is of torch: the two imports
+# that point up (tests/test_imports.py lists them).
 from . import optim  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import func  # noqa: F401

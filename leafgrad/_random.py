@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._creation import (
+from ._factory import (
     _INT64_MIN,
     _UINT64_MAX,
     _dtype_arg,

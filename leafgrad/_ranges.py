@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from . import _dtype
-from ._creation import (
+from ._factory import (
     _INT64_MAX,
     _INT64_MIN,
     _checked_scalar,

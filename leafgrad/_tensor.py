@@ -9,6 +9,10 @@ import numpy as np
 from . import _dtype
 from ._dtype import from_numpy_dtype
 
+# grad_mode imports nothing from the package: the Tensor reads the mode as ops do.
+from ._engine.grad_mode import is_inference_mode_enabled
+from ._tensor_str import tensor_repr
+
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you want the gradient of "
@@ -309,9 +313,7 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        from ._tensor_str import tensor_repr
-
-        return tensor_repr(self)
+        return tensor_repr(self, Tensor)
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0 and spec:
@@ -347,7 +349,7 @@ class Tensor:
             )
         if value:
             _check_can_require_grad(self._data)
-            if self._is_inference and not _inference_mode_on():
+            if self._is_inference and not is_inference_mode_enabled():
                 raise RuntimeError(
                     "cannot set requires_grad=True on an inference tensor (made under "
                     "inference_mode) outside inference mode; clone() it first"
@@ -523,9 +525,3 @@ def _normalize_dim(dim: int, ndim: int, op: str) -> int:
             f"(expected in [{-n}, {n - 1}])"
         )
     return dim + n if dim < 0 else dim
-
-
-def _inference_mode_on() -> bool:
-    from ._engine.grad_mode import is_inference_mode_enabled
-
-    return is_inference_mode_enabled()

@@ -229,20 +229,19 @@ def _add_suffixes(tensor_str: str, suffixes: list, indent: int) -> str:
     return "".join(parts)
 
 
-def _prefix(t) -> str:
-    from ._tensor import Tensor
-
+def _prefix(t, tensor_class) -> str:
     cls = type(t)
     # PyTorch prints Parameters (which add their own "Parameter containing:") as tensor(...).
-    if cls is Tensor or cls.__name__ == "Parameter":
+    if cls is tensor_class or cls.__name__ == "Parameter":
         return "tensor("
     return f"{cls.__name__}("
 
 
-def tensor_repr(t) -> str:
-    """``repr(t)`` exactly as PyTorch writes it for a CPU tensor."""
+def tensor_repr(t, tensor_class) -> str:
+    """``repr(t)`` exactly as PyTorch writes it for a CPU tensor (``tensor_class``: Tensor,
+    passed in because this module sits below it)."""
     data = t._data
-    prefix = _prefix(t)
+    prefix = _prefix(t, tensor_class)
     indent = len(prefix)
     suffixes = []
     default = _dtype.get_default_dtype()

@@ -60,7 +60,8 @@ def _rebuild_tensor_v1(storage, offset, size, stride):
 
 
 def _rebuild_parameter(data: Tensor, requires_grad: bool, backward_hooks, state=None):
-    from .nn import Parameter  # nn sits above this module; only parameters need it
+    # why: nn sits above this module; only a checkpoint with parameters needs it
+    from .nn import Parameter
 
     return Parameter(data.detach(), requires_grad=bool(requires_grad))
 

@@ -78,7 +78,7 @@ def count(torch_path: str, leafgrad_path: str) -> dict:
 
 def report(missing: bool = False) -> str:
     """The coverage table (Markdown), with the absent names when ``missing``."""
-    import torch  # the reference; only this report needs it
+    import torch  # why: PyTorch is the reference, an optional test dependency; only here
 
     lines = [
         f"# PyTorch API coverage (PyTorch {torch.__version__})",

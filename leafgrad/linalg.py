@@ -12,12 +12,11 @@ import math
 
 import numpy as np
 
-from . import cross as _cross
-from . import matmul
 from ._tensor import Tensor, _wrap
 from .ops._matrices import LinAlgError, check_tensor
 from .ops.cholesky import cholesky_ex
 from .ops.cholesky import linalg_cholesky as cholesky
+from .ops.composites import cross as _cross
 from .ops.decompositions import eigh, eigvalsh, svdvals
 from .ops.decompositions import linalg_qr as qr
 from .ops.decompositions import linalg_svd as svd
@@ -27,6 +26,7 @@ from .ops.joining import stack
 from .ops.lu import linalg_lu as lu
 from .ops.lu import linalg_lu_solve as lu_solve
 from .ops.lu import lu_factor, lu_factor_ex
+from .ops.matmul import matmul
 from .ops.matrix_functions import (
     householder_product,
     lstsq,

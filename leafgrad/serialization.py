@@ -515,6 +515,7 @@ class _Decoder:
 def _parameter(array: np.ndarray, requires_grad: bool) -> Tensor:
     """A ``leafgrad.nn.Parameter`` when nn provides one, else a plain leaf tensor."""
     try:
+        # why: nn sits above this module (it is built on the package that imports this one).
         from .nn import Parameter
     except ImportError:
         return _wrap(array, requires_grad)

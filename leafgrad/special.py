@@ -8,21 +8,12 @@ polynomials (``chebyshev_polynomial_t`` ...) are not here yet.
 
 from __future__ import annotations
 
-from . import (
-    erf,
-    erfc,
-    erfinv,
-    exp2,
-    expm1,
-    log1p,
-    log_softmax,
-    logsumexp,
-    round,
-    sinc,
-    softmax,
-)
-from . import sigmoid as expit
+from .ops.composites import erfinv, exp2, sinc
+from .ops.elementwise import erf, erfc, expm1, log1p
+from .ops.elementwise import sigmoid as expit
 from .ops.gamma import digamma, igamma, igammac, lgamma, mvlgamma, polygamma, zeta
+from .ops.piecewise import round
+from .ops.softmax import log_softmax, logsumexp, softmax
 from .ops.special import (
     airy_ai,
     bessel_j0,

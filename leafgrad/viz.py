@@ -204,7 +204,7 @@ def render(*tensors: Tensor, path, params: dict | None = None, format: str | Non
     fmt = format or Path(path).suffix.lstrip(".").lower() or "svg"
     source = to_dot(*tensors, params=params)
     try:
-        import graphviz
+        import graphviz  # why: graphviz is an optional extra (pip install leafgrad[viz])
     except ImportError as exc:
         raise ImportError(INSTALL_HELP.format(missing="the Python package `graphviz`")) from exc
     not_found = getattr(graphviz, "ExecutableNotFound", None)

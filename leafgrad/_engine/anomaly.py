@@ -8,6 +8,8 @@ from __future__ import annotations
 import traceback
 import warnings
 
+import numpy as np
+
 from .grad_mode import _DecoratorContextManager
 
 
@@ -100,8 +102,6 @@ def forward_trace(node) -> str:
 
 def check_outputs(node, outs) -> None:
     """RuntimeError if the gradients ``node`` returned contain NaN."""
-    import numpy as np
-
     for i, g in enumerate(outs):
         if g is not None and g._data.dtype.kind == "f" and np.isnan(g._data).any():
             raise RuntimeError(

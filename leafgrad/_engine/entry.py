@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._exposure import public
 from .._tensor import Tensor, _wrap
 from .engine import execute
 from .graph import gradient_edge
@@ -248,11 +249,9 @@ def grad(
     return tuple(result)
 
 
+@public(function=False, method=("backward",))
 def tensor_backward(
     self, gradient=None, retain_graph=None, create_graph=False, inputs=None
 ) -> None:
     """Accumulate the gradient of this tensor into the leaves (Tensor.backward)."""
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-
-Tensor.backward = tensor_backward

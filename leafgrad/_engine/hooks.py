@@ -1,13 +1,19 @@
-"""Tensor hooks and retain_grad, installed on Tensor by the engine that runs them."""
+"""Tensor hooks and retain_grad, next to the engine that runs them.
+
+Declared as Tensor methods through ``leafgrad._exposure``; ``ops/__init__.py`` binds them with
+every other method.
+"""
 
 from __future__ import annotations
 
 import weakref
 
+from .._exposure import public
 from .._tensor import Tensor
 from .graph import RemovableHandle
 
 
+@public(function=False, method=("register_hook",))
 def register_hook(self: Tensor, hook) -> RemovableHandle:
     """Run ``hook(grad)`` whenever the gradient of this tensor is computed.
 
@@ -29,6 +35,7 @@ def register_hook(self: Tensor, hook) -> RemovableHandle:
     return handle
 
 
+@public(function=False, method=("register_post_accumulate_grad_hook",))
 def register_post_accumulate_grad_hook(self: Tensor, hook) -> RemovableHandle:
     """Run ``hook(tensor)`` after backward has accumulated into this leaf's ``.grad``."""
     if self.grad_fn is not None:
@@ -47,6 +54,7 @@ def register_post_accumulate_grad_hook(self: Tensor, hook) -> RemovableHandle:
     return handle
 
 
+@public(function=False, method=("retain_grad",))
 def retain_grad(self: Tensor) -> None:
     """Make backward fill ``.grad`` of this non-leaf tensor too (a no-op on leaves)."""
     if not self._requires_grad:
@@ -68,8 +76,3 @@ def retain_grad(self: Tensor) -> None:
         node._retain_grad_hooks = {}
     node._retain_grad_hooks[self._output_nr] = retain
     self._retains_grad = True
-
-
-Tensor.register_hook = register_hook
-Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
-Tensor.retain_grad = retain_grad

@@ -12,10 +12,12 @@ import warnings
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._engine import grad_mode
 from .._engine.graph import Node, gradient_edge
 from .._engine.saved import SavedTensors
 from .._tensor import Tensor, _wrap
+from ..ops.broadcast import sum_to
 
 _NO_EDGE = (None, 0)
 
@@ -116,18 +118,10 @@ class BackwardCFunction(Node, FunctionCtx):
                     f"Function {self.name()} returned an invalid gradient at index {i} - got "
                     f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}"
                 )
-            from ..ops.shape import sum_to
-
             grad = sum_to(grad, shape)
         if grad._data.dtype != dtype:
-            grad = grad.to(_dtype_of(dtype))
+            grad = grad.to(from_numpy_dtype(dtype))
         return grad
-
-
-def _dtype_of(np_dtype):
-    from .._dtype import from_numpy_dtype
-
-    return from_numpy_dtype(np_dtype)
 
 
 class _FunctionMeta(type):

@@ -23,6 +23,7 @@ import numpy as np
 
 from .._engine.forward import jet_mode
 from .._tensor import Tensor, _wrap, _zeros_like
+from ..ops.joining import stack
 
 
 def _check_input(x, name: str) -> None:
@@ -111,8 +112,6 @@ def collapsed(func, x: Tensor, weights=None):
             _zeros_like(u),
         ),
     )
-    from ..ops.joining import stack
-
     along = stack(list(first), dim=-1)  # derivatives along the directions, last axis
     basis = np.stack(directions, axis=0).astype(x._data.dtype)  # (k, d)
     if np.array_equal(basis, eye):

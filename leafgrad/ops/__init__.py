@@ -1,16 +1,20 @@
 """Every primitive op; importing this package gives Tensor its operators and methods.
 
 Each op family declares its ops (``_optable``) and how they are exposed (``_exposure``:
-functions, Tensor methods, in-place twins) where they are defined; this is the one place
-that then gives Tensor its methods, from that registry.
+functions, Tensor methods, in-place twins) where they are defined, as do the factories
+(``new_zeros`` ...) and the engine (``backward``, ``register_hook`` ...); this is the one
+place that then gives Tensor its methods, from that registry.
 """
 
 from .. import _creation  # noqa: F401 - declares Tensor.new_zeros ... (it imports no op)
+from .._engine import entry as _entry  # noqa: F401 - declares Tensor.backward
+from .._engine import hooks as _hooks  # noqa: F401 - declares register_hook, retain_grad ...
 from .._exposure import INPLACE, METHODS
 from .._tensor import Tensor
 from . import (  # noqa: F401 - importing a family declares its ops and their exposure
     activations,
     arithmetic,
+    broadcast,
     cholesky,
     comparison,
     composites,
@@ -26,6 +30,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     joining,
     linalg,
     lu,
+    matmul,
     matrix_functions,
     piecewise,
     power,

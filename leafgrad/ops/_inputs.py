@@ -1,13 +1,16 @@
 """What a primitive does with its inputs around the forward: argument checks, PyTorch's
-dtype promotion, and NumPy kept quiet (PyTorch returns inf/nan without warnings)."""
+dtype promotion, and NumPy kept quiet (PyTorch returns inf/nan without warnings); and the
+argument checks that several op families share (tensors only, dims)."""
 
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 
 from .. import _dtype
 from .._dtype import result_type
-from .._tensor import Tensor
+from .._tensor import Tensor, _normalize_dim
 
 # NumPy warns on log(0), 1/0 and the like; PyTorch returns inf/nan silently. Entering
 # np.errstate costs ~1.5 us per op, so we set its context variable directly when this NumPy
@@ -81,3 +84,25 @@ def _check_args(name, args, allow_scalars):
                 continue
             expected = "a Tensor or a Python number" if allow_scalars else "a Tensor"
             raise TypeError(f"{name}(): argument {i} must be {expected}, not {type(a).__name__}")
+
+
+def _check_tensors(op: str, *args) -> None:
+    """TypeError unless every argument is a Tensor (products, einsum)."""
+    _check_args(op, args, False)
+
+
+def _dim_args(dims):
+    """``f(0, 1)``, ``f((0, 1))`` and ``f([0, 1])`` all mean the dims (0, 1)."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    return tuple(operator.index(d) for d in dims)
+
+
+def _unique_dims(dims, ndim, op):
+    """``dims`` normalized; RuntimeError when one is named twice."""
+    out = tuple(_normalize_dim(d, ndim, op) for d in dims)
+    if len(set(out)) != len(out):
+        raise RuntimeError(
+            f"{op}: dims {list(dims)} name a dimension more than once; name each at most once"
+        )
+    return out

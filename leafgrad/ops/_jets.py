@@ -14,36 +14,33 @@ their VJP rules to coefficients; ``Bilinear`` ops (mul, matmul ...) combine coef
 the product rule; ``Unary`` ops with a first derivative ``d1`` (and ``d2``) follow
 ``y' = d1(x) x'``; ``Composite`` ops are evaluated as their ``taylor_as`` (division as
 ``x * (1/y)``). Any other op with a JVP rule (softmax, norm, prod ...) is evaluated on nested
-dual numbers, about 2^K JVPs for order K: exact, but the slow path.
+dual numbers (``_hyperduals``), about 2^K JVPs for order K: exact, but the slow path.
 All of it runs in leafgrad ops, so ``backward()`` through a jet pass gives parameter grads.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .._engine import forward
 from .._engine.forward import jet_mode, jet_state
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, _zeros_like
+from ._hyperduals import (
+    collapsed_by_nested_duals,
+    is_jet_input,
+    nested_duals,
+    push_multi_collapsed,
+    taylor_by_nested_duals,
+)
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear, Unary
-
-
-def _zeros(t: Tensor) -> Tensor:
-    return _wrap(np.zeros_like(t._data))
-
-
-def _is_jet_input(a) -> bool:
-    return (type(a) is Tensor or isinstance(a, Tensor)) and a._data.dtype.kind == "f"
+from ._tangents import sum_present, tangent_sum, through_diagonal
 
 
 def _coefficient_args(prim, args, jets, k):
     """Arguments for a linear map of coefficient ``k`` (an affine op's numbers: zero)."""
     out = []
     for a, jet in zip(args, jets):
-        if _is_jet_input(a):
-            out.append(jet[k] if jet is not None else _zeros(a))
+        if is_jet_input(a):
+            out.append(jet[k] if jet is not None else _zeros_like(a))
         elif prim.affine and isinstance(a, (int, float, np.number)) and not isinstance(a, bool):
             out.append(0)
         else:
@@ -85,7 +82,7 @@ def _taylor(op, prim, args, params, result, jets, order):
         case Unary() as kind:
             return _taylor_unary(kind, args, params, result, jets, order)
     if prim.jvp is not None:
-        return _taylor_by_nested_duals(op, args, params, jets, order)
+        return taylor_by_nested_duals(op, args, params, jets, order)
     raise _no_rule(op)
 
 
@@ -111,7 +108,7 @@ def _collapsed(op, prim, args, params, result, jets, weights):
         case Unary(d2=d2) as kind if d2 is not None:
             return _collapsed_unary(kind, args, params, result, jets, weights)
     if prim.jvp is not None:
-        return _collapsed_by_nested_duals(op, args, params, jets, weights)
+        return collapsed_by_nested_duals(op, args, params, jets, weights)
     raise _no_rule(op)
 
 
@@ -122,12 +119,12 @@ def _push_multi(op, prim, args, params, results, jets, mode) -> None:
             raise _no_rule(op)
         with jet_mode(None):
             if mode[0] == "taylor":
-                per_output = _nested_duals(op, args, params, jets, mode[1])
+                per_output = nested_duals(op, args, params, jets, mode[1])
                 for r, coeffs in zip(results, per_output):
                     if coeffs is not None:
                         r._jet = coeffs
             else:
-                _push_multi_collapsed(op, args, params, results, jets, mode[1])
+                push_multi_collapsed(op, args, params, results, jets, mode[1])
         return
     with jet_mode(None):
         if mode[0] == "taylor":
@@ -165,21 +162,9 @@ def _second(jets):
 
 def _through_vjps(prim, args, params, result, jets, k):
     """Piecewise-linear ops: the diagonal VJP rules map coefficient ``k``."""
-    shape = result._data.shape
-    terms = []
-    for rule, jet in zip(prim.vjp, jets):
-        if rule is None or jet is None:
-            continue
-        c = jet[k]
-        if c._data.shape != shape:
-            c = c.expand(shape)
-        terms.append(rule(c, *args, result=result, **params))
-    if not terms:
-        return _zeros(result)
-    out = terms[0]
-    for t in terms[1:]:
-        out = out + t
-    return out
+    coefficients = [None if jet is None else jet[k] for jet in jets]
+    out = through_diagonal(prim.vjp, coefficients, args, result, params)
+    return out if out is not None else _zeros_like(result)
 
 
 def _operand_coefficients(a, jet, order):
@@ -196,13 +181,12 @@ def _taylor_bilinear(op, args, params, jets, order):
     cb = _operand_coefficients(b, jb, order)
     out = []
     for k in range(1, order + 1):
-        total = None
-        for j in range(k + 1):
-            if ca[j] is None or cb[k - j] is None:
-                continue
-            term = op(ca[j], cb[k - j], *rest, **params)
-            total = term if total is None else total + term
-        out.append(total if total is not None else _zeros(op(a, b, *rest, **params)))
+        total = sum_present(
+            op(ca[j], cb[k - j], *rest, **params)
+            for j in range(k + 1)
+            if ca[j] is not None and cb[k - j] is not None
+        )
+        out.append(total if total is not None else _zeros_like(op(a, b, *rest, **params)))
     return tuple(out)
 
 
@@ -220,7 +204,7 @@ def _collapsed_bilinear(op, args, params, jets, weights):
             terms.append(prod(ja[0][i], b))
         if jb is not None:
             terms.append(prod(a, jb[0][i]))
-        directions.append(_sum(terms))
+        directions.append(tangent_sum(*terms))
     lap_terms = []
     if ja is not None:
         lap_terms.append(prod(ja[1], b))
@@ -230,14 +214,7 @@ def _collapsed_bilinear(op, args, params, jets, weights):
         for i, w in enumerate(weights):
             if w:
                 lap_terms.append(prod(ja[0][i], jb[0][i]) * (2.0 * w))
-    return tuple(directions), _sum(lap_terms)
-
-
-def _sum(terms):
-    out = terms[0]
-    for t in terms[1:]:
-        out = out + t
-    return out
+    return tuple(directions), tangent_sum(*lap_terms)
 
 
 def _via_composite(taylor_as, args, params, jets, mode):
@@ -256,7 +233,7 @@ def _with_jet(t: Tensor, jet):
 def _taylor_unary(kind, args, params, result, jets, order):
     """``y' = d1(x) x'``: ``k y_k = sum_{j=1..k} j x_j g_{k-j}`` with ``g = d1(x, y)``."""
     x, extra = args[0], args[1:]
-    xs = jets[0] if jets[0] is not None else tuple(_zeros(x) for _ in range(order))
+    xs = jets[0] if jets[0] is not None else tuple(_zeros_like(x) for _ in range(order))
     wants_result = kind.d1_takes_result
     ys = []
     for k in range(1, order + 1):
@@ -273,12 +250,8 @@ def _taylor_unary(kind, args, params, result, jets, order):
                     params,
                     wants_result,
                 )
-            g_coeffs = [g] + list(g._jet if g._jet is not None else [_zeros(g)] * m)
-        total = None
-        for j in range(1, k + 1):
-            term = xs[j - 1] * g_coeffs[k - j] * (j / k)
-            total = term if total is None else total + term
-        ys.append(total)
+            g_coeffs = [g] + list(g._jet if g._jet is not None else [_zeros_like(g)] * m)
+        ys.append(sum_present(xs[j - 1] * g_coeffs[k - j] * (j / k) for j in range(1, k + 1)))
     return tuple(ys)
 
 
@@ -293,130 +266,13 @@ def _collapsed_unary(kind, args, params, result, jets, weights):
     x, extra = args[0], args[1:]
     jx = jets[0]
     if jx is None:
-        zero = _zeros(result)
+        zero = _zeros_like(result)
         return tuple(zero for _ in weights), zero
     d1 = _call_d1(kind.d1, x, extra, result, params, kind.d1_takes_result)
     d2 = _call_d1(kind.d2, x, extra, result, params, kind.d2_takes_result)
     directions = tuple(d1 * j for j in jx[0])
-    curvature = None
-    for j, w in zip(jx[0], weights):
-        if w:
-            term = j * j * w if w != 1 else j * j
-            curvature = term if curvature is None else curvature + term
+    curvature = sum_present((j * j * w if w != 1 else j * j) for j, w in zip(jx[0], weights) if w)
     lap = d1 * jx[1]
     if curvature is not None:
         lap = lap + d2 * curvature
     return directions, lap
-
-
-# ----- any op with a JVP rule: nested dual numbers ("hyper-duals") -----
-#
-# With K nested dual levels e_1..e_K (e_i^2 = 0) and t = e_1 + ... + e_K, the series
-# x(t) = sum_k x_k t^k becomes sum_k k! x_k s_k(e), s_k the elementary symmetric polynomials,
-# so the derivative of f(x(t)) along any k of the levels is k! y_k. Evaluating one op this
-# way costs about 2^K JVP evaluations: a fallback for ops without a cheaper rule.
-
-
-def _hyperdual(value, coeffs, levels):
-    """``value`` as a tree of nested duals: its derivative along any set S of the levels is
-    ``|S|! x_|S|`` (every node carries tangents at all levels outside its S)."""
-    memo = {}
-
-    def node(taken: frozenset):
-        if taken in memo:
-            return memo[taken]
-        depth = len(taken)
-        if depth == 0:
-            t = value.view_as(value) if value._requires_grad else _wrap(value._data)
-        elif depth <= len(coeffs):
-            t = coeffs[depth - 1] * float(math.factorial(depth))
-        else:
-            t = _zeros(value)
-        memo[taken] = t
-        if depth < len(coeffs):
-            for j, level in enumerate(levels):
-                if j not in taken:
-                    forward.set_tangent(t, level, node(taken | {j}))
-        return t
-
-    return node(frozenset())
-
-
-def _taylor_by_nested_duals(op, args, params, jets, order):
-    return _nested_duals(op, args, params, jets, order)[0]
-
-
-def _push_multi_collapsed(op, args, params, results, jets, weights) -> None:
-    firsts, curvatures = [], []
-    for k, w in enumerate(weights):
-        coeffs = [None if j is None else (j[0][k], _zeros(j[0][k])) for j in jets]
-        per_output = _nested_duals(op, args, params, coeffs, 2)
-        firsts.append([None if c is None else c[0] for c in per_output])
-        curvatures.append([None if c is None else c[1] * (2.0 * w) for c in per_output])
-    lap_coeffs = [None if j is None else (j[1],) for j in jets]
-    laps = _nested_duals(op, args, params, lap_coeffs, 1)
-    for i, r in enumerate(results):
-        if laps[i] is None:
-            continue
-        lap = laps[i][0]
-        for k, w in enumerate(weights):
-            if w:
-                lap = lap + curvatures[k][i]
-        r._jet = (tuple(f[i] for f in firsts), lap)
-
-
-def _nested_duals(op, args, params, jets, order):
-    """Coefficients 1..order of each output of ``op`` (None for non-float outputs)."""
-    levels = [forward.enter_dual_level() for _ in range(order)]
-    try:
-        hat = [
-            _hyperdual(a, jet, levels) if jet is not None and _is_jet_input(a) else a
-            for a, jet in zip(args, jets)
-        ]
-        out = op(*hat, **params)
-    finally:
-        for level in reversed(levels):
-            forward.exit_dual_level(level=level)
-    outs = out if type(out) is tuple else (out,)
-    return [
-        _read_coefficients(o, levels, order) if o._data.dtype.kind == "f" else None for o in outs
-    ]
-
-
-def _read_coefficients(out, levels, order):
-    coeffs = []
-    node = out
-    for k in range(order):
-        tangents = node._tangents or {}
-        node = tangents.get(levels[k])
-        if node is None:
-            coeffs.extend(_zeros(out) for _ in range(order - k))
-            break
-        coeffs.append(node if k == 0 else node * (1.0 / math.factorial(k + 1)))
-    return tuple(_plain(c) for c in coeffs)
-
-
-def _plain(t):
-    """A coefficient without the dual levels it was read from."""
-    if t._tangents:
-        t._tangents = None
-    return t
-
-
-def _collapsed_by_nested_duals(op, args, params, jets, weights):
-    """``J_k = Df[J_k]``, ``L = Df[L] + sum_k w_k D2f[J_k, J_k]`` by two-level duals."""
-
-    directions = []
-    curvature = None
-    for k, w in enumerate(weights):
-        coeffs = [None if j is None else (j[0][k], _zeros(j[0][k])) for j in jets]
-        first, second = _taylor_by_nested_duals(op, args, params, coeffs, 2)
-        directions.append(first)
-        if w:
-            term = second * (2.0 * w)
-            curvature = term if curvature is None else curvature + term
-    lap_coeffs = [None if j is None else (j[1],) for j in jets]
-    (lap,) = _taylor_by_nested_duals(op, args, params, lap_coeffs, 1)
-    if curvature is not None:
-        lap = lap + curvature
-    return tuple(directions), lap

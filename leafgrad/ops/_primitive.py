@@ -59,16 +59,12 @@ _REGISTRY = _optable.REGISTRY  # "name.overload" -> Primitive
 _NO_EDGE = (None, 0)
 
 
-def _sum_to(grad, shape):
-    from .shape import sum_to
-
-    return sum_to(grad, shape)
-
-
 def _fit(grad, inp, broadcast):
     """Undo broadcasting and promotion so ``grad`` matches the input it belongs to."""
     if broadcast and grad._data.shape != inp._data.shape:
-        grad = _sum_to(grad, inp._data.shape)
+        # sum_to (ops/broadcast.py) is itself declared with this machinery, so the machinery
+        # reaches it as the Tensor method ops/__init__ binds, as it reaches ``to`` below.
+        grad = grad.sum_to_size(inp._data.shape)
     if grad._data.dtype != inp._data.dtype:
         grad = grad.to(_dtype.from_numpy_dtype(inp._data.dtype))
     return grad
@@ -180,6 +176,52 @@ def primitive(
     op = _build(declared)
     _optable.register(op.primitive)
     return op if expose is None else expose(op)
+
+
+def adjoint_pair(
+    name,
+    forward,
+    adjoint_name,
+    adjoint_forward,
+    *,
+    node_name,
+    adjoint_node_name,
+    overload="",
+    view=False,
+):
+    """A linear op that reads part of its input (select, gather ...) and its adjoint, which
+    writes a gradient into zeros of the input's shape (select_backward, scatter_add ...): each
+    is the other's VJP, so gradients of every order alternate between the two.
+
+    ``forward(x, **params)`` and ``adjoint_forward(grad, shape=x's shape, **params)`` take the
+    same parameters. Returns the two ops.
+    """
+
+    def op_vjp(grad, x, *, result, **params):
+        return adjoint(grad, shape=x._data.shape, **params)
+
+    def adjoint_vjp(grad, g, *, result, shape, **params):
+        return op(grad, **params)
+
+    op = primitive(
+        name,
+        forward,
+        op_vjp,
+        kind=Linear(),
+        overload=overload,
+        node_name=node_name,
+        dtype_rule="keep",
+        view=view,
+    )
+    adjoint = primitive(
+        adjoint_name,
+        adjoint_forward,
+        adjoint_vjp,
+        kind=Linear(),
+        node_name=adjoint_node_name,
+        dtype_rule="keep",
+    )
+    return op, adjoint
 
 
 def with_outputs(op, num_outputs: int, saves: tuple):

@@ -1,6 +1,6 @@
 """Shared by the reduction families: ``dim`` normalisation and restoring reduced dims.
 
-Only imports downward (tensor, NumPy), so reduction, extrema, softmax and statistics can all
+Only imports downward (dtypes, tensor, NumPy), so reduction, extrema, softmax and statistics can all
 import it in any order.
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import as_dtype
 from .._tensor import Tensor, _normalize_dim
 
 
@@ -56,8 +57,6 @@ def _restore(grad: Tensor, shape, dims, keepdim: bool) -> Tensor:
 
 
 def _as_np(dtype):
-    from .._dtype import as_dtype
-
     return as_dtype(dtype).np
 
 

@@ -4,8 +4,8 @@ A JVP rule is ``jvp(*tangents, *inputs, result=result, **params)`` (None for inp
 a tangent), the convention of every rule (``_primitive``). Kinds derive theirs: Linear ops
 apply themselves to the tangents (``_linear_jvp``), Bilinear ones their product rule
 (``product_rule``), PiecewiseLinear ones (diagonal Jacobians) their VJP rules
-(``diagonal_jvp``). The helpers ``tangent_sum``, ``scaled`` and ``zero_tangent`` keep rules
-short where tangents may be missing.
+(``diagonal_jvp``). The helpers ``tangent_sum`` and ``scaled`` keep rules short where
+tangents may be missing (``_tensor._zeros_like`` gives zeros outside the graph).
 """
 
 from __future__ import annotations
@@ -27,6 +27,12 @@ def _zeros_like_data(data) -> Tensor:
 
 def tangent_sum(*terms):
     """The sum of the terms that are not None (None when all are): JVP rules' ``+``."""
+    return sum_present(terms)
+
+
+def sum_present(terms):
+    """The sum of the terms that are not None, None when all are; added left to right as they
+    come, so a generator's terms are computed and added in turn."""
     out = None
     for t in terms:
         if t is not None:
@@ -39,39 +45,39 @@ def scaled(t, factor):
     return None if t is None else t * factor
 
 
-def zero_tangent(result):
-    """The tangent of a piecewise-constant op: zeros shaped like its output."""
-    return _wrap(np.zeros_like(result._data))
-
-
 def diagonal_jvp(*vjp):
     """For a diagonal Jacobian the VJP rules applied to the tangents are the JVP."""
     n = len(vjp)
 
     def jvp(*tangents_and_args, result, **params):
         tangents, args = tangents_and_args[:n], tangents_and_args[n:]
-        shape = result._data.shape
-        terms = []
-        for rule, t in zip(vjp, tangents):
-            if t is None or rule is None:
-                continue
-            if t._data.shape != shape:
-                t = t.expand(shape)
-            terms.append(rule(t, *args, result=result, **params))
-        return tangent_sum(*terms)
+        return through_diagonal(vjp, tangents, args, result, params)
 
     return jvp
+
+
+def through_diagonal(vjp, tangents, args, result, params):
+    """A diagonal Jacobian applied to ``tangents`` (each broadcast to ``result``'s shape) by
+    its VJP rules: the sum of the terms, None when no input has a tangent and a rule."""
+    shape = result._data.shape
+    terms = []
+    for rule, t in zip(vjp, tangents):
+        if t is None or rule is None:
+            continue
+        if t._data.shape != shape:
+            t = t.expand(shape)
+        terms.append(rule(t, *args, result=result, **params))
+    return tangent_sum(*terms)
 
 
 def product_rule(op):
     """The JVP of a bilinear ``op``: ``op(tx, y) + op(x, ty)`` (None tangents are zero)."""
 
     def jvp(tx, ty, x, y, *, result, **params):
-        out = None if tx is None else op(tx, y, **params)
-        if ty is not None:
-            term = op(x, ty, **params)
-            out = term if out is None else out + term
-        return out
+        return tangent_sum(
+            None if tx is None else op(tx, y, **params),
+            None if ty is None else op(x, ty, **params),
+        )
 
     return jvp
 

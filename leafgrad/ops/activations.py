@@ -12,10 +12,11 @@ import numpy as np
 import scipy.special as sp
 
 from .._exposure import exports, public
+from .._tensor import _zeros_like
 from ._optable import PiecewiseLinear
 from ._primitive import primitive, unary
 from .elementwise import erf, exp, sigmoid, tanh
-from .piecewise import where, zeros_like_grad
+from .piecewise import where
 
 _SQRT_2 = math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -38,7 +39,7 @@ threshold_backward = primitive(
     _threshold_backward_forward,
     (
         lambda grad, g, x, result, **kw: threshold_backward(grad, x, **kw),
-        lambda grad, g, x, result, **kw: zeros_like_grad(x),
+        lambda grad, g, x, result, **kw: _zeros_like(x),
     ),
     kind=PiecewiseLinear(),
     node_name="ThresholdBackwardBackward0",

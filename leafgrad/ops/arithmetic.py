@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import result_type
 from .._exposure import exports, public
-from .._tensor import Tensor
+from .._tensor import Tensor, _zeros_like
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear
 from ._primitive import primitive, unary
 from ._tangents import scaled, tangent_sum
 from .division import _rounded_div
-from .piecewise import zeros_like_grad
 
 add_ = primitive(
     "add",
@@ -182,8 +182,6 @@ multiply = mul
 
 def _promoted(tensor, number):
     """``tensor`` cast to the dtype PyTorch gives ``tensor <op> number``."""
-    from .._dtype import result_type
-
     dt = result_type(tensor, number)
     return tensor if dt.np == tensor._data.dtype else tensor.to(dt)
 
@@ -221,7 +219,7 @@ def _sign_forward(x):
 sign = primitive(
     "sign",
     _sign_forward,
-    (lambda grad, x, result: zeros_like_grad(grad),),
+    (lambda grad, x, result: _zeros_like(grad),),
     kind=PiecewiseLinear(),
     node_name="SignBackward0",
     dtype_rule="promote",
@@ -233,7 +231,7 @@ abs = unary(
     "abs",
     np.abs,
     d1=lambda x: sign(x),
-    d2=lambda x: zeros_like_grad(x),
+    d2=lambda x: _zeros_like(x),
     node_name="AbsBackward0",
     dtype_rule="promote",
     expose=public(inplace=True, operators=("__abs__",)),

@@ -1,10 +1,11 @@
-"""Comparisons and logic: bool results that never require grad."""
+"""Comparisons, logic and nonzero: results that never require grad (bools, indices)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .._exposure import exports, public
+from .._tensor import Tensor, _wrap
 from ._optable import NonDifferentiable
 from ._primitive import primitive
 
@@ -127,6 +128,20 @@ def allclose(
 def equal(input, other) -> bool:
     """Same shape and same values."""
     return input._data.shape == other._data.shape and bool((input._data == other._data).all())
+
+
+# ----- nonzero -----
+
+
+@public()
+def nonzero(input: Tensor, *, as_tuple: bool = False):
+    """Indices of the non-zero entries: int64 of shape (n, ndim), or one 1-D tensor per dim."""
+    data = input._data
+    if as_tuple:
+        return tuple(_wrap(i.astype(np.int64, copy=False)) for i in np.nonzero(np.atleast_1d(data)))
+    if data.ndim == 0:
+        return _wrap(np.zeros((1 if data.item() else 0, 0), dtype=np.int64))
+    return _wrap(np.argwhere(data).astype(np.int64, copy=False))
 
 
 __all__ = exports(globals())

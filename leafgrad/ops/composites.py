@@ -17,6 +17,8 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._primitive import unary
 from .elementwise import exp
+from .indexing import gather, index_select
+from .joining import stack
 from .piecewise import maximum, minimum, where
 
 _SQRT_PI_2 = math.sqrt(math.pi) / 2
@@ -232,8 +234,6 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     idx = argsort(input, dim, descending, stable)
     if input._data.ndim == 0:
         return _SortResult(input.clone(), idx)
-    from .indexing import gather
-
     return _SortResult(gather(input, dim, idx), idx)
 
 
@@ -250,8 +250,6 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         if input._data.ndim
         else argsort(input)
     )
-    from .indexing import gather
-
     values = gather(input, d, idx) if input._data.ndim else input.clone()
     return _TopkResult(values, idx)
 
@@ -278,8 +276,6 @@ def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> 
     d = 0 if dim is None else _normalize_dim(dim, x._data.ndim, "repeat_interleave")
     counts = repeats._data if isinstance(repeats, Tensor) else repeats
     index = np.repeat(np.arange(x._data.shape[d]), counts)
-    from .indexing import index_select
-
     return index_select(x, d, _wrap(index.astype(np.int64)))
 
 
@@ -352,8 +348,6 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     a, b = input.expand(shape), other.expand(shape)
     a0, a1, a2 = a.unbind(d)
     b0, b1, b2 = b.unbind(d)
-    from .joining import stack
-
     return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._exposure import exports, public
-from .._tensor import Tensor
+from .._tensor import Tensor, _zeros_like
 from ._optable import NoDerivative, PiecewiseLinear
 from ._primitive import primitive
-from .piecewise import zeros_like_grad
 
 
 def _integer_division(op, forward):
@@ -60,7 +59,7 @@ def _rounded_div_zero_grad(grad, x, y, result, **params):
     for a in (x, y):
         if isinstance(a, Tensor):
             np.asarray(a._data)
-    return zeros_like_grad(grad)
+    return _zeros_like(grad)
 
 
 def _rounded_div_forward(x, y, *, rounding_mode):

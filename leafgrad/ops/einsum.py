@@ -10,10 +10,10 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._inputs import _check_tensors
 from ._optable import Generic
 from ._primitive import primitive
 from ._tangents import tangent_sum
-from .linalg import _check_tensors
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 

@@ -1,4 +1,4 @@
-"""Indexing by index tensors: gather, index_select, masked_fill, nonzero, take_along_dim.
+"""Indexing by index tensors: gather, index_select, masked_fill, take_along_dim.
 
 Each backward scatters into zeros with ``np.add.at`` so repeated indices accumulate, and
 each scatter's own backward is the gather again. ``Tensor.__getitem__`` lives in
@@ -12,11 +12,12 @@ import operator
 import numpy as np
 
 from .._exposure import exports, public
-from .._tensor import Tensor, _normalize_dim, _wrap
-from ._optable import Composite, Linear
-from ._primitive import primitive
+from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
+from ._optable import Composite
+from ._primitive import adjoint_pair, primitive
+from .broadcast import expand
 from .piecewise import where
-from .shape import expand, reshape
+from .shape import reshape
 
 # ----- gather and its scatter-add backward -----
 
@@ -41,23 +42,13 @@ def _scatter_add_forward(grad, *, shape, dim, index):
     return out
 
 
-_gather = primitive(
+_gather, _scatter_add = adjoint_pair(
     "gather",
     _gather_forward,
-    lambda grad, x, *, dim, index, **_: _scatter_add(
-        grad, shape=x._data.shape, dim=dim, index=index
-    ),
-    node_name="GatherBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-)
-_scatter_add = primitive(
     "scatter_add",
     _scatter_add_forward,
-    lambda grad, g, *, dim, index, **_: _gather(grad, dim=dim, index=index),
-    node_name="ScatterAddBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
+    node_name="GatherBackward0",
+    adjoint_node_name="ScatterAddBackward0",
 )
 
 
@@ -137,21 +128,13 @@ def _index_add_forward(grad, *, shape, dim, index):
     return out
 
 
-_index_select = primitive(
+_index_select, _index_add = adjoint_pair(
     "index_select",
     lambda x, *, dim, index: np.take(x, index, axis=dim) if x.ndim else x.copy(),
-    lambda grad, x, *, dim, index, **_: _index_add(grad, shape=x._data.shape, dim=dim, index=index),
-    node_name="IndexSelectBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-)
-_index_add = primitive(
     "index_add",
     _index_add_forward,
-    lambda grad, g, *, dim, index, **_: _index_select(grad, dim=dim, index=index),
-    node_name="IndexAddBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
+    node_name="IndexSelectBackward0",
+    adjoint_node_name="IndexAddBackward0",
 )
 
 
@@ -194,7 +177,7 @@ def _masked_fill_jvp_scalar(tx, _tmask, x, mask, result, *, fill):
 
 
 def _masked_fill_jvp_tensor(tx, _tmask, tv, x, mask, value, result):
-    tx = tx if tx is not None else _wrap(np.zeros_like(x._data))
+    tx = tx if tx is not None else _zeros_like(x)
     return masked_fill(tx, mask, tv if tv is not None else 0)
 
 
@@ -248,20 +231,6 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
             )
         return _masked_fill_tensor(input, mask, value)
     return _masked_fill_scalar(input, mask, fill=value)
-
-
-# ----- nonzero -----
-
-
-@public()
-def nonzero(input: Tensor, *, as_tuple: bool = False):
-    """Indices of the non-zero entries: int64 of shape (n, ndim), or one 1-D tensor per dim."""
-    data = input._data
-    if as_tuple:
-        return tuple(_wrap(i.astype(np.int64, copy=False)) for i in np.nonzero(np.atleast_1d(data)))
-    if data.ndim == 0:
-        return _wrap(np.zeros((1 if data.item() else 0, 0), dtype=np.int64))
-    return _wrap(np.argwhere(data).astype(np.int64, copy=False))
 
 
 __all__ = exports(globals())

@@ -13,9 +13,12 @@ import numpy as np
 from .. import _dtype
 from .._engine import grad_mode
 from .._exposure import exports, public
+from .._random import _generator
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, Linear
 from ._primitive import primitive
+from ._tangents import tangent_sum
+from .broadcast import sum_to
 
 _state = grad_mode._state
 
@@ -70,9 +73,7 @@ embed_region = primitive(
 def _copy_slices_jvp(tb, ts, base, src, result, *, view_fn):
     kept = None if tb is None else zero_region(tb, view_fn=view_fn)
     written = None if ts is None else embed_region(ts, shape=base._data.shape, view_fn=view_fn)
-    if kept is None:
-        return written
-    return kept if written is None else kept + written
+    return tangent_sum(kept, written)
 
 
 def _copy_slices_forward(base, src, *, view_fn):
@@ -286,8 +287,6 @@ def _index_put_forward(x, value, *, key):
 
 
 def _index_put_value_grad(grad, x, value, result, *, key):
-    from .shape import sum_to
-
     return sum_to(grad[key], value._data.shape)
 
 
@@ -326,8 +325,6 @@ def setitem(self: Tensor, key, value) -> None:
 def _random_fill(name, draw):
     @public(function=False, method=(name,))
     def method(self, *args, generator=None, **kwargs):
-        from .._random import _generator
-
         rng = _generator(generator)
         with grad_mode.no_grad():
             values = _wrap(

@@ -18,6 +18,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._optable import Linear
 from ._primitive import primitive, with_outputs
+from .shape import unsqueeze
 from .slicing import narrow, select
 
 
@@ -259,8 +260,6 @@ def _unbind_forward(x, *, dim):
 
 
 def _unbind_grads(grad, x, *, result, needs, dim):
-    from .shape import unsqueeze
-
     if isinstance(grad, Tensor):
         return [unsqueeze(grad, dim)]
     return [stack(list(grad), dim)]

@@ -1,9 +1,9 @@
-"""Linear algebra products: matmul (``@``), mm, bmm, dot, mv, outer, addmm, t (einsum: einsum.py).
+"""Linear algebra products of fixed rank: mm, bmm, dot, mv, outer, addmm, and t.
 
-Every product is a primitive whose VJP is written with products again (plus ``t``, a private
-last-two-axes swap and ``sum_to``), so gradients of any order come for free. ``matmul``
-dispatches to the primitive PyTorch would use, which also gives PyTorch's ``grad_fn`` names.
-Unlike elementwise ops, products do not promote dtypes: PyTorch raises for mixed dtypes.
+Every product is a primitive whose VJP is written with products again (plus ``t`` and a
+private last-two-axes swap), so gradients of any order come for free. Unlike elementwise
+ops, products do not promote dtypes: PyTorch raises for mixed dtypes. ``matmul`` (``@``, any
+rank) is in ``matmul.py`` and dispatches to these; ``einsum`` is in ``einsum.py``.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor
+from ._inputs import _check_tensors
 from ._optable import Bilinear, Composite, Linear
 from ._primitive import primitive
 from ._tangents import scaled, tangent_sum
-from .shape import reshape, sum_to
+from .shape import reshape
 
 # ---------------------------------------------------------------------------------------------
 # Checks shared by every product
@@ -23,12 +24,6 @@ from .shape import reshape, sum_to
 
 def _shape(x) -> list:
     return list(x._data.shape)
-
-
-def _check_tensors(op: str, *args) -> None:
-    for i, a in enumerate(args):
-        if not isinstance(a, Tensor):
-            raise TypeError(f"{op}(): argument {i} must be a Tensor, not {type(a).__name__}")
 
 
 def _check_dtypes(op: str, *args) -> None:
@@ -106,7 +101,7 @@ def _swap_forward(x):
     return np.swapaxes(x, -1, -2)
 
 
-# Batched transpose used by the matmul rules; named like PyTorch's ``.mT`` node.
+# Batched transpose used by the bmm and matmul rules; named like PyTorch's ``.mT`` node.
 _swap_last_two = primitive(
     "swap_last_two",
     _swap_forward,
@@ -119,11 +114,6 @@ _swap_last_two = primitive(
 
 def _unsqueeze_last(x: Tensor) -> Tensor:
     return reshape(x, x._data.shape + (1,))
-
-
-def _unsqueeze_second_last(x: Tensor) -> Tensor:
-    s = x._data.shape
-    return reshape(x, s[:-1] + (1,) + s[-1:])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,113 +255,6 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 
 
 ger = outer
-
-
-# ---------------------------------------------------------------------------------------------
-# matmul: every rank, batch dimensions broadcast
-
-
-def _matmul_nd_grad_a(grad, a, b, result):
-    if b._data.ndim == 1:  # a: (..., n, k), grad: (..., n)
-        return _unsqueeze_last(grad) * b
-    if a._data.ndim == 1:  # a: (k,), b: (..., k, m), grad: (..., m)
-        g = matmul(b, _unsqueeze_last(grad))  # (..., k, 1)
-        return reshape(sum_to(g, a._data.shape + (1,)), a._data.shape)
-    return matmul(grad, _swap_last_two(b))  # summed over broadcast batch dims by the machinery
-
-
-def _matmul_nd_grad_b(grad, a, b, result):
-    if a._data.ndim == 1:  # a: (k,), b: (..., k, m), grad: (..., m)
-        return _unsqueeze_last(a) * _unsqueeze_second_last(grad)
-    if b._data.ndim == 1:  # a: (..., n, k), b: (k,), grad: (..., n)
-        g = matmul(_swap_last_two(a), _unsqueeze_last(grad))  # (..., k, 1)
-        return reshape(sum_to(g, b._data.shape + (1,)), b._data.shape)
-    return matmul(_swap_last_two(a), grad)
-
-
-def _matmul_nd(overload, node_name):
-    return primitive(
-        "matmul",
-        _matmul_forward,
-        (_matmul_nd_grad_a, _matmul_nd_grad_b),
-        kind=Bilinear(),
-        overload=overload,
-        node_name=node_name,
-        dtype_rule="keep",
-        broadcast=True,
-    )
-
-
-# PyTorch folds batches into one mm and views back (UnsafeViewBackward0), except when it has
-# to transpose the problem and copy the result (CloneBackward0).
-_matmul_view = _matmul_nd("", "UnsafeViewBackward0")
-_matmul_clone = _matmul_nd("clone", "CloneBackward0")
-
-
-def _batch_shape(a: Tensor, b: Tensor) -> tuple:
-    ba = a._data.shape[:-2] if a._data.ndim > 1 else ()
-    bb = b._data.shape[:-2] if b._data.ndim > 1 else ()
-    try:
-        return np.broadcast_shapes(ba, bb)
-    except ValueError:
-        raise RuntimeError(
-            f"matmul: shapes {_shape(a)} and {_shape(b)} cannot be multiplied: their batch "
-            f"dimensions {list(ba)} and {list(bb)} do not broadcast (aligned from the right, "
-            "each pair of sizes must be equal or one of them 1)"
-        ) from None
-
-
-def _transposes_problem(a: Tensor, b: Tensor) -> bool:
-    da, db = a._data.ndim, b._data.ndim
-    if not a._requires_grad or db < 3:
-        return False
-    return da == 2 or (da == 3 and db == 3 and a._data.shape[0] == 1 and b._data.shape[0] != 1)
-
-
-@public()
-def matmul(input: Tensor, other: Tensor) -> Tensor:
-    """Matrix product with NumPy/PyTorch semantics.
-
-    1-D @ 1-D is a dot product (0-D); a 1-D first operand is a row vector and a 1-D second a
-    column vector (the added dimension is removed again); batch dimensions (all but the last
-    two) broadcast. Raises RuntimeError for 0-D operands, mismatched inner sizes, batch
-    dimensions that do not broadcast and mixed dtypes.
-    """
-    _check_tensors("matmul", input, other)
-    da, db = input._data.ndim, other._data.ndim
-    if da == 0 or db == 0:
-        raise RuntimeError(
-            f"matmul: both arguments need at least 1 dimension, got shapes {_shape(input)} and "
-            f"{_shape(other)}; use * to multiply by a scalar"
-        )
-    _check_dtypes("matmul", input, other)
-    _check_inner("matmul", input, other)
-    if da == 1 and db == 1:
-        return _dot(input, other)
-    if da == 2 and db == 2:
-        return _mm(input, other)
-    if da == 2 and db == 1:
-        return _mv(input, other)
-    if da == 1 and db == 2:
-        return _vecmat(input, other)
-    _batch_shape(input, other)
-    if _transposes_problem(input, other):
-        return _matmul_clone(input, other)
-    return _matmul_view(input, other)
-
-
-@public(function=False, method=False, operators=("__matmul__",))
-def _matmul_method(self, other):
-    if not isinstance(other, Tensor):
-        return NotImplemented
-    return matmul(self, other)
-
-
-@public(function=False, method=False, operators=("__rmatmul__",))
-def _rmatmul_method(self, other):
-    if not isinstance(other, Tensor):
-        return NotImplemented
-    return matmul(other, self)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import result_type
 from .._exposure import exports, public
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _zeros_like
 from ._optable import PiecewiseLinear
 from ._primitive import primitive
-
-
-def zeros_like_grad(t: Tensor) -> Tensor:
-    """Zeros shaped like ``t`` outside any graph: the derivative of a piecewise-constant op."""
-    return _wrap(np.zeros_like(t._data))
+from .comparison import nonzero
 
 
 def _zero_grad(grad, x, result, **params):
-    return zeros_like_grad(grad)
+    """The gradient through a piecewise-constant op: zeros, outside any graph."""
+    return _zeros_like(grad)
 
 
 floor = primitive(
@@ -199,8 +197,6 @@ _clamp_max_tensor = _clamp_bound_primitive("clamp_max", "Tensor", "ClampMaxBackw
 def _clamp_by_numbers(op, input, min, max):
     if not isinstance(input, Tensor):
         raise TypeError(f"clamp(): input must be a Tensor, not {type(input).__name__}")
-    from .._dtype import result_type
-
     dt = result_type(input, *(b for b in (min, max) if b is not None))
     x = input if dt.np == input._data.dtype else input.to(dt)
     return op(x, min=min, max=max)
@@ -267,15 +263,11 @@ def where(condition, input=None, other=None):
     With only ``condition``, returns its nonzero indices like ``torch.where``.
     """
     if input is None and other is None:
-        from .indexing import nonzero
-
         return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor):
         raise TypeError(f"where(): condition must be a bool Tensor, not {type(condition).__name__}")
     if condition._data.dtype != np.bool_:
         raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")
-    from .._dtype import result_type
-
     dt = result_type(input, other)
     x = _cast_operand(input, dt)
     y = _cast_operand(other, dt)

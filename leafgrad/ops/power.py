@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import float64
 from .._exposure import exports, public
-from .._tensor import Tensor
+from .._tensor import Tensor, _zeros_like
 from ._optable import Composite, Unary
 from ._primitive import primitive
 from ._tangents import tangent_sum
 from .arithmetic import _promoted
-from .piecewise import where, zeros_like_grad
+from .conversion import to
+from .piecewise import where
 
 
 def _pow_forward(x, y):
@@ -51,7 +53,7 @@ def _pow_grad_base(grad, x, y, result):
     # d/dx x**y = y * x**(y-1), but exactly 0 where y == 0 (PyTorch's convention, avoids 0*inf).
     if not isinstance(y, Tensor):
         if y == 0:
-            return zeros_like_grad(grad)  # a constant, outside the graph, as in PyTorch
+            return _zeros_like(grad)  # a constant, outside the graph, as in PyTorch
         return grad * (y * x ** (y - 1))
     return grad * where(y == 0, 0.0, y * x ** (y - 1))
 
@@ -142,9 +144,6 @@ def _check_number(op, value):
 @public()
 def float_power(input, exponent):
     """``input ** exponent`` computed in float64."""
-    from .._dtype import float64
-    from .conversion import to
-
     base = to(input, float64) if isinstance(input, Tensor) else float(input)
     exp = to(exponent, float64) if isinstance(exponent, Tensor) else exponent
     return pow(base, exp)

@@ -8,9 +8,9 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
+from ._inputs import _dim_args, _unique_dims
 from ._optable import Linear
 from ._primitive import primitive
-from .shape import _dim_args, _unique_dims
 from .slicing import alias
 
 # ----- permutations -----

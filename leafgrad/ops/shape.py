@@ -1,9 +1,9 @@
-"""Shape ops: views that reshape, broadcasting (expand) and its inverse (sum_to), squeeze.
+"""Shape ops: views that reshape (view, reshape, flatten, unflatten), squeeze and unsqueeze.
 
-Views (reshape, squeeze, expand, ...) return NumPy views of the input, as PyTorch's share
-storage. Permutations, flip, roll and repeat live in ``reorder.py``; select/narrow in
-``slicing.py`` and cat/stack/split/chunk/unbind in ``joining.py``; those modules import
-nothing from this one at load time.
+Views return NumPy views of the input, as PyTorch's share storage. Broadcasting (expand) and
+its inverse (sum_to) live in ``broadcast.py``; permutations, flip, roll and repeat in
+``reorder.py``; select/narrow in ``slicing.py`` and cat/stack/split/chunk/unbind in
+``joining.py``.
 """
 
 from __future__ import annotations
@@ -14,120 +14,9 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
+from ._inputs import _dim_args, _unique_dims
 from ._optable import Linear
 from ._primitive import primitive
-
-
-def _broadcast_shapes_error(op, shape, target):
-    return RuntimeError(
-        f"{op}: shape {list(shape)} cannot be broadcast to {list(target)}; each dimension must "
-        "match or be 1 (dimensions are aligned from the right)"
-    )
-
-
-def _dim_args(dims):
-    """``f(0, 1)``, ``f((0, 1))`` and ``f([0, 1])`` all mean the dims (0, 1)."""
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = dims[0]
-    return tuple(operator.index(d) for d in dims)
-
-
-def _unique_dims(dims, ndim, op):
-    """``dims`` normalized; RuntimeError when one is named twice."""
-    out = tuple(_normalize_dim(d, ndim, op) for d in dims)
-    if len(set(out)) != len(out):
-        raise RuntimeError(
-            f"{op}: dims {list(dims)} name a dimension more than once; name each at most once"
-        )
-    return out
-
-
-# ----- sum_to / expand -----
-
-
-def _sum_to_forward(x, *, shape):
-    lead = x.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1
-    )
-    out = x.sum(axis=axes, keepdims=True) if axes else x
-    return out.reshape(shape)
-
-
-_sum_to = primitive(
-    "sum_to",
-    _sum_to_forward,
-    lambda grad, x, result, *, shape: expand(grad, x._data.shape),
-    node_name="SumBackward1",
-    dtype_rule="keep",
-    kind=Linear(),
-)
-
-
-@public(method=("sum_to_size",))
-def sum_to(x: Tensor, shape) -> Tensor:
-    """Sum ``x`` over broadcast dimensions so it has ``shape`` (the inverse of expand)."""
-    shape = tuple(shape)
-    if x._data.shape == shape:
-        return x
-    return _sum_to(x, shape=shape)
-
-
-def _expand_forward(x, *, shape):
-    return np.broadcast_to(x, shape)
-
-
-_expand = primitive(
-    "expand",
-    _expand_forward,
-    lambda grad, x, result, *, shape: sum_to(grad, x._data.shape),
-    node_name="ExpandBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-    view=True,
-)
-
-
-def _expand_shape(x_shape, sizes, op):
-    sizes = tuple(sizes)
-    if len(sizes) < len(x_shape):
-        raise RuntimeError(
-            f"{op}: the number of sizes ({len(sizes)}) must be at least the tensor's number of "
-            f"dimensions ({len(x_shape)}); tensor shape {list(x_shape)}, sizes {list(sizes)}"
-        )
-    lead = len(sizes) - len(x_shape)
-    out = []
-    for i, s in enumerate(sizes):
-        if i < lead:
-            if s < 0:
-                raise RuntimeError(
-                    f"{op}: -1 is not allowed for a new leading dimension ({list(sizes)})"
-                )
-            out.append(s)
-            continue
-        cur = x_shape[i - lead]
-        if s == -1:
-            out.append(cur)
-        elif cur == 1 or cur == s:
-            out.append(s)
-        else:
-            raise _broadcast_shapes_error(op, x_shape, sizes)
-    return tuple(out)
-
-
-@public(function=False)
-def expand(x: Tensor, *sizes) -> Tensor:
-    """A broadcast view of ``x`` with ``sizes`` (-1 keeps a dimension)."""
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = tuple(sizes[0])
-    return _expand(x, shape=_expand_shape(x._data.shape, sizes, "expand"))
-
-
-@public(function=False)
-def expand_as(input: Tensor, other: Tensor) -> Tensor:
-    """``input`` expanded to ``other``'s shape."""
-    return _expand(input, shape=_expand_shape(input._data.shape, other._data.shape, "expand_as"))
-
 
 # ----- view / reshape / flatten -----
 

@@ -6,8 +6,7 @@ tensor, list or mask indices become one ``index`` op (``IndexBackward0``) whose 
 shape follows NumPy's rule for the dims that remain. Each view's backward writes the
 gradient into zeros (``select_backward`` / ``slice_backward``); the index backward
 scatter-adds with ``np.add.at`` so repeated indices accumulate, and its own backward is
-the index again. This module imports nothing from ``shape`` at load time, so that
-``shape`` can re-export it.
+the index again.
 """
 
 from __future__ import annotations
@@ -20,14 +19,8 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
 from ._optable import Linear
-from ._primitive import primitive
-
-
-def _unsqueeze(x: Tensor, dim: int) -> Tensor:
-    from .shape import _unsqueeze as unsqueeze_op  # shape imports this module
-
-    return unsqueeze_op(x, dim=dim)
-
+from ._primitive import adjoint_pair, primitive
+from .shape import _unsqueeze
 
 # ----- select / slice / narrow / alias -----
 
@@ -42,25 +35,15 @@ def _select_backward_forward(grad, *, shape, dim, index):
     return out
 
 
-_select = primitive(
+_select, _select_backward = adjoint_pair(
     "select",
     _select_forward,
-    lambda grad, x, *, dim, index, **_: _select_backward(
-        grad, shape=x._data.shape, dim=dim, index=index
-    ),
-    overload="int",
-    node_name="SelectBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-    view=True,
-)
-_select_backward = primitive(
     "select_backward",
     _select_backward_forward,
-    lambda grad, g, *, dim, index, **_: _select(grad, dim=dim, index=index),
-    node_name="SelectBackwardBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
+    overload="int",
+    node_name="SelectBackward0",
+    adjoint_node_name="SelectBackwardBackward0",
+    view=True,
 )
 
 
@@ -90,27 +73,16 @@ def _slice_backward_forward(grad, *, shape, dim, start, stop, step):
     return out
 
 
-_slice = primitive(
+_slice, _slice_backward = adjoint_pair(
     "slice",
     lambda x, *, dim, start, stop, step: x[_slice_key(dim, start, stop, step)],
-    lambda grad, x, **p: _slice_backward(
-        grad, shape=x._data.shape, **{k: p[k] for k in _SLICE_PARAMS}
-    ),
-    overload="Tensor",
-    node_name="SliceBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-    view=True,
-)
-_slice_backward = primitive(
     "slice_backward",
     _slice_backward_forward,
-    lambda grad, g, *, shape, **p: _slice(grad, **{k: p[k] for k in _SLICE_PARAMS}),
-    node_name="SliceBackwardBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
+    overload="Tensor",
+    node_name="SliceBackward0",
+    adjoint_node_name="SliceBackwardBackward0",
+    view=True,
 )
-_SLICE_PARAMS = ("dim", "start", "stop", "step")
 
 
 @public()
@@ -164,27 +136,15 @@ def _index_put_forward(grad, *, shape, indices, accumulate):
     return out
 
 
-_index = primitive(
+_index, _index_put = adjoint_pair(
     "index",
     lambda x, *, indices, accumulate: x[_index_key(indices)],
-    lambda grad, x, *, indices, accumulate, **_: _index_put(
-        grad, shape=x._data.shape, indices=indices, accumulate=accumulate
-    ),
-    overload="Tensor",
-    node_name="IndexBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-)
-# PyTorch's _index_put_impl_, the backward of index (the in-place index_put is inplace.py's).
-_index_put = primitive(
+    # PyTorch's _index_put_impl_, the backward of index (the in-place index_put is inplace.py's).
     "index_put_impl",
     _index_put_forward,
-    lambda grad, g, *, indices, accumulate, **_: _index(
-        grad, indices=indices, accumulate=accumulate
-    ),
-    node_name="IndexPutImplBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
+    overload="Tensor",
+    node_name="IndexBackward0",
+    adjoint_node_name="IndexPutImplBackward0",
 )
 
 # ----- __getitem__ -----
@@ -303,7 +263,7 @@ def getitem(self: Tensor, key) -> Tensor:
         if isinstance(key, slice):
             return _apply_slice(self, 0, key, skip_full=False)
         if key is None:
-            return _unsqueeze(self, 0)
+            return _unsqueeze(self, dim=0)
         if key is Ellipsis:
             return alias(self)
         if _is_int(key):
@@ -338,7 +298,7 @@ def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
     out, dim, advanced, from_mask = x, 0, {}, []
     for k in key:
         if k is None:
-            out, dim = _unsqueeze(out, dim), dim + 1
+            out, dim = _unsqueeze(out, dim=dim), dim + 1
         elif k is Ellipsis:
             dim += ndim - used
         elif isinstance(k, slice):
@@ -346,7 +306,7 @@ def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
             dim += 1
         elif isinstance(k, (bool, np.bool_)) or _scalar_kind(k) == "b":
             # True/False add a dim of size 1 and take all (1) or none (0) of it
-            out = _unsqueeze(out, dim)
+            out = _unsqueeze(out, dim=dim)
             advanced[dim] = np.zeros(1 if bool(k) else 0, dtype=np.int64)
             dim += 1
         elif _is_int(k) or _scalar_kind(k) == "i":

@@ -8,11 +8,10 @@ import warnings
 import numpy as np
 
 from .._exposure import exports, public
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, _zeros_like
 from ._optable import Generic
 from ._primitive import primitive
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
-from ._tangents import zero_tangent
 from .piecewise import where
 
 
@@ -195,7 +194,7 @@ def _norm_jvp(tx, x, result, *, ord, dim, keepdim):
     """PyTorch's linalg_vector_norm_jvp: ``sum(d norm / dx * t)`` over ``dim``, 0 where the
     norm is 0 (orders 1 < p, and 2), and zeros for the 0-"norm" (a count)."""
     if ord == 0:
-        return zero_tangent(result)
+        return _zeros_like(result)
 
     def total(t):
         return t.sum(dim, keepdim=keepdim)
@@ -254,11 +253,6 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
     if out is not None:
         raise TypeError("norm(): out= is not supported; assign the result instead")
     if p == "nuc":
-        from . import linalg
-
-        if hasattr(linalg, "matrix_norm"):
-            dims = (-2, -1) if dim is None else dim
-            return linalg.matrix_norm(input, "nuc", dim=dims, keepdim=keepdim, dtype=dtype)
         raise NotImplementedError("norm: the nuclear norm (p='nuc') needs linalg.matrix_norm")
     if dtype is not None:
         input = input.to(dtype)

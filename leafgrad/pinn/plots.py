@@ -7,20 +7,19 @@ import os
 import numpy as np
 
 
-# matplotlib is an optional extra, so it is imported only when a figure is drawn.
 def available() -> bool:
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib  # noqa: F401 - why: an optional extra, imported only to draw
     except ImportError:
         return False
     return True
 
 
 def _pyplot():
-    import matplotlib
+    import matplotlib  # why: an optional extra (pip install leafgrad[plot]), imported to draw
 
     matplotlib.use("Agg")  # files only; no screen needed
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # why: after choosing the backend, as matplotlib asks
 
     return plt
 

@@ -67,7 +67,7 @@ KNOWN_BUGS = [
     KnownBug(
         "matmul-broadcast-name",
         "matmul of shapes (1,1,1) @ (2,1,3) (a batch broadcast with k=1) has grad_fn "
-        "CloneBackward0 in leafgrad, TransposeBackward0 in torch (linalg.py)",
+        "CloneBackward0 in leafgrad, TransposeBackward0 in torch (ops/matmul.py)",
         _matmul_name,
     ),
 ]

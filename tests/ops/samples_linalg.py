@@ -1,4 +1,4 @@
-"""Op-table samples for ops/linalg.py."""
+"""Op-table samples for ops/linalg.py and matmul.py."""
 
 import leafgrad as lg
 

@@ -1,8 +1,9 @@
-"""Op-table samples for ops/shape.py, reorder.py and joining.py (views, permutations, joins,
-splits)."""
+"""Op-table samples for ops/shape.py, broadcast.py, reorder.py and joining.py (views,
+broadcasting, permutations, joins, splits)."""
 
 import leafgrad as lg
-from leafgrad.ops.shape import _squeeze_dim, sum_to
+from leafgrad.ops.broadcast import sum_to
+from leafgrad.ops.shape import _squeeze_dim
 
 from .optable import OpSample
 

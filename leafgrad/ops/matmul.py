@@ -1,0 +1,142 @@
+"""matmul and ``@``: products of every rank, batch dimensions broadcast.
+
+``matmul`` dispatches to the primitive PyTorch would use (dot, mm, mv, the vector-matrix
+product of ``linalg.py``, or a batched product here), which also gives PyTorch's ``grad_fn``
+names. The batched product's VJP is matmul again (with ``sum_to`` where a 1-D operand was
+broadcast), so gradients of any order come for free.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._exposure import exports, public
+from .._tensor import Tensor
+from ._inputs import _check_tensors
+from ._optable import Bilinear
+from ._primitive import primitive
+from .broadcast import sum_to
+from .linalg import (
+    _check_dtypes,
+    _check_inner,
+    _dot,
+    _matmul_forward,
+    _mm,
+    _mv,
+    _shape,
+    _swap_last_two,
+    _unsqueeze_last,
+    _vecmat,
+)
+from .shape import reshape
+
+
+def _unsqueeze_second_last(x: Tensor) -> Tensor:
+    s = x._data.shape
+    return reshape(x, s[:-1] + (1,) + s[-1:])
+
+
+def _matmul_nd_grad_a(grad, a, b, result):
+    if b._data.ndim == 1:  # a: (..., n, k), grad: (..., n)
+        return _unsqueeze_last(grad) * b
+    if a._data.ndim == 1:  # a: (k,), b: (..., k, m), grad: (..., m)
+        g = matmul(b, _unsqueeze_last(grad))  # (..., k, 1)
+        return reshape(sum_to(g, a._data.shape + (1,)), a._data.shape)
+    return matmul(grad, _swap_last_two(b))  # summed over broadcast batch dims by the machinery
+
+
+def _matmul_nd_grad_b(grad, a, b, result):
+    if a._data.ndim == 1:  # a: (k,), b: (..., k, m), grad: (..., m)
+        return _unsqueeze_last(a) * _unsqueeze_second_last(grad)
+    if b._data.ndim == 1:  # a: (..., n, k), b: (k,), grad: (..., n)
+        g = matmul(_swap_last_two(a), _unsqueeze_last(grad))  # (..., k, 1)
+        return reshape(sum_to(g, b._data.shape + (1,)), b._data.shape)
+    return matmul(_swap_last_two(a), grad)
+
+
+def _matmul_nd(overload, node_name):
+    return primitive(
+        "matmul",
+        _matmul_forward,
+        (_matmul_nd_grad_a, _matmul_nd_grad_b),
+        kind=Bilinear(),
+        overload=overload,
+        node_name=node_name,
+        dtype_rule="keep",
+        broadcast=True,
+    )
+
+
+# PyTorch folds batches into one mm and views back (UnsafeViewBackward0), except when it has
+# to transpose the problem and copy the result (CloneBackward0).
+_matmul_view = _matmul_nd("", "UnsafeViewBackward0")
+_matmul_clone = _matmul_nd("clone", "CloneBackward0")
+
+
+def _batch_shape(a: Tensor, b: Tensor) -> tuple:
+    ba = a._data.shape[:-2] if a._data.ndim > 1 else ()
+    bb = b._data.shape[:-2] if b._data.ndim > 1 else ()
+    try:
+        return np.broadcast_shapes(ba, bb)
+    except ValueError:
+        raise RuntimeError(
+            f"matmul: shapes {_shape(a)} and {_shape(b)} cannot be multiplied: their batch "
+            f"dimensions {list(ba)} and {list(bb)} do not broadcast (aligned from the right, "
+            "each pair of sizes must be equal or one of them 1)"
+        ) from None
+
+
+def _transposes_problem(a: Tensor, b: Tensor) -> bool:
+    da, db = a._data.ndim, b._data.ndim
+    if not a._requires_grad or db < 3:
+        return False
+    return da == 2 or (da == 3 and db == 3 and a._data.shape[0] == 1 and b._data.shape[0] != 1)
+
+
+@public()
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product with NumPy/PyTorch semantics.
+
+    1-D @ 1-D is a dot product (0-D); a 1-D first operand is a row vector and a 1-D second a
+    column vector (the added dimension is removed again); batch dimensions (all but the last
+    two) broadcast. Raises RuntimeError for 0-D operands, mismatched inner sizes, batch
+    dimensions that do not broadcast and mixed dtypes.
+    """
+    _check_tensors("matmul", input, other)
+    da, db = input._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"matmul: both arguments need at least 1 dimension, got shapes {_shape(input)} and "
+            f"{_shape(other)}; use * to multiply by a scalar"
+        )
+    _check_dtypes("matmul", input, other)
+    _check_inner("matmul", input, other)
+    if da == 1 and db == 1:
+        return _dot(input, other)
+    if da == 2 and db == 2:
+        return _mm(input, other)
+    if da == 2 and db == 1:
+        return _mv(input, other)
+    if da == 1 and db == 2:
+        return _vecmat(input, other)
+    _batch_shape(input, other)
+    if _transposes_problem(input, other):
+        return _matmul_clone(input, other)
+    return _matmul_view(input, other)
+
+
+@public(function=False, method=False, operators=("__matmul__",))
+def _matmul_method(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(self, other)
+
+
+@public(function=False, method=False, operators=("__rmatmul__",))
+def _rmatmul_method(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(other, self)
+
+
+__all__ = exports(globals())
