@@ -59,6 +59,7 @@ class Node:
         self._saved = None  # SavedTensors, for nodes whose rule needs values
 
     num_outputs = 1
+    _runs_without_grads = False  # True: ``apply`` runs even when no gradient arrived
 
     def name(self) -> str:
         return type(self).__name__

@@ -45,6 +45,8 @@ class FunctionCtx:
 class BackwardCFunction(Node, FunctionCtx):
     """The grad_fn of a custom Function's outputs; also the ``ctx`` its methods see."""
 
+    _runs_without_grads = True  # backward is called with zeros (or None) as in PyTorch
+
     def __init__(self, cls, next_functions) -> None:
         Node.__init__(self, next_functions)
         self._cls = cls
