@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import heapq
+import itertools
+import threading
 
 import numpy as np
 
@@ -10,6 +12,58 @@ from .._tensor import Tensor, _wrap
 from . import anomaly, grad_mode
 from .graph import AccumulateGrad, Node
 from .plan import Plan, plan_backward
+
+
+class _GraphTask:
+    """One running backward call: what ``register_multi_grad_hook`` asks about."""
+
+    __slots__ = ("captures", "id", "plan", "roots")
+
+    def __init__(self, plan: Plan, roots: list, captures: bool) -> None:
+        self.id = next(_task_ids)
+        self.plan = plan
+        self.roots = roots
+        self.captures = captures
+
+
+_task_ids = itertools.count()
+
+
+class _Tasks(threading.local):
+    def __init__(self) -> None:
+        self.stack: list = []  # backward calls running in this thread (a hook may start one)
+
+
+_tasks = _Tasks()
+
+
+def current_graph_task_id() -> int:
+    """The id of the innermost backward call running in this thread (-1 outside one)."""
+    stack = _tasks.stack
+    return stack[-1].id if stack else -1
+
+
+def will_engine_execute_node(node: Node) -> bool:
+    """Whether the running backward call runs ``node`` (or, under ``grad()``, captures at
+    it). RuntimeError outside a backward call, and for a leaf's accumulator under ``grad()``
+    (as in PyTorch)."""
+    if not _tasks.stack:
+        raise RuntimeError(
+            "will_engine_execute_node: no backward call is running; call it from a hook"
+        )
+    task = _tasks.stack[-1]
+    plan = task.plan
+    if plan.to_run is None:
+        return node in plan.deps or any(node is root for root, _ in task.roots)
+    if task.captures and node in plan.capture_at:
+        if type(node) is AccumulateGrad:
+            raise RuntimeError(
+                "asked whether autograd.grad() runs the AccumulateGrad node of a leaf it "
+                "returns the gradient of: it captures the gradient there instead (not supported, "
+                "as in PyTorch)"
+            )
+        return True
+    return node in plan.to_run
 
 
 def execute(
@@ -31,11 +85,21 @@ def execute(
     ``.grad``. Without ``keep_graph`` each node releases its saved tensors once it has run.
     """
     plan = plan_backward([n for n, _ in roots], capture, inputs)
-    to_run = plan.to_run
     captured = [None] * (len(capture) if capture else 0)
     buffers = _seed(roots, root_grads)
     ready = [(-n.sequence_nr, id(n), n) for n in buffers if n not in plan.deps]
     heapq.heapify(ready)
+    _tasks.stack.append(_GraphTask(plan, roots, capture is not None))
+    try:
+        _loop(ready, buffers, plan, captured, keep_graph, create_graph)
+    finally:
+        _tasks.stack.pop()
+    return captured
+
+
+def _loop(ready, buffers, plan, captured, keep_graph, create_graph) -> None:
+    """Run the nodes in topological order (see ``execute``)."""
+    to_run = plan.to_run
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
             node = heapq.heappop(ready)[2]
@@ -51,7 +115,6 @@ def execute(
                     if node in plan.capture_at:
                         _capture(node, grads, plan, captured)
             _send(node, outs, buffers, plan.deps, ready)
-    return captured
 
 
 def _run(node: Node, grads: list, plan: Plan, captured: list, create_graph: bool):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from typing import NamedTuple
 
 from .._tensor import Tensor, _wrap
 from .saved import SavedTensors
@@ -63,6 +64,9 @@ class Node:
 
     def name(self) -> str:
         return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        return self.sequence_nr
 
     def apply(self, grads: list, needs: list) -> list:
         """Input grads, one per ``next_functions`` entry (None where not needed)."""
@@ -141,6 +145,16 @@ class AccumulateGrad(Node):
 # The accumulator of a view made in no-grad mode of a tensor that requires grad: none that
 # works, so gradients reaching such a view are dropped (as in PyTorch).
 NO_GRAD_VIEW = object()
+
+
+class GradientEdge(NamedTuple):
+    """Where a gradient enters the graph: a node and which of its outputs (as PyTorch's
+    ``torch.autograd.graph.GradientEdge``); accepted wherever ``grad``/``backward`` take
+    tensors to differentiate or to differentiate with respect to."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Node | None = None
 
 
 def gradient_edge(tensor) -> tuple:
