@@ -9,8 +9,10 @@ import itertools
 import weakref
 from typing import NamedTuple
 
+import numpy as np
+
 from .._tensor import Tensor, _wrap
-from .saved import SavedTensors
+from .saved import SavedTensors, _Packed
 
 _sequence = itertools.count()
 
@@ -221,6 +223,8 @@ class OpNode(Node):
         data = self._saved.output
         if data is None:
             return None
+        if type(data) is not np.ndarray and type(data) is not tuple:
+            data = self._saved.output_arrays()  # packed by a saved tensors hook
         if self.num_outputs == 1:
             out = _wrap(data, True)
             out.grad_fn = self
@@ -253,8 +257,10 @@ class OpNode(Node):
         freed = saved.released
         out = [
             (f"input {i}", None if freed else a, tuple(a._data.shape))
-            for i, a in enumerate(saved.values)
             if isinstance(a, Tensor)
+            else (f"input {i}", None, tuple(a.shape))  # kept by a saved tensors pack hook
+            for i, a in enumerate(saved.values)
+            if isinstance(a, Tensor) or type(a) is _Packed
         ]
         result = saved.output
         if type(result) is tuple:

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _dtype
 from .._engine import grad_mode
+from .._engine.saved import before_write, write_watchers
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, Linear
@@ -180,6 +181,8 @@ def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
     out = _fit_to_target(target, out, op)
     if out.grad_fn is not None:
         _detach_saved_target(out, target)
+    if write_watchers:  # allow_mutation_on_saved_tensors: clone saved values first
+        before_write(target)
     try:
         np.copyto(target._data, out._data)
     except ValueError as exc:
