@@ -137,6 +137,10 @@ def _check_target(target: Tensor, op: str) -> None:
         base = target._base
         if base is not None and base.grad_fn is None and base._requires_grad:
             raise _leaf_error(op, "a view of a leaf Tensor")
+        # A view a custom Function returned (autograd.function): refused, as in PyTorch.
+        refusal = getattr(target._view_fn, "refuses_inplace", None)
+        if refusal is not None:
+            raise RuntimeError(f"{op}: {refusal}")
 
 
 def _fit_to_target(target: Tensor, out: Tensor, op: str) -> Tensor:

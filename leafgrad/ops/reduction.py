@@ -74,7 +74,8 @@ def _mean_forward(x, *, dim, keepdim, dtype=None):
 def _mean_grad(grad, x, result, *, dim, keepdim, dtype=None):
     shape = x._data.shape
     count = x._data.size if dim is None or not shape else int(np.prod([shape[d] for d in dim]))
-    return _restore(grad / count, shape, dim, keepdim)
+    # Divided after expanding, as PyTorch does: the result is a fresh, writable gradient.
+    return _restore(grad, shape, dim, keepdim) / count
 
 
 _mean_all = primitive(
