@@ -29,6 +29,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     slicing,
     softmax,
     statistics,
+    strided,
 )
 from .inplace import inplace
 
