@@ -110,3 +110,41 @@ def test_transpose_in_place_refuses_leaves_and_their_views(torch):
         torch.ones(2, 3, requires_grad=True).transpose_(0, 1)
     with pytest.raises(RuntimeError):
         torch.arange(6.0, requires_grad=True).reshape(2, 3).transpose_(0, 1)
+
+
+# ----- out= -----
+
+
+def test_out_refuses_inputs_that_require_grad_while_grad_mode_is_on(torch):
+    a = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="out="):
+        torch.exp(a, out=torch.empty(2))
+    with pytest.raises(RuntimeError, match="out="):
+        torch.exp(torch.ones(2), out=torch.empty(2, requires_grad=True))
+    with pytest.raises(RuntimeError, match="out="):
+        torch.cat([a, a], out=torch.empty(4))
+    with torch.no_grad():
+        out = torch.empty(2)
+        assert torch.exp(a, out=out) is out
+    assert not out.requires_grad and out._version == 1
+
+
+def test_out_receives_the_result_in_its_dtype(torch):
+    a = torch.ones(2)
+    out = torch.zeros(2, dtype=torch.float64)
+    assert torch.exp(a, out=out) is out and out.dtype == torch.float64
+    assert abs(out[0].item() - 2.718281828459045) < 1e-6  # computed in float32, then cast
+    buffer = torch.empty(4)
+    assert torch.cat([a, a * 2], out=buffer) is buffer
+    assert buffer.tolist() == [1.0, 1.0, 2.0, 2.0]
+    stacked = torch.empty(2, 2)
+    assert torch.stack([a, a], out=stacked) is stacked and stacked.tolist() == [[1.0, 1.0]] * 2
+    with pytest.raises(RuntimeError):
+        torch.exp(a, out=torch.zeros(2, dtype=torch.int64))
+
+
+def test_out_of_another_shape_is_resized_with_a_warning(torch):
+    out = torch.empty(3)
+    with pytest.warns(UserWarning):
+        torch.exp(torch.zeros(2), out=out)
+    assert tuple(out.shape) == (2,) and out.tolist() == [1.0, 1.0]
