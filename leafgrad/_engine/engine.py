@@ -13,25 +13,14 @@ from . import anomaly, grad_mode
 from .graph import AccumulateGrad, Node
 from .plan import Plan, plan_backward
 
-
-class _GraphTask:
-    """One running backward call: what ``register_multi_grad_hook`` asks about."""
-
-    __slots__ = ("captures", "id", "plan", "roots")
-
-    def __init__(self, plan: Plan, roots: list, captures: bool) -> None:
-        self.id = next(_task_ids)
-        self.plan = plan
-        self.roots = roots
-        self.captures = captures
-
-
 _task_ids = itertools.count()
 
 
 class _Tasks(threading.local):
     def __init__(self) -> None:
-        self.stack: list = []  # backward calls running in this thread (a hook may start one)
+        # The backward calls running in this thread (a hook may start one), innermost last:
+        # (id, plan, roots, whether grad() captures), for register_multi_grad_hook.
+        self.stack: list = []
 
 
 _tasks = _Tasks()
@@ -40,7 +29,7 @@ _tasks = _Tasks()
 def current_graph_task_id() -> int:
     """The id of the innermost backward call running in this thread (-1 outside one)."""
     stack = _tasks.stack
-    return stack[-1].id if stack else -1
+    return stack[-1][0] if stack else -1
 
 
 def will_engine_execute_node(node: Node) -> bool:
@@ -51,11 +40,10 @@ def will_engine_execute_node(node: Node) -> bool:
         raise RuntimeError(
             "will_engine_execute_node: no backward call is running; call it from a hook"
         )
-    task = _tasks.stack[-1]
-    plan = task.plan
+    _, plan, roots, captures = _tasks.stack[-1]
     if plan.to_run is None:
-        return node in plan.deps or any(node is root for root, _ in task.roots)
-    if task.captures and node in plan.capture_at:
+        return node in plan.deps or any(node is root for root, _ in roots)
+    if captures and node in plan.capture_at:
         if type(node) is AccumulateGrad:
             raise RuntimeError(
                 "asked whether autograd.grad() runs the AccumulateGrad node of a leaf it "
@@ -89,32 +77,28 @@ def execute(
     buffers = _seed(roots, root_grads)
     ready = [(-n.sequence_nr, id(n), n) for n in buffers if n not in plan.deps]
     heapq.heapify(ready)
-    _tasks.stack.append(_GraphTask(plan, roots, capture is not None))
-    try:
-        _loop(ready, buffers, plan, captured, keep_graph, create_graph)
-    finally:
-        _tasks.stack.pop()
-    return captured
-
-
-def _loop(ready, buffers, plan, captured, keep_graph, create_graph) -> None:
-    """Run the nodes in topological order (see ``execute``)."""
+    stack = _tasks.stack
+    stack.append((next(_task_ids), plan, roots, capture is not None))
     to_run = plan.to_run
-    with grad_mode.set_grad_enabled(create_graph):
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grads = buffers.pop(node, None) or [None] * node.num_outputs
-            if to_run is None or node in to_run:
-                outs = _run(node, grads, plan, captured, create_graph)
-                if not keep_graph:
-                    node.release()
-            else:
-                outs = None
-                if node in plan.hooks_only:
-                    _run_tensor_pre_hooks(node, grads)
-                    if node in plan.capture_at:
-                        _capture(node, grads, plan, captured)
-            _send(node, outs, buffers, plan.deps, ready)
+    try:
+        with grad_mode.set_grad_enabled(create_graph):
+            while ready:
+                node = heapq.heappop(ready)[2]
+                grads = buffers.pop(node, None) or [None] * node.num_outputs
+                if to_run is None or node in to_run:
+                    outs = _run(node, grads, plan, captured, create_graph)
+                    if not keep_graph:
+                        node.release()
+                else:
+                    outs = None
+                    if node in plan.hooks_only:
+                        _run_tensor_pre_hooks(node, grads)
+                        if node in plan.capture_at:
+                            _capture(node, grads, plan, captured)
+                _send(node, outs, buffers, plan.deps, ready)
+    finally:
+        stack.pop()
+    return captured
 
 
 def _run(node: Node, grads: list, plan: Plan, captured: list, create_graph: bool):
@@ -132,24 +116,19 @@ def _run(node: Node, grads: list, plan: Plan, captured: list, create_graph: bool
     if node._pre_hooks:
         grads = _run_pre_hooks(node, grads)
     if type(node) is AccumulateGrad:
-        _accumulate(node, grads, create_graph)
+        # A leaf's sink: accumulation, the leaf's post-accumulate-grad hooks, the node's
+        # post hooks (``fn((), grad_outputs)``).
+        leaf = node._variable()
+        if leaf is not None:
+            if grads[0] is not None:
+                accumulate_grad(leaf, grads[0], create_graph)
+            if leaf._post_accumulate_hooks:
+                for fn in list(leaf._post_accumulate_hooks.values()):
+                    fn(leaf)
+        if node._post_hooks:
+            _run_post_hooks(node, (), grads)
         return None
     return _call_rule(node, grads, plan.to_feed)
-
-
-def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
-    """A leaf's sink: accumulation, the leaf's post-accumulate-grad hooks, the node's post
-    hooks (``fn((), grad_outputs)``); the hooks run even when no gradient arrived."""
-    leaf = node.variable
-    if leaf is not None:
-        if grads[0] is not None:
-            accumulate_grad(leaf, grads[0], create_graph)
-        hooks = leaf._post_accumulate_hooks
-        if hooks:
-            for fn in list(hooks.values()):
-                fn(leaf)
-    if node._post_hooks:
-        _run_post_hooks(node, (), grads)
 
 
 def _send(node: Node, outs: list | None, buffers: dict, deps: dict, ready: list) -> None:
