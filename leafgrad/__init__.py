@@ -53,6 +53,7 @@ from .ops.shape import *  # noqa: F403
 from .ops.slicing import *  # noqa: F403
 from .ops.softmax import *  # noqa: F403
 from .ops.statistics import *  # noqa: F403
+from .ops.strided import *  # noqa: F403
 from ._engine.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from ._engine.grad_mode import (  # noqa: F401
     enable_grad,

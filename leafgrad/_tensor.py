@@ -490,16 +490,24 @@ class Tensor:
         return strides[_normalize_dim(dim, self._data.ndim, "stride")]
 
     def storage_offset(self) -> int:
-        base = self._data.base
-        while isinstance(base, np.ndarray) and base.base is not None:
-            base = base.base
-        if not isinstance(base, np.ndarray):
-            return 0
-        offset = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-        return offset // self._data.itemsize
+        from ._storage import storage_offset  # why: _storage imports _tensor
+
+        return storage_offset(self._data)
 
     def data_ptr(self) -> int:
         return self._data.__array_interface__["data"][0]
+
+    def untyped_storage(self):
+        """The memory this tensor and its views share, as bytes (``data_ptr()``, ``nbytes()``)."""
+        from ._storage import untyped_storage  # why: _storage imports _tensor
+
+        return untyped_storage(self)
+
+    def storage(self):
+        """The memory as elements of this dtype (deprecated in PyTorch: it warns)."""
+        from ._storage import typed_storage  # why: _storage imports _tensor
+
+        return typed_storage(self)
 
 
 def _wrap(data: np.ndarray, requires_grad: bool = False) -> Tensor:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import heapq
+import itertools
+import threading
 
 import numpy as np
 
@@ -10,6 +12,46 @@ from .._tensor import Tensor, _wrap
 from . import anomaly, grad_mode
 from .graph import AccumulateGrad, Node
 from .plan import Plan, plan_backward
+
+_task_ids = itertools.count()
+
+
+class _Tasks(threading.local):
+    def __init__(self) -> None:
+        # The backward calls running in this thread (a hook may start one), innermost last:
+        # (id, plan, roots, whether grad() captures), for register_multi_grad_hook.
+        self.stack: list = []
+
+
+_tasks = _Tasks()
+
+
+def current_graph_task_id() -> int:
+    """The id of the innermost backward call running in this thread (-1 outside one)."""
+    stack = _tasks.stack
+    return stack[-1][0] if stack else -1
+
+
+def will_engine_execute_node(node: Node) -> bool:
+    """Whether the running backward call runs ``node`` (or, under ``grad()``, captures at
+    it). RuntimeError outside a backward call, and for a leaf's accumulator under ``grad()``
+    (as in PyTorch)."""
+    if not _tasks.stack:
+        raise RuntimeError(
+            "will_engine_execute_node: no backward call is running; call it from a hook"
+        )
+    _, plan, roots, captures = _tasks.stack[-1]
+    if plan.to_run is None:
+        return node in plan.deps or any(node is root for root, _ in roots)
+    if captures and node in plan.capture_at:
+        if type(node) is AccumulateGrad:
+            raise RuntimeError(
+                "asked whether autograd.grad() runs the AccumulateGrad node of a leaf it "
+                "returns the gradient of: it captures the gradient there instead (not supported, "
+                "as in PyTorch)"
+            )
+        return True
+    return node in plan.to_run
 
 
 def execute(
@@ -31,32 +73,42 @@ def execute(
     ``.grad``. Without ``keep_graph`` each node releases its saved tensors once it has run.
     """
     plan = plan_backward([n for n, _ in roots], capture, inputs)
-    to_run = plan.to_run
     captured = [None] * (len(capture) if capture else 0)
     buffers = _seed(roots, root_grads)
     ready = [(-n.sequence_nr, id(n), n) for n in buffers if n not in plan.deps]
     heapq.heapify(ready)
-    with grad_mode.set_grad_enabled(create_graph):
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grads = buffers.pop(node, None) or [None] * node.num_outputs
-            if to_run is None or node in to_run:
-                outs = _run(node, grads, plan, captured, create_graph)
-                if not keep_graph:
-                    node.release()
-            else:
-                outs = None
-                if node in plan.hooks_only:
-                    _run_tensor_pre_hooks(node, grads)
-                    if node in plan.capture_at:
-                        _capture(node, grads, plan, captured)
-            _send(node, outs, buffers, plan.deps, ready)
+    stack = _tasks.stack
+    stack.append((next(_task_ids), plan, roots, capture is not None))
+    to_run = plan.to_run
+    try:
+        with grad_mode.set_grad_enabled(create_graph):
+            while ready:
+                node = heapq.heappop(ready)[2]
+                grads = buffers.pop(node, None) or [None] * node.num_outputs
+                if to_run is None or node in to_run:
+                    outs = _run(node, grads, plan, captured, create_graph)
+                    if not keep_graph:
+                        node.release()
+                else:
+                    outs = None
+                    if node in plan.hooks_only:
+                        _run_tensor_pre_hooks(node, grads)
+                        if node in plan.capture_at:
+                            _capture(node, grads, plan, captured)
+                _send(node, outs, buffers, plan.deps, ready)
+    finally:
+        stack.pop()
     return captured
 
 
 def _run(node: Node, grads: list, plan: Plan, captured: list, create_graph: bool):
     """Capture, hooks, then the rule (or, at a leaf, accumulation): the gradients for the
-    node's edges, or None if it computes none."""
+    node's edges, or None if it computes none.
+
+    PyTorch's order: tensor pre-hooks (then retain_grad), node pre-hooks, the rule or the
+    accumulation (then post-accumulate-grad hooks), node post-hooks; every hook runs even
+    when no gradient arrived (it then sees None).
+    """
     if node in plan.capture_at:  # before the node's own hooks, as in PyTorch
         _capture(node, grads, plan, captured)
     if node._tensor_pre_hooks or node._retain_grad_hooks or type(node) is AccumulateGrad:
@@ -64,9 +116,17 @@ def _run(node: Node, grads: list, plan: Plan, captured: list, create_graph: bool
     if node._pre_hooks:
         grads = _run_pre_hooks(node, grads)
     if type(node) is AccumulateGrad:
-        leaf = node.variable
-        if grads[0] is not None and leaf is not None:
-            accumulate_grad(leaf, grads[0], create_graph)
+        # A leaf's sink: accumulation, the leaf's post-accumulate-grad hooks, the node's
+        # post hooks (``fn((), grad_outputs)``).
+        leaf = node._variable()
+        if leaf is not None:
+            if grads[0] is not None:
+                accumulate_grad(leaf, grads[0], create_graph)
+            if leaf._post_accumulate_hooks:
+                for fn in list(leaf._post_accumulate_hooks.values()):
+                    fn(leaf)
+        if node._post_hooks:
+            _run_post_hooks(node, (), grads)
         return None
     return _call_rule(node, grads, plan.to_feed)
 
@@ -113,26 +173,51 @@ def _capture(node: Node, grads: list, plan: Plan, captured: list) -> None:
 
 
 def _call_rule(node: Node, grads: list, to_feed) -> list | None:
-    """The node's rule and post hooks: gradients for its edges, or None if it has none to
-    compute (no gradient arrived, or no edge leads where one is needed)."""
-    if grads[0] is None if len(grads) == 1 else all(g is None for g in grads):
-        return None
-    if to_feed is None:
-        needs = [n is not None for n, _ in node.next_functions]
-    else:
-        needs = [n is not None and n in to_feed for n, _ in node.next_functions]
-    if True not in needs:
-        return None
-    if anomaly.state.enabled:
-        outs = _apply_watched(node, grads, needs)
-    else:
-        outs = node.apply(grads, needs)
+    """The node's rule and post hooks: gradients for its edges, or None if it computes none
+    (no gradient arrived, or no edge leads where one is needed).
+
+    A custom Function's backward runs even when no gradient arrived (it sees zeros, or None
+    after ``ctx.set_materialize_grads(False)``), as in PyTorch.
+    """
+    outs = None
+    if not (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)) or (
+        node._runs_without_grads
+    ):
+        if to_feed is None:
+            needs = [n is not None for n, _ in node.next_functions]
+        else:
+            needs = [n is not None and n in to_feed for n, _ in node.next_functions]
+        if True in needs:
+            if anomaly.state.enabled:
+                outs = _apply_watched(node, grads, needs)
+            else:
+                outs = node.apply(grads, needs)
     if node._post_hooks:
-        for fn in list(node._post_hooks.values()):
-            new = fn(tuple(outs), tuple(grads))
-            if new is not None:
-                outs = list(new)
+        if outs is None:
+            outs = [None] * len(node.next_functions)
+        outs = _run_post_hooks(node, tuple(outs), grads)
     return outs
+
+
+def _run_post_hooks(node: Node, grad_inputs: tuple, grad_outputs: list) -> list:
+    """``fn(grad_inputs, grad_outputs)`` for each post hook; each may replace grad_inputs."""
+    grad_outputs = tuple(grad_outputs)
+    for fn in list(node._post_hooks.values()):
+        new = fn(grad_inputs, grad_outputs)
+        if new is not None:
+            grad_inputs = _hook_values(fn, new, len(grad_inputs))
+    return list(grad_inputs)
+
+
+def _hook_values(fn, new, expected: int) -> tuple:
+    """A node hook's replacement values, checked for their count."""
+    new = tuple(new) if isinstance(new, (tuple, list)) else (new,)
+    if len(new) != expected:
+        raise RuntimeError(
+            f"hook '{getattr(fn, '__name__', fn)}' has returned an incorrect number of values "
+            f"(got {len(new)}, but expected {expected})"
+        )
+    return new
 
 
 def _apply_watched(node: Node, buffer: list, needs: list) -> list:
@@ -152,7 +237,7 @@ def _run_pre_hooks(node: Node, grads: list) -> list:
     for fn in list(node._pre_hooks.values()):
         new = fn(tuple(grads))
         if new is not None:
-            grads = list(new)
+            grads = list(_hook_values(fn, new, len(grads)))
     return grads
 
 
@@ -163,9 +248,8 @@ def _run_tensor_pre_hooks(node: Node, buffer: list) -> None:
         leaf = node.variable
         hooks = {0: leaf._backward_hooks} if leaf is not None and leaf._backward_hooks else None
     if hooks:
+        # Called with None too where no gradient arrived for that output, as in PyTorch.
         for nr, fns in hooks.items():
-            if buffer[nr] is None:
-                continue
             for fn in list(fns.values()):
                 new = fn(buffer[nr])
                 if new is not None:
@@ -179,6 +263,11 @@ def _run_tensor_pre_hooks(node: Node, buffer: list) -> None:
 
 
 def _check_hook_result(node: Node, old, new) -> None:
+    if old is None:
+        raise RuntimeError(
+            f"a hook on a tensor of {node.name()} returned a gradient where none arrived: "
+            "can't replace a None gradient with a non-None value"
+        )
     if not isinstance(new, Tensor):
         raise TypeError(
             f"a hook on a tensor of {node.name()} returned {type(new).__name__}, "
@@ -193,7 +282,7 @@ def _check_hook_result(node: Node, old, new) -> None:
 
 
 def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
-    """Add ``grad`` into ``var.grad`` as PyTorch's AccumulateGrad does, then run its hooks.
+    """Add ``grad`` into ``var.grad`` as PyTorch's AccumulateGrad does.
 
     Without ``create_graph`` the first gradient is stored as a detached copy and later ones
     are added *in place*, so a ``.grad`` tensor the user holds sees the new total. With it
@@ -217,10 +306,6 @@ def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
             old._bump_version()
         else:  # e.g. a read-only broadcast view assigned to .grad by the user
             var._grad = _wrap(data + add)
-    hooks = var._post_accumulate_hooks
-    if hooks:
-        for fn in list(hooks.values()):
-            fn(var)
 
 
 def _validate(node: Node, i: int, grad) -> Tensor:

@@ -10,7 +10,7 @@ import numpy as np
 from .._exposure import public
 from .._tensor import Tensor, _wrap
 from .engine import execute
-from .graph import gradient_edge
+from .graph import GradientEdge, gradient_edge
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the "
@@ -30,8 +30,8 @@ UNUSED_INPUT_MESSAGE = (
 
 
 def _as_tuple(x, what: str) -> tuple:
-    """A Tensor becomes a 1-tuple; any other iterable (list, generator, ...) a tuple."""
-    if isinstance(x, Tensor):
+    """A Tensor (or GradientEdge) becomes a 1-tuple; any other iterable a tuple."""
+    if isinstance(x, (Tensor, GradientEdge)):
         return (x,)
     if x is None:
         return ()
@@ -59,6 +59,14 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, caller: str) -> list:
     """Seed gradients: ones for single-element outputs, else the user's (checked)."""
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if isinstance(out, GradientEdge):
+            if g is None:
+                raise RuntimeError(
+                    f"{caller}: output {i} is a GradientEdge, whose shape is unknown, so its "
+                    "gradient cannot be implicitly created (as for scalar outputs); pass one"
+                )
+            grads.append(g)
+            continue
         if not isinstance(out, Tensor):
             raise TypeError(f"{caller}: outputs[{i}] must be a Tensor, got {type(out).__name__}")
         if g is None:
@@ -91,7 +99,7 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, caller: str) -> list:
 def _roots(outputs: tuple, grads: list, caller: str) -> tuple[list, list]:
     roots, seeds = [], []
     for i, (out, g) in enumerate(zip(outputs, grads)):
-        edge = gradient_edge(out)
+        edge = (out.node, out.output_nr) if isinstance(out, GradientEdge) else gradient_edge(out)
         if edge[0] is None:
             raise RuntimeError(
                 f"{caller}: element {i} of the outputs does not require grad and has no "
@@ -157,6 +165,9 @@ def backward(
     if inputs is not None:
         edges = []
         for i, t in enumerate(inputs):
+            if isinstance(t, GradientEdge):
+                edges.append((t.node, t.output_nr))
+                continue
             if not isinstance(t, Tensor):
                 raise TypeError(f"backward: inputs[{i}] must be a Tensor, got {type(t).__name__}")
             if not t._requires_grad:
@@ -225,6 +236,14 @@ def grad(
     roots, seeds = _roots(outputs, grads, "autograd.grad")
     edges = []
     for i, t in enumerate(input_tuple):
+        if isinstance(t, GradientEdge):
+            if materialize_grads:
+                raise RuntimeError(
+                    f"autograd.grad: input {i} is a GradientEdge, whose shape is unknown, so "
+                    "materialize_grads=True cannot make zeros for it"
+                )
+            edges.append((t.node, t.output_nr))
+            continue
         if not isinstance(t, Tensor):
             raise TypeError(f"autograd.grad: inputs[{i}] must be a Tensor, got {type(t).__name__}")
         if not t._requires_grad:
@@ -240,7 +259,8 @@ def grad(
     for i, (t, g) in enumerate(zip(input_tuple, captured)):
         if g is None:
             if not allow_unused:
-                raise RuntimeError(UNUSED_INPUT_MESSAGE.format(i=i, shape=list(t._data.shape)))
+                shape = "unknown" if isinstance(t, GradientEdge) else list(t._data.shape)
+                raise RuntimeError(UNUSED_INPUT_MESSAGE.format(i=i, shape=shape))
             if materialize_grads:
                 g = _wrap(np.zeros_like(t._data), create_graph)
         result.append(g)

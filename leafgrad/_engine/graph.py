@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from typing import NamedTuple
+
+import numpy as np
 
 from .._tensor import Tensor, _wrap
-from .saved import SavedTensors
+from .saved import SavedTensors, _Packed
 
 _sequence = itertools.count()
 
@@ -59,9 +62,13 @@ class Node:
         self._saved = None  # SavedTensors, for nodes whose rule needs values
 
     num_outputs = 1
+    _runs_without_grads = False  # True: ``apply`` runs even when no gradient arrived
 
     def name(self) -> str:
         return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        return self.sequence_nr
 
     def apply(self, grads: list, needs: list) -> list:
         """Input grads, one per ``next_functions`` entry (None where not needed)."""
@@ -142,6 +149,16 @@ class AccumulateGrad(Node):
 NO_GRAD_VIEW = object()
 
 
+class GradientEdge(NamedTuple):
+    """Where a gradient enters the graph: a node and which of its outputs (as PyTorch's
+    ``torch.autograd.graph.GradientEdge``); accepted wherever ``grad``/``backward`` take
+    tensors to differentiate or to differentiate with respect to."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Node | None = None
+
+
 def gradient_edge(tensor) -> tuple:
     """``(node, output_nr)`` where a gradient for ``tensor`` enters the graph."""
     fn = tensor.grad_fn
@@ -206,6 +223,8 @@ class OpNode(Node):
         data = self._saved.output
         if data is None:
             return None
+        if type(data) is not np.ndarray and type(data) is not tuple:
+            data = self._saved.output_arrays()  # packed by a saved tensors hook
         if self.num_outputs == 1:
             out = _wrap(data, True)
             out.grad_fn = self
@@ -238,8 +257,10 @@ class OpNode(Node):
         freed = saved.released
         out = [
             (f"input {i}", None if freed else a, tuple(a._data.shape))
-            for i, a in enumerate(saved.values)
             if isinstance(a, Tensor)
+            else (f"input {i}", None, tuple(a.shape))  # kept by a saved tensors pack hook
+            for i, a in enumerate(saved.values)
+            if isinstance(a, Tensor) or type(a) is _Packed
         ]
         result = saved.output
         if type(result) is tuple:

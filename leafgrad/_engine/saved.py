@@ -5,14 +5,21 @@ version each saved tensor has when saved, checks it when backward unpacks the va
 in-place change in between raises a RuntimeError naming the node), and ``release`` drops the
 values after a backward without ``retain_graph``, so that using them again raises the
 RuntimeError that points to ``retain_graph=True``.
+
+Saved tensors hooks (``autograd.graph.saved_tensors_hooks``) replace each saved tensor by
+what ``pack(tensor)`` returns and give the values back through ``unpack(packed)`` each time
+backward reads them, as PyTorch's do; packed values are not version-checked.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _wrap
+from . import grad_mode
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or to read saved tensors after "
@@ -31,6 +38,112 @@ _CTX_SAVE_MODIFIED = (
     "one of the tensors {owner} saved with save_for_backward (index {index}) was modified in "
     "place: it is at version {now}, expected {then}. Clone it before modifying it."
 )
+
+
+class _HookState(threading.local):
+    def __init__(self) -> None:
+        self.stack: list = []  # (pack, unpack) pairs pushed in this thread, innermost last
+        self.disabled = None  # the error message while saved tensors hooks are disabled
+
+
+_hooks = _HookState()
+_pushed = 0  # pairs pushed in any thread: saving checks the thread's stack only if nonzero
+
+
+def push_hooks(pack, unpack) -> None:
+    """Pack and unpack every tensor saved from now on in this thread (until ``pop_hooks``)."""
+    global _pushed
+    if _hooks.disabled is not None:
+        raise RuntimeError(_hooks.disabled)
+    _hooks.stack.append((pack, unpack))
+    _pushed += 1
+
+
+def pop_hooks() -> None:
+    global _pushed
+    _hooks.stack.pop()
+    _pushed -= 1
+
+
+def disable_hooks(message: str | None):
+    """Refuse saved tensors hooks with ``message`` (None: allow them again); returns the
+    previous message. RuntimeError(message) if hooks are in use in this thread now."""
+    if message is not None and _hooks.stack:
+        raise RuntimeError(message)
+    previous = _hooks.disabled
+    _hooks.disabled = message
+    return previous
+
+
+# Called with a tensor just before an in-place op writes into its memory (ops/inplace.py):
+# allow_mutation_on_saved_tensors clones saved values there.
+write_watchers: list = []
+
+
+def before_write(tensor: Tensor) -> None:
+    for watch in list(write_watchers):
+        watch(tensor)
+
+
+class _Packed:
+    """A saved tensor as ``pack`` returned it, with what autograd needs to rebuild it: the
+    grad_fn or accumulator it hangs from, its shape and dtype."""
+
+    __slots__ = (
+        "accumulator",
+        "dtype",
+        "grad_fn",
+        "output_nr",
+        "packed",
+        "requires_grad",
+        "shape",
+        "unpack_hook",
+    )
+
+    def __init__(self, tensor: Tensor, pack, unpack) -> None:
+        counter = tensor._shared_version_counter()
+        version = counter[0]
+        with grad_mode.no_grad():  # as in PyTorch, the pack hook records nothing
+            self.packed = pack(tensor)
+        if counter[0] != version:
+            raise RuntimeError(
+                "a saved tensors pack hook modified its input in place; the tensors a pack "
+                "hook receives are the ones backward needs: pack a copy instead"
+            )
+        self.unpack_hook = unpack
+        self.grad_fn = tensor.grad_fn
+        self.output_nr = tensor._output_nr
+        self.requires_grad = tensor._requires_grad
+        self.accumulator = None
+        if self.grad_fn is None and self.requires_grad:
+            from .graph import gradient_edge  # why: graph imports this module
+
+            self.accumulator = gradient_edge(tensor)[0]
+        self.shape = tensor._data.shape
+        self.dtype = tensor._data.dtype
+
+    def unpack(self) -> Tensor:
+        """``unpack(packed)``, carrying the saved tensor's place in the graph."""
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                "a saved tensors unpack hook must return a Tensor, but it returned "
+                f"{type(t).__name__}"
+            )
+        if (
+            t.grad_fn is self.grad_fn
+            and t._output_nr == self.output_nr
+            and t._requires_grad == self.requires_grad
+            and (self.accumulator is None or t._accumulator is self.accumulator)
+        ):
+            return t
+        out = _wrap(t._data, self.requires_grad)
+        if self.grad_fn is not None:
+            out.grad_fn = self.grad_fn
+            out._output_nr = self.output_nr
+        elif self.accumulator is not None:
+            out._accumulator = self.accumulator
+        return out
 
 
 def _versions(values: tuple) -> list:
@@ -64,6 +177,7 @@ class SavedTensors:
     __slots__ = (
         "_from_ctx",
         "_output_guard",
+        "_packed",
         "_released",
         "_values",
         "_versions",
@@ -87,6 +201,21 @@ class SavedTensors:
         self.output_tangents = None  # forward mode: the saved output's tangents
         self._released = False
         self._from_ctx = from_ctx
+        self._packed = False
+        if _pushed and check_versions and _hooks.stack:
+            self._pack_values()
+
+    def _pack_values(self) -> None:
+        """Keep what the innermost saved tensors hooks' ``pack`` makes of each tensor."""
+        pack, unpack = _hooks.stack[-1]
+        values = list(self._values)
+        for i, a in enumerate(values):
+            if isinstance(a, Tensor):
+                values[i] = _Packed(a, pack, unpack)
+                self._packed = True
+        if self._packed:
+            self._values = tuple(values)
+            self._versions = None  # as in PyTorch, packed values are not version-checked
 
     def __len__(self) -> int:
         return len(self._values)
@@ -105,14 +234,27 @@ class SavedTensors:
         return self._values[i] if i < len(self._values) else None
 
     def save_output(self, data, tensor: Tensor) -> None:
-        """Keep the output arrays ``data``; ``tensor``'s version counter guards them."""
+        """Keep the output arrays ``data``; ``tensor``'s version counter guards them (under
+        saved tensors hooks: what ``pack(tensor)`` returns, unguarded)."""
+        if _pushed and _hooks.stack and type(data) is not tuple:
+            pack, unpack = _hooks.stack[-1]
+            self.output = _PackedOutput(_Packed(tensor, pack, unpack))
+            return
         self.output = data
         counter = tensor._shared_version_counter()
         self._output_guard = (counter, counter[0])
 
+    def output_arrays(self):
+        """The saved output's arrays (through the unpack hook if it was packed)."""
+        output = self.output
+        if type(output) is _PackedOutput:
+            return output.saved.unpack()._data
+        return output
+
     def guard_output_with(self, tensor: Tensor) -> None:
         """Watch ``tensor``'s version counter for the saved output (it holds those values)."""
-        if self.output is not None and not self._released:
+        output = self.output
+        if output is not None and not self._released and type(output) is not _PackedOutput:
             counter = tensor._shared_version_counter()
             self._output_guard = (counter, counter[0])
 
@@ -143,6 +285,8 @@ class SavedTensors:
         guard = self._output_guard
         if guard is not None and guard[0][0] != guard[1]:
             raise self._modified(owner, None, guard[0][0], guard[1])
+        if self._packed:
+            return tuple(a.unpack() if type(a) is _Packed else a for a in self._values)
         return self._values
 
     def check_not_released(self, owner: str) -> None:
@@ -179,6 +323,23 @@ class SavedTensors:
             self.output = _FreedArray(output.shape, output.dtype, owner)
 
 
+class _PackedOutput:
+    """A saved output kept by a pack hook; its shape and dtype stay readable."""
+
+    __slots__ = ("saved",)
+
+    def __init__(self, saved: _Packed) -> None:
+        self.saved = saved
+
+    @property
+    def shape(self) -> tuple:
+        return self.saved.shape
+
+    @property
+    def dtype(self):
+        return self.saved.dtype
+
+
 class _ReleasedValues:
     """The values of released saves: stand-ins that know only shapes and dtypes.
 
@@ -192,6 +353,8 @@ class _ReleasedValues:
         self._metas = [
             (True, a._data.shape, a._data.dtype, a._requires_grad)
             if (type(a) is Tensor or isinstance(a, Tensor))
+            else (True, a.shape, a.dtype, a.requires_grad)
+            if type(a) is _Packed
             else (False, a)
             for a in values
         ]

@@ -17,7 +17,7 @@ from .._engine.grad_mode import (
     set_grad_enabled,
 )
 from .._engine.graph import Node
-from . import functional
+from . import functional, graph
 from .explain import explain
 from .function import BackwardCFunction, Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -46,5 +46,5 @@ __all__ = [
     "GradcheckError", "explain", "Function", "FunctionCtx", "BackwardCFunction",
     "once_differentiable", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "functional", "grad_mode", "Variable",
-    "set_multithreading_enabled",
+    "set_multithreading_enabled", "graph",
 ]  # fmt: skip

@@ -13,11 +13,13 @@ import warnings
 import numpy as np
 
 from .._dtype import from_numpy_dtype
+from .._engine import forward as _forward
 from .._engine import grad_mode
 from .._engine.graph import Node, gradient_edge
 from .._engine.saved import SavedTensors
 from .._tensor import Tensor, _wrap
 from ..ops.broadcast import sum_to
+from ..ops.inplace import apply_inplace
 
 _NO_EDGE = (None, 0)
 
@@ -34,6 +36,16 @@ class FunctionCtx:
                 )
         self._to_save = tensors
 
+    def save_for_forward(self, *tensors) -> None:
+        """Keep tensors for ``jvp`` (read there through ``ctx.saved_tensors``)."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_forward can only save tensors (or None), but argument {i} is "
+                    f"{type(t).__name__}; keep other values as attributes of ctx"
+                )
+        self._to_save_forward = tensors
+
     def mark_non_differentiable(self, *tensors) -> None:
         self._non_differentiable = {id(t) for t in tensors}
 
@@ -47,6 +59,8 @@ class FunctionCtx:
 class BackwardCFunction(Node, FunctionCtx):
     """The grad_fn of a custom Function's outputs; also the ``ctx`` its methods see."""
 
+    _runs_without_grads = True  # backward is called with zeros (or None) as in PyTorch
+
     def __init__(self, cls, next_functions) -> None:
         Node.__init__(self, next_functions)
         self._cls = cls
@@ -57,6 +71,8 @@ class BackwardCFunction(Node, FunctionCtx):
         self._materialize_grads = True
         self._input_meta = ()
         self._output_meta = ()
+        self._to_save_forward = None
+        self._saved_forward = None  # while jvp runs: what save_for_forward kept
         self.needs_input_grad = ()
 
     def name(self) -> str:
@@ -64,6 +80,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple:
+        if self._saved_forward is not None:
+            return self._saved_forward
         return tuple(self._saved.unpack(self.name()))
 
     saved_variables = saved_tensors
@@ -78,9 +96,10 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grads: list, needs: list) -> list:
         self._saved.check_not_released(self.name())
         if self._materialize_grads:
+            # Outputs that are not tensors get None, never zeros (as in PyTorch).
             grads = [
-                g if g is not None else _wrap(np.zeros(shape, dtype))
-                for g, (shape, dtype) in zip(grads, self._output_meta)
+                g if g is not None or meta is None else _wrap(np.zeros(*meta))
+                for g, meta in zip(grads, self._output_meta)
             ]
         result = self._cls.backward(self, *grads)
         if not isinstance(result, tuple):
@@ -154,28 +173,56 @@ class Function(metaclass=_FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError(
+            "a Function subclass must implement jvp (and keep what it needs with "
+            "ctx.save_for_forward) to be used with forward-mode AD"
+        )
+
+    @staticmethod
     def setup_context(ctx, inputs, output):
         raise NotImplementedError
+
+    @classmethod
+    def _backward_class(cls) -> type:
+        """The class of this Function's nodes, ``<Name>Backward`` (made once per Function)."""
+        node_cls = cls.__dict__.get("_backward_cls")
+        if node_cls is None:
+            node_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,), {})
+            cls._backward_cls = node_cls
+        return node_cls
 
     @classmethod
     def apply(cls, *args, **kwargs):
         tensor_args = [a for a in args if isinstance(a, Tensor)]
         record = grad_mode.is_grad_enabled() and any(t._requires_grad for t in tensor_args)
         edges = tuple(gradient_edge(a) if isinstance(a, Tensor) else _NO_EDGE for a in args)
-        node = BackwardCFunction(
+        node = cls._backward_class()(
             cls, tuple(e for a, e in zip(args, edges) if isinstance(a, Tensor))
         )
         node.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         node._input_meta = tuple(
             (a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args
         )
+        # Forward mode: the dual levels at which an input has a tangent; jvp gives the
+        # outputs theirs, so forward itself runs without forward mode (as in PyTorch).
+        levels = [
+            level
+            for level in _forward.state.levels
+            if any(_forward.tangent_of(a, level) is not None for a in tensor_args)
+        ]
         custom_setup = cls.setup_context is not Function.setup_context
-        with grad_mode.no_grad():
-            if custom_setup:
-                outputs = cls.forward(*args, **kwargs)
-                cls.setup_context(node, args, outputs)
-            else:
-                outputs = cls.forward(node, *args, **kwargs)
+        active_levels = _forward.state.levels
+        _forward.state.levels = []
+        try:
+            with grad_mode.no_grad():
+                if custom_setup:
+                    outputs = cls.forward(*args, **kwargs)
+                    cls.setup_context(node, args, outputs)
+                else:
+                    outputs = cls.forward(node, *args, **kwargs)
+        finally:
+            _forward.state.levels = active_levels
         is_tuple = isinstance(outputs, tuple)
         outs = outputs if is_tuple else (outputs,)
         wrapped = []
@@ -187,12 +234,15 @@ class Function(metaclass=_FunctionMeta):
                 record and id(o) not in node._non_differentiable and o._data.dtype.kind == "f"
             )
             if id(o) in node._dirty:
-                o._bump_version()
-                out = o
-            elif any(o is a for a in tensor_args) or o.grad_fn is not None or o._requires_grad:
+                wrapped.append(_dirty_output(node, o, i, differentiable))
+                continue
+            source = _aliased_input(o, tensor_args)
+            if source is not None or o.grad_fn is not None or o._requires_grad:
                 # A fresh tensor: never hand back an input (or a graph tensor) with new history.
                 out = _wrap(o._data)
                 out._version_counter = o._shared_version_counter()
+                if source is not None:
+                    _make_custom_view(out, source, cls.__name__, i)
             else:
                 out = o
             if differentiable:
@@ -202,11 +252,104 @@ class Function(metaclass=_FunctionMeta):
             wrapped.append(out)
         node.num_outputs = len(outs)
         node._output_meta = tuple(
-            (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float64)
-            for o in outs
+            (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outs
         )
         node._save(tuple(_saved_output(t, outs, wrapped) for t in node._to_save))
+        if levels:
+            _push_tangents(cls, node, args, outs, wrapped, levels)
         return tuple(wrapped) if is_tuple else wrapped[0]
+
+
+def _aliased_input(output: Tensor, inputs: list):
+    """The input whose memory ``output`` shares (an input returned as is, or a view of one)."""
+    for a in inputs:
+        if output is a or np.may_share_memory(output._data, a._data):
+            return a
+    return None
+
+
+_CUSTOM_VIEW_MESSAGE = (
+    "Output {i} of {name} is a view of an input and is being modified in place. It was made "
+    "inside a custom Function (or an input was returned as is), whose backward would be "
+    "bypassed by the view/in-place machinery, giving wrong gradients; this is forbidden. "
+    "Return a clone() from forward (or modify a clone of the output) instead."
+)
+
+
+class _RefuseInplace:
+    """The view function of a custom Function's view output: an in-place change of it (or
+    of a view of it) is refused, as PyTorch refuses it."""
+
+    __slots__ = ("refuses_inplace",)
+
+    def __init__(self, message: str) -> None:
+        self.refuses_inplace = message
+
+    def __call__(self, base):
+        raise RuntimeError(self.refuses_inplace)
+
+
+def _make_custom_view(out: Tensor, source: Tensor, name: str, i: int) -> None:
+    out._base = source._base if source._base is not None else source
+    out._version_counter = source._shared_version_counter()
+    out._view_fn = _RefuseInplace(_CUSTOM_VIEW_MESSAGE.format(i=i, name=name))
+
+
+def _dirty_output(node: BackwardCFunction, o: Tensor, i: int, differentiable: bool) -> Tensor:
+    """An input ``forward`` modified in place (``ctx.mark_dirty``): its history now ends in
+    ``node``; for a view, the base is rebased on it (CopySlices), as for in-place ops."""
+    if not differentiable:
+        o._bump_version()
+        return o
+    base = o._base
+    leaf = o if base is None else base
+    if leaf.grad_fn is None and leaf._requires_grad:
+        what = "a leaf Tensor" if base is None else "a view of a leaf Tensor"
+        raise RuntimeError(
+            f"{node.name()}: {what} that requires grad was modified in place by the Function "
+            "(ctx.mark_dirty); pass a clone() of it, or call the Function under no_grad()"
+        )
+    new = _wrap(o._data, True)
+    new.grad_fn = node
+    new._output_nr = i
+    return apply_inplace(o, new, node.name())
+
+
+def _push_tangents(cls, node, args, outs, wrapped, levels) -> None:
+    """Forward mode: ``cls.jvp(ctx, *input_tangents)`` gives the outputs' tangents."""
+    if cls.jvp is Function.jvp:
+        raise NotImplementedError(
+            f"{cls.__name__} has no jvp staticmethod: implement jvp(ctx, *input_tangents) "
+            "(with ctx.save_for_forward for what it needs) to use it with forward-mode AD"
+        )
+    to_save = node._to_save_forward or ()
+    node._saved_forward = tuple(_saved_output(t, outs, wrapped) for t in to_save)
+    try:
+        for level in levels:
+            tangents = []
+            for a in args:
+                t = _forward.tangent_of(a, level) if isinstance(a, Tensor) else None
+                if t is None and isinstance(a, Tensor) and node._materialize_grads:
+                    t = _wrap(np.zeros(a._data.shape, a._data.dtype))
+                tangents.append(t)
+            with _forward.suspended(level):
+                result = cls.jvp(node, *tangents)
+            results = result if isinstance(result, tuple) else (result,)
+            if len(results) != len(outs):
+                raise RuntimeError(
+                    f"{cls.__name__}.jvp returned {len(results)} tangent(s); expected one per "
+                    f"output of forward ({len(outs)})"
+                )
+            for out, t in zip(wrapped, results):
+                if isinstance(out, Tensor) and t is not None and out._data.dtype.kind == "f":
+                    if not isinstance(t, Tensor) or t._data.shape != out._data.shape:
+                        raise RuntimeError(
+                            f"{cls.__name__}.jvp must return a Tensor of the output's shape "
+                            f"{list(out._data.shape)} (or None) per output"
+                        )
+                    _forward.set_tangent(out, level, t)
+    finally:
+        node._saved_forward = None
 
 
 def _saved_output(t, outs, wrapped):
@@ -244,6 +387,24 @@ def once_differentiable(backward):
     return wrapper
 
 
+class InplaceFunction(Function):
+    """A Function that may work in place: ``InplaceFunction(inplace=True).inplace``."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """PyTorch's legacy base for Functions taking nested inputs; refused in leafgrad."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise NotImplementedError(
+            "NestedIOFunction is a legacy API leafgrad does not provide; subclass Function "
+            "with static forward/backward instead"
+        )
+
+
 class _DelayedError(Function):
     @staticmethod
     def forward(ctx, value, *grads):
@@ -254,3 +415,11 @@ class _DelayedError(Function):
         raise RuntimeError(
             "trying to differentiate twice a function that was marked with @once_differentiable"
         )
+
+
+class _DelayedErrorNode(BackwardCFunction):
+    def name(self) -> str:
+        return "torch::autograd::Error"  # PyTorch's name for the node once_differentiable adds
+
+
+_DelayedError._backward_cls = _DelayedErrorNode

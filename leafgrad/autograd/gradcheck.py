@@ -9,6 +9,7 @@ import numpy as np
 from .._creation import tensor as _tensor
 from .._engine.entry import grad as _grad
 from .._tensor import Tensor, _wrap
+from . import forward_ad
 
 
 class GradcheckError(RuntimeError):
@@ -23,10 +24,11 @@ def _differentiable_outputs(outputs) -> list:
     return [o for o in _as_tuple(outputs) if isinstance(o, Tensor) and o._requires_grad]
 
 
-def _numerical_jacobian(func, inputs, wrt, eps) -> list:
-    """J[i][j]: (numel(input wrt[i]), numel(output j)) by central differences."""
+def _numerical_jacobian(func, inputs, wrt, eps, outputs) -> list:
+    """J[i][j]: (numel(input wrt[i]), numel(output j)) by central differences, for the
+    output positions ``outputs``."""
     # No no_grad() here: func may itself differentiate (gradgradcheck's vjp).
-    outs = _outs(func, inputs)
+    outs = _outs(func, inputs, outputs)
     jac = []
     for i in wrt:
         x = inputs[i]
@@ -35,9 +37,9 @@ def _numerical_jacobian(func, inputs, wrt, eps) -> list:
         for k in range(flat.size):
             orig = flat[k].item()
             flat[k] = orig + eps
-            plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outs(func, inputs)]
+            plus = _flat_values(func, inputs, outputs)
             flat[k] = orig - eps
-            minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outs(func, inputs)]
+            minus = _flat_values(func, inputs, outputs)
             flat[k] = orig
             for b, p, m in zip(blocks, plus, minus):
                 b[k] = (p - m) / (2 * eps)
@@ -45,18 +47,21 @@ def _numerical_jacobian(func, inputs, wrt, eps) -> list:
     return jac
 
 
-def _outs(func, inputs):
-    return [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+def _outs(func, inputs, outputs) -> list:
+    results = _as_tuple(func(*inputs))
+    return [results[j] for j in outputs]
 
 
-def _analytical_jacobian(func, inputs, wrt) -> list:
-    outputs = _as_tuple(func(*inputs))
-    tensors = [o for o in outputs if isinstance(o, Tensor)]
+def _flat_values(func, inputs, outputs) -> list:
+    return [o._data.astype(np.float64).reshape(-1).copy() for o in _outs(func, inputs, outputs)]
+
+
+def _analytical_jacobian(func, inputs, wrt, outputs) -> list:
+    """Reverse mode, one ``grad`` per output element: J[i][j] as ``_numerical_jacobian``."""
+    tensors = _outs(func, inputs, outputs)
     jac = [[np.zeros((inputs[i]._data.size, o._data.size)) for o in tensors] for i in wrt]
     targets = [inputs[i] for i in wrt]
     for j, out in enumerate(tensors):
-        if not out._requires_grad:
-            continue
         for k in range(out._data.size):
             seed = np.zeros(out._data.size, dtype=out._data.dtype)
             seed[k] = 1
@@ -71,6 +76,80 @@ def _analytical_jacobian(func, inputs, wrt) -> list:
                 if g is not None:
                     jac[i][j][:, k] = g._data.reshape(-1)
     return jac
+
+
+def _tangents_out(func, inputs, i, tangent, outputs) -> list:
+    """Forward mode: the outputs' tangents (flat float64) when input ``i`` moves along
+    ``tangent`` (an array of its shape)."""
+
+    with forward_ad.dual_level():
+        duals = list(inputs)
+        x = inputs[i]
+        duals[i] = forward_ad.make_dual(x, _wrap(tangent.astype(x._data.dtype)))
+        outs = _outs(func, duals, outputs)
+        result = []
+        for o in outs:
+            t = forward_ad.unpack_dual(o).tangent
+            if t is None:
+                result.append(np.zeros(o._data.size))
+            else:
+                result.append(t._data.astype(np.float64).reshape(-1).copy())
+    return result
+
+
+def _forward_jacobian(func, inputs, wrt, outputs) -> list:
+    """Forward mode, one JVP per input element: J[i][j] as ``_numerical_jacobian``."""
+    jac = []
+    for i in wrt:
+        x = inputs[i]
+        blocks = None
+        for k in range(x._data.size):
+            tangent = np.zeros(x._data.size)
+            tangent[k] = 1
+            columns = _tangents_out(func, inputs, i, tangent.reshape(x._data.shape), outputs)
+            if blocks is None:
+                blocks = [np.zeros((x._data.size, c.size)) for c in columns]
+            for b, c in zip(blocks, columns):
+                b[k] = c
+        jac.append(blocks or [])
+    return jac
+
+
+def _fast_checks(func, inputs, wrt, outputs, eps, check_forward_ad, check_backward_ad) -> list:
+    """Fast mode: for random ``u`` (per output) and ``v`` (per input), ``u^T J v`` by finite
+    differences and by each mode: ``[(mode, i, j, numerical, analytical)]``."""
+    rng = np.random.default_rng(0)
+    tensors = _outs(func, inputs, outputs)
+    us = [rng.uniform(-1, 1, o._data.size) for o in tensors]
+    vs = {i: rng.uniform(-1, 1, inputs[i]._data.size) for i in wrt}
+    checks = []
+    for i in wrt:
+        x = inputs[i]
+        flat = x._data.reshape(-1)
+        orig = flat.copy()
+        flat += eps * vs[i].astype(flat.dtype)
+        plus = _flat_values(func, inputs, outputs)
+        flat[...] = orig - eps * vs[i].astype(flat.dtype)
+        minus = _flat_values(func, inputs, outputs)
+        flat[...] = orig
+        numerical = [float(u @ ((p - m) / (2 * eps))) for u, p, m in zip(us, plus, minus)]
+        if check_backward_ad:
+            for j, out in enumerate(tensors):
+                seed = _wrap(us[j].astype(out._data.dtype).reshape(out._data.shape))
+                (g,) = _grad(out, [x], seed, retain_graph=True, allow_unused=True)
+                value = 0.0 if g is None else float(g._data.astype(np.float64).reshape(-1) @ vs[i])
+                checks.append(("backward", i, j, numerical[j], value))
+        if check_forward_ad:
+            columns = _tangents_out(func, inputs, i, vs[i].reshape(x._data.shape), outputs)
+            for j, c in enumerate(columns):
+                checks.append(("forward", i, j, numerical[j], float(us[j] @ c)))
+    return checks
+
+
+def _fail(raise_exception: bool, message: str) -> bool:
+    if raise_exception:
+        raise GradcheckError(message)
+    return False
 
 
 def gradcheck(
@@ -91,15 +170,23 @@ def gradcheck(
     fast_mode: bool = False,
     masked=None,
 ) -> bool:
-    """True when ``func``'s backward matches central differences at ``inputs``.
+    """True when ``func``'s derivatives match central differences at ``inputs``.
 
-    Inputs that require grad should be float64 (a UserWarning says so otherwise). On a
-    mismatch raises GradcheckError (a RuntimeError) unless ``raise_exception=False``.
+    Reverse mode is checked unless ``check_backward_ad=False``; forward mode when
+    ``check_forward_ad=True`` (at least one of them). ``fast_mode`` compares ``u^T J v``
+    for random vectors instead of whole Jacobians. Outputs that do not require grad are
+    skipped; when none does, the numerical Jacobian must be zero. Inputs that require grad
+    should be float64 (a UserWarning says so otherwise). On a mismatch raises GradcheckError
+    (a RuntimeError) unless ``raise_exception=False``.
     """
     inputs = _as_tuple(inputs)
     wrt = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
     if not wrt:
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError(
+            "gradcheck: nothing to check; set check_backward_ad or check_forward_ad to True"
+        )
     for i in wrt:
         if inputs[i]._data.dtype != np.float64:
             warnings.warn(
@@ -108,23 +195,46 @@ def gradcheck(
                 UserWarning,
                 stacklevel=2,
             )
-    outputs = _as_tuple(func(*inputs))
-    if not _differentiable_outputs(outputs):
-        if raise_exception:
-            raise GradcheckError("gradcheck: no output of func requires grad; nothing to check")
-        return False
-    analytical = _analytical_jacobian(func, inputs, wrt)
-    numerical = _numerical_jacobian(func, inputs, wrt, eps)
-    for a_blocks, n_blocks, i in zip(analytical, numerical, wrt):
-        for j, (a, n) in enumerate(zip(a_blocks, n_blocks)):
-            if not np.allclose(a, n, rtol=rtol, atol=atol):
-                if raise_exception:
-                    raise GradcheckError(
-                        f"Jacobian mismatch for output {j} with respect to input {i}:\n"
-                        f"numerical:\n{n}\nanalytical:\n{a}\n"
-                        f"(eps={eps}, atol={atol}, rtol={rtol})"
+    results = _as_tuple(func(*inputs))
+    tensors = [j for j, o in enumerate(results) if isinstance(o, Tensor)]
+    outputs = [j for j in tensors if results[j]._requires_grad]
+    if not outputs:
+        for blocks in _numerical_jacobian(func, inputs, wrt, eps, tensors):
+            if any(np.any(np.abs(b) > atol) for b in blocks):
+                return _fail(
+                    raise_exception,
+                    "gradcheck: no output requires grad, but the outputs change with the "
+                    "inputs: the numerical gradient was expected to be zero",
+                )
+        return True
+    if fast_mode:
+        checks = _fast_checks(func, inputs, wrt, outputs, eps, check_forward_ad, check_backward_ad)
+        for mode, i, j, n, a in checks:
+            if not np.isclose(a, n, rtol=rtol, atol=atol):
+                return _fail(
+                    raise_exception,
+                    f"Jacobian ({mode} mode) mismatch for output {j} with respect to input {i} "
+                    f"in fast mode (u^T J v for random u, v): numerical {n}, analytical {a} "
+                    f"(eps={eps}, atol={atol}, rtol={rtol}); rerun with fast_mode=False to "
+                    "see the whole Jacobians",
+                )
+        return True
+    numerical = _numerical_jacobian(func, inputs, wrt, eps, outputs)
+    analyticals = []
+    if check_backward_ad:
+        analyticals.append(("", _analytical_jacobian(func, inputs, wrt, outputs)))
+    if check_forward_ad:
+        analyticals.append((" (forward mode)", _forward_jacobian(func, inputs, wrt, outputs)))
+    for mode, analytical in analyticals:
+        for a_blocks, n_blocks, i in zip(analytical, numerical, wrt):
+            for j, (a, n) in enumerate(zip(a_blocks, n_blocks)):
+                if not np.allclose(a, n, rtol=rtol, atol=atol):
+                    return _fail(
+                        raise_exception,
+                        f"Jacobian{mode} mismatch for output {outputs[j]} with respect to "
+                        f"input {i}:\nnumerical:\n{n}\nanalytical:\n{a}\n"
+                        f"(eps={eps}, atol={atol}, rtol={rtol})",
                     )
-                return False
     return True
 
 
@@ -176,4 +286,7 @@ def gradgradcheck(
         atol=atol,
         rtol=rtol,
         raise_exception=raise_exception,
+        check_forward_ad=check_fwd_over_rev,
+        check_backward_ad=check_rev_over_rev,
+        fast_mode=fast_mode,
     )

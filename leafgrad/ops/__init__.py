@@ -42,6 +42,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     solvers,
     special,
     statistics,
+    strided,
 )
 from .inplace import inplace
 

@@ -44,6 +44,7 @@ from ._optable import (
     Primitive,
     Unary,
 )
+from ._out import with_out
 from ._tangents import (
     _linear_jvp,
     _push_tangents,
@@ -244,6 +245,10 @@ def _build(prim: Primitive):
     promote = dtype_rule in ("promote", "float")
 
     def op(*args, **params):
+        if params and "out" in params:  # out=: written into a given tensor, not recorded
+            out = params.pop("out")
+            if out is not None:
+                return with_out(name, lambda: op(*args, **params), args, out)
         needs_grad = False
         for a in args:
             if not (type(a) is Tensor or isinstance(a, Tensor)):

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _dtype
 from .._engine import grad_mode
+from .._engine.saved import before_write, write_watchers
 from .._exposure import exports, public
 from .._random import _generator
 from .._tensor import Tensor, _wrap
@@ -137,6 +138,10 @@ def _check_target(target: Tensor, op: str) -> None:
         base = target._base
         if base is not None and base.grad_fn is None and base._requires_grad:
             raise _leaf_error(op, "a view of a leaf Tensor")
+        # A view a custom Function returned (autograd.function): refused, as in PyTorch.
+        refusal = getattr(target._view_fn, "refuses_inplace", None)
+        if refusal is not None:
+            raise RuntimeError(f"{op}: {refusal}")
 
 
 def _fit_to_target(target: Tensor, out: Tensor, op: str) -> Tensor:
@@ -181,6 +186,8 @@ def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
     out = _fit_to_target(target, out, op)
     if out.grad_fn is not None:
         _detach_saved_target(out, target)
+    if write_watchers:  # allow_mutation_on_saved_tensors: clone saved values first
+        before_write(target)
     try:
         np.copyto(target._data, out._data)
     except ValueError as exc:

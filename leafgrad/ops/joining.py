@@ -17,6 +17,7 @@ from .._engine.forward import jet_state as _jet_state
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._optable import Linear
+from ._out import with_out
 from ._primitive import primitive, with_outputs
 from .shape import unsqueeze
 from .slicing import narrow, select
@@ -90,6 +91,8 @@ _cat = primitive(
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     """``tensors`` joined along an existing ``dim``; dtypes promote as in PyTorch."""
     tensors = _tensor_list(tensors, "cat")
+    if out is not None:
+        return with_out("cat", lambda: cat(tensors, dim), tensors, out)
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
@@ -146,6 +149,8 @@ _stack = primitive(
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     """``tensors`` (all of one shape) joined along a new ``dim``."""
     tensors = _tensor_list(tensors, "stack")
+    if out is not None:
+        return with_out("stack", lambda: stack(tensors, dim), tensors, out)
     if not tensors:
         raise RuntimeError("stack(): expected a non-empty list of Tensors")
     ref = tensors[0]._data.shape

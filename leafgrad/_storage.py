@@ -1,0 +1,131 @@
+"""Tensor storages: the memory a tensor (and every view of it) lives in, as PyTorch's
+``untyped_storage()`` (bytes) and the deprecated ``storage()`` (typed elements).
+
+A tensor's storage is the NumPy array that owns its memory; views of one tensor share it,
+so ``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`` says whether two
+tensors share memory.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ._dtype import from_numpy_dtype
+
+
+def storage_array(data: np.ndarray) -> np.ndarray:
+    """The array owning ``data``'s memory (``data`` itself when it owns it)."""
+    root = data
+    while root.base is not None:
+        base = root.base
+        if not isinstance(base, np.ndarray):  # e.g. the wrapper as_strided views go through
+            base = getattr(base, "base", None)
+            if not isinstance(base, np.ndarray):
+                break
+        root = base
+    return root
+
+
+def storage_offset(data: np.ndarray) -> int:
+    """Where ``data`` starts in its storage, in elements."""
+    return (_address(data) - _address(storage_array(data))) // data.itemsize
+
+
+def _address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
+
+
+class UntypedStorage:
+    """A tensor's memory as bytes."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self._array = array
+
+    def data_ptr(self) -> int:
+        return _address(self._array)
+
+    def nbytes(self) -> int:
+        return self._array.nbytes
+
+    def size(self) -> int:
+        return self._array.nbytes
+
+    __len__ = size
+
+    def element_size(self) -> int:
+        return 1
+
+    @property
+    def device(self):
+        from ._tensor import CPU  # why: _tensor imports this module
+
+        return CPU
+
+    def tolist(self) -> list:
+        return self._bytes().tolist()
+
+    def __getitem__(self, i):
+        return self._bytes()[i].tolist()
+
+    def _bytes(self) -> np.ndarray:
+        return self._array.reshape(-1, order="A").view(np.uint8)
+
+    def __repr__(self) -> str:
+        return f"<UntypedStorage of {self.nbytes()} bytes at {hex(self.data_ptr())}>"
+
+
+class TypedStorage:
+    """A tensor's memory as elements of its dtype (PyTorch deprecates it, so it warns)."""
+
+    def __init__(self, array: np.ndarray, np_dtype) -> None:
+        self._array = array
+        self._np_dtype = np.dtype(np_dtype)
+
+    @property
+    def dtype(self):
+        return from_numpy_dtype(self._np_dtype)
+
+    def data_ptr(self) -> int:
+        return _address(self._array)
+
+    def nbytes(self) -> int:
+        return self._array.nbytes
+
+    def element_size(self) -> int:
+        return self._np_dtype.itemsize
+
+    def size(self) -> int:
+        return self._array.nbytes // self._np_dtype.itemsize
+
+    __len__ = size
+
+    def untyped(self) -> UntypedStorage:
+        return UntypedStorage(self._array)
+
+    def _values(self) -> np.ndarray:
+        return self._array.reshape(-1, order="A").view(self._np_dtype)
+
+    def tolist(self) -> list:
+        return self._values().tolist()
+
+    def __getitem__(self, i):
+        return self._values()[i].tolist()
+
+    def __repr__(self) -> str:
+        return f"<TypedStorage of {self.size()} {self.dtype} elements at {hex(self.data_ptr())}>"
+
+
+def untyped_storage(tensor) -> UntypedStorage:
+    return UntypedStorage(storage_array(tensor._data))
+
+
+def typed_storage(tensor) -> TypedStorage:
+    warnings.warn(
+        "TypedStorage is deprecated (as in PyTorch): use tensor.untyped_storage() instead of "
+        "tensor.storage()",
+        UserWarning,
+        stacklevel=3,
+    )
+    return TypedStorage(storage_array(tensor._data), tensor._data.dtype)
