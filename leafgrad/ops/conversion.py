@@ -72,7 +72,9 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
 
 @public(function=False)
 def contiguous(input: Tensor, memory_format=None) -> Tensor:
-    return input
+    """``input`` itself when its memory is laid out row-major, else a row-major copy (in the
+    graph, as ``clone``)."""
+    return input if input._data.flags.c_contiguous else clone_(input)
 
 
 @public(function=False)

@@ -77,8 +77,20 @@ def reshape(x: Tensor, *shape) -> Tensor:
 
 @public(function=False)
 def view(x: Tensor, *shape) -> Tensor:
-    """A view of ``x`` with a new shape (-1 infers one size)."""
+    """A view of ``x`` with a new shape (-1 infers one size).
+
+    RuntimeError where ``x``'s strides allow no such view (``reshape`` copies instead).
+    """
     shape = _infer_shape(x._data.size, _shape_arg(shape), "view", x._data.shape)
+    if not x._data.flags.c_contiguous:
+        try:  # the strides decide, as in PyTorch: only a reshape that needs no copy
+            np.reshape(x._data, shape, copy=False)
+        except ValueError:
+            raise RuntimeError(
+                f"view: a tensor of shape {list(x._data.shape)} and strides {list(x.stride())} "
+                f"cannot be viewed as {list(shape)} without copying (a dimension would span "
+                "memory that is not evenly spaced); use .reshape(...) instead"
+            ) from None
     return _view(x, shape=shape)
 
 
