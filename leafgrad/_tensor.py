@@ -449,7 +449,13 @@ class Tensor:
 
     @property
     def data(self) -> Tensor:
-        return self.detach()
+        """A leaf sharing this tensor's memory but not its version counter (nor its views):
+        changes made through it are hidden from autograd, as PyTorch's ``.data`` hides them."""
+        out = _wrap(self._data)
+        out._provenance = "detach"  # read by autograd.explain
+        if self._is_inference:
+            out._is_inference = True
+        return out
 
     @data.setter
     def data(self, value: Tensor) -> None:

@@ -56,3 +56,35 @@ def test_view_follows_the_strides_and_refuses_what_they_cannot_express(
     v = x.view(*accepted)
     assert tuple(v.shape) == tuple(x.reshape(*accepted).shape) and v._base is not None
 
+
+# ----- .data: the same memory, hidden from the version counter -----
+
+
+def test_changing_a_saved_result_through_data_does_not_stop_backward(torch):
+    x = torch.ones(3, requires_grad=True)
+    y = x.exp()
+    y.data.mul_(2)  # the saved result now holds 2e
+    y.sum().backward()
+    assert y._version == 0
+    assert_values(x.grad, [2 * 2.718281828459045] * 3)
+
+
+def test_changing_a_saved_input_through_data_does_not_stop_backward(torch):
+    x = torch.ones(3, requires_grad=True)
+    h = x * 2
+    y = torch.sin(h)
+    h.data.add_(1)  # the saved input now holds 3
+    y.sum().backward()
+    assert_values(x.grad, [2 * -0.9899924966004454] * 3)
+
+
+def test_data_has_a_version_counter_of_its_own(torch):
+    x = torch.ones(3, requires_grad=True)
+    with torch.no_grad():
+        x.add_(1)
+    d = x.data
+    assert (x._version, d._version) == (1, 0)
+    d.add_(1)
+    assert (x._version, d._version) == (1, 1)
+    assert_values(x, [3, 3, 3])
+    assert x[0:2].data._base is None
