@@ -234,6 +234,14 @@ class Tensor:
     def is_cuda(self) -> bool:
         return False
 
+    def values(self):
+        """Only sparse tensors have values: a dense tensor refuses, as in PyTorch."""
+        raise RuntimeError("values expected sparse tensor layout but got Strided")
+
+    def indices(self):
+        """Only sparse COO tensors have indices: a dense tensor refuses, as in PyTorch."""
+        raise RuntimeError("indices expected sparse coordinate tensor layout but got Strided")
+
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
 

@@ -2,6 +2,7 @@
 detach and .data, torch.Size. Behaviour is pinned on its own first, then compared with torch."""
 
 import copy
+import math
 import pickle
 import warnings
 
@@ -485,3 +486,18 @@ def test_mT_needs_two_dims_and_T_warns_off_matrices():
         _ = lg.ones(3).mT
     with pytest.warns(UserWarning, match="deprecated"):
         assert lg.ones(2, 3, 4).T.shape == (4, 3, 2)
+
+
+def test_dense_tensors_refuse_sparse_accessors_as_pytorch():
+    torch = pytest.importorskip("torch")
+    for m in (lg, torch):
+        for accessor in ("values", "indices"):
+            with pytest.raises(RuntimeError, match="sparse"):
+                getattr(m.ones(2), accessor)()
+
+
+def test_the_mean_of_an_empty_tensor_is_nan_without_a_numpy_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert math.isnan(lg.tensor([]).mean().item())
+        assert lg.zeros(0, 3).mean(dim=0).shape == (3,)

@@ -7,6 +7,8 @@ log_softmax) and ``statistics.py`` (var, std, norm).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._engine import grad_mode
@@ -68,6 +70,11 @@ def _mean_forward(x, *, dim, keepdim, dtype=None):
             f"mean: input dtype should be floating point, got {x.dtype}; convert with .float() "
             "or pass dtype="
         )
+    if x.size == 0:
+        # NumPy warns "Mean of empty slice" here; PyTorch returns nan silently.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.mean(x, axis=_np_axis(x, dim), keepdims=keepdim, dtype=dtype)
     return np.mean(x, axis=_np_axis(x, dim), keepdims=keepdim, dtype=dtype)
 
 
