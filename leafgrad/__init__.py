@@ -33,6 +33,7 @@ from ._tensor_str import set_printoptions  # noqa: F401
 # Each family's __all__ is generated from its declarations (leafgrad/_exposure.py).
 from .ops.activations import *  # noqa: F403
 from .ops.arithmetic import *  # noqa: F403
+from .ops.binning import *  # noqa: F403
 from .ops.broadcast import *  # noqa: F403
 from .ops.comparison import *  # noqa: F403
 from .ops.composites import *  # noqa: F403
@@ -47,8 +48,11 @@ from .ops.linalg import *  # noqa: F403
 from .ops.matmul import *  # noqa: F403
 from .ops.piecewise import *  # noqa: F403
 from .ops.power import *  # noqa: F403
+from .ops.quantiles import *  # noqa: F403
 from .ops.reduction import *  # noqa: F403
 from .ops.reorder import *  # noqa: F403
+from .ops.selection import *  # noqa: F403
+from .ops.sets import *  # noqa: F403
 from .ops.shape import *  # noqa: F403
 from .ops.slicing import *  # noqa: F403
 from .ops.softmax import *  # noqa: F403
