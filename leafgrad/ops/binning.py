@@ -41,17 +41,29 @@ def _side(right: bool, side) -> bool:
 
 
 def _search(boundaries: np.ndarray, values: np.ndarray, right: bool) -> np.ndarray:
-    """Row by row over the leading dims of ``boundaries`` (1-D boundaries serve every value)."""
-    side = "right" if right else "left"
+    """PyTorch's binary search, vectorised: row by row over the leading dims of an N-D
+    ``boundaries`` (1-D boundaries serve every value). Its comparisons (``!(mid >= v)``,
+    ``!(mid > v)``) place NaNs as PyTorch does, which NumPy's searchsorted does not."""
     if boundaries.dtype != values.dtype:  # compare in the promoted dtype, as PyTorch does
         common = np.promote_types(boundaries.dtype, values.dtype)
         boundaries, values = boundaries.astype(common), values.astype(common)
-    if boundaries.ndim == 1:
-        return np.searchsorted(boundaries, values, side=side)
-    rows_b = boundaries.reshape(-1, boundaries.shape[-1])
-    rows_v = values.reshape(-1, values.shape[-1])
-    out = np.stack([np.searchsorted(b, v, side=side) for b, v in zip(rows_b, rows_v)])
-    return out.reshape(values.shape)
+    n = boundaries.shape[-1]
+    rows = boundaries.reshape(-1, n)
+    flat = values.reshape(rows.shape[0], -1) if boundaries.ndim > 1 else values.reshape(1, -1)
+    row = np.arange(rows.shape[0])[:, None]
+    start = np.zeros(flat.shape, dtype=np.int64)
+    end = np.full(flat.shape, n, dtype=np.int64)
+    with np.errstate(invalid="ignore"):
+        while True:
+            active = start < end
+            if not active.any():
+                break
+            mid = start + ((end - start) >> 1)
+            at = rows[row, np.minimum(mid, n - 1)]
+            go_right = ~(at > flat) if right else ~(at >= flat)
+            start = np.where(active & go_right, mid + 1, start)
+            end = np.where(active & ~go_right, mid, end)
+    return start.reshape(values.shape)
 
 
 def _check_searchable(array: np.ndarray, op: str) -> None:
