@@ -108,6 +108,7 @@ mul = primitive(
     expose=public(inplace=True, operators=("__mul__", "__rmul__"), inplace_operators=("__imul__",)),
 )
 
+
 def _reciprocal_in(y, x):
     """``1 / y`` in the dtype of ``x / y`` (an integer tensor's own reciprocal would be in the
     default dtype, losing a float64 numerator's precision)."""
