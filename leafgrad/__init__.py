@@ -24,6 +24,7 @@ from ._dtype import (  # noqa: F401
     uint8,
 )
 from ._tensor import Size, Tensor, device  # noqa: F401
+from ._legacy import *  # noqa: F403
 from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
 from ._creation import *  # noqa: F403
 from ._random import *  # noqa: F403

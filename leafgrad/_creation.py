@@ -29,6 +29,7 @@ from ._factory import (
 )
 from ._tensor import Size, Tensor, _wrap
 from ._tensor import check_device as _check_device
+from ._tensor import device as _device
 
 
 # ----------------------------------------------------------------------------- tensor()
@@ -389,14 +390,21 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 # Tensor(*args) builds its array with this: the Tensor imports nothing that makes arrays.
 @public(function=False, method=("_legacy_data",))
 @staticmethod
-def _legacy_data(args: tuple, device) -> np.ndarray:
+def _legacy_data(args: tuple, device, dtype=None) -> np.ndarray:
     """The array of ``Tensor(*args)``: sizes give zeros, a sequence gives its values.
 
-    Always in the default dtype; a lone number is a TypeError (use ``tensor``).
+    In ``dtype`` (the default dtype when None; ``FloatTensor`` ... pass theirs); a lone
+    number is a TypeError (use ``tensor``).
     """
     if device is not None:
-        _check_device(device)
-    default = _dtype.get_default_dtype()
+        kind = (device if isinstance(device, _device) else _device(device)).type
+        if kind != "cpu":
+            # A RuntimeError, not the AssertionError other factories raise for cuda.
+            raise RuntimeError(
+                f"legacy constructor expects device type: cpu but device type: {kind} was "
+                "passed; leafgrad holds tensors on the CPU only"
+            )
+    default = _dtype.get_default_dtype() if dtype is None else dtype
     if len(args) == 1 and isinstance(args[0], Size):
         args = tuple(args[0])
     if all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in args):
@@ -410,6 +418,22 @@ def _legacy_data(args: tuple, device) -> np.ndarray:
         f"Tensor(): expected sizes (ints) or a sequence of data, got "
         f"({', '.join(type(a).__name__ for a in args)}); use tensor() for a single number"
     )
+
+
+@public(function=False, method=("new",))
+def _new(self, *args, size=None, device=None) -> Tensor:
+    """Legacy ``t.new(...)``: as ``Tensor(...)``, in ``t``'s dtype (a tensor of another dtype
+    is a TypeError); never requires grad."""
+    if size is not None:
+        args = (Size(size), *args)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0]._data.dtype != self._data.dtype:
+            raise TypeError(
+                f"new(): expected a tensor of dtype {self.dtype}, got {args[0].dtype}; "
+                f"convert it first with .to({self.dtype})"
+            )
+        return Tensor(args[0])
+    return _wrap(_legacy_data(args, device, self.dtype))
 
 
 _new_zeros = _new_sized(zeros, "new_zeros")

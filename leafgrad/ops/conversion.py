@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _legacy
 from .._exposure import exports, public
 from .._tensor import Tensor
 from .._tensor import check_device as _check_device
@@ -91,8 +91,24 @@ def cuda(input: Tensor, device=None, non_blocking: bool = False, memory_format=N
 
 @public(function=False, method=("type",))
 def _type(input: Tensor, dtype=None, non_blocking=False):
+    """``t.type()``: the type's name (``"torch.FloatTensor"``); ``t.type(d)``: ``t`` converted
+    to ``d``, a dtype, a typed constructor (``torch.DoubleTensor``) or its name."""
     if dtype is None:
         return f"torch.{_TYPE_NAMES[input._data.dtype]}"
+    if isinstance(dtype, str):
+        named = _legacy.by_name(dtype)
+        if named is None:
+            raise ValueError(f"invalid type: {dtype!r}")
+        dtype = named
+    if isinstance(dtype, _legacy.TensorType):
+        if dtype.is_cuda:
+            raise RuntimeError(
+                f"type(): cannot convert to {dtype.__module__}.{dtype.__name__}: this build has "
+                "no CUDA (leafgrad runs on the CPU only)"
+            )
+        if dtype.dtype is None:
+            dtype()  # raises: leafgrad has no such dtype
+        dtype = dtype.dtype
     return to(input, _dtype.as_dtype(dtype))
 
 
