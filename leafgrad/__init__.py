@@ -25,6 +25,9 @@ from ._dtype import (  # noqa: F401
 )
 from ._tensor import Size, Tensor, device  # noqa: F401
 from ._legacy import *  # noqa: F403
+from ._memory_format import *  # noqa: F403
+from ._typeinfo import finfo, iinfo  # noqa: F401
+from ._default_device import get_default_device, set_default_device  # noqa: F401
 from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
 from ._creation import *  # noqa: F403
 from ._random import *  # noqa: F403
@@ -113,7 +116,7 @@ from . import optim  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import func  # noqa: F401
 from . import nn  # noqa: F401
-from . import backends, cuda, version  # noqa: F401
+from . import backends, cuda, distributed, version  # noqa: F401
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
 from ._as_torch import install_as_torch  # noqa: F401
 from ._random import Generator  # noqa: F401

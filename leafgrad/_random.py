@@ -22,6 +22,7 @@ from ._factory import (
     _size,
     _size_tuple,
 )
+from ._memory_format import like_in_format
 from ._tensor import Tensor, check_device
 from ._tensor import device as device_type
 
@@ -176,7 +177,10 @@ def rand_like(
     shape, dt = _like(input, dtype, "rand_like")
     if not dt.is_floating_point:
         raise NotImplementedError(f"rand_like: only floating-point dtypes are supported, not {dt}")
-    return _finish(_generator().random(shape).astype(dt.np), requires_grad, device)
+    data = like_in_format(
+        _generator().random(shape).astype(dt.np), input._data, memory_format, "rand_like"
+    )
+    return _finish(data, requires_grad, device or "cpu")  # the input's device, not the default
 
 
 def randn_like(
@@ -185,7 +189,10 @@ def randn_like(
     shape, dt = _like(input, dtype, "randn_like")
     if not dt.is_floating_point:
         raise NotImplementedError(f"randn_like: only floating-point dtypes are supported, not {dt}")
-    return _finish(_generator().standard_normal(shape).astype(dt.np), requires_grad, device)
+    data = like_in_format(
+        _generator().standard_normal(shape).astype(dt.np), input._data, memory_format, "randn_like"
+    )
+    return _finish(data, requires_grad, device or "cpu")  # the input's device, not the default
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
@@ -196,7 +203,13 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     low, high = _int_arg(low, "randint_like", "low"), _int_arg(high, "randint_like", "high")
     shape, dt = _like(input, dtype, "randint_like")
     _check_random_range(low, high, dt, "randint_like")
-    return _finish(_generator().integers(low, high, shape).astype(dt.np), requires_grad, device)
+    data = like_in_format(
+        _generator().integers(low, high, shape).astype(dt.np),
+        input._data,
+        memory_format,
+        "randint_like",
+    )
+    return _finish(data, requires_grad, device or "cpu")  # the input's device, not the default
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,

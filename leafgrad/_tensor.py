@@ -11,6 +11,7 @@ from ._dtype import from_numpy_dtype
 
 # grad_mode imports nothing from the package: the Tensor reads the mode as ops do.
 from ._engine.grad_mode import is_inference_mode_enabled
+from ._memory_format import is_laid_out
 from ._tensor_str import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
@@ -494,8 +495,9 @@ class Tensor:
         return self.transpose(-2, -1)
 
     # ----- memory layout (NumPy strides; there is no separate storage object) -----
-    def is_contiguous(self, memory_format=None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, *, memory_format=None) -> bool:
+        """Whether the strides are those of ``memory_format`` (row-major by default)."""
+        return is_laid_out(self._data, memory_format)
 
     def stride(self, dim: int | None = None):
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
