@@ -28,7 +28,7 @@ from ._factory import (
     _size_tuple,
 )
 from ._memory_format import like_in_format
-from ._tensor import Size, Tensor, _wrap
+from ._tensor import CPU, Size, Tensor, _wrap
 from ._tensor import check_device as _check_device
 from ._tensor import device as _device
 
@@ -324,7 +324,7 @@ def zeros_like(
 ) -> Tensor:
     shape, dt = _like(input, dtype, "zeros_like")
     data = like_in_format(np.zeros(shape, dt.np), input._data, memory_format, "zeros_like")
-    return _finish(data, requires_grad, device or "cpu")  # the input's device, not the default
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 def ones_like(
@@ -332,7 +332,7 @@ def ones_like(
 ) -> Tensor:
     shape, dt = _like(input, dtype, "ones_like")
     data = like_in_format(np.ones(shape, dt.np), input._data, memory_format, "ones_like")
-    return _finish(data, requires_grad, device or "cpu")  # the input's device, not the default
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 def empty_like(
@@ -340,7 +340,7 @@ def empty_like(
 ) -> Tensor:
     shape, dt = _like(input, dtype, "empty_like")
     data = like_in_format(np.zeros(shape, dt.np), input._data, memory_format, "empty_like")
-    return _finish(data, requires_grad, device or "cpu")  # the input's device, not the default
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -348,7 +348,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     shape, dt = _like(input, dtype, "full_like")
     value = _checked_scalar(_number(fill_value, "full_like", "fill_value"), dt, "full_like")
     data = like_in_format(np.full(shape, value, dt.np), input._data, memory_format, "full_like")
-    return _finish(data, requires_grad, device or "cpu")  # the input's device, not the default
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 # ----------------------------------------------------------------------------- Tensor.new_*

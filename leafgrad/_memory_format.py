@@ -98,6 +98,16 @@ def _inferred_order(shape, strides) -> list:
     return perm
 
 
+def _plainly_row_major(data: np.ndarray, fmt) -> bool:
+    """The common case, decided cheaply: a row-major result with NumPy's own strides (a
+    row-major input without size-1 dims, whose strides PyTorch would keep or give anyway)."""
+    return (
+        (fmt is None or fmt is preserve_format or fmt is contiguous_format)
+        and data.flags.c_contiguous
+        and 1 not in data.shape
+    )
+
+
 def _check(fmt, op: str) -> memory_format:
     if fmt is None:
         return preserve_format
@@ -137,6 +147,8 @@ def empty_in_format(data: np.ndarray, fmt, dtype, op: str) -> np.ndarray:
 def like_in_format(values: np.ndarray, like: np.ndarray, fmt, op: str) -> np.ndarray:
     """``values`` (``like``'s shape) laid out as ``fmt`` gives a new tensor like ``like``
     (``values`` itself when that is row-major): what the ``*_like`` factories return."""
+    if _plainly_row_major(like, fmt):
+        return values
     strides = target_strides(like, fmt, op)
     if strides == _strides_for(like.shape, range(like.ndim - 1, -1, -1)):
         return values
@@ -151,6 +163,8 @@ def like_in_format(values: np.ndarray, like: np.ndarray, fmt, op: str) -> np.nda
 
 def copy_in_format(data: np.ndarray, fmt, op: str) -> np.ndarray:
     """A copy of ``data`` laid out as ``fmt`` says."""
+    if _plainly_row_major(data, fmt):
+        return data.copy()
     out = empty_in_format(data, fmt, data.dtype, op)
     out[...] = data
     return out

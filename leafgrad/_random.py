@@ -23,7 +23,7 @@ from ._factory import (
     _size_tuple,
 )
 from ._memory_format import like_in_format
-from ._tensor import Tensor, check_device
+from ._tensor import CPU, Tensor, check_device
 from ._tensor import device as device_type
 
 _rng = [np.random.default_rng()]
@@ -180,7 +180,7 @@ def rand_like(
     data = like_in_format(
         _generator().random(shape).astype(dt.np), input._data, memory_format, "rand_like"
     )
-    return _finish(data, requires_grad, device or "cpu")  # the input's device, not the default
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 def randn_like(
@@ -192,7 +192,7 @@ def randn_like(
     data = like_in_format(
         _generator().standard_normal(shape).astype(dt.np), input._data, memory_format, "randn_like"
     )
-    return _finish(data, requires_grad, device or "cpu")  # the input's device, not the default
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
@@ -209,7 +209,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
         memory_format,
         "randint_like",
     )
-    return _finish(data, requires_grad, device or "cpu")  # the input's device, not the default
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,

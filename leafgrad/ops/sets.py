@@ -3,6 +3,8 @@
 unique sorts (PyTorch's CPU kernels sort even with ``sorted=False``); NaNs never equal each
 other, so each one is its own value. As in PyTorch the unique values of a tensor that
 requires grad are recorded but have no derivative (backward raises NotImplementedError).
+With ``dim``, slices holding NaNs are ordered as NumPy's lexsort orders them (PyTorch's
+comparison treats NaN as equal to everything there, so its order is unspecified).
 """
 
 from __future__ import annotations
