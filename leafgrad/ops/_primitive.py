@@ -20,6 +20,7 @@ keywords::
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 
 import numpy as np
@@ -241,6 +242,9 @@ def _build(prim: Primitive):
     linear = prim.linear
     backward = _make_backward(vjp, vjp_all, broadcast, num_outputs) if differentiable else None
     keep_result = "result" in prim.saves
+    # split / unbind: each output is one of several views, even when there is just one piece.
+    declared = _REGISTRY.get(prim.key, prim)
+    multi_view = view and max(prim.num_outputs, declared.num_outputs) > 1
     float_only = dtype_rule == "float"
     promote = dtype_rule in ("promote", "float")
 
@@ -312,7 +316,7 @@ def _build(prim: Primitive):
             if keep_result:
                 node.save_result(out, result if num_outputs == 1 else result[0])
         if view:
-            _mark_views(op, args, params, arrays[0], result)
+            _mark_views(op, args, params, arrays[0], result, multi_view)
         if _forward.levels and differentiable:
             _push_tangents(op, jvp_rule, args, params, result, num_outputs)
         if _jet_state.mode is not None and differentiable:
@@ -336,25 +340,34 @@ def _refuse_saving_inference_tensors(name, args) -> None:
             )
 
 
-def _mark_views(op, args, params, source, result) -> None:
-    """Make each result that aliases ``args[0]`` a view: shared counter, base, view_fn."""
+def _mark_views(op, args, params, source, result, multi_view) -> None:
+    """Make each result that aliases ``args[0]`` a view: shared counter, base, view_fn.
+
+    Each view is listed (weakly) beside the version counter it shares, so that an in-place
+    change of any alias regenerates its history (``inplace.refresh_views``).
+    """
     parent = args[0]
     base = parent._base if parent._base is not None else parent
     parent_fn = parent._view_fn
     rest = args[1:]
-    for i, r in enumerate(result if type(result) is tuple else (result,)):
+    multiple = type(result) is tuple
+    counter = parent._shared_version_counter()
+    for i, r in enumerate(result if multiple else (result,)):
         if not np.may_share_memory(r._data, source):
             continue
         r._base = base
-        r._version_counter = parent._shared_version_counter()
-        if parent._is_inference:
-            r._is_inference = True
+        r._version_counter = counter
+        # A view is an inference tensor exactly when its base is one (whatever the mode).
+        r._is_inference = parent._is_inference
         if parent._requires_grad and r.grad_fn is None and r._data.dtype.kind == "f":
             # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
             # gradients reaching it go nowhere (it has no valid accumulator).
             r._requires_grad = True
             r._accumulator = NO_GRAD_VIEW
-        if type(result) is tuple:
+        meta = _creation_meta(op, r, i, multi_view, parent._view_meta)
+        if meta is not None:
+            r._view_meta = meta
+        if multiple:
 
             def fn(t, i=i):
                 return op(t, *rest, **params)[i]
@@ -364,6 +377,36 @@ def _mark_views(op, args, params, source, result) -> None:
                 return op(t, *rest, **params)
 
         r._view_fn = fn if parent_fn is None else _compose(parent_fn, fn)
+        register_view(counter, r)
+
+
+def register_view(counter: list, view) -> None:
+    """List ``view`` (weakly) beside the version counter it shares with its base."""
+    if len(counter) == 1:
+        counter.append([])
+    views = counter[1]
+    views.append(weakref.ref(view))
+    n = len(views)
+    if n >= 16 and not n & (n - 1):  # at powers of two: amortised pruning of dead views
+        counter[1] = [v for v in views if v() is not None]
+
+
+def _creation_meta(op, view, output_nr, multiple, inherited):
+    """How PyTorch marks a view it will refuse to let change in place (None: it will not):
+    ``("multi_output", op name, output number)`` for one of several views an op returned,
+    ``("no_grad", ...)`` for a view made without recording, ``("inference", ...)`` for one
+    made in inference mode. A view of such a view keeps the mark of its parent."""
+    if _state.inference:
+        kind = "inference"
+    elif multiple:
+        kind = "multi_output" if view.grad_fn is not None else "no_grad"
+    elif not _state.enabled:
+        kind = "no_grad"
+    else:
+        return inherited
+    if inherited is not None and inherited[0] == "inference":
+        return inherited
+    return (kind, op.primitive.name, output_nr)
 
 
 def _compose(inner, outer):

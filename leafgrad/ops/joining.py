@@ -260,7 +260,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 def _unbind_forward(x, *, dim):
-    pieces = tuple(x[(slice(None),) * dim + (i,)] for i in range(x.shape[dim]))
+    pieces = tuple(x[(slice(None),) * dim + (i, Ellipsis)] for i in range(x.shape[dim]))
     return pieces if len(pieces) > 1 else pieces[0]
 
 
