@@ -26,7 +26,8 @@ _SQRT_PI_2 = math.sqrt(math.pi) / 2
 erfinv = unary(
     "erfinv",
     sp.erfinv,
-    d1=lambda x, result: _SQRT_PI_2 * exp(result * result),
+    # PyTorch saves the input and recomputes erfinv for the derivative.
+    d1=lambda x: _SQRT_PI_2 * exp(erfinv(x) ** 2),
     d2=lambda x, result: 2 * result * (_SQRT_PI_2 * exp(result * result)) ** 2,
     expose=public(),
 )

@@ -169,7 +169,7 @@ _prod_all = primitive(
     _prod_forward,
     _prod_grad,
     kind=Generic(jvp=_prod_jvp),
-    saves=("result",),
+    saves=("self", "result"),
     node_name="ProdBackward0",
     dtype_rule="keep",
 )
@@ -179,7 +179,7 @@ _prod_dim = primitive(
     _prod_grad,
     kind=Generic(jvp=_prod_jvp),
     overload="dim_int",
-    saves=("result",),
+    saves=("self", "result", "dim", "keepdim"),
     node_name="ProdBackward1",
     dtype_rule="keep",
 )

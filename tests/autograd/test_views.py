@@ -229,6 +229,16 @@ def test_a_retained_gradient_of_a_view_follows_its_regenerated_history(torch, mo
     assert_values(x.grad, [[30, 30], [0, 0]])
 
 
+def test_a_retained_gradient_follows_one_output_of_a_multi_output_op(torch):
+    x = torch.tensor([[1.0, 2.0], [3.0, 0.0]], requires_grad=True)
+    values, _ = (x * 1).max(dim=1)
+    values.retain_grad()
+    values.mul_(3)
+    (values.sum() * 5).backward()
+    assert_values(values.grad, [5, 5])
+    assert_values(x.grad, [[0, 15], [15, 0]])
+
+
 # ----- in-place writes PyTorch refuses -----
 
 
