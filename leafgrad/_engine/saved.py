@@ -344,7 +344,12 @@ class SavedTensors:
             raise AttributeError(f"{owner} saves nothing called {name!r}")
         what, index = entry
         if what == "param":
-            return (self.params or {}).get(name)
+            value = (self.params or {}).get(name)
+            if type(value) is _FreedArray or (
+                isinstance(value, Tensor) and type(value._data) is _FreedArray
+            ):
+                raise RuntimeError(FREED_MESSAGE.format(op=owner))
+            return _wrap(value) if type(value) is np.ndarray else value  # index arrays
         if what == "input" and index not in self._checked:
             return None
         if self._released:

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
-from ._optable import Composite
+from ._optable import Composite, Linear
 from ._primitive import adjoint_pair, primitive
 from .broadcast import expand
 from .piecewise import where
@@ -51,6 +51,32 @@ _gather, _scatter_add = adjoint_pair(
     node_name="GatherBackward0",
     adjoint_node_name="ScatterAddBackward0",
 )
+
+
+def _take_sorted_forward(x, *, dim, indices):
+    return _gather_forward(x, dim=dim, index=indices)
+
+
+def _sorted_values_grad(grad, x, *, result, dim, indices):
+    return _scatter_add(grad, shape=x._data.shape, dim=dim, index=indices)
+
+
+def _sorted_values(name, node_name):
+    # The values of sort / topk, taken at the indices just computed: as PyTorch's nodes they
+    # save the indices (and dim), not the input, which may then change in place.
+    return primitive(
+        name,
+        _take_sorted_forward,
+        _sorted_values_grad,
+        kind=Linear(),
+        saves=("dim", "indices"),
+        node_name=node_name,
+        dtype_rule="keep",
+    )
+
+
+sort_values = _sorted_values("sort", "SortBackward0")
+topk_values = _sorted_values("topk", "TopkBackward0")
 
 
 def _index_tensor(index, op: str) -> np.ndarray:

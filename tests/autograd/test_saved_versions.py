@@ -81,6 +81,8 @@ CASES = [
     _unary("amax", lambda t, x: x.amax(1), (0, "result")),
     _unary("max", lambda t, x: x.max(), (0, "result")),
     _unary("max-dim", lambda t, x: x.max(1), ()),  # saves the indices, not the values
+    _unary("sort", lambda t, x: x.sort(1).values, ()),  # saves the indices
+    _unary("topk", lambda t, x: x.topk(2, 1).values, ()),  # saves the indices
     _unary("var", lambda t, x: x.var(), S),
     _unary("std", lambda t, x: x.std(1), (0, "result")),
     _unary("norm", lambda t, x: x.norm(), (0, "result")),
@@ -211,6 +213,26 @@ def test_grad_fn_shows_the_saved_inputs_and_parameters_by_pytorchs_names(torch):
     assert c.grad_fn._saved_min == 0.7 and c.grad_fn._saved_max is None
     with pytest.raises(AttributeError):
         _ = a.grad_fn._saved_nothing_like_this
+
+
+def test_grad_fn_shows_the_dims_and_indices_of_reductions_and_sorts(torch):
+    x = torch.tensor([[0.5, 2.0, 1.0], [3.0, 1.5, 2.5]], requires_grad=True)
+    s = x.sum(1, keepdim=True).grad_fn
+    assert tuple(s._saved_dim) == (1,) and s._saved_keepdim is True
+    m = x.mean((0, 1)).grad_fn
+    assert tuple(m._saved_dim) == (0, 1) and m._saved_keepdim is False
+    assert x.cumsum(1).grad_fn._saved_dim == 1
+    ordered, indices = x.sort(1, descending=True)
+    assert ordered.grad_fn.name() == "SortBackward0" and ordered.grad_fn._saved_dim == 1
+    assert_values(ordered.grad_fn._saved_indices, values(indices))
+    top = x.topk(2, 0).values.grad_fn
+    assert top.name() == "TopkBackward0" and top._saved_dim == 0
+    assert_values(top._saved_indices, [[1, 0, 1], [0, 1, 0]])
+    ordered.sum().backward()
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        _ = ordered.grad_fn._saved_indices  # freed with the graph
+    with pytest.raises(AttributeError):
+        _ = x.sum().grad_fn._saved_dim
 
 
 def test_a_saved_result_is_a_tensor_computed_by_the_node(torch):
