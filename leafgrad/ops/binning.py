@@ -216,12 +216,12 @@ def _histogram_forward(x, *edges, bins, lo, hi, weight, density):
 
 
 _histogram_bin_ct = primitive(
-    "histogram", _histogram_forward, kind=NoDerivative(), overload="bin_ct", saves=("result",),
+    "histogram", _histogram_forward, kind=NoDerivative(), overload="bin_ct",
     dtype_rule="keep", num_outputs=2,
 )  # fmt: skip
 _histogram_bins = primitive(
     "histogram", _histogram_forward, kind=NoDerivative(), overload="bins_tensor",
-    saves=("result",), dtype_rule="keep", num_outputs=2,
+    dtype_rule="keep", num_outputs=2,
 )  # fmt: skip
 
 

@@ -161,6 +161,7 @@ _nansum = primitive(
             dim, keepdim=keepdim, dtype=None if dtype is None else from_numpy_dtype(dtype)
         )
     ),
+    saves=("self", "dim", "keepdim"),
     node_name="NansumBackward0",
     dtype_rule="keep",
 )

@@ -123,7 +123,8 @@ def _per_dim(name, positions, node_name, overload=""):
         _vjp,
         kind=Generic(jvp=_jvp),
         overload=overload,
-        saves=("result",),
+        saves=("indices", "dim", "keepdim"),
+        outputs=("values", "indices"),
         node_name=node_name,
         dtype_rule="keep",
         num_outputs=2,
@@ -136,7 +137,7 @@ def _all_of(name, forward, node_name):
         forward,
         _extreme_all_grad,
         kind=Generic(jvp=_evenly_read_jvp),
-        saves=("result",),
+        saves=("self", "result"),
         node_name=node_name,
         dtype_rule="keep",
     )

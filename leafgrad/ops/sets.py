@@ -59,7 +59,6 @@ def _declare(name, node_name):
         name,
         _unique_forward,
         kind=NoDerivative(error=NotImplementedError),
-        saves=("result",),
         node_name=node_name,
         dtype_rule="keep",
         num_outputs=3,

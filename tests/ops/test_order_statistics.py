@@ -279,3 +279,31 @@ def test_nansum_and_nanmean_dtypes_match_torch(torch):
             m.nanmean(m.tensor([1, 2]))
         with pytest.raises(RuntimeError):
             m.nanmean(m.tensor([1.0, 2.0]), dtype=m.int64)
+
+
+def test_saved_attributes_match_torch(torch):
+    x = RNG.standard_normal((2, 3))
+    names = ["_saved_self", "_saved_result", "_saved_indices", "_saved_dim", "_saved_keepdim"]
+    for fn in (
+        lambda m, t: m.median(t),
+        lambda m, t: m.nanmedian(t, 1).values,
+        lambda m, t: m.kthvalue(t, 2).values,
+        lambda m, t: m.mode(t, 0).values,
+        lambda m, t: m.nansum(t, 1),
+    ):
+        ours = fn(lg, lg.tensor(x, requires_grad=True)).grad_fn
+        theirs = fn(torch, torch.tensor(x, requires_grad=True)).grad_fn
+        assert [hasattr(ours, n) for n in names] == [hasattr(theirs, n) for n in names]
+    values, indices = lg.kthvalue(lg.tensor(x, requires_grad=True), 2)
+    assert np.array_equal(values.grad_fn._saved_indices.numpy(), indices.numpy())
+
+
+def test_forward_mode_through_an_integer_count_keeps_float64_precision():
+    fwAD = lg.autograd.forward_ad
+    x = lg.tensor([[1.1, 2.3, 3.7]], dtype=lg.float64)
+    t = lg.tensor([[0.3, 0.7, -1.1]], dtype=lg.float64)
+    with fwAD.dual_level():
+        mean = lg.nanmean(fwAD.make_dual(x, t), 1)
+        tangent = fwAD.unpack_dual(mean).tangent
+    assert tangent.dtype == lg.float64
+    assert abs(tangent.item() - (-0.1 / 3)) < 1e-15
