@@ -72,6 +72,23 @@ def _ranks(sorted_data: np.ndarray, q: np.ndarray, ignore_nan: bool, interpolati
     return ranks
 
 
+def _rank_tangent(q: Tensor, sorted_data: np.ndarray, ranks: np.ndarray, ignore_nan: bool):
+    """Zero in value, ``d rank / d q`` in gradient: the linear mode's weight is differentiable
+    in ``q`` (as PyTorch's: the rank is ``q`` times the last index, or times the count of
+    numbers less one; a constant where a NaN or an all-NaN row fixes it)."""
+    n = sorted_data.shape[-1]
+    nan = np.isnan(sorted_data)
+    if ignore_nan:
+        count = n - nan.sum(axis=-1, keepdims=True)
+        fixed, scale = count == 0, count - 1
+    else:
+        fixed, scale = nan.any(axis=-1, keepdims=True), np.full(nan.shape[:-1] + (1,), n - 1)
+    q = q.reshape((-1,) + (1,) * sorted_data.ndim)
+    tangent = (q - q.detach()) * _wrap(scale.astype(ranks.dtype))
+    # PyTorch's masked_fill cuts a fixed rank off from q: no gradient (not 0 times a NaN).
+    return where(_wrap(np.broadcast_to(fixed, ranks.shape)), 0.0, tangent)
+
+
 def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan) -> Tensor:
     _require_tensor(input, op)
     if input._data.dtype not in (np.float32, np.float64):
@@ -108,10 +125,12 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan) -> Tensor:
     if interpolation in ("linear", "midpoint"):
         above = gather(expanded, -1, _wrap(np.ceil(ranks).astype(np.int64)))
         if interpolation == "midpoint":
-            weights = np.full_like(ranks, 0.5)
+            weights = _wrap(np.full_like(ranks, 0.5))
         else:
-            weights = ranks - below_idx.astype(ranks.dtype)
-        values = values + _wrap(weights) * (above - values)
+            weights = _wrap(ranks - below_idx.astype(ranks.dtype))
+            if isinstance(q, Tensor) and q.requires_grad:
+                weights = weights + _rank_tangent(q, ordered._data, ranks, ignore_nan)
+        values = values + weights * (above - values)
     values = values.reshape((ranks.shape[0],) + out_shape)
     return values.squeeze(0) if qs.ndim == 0 else values
 

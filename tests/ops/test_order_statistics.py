@@ -203,6 +203,28 @@ def test_quantile_values_and_gradients_match_torch(op, interpolation, torch):
 
 
 @pytest.mark.parametrize("op", ["quantile", "nanquantile"])
+def test_linear_quantiles_are_differentiable_in_q_as_in_torch(op, torch):
+    q = np.array([0.1, 0.45, 0.8])
+    data = X345.copy()
+    data[1, 2, 3] = NAN
+    data[2, :, 1] = NAN  # a row (along dim 1) of NaNs only
+    for dim in (None, 1):
+        compare(lambda m, x, q, dim=dim: getattr(m, op)(x, q, dim), [X345, q], torch=torch)
+        for interpolation in ("linear", "nearest"):
+            grads = []
+            for m in (lg, torch):
+                qt = m.tensor(q, requires_grad=True)
+                out = getattr(m, op)(m.tensor(data), qt, dim, interpolation=interpolation)
+                grads.append(qt.grad if not out.requires_grad else None)
+                if out.requires_grad:
+                    out.sum().backward()
+                    grads[-1] = qt.grad
+            assert (grads[0] is None) == (grads[1] is None)
+            if grads[0] is not None:
+                _same(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("op", ["quantile", "nanquantile"])
 def test_quantile_with_nans_matches_torch_in_float32(op, torch):
     data = RNG.standard_normal((3, 4, 5)).astype(np.float32)
     data[0, 1, 2] = NAN
