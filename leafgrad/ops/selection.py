@@ -59,19 +59,25 @@ def _median_positions(x, axis, ignore_nan: bool):
 
 def _mode_positions(x, axis):
     """Per row: the index of the last occurrence of its most frequent value (the smallest of
-    equally frequent ones), as PyTorch's CPU kernel picks it; each NaN counts once."""
-    moved = np.moveaxis(x, axis, -1)
-    rows = moved.reshape(-1, moved.shape[-1])
-    out = np.empty(rows.shape[0], dtype=np.int64)
-    for r, row in enumerate(rows):
-        order = np.argsort(row, kind="stable")
-        ordered = row[order]
-        # A run starts where the sorted value changes (NaN != NaN, so each NaN starts one).
-        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-        lengths = np.diff(np.append(starts, row.size))
-        best = int(np.argmax(lengths))
-        out[r] = order[starts[best] : starts[best] + lengths[best]].max()
-    return np.expand_dims(out.reshape(moved.shape[:-1]), axis)
+    equally frequent ones), as PyTorch's CPU kernel picks it. Each NaN counts once and sorts
+    last; where a NaN could be the mode PyTorch's pick depends on how its sort met the NaN."""
+    order = np.argsort(x, axis=axis, kind="stable")
+    ordered = np.moveaxis(np.take_along_axis(x, order, axis), axis, -1)
+    order = np.moveaxis(order, axis, -1)
+    n = ordered.shape[-1]
+    # A run starts where the sorted value changes (NaN != NaN, so each NaN starts one).
+    starts = np.ones(ordered.shape, dtype=bool)
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    ends = np.ones(ordered.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    position = np.broadcast_to(np.arange(n), ordered.shape)
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, n), -1), -1), -1)
+    # argmax takes the first longest run: the smallest value; its last element (the stable
+    # sort keeps equal values in order) is the value's last occurrence.
+    best = np.argmax(last - first, axis=-1)[..., None]
+    picked = np.take_along_axis(order, np.take_along_axis(last, best, -1), -1)
+    return np.moveaxis(picked, -1, axis)
 
 
 def _selecting(positions):

@@ -329,3 +329,12 @@ def test_forward_mode_through_an_integer_count_keeps_float64_precision():
         tangent = fwAD.unpack_dual(mean).tangent
     assert tangent.dtype == lg.float64
     assert abs(tangent.item() - (-0.1 / 3)) < 1e-15
+
+
+def test_mode_matches_torch_on_random_integer_valued_rows(torch):
+    for _ in range(50):
+        data = RNG.integers(0, 4, (3, int(RNG.integers(1, 9)), 2)).astype(np.float32)
+        for dim in (0, 1, 2):
+            ours, theirs = lg.mode(lg.tensor(data), dim), torch.mode(torch.tensor(data), dim)
+            _same(ours.values, theirs.values)
+            assert ours.indices.tolist() == theirs.indices.tolist()
