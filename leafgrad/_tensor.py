@@ -128,6 +128,19 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self) -> device:
+        """``with device(...)``: factories use this device inside the block (as PyTorch)."""
+        _DEFAULT_DEVICE.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _DEFAULT_DEVICE.pop()
+
+
+# The device factories use: the last entry (set_default_device replaces it, ``with device``
+# pushes and pops); ``leafgrad/_default_device.py`` reads and sets it.
+_DEFAULT_DEVICE: list = []
+
 
 def check_device(where) -> None:
     """Refuse a device other than the CPU as a CPU-only build of PyTorch refuses it."""
@@ -142,6 +155,7 @@ def check_device(where) -> None:
 
 
 CPU = device("cpu")
+_DEFAULT_DEVICE.append(CPU)
 _warned = {"float_requires_grad": False}
 
 

@@ -244,3 +244,18 @@ def test_import_torch_distributed_works_under_install_as_torch():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "1.1920928955078125e-07", "torch.contiguous_format"]
+
+
+def test_a_device_as_context_manager_sets_the_default_inside_only(torch, restore_default_device):
+    for m in (lg, torch):
+        with m.device("cpu") as where:
+            assert where == m.device("cpu") and m.zeros(1).device == m.device("cpu")
+        with m.device("cuda"):
+            with pytest.raises(AssertionError):
+                m.zeros(1)
+            with m.device("cpu"):
+                assert m.ones(1).device == m.device("cpu")
+            with pytest.raises(AssertionError):
+                m.arange(2)
+        assert m.zeros(1).device == m.device("cpu")
+        assert m.get_default_device() == m.device("cpu")
