@@ -395,12 +395,17 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 # Tensor(*args) builds its array with this: the Tensor imports nothing that makes arrays.
 @public(function=False, method=("_legacy_data",))
 @staticmethod
-def _legacy_data(args: tuple, device, dtype=None) -> np.ndarray:
-    """The array of ``Tensor(*args)``: sizes give zeros, a sequence gives its values.
+def _legacy_data(args: tuple, device, dtype=None, size=None) -> np.ndarray:
+    """The array of ``Tensor(*args)`` (or ``Tensor(size=...)``): sizes give zeros, a sequence
+    gives its values.
 
     In ``dtype`` (the default dtype when None; ``FloatTensor`` ... pass theirs); a lone
-    number is a TypeError (use ``tensor``).
+    number is a TypeError (use ``tensor``), as is ``size=`` with positional arguments.
     """
+    if size is not None:
+        if args:
+            raise TypeError("Tensor(): pass the size either positionally or as size=, not both")
+        args = (Size(size),)
     if device is not None:
         kind = (device if isinstance(device, _device) else _device(device)).type
         if kind != "cpu":
@@ -429,8 +434,6 @@ def _legacy_data(args: tuple, device, dtype=None) -> np.ndarray:
 def _new(self, *args, size=None, device=None) -> Tensor:
     """Legacy ``t.new(...)``: as ``Tensor(...)``, in ``t``'s dtype (a tensor of another dtype
     is a TypeError); never requires grad."""
-    if size is not None:
-        args = (Size(size), *args)
     if len(args) == 1 and isinstance(args[0], Tensor):
         if args[0]._data.dtype != self._data.dtype:
             raise TypeError(
@@ -438,7 +441,7 @@ def _new(self, *args, size=None, device=None) -> Tensor:
                 f"convert it first with .to({self.dtype})"
             )
         return Tensor(args[0])
-    return _wrap(_legacy_data(args, device, self.dtype))
+    return _wrap(_legacy_data(args, device, self.dtype, size))
 
 
 _new_zeros = _new_sized(zeros, "new_zeros")

@@ -10,7 +10,7 @@ leafgrad lacks (bfloat16, complex) raise a TypeError saying so.
 from __future__ import annotations
 
 from . import _dtype
-from ._tensor import Size, Tensor, _wrap
+from ._tensor import Tensor, _wrap
 
 __all__ = [
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
@@ -40,8 +40,6 @@ class TensorType(type):
                 f"{cls.__module__}.{cls.__name__}: leafgrad has no {cls._missing} dtype; "
                 "supported: float16/32/64, int8/16/32/64, uint8, bool"
             )
-        if size is not None:
-            args = (Size(size), *args)
         if len(args) == 1 and isinstance(args[0], Tensor):
             source = args[0]
             if source._data.dtype != cls.dtype.np:
@@ -50,7 +48,7 @@ class TensorType(type):
                     f"; convert it first with .to({cls.dtype})"
                 )
             return Tensor(source)  # the same memory, as in PyTorch
-        return _wrap(Tensor._legacy_data(args, device, cls.dtype))
+        return _wrap(Tensor._legacy_data(args, device, cls.dtype, size))
 
 
 def _tensor_type(name: str, dtype, *, module: str = "torch", is_cuda: bool = False):

@@ -188,7 +188,7 @@ class Tensor:
     _post_accumulate_hooks = None
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
 
-    def __init__(self, *args, device=None) -> None:
+    def __init__(self, *args, size=None, device=None) -> None:
         """``Tensor(2, 3)``: that shape (zero-filled); ``Tensor(data)``: data in the default dtype.
 
         ``Tensor(t)`` aliases the tensor ``t`` (its memory and dtype); ``Tensor()`` is empty.
@@ -197,7 +197,7 @@ class Tensor:
             self._data = args[0]._data
             self._version_counter = args[0]._shared_version_counter()
         else:
-            self._data = self._legacy_data(args, device)  # declared by _creation
+            self._data = self._legacy_data(args, device, None, size)  # declared by _creation
         self._provenance = "created"  # read by autograd.explain
 
     # ----- array facts -----

@@ -84,6 +84,8 @@ def test_a_tensor_argument_is_aliased_when_its_dtype_matches(torch):
         (lambda m: m.Tensor(-1), RuntimeError),
         (lambda m: m.IntTensor([2**40]), RuntimeError),
         (lambda m: m.FloatTensor([[1], [2, 3]]), ValueError),
+        (lambda m: m.FloatTensor(2, size=(3,)), TypeError),
+        (lambda m: m.Tensor(2, size=(3,)), TypeError),
     ],
 )
 def test_legacy_constructor_errors_match_torch(call, error, torch):
@@ -110,6 +112,8 @@ def test_tensor_constructor_matches_torch(torch):
     ):
         _same_kind(fn(lg), fn(torch))
     _same_kind(lg.Tensor(2, 3), torch.Tensor(2, 3), values=False)
+    _same_kind(lg.Tensor(size=(2, 3)), torch.Tensor(size=(2, 3)), values=False)
+    _same_kind(lg.zeros(1).new(size=(2,)), torch.zeros(1).new(size=(2,)), values=False)
 
 
 def test_new_builds_in_the_tensors_dtype(torch):
