@@ -226,8 +226,16 @@ def test_a_meta_default_device_is_refused_by_factories(restore_default_device):
 
 
 # ----------------------------------------------------------------------------- distributed
-def test_distributed_is_unavailable_as_in_a_build_without_it():
+def test_distributed_is_unavailable_as_in_a_build_without_it(torch):
     assert lg.distributed.is_available() is False
+    assert not hasattr(lg.distributed, "init_process_group")  # as without USE_DISTRIBUTED
+    assert lg.distributed.RankType is int
+    names = ["DistError", "DistBackendError", "DistNetworkError", "DistStoreError"]
+    names += ["QueueEmptyError"]
+    for name in names:  # the error types exist, with PyTorch's hierarchy
+        ours, theirs = getattr(lg.distributed, name), getattr(torch.distributed, name)
+        assert [c.__name__ for c in ours.__mro__[:-2]] == [c.__name__ for c in theirs.__mro__[:-2]]
+    assert isinstance(lg.distributed.ProcessGroup, type)
 
 
 def test_import_torch_distributed_works_under_install_as_torch():
