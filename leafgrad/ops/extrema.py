@@ -242,6 +242,28 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     return _extreme("min", input, dim, keepdim, other, _min_all, _min_dim, minimum, _MinResult)
 
 
+_Aminmax = namedtuple("aminmax", ["min", "max"])
+
+
+@public()
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
+    """``(min, max)`` over ``dim`` (all elements when None), each with amin/amax's gradient."""
+    _require_tensor(input, "aminmax")
+    if dim is None:
+        if input._data.size == 0:
+            raise RuntimeError(
+                "aminmax(): cannot reduce an empty tensor (the reduction has no identity); "
+                "pass dim= to reduce a non-empty dimension"
+            )
+        dims = tuple(range(input._data.ndim))
+    else:
+        dims = (_one_dim(dim, input._data.ndim, "aminmax"),)
+        _check_nonempty(input, dims, "aminmax")
+    return _Aminmax(
+        _amin(input, dim=dims, keepdim=keepdim), _amax(input, dim=dims, keepdim=keepdim)
+    )
+
+
 # ----- argmax / argmin -----
 
 
