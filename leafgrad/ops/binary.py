@@ -8,19 +8,17 @@ derivative, as in PyTorch; gcd, lcm and signbit take no gradient.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .._dtype import result_type
 from .._exposure import exports, public
-from .._tensor import Tensor, _wrap, _zeros_like
-from ._optable import NoDerivative, NonDifferentiable, PiecewiseLinear
+from .._tensor import Tensor, _zeros_like
+from ._optable import Generic, NoDerivative, NonDifferentiable, PiecewiseLinear
+from ._out import with_out
 from ._primitive import primitive
+from ._tangents import tangent_sum
 from .composites import exp2
-from .piecewise import maximum, where
-
-_LN2 = math.log(2.0)
+from .indexing import masked_fill
 
 
 def _tensor_pair(op: str, input, other) -> None:
@@ -38,24 +36,44 @@ def _floating(op: str, *tensors) -> None:
 # ----- logaddexp2 -----
 
 
+def _logaddexp2_jvp(tx, ty, x, y, result):
+    return tangent_sum(
+        None if tx is None else tx / (1 + exp2(y - x)),
+        None if ty is None else ty / (1 + exp2(x - y)),
+    )
+
+
+_logaddexp2 = primitive(
+    "logaddexp2",
+    np.logaddexp2,
+    (
+        lambda grad, x, y, result: grad / (1 + exp2(y - x)),
+        lambda grad, x, y, result: grad / (1 + exp2(x - y)),
+    ),
+    kind=Generic(jvp=_logaddexp2_jvp),
+    node_name="Logaddexp2Backward0",
+    broadcast=True,
+)
+
+
 @public()
-def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
-    """``log2(2**input + 2**other)`` without overflow (floating tensors)."""
+def logaddexp2(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """``log2(2**input + 2**other)`` without overflow (floating tensors); PyTorch's
+    gradients ``1 / (1 + 2**(other - input))``."""
+    if out is not None:
+        return with_out("logaddexp2", lambda: logaddexp2(input, other), (input, other), out)
     _tensor_pair("logaddexp2", input, other)
     _floating("logaddexp2", input, other)
-    # Equal inputs (infinities included) differ by exactly 0, not by inf - inf = nan.
-    gap = where(input == other, 0.0, input - other)
-    return maximum(input, other) + exp2(-gap.abs()).log1p() * (1.0 / _LN2)
+    return _logaddexp2(input, other)
 
 
 # ----- copysign / nextafter: piecewise linear in the first input -----
 
 
-def _copysign_ratio(x, sign_source):
-    """``result / x`` as PyTorch's rule has it: ``±1``, and 0 where ``x`` is 0."""
-    xd = x._data
-    s = sign_source._data if isinstance(sign_source, Tensor) else np.asarray(sign_source)
-    return _wrap(np.where(xd == 0, 0, np.copysign(1, s) * np.sign(xd)))
+def _copysign_grad(grad, x, result):
+    """PyTorch's ``grad * (result / x)`` with 0 where ``x`` is 0, written as it is so the
+    second derivative matches too (0, and NaN at a zero input: 0 / 0 in the quotient)."""
+    return grad * masked_fill(result / x, x == 0, 0)
 
 
 def _no_grad_rule(grad, *args, result, **params):
@@ -65,8 +83,9 @@ def _no_grad_rule(grad, *args, result, **params):
 _copysign_tensor = primitive(
     "copysign",
     np.copysign,
-    (lambda grad, x, y, result: grad * _copysign_ratio(x, y).to(grad.dtype), _no_grad_rule),
+    (lambda grad, x, y, result: _copysign_grad(grad, x, result), _no_grad_rule),
     kind=PiecewiseLinear(),
+    saves=("result",),
     overload="Tensor",
     node_name="CopysignBackward0",
     dtype_rule="float",
@@ -75,8 +94,9 @@ _copysign_tensor = primitive(
 _copysign_scalar = primitive(
     "copysign",
     lambda x, *, other: np.copysign(x, np.asarray(other, x.dtype)),
-    lambda grad, x, result, *, other: grad * _copysign_ratio(x, other).to(grad.dtype),
+    lambda grad, x, result, *, other: _copysign_grad(grad, x, result),
     kind=PiecewiseLinear(),
+    saves=("result",),
     overload="Scalar",
     node_name="CopysignBackward1",
     dtype_rule="float",
@@ -84,9 +104,11 @@ _copysign_scalar = primitive(
 
 
 @public(inplace=True)
-def copysign(input: Tensor, other) -> Tensor:
+def copysign(input: Tensor, other, *, out=None) -> Tensor:
     """``input``'s magnitudes with ``other``'s signs (a tensor, broadcast, or a number);
     the result is floating."""
+    if out is not None:
+        return with_out("copysign", lambda: copysign(input, other), (input, other), out)
     if not isinstance(input, Tensor):
         raise TypeError(f"copysign(): input must be a Tensor, not {type(input).__name__}")
     if isinstance(other, Tensor):
@@ -109,9 +131,11 @@ _nextafter = primitive(
 
 
 @public(inplace=True)
-def nextafter(input: Tensor, other: Tensor) -> Tensor:
+def nextafter(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The next floating-point value after ``input`` towards ``other`` (gradient 1 for
     ``input``, 0 for ``other``, as PyTorch)."""
+    if out is not None:
+        return with_out("nextafter", lambda: nextafter(input, other), (input, other), out)
     _tensor_pair("nextafter", input, other)
     _floating("nextafter", input, other)
     return _nextafter(input, other)
@@ -131,8 +155,10 @@ _heaviside = primitive(
 
 
 @public(inplace=True)
-def heaviside(input: Tensor, values: Tensor) -> Tensor:
+def heaviside(input: Tensor, values: Tensor, *, out=None) -> Tensor:
     """The step function: 0 below zero, 1 above, ``values`` (broadcast) at zero; NaN gives 0."""
+    if out is not None:
+        return with_out("heaviside", lambda: heaviside(input, values), (input, values), out)
     _tensor_pair("heaviside", input, values)
     if input._data.dtype != values._data.dtype:
         raise RuntimeError(
@@ -164,15 +190,19 @@ def _integers(op: str, input, other) -> None:
 
 
 @public(inplace=True)
-def gcd(input: Tensor, other: Tensor) -> Tensor:
+def gcd(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The greatest common divisor, elementwise (integers; never negative)."""
+    if out is not None:
+        return with_out("gcd", lambda: gcd(input, other), (input, other), out)
     _integers("gcd", input, other)
     return _gcd(input, other)
 
 
 @public(inplace=True)
-def lcm(input: Tensor, other: Tensor) -> Tensor:
+def lcm(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The least common multiple, elementwise (integers; never negative unless it overflows)."""
+    if out is not None:
+        return with_out("lcm", lambda: lcm(input, other), (input, other), out)
     _integers("lcm", input, other)
     return _lcm(input, other)
 
@@ -185,8 +215,10 @@ _signbit = primitive("signbit", _signbit_forward, kind=NonDifferentiable(), dtyp
 
 
 @public()
-def signbit(input: Tensor) -> Tensor:
+def signbit(input: Tensor, *, out=None) -> Tensor:
     """Whether each sign bit is set (True for -0.0 and negative NaN)."""
+    if out is not None:
+        return with_out("signbit", lambda: signbit(input), (input,), out)
     if not isinstance(input, Tensor):
         raise TypeError(f"signbit(): input must be a Tensor, not {type(input).__name__}")
     return _signbit(input)

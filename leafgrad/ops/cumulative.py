@@ -71,9 +71,9 @@ def _first_zero_grad(grad, x, result, dim, zero):
 def _cumprod_grad(grad, x, result, *, dim, dtype=None):
     if grad._data.dtype != x._data.dtype:  # PyTorch casts grad to the input's dtype first
         grad = grad.to(x.dtype)
+    zero = x._data == 0  # read first: after release this raises, as PyTorch's unpacking does
     if x._data.ndim == 0 or x._data.shape[dim] <= 1:
         return grad
-    zero = x._data == 0
     if not zero.any():
         return _cumsum(result * grad, dim=dim, reverse=True) / x
     if _state.enabled:  # a graph of the gradient is wanted: the differentiable formula

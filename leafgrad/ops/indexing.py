@@ -14,6 +14,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
 from ._optable import Composite
+from ._out import with_out
 from ._primitive import adjoint_pair, primitive
 from .broadcast import expand
 from .piecewise import where
@@ -118,9 +119,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
 
 
 @public()
-def take(input: Tensor, index: Tensor) -> Tensor:
+def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
     """The entries of the flattened ``input`` at ``index`` (int64, any shape; negative
     counts from the end), in ``index``'s shape."""
+    if out is not None:
+        return with_out("take", lambda: take(input, index), (input,), out)
     if not isinstance(index, Tensor) or index._data.dtype != np.int64:
         got = index.dtype if isinstance(index, Tensor) else type(index).__name__
         raise RuntimeError(f"take(): index must be an int64 Tensor, got {got}; use .long()")

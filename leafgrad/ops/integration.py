@@ -13,6 +13,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
+from ._out import with_out
 from .joining import cat
 from .reduction import cumsum
 
@@ -22,9 +23,12 @@ def _along(t: Tensor, dim: int, s: slice) -> Tensor:
 
 
 @public()
-def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None, *, out=None):
     """The ``n``-th forward difference along ``dim``, after joining ``prepend`` and ``append``
     (tensors of ``input``'s number of dims) at its ends; bools differ by xor."""
+    if out is not None:
+        args = (input, prepend, append)
+        return with_out("diff", lambda: diff(input, n, dim, prepend, append), args, out)
     if not isinstance(input, Tensor):
         raise TypeError(f"diff(): input must be a Tensor, not {type(input).__name__}")
     if input._data.ndim == 0:

@@ -11,13 +11,16 @@ import operator
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
+from ._out import with_out
 from .piecewise import where
 
 
 @public(inplace=True)
-def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
+def renorm(input: Tensor, p, dim: int, maxnorm, *, out=None) -> Tensor:
     """``input`` with each slice ``input.select(dim, i)`` whose ``p``-norm exceeds
     ``maxnorm`` scaled to norm ``maxnorm`` (floating tensors; ``p > 0``)."""
+    if out is not None:
+        return with_out("renorm", lambda: renorm(input, p, dim, maxnorm), (input,), out)
     if not isinstance(input, Tensor):
         raise TypeError(f"renorm(): input must be a Tensor, not {type(input).__name__}")
     for name, v in (("p", p), ("maxnorm", maxnorm)):

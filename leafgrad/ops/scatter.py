@@ -17,6 +17,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._optable import Linear, NoDerivative, PiecewiseLinear
+from ._out import with_out
 from ._primitive import primitive
 from .indexing import _gather_key, _index_tensor, _scatter_add, gather
 
@@ -119,10 +120,13 @@ def _covered(src: Tensor, index: np.ndarray) -> Tensor:
 
 
 @public(inplace=True)
-def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None):
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None, out=None):
     """``input`` with ``src[i][j][k]`` written at ``[index[i][j][k]][j][k]`` (for dim 0),
     or the number ``value`` at those places; ``reduce="add"``/``"multiply"`` combines with
     what is there instead (no gradient, as in PyTorch)."""
+    if out is not None:
+        args = (input, dim, index, src)
+        return with_out("scatter", lambda: scatter(*args, value=value, reduce=reduce), args, out)
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
     if src is None and value is None:
@@ -150,9 +154,12 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
 
 
 @public(inplace=True)
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
     """``input`` plus ``src`` added at the places ``index`` names along ``dim`` (repeated
     places accumulate)."""
+    if out is not None:
+        args = (input, dim, index, src)
+        return with_out("scatter_add", lambda: scatter_add(*args), args, out)
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add(): src must be a Tensor, not {type(src).__name__}")
     d, idx = _checked("scatter_add", input, dim, index, src)

@@ -173,9 +173,26 @@ def _split_points(indices_or_sections, size: int, op: str):
 
 
 @public()
-def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+def tensor_split(
+    input: Tensor,
+    indices_or_sections=None,
+    dim: int = 0,
+    *,
+    sections=None,
+    indices=None,
+    tensor_indices_or_sections=None,
+) -> tuple:
     """Views of ``input`` along ``dim``: ``n`` nearly equal sections, or pieces cut before
-    each index of a list (out-of-range indices clamp, as in slicing)."""
+    each index of a list (out-of-range indices clamp, as in slicing). PyTorch's keyword
+    spellings ``sections=``, ``indices=`` and ``tensor_indices_or_sections=`` work too."""
+    given = [
+        v
+        for v in (indices_or_sections, sections, indices, tensor_indices_or_sections)
+        if v is not None
+    ]
+    if len(given) != 1:
+        raise TypeError("tensor_split() takes one of indices_or_sections, sections or indices")
+    indices_or_sections = given[0]
     if input._data.ndim == 0:
         raise RuntimeError("tensor_split(): expected at least a 1-dim tensor, got a 0-dim one")
     d = _normalize_dim(operator.index(dim), input._data.ndim, "tensor_split")

@@ -1,5 +1,5 @@
 """Op-table samples for ops/cumulative.py (cumprod, logcumsumexp; cummax/cummin are a
-gather), ops/scatter.py and ops/binary.py (copysign, nextafter)."""
+gather), ops/scatter.py and ops/binary.py (logaddexp2, copysign, nextafter)."""
 
 import numpy as np
 
@@ -78,6 +78,7 @@ SAMPLES = [
         ((2, 3), (2, 3)),
         id="scatter_add-public",
     ),
+    S("logaddexp2", lambda x, y: lg.logaddexp2(x, y), ((2, 3), (3,))),
     # copysign / nextafter: piecewise linear in the first input, constant in the second
     S(
         "copysign.Tensor",

@@ -221,3 +221,30 @@ def test_bad_arguments_raise_torchs_exception_type(call, torch):
         call(torch)
     with pytest.raises(type(theirs.value)):
         call(lg)
+
+
+def test_tensor_split_takes_pytorchs_keyword_spellings(torch):
+    for m in (lg, torch):
+        x = m.arange(7)
+        assert [p.tolist() for p in m.tensor_split(x, sections=3)] == [[0, 1, 2], [3, 4], [5, 6]]
+        assert [p.tolist() for p in x.tensor_split(indices=[2])] == [[0, 1], [2, 3, 4, 5, 6]]
+        pieces = m.tensor_split(x, tensor_indices_or_sections=m.tensor(2))
+        assert [p.tolist() for p in pieces] == [[0, 1, 2, 3], [4, 5, 6]]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, out: m.vstack([m.ones(2), m.zeros(2)], out=out),
+        lambda m, out: m.take(m.arange(6.0).reshape(2, 3), m.tensor([5, 0]), out=out),
+        lambda m, out: m.tensordot(m.ones(2, 3), m.ones(3), 1, out=out),
+        lambda m, out: m.inner(m.ones(2, 3), m.ones(3), out=out),
+    ],
+)
+def test_out_receives_the_result(call, torch):
+    results = []
+    for m in (lg, torch):
+        out = m.empty(0)
+        assert call(m, out) is out
+        results.append(out.numpy())
+    np.testing.assert_array_equal(*results)
