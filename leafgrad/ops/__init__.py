@@ -44,6 +44,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     renorm,
     reorder,
     scatter,
+    scatter_reduce,
     shape,
     slicing,
     softmax,

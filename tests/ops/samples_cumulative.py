@@ -1,5 +1,6 @@
 """Op-table samples for ops/cumulative.py (cumprod, logcumsumexp; cummax/cummin are a
-gather), ops/scatter.py and ops/binary.py (logaddexp2, copysign, nextafter)."""
+gather), ops/scatter.py, ops/scatter_reduce.py and ops/binary.py (logaddexp2, copysign,
+nextafter)."""
 
 import numpy as np
 
@@ -31,6 +32,18 @@ def _distinct(shape):
     return make
 
 
+def _distinct_pair(*shapes):
+    """Inputs maker: all values distinct (no ties for amax/amin) and away from 0 (prod)."""
+
+    def make(rng):
+        sizes = [int(np.prod(s)) for s in shapes]
+        values = (rng.permutation(sum(sizes)) + 1) * 0.3 * rng.choice([-1.0, 1.0], sum(sizes))
+        return [p.reshape(s) for p, s in zip(np.split(values, np.cumsum(sizes)[:-1]), shapes)]
+
+    return make
+
+
+_REDUCE_INDEX = lg.tensor([[0, 2], [2, 2], [0, 1], [0, 2]])
 _INDEX = lg.tensor([[0, 2, 1], [2, 0, 1]])  # no repeats: the write order is unspecified
 
 SAMPLES = [
@@ -79,6 +92,18 @@ SAMPLES = [
         id="scatter_add-public",
     ),
     S("logaddexp2", lambda x, y: lg.logaddexp2(x, y), ((2, 3), (3,))),
+    # scatter_reduce: every reduction, with and without the input's own values
+    *(
+        S(
+            "scatter_reduce.two",
+            lambda x, s, r=r, inc=inc: x.scatter_reduce(0, _REDUCE_INDEX, s, r, include_self=inc),
+            ((3, 2), (4, 2)),
+            make_inputs=_distinct_pair((3, 2), (4, 2)) if r in ("amax", "amin", "prod") else None,
+            id=f"scatter_reduce-{r}-{'self' if inc else 'no-self'}",
+        )
+        for r in ("sum", "prod", "mean", "amax", "amin")
+        for inc in (True, False)
+    ),
     # copysign / nextafter: piecewise linear in the first input, constant in the second
     S(
         "copysign.Tensor",

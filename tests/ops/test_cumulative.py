@@ -135,6 +135,9 @@ def test_forward_mode_tangents_match_torch(fn, x, torch):
         lambda m: m.trapezoid(m.ones(3), m.ones(3, dtype=m.float64)),
         lambda m: m.cumulative_trapezoid(m.tensor([1, 2, 3])),
         lambda m: m.cumulative_trapezoid(m.ones(2, 1)),
+        lambda m: m.trapezoid(m.tensor([1, 2, 3]), dx=0.5),
+        lambda m: m.cumprod(m.ones(0), 0),
+        lambda m: m.logcumsumexp(m.ones(0, 2), 1),
     ],
 )
 def test_exact_values_and_dtypes_match_torch(call, torch):

@@ -148,6 +148,14 @@ def test_a_single_cartesian_factor_is_returned_as_it_is():
         lambda m: m.triu_indices(2, 5, -3),
         lambda m: m.triu_indices(2, 3, 5),
         lambda m: m.tril_indices(0, 3),
+        lambda m: m.hstack([m.tensor(1), m.tensor(2)]),
+        lambda m: m.vstack([m.tensor(1), m.tensor(2)]),
+        lambda m: m.dstack([m.tensor(1), m.tensor(2)]),
+        lambda m: m.column_stack([m.tensor(1), m.tensor(2)]),
+        lambda m: m.cat(m.tensor_split(m.arange(3), 5)),
+        lambda m: m.tensor_split(m.arange(3), 5)[4],
+        lambda m: m.diag_embed(m.ones(2, 0), 1),
+        lambda m: m.take(m.ones(2), m.tensor([], dtype=m.int64)),
     ],
 )
 def test_integer_values_and_dtypes_match_torch(call, torch):
@@ -191,6 +199,7 @@ def test_integer_values_and_dtypes_match_torch(call, torch):
         lambda m: m.take(m.ones(2, 3), m.tensor([-7])),
         lambda m: m.take(m.ones(2, 3), m.tensor([1.0])),
         lambda m: m.take(m.ones(2, 3), m.tensor([1], dtype=m.int32)),
+        lambda m: m.take(m.ones(0), m.tensor([0])),
         lambda m: m.inner(m.ones(2, 3), m.ones(2)),
         lambda m: m.inner(m.ones(3), m.ones(3, dtype=m.float64)),
         lambda m: m.vdot(m.ones(2, 2), m.ones(2, 2)),
