@@ -3,7 +3,8 @@ with the sums in ``reduction``).
 
 cumprod is a primitive because inputs with zeros need PyTorch's gradient, which is the true
 derivative even there: an O(n) formula when no graph is wanted, the omitted-products O(n^2)
-one (itself differentiable) when one is. cummax/cummin are a gather at indices computed on
+one (itself differentiable) when one is; its forward rule uses that table too where there
+are zeros, so Taylor mode stays exact. cummax/cummin are a gather at indices computed on
 arrays, so their gradients go to the chosen entries, as PyTorch's do. logcumsumexp is a
 primitive for a stable forward (NumPy's ``logaddexp.accumulate``) and PyTorch's stable
 backward.

@@ -4,7 +4,7 @@ multiply) and scatter_add, each with its in-place twin (``scatter_``, ``scatter_
 scatter's gradients are PyTorch's: the overwritten places of ``input`` get none, ``src``
 gets the gradient gathered at ``index``; with ``reduce=`` PyTorch defines no derivative.
 scatter_add is ``input`` plus the adjoint of gather (``indexing``), so its gradients are
-``grad`` and ``grad`` gathered, to any order.
+``grad`` and ``grad`` gathered, to any order. scatter_reduce lives in ``scatter_reduce``.
 """
 
 from __future__ import annotations
