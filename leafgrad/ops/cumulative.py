@@ -20,7 +20,7 @@ from .._engine import grad_mode
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic
-from ._out import with_out
+from ._out import with_out, with_outs
 from ._primitive import primitive
 from ._reduce import _as_np, _int_to_long, _one_dim, _require_tensor
 from .indexing import gather
@@ -121,6 +121,8 @@ def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
 
 _Cummax = namedtuple("cummax", ["values", "indices"])
 _Cummin = namedtuple("cummin", ["values", "indices"])
+_CummaxOut = namedtuple("cummax_out", ["values", "indices"])
+_CumminOut = namedtuple("cummin_out", ["values", "indices"])
 
 
 def _running_extreme_indices(x: np.ndarray, axis: int, greater: bool) -> np.ndarray:
@@ -152,16 +154,20 @@ def _running_extreme(op: str, result, input: Tensor, dim: int, greater: bool):
 
 
 @public()
-def cummax(input: Tensor, dim: int):
+def cummax(input: Tensor, dim: int, *, out=None):
     """``(values, indices)``: the running maximum along ``dim`` and where it was last reached;
     NaN, once met, stays."""
+    if out is not None:
+        return with_outs("cummax", lambda: cummax(input, dim), (input,), out, _CummaxOut)
     return _running_extreme("cummax", _Cummax, input, dim, greater=True)
 
 
 @public()
-def cummin(input: Tensor, dim: int):
+def cummin(input: Tensor, dim: int, *, out=None):
     """``(values, indices)``: the running minimum along ``dim`` and where it was last reached;
     NaN, once met, stays."""
+    if out is not None:
+        return with_outs("cummin", lambda: cummin(input, dim), (input,), out, _CumminOut)
     return _running_extreme("cummin", _Cummin, input, dim, greater=False)
 
 

@@ -173,3 +173,15 @@ def test_integer_functions_write_into_out(torch):
             True,
             False,
         ]
+
+
+def test_aminmax_writes_into_a_pair_of_out_tensors(torch):
+    results = []
+    for m in (lg, torch):
+        x = m.tensor([[1.0, 3.0], [-2.0, 0.5]])
+        low, high = m.empty(0), m.empty(0)
+        out = m.aminmax(x, dim=0, out=(low, high))
+        assert out.min is low and out[1] is high
+        results.append((low.numpy(), high.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)

@@ -190,3 +190,41 @@ def test_bad_arguments_raise_torchs_exception_type(call, torch):
         call(torch)
     with pytest.raises(type(theirs.value)):
         call(lg)
+
+
+def test_cummax_and_cummin_write_into_a_pair_of_out_tensors(torch):
+    results = []
+    for m in (lg, torch):
+        x = m.tensor([[1.0, 3.0, 2.0], [0.0, -1.0, 5.0]])
+        values, indices = m.empty(0), m.empty(0, dtype=m.int64)
+        out = m.cummax(x, 1, out=(values, indices))
+        assert out[0] is values and out.indices is indices
+        low = m.cummin(x, 0, out=(m.empty(2, 3), m.empty(2, 3, dtype=m.int64)))
+        results.append((values.numpy(), indices.numpy(), low.values.numpy(), low[1].numpy()))
+        with pytest.raises(TypeError):
+            m.cummax(x, 1, out=values)
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: m.cumprod(x, 1),
+        lambda m, x: m.logcumsumexp(x, 0),
+        lambda m, x: m.cummin(x, 1).values,
+        lambda m, x: m.diff(x, 2, 0),
+        lambda m, x: m.trapezoid(x, dx=0.1),
+        lambda m, x: m.trapezoid(x, m.linspace(0, 1, 4)),
+        lambda m, x: m.cumulative_trapezoid(x, dim=0),
+        lambda m, x: m.logaddexp2(x, x.flip(0)),
+        lambda m, x: m.renorm(x, 2, 1, 0.5),
+        lambda m, x: m.tensordot(x, x, ([0], [0])),
+        lambda m, x: m.copysign(x, -x.flip(1)),
+    ],
+)
+def test_float32_results_keep_the_dtype_and_match_torch(call, torch):
+    x = _r(3, 4).astype(np.float32)
+    ours, theirs = call(lg, lg.tensor(x)), call(torch, torch.tensor(x))
+    assert str(ours.dtype) == str(theirs.dtype) == "torch.float32"
+    assert_close(ours, theirs.numpy())
