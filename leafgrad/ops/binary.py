@@ -51,6 +51,7 @@ _logaddexp2 = primitive(
         lambda grad, x, y, result: grad / (1 + exp2(x - y)),
     ),
     kind=Generic(jvp=_logaddexp2_jvp),
+    saves=("self", "other"),
     node_name="Logaddexp2Backward0",
     broadcast=True,
 )
@@ -85,7 +86,7 @@ _copysign_tensor = primitive(
     np.copysign,
     (lambda grad, x, y, result: _copysign_grad(grad, x, result), _no_grad_rule),
     kind=PiecewiseLinear(),
-    saves=("result",),
+    saves=("self", "result"),
     overload="Tensor",
     node_name="CopysignBackward0",
     dtype_rule="float",
@@ -96,7 +97,7 @@ _copysign_scalar = primitive(
     lambda x, *, other: np.copysign(x, np.asarray(other, x.dtype)),
     lambda grad, x, result, *, other: _copysign_grad(grad, x, result),
     kind=PiecewiseLinear(),
-    saves=("result",),
+    saves=("self", "result"),
     overload="Scalar",
     node_name="CopysignBackward1",
     dtype_rule="float",
@@ -125,6 +126,7 @@ _nextafter = primitive(
     np.nextafter,
     (lambda grad, x, y, result: grad, _no_grad_rule),
     kind=PiecewiseLinear(),
+    saves=("self", "other"),  # as PyTorch's node, though its rules read neither
     node_name="NextafterBackward0",
     broadcast=True,
 )

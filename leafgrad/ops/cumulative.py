@@ -99,7 +99,7 @@ _cumprod = primitive(
     _cumprod_forward,
     _cumprod_grad,
     kind=Generic(jvp=_cumprod_jvp),
-    saves=("result",),
+    saves=("self", "dim", "result"),
     node_name="CumprodBackward0",
     dtype_rule="keep",
 )
@@ -212,7 +212,7 @@ _logcumsumexp = primitive(
     _logcumsumexp_forward,
     _logcumsumexp_grad,
     kind=Generic(jvp=_logcumsumexp_jvp),
-    saves=("result",),
+    saves=("self", "dim", "result"),
     node_name="LogcumsumexpBackward0",
     dtype_rule="keep",
 )

@@ -48,6 +48,8 @@ _scatter_src = primitive(
     vjp_all=_scatter_src_grads,
     kind=Linear(),
     overload="src",
+    inputs=("self", "src"),
+    saves=("dim", "index"),
     node_name="ScatterBackward0",
     dtype_rule="keep",
 )
@@ -59,6 +61,7 @@ _scatter_value = primitive(
     ),
     kind=PiecewiseLinear(),
     overload="value",
+    saves=("dim", "index"),
     node_name="ScatterBackward1",
     dtype_rule="keep",
 )

@@ -141,7 +141,8 @@ _scatter_reduce = primitive(
     vjp_all=_scatter_reduce_grads,
     kind=Generic(jvp=_scatter_reduce_jvp),
     overload="two",
-    saves=("result",),
+    inputs=("self", "src"),
+    saves=("self", "dim", "index", "src", "reduce", "include_self", "result"),
     node_name="ScatterReduceBackward0",
     dtype_rule="keep",
 )
