@@ -14,11 +14,13 @@ from .._exposure import exports, public
 from .._ranges import _linspace_values
 from .._tensor import Tensor, _wrap
 from ._optable import NoDerivative
+from ._out import with_out, with_outs
 from ._primitive import primitive
 from ._reduce import _require_tensor
 
 _Histogram = namedtuple("histogram", ["hist", "bin_edges"])
-_Histogram.__module__ = "torch.return_types"
+_HistogramOut = namedtuple("histogram_out", ["hist", "bin_edges"])
+_Histogram.__module__ = _HistogramOut.__module__ = "torch.return_types"
 
 
 # ----- searchsorted / bucketize -----
@@ -87,7 +89,9 @@ def searchsorted(
     last with ``right=True`` / ``side="right"``. N-D sequences search row by row: their leading
     dims must match ``input``'s. ``input`` may be a number (a 0-d result)."""
     if out is not None:
-        raise TypeError("searchsorted(): out= is not supported; assign the result instead")
+        options = dict(out_int32=out_int32, right=right, side=side, sorter=sorter)
+        compute = lambda: searchsorted(sorted_sequence, input, **options)
+        return with_out("searchsorted", compute, (), out)  # no grad to refuse: indices
     _require_tensor(sorted_sequence, "searchsorted")
     from_right = _side(right, side)
     seq = sorted_sequence._data
@@ -184,7 +188,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     range when ``min == max``; widened by 1 each way when that is one value too). Elements
     outside are ignored. Floating inputs only; never requires grad (as in PyTorch)."""
     if out is not None:
-        raise TypeError("histc(): out= is not supported; assign the result instead")
+        return with_out("histc", lambda: histc(input, bins, min, max), (), out)  # never recorded
     x = _floating(input, "histc").reshape(-1)
     _check_bins(bins, "histc")
     lo, hi = float(min), float(max)
@@ -232,7 +236,9 @@ def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool
     bin includes its right edge. ``weight`` (input's shape and dtype) weights each element;
     ``density`` normalises to a probability density. Floating inputs only."""
     if out is not None:
-        raise TypeError("histogram(): out= is not supported; assign the result instead")
+        options = dict(range=range, weight=weight, density=density)
+        compute = lambda: histogram(input, bins, **options)
+        return with_outs("histogram", compute, (input,), out, _HistogramOut)
     x = _floating(input, "histogram")
     w = None
     if weight is not None:

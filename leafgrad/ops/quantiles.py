@@ -15,6 +15,7 @@ from .._dtype import as_dtype, from_numpy_dtype
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic
+from ._out import with_out
 from ._primitive import primitive
 from ._reduce import _dims, _int_to_long, _np_axis, _one_dim, _require_tensor, _restore
 from .composites import sort
@@ -135,6 +136,19 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan) -> Tensor:
     return values.squeeze(0) if qs.ndim == 0 else values
 
 
+def _into(op: str, compute, out) -> Tensor:
+    """``out=`` for the quantiles: PyTorch composes them, so writing a result that requires
+    grad into ``out`` is a differentiable copy (CopyBackwards), not a refusal."""
+    result = compute()
+    if not result.requires_grad:
+        return with_out(op, lambda: result, (), out)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): out= must be a Tensor, got {type(out).__name__}")
+    if out._data.shape != result._data.shape:
+        out.resize_(result._data.shape)
+    return out.copy_(result)
+
+
 @public()
 def quantile(
     input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None
@@ -143,7 +157,8 @@ def quantile(
     ``dim`` (all elements when None); a 1-D ``q`` adds a leading dimension. A row with a NaN
     gives NaN. ``interpolation``: linear, lower, higher, midpoint or nearest."""
     if out is not None:
-        raise TypeError("quantile(): out= is not supported; assign the result instead")
+        compute = lambda: quantile(input, q, dim, keepdim, interpolation=interpolation)
+        return _into("quantile", compute, out)
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
@@ -153,7 +168,8 @@ def nanquantile(
 ) -> Tensor:
     """As ``quantile``, ignoring NaNs (NaN only where a whole row is NaN)."""
     if out is not None:
-        raise TypeError("nanquantile(): out= is not supported; assign the result instead")
+        compute = lambda: nanquantile(input, q, dim, keepdim, interpolation=interpolation)
+        return _into("nanquantile", compute, out)
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
 
 
@@ -187,8 +203,10 @@ _nansum = primitive(
 
 
 @public()
-def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """``sum`` treating NaNs as zero (they get no gradient); integers sum in int64."""
+    if out is not None:
+        return with_out("nansum", lambda: nansum(input, dim, keepdim, dtype=dtype), (input,), out)
     _require_tensor(input, "nansum")
     x = input._data
     dims = _dims(dim, x.ndim, "nansum")
@@ -202,9 +220,9 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """The mean of the non-NaN elements over ``dim`` (NaN where there are none); floating
     inputs and dtypes only."""
-    _require_tensor(input, "nanmean")
     if out is not None:
-        raise TypeError("nanmean(): out= is not supported; assign the result instead")
+        return with_out("nanmean", lambda: nanmean(input, dim, keepdim, dtype=dtype), (input,), out)
+    _require_tensor(input, "nanmean")
     if input._data.dtype.kind != "f":
         raise RuntimeError(
             f"nanmean(): expected input to have floating point dtype but got {input.dtype}; "

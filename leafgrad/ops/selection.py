@@ -15,6 +15,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor
 from ._optable import Generic
+from ._out import with_outs
 from ._primitive import primitive
 from ._reduce import _one_dim, _require_tensor
 from .extrema import _evenly_read_jvp, _extreme_all_grad, _select_grad, _select_jvp
@@ -30,6 +31,15 @@ _MedianResult = _returned("median")
 _NanmedianResult = _returned("nanmedian")
 _KthvalueResult = _returned("kthvalue")
 _ModeResult = _returned("mode")
+# What the same calls return with out=(values, indices), as PyTorch names them.
+_OUT_TYPES = {
+    name: _returned(f"{name}_out") for name in ("median", "nanmedian", "kthvalue", "mode")
+}
+
+
+def _into(op: str, out, compute, input):
+    """``compute()`` written into ``out``, a ``(values, indices)`` pair of tensors."""
+    return with_outs(op, compute, (input,), out, _OUT_TYPES[op])
 
 
 # ----- which element each row selects (arrays only) -----
@@ -191,6 +201,12 @@ def _select(prim, result_type, input, d, keepdim, **params):
     return result_type(values, indices)
 
 
+def _needs_dim(dim, op: str):
+    if dim is None:
+        raise TypeError(f"{op}(): out= needs dim (the whole-tensor {op} has no out= form)")
+    return dim
+
+
 def _median(op, whole, per_dim, result_type, input, dim, keepdim):
     _check_input(input, op)
     if dim is None:
@@ -199,23 +215,32 @@ def _median(op, whole, per_dim, result_type, input, dim, keepdim):
 
 
 @public()
-def median(input: Tensor, dim=None, keepdim: bool = False):
+def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     """``median(x)``: the lower median of all elements (NaN if any is NaN; the gradient is
     shared among equal elements); ``median(x, dim)``: ``(values, indices)`` per row."""
+    if out is not None:
+        return _into(
+            "median", out, lambda: median(input, _needs_dim(dim, "median"), keepdim), input
+        )
     return _median("median", _median_all, _median_dim, _MedianResult, input, dim, keepdim)
 
 
 @public()
-def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
+def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     """As ``median``, ignoring NaNs (NaN only where a whole row is NaN)."""
+    if out is not None:
+        dim = _needs_dim(dim, "nanmedian")
+        return _into("nanmedian", out, lambda: nanmedian(input, dim, keepdim), input)
     return _median(
         "nanmedian", _nanmedian_all, _nanmedian_dim, _NanmedianResult, input, dim, keepdim
     )
 
 
 @public()
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """``(values, indices)`` of the k-th smallest element (1-based) along ``dim``."""
+    if out is not None:
+        return _into("kthvalue", out, lambda: kthvalue(input, k, dim, keepdim), input)
     _check_input(input, "kthvalue")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"kthvalue(): k must be an int, not {type(k).__name__}")
@@ -230,9 +255,11 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
 
 
 @public()
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally
     frequent ones) and the index of its last occurrence."""
+    if out is not None:
+        return _into("mode", out, lambda: mode(input, dim, keepdim), input)
     _check_input(input, "mode")
     d = _reduced_dim(input, dim, "mode")
     return _select(_mode, _ModeResult, input, d, keepdim)

@@ -14,6 +14,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._optable import NoDerivative
+from ._out import with_out
 from ._primitive import primitive
 from ._reduce import _require_tensor
 
@@ -119,7 +120,9 @@ def isin(
     """Whether each of ``elements`` occurs in ``test_elements`` (either may be a number, not
     both); bool, of ``elements``' shape. NaN is in nothing."""
     if out is not None:
-        raise TypeError("isin(): out= is not supported; assign the result instead")
+        options = dict(assume_unique=assume_unique, invert=invert)
+        compute = lambda: isin(elements, test_elements, **options)
+        return with_out("isin", compute, (), out)  # bools: no grad to refuse
     if not (isinstance(elements, Tensor) or isinstance(test_elements, Tensor)):
         raise TypeError(
             f"isin(): expected a Tensor for elements or test_elements, got "

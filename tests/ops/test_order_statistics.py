@@ -338,3 +338,48 @@ def test_mode_matches_torch_on_random_integer_valued_rows(torch):
             ours, theirs = lg.mode(lg.tensor(data), dim), torch.mode(torch.tensor(data), dim)
             _same(ours.values, theirs.values)
             assert ours.indices.tolist() == theirs.indices.tolist()
+
+
+OUT_CALLS = {
+    "median": lambda m, x, e, i: m.median(x, 1, out=(e, i)),
+    "nanmedian-keepdim": lambda m, x, e, i: m.nanmedian(x, 0, True, out=(e, i)),
+    "kthvalue": lambda m, x, e, i: m.kthvalue(x, 2, out=(e, i)),
+    "mode": lambda m, x, e, i: m.mode(x, 1, out=(e, i)),
+}
+
+
+@pytest.mark.parametrize("name", OUT_CALLS)
+def test_out_pairs_are_written_and_returned_as_torch_does(name, torch):
+    results = []
+    for m in (lg, torch):
+        values, indices = m.empty(0, dtype=m.float64), m.empty(0, dtype=m.int64)
+        got = OUT_CALLS[name](m, m.tensor(X34), values, indices)
+        assert type(got).__name__ == f"{name.split('-')[0]}_out"
+        assert got.values is values and got.indices is indices
+        results.append(got)
+        with pytest.raises(RuntimeError):  # not differentiable with out=, as in PyTorch
+            x = m.tensor(X34, requires_grad=True)
+            OUT_CALLS[name](m, x, m.empty(0, dtype=m.float64), m.empty(0, dtype=m.int64))
+    _same(results[0].values, results[1].values)
+    assert results[0].indices.tolist() == results[1].indices.tolist()
+
+
+def test_out_of_quantiles_nansum_and_nanmean_matches_torch(torch):
+    for fn in (
+        lambda m, o: m.quantile(m.tensor(X345), 0.3, 1, out=o),
+        lambda m, o: m.nanquantile(m.tensor(X345), m.tensor([0.2, 0.9], dtype=m.float64), out=o),
+        lambda m, o: m.nansum(m.tensor(X345), (0, 2), out=o),
+        lambda m, o: m.nanmean(m.tensor(X345), -1, out=o),
+    ):
+        outs = [m.empty(0, dtype=m.float64) for m in (lg, torch)]
+        ours, theirs = fn(lg, outs[0]), fn(torch, outs[1])
+        assert ours is outs[0] and theirs is outs[1]
+        _same(ours, theirs)
+    for m in (lg, torch):
+        with pytest.raises(RuntimeError):
+            m.nanmean(m.tensor(X345, requires_grad=True), out=m.empty(0, dtype=m.float64))
+        # PyTorch composes quantile: out= then holds a differentiable copy.
+        x = m.tensor(X345, requires_grad=True)
+        out = m.quantile(x, 0.5, out=m.empty(0, dtype=m.float64))
+        out.backward()
+        assert x.grad.sum().item() == pytest.approx(1.0)

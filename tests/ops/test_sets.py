@@ -132,3 +132,10 @@ def test_argwhere_matches_torch(torch):
         lambda m: m.argwhere(m.zeros(0, 2)),
     ):
         _same(fn(lg), fn(torch))
+
+
+def test_isin_writes_out_as_torch_does(torch):
+    for m in (lg, torch):
+        out = m.empty(0, dtype=m.bool)
+        got = m.isin(m.tensor([1.0, 2.0, 3.0], requires_grad=True), m.tensor([2.0]), out=out)
+        assert got is out and out.tolist() == [False, True, False]
