@@ -50,6 +50,11 @@ def _search(boundaries: np.ndarray, values: np.ndarray, right: bool) -> np.ndarr
         common = np.promote_types(boundaries.dtype, values.dtype)
         boundaries, values = boundaries.astype(common), values.astype(common)
     n = boundaries.shape[-1]
+    if boundaries.ndim == 1 and not (
+        boundaries.dtype.kind == "f" and (np.isnan(boundaries).any() or np.isnan(values).any())
+    ):
+        # Without NaNs NumPy's search of one sorted row finds the same places, faster.
+        return np.searchsorted(boundaries, values, side="right" if right else "left")
     rows = boundaries.reshape(-1, n)
     flat = values.reshape(rows.shape[0], -1) if boundaries.ndim > 1 else values.reshape(1, -1)
     row = np.arange(rows.shape[0])[:, None]
