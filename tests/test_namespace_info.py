@@ -134,8 +134,9 @@ def test_is_contiguous_with_a_memory_format_matches_torch(torch):
         )
         x = cl.contiguous(memory_format=m.channels_last)
         assert x is cl and cl.to(memory_format=m.channels_last) is cl
-        with pytest.raises(TypeError):
-            m.zeros(2).is_contiguous(m.contiguous_format)  # keyword-only, as in PyTorch
+        for method in ("is_contiguous", "contiguous", "clone", "cpu"):
+            with pytest.raises(TypeError):  # memory_format is keyword-only, as in PyTorch
+                getattr(m.zeros(2), method)(m.contiguous_format)
 
 
 def test_a_copy_in_another_layout_keeps_values_and_gradients(torch):

@@ -100,7 +100,7 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
 
 
 @public(function=False)
-def contiguous(input: Tensor, memory_format=contiguous_format) -> Tensor:
+def contiguous(input: Tensor, *, memory_format=contiguous_format) -> Tensor:
     """``input`` itself when its memory is laid out as ``memory_format`` says (row-major by
     default), else such a copy (in the graph, as ``clone``)."""
     if is_laid_out(input._data, memory_format):
@@ -114,7 +114,7 @@ def contiguous(input: Tensor, memory_format=contiguous_format) -> Tensor:
 
 
 @public(function=False)
-def cpu(input: Tensor, memory_format=preserve_format) -> Tensor:
+def cpu(input: Tensor, *, memory_format=preserve_format) -> Tensor:
     """``input`` itself: it is on the CPU already (PyTorch ignores ``memory_format`` here)."""
     return input
 
