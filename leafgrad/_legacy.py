@@ -9,12 +9,14 @@ leafgrad lacks (bfloat16, complex) raise a TypeError saying so.
 
 from __future__ import annotations
 
+import warnings
+
 from . import _dtype
 from ._tensor import Tensor, _wrap
 
 __all__ = [
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
-    "CharTensor", "ByteTensor", "BoolTensor", "BFloat16Tensor",
+    "CharTensor", "ByteTensor", "BoolTensor", "BFloat16Tensor", "set_default_tensor_type",
 ]  # fmt: skip
 
 
@@ -69,7 +71,7 @@ BoolTensor = _tensor_type("BoolTensor", _dtype.bool)
 BFloat16Tensor = _tensor_type("BFloat16Tensor", None)
 BFloat16Tensor._missing = "bfloat16"
 
-_CPU_TYPES = {cls.__name__: cls for cls in map(globals().get, __all__)}
+_CPU_TYPES = {name: globals()[name] for name in __all__ if name.endswith("Tensor")}
 
 # torch.cuda's twins: the same names, on a device this build does not have.
 CUDA_TYPES = {
@@ -86,3 +88,34 @@ def by_name(name: str):
     if module == "torch.cuda":
         return CUDA_TYPES.get(short)
     return None
+
+
+_deprecation_warned = [False]
+
+
+def set_default_tensor_type(t) -> None:
+    """PyTorch's legacy ``set_default_tensor_type(torch.DoubleTensor)`` (or its name): sets the
+    default dtype; floating CPU types only (TypeError otherwise). Deprecated since PyTorch
+    2.1, so it warns, once per process as PyTorch does."""
+    if not _deprecation_warned[0]:
+        _deprecation_warned[0] = True
+        warnings.warn(
+            "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+            "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+            UserWarning,
+            stacklevel=2,
+        )
+    kind = by_name(t) if isinstance(t, str) else t
+    if not isinstance(kind, TensorType):
+        raise TypeError(
+            f"invalid type object {t!r}: only floating-point types (torch.FloatTensor, "
+            "torch.DoubleTensor ...) are supported as the default type"
+        )
+    if kind.is_cuda or kind.dtype is None:
+        kind()  # raises: no CUDA, or a dtype leafgrad lacks
+    if not kind.dtype.is_floating_point:
+        raise TypeError(
+            f"only floating-point types are supported as the default type, got "
+            f"{kind.__module__}.{kind.__name__}"
+        )
+    _dtype.set_default_dtype(kind.dtype)

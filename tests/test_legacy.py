@@ -1,6 +1,8 @@
 """Legacy constructors against PyTorch: ``torch.FloatTensor(2, 3)``, ``LongTensor([...])``,
 ``Tensor(...)``, ``t.new(...)``, ``t.type(torch.DoubleTensor)`` and what ``isinstance`` says."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -151,3 +153,24 @@ def test_type_accepts_typed_constructors_and_their_names(torch):
             x.type("torch.Foo")
         with pytest.raises(RuntimeError):
             x.type(m.cuda.FloatTensor)
+
+
+def test_set_default_tensor_type_sets_the_default_dtype_as_torch(torch):
+    lg._legacy._deprecation_warned[0] = False
+    for m in (lg, torch):
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                m.set_default_tensor_type(m.DoubleTensor)
+                m.set_default_tensor_type(m.DoubleTensor)
+            if m is lg:  # deprecated since PyTorch 2.1: it warns, once per process
+                assert len(caught) == 1 and "deprecated" in str(caught[0].message)
+            assert m.get_default_dtype() == m.float64 and m.zeros(1).dtype == m.float64
+            assert m.Tensor(1).dtype == m.float64
+            m.set_default_tensor_type("torch.FloatTensor")
+            assert m.get_default_dtype() == m.float32
+            for bad in (m.LongTensor, m.cuda.FloatTensor, "torch.cuda.FloatTensor", m.float64):
+                with pytest.raises(TypeError):
+                    m.set_default_tensor_type(bad)
+        finally:
+            m.set_default_dtype(m.float32)
