@@ -77,3 +77,8 @@ def test_links_stay_in_the_repository_or_go_to_public_web_pages(document):
 )
 def test_the_link_check_tells_good_from_bad(target, bad):
     assert (_problem(REPO / "docs" / "index.md", target) is not None) is bad
+
+
+def test_a_path_outside_the_checkout_in_backticks_is_caught():
+    text = "`../shared/DESIGN.md` has the architecture; `/work/main/x.py` too; `docs/design.md`"
+    assert _OUTSIDE_PATH.findall(text) == ["../shared/DESIGN.md", "/work/main/x.py"]
