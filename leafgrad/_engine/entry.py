@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._batched import BatchedTensor, levels_of, physical, rewrap, union_levels, with_levels
 from .._exposure import public
 from .._tensor import Tensor, _wrap
 from .engine import execute
@@ -233,6 +234,13 @@ def grad(
     _check_counts(outputs, grad_outputs, "autograd.grad")
     if retain_graph is None:
         retain_graph = create_graph
+    if any(type(o) is BatchedTensor for o in outputs) or any(
+        type(t) is BatchedTensor for t in input_tuple
+    ):
+        return _batched_grad(
+            outputs, grads, inputs, input_tuple, retain_graph, create_graph, allow_unused,
+            materialize_grads,
+        )  # fmt: skip
     roots, seeds = _roots(outputs, grads, "autograd.grad")
     edges = []
     for i, t in enumerate(input_tuple):
@@ -275,3 +283,43 @@ def tensor_backward(
 ) -> None:
     """Accumulate the gradient of this tensor into the leaves (Tensor.backward)."""
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _batched_grad(outputs, grads, inputs, input_tuple, retain_graph, create_graph, allow_unused,
+                  materialize_grads):  # fmt: skip
+    """autograd.grad under vmap: the graph was recorded on the batched tensors' values, so
+    differentiate the values, each output seeded with its gradient batched like it, and batch
+    the input gradients again. Each input must be batched at every level its outputs are
+    (what is differentiated is then one example's function of one example's input)."""
+    out_levels = union_levels(*outputs)
+    values, seeds = [], []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        levels = levels_of(o)
+        if g is not None and not set(levels_of(g)) <= set(levels):
+            raise RuntimeError(
+                f"autograd.grad: under vmap, the gradient for output {i} is batched at a vmap "
+                "level its output is not; batch the output too (e.g. compute it inside that vmap)"
+            )
+        values.append(physical(o))
+        seeds.append(None if g is None else physical(with_levels(g, levels)))
+    for i, t in enumerate(input_tuple):
+        missing = set(out_levels) - set(levels_of(t))
+        if missing and t._requires_grad:
+            raise RuntimeError(
+                f"autograd.grad: under vmap, input {i} is not batched at a vmap level the "
+                "outputs are batched at, so its per-example gradient is not defined; make the "
+                "input inside the vmapped function, or use leafgrad.func.grad / vjp"
+            )
+    result = grad(
+        tuple(values),
+        tuple(physical(t) for t in input_tuple),
+        tuple(seeds),
+        retain_graph=retain_graph,
+        create_graph=create_graph,
+        allow_unused=allow_unused,
+        materialize_grads=materialize_grads,
+    )
+    result = [None if g is None else rewrap(g, levels_of(t)) for g, t in zip(result, input_tuple)]
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
+    return tuple(result)
