@@ -344,11 +344,26 @@ def _gather(op, args, params, level):
 
 
 def _matmul(op, args, params, level):
-    """matmul/mm/mv/bmm/dot/vecmat: 1-D operands made matrices, the batch a leading dim."""
+    """matmul/mm/mv/bmm/dot/vecmat: as one matrix product where one operand is unbatched
+    (the batch joins the rows of a single GEMM), else 1-D operands made matrices and the
+    batch a leading dim."""
     a, b = args
     da, db = a._data.ndim, b._data.ndim
     if op.primitive.name == "dot":
         return pointwise_product_sum(a, b, level)
+    if _at(a, level) and not _at(b, level) and db <= 2:
+        av = a._value
+        if da <= 1 or db == 1:
+            return _out(av.matmul(b), level)  # (B, n) @ (n, m) or (B, ..., n) @ (n,)
+        rows = av.reshape(-1, av.shape[-1]).matmul(b)
+        return _out(rows.reshape(tuple(av.shape[:-1]) + (b.shape[-1],)), level)
+    if _at(b, level) and not _at(a, level) and da == 2:
+        bv = b._value
+        if db == 1:
+            return _out(bv.matmul(a.transpose(0, 1)), level)  # (B, n) @ (n, k): one GEMM
+        cols = bv.transpose(-1, -2)
+        out = cols.reshape(-1, cols.shape[-1]).matmul(a.transpose(0, 1))
+        return _out(out.reshape(tuple(cols.shape[:-1]) + (a.shape[0],)).transpose(-1, -2), level)
     av = a._value if _at(a, level) else a
     bv = b._value if _at(b, level) else b
     if da == 1:
