@@ -12,6 +12,7 @@ the batched computation are the per-example derivatives.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,12 @@ class VmapLevel:
 
 
 ACTIVE: list = []  # the active vmap levels, outermost first (read by every primitive call)
+_levels = itertools.count(1)
+
+
+def next_level() -> int:
+    """A new vmap level: larger than every active one (inner levels are larger)."""
+    return next(_levels)
 
 
 def current_level() -> VmapLevel | None:
@@ -280,3 +287,29 @@ def requires_grad_leaf(t: Tensor) -> Tensor:
     """``t.requires_grad_()`` that also works on a batched ``t`` (for the transforms)."""
     physical(t).requires_grad_()
     return t
+
+
+def batch_map(fn, batched_args: tuple, size: int, others: tuple = ()):
+    """``fn(*examples, *others)`` for every example at once: ``batched_args`` have the batch as
+    dim 0, ``others`` are passed as they are. ``fn`` returns a Tensor, None, or a tuple of
+    them; each Tensor comes back with the batch as dim 0 (expanded if it does not depend on
+    the batch). What autograd.functional's vectorize=True, is_grads_batched and batched
+    gradcheck are built on."""
+    level = VmapLevel(next_level(), size, "error")
+    args = tuple(batched(a, level.level) for a in batched_args)
+    ACTIVE.append(level)
+    try:
+        out = fn(*args, *others)
+    finally:
+        ACTIVE.pop()
+    single = not isinstance(out, tuple)
+    outs = (out,) if single else out
+    results = []
+    for o in outs:
+        if o is None:
+            results.append(None)
+        elif type(o) is BatchedTensor and o._level == level.level:
+            results.append(o._value)
+        else:
+            results.append(o.unsqueeze(0).expand((size,) + tuple(o.shape)))
+    return results[0] if single else tuple(results)

@@ -7,7 +7,15 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._batched import BatchedTensor, levels_of, physical, rewrap, union_levels, with_levels
+from .._batched import (
+    BatchedTensor,
+    batch_map,
+    levels_of,
+    physical,
+    rewrap,
+    union_levels,
+    with_levels,
+)
 from .._exposure import public
 from .._tensor import Tensor, _wrap
 from .engine import execute
@@ -222,10 +230,10 @@ def grad(
             stacklevel=2,
         )
     if is_grads_batched:
-        raise NotImplementedError(
-            "autograd.grad: is_grads_batched=True needs vmap, which leafgrad lacks; "
-            "call grad once per row of grad_outputs instead"
-        )
+        return _grads_batched(
+            outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+            materialize_grads,
+        )  # fmt: skip
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     else:
@@ -323,3 +331,35 @@ def _batched_grad(outputs, grads, inputs, input_tuple, retain_graph, create_grap
     if type(inputs) is dict:
         return dict(zip(inputs.keys(), result))
     return tuple(result)
+
+
+def _grads_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                   materialize_grads):  # fmt: skip
+    """autograd.grad with is_grads_batched=True: dim 0 of every grad_output is a batch of
+    gradients, all sent back in one batched pass (as vmap over autograd.grad)."""
+    if grad_outputs is None:
+        raise RuntimeError("autograd.grad: is_grads_batched=True needs grad_outputs")
+    grad_outputs = _as_tuple(grad_outputs, "autograd.grad: grad_outputs")
+    batched = [i for i, g in enumerate(grad_outputs) if g is not None]
+    sizes = {grad_outputs[i].shape[0] if grad_outputs[i].dim() else None for i in batched}
+    if not batched or None in sizes or len(sizes) != 1:
+        raise RuntimeError(
+            "autograd.grad: with is_grads_batched=True every grad_output needs the same size "
+            f"in its first (batch) dim; got shapes {[list(grad_outputs[i].shape) for i in batched]}"
+        )
+    input_tuple = _inputs_tuple(inputs, "autograd.grad")
+
+    def one(*rows):
+        gos = list(grad_outputs)
+        for i, r in zip(batched, rows):
+            gos[i] = r
+        return grad(
+            outputs, input_tuple, tuple(gos), retain_graph=retain_graph,
+            create_graph=create_graph, allow_unused=allow_unused,
+            materialize_grads=materialize_grads,
+        )  # fmt: skip
+
+    result = batch_map(one, tuple(grad_outputs[i] for i in batched), sizes.pop())
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
+    return result

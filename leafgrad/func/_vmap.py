@@ -8,15 +8,13 @@ new vmap level; the function runs once on them, every primitive applying its bat
 from __future__ import annotations
 
 import functools
-import itertools
 
-from .._batched import ACTIVE, VmapLevel, batched, is_batched_at
+from .._batched import ACTIVE, VmapLevel, batched, is_batched_at, next_level
 from .._tensor import Tensor
 from ..ops.joining import cat
 from ._pytree import _is_namedtuple, tree_flatten, tree_unflatten
 
 _RANDOMNESS = ("error", "different", "same")
-_levels = itertools.count(1)
 
 
 def _name(func) -> str:
@@ -153,7 +151,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
 
 
 def _run(func, leaves, dims, spec, kwargs, size, randomness, out_dims):
-    level = VmapLevel(next(_levels), size, randomness)
+    level = VmapLevel(next_level(), size, randomness)
     inputs = [
         x if d is None else batched(x.movedim(d, 0) if d else x, level.level)
         for x, d in zip(leaves, dims)
