@@ -25,11 +25,11 @@ Differences from ``torch.func``:
   the function uses.
 """
 
-from ._functional_call import functional_call
+from ._functional_call import functional_call, stack_module_state
 from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
 from ._vmap import vmap
 
 __all__ = [
     "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp",
-    "vmap",
+    "vmap", "stack_module_state",
 ]  # fmt: skip
