@@ -38,12 +38,13 @@ def weights(seed: int = 0):
 
 
 def network(lib, params):
-    """f(x): one point (2,) -> a 0-dim output."""
+    """f(x): one point (2,) -> a 0-dim output, each layer as nn.Linear computes it
+    (``h @ w.T + b``; PyTorch's vmap of ``w @ h`` is about 10x slower than of this form)."""
 
     def f(x):
         h = x
         for i, (w, b) in enumerate(params):
-            h = w @ h + b
+            h = h @ w.T + b
             if i < len(params) - 1:
                 h = lib.tanh(h)
         return h.squeeze(-1)

@@ -400,8 +400,8 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size: int | None = N
 def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error"):
     """``func`` -> its Jacobian by forward mode: one JVP per element of the selected inputs.
 
-    Same layout as ``jacrev``. ``randomness`` is accepted for compatibility (it matters only
-    under vmap, which leafgrad does not have).
+    Same layout as ``jacrev``. ``randomness`` is accepted for compatibility: leafgrad's
+    jacfwd runs ``func`` once per column rather than under a vmap of its own.
     """
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(

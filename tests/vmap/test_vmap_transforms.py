@@ -124,3 +124,19 @@ def test_requires_grad_inside_vmap_raises(torch):
 
     with pytest.raises(RuntimeError, match="requires_grad_"):
         torch.vmap(f)(torch.ones(2, 3))
+
+
+def test_jvp_and_vjp_of_a_vmapped_function(pytorch):
+    def fn(m, x, t, ct, w):
+        g = m.vmap(lambda v: m.sin(w @ v) * v.sum())
+        primal, tangent = m.func.jvp(g, (x,), (t,))
+        out, vjp_fn = m.func.vjp(g, x)
+        return primal, tangent, out, vjp_fn(ct)
+
+    same(pytorch, fn, [rand(4, 3), rand(4, 3, seed=1), rand(4, 3, seed=2), rand(3, 3, seed=3)])
+
+
+def test_print_of_a_batched_tensor_shows_its_level_and_value(torch):
+    seen = []
+    torch.vmap(lambda a: seen.append(repr(a)) or a)(torch.zeros(2, 2))
+    assert seen[0].startswith("BatchedTensor(lvl=") and "bdim=0" in seen[0]
