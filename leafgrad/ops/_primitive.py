@@ -35,7 +35,7 @@ from .._engine.forward import state as _forward_state
 from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
 from .._tensor import Tensor, _wrap
 from . import _jets, _optable
-from ._batching import batch_call
+from ._batching_table import batch_call
 from ._inputs import _broadcast_error, _check_args, _promote, _quietly
 from ._optable import (
     Bilinear,

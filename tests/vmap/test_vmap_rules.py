@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from leafgrad.ops._batching import NO_RULE, rules
+from leafgrad.ops._batching_table import NO_RULE, rules
 from leafgrad.ops._optable import REGISTRY
 from tests._tolerance import assert_close
 from tests.ops.test_op_table import IDS, SAMPLES
 
 B = 3
 # Samples whose function cannot run under vmap, each with why.
-_RULELESS = "its primitive has no batching rule (ops/_batching.py NO_RULE says why)"
+_RULELESS = "its primitive has no batching rule (ops/_batching_table.py NO_RULE says why)"
 _PIVOTS = "the LU functions check their pivots in Python, reading values one example lacks"
 NOT_BATCHED: dict = {
     "as_strided-(6,)": _RULELESS,
