@@ -51,6 +51,10 @@ _CONTROL_FLOW_ERROR = (
     "vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
     "flow. We don't support that yet; write it with torch.where or other tensor operations."
 )
+_DATA_ERROR = (
+    "vmap: accessing `data` under vmap transform is not allowed (as in PyTorch); use "
+    "detach() instead"
+)
 _REQUIRES_GRAD_ERROR = (
     "vmap: requires_grad_() (or torch.autograd.functional.*) inside a vmapped function is not "
     "supported, as in PyTorch; use the transforms (leafgrad.func.grad, vjp, jacrev ...) or "
@@ -186,6 +190,14 @@ class BatchedTensor(Tensor):
 
     def detach(self) -> Tensor:
         return batched(self._value.detach(), self._level)
+
+    @property
+    def data(self) -> Tensor:
+        raise RuntimeError(_DATA_ERROR)
+
+    @data.setter
+    def data(self, value) -> None:
+        raise RuntimeError(_DATA_ERROR)
 
     def backward(self, *args, **kwargs):
         raise RuntimeError(

@@ -143,3 +143,8 @@ def test_backward_inside_vmap_raises(torch):
     assert torch.vmap(f)(torch.ones(2, 3)).tolist() == [[2.0] * 3] * 2
     with pytest.raises(RuntimeError):
         torch.vmap(lambda a: a.sum().backward())(torch.ones(2, 3, requires_grad=True))
+
+
+def test_data_of_a_batched_tensor_raises(torch):
+    with pytest.raises(RuntimeError, match="data"):
+        torch.vmap(lambda a: a.data * 2)(torch.ones(3, 2))

@@ -53,6 +53,7 @@ CASES = {
         m.linalg.inv(a[0] + 3 * m.eye(3, dtype=a.dtype)),
         m.linalg.solve(a[1] + 3 * m.eye(3, dtype=a.dtype), b),
     ),
+    "detach-contiguous-iter": lambda m, a, b: (a.detach() * 2, a.contiguous(), m.stack(list(a))),
     "nn-functional": lambda m, a, b: (
         m.nn.functional.gelu(a),
         m.nn.functional.softplus(b),
