@@ -148,3 +148,16 @@ def test_backward_inside_vmap_raises(torch):
 def test_data_of_a_batched_tensor_raises(torch):
     with pytest.raises(RuntimeError, match="data"):
         torch.vmap(lambda a: a.data * 2)(torch.ones(3, 2))
+
+
+def test_nested_randomness_different_outside_same_inside(torch):
+    torch.manual_seed(0)
+
+    def inner(a):
+        return a * 0 + torch.rand(())
+
+    f = torch.vmap(torch.vmap(inner, randomness="same"), randomness="different")
+    out = f(torch.ones(3, 4))
+    rows = out.tolist()
+    assert all(len(set(r)) == 1 for r in rows)  # the same across the inner batch
+    assert len({r[0] for r in rows}) == 3  # different across the outer one
