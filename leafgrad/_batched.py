@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._tensor import Tensor
+from ._tensor import Tensor, _wrap
 
 
 @dataclass
@@ -325,3 +325,19 @@ def batch_map(fn, batched_args: tuple, size: int, others: tuple = ()):
         else:
             results.append(o.unsqueeze(0).expand((size,) + tuple(o.shape)))
     return results[0] if single else tuple(results)
+
+
+def map_values(fn, *tensors: Tensor) -> Tensor:
+    """``fn(*arrays)`` for tensors that may be batched: a constant computed from values in
+    NumPy (a permutation from pivots ...) for every example at once. ``fn`` must treat
+    leading dims as batch dims; the result is batched like the inputs (no gradient)."""
+    levels = union_levels(*tensors)
+    if not levels:
+        return _wrap(fn(*(t._data for t in tensors)))
+    arrays = [physical(with_levels(t, levels))._data for t in tensors]
+    return rewrap(_wrap(fn(*arrays)), levels)
+
+
+def all_values(t: Tensor) -> np.ndarray:
+    """The values of every example of ``t`` (its own if unbatched), for checks over them all."""
+    return physical(t)._data

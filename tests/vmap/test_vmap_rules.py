@@ -16,7 +16,6 @@ from tests.ops.test_op_table import IDS, SAMPLES
 B = 3
 # Samples whose function cannot run under vmap, each with why.
 _RULELESS = "its primitive has no batching rule (ops/_batching_table.py NO_RULE says why)"
-_PIVOTS = "the LU functions check their pivots in Python, reading values one example lacks"
 NOT_BATCHED: dict = {
     "as_strided-(6,)": _RULELESS,
     "as_strided-of-a-transposed-view": _RULELESS,
@@ -28,13 +27,6 @@ NOT_BATCHED: dict = {
     "pinv-wide": _RULELESS,
     "index-data-dependent-mask": "a mask's number of True values decides the shape, which "
     "differs per example (PyTorch's vmap refuses it too)",
-    "linalg_lu-(2, 3, 3)": _PIVOTS,
-    "linalg_lu_factor_ex-(2, 3, 3)": _PIVOTS,
-    "lu-tall": _PIVOTS,
-    "lu-wide": _PIVOTS,
-    "lu_factor-tall": _PIVOTS,
-    "lu_factor-wide": _PIVOTS,
-    "lu_solve-adjoint": _PIVOTS,
 }
 
 

@@ -54,6 +54,11 @@ CASES = {
         m.linalg.solve(a[1] + 3 * m.eye(3, dtype=a.dtype), b),
     ),
     "detach-contiguous-iter": lambda m, a, b: (a.detach() * 2, a.contiguous(), m.stack(list(a))),
+    "lu-family": lambda m, a, b: (
+        *m.linalg.lu(a[0]),
+        *m.linalg.lu_factor(a[1] + 3 * m.eye(3, dtype=a.dtype)),
+        m.linalg.lu_solve(*m.linalg.lu_factor(a[1] + 3 * m.eye(3, dtype=a.dtype)), a[2]),
+    ),
     "nn-functional": lambda m, a, b: (
         m.nn.functional.gelu(a),
         m.nn.functional.softplus(b),
