@@ -57,3 +57,21 @@ def test_ensemble_of_stacked_models(pytorch):
         return out, m.autograd.grad(out.sum(), list(params.values()))
 
     same(pytorch, fn, [rand(4, 2)])
+
+
+def test_second_derivatives_by_jacrev_of_jacrev_with_parameters_in_dims_none(pytorch):
+    def fn(m, x):
+        model = _model(m, seed=2)
+        params = {k: v.detach().requires_grad_() for k, v in model.named_parameters()}
+
+        def u(p, xi):
+            return m.func.functional_call(model, p, (xi,)).squeeze()
+
+        d2u = m.func.vmap(m.func.jacrev(m.func.jacrev(u, argnums=1), argnums=1), in_dims=(None, 0))(
+            params, x
+        )
+        residual = d2u[:, 0, 0] + d2u[:, 1, 1] - m.sin(x[:, 0])
+        loss = (residual**2).mean()
+        return d2u, m.autograd.grad(loss, list(params.values()), materialize_grads=True)
+
+    same(pytorch, fn, [rand(6, 2)])
