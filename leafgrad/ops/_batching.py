@@ -342,6 +342,16 @@ def _gather(op, args, params, level):
     return _out(op(x._value, dim=_shift(params["dim"]), index=index), level)
 
 
+def _scatter(op, args, params, level):
+    """scatter/scatter_reduce: like gather, the index broadcast along the batch."""
+    size = _size(args, level)
+    values = [_materialized(a, level, size) if isinstance(a, Tensor) else a for a in args]
+    index = params["index"]
+    new = {**params, "dim": _shift(params["dim"])}
+    new["index"] = np.broadcast_to(index, (size,) + np.shape(index))
+    return _out(op(*values, **new), level)
+
+
 def _matmul(op, args, params, level):
     """matmul/mm/mv/bmm/dot/vecmat: as one matrix product where one operand is unbatched
     (the batch joins the rows of a single GEMM), else 1-D operands made matrices and the

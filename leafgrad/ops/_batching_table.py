@@ -9,6 +9,8 @@ a registered key in neither.
 
 from __future__ import annotations
 
+import inspect
+
 from .._batched import BatchedTensor
 from ._batching import (
     _addmm,
@@ -29,6 +31,7 @@ from ._batching import (
     _permute,
     _regions,
     _repeat,
+    _scatter,
     _solve,
     _sum_to,
     _trailing,
@@ -42,11 +45,28 @@ from ._optable import REGISTRY, NonDifferentiable, PiecewiseLinear, Unary
 RULES: dict = {}  # "name.overload" -> rule, built on first use (the registry fills on import)
 NO_RULE: dict = {
     "as_strided": "addresses the memory of one example; a batch has other strides",
+    "sort": "not batched yet: sort/topk compute each example's order from its values in "
+    "NumPy before calling the primitive",
+    "topk": "not batched yet: sort/topk compute each example's order from its values in "
+    "NumPy before calling the primitive",
     "linalg_lstsq": "not batched yet: its rank and singular-value outputs depend on the driver "
     "per problem",
     "linalg_pinv.atol_rtol_tensor": "not batched yet: its tolerances are tensors shaped like "
     "the problem's own batch",
 }
+
+
+_POSITIONAL_PARAMS = {"dim", "dims", "index", "indices", "shape", "key", "view_fn"}
+
+
+def _names_positions(forward) -> bool:
+    """Whether a forward takes parameters that name dims or places (then its kind does not
+    make it elementwise: it needs a rule of its own)."""
+    try:
+        names = inspect.signature(forward).parameters
+    except (TypeError, ValueError):  # a NumPy ufunc: elementwise
+        return False
+    return bool(_POSITIONAL_PARAMS & set(names))
 
 
 def rules() -> dict:
@@ -60,9 +80,10 @@ def rules() -> dict:
     )  # fmt: skip
 
     for _key, _prim in REGISTRY.items():
-        if type(_prim.kind) in (Unary, PiecewiseLinear) or (
+        elementwise_kind = type(_prim.kind) in (Unary, PiecewiseLinear) or (
             type(_prim.kind) is NonDifferentiable and _prim.broadcast
-        ):
+        )
+        if elementwise_kind and not _names_positions(_prim.forward):
             RULES[_key] = pointwise
     for _key in _POINTWISE_EXTRA:
         RULES[_key] = pointwise
@@ -108,6 +129,16 @@ def rules() -> dict:
     RULES["addmm"] = _addmm
     RULES["prod"] = RULES["roll"] = _flattened
     RULES["overwrite"] = _overwrite
+    for _key in ("cumprod", "logcumsumexp"):
+        RULES[_key] = _with_dims("dim")
+    for _key in ("heaviside", "logaddexp2", "signbit", "scatter_reduce_prod_zeros_double_backward"):
+        RULES[_key] = pointwise
+    for _key in (
+        "scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce",
+        "scatter_reduce.two",
+    ):  # fmt: skip
+        RULES[_key] = _scatter
+    RULES["view_replay"] = _regions
     RULES["masked_fill.Tensor"] = _masked_fill_tensor
     for _key in ("zero_region", "embed_region", "copy_slices"):
         RULES[_key] = _regions
