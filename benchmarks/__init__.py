@@ -1,0 +1,1 @@
+"""Benchmarks of leafgrad against PyTorch: ``python -m benchmarks`` runs them all."""
