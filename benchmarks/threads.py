@@ -49,8 +49,8 @@ def candidates(x, y, out, cores: int) -> dict:
     }
     if numexpr is not None:
         numexpr.set_num_threads(cores)
-        found[f"mul numexpr {cores}"] = lambda: numexpr.evaluate("x * y", out=out)
-        found[f"tanh numexpr {cores}"] = lambda: numexpr.evaluate("tanh(x)", out=out)
+        found[f"mul numexpr {cores}"] = lambda: numexpr.evaluate("x * y", {"x": x, "y": y}, out=out)
+        found[f"tanh numexpr {cores}"] = lambda: numexpr.evaluate("tanh(x)", {"x": x}, out=out)
     return found
 
 
