@@ -328,6 +328,12 @@ class Tensor:
             return self.item().__format__(spec)
         return object.__format__(self, spec) if spec else repr(self)
 
+    def __reduce_ex__(self, protocol):
+        # As PyTorch: the values, dtype, requires_grad and attributes the user set travel; the
+        # history, .grad and view relations do not, so a non-leaf pickles as a leaf.
+        attributes = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        return (_rebuild_tensor, (type(self), self._data.copy(), self._requires_grad, attributes))
+
     def __deepcopy__(self, memo):
         if not self.is_leaf:
             raise RuntimeError(
@@ -522,6 +528,16 @@ class Tensor:
         from ._storage import typed_storage  # why: _storage imports _tensor
 
         return typed_storage(self)
+
+
+def _rebuild_tensor(cls, data: np.ndarray, requires_grad: bool, attributes: dict) -> Tensor:
+    """The other half of ``Tensor.__reduce_ex__``."""
+    t = object.__new__(cls)
+    t._data = data
+    if requires_grad:
+        t._requires_grad = True
+    t.__dict__.update(attributes)
+    return t
 
 
 def _wrap(data: np.ndarray, requires_grad: bool = False) -> Tensor:
