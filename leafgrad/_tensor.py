@@ -165,6 +165,7 @@ class Tensor:
     _version_counter = None
     _base = None  # for a view: the tensor whose memory it shares (never itself a view)
     _view_fn = None  # for a view: base -> this view, as leafgrad ops
+    _view_meta = None  # for a view PyTorch refuses to change in place: why (ops/_primitive)
     _tangents = None  # forward mode: {dual level: tangent}
     _jet = None  # Taylor / collapsed mode: higher coefficients (leafgrad.autograd.taylor)
     _is_inference = False  # made under inference_mode (PyTorch's inference tensors)
@@ -451,10 +452,10 @@ class Tensor:
         return out
 
     def detach_(self) -> Tensor:
-        if self._base is not None and self._base.grad_fn is not None:
+        if self._base is not None:
             raise RuntimeError(
-                "detach_() cannot be used on a view of a tensor that is part of a graph; "
-                "use detach() to get a new tensor instead"
+                "detach_() cannot be used on a view (it shares its base's history); use "
+                "detach() to get a new tensor instead"
             )
         self.grad_fn = None
         self._output_nr = 0

@@ -17,7 +17,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._primitive import unary
 from .elementwise import exp
-from .indexing import gather, index_select
+from .indexing import index_select, sort_values, topk_values
 from .joining import stack
 from .piecewise import maximum, minimum, where
 
@@ -26,7 +26,8 @@ _SQRT_PI_2 = math.sqrt(math.pi) / 2
 erfinv = unary(
     "erfinv",
     sp.erfinv,
-    d1=lambda x, result: _SQRT_PI_2 * exp(result * result),
+    # PyTorch saves the input and recomputes erfinv for the derivative.
+    d1=lambda x: _SQRT_PI_2 * exp(erfinv(x) ** 2),
     d2=lambda x, result: 2 * result * (_SQRT_PI_2 * exp(result * result)) ** 2,
     expose=public(),
 )
@@ -234,7 +235,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     idx = argsort(input, dim, descending, stable)
     if input._data.ndim == 0:
         return _SortResult(input.clone(), idx)
-    return _SortResult(gather(input, dim, idx), idx)
+    d = _normalize_dim(dim, input._data.ndim, "sort")
+    return _SortResult(sort_values(input, dim=d, indices=idx._data), idx)
 
 
 @public()
@@ -250,7 +252,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         if input._data.ndim
         else argsort(input)
     )
-    values = gather(input, d, idx) if input._data.ndim else input.clone()
+    values = topk_values(input, dim=d, indices=idx._data) if input._data.ndim else input.clone()
     return _TopkResult(values, idx)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
-from ._optable import Composite
+from ._optable import Composite, Linear
 from ._primitive import adjoint_pair, primitive
 from .broadcast import expand
 from .piecewise import where
@@ -47,9 +47,36 @@ _gather, _scatter_add = adjoint_pair(
     _gather_forward,
     "scatter_add",
     _scatter_add_forward,
+    saves=("self", "dim", "index"),
     node_name="GatherBackward0",
     adjoint_node_name="ScatterAddBackward0",
 )
+
+
+def _take_sorted_forward(x, *, dim, indices):
+    return _gather_forward(x, dim=dim, index=indices)
+
+
+def _sorted_values_grad(grad, x, *, result, dim, indices):
+    return _scatter_add(grad, shape=x._data.shape, dim=dim, index=indices)
+
+
+def _sorted_values(name, node_name):
+    # The values of sort / topk, taken at the indices just computed: as PyTorch's nodes they
+    # save the indices (and dim), not the input, which may then change in place.
+    return primitive(
+        name,
+        _take_sorted_forward,
+        _sorted_values_grad,
+        kind=Linear(),
+        saves=("dim", "indices"),
+        node_name=node_name,
+        dtype_rule="keep",
+    )
+
+
+sort_values = _sorted_values("sort", "SortBackward0")
+topk_values = _sorted_values("topk", "TopkBackward0")
 
 
 def _index_tensor(index, op: str) -> np.ndarray:
@@ -192,6 +219,8 @@ _masked_fill_scalar = primitive(
     (_masked_fill_grad_input, None),
     kind=Composite(taylor_as=_masked_fill_as_where, jvp=_masked_fill_jvp_scalar),
     overload="Scalar",
+    saves=("mask",),
+    inputs=("self", "mask"),
     node_name="MaskedFillBackward0",
     dtype_rule="keep",
     broadcast=True,
@@ -202,6 +231,8 @@ _masked_fill_tensor = primitive(
     (_masked_fill_grad_input, None, _masked_fill_grad_value),
     kind=Composite(taylor_as=_masked_fill_as_where, jvp=_masked_fill_jvp_tensor),
     overload="Tensor",
+    saves=("mask",),
+    inputs=("self", "mask", "value"),
     node_name="MaskedFillBackward1",
     dtype_rule="keep",
     broadcast=True,
