@@ -69,7 +69,7 @@ def _walk(roots: list, targets: set | None) -> tuple[dict, set | None]:
     deps: dict = {}
     leads = None if targets is None else set()  # nodes with a path to a target
     reaches = None if targets is None else set(targets)  # targets, and nodes leading there
-    oldest = min((t.sequence_nr for t in targets), default=-1) if targets else -1
+    oldest = min(t.sequence_nr for t in targets) if targets else -1
     seen: set = set()
     stack = list(roots)
     pop, push = stack.pop, stack.append
