@@ -349,8 +349,6 @@ def all_workloads(quick: bool = False, large: bool = False) -> list:
         op_chain("small", (8,), number=200),
         op_chain("medium", (1000, 100), number=5),
         mlp_regression(1024),
-        # The small workloads before the large: after the GiB-sized Laplacian step, PyTorch's
-        # small steps measured up to 10x slower in some runs here (cause not found).
         tiny_pinn(100),
         out_of_place_loop(steps=100, n=100),
         *(burgers(n, dtype) for n in sizes for dtype in ("float64", "float32")),
