@@ -196,7 +196,8 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     on_diagonal = np.zeros((n, n), bool)
     index[rows, cols] = np.arange(m)
     on_diagonal[rows, cols] = True
-    return where(_wrap(on_diagonal), input[_wrap(index)], 0)
+    zero = _wrap(np.zeros((), input._data.dtype))  # of input's dtype: keeps bools bool
+    return where(_wrap(on_diagonal), input[_wrap(index)], zero)
 
 
 _diagonal = diagonal

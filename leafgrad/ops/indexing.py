@@ -1,4 +1,4 @@
-"""Indexing by index tensors: gather, index_select, masked_fill, take_along_dim.
+"""Indexing by index tensors: gather, index_select, take, masked_fill, take_along_dim.
 
 Each backward scatters into zeros with ``np.add.at`` so repeated indices accumulate, and
 each scatter's own backward is the gather again. ``Tensor.__getitem__`` lives in
@@ -14,6 +14,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
 from ._optable import Composite, Linear
+from ._out import with_out
 from ._primitive import adjoint_pair, primitive
 from .broadcast import expand
 from .piecewise import where
@@ -142,6 +143,23 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
         ) from None
     x = expand(input, bshape[:d] + (shape[d],) + bshape[d + 1 :])
     return gather(x, d, expand(indices, bshape))
+
+
+@public()
+def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
+    """The entries of the flattened ``input`` at ``index`` (int64, any shape; negative
+    counts from the end), in ``index``'s shape."""
+    if out is not None:
+        return with_out("take", lambda: take(input, index), (input,), out)
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        got = index.dtype if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"take(): index must be an int64 Tensor, got {got}; use .long()")
+    idx, n = index._data, input._data.size
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = idx[(idx < -n) | (idx >= n)].flat[0]
+        raise IndexError(f"take(): index {bad} is out of range for a tensor of {n} elements")
+    flat = np.where(idx < 0, idx + n, idx).reshape(-1)
+    return _index_select(reshape(input, -1), dim=0, index=flat).reshape(idx.shape)
 
 
 # ----- index_select and its index-add backward -----

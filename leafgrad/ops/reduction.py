@@ -226,7 +226,7 @@ _cumsum = primitive(
 )
 
 
-@public()
+@public(inplace=True)
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim``; bools and integers accumulate in int64."""
     _require_tensor(input, "cumsum")
