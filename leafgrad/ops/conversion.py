@@ -21,9 +21,19 @@ _to_copy = primitive(
     kind=Linear(),
 )
 
+
+def _clone_forward(x, *, memory_format=None):
+    # PyTorch's clone keeps the order of the strides (a transposed tensor stays transposed,
+    # gaps closed), as NumPy's order "K"; memory_format "contiguous" and expanded tensors
+    # (zero strides) copy row-major.
+    if memory_format is None and not x.flags.c_contiguous and 0 not in x.strides:
+        return x.copy(order="K")
+    return x.copy()
+
+
 clone_ = primitive(
     "clone",
-    lambda x, *, memory_format=None: x.copy(),
+    _clone_forward,
     (lambda grad, x, result, **kw: grad,),
     node_name="CloneBackward0",
     dtype_rule="keep",
@@ -74,7 +84,7 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
 def contiguous(input: Tensor, memory_format=None) -> Tensor:
     """``input`` itself when its memory is laid out row-major, else a row-major copy (in the
     graph, as ``clone``)."""
-    return input if input._data.flags.c_contiguous else clone_(input)
+    return input if input._data.flags.c_contiguous else clone_(input, memory_format="contiguous")
 
 
 @public(function=False)
