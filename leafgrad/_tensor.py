@@ -270,6 +270,15 @@ class Tensor:
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """A NumPy ufunc's result on tensors (``np.sin(t)``, ``t * ndarray``) as a tensor.
+
+        As PyTorch's: always a tensor (0-d for scalars), and bool results become uint8.
+        """
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return _wrap(np.asarray(array))
+
     def __len__(self) -> int:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")

@@ -160,8 +160,9 @@ def rsub(input, other, *, alpha=1):
 
 @public(function=False, method=False, operators=("__rtruediv__",))
 def _rtruediv(input, other):
-    # ``2 / x`` is ``reciprocal(x) * 2`` in PyTorch, so its grad_fn is MulBackward0.
-    return mul(reciprocal(input), other)
+    # ``2 / x`` is ``reciprocal(x) * 2`` in PyTorch, so its grad_fn is MulBackward0; as
+    # there, through the operator, so ``ndarray / x`` reaches NumPy (ops/_operands.py).
+    return reciprocal(input) * other
 
 
 @public(inplace=True, inplace_operators=("__itruediv__",))
