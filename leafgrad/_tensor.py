@@ -11,6 +11,7 @@ from ._dtype import from_numpy_dtype
 
 # grad_mode imports nothing from the package: the Tensor reads the mode as ops do.
 from ._engine.grad_mode import is_inference_mode_enabled
+from ._exposure import numpy_names
 from ._tensor_str import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
@@ -197,6 +198,8 @@ class Tensor:
         if dim is None:
             return tuple.__new__(Size, self._data.shape)
         return self._data.shape[_normalize_dim(dim, self._data.ndim, "size")]
+
+    size = numpy_names(size)  # x.size(axis=0), as PyTorch's
 
     @property
     def ndim(self) -> int:
@@ -511,6 +514,8 @@ class Tensor:
         if dim is None:
             return strides
         return strides[_normalize_dim(dim, self._data.ndim, "stride")]
+
+    stride = numpy_names(stride)
 
     def storage_offset(self) -> int:
         from ._storage import storage_offset  # why: _storage imports _tensor

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ._exposure import numpy_names
 from ._tensor import Tensor, _wrap
 from .ops._matrices import LinAlgError, check_tensor
 from .ops.cholesky import cholesky_ex
@@ -36,10 +37,17 @@ from .ops.matrix_functions import (
     multi_dot,
     pinv,
 )
-from .ops.norms import cond, matrix_norm, norm, vector_norm
+from .ops.norms import cond
+from .ops.norms import matrix_norm as _matrix_norm
+from .ops.norms import norm as _norm
+from .ops.norms import vector_norm as _vector_norm
 from .ops.solvers import inv, inv_ex, solve, solve_ex, solve_triangular
 
+# PyTorch's linalg functions are native: they take NumPy's axis= and keepdims= too.
+matrix_norm, norm, vector_norm = map(numpy_names, (_matrix_norm, _norm, _vector_norm))
 
+
+@numpy_names
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """The cross product along ``dim`` (size 3); batch dimensions broadcast."""
     return _cross(input, other, dim=dim)
@@ -51,6 +59,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return A.diagonal(offset, dim1, dim2)
 
 
+@numpy_names
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """The dot product along ``dim``; batch dimensions broadcast."""
     check_tensor("linalg.vecdot", x, "x")
