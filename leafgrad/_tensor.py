@@ -13,6 +13,7 @@ from ._dtype import from_numpy_dtype
 from ._engine.grad_mode import is_inference_mode_enabled
 from ._exposure import numpy_names
 from ._tensor_str import tensor_repr
+from ._warn import warn_at_user
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -308,11 +309,9 @@ class Tensor:
             )
         if self._requires_grad and not _warned["float_requires_grad"]:
             _warned["float_requires_grad"] = True  # PyTorch warns once per process
-            warnings.warn(
+            warn_at_user(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-                "behavior. Consider using tensor.detach() first.",
-                UserWarning,
-                stacklevel=2,
+                "behavior. Consider using tensor.detach() first."
             )
         return float(self._data.reshape(()).item())
 
