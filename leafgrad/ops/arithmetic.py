@@ -12,6 +12,7 @@ from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear
+from ._out import accepts_out
 from ._primitive import primitive, unary
 from ._tangents import scaled, tangent_sum
 from .division import _rounded_div
@@ -129,12 +130,14 @@ _true_div = primitive(
 
 
 @public(inplace=True, inplace_operators=("__iadd__",))
+@accepts_out
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting."""
     return add_(input, other, alpha=alpha) if alpha != 1 else add_(input, other)
 
 
 @public(inplace=True, operators=("__sub__",), inplace_operators=("__isub__",))
+@accepts_out
 def sub(input, other, *, alpha=1):
     """``input - alpha * other`` with broadcasting."""
     _reject_bool("sub", input, other)
@@ -166,6 +169,7 @@ def _rtruediv(input, other):
 
 
 @public(inplace=True, inplace_operators=("__itruediv__",))
+@accepts_out
 def div(input, other, *, rounding_mode=None):
     """True division (ints give floats); ``rounding_mode`` "floor"/"trunc" has no gradient."""
     if rounding_mode is None:
@@ -198,6 +202,7 @@ neg_ = primitive(
 
 
 @public(inplace=True, operators=("__neg__",))
+@accepts_out(same_dtype=True)
 def neg(input):
     """``-input``; bool tensors raise as in PyTorch."""
     if isinstance(input, Tensor) and input._data.dtype == np.bool_:
