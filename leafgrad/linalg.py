@@ -2,7 +2,8 @@
 
 The maths lives in ``leafgrad.ops`` (solvers, cholesky, lu, decompositions, determinants,
 matrix_functions, norms); this module names it as PyTorch does and adds the few functions
-that only rearrange others. Complex-valued functions (``eig``, ``eigvals``) and the LDL
+that only rearrange others. ``eig`` and ``eigvals``, whose results are complex, raise
+NotImplementedError (leafgrad has no complex dtype) pointing to ``eigh``; the LDL
 family are not here yet.
 """
 
@@ -118,6 +119,27 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(*rest)
 
 
+def _complex_results(op: str, A) -> NotImplementedError:
+    shape = list(A.shape) if isinstance(A, Tensor) else type(A).__name__
+    return NotImplementedError(
+        f"linalg.{op}: the eigenvalues of a general real matrix (here {shape}) are complex, and "
+        "PyTorch returns them as a complex tensor even when they are real; leafgrad has no "
+        "complex dtype. For a symmetric matrix use linalg.eigh(A) or linalg.eigvalsh(A) (real "
+        "and differentiable); otherwise compute without autograd with "
+        "numpy.linalg.eig(A.detach().numpy())."
+    )
+
+
+def eig(A: Tensor, *, out=None):
+    """Refused with NotImplementedError: its results are complex (see ``eigh``)."""
+    raise _complex_results("eig", A)
+
+
+def eigvals(A: Tensor, *, out=None):
+    """Refused with NotImplementedError: its results are complex (see ``eigvalsh``)."""
+    raise _complex_results("eigvals", A)
+
+
 __all__ = [
     "LinAlgError",
     "cholesky",
@@ -126,7 +148,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "householder_product",
     "inv",

@@ -33,6 +33,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     matmul,
     matrix_functions,
     piecewise,
+    polynomials,
     power,
     reduction,
     reorder,
