@@ -113,3 +113,16 @@ def _tensors(args, kwargs) -> list:
         elif isinstance(a, (list, tuple)):
             found.extend(x for x in a if isinstance(x, Tensor))
     return found
+
+
+def with_outs(name: str, compute, inputs, out, result_type):
+    """For ops with several results (``cummax``'s values and indices): ``out`` a tuple of
+    tensors, one per result; returns ``result_type`` of them."""
+    if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
+        raise TypeError(f"{name}(): out= must be a tuple of Tensors, got {type(out).__name__}")
+    results = compute()
+    if len(out) != len(results):
+        raise TypeError(f"{name}(): out= must hold {len(results)} tensors, got {len(out)}")
+    for o in out:
+        check_out(name, inputs, o)
+    return result_type(*(write_out(name, r, o) for r, o in zip(results, out)))

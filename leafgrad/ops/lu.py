@@ -152,7 +152,7 @@ _lu_factor_ex = primitive(
     _lu_factor_forward,
     vjp_all=_lu_factor_vjp,
     kind=Generic(jvp=_lu_factor_jvp),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="LinalgLuFactorExBackward0",
     dtype_rule="keep",
     num_outputs=3,
@@ -215,7 +215,7 @@ _lu = primitive(
     _lu_forward,
     vjp_all=_lu_vjp,
     kind=Generic(jvp=_lu_jvp),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="LinalgLuBackward0",
     dtype_rule="keep",
     num_outputs=2,

@@ -50,6 +50,7 @@ _sum_dim = primitive(
     _sum_grad,
     kind=Linear(),
     overload="dim_IntList",
+    saves=("dim", "keepdim"),
     node_name="SumBackward1",
     dtype_rule="keep",
 )
@@ -97,6 +98,7 @@ _mean_dim = primitive(
     _mean_grad,
     kind=Linear(),
     overload="dim",
+    saves=("dim", "keepdim"),
     node_name="MeanBackward1",
     dtype_rule="keep",
 )
@@ -172,7 +174,7 @@ _prod_all = primitive(
     _prod_forward,
     _prod_grad,
     kind=Generic(jvp=_prod_jvp),
-    saves=("result",),
+    saves=("self", "result"),
     node_name="ProdBackward0",
     dtype_rule="keep",
 )
@@ -182,7 +184,7 @@ _prod_dim = primitive(
     _prod_grad,
     kind=Generic(jvp=_prod_jvp),
     overload="dim_int",
-    saves=("result",),
+    saves=("self", "result", "dim", "keepdim"),
     node_name="ProdBackward1",
     dtype_rule="keep",
 )
@@ -222,12 +224,13 @@ _cumsum = primitive(
     _cumsum_forward,
     _cumsum_grad,
     kind=Linear(),
+    saves=("dim",),
     node_name="CumsumBackward0",
     dtype_rule="keep",
 )
 
 
-@public()
+@public(inplace=True)
 @accepts_out
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim``; bools and integers accumulate in int64."""
