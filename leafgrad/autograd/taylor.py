@@ -10,9 +10,12 @@ PyTorch has no counterpart. Two entry points:
   Laplacian (or ``sum_ij A_ij d2u/dx_i dx_j`` for a symmetric ``A``, e.g. a diffusion
   operator), propagated together ("forward Laplacian", Li et al. 2023; collapsed Taylor
   mode, Dangel et al. 2024). The cost grows with d, with no backward pass per input.
+- ``diagonal(func, x)``: the value, the gradient and every ``d2u/dx_i^2`` in one pass.
 
 Everything runs in leafgrad ops, so the results keep their graph: ``backward()`` through
-them gives parameter gradients, as a PINN loss needs.
+them gives parameter gradients, as a PINN loss needs. Up to second order the derivative
+channels travel packed in one tensor and Linear layers and activations map them with one
+primitive each (``ops.fused_jets``); other ops, and higher orders, use the generic rules.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ import numpy as np
 
 from .._engine.forward import jet_mode
 from .._tensor import Tensor, _wrap, _zeros_like
+from ..ops.fused_jets import PackedJet, fusable
 from ..ops.joining import stack
+from ..ops.reorder import movedim
 
 
 def _check_input(x, name: str) -> None:
@@ -71,10 +76,15 @@ def coefficients(func, x, v, order: int) -> list:
             )
         vi = vi if vi._data.dtype == xi._data.dtype else vi.to(xi.dtype)
         zeros = _zeros_like(xi)
-        seeded.append(_seeded(xi, (vi,) + (zeros,) * (order - 1)))
+        jet = (vi,) + (zeros,) * (order - 1)
+        if fusable(("taylor", order)):
+            jet = PackedJet(stack(list(jet)), ("taylor", order))
+        seeded.append(_seeded(xi, jet))
     with jet_mode(("taylor", order)):
         u = func(*seeded)
     jet = _output_jet(u, lambda u: tuple(_zeros_like(u) for _ in range(order)))
+    if type(jet) is PackedJet:
+        jet = jet.unpack()
     return [u, *jet]
 
 
@@ -100,19 +110,22 @@ def collapsed(func, x: Tensor, weights=None):
     d = x._data.shape[1]
     directions, scales = _directions(weights, d)
     eye = np.eye(d, dtype=x._data.dtype)
-    seeds = tuple(
-        _wrap(np.broadcast_to(q.astype(x._data.dtype), x._data.shape).copy()) for q in directions
-    )
-    with jet_mode(("collapsed", scales)):
-        u = func(_seeded(x, (seeds, _zeros_like(x))))
-    first, second = _output_jet(
+    mode = ("collapsed", scales)
+    channels = np.zeros((len(directions) + 1,) + x._data.shape, dtype=x._data.dtype)
+    channels[: len(directions)] = np.asarray(directions, dtype=x._data.dtype)[:, None, :]
+    with jet_mode(mode):
+        u = func(_seeded(x, PackedJet(_wrap(channels), mode)))
+    jet = _output_jet(
         u,
         lambda u: (
             tuple(_zeros_like(u) for _ in scales),
             _zeros_like(u),
         ),
     )
-    along = stack(list(first), dim=-1)  # derivatives along the directions, last axis
+    if type(jet) is PackedJet:  # derivatives along the directions on the last axis
+        along, second = movedim(jet.channels[: len(scales)], 0, -1), jet.channels[len(scales)]
+    else:
+        along, second = stack(list(jet[0]), dim=-1), jet[1]
     basis = np.stack(directions, axis=0).astype(x._data.dtype)  # (k, d)
     if np.array_equal(basis, eye):
         grad = along
@@ -124,6 +137,47 @@ def collapsed(func, x: Tensor, weights=None):
 def laplacian(func, x: Tensor):
     """``(u, grad_u, laplacian_u)`` of a row-wise ``func`` at points ``x`` (N, d)."""
     return collapsed(func, x, None)
+
+
+def diagonal(func, x):
+    """``(u, grad, diag)``: ``diag[..., i] = d2u/dx_i^2`` for every input column, one pass.
+
+    ``x``: (N, d) points, or a tuple of (N, k) column blocks (then ``func(*x)``, the columns
+    numbered across the blocks in order). ``grad`` and ``diag`` have shape ``u.shape + (d,)``.
+    """
+    xs = tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    for xi in xs:
+        _check_input(xi, "diagonal")
+        if xi._data.ndim != 2:
+            raise ValueError(
+                f"taylor.diagonal: x must be (N, d) points or a tuple of (N, k) blocks, got "
+                f"shape {list(xi._data.shape)}"
+            )
+    d = sum(xi._data.shape[1] for xi in xs)
+    rows = tuple(tuple(float(i == j) for j in range(d)) for i in range(d))
+    # One second-order row is the collapsed mode, whose generic rules are the cheaper ones.
+    mode = ("seconds", rows) if d > 1 else ("collapsed", rows[0])
+    seeded, start = [], 0
+    for xi in xs:
+        k = xi._data.shape[1]
+        channels = np.zeros((2 * d,) + xi._data.shape, dtype=xi._data.dtype)
+        for j in range(k):
+            channels[start + j, :, j] = 1
+        start += k
+        seeded.append(_seeded(xi, PackedJet(_wrap(channels), mode)))
+    with jet_mode(mode):
+        u = func(*seeded)
+    jet = _output_jet(
+        u,
+        lambda u: (
+            tuple(_zeros_like(u) for _ in range(d)),
+            tuple(_zeros_like(u) for _ in range(d)),
+        ),
+    )
+    if type(jet) is PackedJet:
+        return u, movedim(jet.channels[:d], 0, -1), movedim(jet.channels[d:], 0, -1)
+    seconds = jet[1] if isinstance(jet[1], tuple) else (jet[1],)
+    return u, stack(list(jet[0]), dim=-1), stack(list(seconds), dim=-1)
 
 
 def _directions(weights, d: int):
@@ -148,4 +202,4 @@ def _directions(weights, d: int):
     return [vectors[:, k] for k in range(d)], [float(w) for w in values]
 
 
-__all__ = ["coefficients", "derivatives", "collapsed", "laplacian"]
+__all__ = ["coefficients", "derivatives", "collapsed", "laplacian", "diagonal"]

@@ -39,6 +39,10 @@ METHODS = ("reverse", "taylor")
 # faster than Taylor mode, whose per-direction passes cost more than the two backward passes
 # when d is small.
 DEFAULT_METHOD = "reverse"
+# In Taylor mode an evaluation with at most this many input columns computes its output by
+# one ``taylor.diagonal`` pass: u, every u_i and every u_ii for little more than u alone
+# (a residual of so few coordinates nearly always asks for them).
+EAGER_COLUMNS = 4
 
 _active = threading.local()
 
@@ -67,10 +71,23 @@ class Evaluation:
         self.method = method
         self.inputs = xs if several else xs[0]
         self._xs = xs
-        self.output = func(*xs)
-        _check_output(self.output, "Evaluation")
         self._cache: dict = {}
         self._keep: list = []  # keeps cached tensors' owners alive, so their ids stay unique
+        self.output = self._evaluate()
+        _check_output(self.output, "Evaluation")
+
+    def _evaluate(self) -> Tensor:
+        """``func(*inputs)``; in Taylor mode with few columns, with u_i and u_ii cached."""
+        if self.method != "taylor" or len(_columns(self._xs)) > EAGER_COLUMNS:
+            return self.func(*self._xs)
+        try:
+            u, first, second = taylor.diagonal(self.func, self._xs)
+        except RuntimeError:
+            return self.func(*self._xs)  # an op without Taylor rules: reverse mode only
+        if isinstance(u, Tensor) and u.dim() == 2:
+            self._keep.append(u)
+            _store_diagonal(self._cache, u, self._xs, first, second)
+        return u
 
     def __enter__(self) -> Evaluation:
         _stack().append(self)
@@ -175,19 +192,16 @@ class _Derivatives:
         for i, g in enumerate(_gradient_row(f, self.xs, self.op)):
             self.cache.setdefault((*self.key, tuple(sorted((*lower, i)))), g)
 
-    # Taylor mode: along e_i (u_i, u_ii), or along e_i + e_j for a mixed u_ij.
+    # Taylor mode: one pass gives every u_i and u_ii (taylor.diagonal); a mixed u_ij takes
+    # one more along e_i + e_j.
     def _taylor(self, index: tuple) -> None:
-        i = index[0]
         if len(index) == 2 and index[0] != index[1]:
-            j = index[1]
+            i, j = index
             d2 = self._along({i: 1.0, j: 1.0})[2][:, self.c : self.c + 1]
             self.put((i, j), (d2 - self.get((i, i)) - self.get((j, j))) * 0.5)
             return
-        _, d1, d2 = self._along({i: 1.0})
-        for c in range(self.u.shape[1]):
-            key = (id(self.u), tuple(id(t) for t in self.xs), c)
-            self.cache[(*key, (i,))] = d1[:, c : c + 1]
-            self.cache[(*key, (i, i))] = d2[:, c : c + 1]
+        _, first, second = taylor.diagonal(self.ev.func, self.xs)
+        _store_diagonal(self.cache, self.u, self.xs, first, second)
 
     def _along(self, weights: dict) -> tuple:
         """``(u, du, d2u)`` along the direction with ``weights`` {column: weight}."""
@@ -201,6 +215,15 @@ class _Derivatives:
             directions.append(tensor(v, dtype=t.dtype))
         u, u1, u2 = taylor.coefficients(self.ev.func, self.xs, tuple(directions), 2)
         return u, u1, u2 * 2.0
+
+
+def _store_diagonal(cache: dict, u: Tensor, xs: tuple, first: Tensor, second: Tensor) -> None:
+    """Cache every u_i and u_ii of every component from ``taylor.diagonal``'s (N, m, d)."""
+    for c in range(u.shape[1]):
+        key = (id(u), tuple(id(t) for t in xs), c)
+        for i in range(first.shape[2]):
+            cache.setdefault((*key, (i,)), first[:, c, i : i + 1])
+            cache.setdefault((*key, (i, i)), second[:, c, i : i + 1])
 
 
 def _gradient_row(f: Tensor, xs: tuple, op: str) -> list:
