@@ -13,11 +13,14 @@ squares, backward() and an Adam step. Methods:
   collapsed         taylor.collapsed(model, x, [1, 0]): u_x, u_t and u_xx in one pass
 With --laplacian N: the d=10 Laplacian training step (10 -> 20 x 8 -> 1 tanh, residual
 lap u + u, float64) by torch-nested, leafgrad-nested and taylor.laplacian.
-Times: one thread each (BLAS and torch), medians of interleaved rounds in one process.
+Times: one thread each (BLAS and torch), medians of interleaved rounds in one process, in
+CPU time of the process (``--clock cpu``, the default: on a shared machine wall time mostly
+measures the other processes) or wall time (``--clock wall``).
 Memory: peak resident set growth over one step after a warm-up step, each method in a fresh
-subprocess (``/proc/self/clear_refs``), as benchmarks/laplacian.py measures it.
-Every process calls ``leafgrad.utils.tune_malloc()`` (glibc keeps freed arrays for reuse, as
-PyTorch's allocator does; it applies to both libraries alike); ``--default-malloc`` skips it.
+subprocess (``/proc/self/clear_refs``), where glibc serves every block above 64 KiB by mmap
+and returns it on free, so the resident set follows the arrays alive (both libraries
+allocate through it). The timing process calls ``leafgrad.utils.tune_malloc()`` (glibc keeps
+freed arrays for reuse, for both libraries alike); ``--default-malloc`` skips it.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import argparse
+import ctypes
+import ctypes.util
 import json
 import statistics
 import subprocess
@@ -41,7 +46,7 @@ NU = 0.01 / np.pi
 WIDTH, DEPTH = 20, 8
 BURGERS = ("torch-nested", "leafgrad-nested", "pinn-taylor", "pinn-reverse", "collapsed")
 LAPLACIAN = ("torch-nested", "leafgrad-nested", "laplacian")
-DEFAULT_MALLOC = False  # set by --default-malloc, passed on to the memory subprocesses
+CLOCK = "cpu"  # set by --clock
 
 
 def _model(lib, d: int, dtype):
@@ -166,11 +171,12 @@ def interleaved(workload: str, methods, n: int, dtype: str, rounds: int) -> dict
     for step in steps.values():
         step()  # warm up
     times = {m: [] for m in methods}
+    clock = time.process_time if CLOCK == "cpu" else time.perf_counter
     for _ in range(rounds):
         for m, step in steps.items():
-            start = time.perf_counter()
+            start = clock()
             step()
-            times[m].append(time.perf_counter() - start)
+            times[m].append(clock() - start)
     return {m: statistics.median(t) for m, t in times.items()}
 
 
@@ -182,8 +188,16 @@ def _status(field: str) -> int:
     return 0
 
 
+def _follow_live_arrays() -> None:
+    """A fixed mmap threshold of 64 KiB (no dynamic raise) and trimming: RSS = live data."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    libc.mallopt(-3, 64 * 1024)  # M_MMAP_THRESHOLD
+    libc.mallopt(-1, 128 * 1024)  # M_TRIM_THRESHOLD
+
+
 def peak_mib(workload: str, method: str, n: int, dtype: str) -> float:
     """Peak RSS growth (MiB) over one step after a warm-up step (run in a subprocess)."""
+    _follow_live_arrays()
     step = _make(workload, method, n, dtype)
     step()
     with open("/proc/self/clear_refs", "w") as f:
@@ -195,7 +209,6 @@ def peak_mib(workload: str, method: str, n: int, dtype: str) -> float:
 
 def _memory(workload: str, method: str, n: int, dtype: str) -> float:
     args = [sys.executable, __file__, "--one", workload, method, str(n), dtype]
-    args += ["--default-malloc"] if DEFAULT_MALLOC else []
     out = subprocess.run(args, capture_output=True, text=True, check=True)
     return json.loads(out.stdout)["peak_mib"]
 
@@ -228,18 +241,19 @@ def main() -> None:
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--methods", nargs="*", default=None, help="a subset of the methods")
     parser.add_argument("--default-malloc", action="store_true", help="skip tune_malloc()")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    global DEFAULT_MALLOC
-    DEFAULT_MALLOC = args.default_malloc
-    if not args.default_malloc:
-        from leafgrad.utils import tune_malloc  # why: only when asked, process-wide
-
-        tune_malloc()
     if args.one:
         workload, method, n, dtype = args.one
         print(json.dumps({"peak_mib": peak_mib(workload, method, int(n), dtype)}))
         return
+    global CLOCK
+    CLOCK = args.clock
+    if not args.default_malloc:
+        from leafgrad.utils import tune_malloc  # why: only when asked, process-wide
+
+        tune_malloc()
     print("| workload | N | dtype | method | time | t / torch | peak | mem / torch |")
     print("|---|---|---|---|---|---|---|---|")
     for config in args.configs:

@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from .._engine.forward import jet_mode
 from .._tensor import Tensor, _wrap, _zeros_like
+from ..ops._jets import jet_pass
 from ..ops.fused_jets import PackedJet, fusable
 from ..ops.joining import stack
 from ..ops.reorder import movedim
@@ -39,18 +39,18 @@ def _check_input(x, name: str) -> None:
 
 
 def _seeded(x: Tensor, jet) -> Tensor:
-    """``x`` (keeping its graph) carrying ``jet`` into the function."""
-    seeded = x.view_as(x) if x._requires_grad else _wrap(x._data)
-    seeded._jet = jet
-    return seeded
+    """``x`` (keeping its graph) carrying ``jet`` into the function (inside a jet_pass)."""
+    return jet_pass.carry(x.view_as(x) if x._requires_grad else _wrap(x._data), jet)
 
 
-def _output_jet(u: Tensor, zero_jet):
-    if not isinstance(u, Tensor):
-        raise TypeError(f"taylor: func must return a Tensor, got {type(u).__name__}")
-    jet = u._jet
-    u._jet = None
-    return zero_jet(u) if jet is None else jet  # u does not depend on x
+def _run(func, seeded: list, mode, zero_jet):
+    """``(u, u's jet)`` of ``func(*seeded)`` in one pass of ``mode``."""
+    with jet_pass(mode):
+        u = func(*[_seeded(x, jet) for x, jet in seeded])
+        if not isinstance(u, Tensor):
+            raise TypeError(f"taylor: func must return a Tensor, got {type(u).__name__}")
+        jet = u._jet
+    return u, zero_jet(u) if jet is None else jet  # None: u does not depend on x
 
 
 def coefficients(func, x, v, order: int) -> list:
@@ -79,10 +79,10 @@ def coefficients(func, x, v, order: int) -> list:
         jet = (vi,) + (zeros,) * (order - 1)
         if fusable(("taylor", order)):
             jet = PackedJet(stack(list(jet)), ("taylor", order))
-        seeded.append(_seeded(xi, jet))
-    with jet_mode(("taylor", order)):
-        u = func(*seeded)
-    jet = _output_jet(u, lambda u: tuple(_zeros_like(u) for _ in range(order)))
+        seeded.append((xi, jet))
+    u, jet = _run(
+        func, seeded, ("taylor", order), lambda u: tuple(_zeros_like(u) for _ in range(order))
+    )
     if type(jet) is PackedJet:
         jet = jet.unpack()
     return [u, *jet]
@@ -113,14 +113,11 @@ def collapsed(func, x: Tensor, weights=None):
     mode = ("collapsed", scales)
     channels = np.zeros((len(directions) + 1,) + x._data.shape, dtype=x._data.dtype)
     channels[: len(directions)] = np.asarray(directions, dtype=x._data.dtype)[:, None, :]
-    with jet_mode(mode):
-        u = func(_seeded(x, PackedJet(_wrap(channels), mode)))
-    jet = _output_jet(
-        u,
-        lambda u: (
-            tuple(_zeros_like(u) for _ in scales),
-            _zeros_like(u),
-        ),
+    u, jet = _run(
+        func,
+        [(x, PackedJet(_wrap(channels), mode))],
+        mode,
+        lambda u: (tuple(_zeros_like(u) for _ in scales), _zeros_like(u)),
     )
     if type(jet) is PackedJet:  # derivatives along the directions on the last axis
         along, second = movedim(jet.channels[: len(scales)], 0, -1), jet.channels[len(scales)]
@@ -164,11 +161,11 @@ def diagonal(func, x):
         for j in range(k):
             channels[start + j, :, j] = 1
         start += k
-        seeded.append(_seeded(xi, PackedJet(_wrap(channels), mode)))
-    with jet_mode(mode):
-        u = func(*seeded)
-    jet = _output_jet(
-        u,
+        seeded.append((xi, PackedJet(_wrap(channels), mode)))
+    u, jet = _run(
+        func,
+        seeded,
+        mode,
         lambda u: (
             tuple(_zeros_like(u) for _ in range(d)),
             tuple(_zeros_like(u) for _ in range(d)),

@@ -27,6 +27,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     extrema,
     gamma,
     indexing,
+    jet_activations,
     jet_kernels,
     joining,
     linalg,

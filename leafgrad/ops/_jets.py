@@ -20,6 +20,9 @@ All of it runs in leafgrad ops, so ``backward()`` through a jet pass gives param
 
 from __future__ import annotations
 
+import threading
+import weakref
+
 import numpy as np
 
 from .._engine.forward import jet_mode, jet_state
@@ -33,6 +36,58 @@ from ._hyperduals import (
 )
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear, Unary
 from ._tangents import sum_present, tangent_sum, through_diagonal
+
+
+class _Carriers(threading.local):
+    def __init__(self) -> None:
+        self.refs: list | None = None  # weak references to the tensors given a jet in a pass
+
+
+_carriers = _Carriers()
+
+
+class jet_pass:
+    """One Taylor pass: ``mode`` while the block runs; afterwards no tensor keeps its jet.
+
+    A tensor's jet is computed from the tensor itself (``f'(y)`` from ``y = tanh(x)``), so a
+    jet left on it after the pass is a reference cycle that keeps the whole pass alive until
+    the garbage collector runs.
+    """
+
+    __slots__ = ("mode", "outer", "refs")
+
+    def __init__(self, mode) -> None:
+        self.mode = jet_mode(mode)
+
+    def __enter__(self) -> None:
+        self.outer = _carriers.refs
+        self.refs = _carriers.refs = []
+        self.mode.__enter__()
+
+    def __exit__(self, *exc) -> None:
+        self.mode.__exit__(*exc)
+        _carriers.refs = self.outer
+        for ref in self.refs:
+            t = ref()
+            if t is not None:
+                t._jet = None
+
+    @staticmethod
+    def carry(t: Tensor, jet) -> Tensor:
+        """Give ``t`` its jet for the pass being run."""
+        t._jet = jet
+        if _carriers.refs is not None:
+            _carriers.refs.append(weakref.ref(t))
+        return t
+
+
+def _carried(result) -> None:
+    refs = _carriers.refs
+    if refs is None:
+        return
+    for r in result if type(result) is tuple else (result,):
+        if r._jet is not None:
+            refs.append(weakref.ref(r))
 
 
 def _coefficient_args(prim, args, jets, k):
@@ -62,6 +117,7 @@ def push(op, args, params, result) -> None:
     else:
         with jet_mode(None):
             if packed.push(op, args, params, result, jets):
+                _carried(result)
                 return
             jets = [j.unpack() if j is not None and type(j) is not tuple else j for j in jets]
     prim = op.primitive
@@ -74,6 +130,7 @@ def push(op, args, params, result) -> None:
         with jet_mode(None):
             for r in result if type(result) is tuple else (result,):
                 packed.repack(r)
+    _carried(result)
 
 
 def _generic(op, prim, args, params, result, jets, mode):

@@ -7,8 +7,9 @@ are one tensor with a leading axis, so a layer maps them all at once:
 
 - matrix products ``x @ w`` (``mm``, ``matmul``, ``addmm``: ``nn.Linear``) with a constant
   ``w``: one ``jet_linear``;
-- elementwise functions with declared ``d1`` and ``d2`` (tanh, sin, sigmoid, softplus, gelu,
-  silu ...): ``d1``, ``d2`` in leafgrad ops, then one ``jet_unary``;
+- elementwise functions: tanh, sigmoid, exp, sin, cos, softplus, gelu and silu by one
+  ``jet_act`` (their derivatives inside the kernel); any other with declared ``d1`` and
+  ``d2``: those in leafgrad ops, then one ``jet_unary``;
 - ``+ b``, ``- b``, ``* c`` with a constant operand: the channels pass through or are scaled
   once; composites (``x / c``, ``addmm``) through their declared ``taylor_as``.
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 from .._engine.forward import jet_mode
 from .._tensor import Tensor
 from ._optable import Bilinear, Composite, Linear, Unary
+from .jet_activations import jet_act, variable
 from .jet_kernels import jet_linear, jet_unary
 from .joining import stack, unbind
 
@@ -119,7 +121,7 @@ def _fused(op, args, params, result, jets, like: PackedJet):
         return NOT_FUSED  # broadcasting the jet itself: the generic rules
     match prim.kind:
         case Unary(d2=d2) as kind if d2 is not None and with_jet == [0]:
-            return _unary(kind, args, params, result, jets[0], like)
+            return _unary(kind, op, args, params, result, jets[0], like)
         case Linear(affine=True) if prim.broadcast:
             if with_jet == [0] and key in _PASS_THROUGH:
                 return jets[0]
@@ -143,16 +145,28 @@ def _channel_args(args, jets, zero: bool = True) -> list:
     return out
 
 
-def _unary(kind: Unary, args, params, result, jet: PackedJet, like: PackedJet):
+def _unary(kind: Unary, op, args, params, result, jet: PackedJet, like: PackedJet):
     x, extra = args[0], args[1:]
+    channels = jet.channels
+    if channels.dtype != result.dtype:
+        return NOT_FUSED
+    z = variable(op.primitive.key, params) if not extra else None
+    if z is not None:  # derivatives inside the kernel: nothing but p and z saved
+        return like.like(
+            jet_act(
+                channels,
+                result if z == "result" else x,
+                fn=op.primitive.key,
+                op_params=tuple(sorted(params.items())),
+                first=like.first,
+                weights=like.weights,
+            )
+        )
     d1 = _derivative(kind.d1, kind.d1_takes_result, x, extra, result, params)
     d2 = _derivative(kind.d2, kind.d2_takes_result, x, extra, result, params)
     for d in (d1, d2):
         if not isinstance(d, Tensor) or d._data.shape != x._data.shape or d.dtype != result.dtype:
             return NOT_FUSED
-    channels = jet.channels
-    if channels.dtype != result.dtype:
-        return NOT_FUSED
     return like.like(jet_unary(channels, d1, d2, first=like.first, weights=like.weights))
 
 

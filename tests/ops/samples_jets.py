@@ -1,5 +1,7 @@
 """Op-table samples for the fused Taylor path's primitives (ops/jet_kernels.py)."""
 
+import leafgrad as lg
+from leafgrad.ops import jet_activations as ja
 from leafgrad.ops import jet_kernels as jk
 
 from .optable import OpSample
@@ -34,7 +36,51 @@ def _backward(name, first, weights):
     )
 
 
+# jet_act's z is the activation's output (tanh, sigmoid, exp) or input: a sample computes
+# the output from the input, as the fused path passes it.
+_ACTIVATIONS = {
+    "tanh": (lg.tanh, ()),
+    "sigmoid": (lg.sigmoid, ()),
+    "exp": (lg.exp, ()),
+    "sin": (None, ()),
+    "cos": (None, ()),
+    "softplus": (None, (("beta", 2.0), ("threshold", 1.5))),
+    "gelu": (None, (("approximate", "none"),)),
+    "silu": (None, ()),
+}
+
+
+def _act(name, layout, backward=False):
+    fn, op_params = _ACTIVATIONS[name]
+    first, weights = _LAYOUTS[layout]
+    k = first + len(weights)
+    params = {"fn": name, "op_params": op_params, "first": first, "weights": weights}
+
+    def z(x):
+        return fn(x) if fn is not None else x
+
+    if backward:
+        return OpSample(
+            "jet_act_backward",
+            lambda g, p, x: ja.jet_act_backward(g, p, z(x), **params),
+            ((k, 3, 2), (k, 3, 2), (3, 2)),
+            id=f"jet_act_backward-{name}-{layout}",
+        )
+    return OpSample(
+        "jet_act",
+        lambda p, x: ja.jet_act(p, z(x), **params),
+        ((k, 3, 2), (3, 2)),
+        covers=("jet_act", "jet_act_backward"),
+        id=f"jet_act-{name}-{layout}",
+    )
+
+
 SAMPLES = [
+    *(_act(name, "diagonal") for name in _ACTIVATIONS),
+    *(_act(name, "mixed", backward=True) for name in _ACTIVATIONS),
+    _act("tanh", "first-only"),
+    _act("gelu", "taylor2", backward=True),
+    _act("softplus", "first-only", backward=True),
     OpSample("jet_linear", jk.jet_linear, ((3, 4, 5), (5, 2))),
     OpSample("jet_linear", jk.jet_linear, ((2, 3, 2, 4), (4, 3)), id="jet_linear-batched"),
     OpSample("jet_outer", jk.jet_outer, ((3, 4, 5), (3, 4, 2))),
