@@ -34,11 +34,36 @@ def _is_identity(w: np.ndarray) -> bool:
     return w.shape[0] == w.shape[1] and np.array_equal(w, np.eye(w.shape[0]))
 
 
+def _active(w: np.ndarray):
+    """The directions some second-order row weighs (a slice when contiguous), and their
+    columns of ``w``: zero-weighted directions need no squares and no curvature terms."""
+    cols = np.flatnonzero(np.any(w != 0, axis=0))
+    if len(cols) and cols[-1] - cols[0] + 1 == len(cols):
+        cols = slice(int(cols[0]), int(cols[-1]) + 1)
+    return cols, w[:, cols]
+
+
 def _mix_arrays(w: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``out[s] = sum_k w[s, k] x[k]``: (S, ...) from (D, ...), one matrix product."""
+    """``out[s] = sum_k w[s, k] x[k]``: (S, ...) from (D, ...).
+
+    May return ``x``, a view of it or a result with one row to broadcast (when every row is
+    the same): callers write only into results of their own temporaries.
+    """
+    rows, cols = w.shape
     if _is_identity(w):
         return x
-    return np.matmul(w, x.reshape(x.shape[0], -1)).reshape((w.shape[0],) + x.shape[1:])
+    if cols == 1:  # every row a multiple of x[0] (e.g. W^T for one collapsed row)
+        return x if np.all(w == 1) else w.reshape((rows,) + (1,) * (x.ndim - 1)) * x
+    if rows == 1:  # one weighted sum, without a matrix product's overhead
+        terms = [(k, float(w[0, k])) for k in range(cols) if w[0, k] != 0]
+        if len(terms) == 1 and terms[0][1] == 1:
+            return x[terms[0][0] : terms[0][0] + 1]
+        k, wk = terms[0]
+        out = x[k : k + 1] * wk
+        for k, wk in terms[1:]:
+            out += x[k] if wk == 1 else x[k] * wk
+        return out
+    return np.matmul(w, x.reshape(cols, -1)).reshape((rows,) + x.shape[1:])
 
 
 def _mix(w: np.ndarray, x: Tensor) -> Tensor:
@@ -98,9 +123,11 @@ jet_outer = primitive(
 def _unary_forward(p, d1, d2, *, first, weights):
     out = np.multiply(p, d1)
     if weights:
-        q = _mix_arrays(_weight_array(weights, p.dtype), np.square(p[:first]))
-        q *= d2  # q is a fresh array either way
-        out[first:] += q
+        sel, w = _active(_weight_array(weights, p.dtype))
+        if w.size:
+            q = _mix_arrays(w, np.square(p[sel]))
+            q *= d2  # q is (a view of) a fresh array
+            out[first:] += q
     return out
 
 
@@ -143,13 +170,15 @@ def _backward_forward(grad, p, d1, d2, *, first, weights):
     gd1 = _channel_dot(grad, p)
     if not weights:
         return gp, gd1, np.zeros_like(d2)
-    j = p[:first]
-    w = _weight_array(weights, p.dtype)
+    sel, w = _active(_weight_array(weights, p.dtype))
+    if not w.size:
+        return gp, gd1, np.zeros_like(d2)
+    j = p[sel]
     rj = _mix_arrays(np.ascontiguousarray(w.T), grad[first:]) * j
     gd2 = _channel_dot(rj, j)
     rj *= d2
     rj *= 2
-    gp[:first] += rj
+    gp[sel] += rj
     return gp, gd1, gd2
 
 

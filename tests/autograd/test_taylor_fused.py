@@ -152,6 +152,17 @@ def test_collapsed_with_a_full_matrix_matches_nested_reverse():
     assert_close(op_u.reshape(-1), expected)
 
 
+@pytest.mark.parametrize("weights", [[1.0, 0.0], [0.0, 0.0, 2.5], [0.5, -1.0, 0.0]])
+def test_collapsed_with_weights_matches_nested_reverse(weights):
+    d = len(weights)
+    f = _mlp(_params(d, lg.float64), lg.tanh, linear=True)
+    x = _points(6, d, lg.float64)
+    _, g, op_u = taylor.collapsed(f, x, weights)
+    _, g_ref, diag_ref = _nested(f, x)
+    assert_close(g, g_ref)
+    assert_close(op_u, (diag_ref * lg.tensor(weights)).sum(-1))
+
+
 @pytest.mark.parametrize(
     ("act", "kernel"),
     [("tanh", "JetActBackward0"), ("gelu", "JetActBackward0"), ("gelu-tanh", "JetUnaryBackward0")],

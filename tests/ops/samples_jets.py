@@ -13,6 +13,9 @@ _LAYOUTS = {
     "mixed": (2, ((0.5, -1.5), (2.0, 0.25), (1.0, 1.0))),
     "taylor2": (1, ((0.5,),)),
     "first-only": (3, ()),
+    "sparse": (3, ((1.0, 0.0, 2.0),)),  # a direction no row weighs, between two that are
+    "unit": (2, ((0.0, 1.0),)),  # one direction's second derivative alone
+    "zero": (2, ((0.0, 0.0),)),
 }
 
 
@@ -81,6 +84,8 @@ SAMPLES = [
     _act("tanh", "first-only"),
     _act("gelu", "taylor2", backward=True),
     _act("softplus", "first-only", backward=True),
+    _act("sin", "sparse", backward=True),
+    _act("silu", "unit", backward=True),
     OpSample("jet_linear", jk.jet_linear, ((3, 4, 5), (5, 2))),
     OpSample("jet_linear", jk.jet_linear, ((2, 3, 2, 4), (4, 3)), id="jet_linear-batched"),
     OpSample("jet_outer", jk.jet_outer, ((3, 4, 5), (3, 4, 2))),
