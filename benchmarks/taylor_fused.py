@@ -8,7 +8,8 @@ collocation points, the residual u_t + u u_x - nu u_xx, 300 boundary points, the
 squares, backward() and an Adam step. Methods:
   torch-nested      PyTorch, autograd.grad with create_graph (the usual PINN code)
   leafgrad-nested   the same code run by leafgrad
-  pinn-taylor       leafgrad.pinn operators, method="taylor" (taylor.diagonal: one pass)
+  pinn-taylor       leafgrad.pinn operators, method="taylor": one taylor.diagonal pass, with
+                    only the u_ii the first step asked for (u_xx), as pinn.Trainer does
   pinn-reverse      leafgrad.pinn operators, method="reverse"
   collapsed         taylor.collapsed(model, x, [1, 0]): u_x, u_t and u_xx in one pass
 With --laplacian N: the d=10 Laplacian training step (10 -> 20 x 8 -> 1 tanh, residual
@@ -105,11 +106,13 @@ def burgers_step(method: str, n: int, dtype_name: str):
         from leafgrad import pinn  # why: leafgrad-only methods
 
         kind = method.split("-")[1]
+        diagonal = [None]  # learnt from the first step, as pinn.Trainer does
 
         def step():
-            with pinn.Evaluation(model, points, kind) as ev:
+            with pinn.Evaluation(model, points, kind, diagonal=diagonal[0]) as ev:
                 u, x = ev.output, ev.inputs
                 finish(u, pinn.partial(u, x, 0), pinn.partial(u, x, 1), pinn.partial(u, x, 0, 0))
+                diagonal[0] = tuple(sorted(ev.requested))
 
     else:
         from leafgrad.autograd import taylor  # why: leafgrad-only method

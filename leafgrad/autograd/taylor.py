@@ -136,11 +136,13 @@ def laplacian(func, x: Tensor):
     return collapsed(func, x, None)
 
 
-def diagonal(func, x):
-    """``(u, grad, diag)``: ``diag[..., i] = d2u/dx_i^2`` for every input column, one pass.
+def diagonal(func, x, dims=None):
+    """``(u, grad, diag)``: ``diag[..., k] = d2u/dx_i^2`` for ``i = dims[k]``, one pass.
 
     ``x``: (N, d) points, or a tuple of (N, k) column blocks (then ``func(*x)``, the columns
-    numbered across the blocks in order). ``grad`` and ``diag`` have shape ``u.shape + (d,)``.
+    numbered across the blocks in order). ``dims``: the columns whose second derivatives are
+    wanted (all by default); ``grad`` always has every column: shape ``u.shape + (d,)``, and
+    ``diag`` ``u.shape + (len(dims),)``.
     """
     xs = tuple(x) if isinstance(x, (tuple, list)) else (x,)
     for xi in xs:
@@ -151,13 +153,15 @@ def diagonal(func, x):
                 f"shape {list(xi._data.shape)}"
             )
     d = sum(xi._data.shape[1] for xi in xs)
-    rows = tuple(tuple(float(i == j) for j in range(d)) for i in range(d))
+    dims = tuple(range(d)) if dims is None else tuple(int(i) % d for i in dims)
+    rows = tuple(tuple(float(i == j) for j in range(d)) for i in dims)
     # One second-order row is the collapsed mode, whose generic rules are the cheaper ones.
-    mode = ("seconds", rows) if d > 1 else ("collapsed", rows[0])
+    mode = ("seconds", rows) if len(rows) > 1 else ("collapsed", rows[0] if rows else (0.0,) * d)
+    s = max(len(rows), 1)
     seeded, start = [], 0
     for xi in xs:
         k = xi._data.shape[1]
-        channels = np.zeros((2 * d,) + xi._data.shape, dtype=xi._data.dtype)
+        channels = np.zeros((d + s,) + xi._data.shape, dtype=xi._data.dtype)
         for j in range(k):
             channels[start + j, :, j] = 1
         start += k
@@ -168,13 +172,19 @@ def diagonal(func, x):
         mode,
         lambda u: (
             tuple(_zeros_like(u) for _ in range(d)),
-            tuple(_zeros_like(u) for _ in range(d)),
+            tuple(_zeros_like(u) for _ in range(s)),
         ),
     )
     if type(jet) is PackedJet:
-        return u, movedim(jet.channels[:d], 0, -1), movedim(jet.channels[d:], 0, -1)
-    seconds = jet[1] if isinstance(jet[1], tuple) else (jet[1],)
-    return u, stack(list(jet[0]), dim=-1), stack(list(seconds), dim=-1)
+        firsts, seconds = jet.channels[:d], jet.channels[d : d + len(rows)]
+        return u, movedim(firsts, 0, -1), movedim(seconds, 0, -1)
+    second = (jet[1] if isinstance(jet[1], tuple) else (jet[1],))[: len(rows)]
+    diag = (
+        stack(list(second), dim=-1)
+        if second
+        else _wrap(np.zeros(u._data.shape + (0,), u._data.dtype))
+    )
+    return u, stack(list(jet[0]), dim=-1), diag
 
 
 def _directions(weights, d: int):

@@ -52,9 +52,13 @@ class Evaluation:
 
     ``with Evaluation(model, x) as ev: r = residual(x, ev.output)``. Inputs that do not
     require grad are replaced by leaves that do (``ev.inputs``), so reverse mode works.
+    In Taylor mode with at most ``EAGER_COLUMNS`` input columns the output comes from one
+    ``taylor.diagonal`` pass that also gives every u_i and the u_ii for i in ``diagonal``
+    (all columns by default); ``ev.requested`` collects the i of every u_ii (and Laplacian
+    column) asked for, so a training loop can pass it as the next evaluation's ``diagonal``.
     """
 
-    def __init__(self, func, inputs, method: str | None = None) -> None:
+    def __init__(self, func, inputs, method: str | None = None, *, diagonal=None) -> None:
         method = DEFAULT_METHOD if method is None else method
         if method not in METHODS:
             raise ValueError(f"Evaluation: method must be one of {METHODS}, got {method!r}")
@@ -73,6 +77,8 @@ class Evaluation:
         self._xs = xs
         self._cache: dict = {}
         self._keep: list = []  # keeps cached tensors' owners alive, so their ids stay unique
+        self.diagonal = None if diagonal is None else tuple(sorted(set(diagonal)))
+        self.requested: set = set()  # the u_ii asked of this evaluation: i
         self.output = self._evaluate()
         _check_output(self.output, "Evaluation")
 
@@ -81,12 +87,12 @@ class Evaluation:
         if self.method != "taylor" or len(_columns(self._xs)) > EAGER_COLUMNS:
             return self.func(*self._xs)
         try:
-            u, first, second = taylor.diagonal(self.func, self._xs)
+            u, first, second = taylor.diagonal(self.func, self._xs, self.diagonal)
         except RuntimeError:
             return self.func(*self._xs)  # an op without Taylor rules: reverse mode only
         if isinstance(u, Tensor) and u.dim() == 2:
             self._keep.append(u)
-            _store_diagonal(self._cache, u, self._xs, first, second)
+            _store_diagonal(self._cache, u, self._xs, first, second, self.diagonal)
         return u
 
     def __enter__(self) -> Evaluation:
@@ -174,6 +180,8 @@ class _Derivatives:
             if not -self.d <= i < self.d:
                 raise IndexError(f"{self.op}: column {i} is out of range for {self.d} inputs")
         index = tuple(sorted(i % self.d for i in index))
+        if self.ev is not None and len(index) == 2 and index[0] == index[1]:
+            self.ev.requested.add(index[0])
         key = (*self.key, index)
         if key not in self.cache:
             if self.taylor and len(index) <= 2:
@@ -201,7 +209,7 @@ class _Derivatives:
             self.put((i, j), (d2 - self.get((i, i)) - self.get((j, j))) * 0.5)
             return
         _, first, second = taylor.diagonal(self.ev.func, self.xs)
-        _store_diagonal(self.cache, self.u, self.xs, first, second)
+        _store_diagonal(self.cache, self.u, self.xs, first, second, None)
 
     def _along(self, weights: dict) -> tuple:
         """``(u, du, d2u)`` along the direction with ``weights`` {column: weight}."""
@@ -217,13 +225,17 @@ class _Derivatives:
         return u, u1, u2 * 2.0
 
 
-def _store_diagonal(cache: dict, u: Tensor, xs: tuple, first: Tensor, second: Tensor) -> None:
-    """Cache every u_i and u_ii of every component from ``taylor.diagonal``'s (N, m, d)."""
+def _store_diagonal(cache: dict, u: Tensor, xs: tuple, first, second, dims) -> None:
+    """Cache every u_i, and u_ii for i in ``dims`` (all: None), of every component, from
+    ``taylor.diagonal``'s (N, m, d) and (N, m, len(dims))."""
+    d = first.shape[2]
+    dims = range(d) if dims is None else dims
     for c in range(u.shape[1]):
         key = (id(u), tuple(id(t) for t in xs), c)
-        for i in range(first.shape[2]):
+        for i in range(d):
             cache.setdefault((*key, (i,)), first[:, c, i : i + 1])
-            cache.setdefault((*key, (i, i)), second[:, c, i : i + 1])
+        for k, i in enumerate(dims):
+            cache.setdefault((*key, (i, i)), second[:, c, k : k + 1])
 
 
 def _gradient_row(f: Tensor, xs: tuple, op: str) -> list:
@@ -297,6 +309,8 @@ def laplacian(u: Tensor, x, dims=None, component: int | None = None) -> Tensor:
     c = _component(u, component, "laplacian")
     deriv = _Derivatives(u, xs, c, "laplacian")
     dims = tuple(range(deriv.d)) if dims is None else tuple(i % deriv.d for i in dims)
+    if deriv.ev is not None:
+        deriv.ev.requested.update(dims)
     key = (*deriv.key, ("laplacian", dims))
     if key in deriv.cache:
         return deriv.cache[key]

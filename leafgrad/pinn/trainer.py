@@ -49,6 +49,7 @@ class Trainer:
         self.dtype = DTYPES[self.config.dtype]
         manual_seed(self.config.seed)
         self.rng = np.random.default_rng(self.config.seed)
+        self._diagonal = None  # the u_ii the residual asks for (Taylor mode), learnt in step 1
         bounds = problem.geometry.bbox
         transform = problem.hard_constraint if self.config.hard_constraints else None
         self.model = MLP(
@@ -143,8 +144,10 @@ class Trainer:
         """Each weighted loss term (a 0-d tensor), the PDE residual's first."""
         method = self.config.method
         terms = {}
-        with Evaluation(self.model, self._x, method) as ev:
+        with Evaluation(self.model, self._x, method, diagonal=self._diagonal) as ev:
             residuals = self.problem.residual(ev.inputs, ev.output)
+            # Taylor mode: the next evaluation computes up front the u_ii this one asked for
+            self._diagonal = tuple(sorted(set(self._diagonal or ()) | ev.requested))
             residuals = residuals if isinstance(residuals, (list, tuple)) else [residuals]
             for k, r in enumerate(residuals):
                 if r.dim() == 1:

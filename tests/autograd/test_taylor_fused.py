@@ -287,3 +287,13 @@ def test_a_pass_leaves_no_reference_cycles():
         del f
     finally:
         gc.enable()
+
+
+def test_diagonal_of_some_columns_is_that_part_of_the_full_diagonal():
+    f = _mlp(_params(3, lg.float64), lg.sin)
+    x = _points(4, 3, lg.float64)
+    _, g_all, diag_all = taylor.diagonal(f, x)
+    _, g, diag = taylor.diagonal(f, x, dims=[2, 0])
+    assert diag.shape == (4, 1, 2)
+    assert_close(g, g_all)
+    assert_close(diag, diag_all[..., [2, 0]])
