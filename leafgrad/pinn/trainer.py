@@ -49,7 +49,7 @@ class Trainer:
         self.dtype = DTYPES[self.config.dtype]
         manual_seed(self.config.seed)
         self.rng = np.random.default_rng(self.config.seed)
-        self._diagonal = None  # the u_ii the residual asks for (Taylor mode), learnt in step 1
+        self._diagonal = None  # the u_ii the residual asks for (Taylor mode), probed once
         bounds = problem.geometry.bbox
         transform = problem.hard_constraint if self.config.hard_constraints else None
         self.model = MLP(
@@ -140,14 +140,21 @@ class Trainer:
         return np.concatenate(sizes).astype(np.float64)
 
     # ------------------------------------------------------------------ the loss
+    def _asked_diagonal(self) -> tuple:
+        """The u_ii the residual asks for, from a probe on a few points: every Taylor-mode
+        evaluation then computes just those up front (the same ones after a resume)."""
+        with Evaluation(self.model, self._x[:4], "taylor") as probe:
+            self.problem.residual(probe.inputs, probe.output)
+        return tuple(sorted(probe.requested))
+
     def loss_terms(self) -> dict:
         """Each weighted loss term (a 0-d tensor), the PDE residual's first."""
         method = self.config.method
         terms = {}
+        if method == "taylor" and self._diagonal is None:
+            self._diagonal = self._asked_diagonal()
         with Evaluation(self.model, self._x, method, diagonal=self._diagonal) as ev:
             residuals = self.problem.residual(ev.inputs, ev.output)
-            # Taylor mode: the next evaluation computes up front the u_ii this one asked for
-            self._diagonal = tuple(sorted(set(self._diagonal or ()) | ev.requested))
             residuals = residuals if isinstance(residuals, (list, tuple)) else [residuals]
             for k, r in enumerate(residuals):
                 if r.dim() == 1:
