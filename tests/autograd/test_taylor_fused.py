@@ -297,3 +297,19 @@ def test_diagonal_of_some_columns_is_that_part_of_the_full_diagonal():
     assert diag.shape == (4, 1, 2)
     assert_close(g, g_all)
     assert_close(diag, diag_all[..., [2, 0]])
+
+
+@pytest.mark.parametrize("act", ["tanh", "sin", "softplus", "gelu", "gelu-tanh"])
+def test_derivatives_of_the_laplacian_by_the_points_match_nested_reverse(act):
+    # third and fourth derivatives of u: through the kernels' rules and their own rules
+    f = _mlp(_params(2, lg.float64), ACTIVATIONS[act], linear=True)
+    x = _points(5, 2, lg.float64).requires_grad_(True)
+    _, _, lap = taylor.laplacian(f, x)
+    (third,) = lg.autograd.grad(lap.sum(), x, create_graph=True)
+    (fourth,) = lg.autograd.grad(third[:, 0].sum(), x)
+    (g,) = lg.autograd.grad(f(x).sum(), x, create_graph=True)
+    ref = sum(lg.autograd.grad(g[:, i].sum(), x, create_graph=True)[0][:, i] for i in range(2))
+    (third_ref,) = lg.autograd.grad(ref.sum(), x, create_graph=True)
+    (fourth_ref,) = lg.autograd.grad(third_ref[:, 0].sum(), x)
+    assert_close(third, third_ref)
+    assert_close(fourth, fourth_ref)
