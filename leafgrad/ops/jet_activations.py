@@ -49,15 +49,26 @@ class _Tensors:
     where = piecewise.where
 
 
-# Each: ``(xp, z, n, **params) -> [(D1, D2), (D1', D2'), (D1'', D2'')][:n]``.
+# Each: ``(xp, z, n, **params) -> [(D1, D2), (D1', D2'), (D1'', D2'')][:n]``, computing
+# only the pairs asked for (the forward kernel needs one, the backward two).
 def _tanh(xp, y, n):
     s = 1 - y * y
-    return [(s, -2 * (y * s)), (-2 * y, 6 * (y * y) - 2), (-2.0, 12 * y)][:n]
+    pairs = [(s, -2 * (y * s))]
+    if n > 1:
+        pairs.append((-2 * y, 6 * (y * y) - 2))
+    if n > 2:
+        pairs.append((-2.0, 12 * y))
+    return pairs
 
 
 def _sigmoid(xp, y, n):
     q = y * (1 - y)
-    return [(q, q * (1 - 2 * y)), (1 - 2 * y, 1 - 6 * q), (-2.0, 12 * y - 6)][:n]
+    pairs = [(q, q * (1 - 2 * y))]
+    if n > 1:
+        pairs.append((1 - 2 * y, 1 - 6 * q))
+    if n > 2:
+        pairs.append((-2.0, 12 * y - 6))
+    return pairs
 
 
 def _exp(xp, y, n):
@@ -66,12 +77,22 @@ def _exp(xp, y, n):
 
 def _sin(xp, x, n):
     c, s = xp.cos(x), xp.sin(x)
-    return [(c, -s), (-s, -c), (-c, s)][:n]
+    return _rotating(c, -s, n)
 
 
 def _cos(xp, x, n):
     c, s = xp.cos(x), xp.sin(x)
-    return [(-s, -c), (-c, s), (s, c)][:n]
+    return _rotating(-s, -c, n)
+
+
+def _rotating(d1, d2, n):
+    """sin and cos: each derivative is the one two before, negated."""
+    pairs = [(d1, d2)]
+    if n > 1:
+        pairs.append((d2, -d1))
+    if n > 2:
+        pairs.append((-d1, -d2))
+    return pairs
 
 
 def _softplus(xp, x, n, beta=1.0, threshold=20.0):
@@ -84,22 +105,26 @@ def _softplus(xp, x, n, beta=1.0, threshold=20.0):
         return xp.where(linear, 0.0, d)
 
     d2 = curved(beta * q)
-    d3 = curved(beta * beta * (q * (1 - 2 * s)))
-    pairs = [(xp.where(linear, 1.0, s), d2), (d2, d3)]
+    pairs = [(xp.where(linear, 1.0, s), d2)]
+    if n > 1:
+        d3 = curved(beta * beta * (q * (1 - 2 * s)))
+        pairs.append((d2, d3))
     if n > 2:
         pairs.append((d3, curved(beta**3 * (q * (1 - 6 * q)))))
-    return pairs[:n]
+    return pairs
 
 
 def _gelu(xp, x, n, approximate="none"):
     phi = xp.exp(x * x * -0.5) * _INV_SQRT_2PI
     x2 = x * x
     d2 = phi * (2 - x2)
-    d3 = phi * (x * (x2 - 4))
-    pairs = [((1 + xp.erf(x * (1 / math.sqrt(2)))) * 0.5 + x * phi, d2), (d2, d3)]
+    pairs = [((1 + xp.erf(x * (1 / math.sqrt(2)))) * 0.5 + x * phi, d2)]
+    if n > 1:
+        d3 = phi * (x * (x2 - 4))
+        pairs.append((d2, d3))
     if n > 2:
         pairs.append((d3, phi * ((7 - x2) * x2 - 4)))
-    return pairs[:n]
+    return pairs
 
 
 def _silu(xp, x, n):
@@ -107,12 +132,15 @@ def _silu(xp, x, n):
     s = xp.sigmoid(x)
     q = s * (1 - s)
     s2 = q * (1 - 2 * s)
-    s3 = q * (1 - 6 * q)
-    d1, d2, d3 = x * q + s, x * s2 + 2 * q, x * s3 + 3 * s2
-    pairs = [(d1, d2), (d2, d3)]
+    d2 = x * s2 + 2 * q
+    pairs = [(x * q + s, d2)]
+    if n > 1:
+        s3 = q * (1 - 6 * q)
+        d3 = x * s3 + 3 * s2
+        pairs.append((d2, d3))
     if n > 2:
         pairs.append((d3, x * (s2 * (1 - 12 * q)) + 4 * s3))
-    return pairs[:n]
+    return pairs
 
 
 # Registry key -> (formulas, whether z is the op's result (else its input), the params the
