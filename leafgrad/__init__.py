@@ -54,6 +54,16 @@ from .ops.slicing import *  # noqa: F403
 from .ops.softmax import *  # noqa: F403
 from .ops.statistics import *  # noqa: F403
 from .ops.strided import *  # noqa: F403
+from .ops.binary import *  # noqa: F403
+from .ops.combinatorics import *  # noqa: F403
+from .ops.contraction import *  # noqa: F403
+from .ops.cumulative import *  # noqa: F403
+from .ops.diagonals import *  # noqa: F403
+from .ops.integration import *  # noqa: F403
+from .ops.renorm import *  # noqa: F403
+from .ops.scatter import *  # noqa: F403
+from .ops.scatter_reduce import *  # noqa: F403
+from .ops.stacking import *  # noqa: F403
 from ._engine.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from ._engine.grad_mode import (  # noqa: F401
     enable_grad,
@@ -107,6 +117,7 @@ from . import viz  # noqa: F401
 from . import optim  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import func  # noqa: F401
+from .func import vmap  # noqa: F401
 from . import nn  # noqa: F401
 from . import backends, cuda, version  # noqa: F401
 from ._threads import get_num_threads, set_num_threads  # noqa: F401

@@ -165,6 +165,7 @@ class Tensor:
     _version_counter = None
     _base = None  # for a view: the tensor whose memory it shares (never itself a view)
     _view_fn = None  # for a view: base -> this view, as leafgrad ops
+    _view_meta = None  # for a view PyTorch refuses to change in place: why (ops/_primitive)
     _tangents = None  # forward mode: {dual level: tangent}
     _jet = None  # Taylor / collapsed mode: higher coefficients (leafgrad.autograd.taylor)
     _is_inference = False  # made under inference_mode (PyTorch's inference tensors)
@@ -328,6 +329,12 @@ class Tensor:
             return self.item().__format__(spec)
         return object.__format__(self, spec) if spec else repr(self)
 
+    def __reduce_ex__(self, protocol):
+        # As PyTorch: the values, dtype, requires_grad and attributes the user set travel; the
+        # history, .grad and view relations do not, so a non-leaf pickles as a leaf.
+        attributes = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        return (_rebuild_tensor, (type(self), self._data.copy(), self._requires_grad, attributes))
+
     def __deepcopy__(self, memo):
         if not self.is_leaf:
             raise RuntimeError(
@@ -445,10 +452,10 @@ class Tensor:
         return out
 
     def detach_(self) -> Tensor:
-        if self._base is not None and self._base.grad_fn is not None:
+        if self._base is not None:
             raise RuntimeError(
-                "detach_() cannot be used on a view of a tensor that is part of a graph; "
-                "use detach() to get a new tensor instead"
+                "detach_() cannot be used on a view (it shares its base's history); use "
+                "detach() to get a new tensor instead"
             )
         self.grad_fn = None
         self._output_nr = 0
@@ -522,6 +529,16 @@ class Tensor:
         from ._storage import typed_storage  # why: _storage imports _tensor
 
         return typed_storage(self)
+
+
+def _rebuild_tensor(cls, data: np.ndarray, requires_grad: bool, attributes: dict) -> Tensor:
+    """The other half of ``Tensor.__reduce_ex__``."""
+    t = object.__new__(cls)
+    t._data = data
+    if requires_grad:
+        t._requires_grad = True
+    t.__dict__.update(attributes)
+    return t
 
 
 def _wrap(data: np.ndarray, requires_grad: bool = False) -> Tensor:

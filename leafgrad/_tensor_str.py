@@ -231,8 +231,9 @@ def _add_suffixes(tensor_str: str, suffixes: list, indent: int) -> str:
 
 def _prefix(t, tensor_class) -> str:
     cls = type(t)
-    # PyTorch prints Parameters (which add their own "Parameter containing:") as tensor(...).
-    if cls is tensor_class or cls.__name__ == "Parameter":
+    # PyTorch prints Parameters (which add their own "Parameter containing:") as tensor(...);
+    # an invalidated view (ops/inplace.py) is a plain tensor to the user.
+    if cls is tensor_class or cls.__name__ in ("Parameter", "_InvalidatedView"):
         return "tensor("
     return f"{cls.__name__}("
 
@@ -259,8 +260,12 @@ def tensor_repr(t, tensor_class) -> str:
             suffixes.append(f"dtype={t.dtype}")
         body = _tensor_str(data, indent)
 
-    if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")
+    try:
+        name = None if t.grad_fn is None else t.grad_fn.name().rsplit("::", 1)[-1]
+    except RuntimeError:  # a view whose history PyTorch refuses to regenerate
+        name = "Invalid"
+    if name is not None:
+        suffixes.append(f"grad_fn=<{name}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -501,3 +501,22 @@ def test_the_mean_of_an_empty_tensor_is_nan_without_a_numpy_warning():
         warnings.simplefilter("error")
         assert math.isnan(lg.tensor([]).mean().item())
         assert lg.zeros(0, 3).mean(dim=0).shape == (3,)
+
+
+def test_pickle_keeps_values_dtype_requires_grad_and_attributes_but_not_history_or_grad(torch):
+    import pickle
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    x.grad = torch.ones(2)
+    x.note = "kept"
+    nonleaf = x * 2
+    ints = torch.tensor([3, 4])
+    for original in (x, nonleaf, ints, x[1:]):
+        copy = pickle.loads(pickle.dumps(original))
+        assert copy.tolist() == original.tolist() and copy.dtype == original.dtype
+        assert copy.requires_grad == original.requires_grad and copy.is_leaf
+        assert copy.grad is None and copy.grad_fn is None
+    assert pickle.loads(pickle.dumps(x)).note == "kept"
+    copy = pickle.loads(pickle.dumps(nonleaf))
+    copy.sum().backward()
+    assert copy.grad.tolist() == [1.0, 1.0] and x.grad.tolist() == [1.0, 1.0]

@@ -192,8 +192,8 @@ class OpNode(Node):
         self._name = name
         self._backward = backward
         self.num_outputs = num_outputs
-        # ``track=False`` for ops whose rules read only shapes (linear ops): changing their
-        # inputs in place later does not invalidate their backward (as in PyTorch).
+        # ``track``: which inputs the op saves (the indices; True: all), checked for in-place
+        # changes; the rules read only the shapes of the others, as in PyTorch.
         self._saved = SavedTensors(args, params, track)
 
     def name(self) -> str:
@@ -212,7 +212,22 @@ class OpNode(Node):
         self._saved.guard_output_with(tensor)
 
     def saved_input(self, i: int):
-        return self._saved.value(i)
+        saved = self._saved
+        return saved.value(i) if saved.is_saved(i) else None
+
+    @classmethod
+    def show_saved(cls, name: str) -> None:
+        """Give op nodes PyTorch's attribute ``_saved_<name>``: what the node's op saved under
+        that name (AttributeError where its op saves nothing so named). A property per name,
+        not ``__getattr__``, which would slow every attribute read of every node. The op's
+        names come with its rule: ``backward.saved_names``, ``{name: (what, index)}``."""
+        attr = "_saved_" + name
+        if attr not in cls.__dict__:
+            setattr(cls, attr, property(lambda node: node._saved_value(name)))
+
+    def _saved_value(self, name: str):
+        names = getattr(self._backward, "saved_names", None)
+        return self._saved.attribute(name, names, self._name, self.saved_result)
 
     def replace_saved_input(self, i: int, tensor: Tensor) -> None:
         """Save ``tensor`` as the ``i``-th input instead, at the version it has now."""
@@ -260,13 +275,14 @@ class OpNode(Node):
             if isinstance(a, Tensor)
             else (f"input {i}", None, tuple(a.shape))  # kept by a saved tensors pack hook
             for i, a in enumerate(saved.values)
-            if isinstance(a, Tensor) or type(a) is _Packed
+            if (isinstance(a, Tensor) or type(a) is _Packed) and saved.is_saved(i)
         ]
         result = saved.output
-        if type(result) is tuple:
-            out.extend((f"result {j}", None, tuple(r.shape)) for j, r in enumerate(result))
-        elif result is not None:
-            out.append(("result", None, tuple(result.shape)))
+        if saved.holds_output:
+            if type(result) is tuple:
+                out.extend((f"result {j}", None, tuple(r.shape)) for j, r in enumerate(result))
+            else:
+                out.append(("result", None, tuple(result.shape)))
         return out
 
     @property

@@ -76,3 +76,16 @@ def retain_grad(self: Tensor) -> None:
         node._retain_grad_hooks = {}
     node._retain_grad_hooks[self._output_nr] = retain
     self._retains_grad = True
+
+
+def move_retain_grad(tensor: Tensor, old_fn, old_nr: int) -> None:
+    """``tensor`` is now computed by a new grad_fn (an in-place op changed it): its retained
+    gradient follows it there, as PyTorch moves it (other hooks stay with the old version)."""
+    hooks = old_fn._retain_grad_hooks
+    retain = hooks.pop(old_nr, None) if hooks else None
+    node = tensor.grad_fn
+    if retain is None or node is None:
+        return
+    if node._retain_grad_hooks is None:
+        node._retain_grad_hooks = {}
+    node._retain_grad_hooks[tensor._output_nr] = retain

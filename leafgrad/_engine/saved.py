@@ -146,11 +146,13 @@ class _Packed:
         return out
 
 
-def _versions(values: tuple) -> list:
-    """The version of each saved tensor now (0 for other values and untouched tensors)."""
+def _versions(values: tuple, checked: tuple) -> list:
+    """The version now of each value at the ``checked`` indices (0 for values that are not
+    tensors and for untouched tensors)."""
     # A plain loop: twice as fast as a comprehension here, and this runs for every op.
     versions = []
-    for a in values:
+    for i in checked:
+        a = values[i]
         if type(a) is Tensor or isinstance(a, Tensor):
             counter = a._version_counter
             versions.append(0 if counter is None else counter[0])
@@ -162,10 +164,13 @@ def _versions(values: tuple) -> list:
 class SavedTensors:
     """What one node saved for backward: values (Tensors or not), parameters and an output.
 
-    ``values`` are kept as given, with the versions their tensors have now unless
-    ``check_versions`` is False (for rules that read only shapes). The output is kept as
-    arrays, since a Tensor whose ``grad_fn`` is the node would be a reference cycle, and is
-    guarded by the version counter of the tensor that holds it.
+    ``values`` are kept as given. ``check_versions`` says which are saved in PyTorch's sense:
+    True (all), False (none: rules read only their shapes) or the indices of those; they are
+    recorded with the versions their tensors have now and checked when unpacked, and once
+    released a second unpack raises. The output is kept as arrays, since a Tensor whose
+    ``grad_fn`` is the node would be a reference cycle, and is saved (guarded by the version
+    counter of the tensor that holds it) or only kept for its shapes. Under saved tensors
+    hooks the saved values and output are what ``pack`` made of them (not version-checked).
 
     ``from_ctx``: saved by a custom Function's ``ctx.save_for_backward``, as PyTorch does it:
     version errors name the index, and unpacking after release raises. Otherwise (the saves
@@ -175,8 +180,10 @@ class SavedTensors:
     """
 
     __slots__ = (
+        "_checked",
         "_from_ctx",
         "_output_guard",
+        "_output_saved",
         "_packed",
         "_released",
         "_values",
@@ -190,26 +197,42 @@ class SavedTensors:
         self,
         values: tuple,
         params: dict | None = None,
-        check_versions: bool = True,
+        check_versions: bool | tuple = True,
         from_ctx: bool = False,
     ) -> None:
+        # One per recorded op: kept lean (chained assignments, the version loop inline).
         self._values = values
-        self._versions = _versions(values) if check_versions else None
         self.params = params
-        self.output = None  # arrays: the op's output, or a tuple of its outputs
-        self._output_guard = None  # (version counter, version at save)
-        self.output_tangents = None  # forward mode: the saved output's tangents
-        self._released = False
+        # output: arrays, the op's output or a tuple of its outputs; _output_guard: (version
+        # counter, version at save); output_tangents: forward mode, the output's tangents.
+        self.output = self._output_guard = self.output_tangents = None
+        # _output_saved: guarded, not only kept for its shapes; _packed: by saved tensors hooks.
+        self._output_saved = self._released = self._packed = False
         self._from_ctx = from_ctx
-        self._packed = False
-        if _pushed and check_versions and _hooks.stack:
-            self._pack_values()
+        if check_versions.__class__ is not tuple:
+            check_versions = tuple(range(len(values))) if check_versions is True else ()
+        self._checked = check_versions
+        if check_versions:
+            versions = []
+            for i in check_versions:
+                a = values[i]
+                if type(a) is Tensor or isinstance(a, Tensor):
+                    counter = a._version_counter
+                    versions.append(0 if counter is None else counter[0])
+                else:
+                    versions.append(0)
+            self._versions = versions
+            if _pushed and _hooks.stack:
+                self._pack_values()
+        else:
+            self._versions = None
 
     def _pack_values(self) -> None:
-        """Keep what the innermost saved tensors hooks' ``pack`` makes of each tensor."""
+        """Keep what the innermost saved tensors hooks' ``pack`` makes of each saved tensor."""
         pack, unpack = _hooks.stack[-1]
         values = list(self._values)
-        for i, a in enumerate(values):
+        for i in self._checked:
+            a = values[i]
             if isinstance(a, Tensor):
                 values[i] = _Packed(a, pack, unpack)
                 self._packed = True
@@ -230,12 +253,31 @@ class SavedTensors:
         return tuple(self._values)
 
     def value(self, i: int):
-        """The ``i``-th saved value, unchecked (None where there is none)."""
+        """The ``i``-th value, unchecked (None where there is none)."""
         return self._values[i] if i < len(self._values) else None
 
-    def save_output(self, data, tensor: Tensor) -> None:
-        """Keep the output arrays ``data``; ``tensor``'s version counter guards them (under
-        saved tensors hooks: what ``pack(tensor)`` returns, unguarded)."""
+    def is_saved(self, i: int) -> bool:
+        """Whether the ``i``-th value is saved (version-checked), not only held for shapes."""
+        return i in self._checked
+
+    @property
+    def holds_output(self) -> bool:
+        """Whether the output is saved (guarded), not only kept for its shapes."""
+        return self._output_saved
+
+    @property
+    def holds_saves(self) -> bool:
+        """Whether anything is saved in PyTorch's sense (a second backward then raises)."""
+        return bool(self._checked) or self._output_saved
+
+    def save_output(self, data, tensor: Tensor | None) -> None:
+        """Keep the output arrays ``data``; ``tensor``'s version counter guards them (None:
+        kept for their shapes only, not saved; under saved tensors hooks: what
+        ``pack(tensor)`` returns, unguarded)."""
+        if tensor is None:
+            self.output = data
+            return
+        self._output_saved = True
         if _pushed and _hooks.stack and type(data) is not tuple:
             pack, unpack = _hooks.stack[-1]
             self.output = _PackedOutput(_Packed(tensor, pack, unpack))
@@ -253,8 +295,7 @@ class SavedTensors:
 
     def guard_output_with(self, tensor: Tensor) -> None:
         """Watch ``tensor``'s version counter for the saved output (it holds those values)."""
-        output = self.output
-        if output is not None and not self._released and type(output) is not _PackedOutput:
+        if self._output_saved and not self._released and type(self.output) is not _PackedOutput:
             counter = tensor._shared_version_counter()
             self._output_guard = (counter, counter[0])
 
@@ -262,32 +303,73 @@ class SavedTensors:
         """Save ``tensor`` as the ``i``-th value instead, at the version it has now."""
         values = self._values
         self._values = values[:i] + (tensor,) + values[i + 1 :]
-        if self._versions is not None:
-            self._versions[i] = _versions((tensor,))[0]
+        if i in self._checked and self._versions is not None:
+            self._versions[self._checked.index(i)] = _versions((tensor,), (0,))[0]
 
     def unpack(self, owner: str) -> tuple:
         """The saved values for ``owner``'s backward.
 
         RuntimeError if a saved tensor (or the output) was modified in place since it was
-        saved, or, for ``from_ctx`` saves, if they were released.
+        saved, or if they were released (then the values of a node that saved nothing are
+        stand-ins that know only shapes and dtypes, as PyTorch's nodes keep only sizes).
         """
         if self._released:
-            if self._from_ctx:
+            if self._from_ctx or self.holds_saves:
                 raise RuntimeError(FREED_MESSAGE.format(op=owner))
             return tuple(self._values)  # stand-ins that know shapes only
         versions = self._versions
         if versions is not None:
-            for i, a in enumerate(self._values):
+            values = self._values
+            for k, i in enumerate(self._checked):
+                a = values[i]
                 if type(a) is Tensor or isinstance(a, Tensor):
                     counter = a._version_counter
-                    if counter is not None and counter[0] != versions[i]:
-                        raise self._modified(owner, i, counter[0], versions[i])
+                    if counter is not None and counter[0] != versions[k]:
+                        raise self._modified(owner, i, counter[0], versions[k])
         guard = self._output_guard
         if guard is not None and guard[0][0] != guard[1]:
             raise self._modified(owner, None, guard[0][0], guard[1])
         if self._packed:
             return tuple(a.unpack() if type(a) is _Packed else a for a in self._values)
         return self._values
+
+    def attribute(self, name: str, names: dict | None, owner: str, result):
+        """The save PyTorch names ``name`` (grad_fn's ``_saved_<name>``): a saved tensor
+        (None where the guard left it unsaved; RuntimeError once modified or freed), a
+        Python number operand as a 0-d tensor, or a parameter. ``names`` maps the op's
+        names to ``(what, index)``, what ``"input"``, ``"output"`` or ``"param"``;
+        ``result()`` builds the output tensors. AttributeError for a name not saved."""
+        entry = (names or {}).get(name)
+        if entry is None:
+            raise AttributeError(f"{owner} saves nothing called {name!r}")
+        what, index = entry
+        if what == "param":
+            value = (self.params or {}).get(name)
+            if type(value) is _FreedArray or (
+                isinstance(value, Tensor) and type(value._data) is _FreedArray
+            ):
+                raise RuntimeError(FREED_MESSAGE.format(op=owner))
+            return _wrap(value) if type(value) is np.ndarray else value  # index arrays
+        if what == "input" and index not in self._checked:
+            return None
+        if self._released:
+            raise RuntimeError(FREED_MESSAGE.format(op=owner))
+        if what == "output":
+            guard = self._output_guard
+            if guard is not None and guard[0][0] != guard[1]:
+                raise self._modified(owner, None, guard[0][0], guard[1])
+            out = result()
+            return out if type(out) is not tuple else out[index]
+        value = self._values[index]
+        if type(value) is _Packed:
+            return value.unpack()
+        if type(value) is Tensor or isinstance(value, Tensor):
+            k = self._checked.index(index)
+            counter = value._version_counter
+            if counter is not None and counter[0] != self._versions[k]:
+                raise self._modified(owner, index, counter[0], self._versions[k])
+            return value
+        return _wrap(np.asarray(value))  # PyTorch saves a number operand as a 0-d tensor
 
     def check_not_released(self, owner: str) -> None:
         """RuntimeError if these saves held anything and were released (a second backward)."""

@@ -15,9 +15,10 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from .._engine import forward as _forward
 from .._engine import grad_mode
-from .._engine.graph import Node, gradient_edge
+from .._engine.graph import NO_GRAD_VIEW, Node, gradient_edge
 from .._engine.saved import SavedTensors
 from .._tensor import Tensor, _wrap
+from ..ops._primitive import register_view
 from ..ops.broadcast import sum_to
 from ..ops.inplace import apply_inplace
 
@@ -280,19 +281,28 @@ class _RefuseInplace:
     """The view function of a custom Function's view output: an in-place change of it (or
     of a view of it) is refused, as PyTorch refuses it."""
 
-    __slots__ = ("refuses_inplace",)
+    __slots__ = ("message",)
 
     def __init__(self, message: str) -> None:
-        self.refuses_inplace = message
+        self.message = message
 
     def __call__(self, base):
-        raise RuntimeError(self.refuses_inplace)
+        raise RuntimeError(self.message)
 
 
 def _make_custom_view(out: Tensor, source: Tensor, name: str, i: int) -> None:
+    """``out`` becomes a view of ``source`` that PyTorch refuses to modify in place, or to
+    give a new history when its base changes (ops/inplace.py reads ``_view_meta``)."""
     out._base = source._base if source._base is not None else source
-    out._version_counter = source._shared_version_counter()
+    counter = source._shared_version_counter()
+    out._version_counter = counter
     out._view_fn = _RefuseInplace(_CUSTOM_VIEW_MESSAGE.format(i=i, name=name))
+    out._view_meta = ("custom_function", name, i)
+    if source._requires_grad and out._data.dtype.kind == "f":
+        # As any view of a tensor requiring grad (even one made in no-grad mode).
+        out._requires_grad = True
+        out._accumulator = NO_GRAD_VIEW
+    register_view(counter, out)
 
 
 def _dirty_output(node: BackwardCFunction, o: Tensor, i: int, differentiable: bool) -> Tensor:

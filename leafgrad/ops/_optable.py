@@ -4,9 +4,9 @@ Every primitive is one ``primitive(...)`` call (``_primitive.py``) next to its f
 rules: a NumPy forward, VJP rules written in leafgrad ops, and a declaration that the rest
 of the library reads instead of keeping lists of its own::
 
-    primitive(name, forward, vjp, *, kind, overload="", saves=(), node_name=None,
-              vjp_all=None, dtype_rule="promote", broadcast=False, scalars=False,
-              num_outputs=1, view=False, expose=None)
+    primitive(name, forward, vjp, *, kind, overload="", saves=(), inputs=None, outputs=None,
+              node_name=None, vjp_all=None, dtype_rule="promote", broadcast=False,
+              scalars=False, num_outputs=1, view=False, expose=None)
 
 - **key**: ``name.overload``, PyTorch's own scheme (``sum``, ``sum.dim_IntList``,
   ``pow.Tensor_Scalar``, ``clamp.Tensor``); ``overload=""`` is the default overload. Where
@@ -16,8 +16,16 @@ of the library reads instead of keeping lists of its own::
   (TypeError), at import.
 - **kind**: what the op is, which is all forward mode (``_tangents``) and Taylor mode
   (``_jets``) need to know; the kinds are below, each with an op declared with it.
-- **saves**: ``("result",)`` when a rule reads the output, as PyTorch saves it; the node then
-  keeps it (and checks it was not modified in place). Inputs are always kept.
+- **saves**: what PyTorch saves for the op's backward (``derivatives.yaml``), by its names:
+  ``"result"`` (the output), an input (``"self"``, ``"other"``; ``inputs`` names them, by
+  default ``self``, ``other``), an output of a multi-output op (``outputs``), or a parameter
+  (``"dim"``). ``"self if other"`` saves ``self`` only when ``other`` needs a gradient, as
+  PyTorch guards a tensor used by one input's formula only; ``"*"`` saves every operand of an
+  op taking any number (einsum). Saved tensors are checked for in-place changes when
+  backward unpacks them (and a second backward raises once they are freed); grad_fn shows
+  each as ``_saved_<name>``. A node holds every input (rules read their shapes and dtypes)
+  and a multi-output op's outputs, but rules read the values only of what is saved
+  (``tests/ops/test_saves.py`` runs every rule with the rest replaced by stand-ins).
 - **rules** share one calling convention, derivatives first (``_primitive``'s docstring):
   ``vjp[i](grad, *inputs, result=, **params)``, ``jvp(*tangents, *inputs, result=,
   **params)``.
@@ -33,13 +41,13 @@ The kinds, with a worked example each:
 (``t * d1``) and Taylor coefficients (``y' = d1(x) x'``, then ``d2`` for the Laplacian) all
 follow. ``unary`` declares one and saves the result when ``d1`` takes it::
 
-    tanh = unary("tanh", np.tanh,
+    tanh = unary("tanh", np.tanh,                         # saves=("result",), derived
                  d1=lambda x, result: 1 - result * result,
                  d2=lambda x, result: -2 * result * (1 - result * result),
                  expose=public(inplace=True))              # tanh, Tensor.tanh, tanh_
 
-``Linear(affine=False)`` -- tangents and coefficients go through the op itself; its inputs
-may change in place after the forward (its rules read only their shapes)::
+``Linear(affine=False)`` -- tangents and coefficients go through the op itself; its rules
+read only its inputs' shapes (so it usually saves nothing)::
 
     _sum_dim = primitive("sum", _sum_forward, _sum_grad, kind=Linear(),
                          overload="dim_IntList", node_name="SumBackward1", dtype_rule="keep")
@@ -48,8 +56,8 @@ may change in place after the forward (its rules read only their shapes)::
 
     mul = primitive("mul", np.multiply,
                     (lambda grad, x, y, result: grad * y, lambda grad, x, y, result: grad * x),
-                    kind=Bilinear(), overload="Tensor", node_name="MulBackward0",
-                    broadcast=True, scalars=True)
+                    kind=Bilinear(), overload="Tensor", saves=("self if other", "other if self"),
+                    node_name="MulBackward0", broadcast=True, scalars=True)
 
 ``PiecewiseLinear()`` -- the VJP rules (a diagonal Jacobian) map tangents and coefficients::
 
@@ -117,8 +125,9 @@ class Linear:
     """Linear in its tensor inputs (views, reductions, copies, indexing ...).
 
     Tangents and Taylor coefficients go through the op itself, and its rules read only its
-    inputs' shapes, so modifying them in place later does not spoil its backward. ``affine``:
-    a Python number among the operands is a constant term (``x + 2``), zero in every tangent.
+    inputs' shapes, so it usually saves nothing (``gather`` saves ``self`` as PyTorch does,
+    for its shape). ``affine``: a Python number among the operands is a constant term
+    (``x + 2``), zero in every tangent.
     """
 
     affine: bool = False
@@ -179,7 +188,6 @@ KINDS += (NonDifferentiable,)
 # ----- the declaration -----
 
 DTYPE_RULES = ("promote", "float", "keep")
-SAVABLE = ("result",)  # inputs are always held by the node (version-checked unless Linear)
 
 
 @dataclass(frozen=True)
@@ -195,6 +203,8 @@ class Primitive:
     vjp_all: Callable | None
     kind: object
     saves: tuple
+    inputs: tuple
+    outputs: tuple
     node_name: str
     jvp: Callable | None
     dtype_rule: str
@@ -221,6 +231,27 @@ class Primitive:
     def affine(self) -> bool:
         return type(self.kind) is Linear and self.kind.affine
 
+    def saved(self) -> tuple:
+        """``saves`` resolved: ``(name, what, index, guard)`` per entry, ``what`` one of
+        ``"input"``, ``"output"`` (``index`` into the inputs / outputs), ``"param"`` or
+        ``"inputs"`` (``"*"``: every operand); ``guard`` the index of the input whose need
+        of a gradient decides, or None."""
+        out = []
+        for entry in self.saves:
+            name, _, guard = entry.partition(" if ")
+            if name == "*":
+                what, index = "inputs", None
+            elif name in self.inputs:
+                what, index = "input", self.inputs.index(name)
+            elif name in self.outputs:
+                what, index = "output", self.outputs.index(name)
+            elif name == "result":  # of a multi-output op: its first output
+                what, index = "output", 0
+            else:
+                what, index = "param", None
+            out.append((name, what, index, self.inputs.index(guard) if guard else None))
+        return tuple(out)
+
 
 def check(prim: Primitive) -> None:
     """TypeError (ValueError for a bad value) when a declaration is not well typed."""
@@ -230,15 +261,45 @@ def check(prim: Primitive) -> None:
         raise TypeError(f"{where}: kind must be one of {names}, got {prim.kind!r}")
     if prim.dtype_rule not in DTYPE_RULES:
         raise ValueError(f"{where}: dtype_rule must be in {DTYPE_RULES}, not {prim.dtype_rule!r}")
-    if not isinstance(prim.saves, tuple) or not set(prim.saves) <= set(SAVABLE):
-        raise TypeError(f"{where}: saves must be a tuple of {SAVABLE}, got {prim.saves!r}")
-    if prim.num_outputs > 1 and "result" not in prim.saves:
-        raise TypeError(f"{where}: a multi-output op saves its result (for missing grads' shapes)")
+    _check_saves(prim, where)
     rules = prim.vjp is not None or prim.vjp_all is not None
     if prim.differentiable and type(prim.kind) is not NoDerivative and not rules:
         raise TypeError(f"{where}: a differentiable op needs vjp rules (or vjp_all)")
     if not prim.differentiable and rules:
         raise TypeError(f"{where}: a NonDifferentiable op takes no vjp rules")
+
+
+def _check_saves(prim: Primitive, where: str) -> None:
+    """TypeError unless every ``saves`` entry names an input, an output or a keyword-only
+    parameter of the forward (and a guard, an input)."""
+    if not isinstance(prim.saves, tuple) or not all(isinstance(e, str) for e in prim.saves):
+        raise TypeError(f"{where}: saves must be a tuple of names, got {prim.saves!r}")
+    try:
+        kinds = {n: p.kind for n, p in inspect.signature(prim.forward).parameters.items()}
+    except (TypeError, ValueError):  # a ufunc: no keyword parameters to save
+        kinds = {}
+    params = {n for n, k in kinds.items() if k is inspect.Parameter.KEYWORD_ONLY}
+    any_param = inspect.Parameter.VAR_KEYWORD in kinds.values()  # ``**params``
+    for entry in prim.saves:
+        name, _, guard = entry.partition(" if ")
+        known = name in ("*", "result") or name in prim.inputs or name in prim.outputs
+        known = known or name in params
+        known = known or (any_param and name.isidentifier())
+        if not known or (guard and guard not in prim.inputs):
+            raise TypeError(
+                f"{where}: saves entry {entry!r} names no input {prim.inputs}, output "
+                f"{prim.outputs} or keyword parameter {sorted(params)} (a guard names an input)"
+            )
+
+
+def default_inputs(vjp, kind) -> tuple:
+    """PyTorch's usual names for an op's tensor operands: ``self``, then ``other``."""
+    n = len(vjp) if isinstance(vjp, tuple) else (1 if type(kind) is Unary else 2)
+    return ("self", "other", *(f"input{i}" for i in range(2, n)))[:n] if n else ()
+
+
+def default_outputs(num_outputs: int) -> tuple:
+    return ("result",) if num_outputs == 1 else tuple(f"result{i}" for i in range(num_outputs))
 
 
 # ----- the registry -----

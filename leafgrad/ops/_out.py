@@ -60,3 +60,16 @@ def with_out(name: str, compute, inputs, out) -> Tensor:
     """``compute()`` written into ``out`` (see ``write_out``), after ``check_out``."""
     check_out(name, inputs, out)
     return write_out(name, compute(), out)
+
+
+def with_outs(name: str, compute, inputs, out, result_type):
+    """For ops with several results (``cummax``'s values and indices): ``out`` a tuple of
+    tensors, one per result; returns ``result_type`` of them."""
+    if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
+        raise TypeError(f"{name}(): out= must be a tuple of Tensors, got {type(out).__name__}")
+    results = compute()
+    if len(out) != len(results):
+        raise TypeError(f"{name}(): out= must hold {len(results)} tensors, got {len(out)}")
+    for o in out:
+        check_out(name, inputs, o)
+    return result_type(*(write_out(name, r, o) for r, o in zip(results, out)))

@@ -20,11 +20,14 @@ keywords::
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 
 import numpy as np
 
 from .. import _dtype
+from .._batched import ACTIVE as _VMAP_LEVELS
+from .._batched import BatchedTensor
 from .._engine import grad_mode
 from .._engine.anomaly import record_creation as _record_creation
 from .._engine.anomaly import state as _anomaly
@@ -33,6 +36,7 @@ from .._engine.forward import state as _forward_state
 from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
 from .._tensor import Tensor, _wrap
 from . import _jets, _optable
+from ._batching_table import batch_call
 from ._inputs import _broadcast_error, _check_args, _promote, _quietly
 from ._optable import (
     Bilinear,
@@ -110,6 +114,8 @@ def primitive(
     kind,
     overload: str = "",
     saves: tuple = (),
+    inputs: tuple | None = None,
+    outputs: tuple | None = None,
     node_name: str | None = None,
     vjp_all=None,
     dtype_rule: str = "promote",
@@ -126,7 +132,10 @@ def primitive(
     ``vjp_all`` one rule for all of them (ops with any number of inputs). ``kind``: what the
     op is (``_optable``: Unary, Linear, Bilinear, PiecewiseLinear, Composite, Generic,
     NoDerivative, NonDifferentiable), which gives its forward-mode and Taylor rules.
-    ``saves=("result",)``: the node keeps the output, for rules that read ``result``.
+    ``saves``: what PyTorch saves, by its names (``("self", "result")``, ``"self if other"``
+    for one saved only when ``other`` needs a gradient); ``inputs`` / ``outputs`` name the
+    operands / outputs (default ``self``, ``other`` / ``result``). Rules read the values only
+    of what is saved (``_optable``).
     ``dtype_rule``: "promote" (PyTorch promotion, arrays cast to the result dtype), "float"
     (as promote, then integers become the default float), or "keep" (arrays passed as they
     are; the forward decides). ``broadcast``: grads are summed back to input shapes.
@@ -165,6 +174,8 @@ def primitive(
         vjp_all=vjp_all,
         kind=kind,
         saves=saves,
+        inputs=_optable.default_inputs(vjp, kind) if inputs is None else inputs,
+        outputs=_optable.default_outputs(num_outputs) if outputs is None else outputs,
         node_name=node_name or f"{name.capitalize()}Backward0",
         jvp=jvp,
         dtype_rule=dtype_rule,
@@ -189,13 +200,14 @@ def adjoint_pair(
     adjoint_node_name,
     overload="",
     view=False,
+    saves=(),
 ):
     """A linear op that reads part of its input (select, gather ...) and its adjoint, which
     writes a gradient into zeros of the input's shape (select_backward, scatter_add ...): each
     is the other's VJP, so gradients of every order alternate between the two.
 
     ``forward(x, **params)`` and ``adjoint_forward(grad, shape=x's shape, **params)`` take the
-    same parameters. Returns the two ops.
+    same parameters; ``saves`` is the op's (the adjoint saves nothing). Returns the two ops.
     """
 
     def op_vjp(grad, x, *, result, **params):
@@ -210,6 +222,7 @@ def adjoint_pair(
         op_vjp,
         kind=Linear(),
         overload=overload,
+        saves=saves,
         node_name=node_name,
         dtype_rule="keep",
         view=view,
@@ -225,10 +238,11 @@ def adjoint_pair(
     return op, adjoint
 
 
-def with_outputs(op, num_outputs: int, saves: tuple):
+def with_outputs(op, num_outputs: int):
     """``op`` for a forward that returns ``num_outputs`` arrays (split into n pieces ...): the
     same declaration, not registered again."""
-    return _build(replace(op.primitive, num_outputs=num_outputs, saves=saves))
+    outputs = _optable.default_outputs(num_outputs)
+    return _build(replace(op.primitive, num_outputs=num_outputs, outputs=outputs))
 
 
 def _build(prim: Primitive):
@@ -238,13 +252,33 @@ def _build(prim: Primitive):
     num_outputs = prim.num_outputs
     node_name, dtype_rule = prim.node_name, prim.dtype_rule
     differentiable = prim.differentiable
-    linear = prim.linear
     backward = _make_backward(vjp, vjp_all, broadcast, num_outputs) if differentiable else None
-    keep_result = "result" in prim.saves
+    saved = prim.saved()
+    saved_inputs = [(index, guard) for _, what, index, guard in saved if what == "input"]
+    always = tuple(index for index, guard in saved_inputs if guard is None)
+    guarded = tuple((index, guard) for index, guard in saved_inputs if guard is not None)
+    saved_outputs = [index for _, what, index, _ in saved if what == "output"]
+    every_input = any(what == "inputs" for _, what, _, _ in saved)
+    # Several outputs are always kept (their shapes fill in missing grads); one, if saved.
+    keep_result = bool(saved_outputs) or num_outputs > 1
+    guard_output = saved_outputs[0] if saved_outputs else None
+    names = {n: (what, index) for n, what, index, _ in saved} or None
+    if backward is not None:
+        backward.saved_names = names  # read by grad_fn._saved_<name>
+    for saved_name in names or ():
+        if saved_name != "*":
+            OpNode.show_saved(saved_name)
+    # split / unbind: each output is one of several views, even when there is just one piece.
+    declared = _REGISTRY.get(prim.key, prim)
+    multi_view = view and max(prim.num_outputs, declared.num_outputs) > 1
     float_only = dtype_rule == "float"
     promote = dtype_rule in ("promote", "float")
 
     def op(*args, **params):
+        if _VMAP_LEVELS:
+            for a in args:
+                if type(a) is BatchedTensor:
+                    return batch_call(op, args, params)
         if params and "out" in params:  # out=: written into a given tensor, not recorded
             out = params.pop("out")
             if out is not None:
@@ -280,8 +314,14 @@ def _build(prim: Primitive):
             out = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in out)
             result = tuple(_wrap(o, record and o.dtype.kind == "f") for o in out)
         if record:
-            if not linear:
-                _refuse_saving_inference_tensors(name, args)
+            checked = tuple(range(len(args))) if every_input else always
+            if guarded:  # saved only if that other input needs a gradient
+                extra = [i for i, g in guarded if getattr(args[g], "_requires_grad", False)]
+                if extra:
+                    checked += tuple(extra)
+            for i in checked:
+                if getattr(args[i], "_is_inference", False):
+                    _refuse_saving_inference_tensor(name)
             node = OpNode(
                 node_name,
                 backward,
@@ -295,9 +335,10 @@ def _build(prim: Primitive):
                 ),
                 args,
                 params,
-                # A linear op's rules read only its inputs' shapes: changing their values
-                # in place later does not invalidate its backward (as in PyTorch).
-                track=not linear,
+                1,
+                # Only the saved inputs are checked for in-place changes (as in PyTorch):
+                # the rules read the others' shapes and dtypes only.
+                checked,
             )
             if _anomaly.enabled:
                 _record_creation(node)
@@ -310,9 +351,14 @@ def _build(prim: Primitive):
                         r.grad_fn = node
                         r._output_nr = i
             if keep_result:
-                node.save_result(out, result if num_outputs == 1 else result[0])
+                node.save_result(
+                    out,
+                    None
+                    if guard_output is None
+                    else (result if num_outputs == 1 else result[guard_output]),
+                )
         if view:
-            _mark_views(op, args, params, arrays[0], result)
+            _mark_views(op, args, params, arrays[0], result, multi_view)
         if _forward.levels and differentiable:
             _push_tangents(op, jvp_rule, args, params, result, num_outputs)
         if _jet_state.mode is not None and differentiable:
@@ -327,34 +373,41 @@ def _build(prim: Primitive):
     return op
 
 
-def _refuse_saving_inference_tensors(name, args) -> None:
-    for a in args:
-        if (type(a) is Tensor or isinstance(a, Tensor)) and a._is_inference:
-            raise RuntimeError(
-                f"{name}: inference tensors (made under inference_mode) cannot be saved for "
-                "backward; make a normal tensor with .clone() outside inference mode first"
-            )
+def _refuse_saving_inference_tensor(name) -> None:
+    raise RuntimeError(
+        f"{name}: inference tensors (made under inference_mode) cannot be saved for "
+        "backward; make a normal tensor with .clone() outside inference mode first"
+    )
 
 
-def _mark_views(op, args, params, source, result) -> None:
-    """Make each result that aliases ``args[0]`` a view: shared counter, base, view_fn."""
+def _mark_views(op, args, params, source, result, multi_view) -> None:
+    """Make each result that aliases ``args[0]`` a view: shared counter, base, view_fn.
+
+    Each view is listed (weakly) beside the version counter it shares, so that an in-place
+    change of any alias regenerates its history (``inplace.refresh_views``).
+    """
     parent = args[0]
     base = parent._base if parent._base is not None else parent
     parent_fn = parent._view_fn
     rest = args[1:]
-    for i, r in enumerate(result if type(result) is tuple else (result,)):
+    multiple = type(result) is tuple
+    counter = parent._shared_version_counter()
+    for i, r in enumerate(result if multiple else (result,)):
         if not np.may_share_memory(r._data, source):
             continue
         r._base = base
-        r._version_counter = parent._shared_version_counter()
-        if parent._is_inference:
-            r._is_inference = True
+        r._version_counter = counter
+        # A view is an inference tensor exactly when its base is one (whatever the mode).
+        r._is_inference = parent._is_inference
         if parent._requires_grad and r.grad_fn is None and r._data.dtype.kind == "f":
             # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
             # gradients reaching it go nowhere (it has no valid accumulator).
             r._requires_grad = True
             r._accumulator = NO_GRAD_VIEW
-        if type(result) is tuple:
+        meta = _creation_meta(op, r, i, multi_view, parent._view_meta)
+        if meta is not None:
+            r._view_meta = meta
+        if multiple:
 
             def fn(t, i=i):
                 return op(t, *rest, **params)[i]
@@ -364,20 +417,52 @@ def _mark_views(op, args, params, source, result) -> None:
                 return op(t, *rest, **params)
 
         r._view_fn = fn if parent_fn is None else _compose(parent_fn, fn)
+        register_view(counter, r)
+
+
+def register_view(counter: list, view) -> None:
+    """List ``view`` (weakly) beside the version counter it shares with its base."""
+    if len(counter) == 1:
+        counter.append([])
+    views = counter[1]
+    views.append(weakref.ref(view))
+    n = len(views)
+    if n >= 16 and not n & (n - 1):  # at powers of two: amortised pruning of dead views
+        counter[1] = [v for v in views if v() is not None]
+
+
+def _creation_meta(op, view, output_nr, multiple, inherited):
+    """How PyTorch marks a view it will refuse to let change in place (None: it will not):
+    ``("multi_output", op name, output number)`` for one of several views an op returned,
+    ``("no_grad", ...)`` for a view made without recording, ``("inference", ...)`` for one
+    made in inference mode. A view of such a view keeps the mark of its parent."""
+    if _state.inference:
+        kind = "inference"
+    elif multiple:
+        kind = "multi_output" if view.grad_fn is not None else "no_grad"
+    elif not _state.enabled:
+        kind = "no_grad"
+    else:
+        return inherited
+    if inherited is not None and inherited[0] == "inference":
+        return inherited
+    return (kind, op.primitive.name, output_nr)
 
 
 def _compose(inner, outer):
     return lambda t: outer(inner(t))
 
 
-def unary(name: str, forward, *, d1, d2=None, dtype_rule="float", **declaration):
+def unary(name: str, forward, *, d1, d2=None, dtype_rule="float", saves=None, **declaration):
     """An elementwise op of one tensor whose rules follow from its derivatives:
-    ``primitive(name, forward, kind=Unary(d1, d2))``, saving the result when ``d1`` reads it.
+    ``primitive(name, forward, kind=Unary(d1, d2))``, saving the result when ``d1`` reads it
+    and the input otherwise (unless ``saves`` says more, e.g. parameters).
 
     ``d1(x, result)`` (and ``d2`` for Taylor mode) are written in leafgrad ops.
     """
     kind = Unary(d1, d2)
-    saves = ("result",) if kind.d1_takes_result else ()
+    if saves is None:
+        saves = ("result",) if kind.d1_takes_result else ("self",)
     return primitive(name, forward, kind=kind, saves=saves, dtype_rule=dtype_rule, **declaration)
 
 

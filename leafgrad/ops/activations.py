@@ -42,6 +42,8 @@ threshold_backward = primitive(
         lambda grad, g, x, result, **kw: _zeros_like(x),
     ),
     kind=PiecewiseLinear(),
+    saves=("self",),
+    inputs=("grad_output", "self"),
     node_name="ThresholdBackwardBackward0",
     dtype_rule="keep",
 )
@@ -71,6 +73,7 @@ _leaky_relu = primitive(
         ),
     ),
     kind=PiecewiseLinear(),
+    saves=("self", "negative_slope"),
     node_name="LeakyReluBackward0",
     dtype_rule="float",
 )
@@ -89,8 +92,10 @@ def _elu_forward(x, *, alpha=1.0):
 _elu = unary(
     "elu",
     _elu_forward,
-    d1=lambda x, result, *, alpha=1.0: where(x > 0, 1.0, result + alpha),
-    d2=lambda x, result, *, alpha=1.0: where(x > 0, 0.0, result + alpha),
+    # PyTorch saves the input (not the result) of elu.
+    d1=lambda x, *, alpha=1.0: where(x > 0, 1.0, alpha * exp(x)),
+    d2=lambda x, *, alpha=1.0: where(x > 0, 0.0, alpha * exp(x)),
+    saves=("self", "alpha"),
 )
 
 
@@ -128,7 +133,7 @@ def _gelu_d2(x, *, approximate="none"):
     return pdf * (2 - x * x)
 
 
-_gelu = unary("gelu", _gelu_forward, d1=_gelu_d1, d2=_gelu_d2)
+_gelu = unary("gelu", _gelu_forward, d1=_gelu_d1, d2=_gelu_d2, saves=("self", "approximate"))
 
 
 @public(method=False)
@@ -175,6 +180,7 @@ _softplus = unary(
     d2=lambda x, *, beta=1.0, threshold=20.0: where(
         x * beta > threshold, 0.0, beta * sigmoid(x * beta) * (1 - sigmoid(x * beta))
     ),
+    saves=("self", "beta", "threshold"),
 )
 
 

@@ -80,7 +80,7 @@ _cholesky_ex = primitive(
     _cholesky_forward,
     vjp_all=_cholesky_vjp,
     kind=Generic(jvp=_cholesky_ex_jvp),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="LinalgCholeskyExBackward0",
     dtype_rule="keep",
     num_outputs=2,
@@ -110,7 +110,7 @@ _cholesky = primitive(
     _cholesky_deprecated_forward,
     lambda grad, A, *, result, upper: _cholesky_grad(grad, result, upper),
     kind=Generic(jvp=lambda tA, A, *, result, upper: _cholesky_tangent(tA, result, upper)),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="CholeskyBackward0",
     dtype_rule="keep",
 )
@@ -171,7 +171,7 @@ _cholesky_solve = primitive(
     _cholesky_solve_forward,
     vjp_all=_cholesky_solve_vjp,
     kind=Generic(jvp=_cholesky_solve_jvp),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="CholeskySolveBackward0",
     dtype_rule="keep",
     broadcast=True,
@@ -219,7 +219,7 @@ _cholesky_inverse = primitive(
     _cholesky_inverse_forward,
     _cholesky_inverse_vjp,
     kind=Generic(jvp=_cholesky_inverse_jvp),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="CholeskyInverseBackward0",
     dtype_rule="keep",
 )

@@ -17,7 +17,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._primitive import unary
 from .elementwise import exp
-from .indexing import gather, index_select
+from .indexing import index_select, sort_values, topk_values
 from .joining import stack
 from .piecewise import maximum, minimum, where
 
@@ -26,7 +26,8 @@ _SQRT_PI_2 = math.sqrt(math.pi) / 2
 erfinv = unary(
     "erfinv",
     sp.erfinv,
-    d1=lambda x, result: _SQRT_PI_2 * exp(result * result),
+    # PyTorch saves the input and recomputes erfinv for the derivative.
+    d1=lambda x: _SQRT_PI_2 * exp(erfinv(x) ** 2),
     d2=lambda x, result: 2 * result * (_SQRT_PI_2 * exp(result * result)) ** 2,
     expose=public(),
 )
@@ -195,7 +196,8 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     on_diagonal = np.zeros((n, n), bool)
     index[rows, cols] = np.arange(m)
     on_diagonal[rows, cols] = True
-    return where(_wrap(on_diagonal), input[_wrap(index)], 0)
+    zero = _wrap(np.zeros((), input._data.dtype))  # of input's dtype: keeps bools bool
+    return where(_wrap(on_diagonal), input[_wrap(index)], zero)
 
 
 _diagonal = diagonal
@@ -234,7 +236,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     idx = argsort(input, dim, descending, stable)
     if input._data.ndim == 0:
         return _SortResult(input.clone(), idx)
-    return _SortResult(gather(input, dim, idx), idx)
+    d = _normalize_dim(dim, input._data.ndim, "sort")
+    return _SortResult(sort_values(input, dim=d, indices=idx._data), idx)
 
 
 @public()
@@ -250,7 +253,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         if input._data.ndim
         else argsort(input)
     )
-    values = gather(input, d, idx) if input._data.ndim else input.clone()
+    values = topk_values(input, dim=d, indices=idx._data) if input._data.ndim else input.clone()
     return _TopkResult(values, idx)
 
 

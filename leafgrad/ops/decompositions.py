@@ -94,7 +94,7 @@ _qr = primitive(
     _qr_forward,
     vjp_all=_qr_vjp,
     kind=Generic(jvp=_qr_jvp),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="LinalgQrBackward0",
     dtype_rule="keep",
     num_outputs=2,

@@ -84,7 +84,7 @@ _det = primitive(
     np.linalg.det,
     _det_vjp,
     kind=Generic(jvp=_det_jvp),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="LinalgDetBackward0",
     dtype_rule="keep",
 )
@@ -118,7 +118,7 @@ _slogdet = primitive(
     _slogdet_forward,
     vjp_all=_slogdet_vjp,
     kind=Generic(jvp=_slogdet_jvp),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="LinalgSlogdetBackward0",
     dtype_rule="keep",
     num_outputs=2,

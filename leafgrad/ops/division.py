@@ -54,11 +54,8 @@ floor_divide = primitive(
 
 
 def _rounded_div_zero_grad(grad, x, y, result, **params):
-    # PyTorch's DivBackward2 saves both operands and unpacks them even though the gradient
-    # is zero, so a second backward without retain_graph raises; reading them here does too.
-    for a in (x, y):
-        if isinstance(a, Tensor):
-            np.asarray(a._data)
+    # PyTorch's DivBackward2 saves both operands (a second backward raises) though the
+    # gradient is zero.
     return _zeros_like(grad)
 
 
@@ -83,13 +80,14 @@ _rounded_div = primitive(
     (_rounded_div_zero_grad, _rounded_div_zero_grad),
     kind=PiecewiseLinear(),
     overload="Tensor_mode",
+    saves=("self if other", "other"),
     node_name="DivBackward2",
     broadcast=True,
     scalars=True,
 )
 
 
-def _remainder_primitive(name, forward, rounding_mode, overload, node_name):
+def _remainder_primitive(name, forward, rounding_mode, overload, node_name, saves):
     return primitive(
         name,
         forward,
@@ -99,24 +97,29 @@ def _remainder_primitive(name, forward, rounding_mode, overload, node_name):
         ),
         kind=PiecewiseLinear(),
         overload=overload,
+        saves=saves,
         node_name=node_name,
         broadcast=True,
         scalars=True,
     )
 
 
+# Only the divisor's formula reads the operands: saved when the divisor needs a gradient.
+_BY_TENSOR = ("self if other", "other if other")
 # PyTorch: RemainderBackward0 / FmodBackward0 with a Python-number divisor, ...Backward1 with a
 # Tensor divisor; a Python number divided by a Tensor (``3 % x``) has no derivative.
 _np_remainder = _integer_division("remainder", np.remainder)
 _np_fmod = _integer_division("fmod", np.fmod)
 _remainder_scalar = _remainder_primitive(
-    "remainder", _np_remainder, "floor", "Scalar", "RemainderBackward0"
+    "remainder", _np_remainder, "floor", "Scalar", "RemainderBackward0", ()
 )
 _remainder_tensor = _remainder_primitive(
-    "remainder", _np_remainder, "floor", "Tensor", "RemainderBackward1"
+    "remainder", _np_remainder, "floor", "Tensor", "RemainderBackward1", _BY_TENSOR
 )
-_fmod_scalar = _remainder_primitive("fmod", _np_fmod, "trunc", "Scalar", "FmodBackward0")
-_fmod_tensor = _remainder_primitive("fmod", _np_fmod, "trunc", "Tensor", "FmodBackward1")
+_fmod_scalar = _remainder_primitive("fmod", _np_fmod, "trunc", "Scalar", "FmodBackward0", ())
+_fmod_tensor = _remainder_primitive(
+    "fmod", _np_fmod, "trunc", "Tensor", "FmodBackward1", _BY_TENSOR
+)
 _remainder_of_scalar = primitive(
     "remainder",
     _np_remainder,

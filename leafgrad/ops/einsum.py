@@ -214,13 +214,14 @@ def _einsum_jvp(*tangents_and_args, result, equation, sizes):
     return tangent_sum(*terms)
 
 
-def _einsum_primitive(overload, node_name):
+def _einsum_primitive(overload, node_name, saves):
     return primitive(
         "einsum",
         _einsum_forward,
         vjp_all=_einsum_vjp,
         kind=Generic(jvp=_einsum_jvp),
         overload=overload,
+        saves=saves,
         node_name=node_name,
         dtype_rule="keep",
         broadcast=True,
@@ -228,10 +229,11 @@ def _einsum_primitive(overload, node_name):
 
 
 # PyTorch's einsum ends in a different op depending on the equation; its grad_fn names follow.
-_einsum_permute = _einsum_primitive("permute", "PermuteBackward0")  # one operand, none summed
-_einsum_sum = _einsum_primitive("sum", "SumBackward1")  # one operand, something summed
-_einsum_mul = _einsum_primitive("mul", "MulBackward0")  # several operands, nothing summed
-_einsum_view = _einsum_primitive("view", "ViewBackward0")  # several operands, something summed
+# One operand's gradient reads the others: with several, every operand is saved ("*").
+_einsum_permute = _einsum_primitive("permute", "PermuteBackward0", ())  # one operand, none summed
+_einsum_sum = _einsum_primitive("sum", "SumBackward1", ())  # one operand, something summed
+_einsum_mul = _einsum_primitive("mul", "MulBackward0", ("*",))  # several operands, none summed
+_einsum_view = _einsum_primitive("view", "ViewBackward0", ("*",))  # several, something summed
 
 
 def _sublist_equation(args):

@@ -170,6 +170,7 @@ atan2 = primitive(
     np.arctan2,
     _ATAN2_RULES,
     kind=Generic(jvp=diagonal_jvp(*_ATAN2_RULES)),
+    saves=("self", "other"),
     node_name="Atan2Backward0",
     dtype_rule="float",
     broadcast=True,

@@ -15,6 +15,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, NonDifferentiable
+from ._out import with_outs
 from ._primitive import primitive
 from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
 from .piecewise import maximum, minimum, where
@@ -80,7 +81,7 @@ _amax = primitive(
     _amax_forward,
     _even_split_grad,
     kind=Generic(jvp=_even_split_jvp),
-    saves=("result",),
+    saves=("self", "result", "dim", "keepdim"),
     node_name="AmaxBackward0",
     dtype_rule="keep",
 )
@@ -89,7 +90,7 @@ _amin = primitive(
     _amin_forward,
     _even_split_grad,
     kind=Generic(jvp=_even_split_jvp),
-    saves=("result",),
+    saves=("self", "result", "dim", "keepdim"),
     node_name="AminBackward0",
     dtype_rule="keep",
 )
@@ -132,7 +133,7 @@ _max_all = primitive(
     lambda x: np.amax(x),
     _extreme_all_grad,
     kind=Generic(jvp=_evenly_read_jvp),
-    saves=("result",),
+    saves=("self", "result"),
     node_name="MaxBackward1",
     dtype_rule="keep",
 )
@@ -141,7 +142,7 @@ _min_all = primitive(
     lambda x: np.amin(x),
     _extreme_all_grad,
     kind=Generic(jvp=_evenly_read_jvp),
-    saves=("result",),
+    saves=("self", "result"),
     node_name="MinBackward1",
     dtype_rule="keep",
 )
@@ -188,7 +189,8 @@ _max_dim = primitive(
     _select_grad,
     kind=Generic(jvp=_select_jvp),
     overload="dim",
-    saves=("result",),
+    saves=("indices", "dim", "keepdim"),
+    outputs=("values", "indices"),
     node_name="MaxBackward0",
     dtype_rule="keep",
     num_outputs=2,
@@ -199,7 +201,8 @@ _min_dim = primitive(
     _select_grad,
     kind=Generic(jvp=_select_jvp),
     overload="dim",
-    saves=("result",),
+    saves=("indices", "dim", "keepdim"),
+    outputs=("values", "indices"),
     node_name="MinBackward0",
     dtype_rule="keep",
     num_outputs=2,
@@ -240,6 +243,32 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
 def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     """``min(x)``, ``min(x, dim)`` -> ``(values, indices)``, or ``min(x, y)`` elementwise."""
     return _extreme("min", input, dim, keepdim, other, _min_all, _min_dim, minimum, _MinResult)
+
+
+_Aminmax = namedtuple("aminmax", ["min", "max"])
+_AminmaxOut = namedtuple("aminmax_out", ["min", "max"])
+
+
+@public()
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
+    """``(min, max)`` over ``dim`` (all elements when None), each with amin/amax's gradient."""
+    if out is not None:
+        compute = lambda: aminmax(input, dim=dim, keepdim=keepdim)
+        return with_outs("aminmax", compute, (input,), out, _AminmaxOut)
+    _require_tensor(input, "aminmax")
+    if dim is None:
+        if input._data.size == 0:
+            raise RuntimeError(
+                "aminmax(): cannot reduce an empty tensor (the reduction has no identity); "
+                "pass dim= to reduce a non-empty dimension"
+            )
+        dims = tuple(range(input._data.ndim))
+    else:
+        dims = (_one_dim(dim, input._data.ndim, "aminmax"),)
+        _check_nonempty(input, dims, "aminmax")
+    return _Aminmax(
+        _amin(input, dim=dims, keepdim=keepdim), _amax(input, dim=dims, keepdim=keepdim)
+    )
 
 
 # ----- argmax / argmin -----

@@ -1,4 +1,4 @@
-"""Indexing by index tensors: gather, index_select, masked_fill, take_along_dim.
+"""Indexing by index tensors: gather, index_select, take, masked_fill, take_along_dim.
 
 Each backward scatters into zeros with ``np.add.at`` so repeated indices accumulate, and
 each scatter's own backward is the gather again. ``Tensor.__getitem__`` lives in
@@ -13,7 +13,8 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
-from ._optable import Composite
+from ._optable import Composite, Linear
+from ._out import with_out
 from ._primitive import adjoint_pair, primitive
 from .broadcast import expand
 from .piecewise import where
@@ -47,9 +48,36 @@ _gather, _scatter_add = adjoint_pair(
     _gather_forward,
     "scatter_add",
     _scatter_add_forward,
+    saves=("self", "dim", "index"),
     node_name="GatherBackward0",
     adjoint_node_name="ScatterAddBackward0",
 )
+
+
+def _take_sorted_forward(x, *, dim, indices):
+    return _gather_forward(x, dim=dim, index=indices)
+
+
+def _sorted_values_grad(grad, x, *, result, dim, indices):
+    return _scatter_add(grad, shape=x._data.shape, dim=dim, index=indices)
+
+
+def _sorted_values(name, node_name):
+    # The values of sort / topk, taken at the indices just computed: as PyTorch's nodes they
+    # save the indices (and dim), not the input, which may then change in place.
+    return primitive(
+        name,
+        _take_sorted_forward,
+        _sorted_values_grad,
+        kind=Linear(),
+        saves=("dim", "indices"),
+        node_name=node_name,
+        dtype_rule="keep",
+    )
+
+
+sort_values = _sorted_values("sort", "SortBackward0")
+topk_values = _sorted_values("topk", "TopkBackward0")
 
 
 def _index_tensor(index, op: str) -> np.ndarray:
@@ -115,6 +143,23 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
         ) from None
     x = expand(input, bshape[:d] + (shape[d],) + bshape[d + 1 :])
     return gather(x, d, expand(indices, bshape))
+
+
+@public()
+def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
+    """The entries of the flattened ``input`` at ``index`` (int64, any shape; negative
+    counts from the end), in ``index``'s shape."""
+    if out is not None:
+        return with_out("take", lambda: take(input, index), (input,), out)
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        got = index.dtype if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"take(): index must be an int64 Tensor, got {got}; use .long()")
+    idx, n = index._data, input._data.size
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = idx[(idx < -n) | (idx >= n)].flat[0]
+        raise IndexError(f"take(): index {bad} is out of range for a tensor of {n} elements")
+    flat = np.where(idx < 0, idx + n, idx).reshape(-1)
+    return _index_select(reshape(input, -1), dim=0, index=flat).reshape(idx.shape)
 
 
 # ----- index_select and its index-add backward -----
@@ -192,6 +237,8 @@ _masked_fill_scalar = primitive(
     (_masked_fill_grad_input, None),
     kind=Composite(taylor_as=_masked_fill_as_where, jvp=_masked_fill_jvp_scalar),
     overload="Scalar",
+    saves=("mask",),
+    inputs=("self", "mask"),
     node_name="MaskedFillBackward0",
     dtype_rule="keep",
     broadcast=True,
@@ -202,6 +249,8 @@ _masked_fill_tensor = primitive(
     (_masked_fill_grad_input, None, _masked_fill_grad_value),
     kind=Composite(taylor_as=_masked_fill_as_where, jvp=_masked_fill_jvp_tensor),
     overload="Tensor",
+    saves=("mask",),
+    inputs=("self", "mask", "value"),
     node_name="MaskedFillBackward1",
     dtype_rule="keep",
     broadcast=True,

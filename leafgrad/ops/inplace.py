@@ -4,6 +4,13 @@ Every in-place op computes its out-of-place result with the usual graph, writes 
 into the target's memory, bumps the version counter the target shares with its views, and
 moves the target's history onto the new node. Writing through a view rebases the view's
 base onto a ``CopySlices`` node, so gradients flow as PyTorch's do.
+
+Then every live view sharing that version counter gets its history regenerated from its
+base's: an ``AsStridedBackward0`` node, as PyTorch names the grad_fn it regenerates. PyTorch
+regenerates lazily, when the view's grad_fn is next read; doing it here, at the write, gives
+the same graphs and keeps the reads (every op reads its inputs' grad_fn) free of checks. The
+views PyTorch refuses to regenerate (outputs of unbind/split, views made in no-grad or
+inference mode) become ``_InvalidatedView``s whose grad_fn raises, as PyTorch's does.
 """
 
 from __future__ import annotations
@@ -11,7 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._batched import BatchedTensor, levels_of, physical, with_levels
 from .._engine import grad_mode
+from .._engine.hooks import move_retain_grad
 from .._engine.saved import before_write, write_watchers
 from .._exposure import exports, public
 from .._random import _generator
@@ -56,16 +65,43 @@ zero_region = primitive(
 
 def _embed_region_forward(src, *, shape, view_fn):
     out = np.zeros(shape, dtype=src.dtype)
-    _region(out, view_fn)[...] = src
+    region = _region(out, view_fn)
+    if any(s == 0 and n > 1 for s, n in zip(region.strides, region.shape)):
+        # A broadcast view: several of its elements are one element of the base; sum them.
+        where = _region(np.arange(out.size).reshape(shape), view_fn)
+        np.add.at(out.reshape(-1), where.reshape(-1), np.broadcast_to(src, where.shape).ravel())
+    else:
+        region[...] = src
     return out
 
 
-# ``src`` placed into zeros of ``shape`` where ``view_fn`` looks: the adjoint of the view.
+# ``src`` placed into zeros of ``shape`` where ``view_fn`` looks (summed where it looks at
+# one element several times): the adjoint of the view.
 embed_region = primitive(
     "embed_region",
     _embed_region_forward,
     (lambda grad, src, result, *, shape, view_fn: view_fn(grad),),
     node_name="EmbedRegionBackward0",
+    dtype_rule="keep",
+    kind=Linear(),
+)
+
+
+def _view_replay_forward(base, *, view_fn):
+    return _region(base, view_fn)
+
+
+# A view regenerated from its base after an in-place change (PyTorch's AsStridedBackward0):
+# the part of ``base`` that ``view_fn`` selects.
+view_replay = primitive(
+    "view_replay",
+    _view_replay_forward,
+    (
+        lambda grad, base, result, *, view_fn: embed_region(
+            grad, shape=base._data.shape, view_fn=view_fn
+        ),
+    ),
+    node_name="AsStridedBackward0",
     dtype_rule="keep",
     kind=Linear(),
 )
@@ -132,16 +168,46 @@ def _check_target(target: Tensor, op: str) -> None:
             f"{op}: an inference tensor (made under inference_mode) cannot be modified in place "
             "outside inference mode; modify a clone() instead"
         )
-    if _state.enabled:
-        if target.grad_fn is None and target._requires_grad:
-            raise _leaf_error(op, "a leaf Tensor")
+    if _state.enabled and target._requires_grad:
+        if target._view_meta is not None:
+            raise _view_write_error(target, op)
         base = target._base
         if base is not None and base.grad_fn is None and base._requires_grad:
             raise _leaf_error(op, "a view of a leaf Tensor")
-        # A view a custom Function returned (autograd.function): refused, as in PyTorch.
-        refusal = getattr(target._view_fn, "refuses_inplace", None)
-        if refusal is not None:
-            raise RuntimeError(f"{op}: {refusal}")
+        if target.grad_fn is None:
+            raise _leaf_error(op, "a leaf Tensor")
+
+
+def _view_write_error(view: Tensor, op: str, indirect: bool = False) -> RuntimeError:
+    """The RuntimeError PyTorch raises for a view it will not give a new history."""
+    kind, name, nr = view._view_meta
+    changed = (
+        "its base (or another view of its base) was modified in place"
+        if indirect
+        else f"{op} is modifying it in place"
+    )
+    if kind == "custom_function":
+        why = (
+            f"it is output {nr} of the custom Function {name} (made there, or an input returned "
+            "as is), whose backward the view/in-place machinery would bypass, giving wrong "
+            "gradients"
+        )
+    elif kind == "multi_output":
+        why = (
+            f"{name} returns several views of its input (output {nr} is this one), and their "
+            "histories cannot be rewritten one by one"
+        )
+    else:
+        mode = "no-grad" if kind == "no_grad" else "inference"
+        why = (
+            f"it was made by {name} in {mode} mode, so whether the change should be recorded "
+            "is ambiguous"
+        )
+    return RuntimeError(
+        f"a view is used where gradients are recorded but {changed}; PyTorch forbids this "
+        f"because {why}. Use an out-of-place op, or clone() the view (or the Function's "
+        "output) first"
+    )
 
 
 def _fit_to_target(target: Tensor, out: Tensor, op: str) -> Tensor:
@@ -183,7 +249,11 @@ def _detach_saved_target(out: Tensor, target: Tensor) -> None:
 
 def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
     """Write ``out`` into ``target`` and give ``target`` its history; returns ``target``."""
+    if type(target) is BatchedTensor or type(out) is BatchedTensor:
+        return _apply_inplace_batched(target, out, op)
     out = _fit_to_target(target, out, op)
+    if target._view_meta is not None and _state.enabled and out._requires_grad:
+        raise _view_write_error(target, op)  # another input requires grad, not the view
     if out.grad_fn is not None:
         _detach_saved_target(out, target)
     if write_watchers:  # allow_mutation_on_saved_tensors: clone saved values first
@@ -195,14 +265,34 @@ def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
             f"{op}: this tensor cannot be written in place ({exc}); an expanded tensor has "
             "several elements in one memory location: clone() it first"
         ) from None
-    target._bump_version()
+    counter = target._shared_version_counter()
+    counter[0] += 1
     recording = _state.enabled and (out._requires_grad or target._requires_grad)
-    if not recording and not out._tangents and out._jet is None:
-        return target
-    if target._base is None:
-        _take_history(target, out, recording)
-    else:
-        _rebase_view(target, target._base, out, recording)
+    if recording or out._tangents or out._jet is not None:
+        if target._base is None:
+            _take_history(target, out, recording)
+        else:
+            _rebase_view(target, target._base, out, recording)
+    if len(counter) > 1:
+        refresh_views(counter)
+    return target
+
+
+def _apply_inplace_batched(target: Tensor, out: Tensor, op: str) -> Tensor:
+    """Under vmap: write the values, each batched alike (PyTorch refuses to write a batched
+    result into a tensor that is not batched at that level: it has room for one example)."""
+    levels = levels_of(target)
+    extra = set(levels_of(out)) - set(levels)
+    if extra:
+        raise RuntimeError(
+            f"vmap: {op}(self, *extra_args) is not possible because self is not batched at a "
+            "vmap level its result is (its result would need one value per example, but self "
+            f"has room for one: shape {list(target.shape)}). Use the out-of-place op, or make "
+            "self batched (e.g. self = self.expand(...) of a batched tensor, or clone() inside "
+            "the vmapped function from a batched value)"
+        )
+    out = _fit_to_target(target, out, op)
+    apply_inplace(physical(target), physical(with_levels(out, levels)), op)
     return target
 
 
@@ -212,31 +302,83 @@ def _take_history(target: Tensor, out: Tensor, recording: bool) -> None:
     target._jet = out._jet  # Taylor mode: the new value's coefficients
     if not recording:
         return
-    target.grad_fn = out.grad_fn
-    target._output_nr = out._output_nr
-    target._requires_grad = out.grad_fn is not None
+    _set_history(target, out.grad_fn, out._output_nr)
     if out.grad_fn is not None:
         out.grad_fn.saved_result_moved_to(target)
 
 
+def _set_history(tensor: Tensor, grad_fn, output_nr: int) -> None:
+    """``tensor`` is now computed by ``grad_fn``; a retained gradient follows it there."""
+    old_fn, old_nr = tensor.grad_fn, tensor._output_nr
+    tensor.grad_fn = grad_fn
+    tensor._output_nr = output_nr
+    tensor._requires_grad = grad_fn is not None
+    if tensor._retains_grad and old_fn is not None:
+        move_retain_grad(tensor, old_fn, old_nr)
+
+
 def _rebase_view(view: Tensor, base: Tensor, out: Tensor, recording: bool) -> None:
-    """The base now holds ``out`` where the view looks: record that (CopySlices)."""
+    """The base now holds ``out`` where the view looks: record that (CopySlices). The view
+    itself is regenerated from the base with the other views (``refresh_views``)."""
     rebased = copy_slices(base, out, view_fn=view._view_fn)
     if rebased._tangents:
         base._tangents = dict(rebased._tangents)
     base._jet = rebased._jet
     if recording:
-        base.grad_fn = rebased.grad_fn
-        base._output_nr = 0
-        base._requires_grad = True
-    regenerated = view._view_fn(base)
-    if regenerated._tangents:
-        view._tangents = dict(regenerated._tangents)
-    view._jet = regenerated._jet
-    if recording:
-        view.grad_fn = regenerated.grad_fn
-        view._output_nr = regenerated._output_nr
-        view._requires_grad = True
+        _set_history(base, rebased.grad_fn, 0)
+
+
+class _InvalidatedView(Tensor):
+    """A view whose base changed in place but which PyTorch will not give a new history
+    (an output of unbind/split, a view made in no-grad or inference mode): reading its
+    grad_fn, hence recording an op with it, raises as in PyTorch. Only such views get this
+    class, so ordinary tensors read grad_fn as a plain attribute."""
+
+    @property
+    def grad_fn(self):
+        raise _view_write_error(self, "", indirect=True)
+
+    @grad_fn.setter
+    def grad_fn(self, value) -> None:
+        self.__dict__["grad_fn"] = value
+
+
+def refresh_views(counter: list) -> None:
+    """Regenerate the history of every live view listed beside ``counter`` (whose tensors
+    just changed in place) from its base, and forget the views that are gone."""
+    alive = []
+    for ref in counter[1]:
+        view = ref()
+        if view is None:
+            continue
+        alive.append(ref)
+        if type(view) is _InvalidatedView:
+            continue
+        base = view._base
+        if base._requires_grad or view.grad_fn is not None:
+            if view._view_meta is not None:
+                view.__class__ = _InvalidatedView
+            else:
+                _regenerate(view, base)
+        elif base._tangents or base._jet is not None:
+            _regenerate(view, base)
+    counter[1] = alive
+
+
+def _regenerate(view: Tensor, base: Tensor) -> None:
+    """``view``'s history (and forward-mode tangents) from its base's, whatever the grad
+    mode: PyTorch regenerates when the view is next read, which may be in another mode."""
+    enabled = _state.enabled
+    _state.enabled = True
+    try:
+        fresh = view_replay(base, view_fn=view._view_fn)
+    finally:
+        _state.enabled = enabled
+    if fresh._tangents:
+        view._tangents = dict(fresh._tangents)
+    view._jet = fresh._jet
+    if fresh.grad_fn is not None or view.grad_fn is not None:
+        _set_history(view, fresh.grad_fn, 0)
 
 
 def inplace(fn, name: str):

@@ -186,7 +186,6 @@ def _split_primitive(name, overload, node_name):
         vjp_all=_split_grads,
         kind=Linear(),
         overload=overload,
-        saves=("result",),
         node_name=node_name,
         dtype_rule="keep",
         num_outputs=2,
@@ -203,8 +202,8 @@ _SPLITS = {
 @functools.cache
 def _split_op(n: int, node_name: str):
     # num_outputs is fixed per op, so each piece count has its own (of one declaration); the
-    # output is saved only for the shapes of missing grads, so one piece saves nothing.
-    return with_outputs(_SPLITS[node_name], n, saves=("result",) if n > 1 else ())
+    # outputs are kept only for the shapes of missing grads (PyTorch saves sizes only).
+    return with_outputs(_SPLITS[node_name], n)
 
 
 def _split_sizes(input, dim, sizes, node_name):
@@ -260,7 +259,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 def _unbind_forward(x, *, dim):
-    pieces = tuple(x[(slice(None),) * dim + (i,)] for i in range(x.shape[dim]))
+    pieces = tuple(x[(slice(None),) * dim + (i, Ellipsis)] for i in range(x.shape[dim]))
     return pieces if len(pieces) > 1 else pieces[0]
 
 
@@ -276,7 +275,6 @@ _unbind = primitive(
     vjp_all=_unbind_grads,
     kind=Linear(),
     overload="int",
-    saves=("result",),
     node_name="UnbindBackward0",
     dtype_rule="keep",
     num_outputs=2,
@@ -286,7 +284,7 @@ _unbind = primitive(
 
 @functools.cache
 def _unbind_op(n: int):
-    return with_outputs(_unbind, n, saves=("result",) if n > 1 else ())
+    return with_outputs(_unbind, n)
 
 
 @public()

@@ -61,6 +61,7 @@ def _matmul_nd(overload, node_name):
         (_matmul_nd_grad_a, _matmul_nd_grad_b),
         kind=Bilinear(),
         overload=overload,
+        saves=("self if other", "other if self"),
         node_name=node_name,
         dtype_rule="keep",
         broadcast=True,

@@ -50,6 +50,7 @@ _matrix_exp = primitive(
     kind=Generic(jvp=lambda tA, A, *, result: _exp_differential(A, tA)),
     node_name="LinalgMatrixExpBackward0",
     dtype_rule="keep",
+    saves=("*",),  # its rule reads every operand
 )
 
 
@@ -143,7 +144,7 @@ _pinv = primitive(
         )
     ),
     overload="atol_rtol_tensor",
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="LinalgPinvBackward0",
     dtype_rule="keep",
 )
@@ -264,7 +265,7 @@ _lstsq = primitive(
     _lstsq_forward,
     vjp_all=_lstsq_vjp,
     kind=Generic(jvp=_lstsq_jvp),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="LinalgLstsqBackward0",
     dtype_rule="keep",
     broadcast=True,

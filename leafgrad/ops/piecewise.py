@@ -80,11 +80,13 @@ def round(input, *, decimals: int = 0):
     return _round_decimals(input, decimals=decimals) if decimals else _round(input)
 
 
-def _max_min_grad(pick_first):
-    # Ties split the gradient evenly, as PyTorch does.
+def _max_min_grad(pick_first, maximum):
+    # PyTorch's formula, from the inputs (it saves them, not the result): the whole gradient
+    # unless the other input wins (so both get it where one is NaN), half of it at ties.
     def rule(grad, x, y, result):
         mine, other = (x, y) if pick_first else (y, x)
-        return grad * (where(mine == other, 0.5, (mine == result).to(grad.dtype)))
+        loses = mine < other if maximum else mine > other
+        return grad * where(mine == other, 0.5, (~loses).to(grad.dtype))
 
     return rule
 
@@ -92,9 +94,9 @@ def _max_min_grad(pick_first):
 maximum = primitive(
     "maximum",
     np.maximum,
-    (_max_min_grad(True), _max_min_grad(False)),
+    (_max_min_grad(True, True), _max_min_grad(False, True)),
     kind=PiecewiseLinear(),
-    saves=("result",),
+    saves=("self", "other"),
     node_name="MaximumBackward0",
     broadcast=True,
     expose=public(),
@@ -102,9 +104,9 @@ maximum = primitive(
 minimum = primitive(
     "minimum",
     np.minimum,
-    (_max_min_grad(True), _max_min_grad(False)),
+    (_max_min_grad(True, False), _max_min_grad(False, False)),
     kind=PiecewiseLinear(),
-    saves=("result",),
+    saves=("self", "other"),
     node_name="MinimumBackward0",
     broadcast=True,
     expose=public(),
@@ -136,6 +138,7 @@ def _clamp_scalar_primitive(name, node_name):
         _clamp_forward,
         (lambda grad, x, result, *, min=None, max=None: grad * _clamp_mask(x, min, max),),
         kind=PiecewiseLinear(),
+        saves=("self", "min", "max"),
         node_name=node_name,
         dtype_rule="keep",
     )
@@ -157,13 +160,15 @@ _clamp_tensor = primitive(
     ),
     kind=PiecewiseLinear(),
     overload="Tensor",
+    saves=("self", "min", "max"),
+    inputs=("self", "min", "max"),
     node_name="ClampBackward0",
     broadcast=True,
     scalars=True,
 )
 
 
-def _clamp_bound_primitive(name, overload, node_name, upper: bool):
+def _clamp_bound_primitive(name, overload, node_name, upper: bool, bound: str):
     """Clamp by one Tensor bound: ``minimum(x, bound)`` when ``upper``, else ``maximum``."""
     if upper:
         rules = (
@@ -181,6 +186,8 @@ def _clamp_bound_primitive(name, overload, node_name, upper: bool):
         rules,
         kind=PiecewiseLinear(),
         overload=overload,
+        saves=("self", bound),
+        inputs=("self", bound),
         node_name=node_name,
         broadcast=True,
         scalars=True,
@@ -188,10 +195,10 @@ def _clamp_bound_primitive(name, overload, node_name, upper: bool):
 
 
 # clamp with one Tensor bound is PyTorch's clamp.Tensor too (ClampBackward0), the other None.
-_clamp_lower = _clamp_bound_primitive("clamp", "Tensor_lower", "ClampBackward0", upper=False)
-_clamp_upper = _clamp_bound_primitive("clamp", "Tensor_upper", "ClampBackward0", upper=True)
-_clamp_min_tensor = _clamp_bound_primitive("clamp_min", "Tensor", "ClampMinBackward1", upper=False)
-_clamp_max_tensor = _clamp_bound_primitive("clamp_max", "Tensor", "ClampMaxBackward1", upper=True)
+_clamp_lower = _clamp_bound_primitive("clamp", "Tensor_lower", "ClampBackward0", False, "min")
+_clamp_upper = _clamp_bound_primitive("clamp", "Tensor_upper", "ClampBackward0", True, "max")
+_clamp_min_tensor = _clamp_bound_primitive("clamp_min", "Tensor", "ClampMinBackward1", False, "min")
+_clamp_max_tensor = _clamp_bound_primitive("clamp_max", "Tensor", "ClampMaxBackward1", True, "max")
 
 
 def _clamp_by_numbers(op, input, min, max):
@@ -249,6 +256,8 @@ _where = primitive(
     ),
     kind=PiecewiseLinear(),
     overload="self",
+    saves=("condition",),
+    inputs=("condition", "self", "other"),
     node_name="WhereBackward0",
     dtype_rule="keep",
     broadcast=True,

@@ -88,7 +88,7 @@ _pow_tensor_scalar = primitive(
         jvp=lambda tx, x, result, *, exponent: _pow_grad_base(tx, x, exponent, result),
     ),
     overload="Tensor_Scalar",
-    saves=("result",),
+    saves=("self", "exponent"),
     node_name="PowBackward0",
 )
 _pow_tensor_tensor = primitive(
@@ -97,7 +97,8 @@ _pow_tensor_tensor = primitive(
     (_pow_grad_base, _pow_grad_exponent),
     kind=Composite(taylor_as=lambda x, y: (y * x.log()).exp(), jvp=_pow_jvp),
     overload="Tensor_Tensor",
-    saves=("result",),
+    saves=("self", "exponent", "result"),
+    inputs=("self", "exponent"),
     node_name="PowBackward1",
     broadcast=True,
     scalars=True,
@@ -111,7 +112,8 @@ _pow_scalar_tensor = primitive(
         jvp=lambda ty, y, result, *, base: _pow_grad_exponent(ty, base, y, result),
     ),
     overload="Scalar",
-    saves=("result",),
+    saves=("exponent", "result"),
+    inputs=("exponent",),
     node_name="PowBackward2",
 )
 

@@ -49,6 +49,7 @@ _sum_dim = primitive(
     _sum_grad,
     kind=Linear(),
     overload="dim_IntList",
+    saves=("dim", "keepdim"),
     node_name="SumBackward1",
     dtype_rule="keep",
 )
@@ -95,6 +96,7 @@ _mean_dim = primitive(
     _mean_grad,
     kind=Linear(),
     overload="dim",
+    saves=("dim", "keepdim"),
     node_name="MeanBackward1",
     dtype_rule="keep",
 )
@@ -169,7 +171,7 @@ _prod_all = primitive(
     _prod_forward,
     _prod_grad,
     kind=Generic(jvp=_prod_jvp),
-    saves=("result",),
+    saves=("self", "result"),
     node_name="ProdBackward0",
     dtype_rule="keep",
 )
@@ -179,7 +181,7 @@ _prod_dim = primitive(
     _prod_grad,
     kind=Generic(jvp=_prod_jvp),
     overload="dim_int",
-    saves=("result",),
+    saves=("self", "result", "dim", "keepdim"),
     node_name="ProdBackward1",
     dtype_rule="keep",
 )
@@ -218,12 +220,13 @@ _cumsum = primitive(
     _cumsum_forward,
     _cumsum_grad,
     kind=Linear(),
+    saves=("dim",),
     node_name="CumsumBackward0",
     dtype_rule="keep",
 )
 
 
-@public()
+@public(inplace=True)
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim``; bools and integers accumulate in int64."""
     _require_tensor(input, "cumsum")

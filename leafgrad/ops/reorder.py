@@ -1,4 +1,5 @@
-"""Reordering entries: permute, transpose and movedim (views), flip, roll and repeat (copies)."""
+"""Reordering entries: permute, transpose and movedim (views), flip, fliplr, flipud, rot90,
+roll and repeat (copies)."""
 
 from __future__ import annotations
 
@@ -125,6 +126,47 @@ _flip = primitive(
 def flip(input: Tensor, *dims) -> Tensor:
     """A copy of ``input`` with the order of entries reversed along ``dims``."""
     return _flip(input, dims=_unique_dims(_dim_args(dims), input._data.ndim, "flip"))
+
+
+@public()
+def fliplr(input: Tensor) -> Tensor:
+    """``input`` flipped left to right: along dim 1 (needs at least 2 dims)."""
+    if input._data.ndim < 2:
+        raise RuntimeError(
+            f"fliplr: input must have at least 2 dims, got shape {list(input._data.shape)}"
+        )
+    return _flip(input, dims=(1,))
+
+
+@public()
+def flipud(input: Tensor) -> Tensor:
+    """``input`` flipped upside down: along dim 0 (needs at least 1 dim)."""
+    if input._data.ndim < 1:
+        raise RuntimeError("flipud: input must have at least 1 dim, got a 0-dim tensor")
+    return _flip(input, dims=(0,))
+
+
+@public()
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """``input`` rotated by ``k`` quarter turns in the plane of ``dims``, from the first
+    towards the second."""
+    dims = tuple(operator.index(d) for d in dims)
+    nd = input._data.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"rot90: dims must name 2 dims, got {list(dims)}")
+    if nd < 2:
+        raise RuntimeError(f"rot90: input must have at least 2 dims, got shape {list(input.shape)}")
+    d0, d1 = (_normalize_dim(d, nd, "rot90") for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"rot90: the two dims must differ, got {list(dims)}")
+    k = operator.index(k) % 4
+    if k == 1:
+        return _transpose(_flip(input, dims=(d1,)), dim0=d0, dim1=d1)
+    if k == 2:
+        return _flip(input, dims=tuple(sorted((d0, d1))))
+    if k == 3:
+        return _transpose(_flip(input, dims=(d0,)), dim0=d0, dim1=d1)
+    return input.clone()
 
 
 def _roll_forward(x, *, shifts, dims):

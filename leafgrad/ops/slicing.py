@@ -26,7 +26,8 @@ from .shape import _unsqueeze
 
 
 def _select_forward(x, *, dim, index):
-    return x[(slice(None),) * dim + (index,)]
+    # The trailing Ellipsis keeps a 0-d result an array viewing ``x`` (not a NumPy scalar).
+    return x[(slice(None),) * dim + (index, Ellipsis)]
 
 
 def _select_backward_forward(grad, *, shape, dim, index):

@@ -59,7 +59,7 @@ _logsumexp = primitive(
     _logsumexp_forward,
     _logsumexp_grad,
     kind=Generic(jvp=_logsumexp_jvp),
-    saves=("result",),
+    saves=("self", "result", "dim", "keepdim"),
     node_name="LogsumexpBackward0",
     dtype_rule="float",
 )
@@ -93,7 +93,7 @@ _softmax = primitive(
     kind=Generic(
         jvp=lambda tx, x, result, *, dim: result * (tx - (result * tx).sum(dim, keepdim=True))
     ),
-    saves=("result",),
+    saves=("result", "dim"),
     node_name="SoftmaxBackward0",
     dtype_rule="keep",
 )
@@ -102,7 +102,7 @@ _log_softmax = primitive(
     _log_softmax_forward,
     lambda grad, x, result, *, dim: grad - result.exp() * grad.sum(dim, keepdim=True),
     kind=Generic(jvp=lambda tx, x, result, *, dim: tx - (result.exp() * tx).sum(dim, keepdim=True)),
-    saves=("result",),
+    saves=("result", "dim"),
     node_name="LogSoftmaxBackward0",
     dtype_rule="keep",
 )

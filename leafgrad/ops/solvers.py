@@ -159,7 +159,7 @@ _solve_ex = primitive(
     _solve_forward,
     vjp_all=_solve_vjp,
     kind=Generic(jvp=_solve_jvp),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="LinalgSolveExBackward0",
     dtype_rule="keep",
     broadcast=True,
@@ -241,7 +241,7 @@ _solve_triangular = primitive(
     _trsm_forward,
     vjp_all=_trsm_vjp,
     kind=Generic(jvp=_trsm_jvp),
-    saves=("result",),
+    saves=("*", "result"),  # its rule reads every operand
     node_name="LinalgSolveTriangularBackward0",
     dtype_rule="keep",
     broadcast=True,

@@ -30,6 +30,7 @@ erfcx = unary(
     "special_erfcx",
     sp.erfcx,
     node_name="SpecialErfcxBackward0",
+    saves=("self", "result"),  # its derivative reads both, as PyTorch's
     d1=lambda x, result: 2 * x * result - _TWO_OVER_SQRT_PI,
     d2=lambda x, result: 2 * result + 2 * x * (2 * x * result - _TWO_OVER_SQRT_PI),
 )
@@ -91,6 +92,7 @@ def _scalar_overloads(name, forward, rules, node, overloads, **declaration):
             kind=Generic(jvp=diagonal_jvp(*rules)),
             overload=overload,
             node_name=f"{node}{i}",
+            saves=("self", "other"),
             dtype_rule="float",
             broadcast=True,
             scalars=True,
@@ -183,11 +185,27 @@ i0e = unary(
     "special_i0e",
     sp.i0e,
     node_name="SpecialI0EBackward0",
+    saves=("self", "result"),  # its derivative reads both, as PyTorch's
     d1=lambda x, result: i1e(x) - x.sign() * result,
     d2=lambda x, result: _i1e_d1(x, i1e(x)) - x.sign() * (i1e(x) - x.sign() * result),
 )
-i1 = unary("special_i1", sp.i1, node_name="SpecialI1Backward0", d1=_i1_d1, d2=_i1_d2)
-i1e = unary("special_i1e", sp.i1e, node_name="SpecialI1EBackward0", d1=_i1e_d1, d2=_i1e_d2)
+# Their derivatives read the input and the output: both saved, as PyTorch saves them.
+i1 = unary(
+    "special_i1",
+    sp.i1,
+    node_name="SpecialI1Backward0",
+    d1=_i1_d1,
+    d2=_i1_d2,
+    saves=("self", "result"),
+)
+i1e = unary(
+    "special_i1e",
+    sp.i1e,
+    node_name="SpecialI1EBackward0",
+    d1=_i1e_d1,
+    d2=_i1e_d2,
+    saves=("self", "result"),
+)
 
 # ----- entropy and the normal distribution -----
 
@@ -227,6 +245,7 @@ log_ndtr = unary(
     "special_log_ndtr",
     sp.log_ndtr,
     node_name="SpecialLogNdtrBackward0",
+    saves=("self", "result"),  # its derivative reads both, as PyTorch's
     d1=_log_ndtr_d1,
     d2=lambda x, result: _log_ndtr_d1(x, result) * (-x - _log_ndtr_d1(x, result)),
 )

@@ -75,6 +75,7 @@ _var = primitive(
     ),
     kind=Generic(jvp=_var_jvp),
     overload="correction",
+    saves=("self", "correction", "dim", "keepdim"),
     node_name="VarBackward0",
     dtype_rule="keep",
 )
@@ -84,7 +85,7 @@ _std = primitive(
     _std_grad,
     kind=Generic(jvp=_std_jvp),
     overload="correction",
-    saves=("result",),
+    saves=("self", "result", "correction", "dim", "keepdim"),
     node_name="StdBackward0",
     dtype_rule="keep",
 )
@@ -225,7 +226,7 @@ _norm = primitive(
     _norm_forward,
     vjp_all=_norm_vjp_all,
     kind=Generic(jvp=_norm_jvp),
-    saves=("result",),
+    saves=("self", "result", "ord", "dim", "keepdim"),
     node_name="LinalgVectorNormBackward0",
     dtype_rule="keep",
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import Tensor, float32, float64, get_default_dtype, zeros
+from .. import Tensor, float32, float64, get_default_dtype, zeros, zeros_like
 
 
 def _scalar(value):
@@ -65,6 +65,16 @@ def _step_count_tensor() -> Tensor:
     return _scalar_state_tensor(0.0)
 
 
+def _state_of(optimizer, p: Tensor, *buffers: str) -> dict:
+    """``optimizer.state[p]``; on first use a ``step`` count and a zero tensor per buffer name."""
+    state = optimizer.state[p]
+    if len(state) == 0:
+        state["step"] = _step_count_tensor()
+        for name in buffers:
+            state[name] = zeros_like(p)
+    return state
+
+
 def _increment(step: Tensor) -> float:
     """``step += 1`` in place; returns the new count as a Python float."""
     return step.add_(1).item()
@@ -83,3 +93,22 @@ def _restore_scalar_tensors(optimizer, keys: tuple[str, ...] = ("step",)) -> Non
 def _restore_step_tensors(optimizer) -> None:
     """Old state dicts kept ``state["step"]`` as a number; PyTorch turns it back into a tensor."""
     _restore_scalar_tensors(optimizer, ("step",))
+
+
+def _check_hyperparameters(lr, **values) -> None:
+    """PyTorch's argument checks with its messages: ``lr``, then ``values`` in the order given.
+
+    Each value must be >= 0; ``betas`` each in [0, 1) and ``rho`` in [0, 1]. A NaN fails.
+    """
+    if hasattr(lr, "numel") and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    for name, value in values.items():
+        if name == "betas":
+            for index, beta in enumerate(value):
+                if not 0.0 <= beta < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
+        elif not (0.0 <= value <= 1.0 if name == "rho" else 0.0 <= value):
+            label = "epsilon" if name == "eps" else name
+            raise ValueError(f"Invalid {label} value: {value}")

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .. import zeros_like
 from ._step import _use_grad_for_differentiable
 from ._update import (
     _addcmul_,
+    _check_hyperparameters,
     _increment,
     _lr,
     _params_with_grad,
-    _restore_step_tensors,
     _scalar,
-    _step_count_tensor,
+    _state_of,
 )
 from .optimizer import Optimizer
 
@@ -33,6 +32,8 @@ class Adadelta(Optimizer):
         "capturable": False,
     }
 
+    _scalar_state_keys = ("step",)
+
     def __init__(
         self,
         params,
@@ -46,16 +47,7 @@ class Adadelta(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if hasattr(lr, "numel") and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr, rho=rho, eps=eps, weight_decay=weight_decay)
         # capturable and foreach select PyTorch kernels; kept for interchangeable state dicts.
         defaults = {
             "lr": lr,
@@ -69,10 +61,6 @@ class Adadelta(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        _restore_step_tensors(self)
-
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adadelta step over every parameter with a gradient; returns ``closure()``'s loss."""
@@ -81,11 +69,7 @@ class Adadelta(Optimizer):
             lr = _lr(group["lr"])
             rho, eps, weight_decay = group["rho"], group["eps"], group["weight_decay"]
             for p in _params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_count_tensor()
-                    state["square_avg"] = zeros_like(p)
-                    state["acc_delta"] = zeros_like(p)
+                state = _state_of(self, p, "square_avg", "acc_delta")
                 _increment(state["step"])
                 grad = -p.grad if group["maximize"] else p.grad
                 if weight_decay != 0:

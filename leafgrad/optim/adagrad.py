@@ -9,10 +9,10 @@ from ._step import _use_grad_for_differentiable
 from ._update import (
     _addcdiv_,
     _addcmul_,
+    _check_hyperparameters,
     _increment,
     _lr,
     _params_with_grad,
-    _restore_step_tensors,
     _step_count_tensor,
 )
 from .optimizer import Optimizer
@@ -35,6 +35,8 @@ class Adagrad(Optimizer):
         "fused": None,
     }
 
+    _scalar_state_keys = ("step",)
+
     def __init__(
         self,
         params,
@@ -49,20 +51,13 @@ class Adagrad(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        if hasattr(lr, "numel") and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
-            )
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_hyperparameters(
+            lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
         # foreach and fused select PyTorch kernels; kept for interchangeable state dicts.
         defaults = {
             "lr": lr,
@@ -88,10 +83,6 @@ class Adagrad(Optimizer):
         state["step"] = _step_count_tensor()
         state["sum"] = full_like(p, self.defaults["initial_accumulator_value"])
         return state
-
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        _restore_step_tensors(self)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .. import maximum, zeros_like
+from .. import maximum
 from ._step import _use_grad_for_differentiable
 from ._update import (
     _addcmul_,
+    _check_hyperparameters,
     _increment,
     _lerp_,
     _lr,
     _params_with_grad,
-    _restore_step_tensors,
     _scalar,
-    _step_count_tensor,
+    _state_of,
 )
 from .optimizer import Optimizer
 
@@ -38,6 +38,8 @@ class Adam(Optimizer):
         "fused": None,
     }
 
+    _scalar_state_keys = ("step",)
+
     def __init__(
         self,
         params,
@@ -54,18 +56,7 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        if hasattr(lr, "numel") and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr, eps=eps, betas=betas, weight_decay=weight_decay)
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         # foreach, fused and capturable select PyTorch kernels or CUDA-graph safety; with NumPy
@@ -85,10 +76,6 @@ class Adam(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        _restore_step_tensors(self)
-
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adam step over every parameter with a gradient; returns ``closure()``'s loss."""
@@ -100,13 +87,9 @@ class Adam(Optimizer):
             weight_decay = _scalar(group["weight_decay"])
             amsgrad = group["amsgrad"]
             for p in _params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_count_tensor()
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_avg_sq"] = zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = zeros_like(p)
+                state = _state_of(
+                    self, p, "exp_avg", "exp_avg_sq", *(("max_exp_avg_sq",) if amsgrad else ())
+                )
                 grad = -p.grad if group["maximize"] else p.grad
                 step = _increment(state["step"])
                 if weight_decay != 0:

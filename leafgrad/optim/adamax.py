@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .. import maximum, zeros_like
+from .. import maximum
 from ._step import _use_grad_for_differentiable
 from ._update import (
     _addcdiv_,
+    _check_hyperparameters,
     _increment,
     _lerp_,
     _lr,
     _params_with_grad,
-    _restore_step_tensors,
-    _step_count_tensor,
+    _state_of,
 )
 from .optimizer import Optimizer
 
@@ -33,6 +33,8 @@ class Adamax(Optimizer):
         "capturable": False,
     }
 
+    _scalar_state_keys = ("step",)
+
     def __init__(
         self,
         params,
@@ -46,18 +48,7 @@ class Adamax(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        if hasattr(lr, "numel") and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr, eps=eps, betas=betas, weight_decay=weight_decay)
         # foreach and capturable select PyTorch kernels; kept for interchangeable state dicts.
         defaults = {
             "lr": lr,
@@ -71,10 +62,6 @@ class Adamax(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        _restore_step_tensors(self)
-
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One Adamax step over every parameter with a gradient; returns ``closure()``'s loss."""
@@ -84,11 +71,7 @@ class Adamax(Optimizer):
             beta1, beta2 = group["betas"]
             eps, weight_decay = group["eps"], group["weight_decay"]
             for p in _params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_count_tensor()
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_inf"] = zeros_like(p)
+                state = _state_of(self, p, "exp_avg", "exp_inf")
                 grad = -p.grad if group["maximize"] else p.grad
                 step = _increment(state["step"])
                 if weight_decay != 0:

@@ -7,10 +7,10 @@ from typing import Any, ClassVar
 from .. import zeros_like
 from ._step import _use_grad_for_differentiable
 from ._update import (
+    _check_hyperparameters,
     _increment,
     _lr,
     _params_with_grad,
-    _restore_scalar_tensors,
     _scalar,
     _scalar_state_tensor,
 )
@@ -34,6 +34,8 @@ class ASGD(Optimizer):
         "capturable": False,
     }
 
+    _scalar_state_keys = ("step", "eta", "mu")
+
     def __init__(
         self,
         params,
@@ -47,12 +49,7 @@ class ASGD(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        if hasattr(lr, "numel") and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr, weight_decay=weight_decay)
         # foreach and capturable select PyTorch kernels; kept for interchangeable state dicts.
         defaults = {
             "lr": lr,
@@ -66,10 +63,6 @@ class ASGD(Optimizer):
             "capturable": capturable,
         }
         super().__init__(params, defaults)
-
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        _restore_scalar_tensors(self, ("step", "eta", "mu"))
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

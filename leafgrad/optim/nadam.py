@@ -9,11 +9,11 @@ from ._step import _use_grad_for_differentiable
 from ._update import (
     _addcdiv_,
     _addcmul_,
+    _check_hyperparameters,
     _increment,
     _lerp_,
     _lr,
     _params_with_grad,
-    _restore_scalar_tensors,
     _scalar_state_tensor,
 )
 from .optimizer import Optimizer
@@ -37,6 +37,8 @@ class NAdam(Optimizer):
         "decoupled_weight_decay": False,
     }
 
+    _scalar_state_keys = ("step", "mu_product")
+
     def __init__(
         self,
         params,
@@ -52,20 +54,9 @@ class NAdam(Optimizer):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if hasattr(lr, "numel") and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        _check_hyperparameters(
+            lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay
+        )
         # foreach and capturable select PyTorch kernels; kept for interchangeable state dicts.
         defaults = {
             "lr": lr,
@@ -80,10 +71,6 @@ class NAdam(Optimizer):
             "differentiable": differentiable,
         }
         super().__init__(params, defaults)
-
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        _restore_scalar_tensors(self, ("step", "mu_product"))
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

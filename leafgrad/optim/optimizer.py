@@ -24,6 +24,7 @@ from ._step import (
     register_optimizer_step_post_hook,
     register_optimizer_step_pre_hook,
 )
+from ._update import _restore_scalar_tensors
 
 __all__ = [
     "Optimizer",
@@ -59,6 +60,9 @@ class Optimizer:
 
     # Option defaults a subclass adds to groups loaded from older state dicts.
     _group_option_defaults: ClassVar[dict[str, Any]] = {}
+    # Per-parameter scalar state (``step``...) that old state dicts kept as numbers; loading
+    # turns it back into tensors, as PyTorch's optimizers do in their __setstate__.
+    _scalar_state_keys: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -114,6 +118,8 @@ class Optimizer:
         for group in self.param_groups:
             for key, value in self._group_option_defaults.items():
                 group.setdefault(key, value)
+        if self._scalar_state_keys:
+            _restore_scalar_tensors(self, self._scalar_state_keys)
 
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .. import zeros_like
 from ._step import _use_grad_for_differentiable
 from ._update import (
     _addcmul_,
+    _check_hyperparameters,
     _increment,
     _lerp_,
     _lr,
     _params_with_grad,
-    _restore_step_tensors,
-    _step_count_tensor,
+    _state_of,
 )
 from .optimizer import Optimizer
 
@@ -36,6 +35,8 @@ class RAdam(Optimizer):
         "capturable": False,
     }
 
+    _scalar_state_keys = ("step",)
+
     def __init__(
         self,
         params,
@@ -50,18 +51,7 @@ class RAdam(Optimizer):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if hasattr(lr, "numel") and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr, eps=eps, betas=betas, weight_decay=weight_decay)
         # foreach and capturable select PyTorch kernels; kept for interchangeable state dicts.
         defaults = {
             "lr": lr,
@@ -76,10 +66,6 @@ class RAdam(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        _restore_step_tensors(self)
-
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One RAdam step over every parameter with a gradient; returns ``closure()``'s loss."""
@@ -91,11 +77,7 @@ class RAdam(Optimizer):
             # the maximum length of the approximated simple moving average
             rho_inf = 2 / (1 - beta2) - 1
             for p in _params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_count_tensor()
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_avg_sq"] = zeros_like(p)
+                state = _state_of(self, p, "exp_avg", "exp_avg_sq")
                 grad = -p.grad if group["maximize"] else p.grad
                 step = _increment(state["step"])
                 if weight_decay != 0:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .. import zeros_like
 from ._step import _use_grad_for_differentiable
 from ._update import (
     _addcmul_,
+    _check_hyperparameters,
     _increment,
     _lerp_,
     _params_with_grad,
-    _restore_step_tensors,
     _scalar,
-    _step_count_tensor,
+    _state_of,
 )
 from .optimizer import Optimizer
 
@@ -36,6 +35,8 @@ class RMSprop(Optimizer):
         "capturable": False,
     }
 
+    _scalar_state_keys = ("step",)
+
     def __init__(
         self,
         params,
@@ -50,18 +51,9 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if hasattr(lr, "numel") and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_hyperparameters(
+            lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha
+        )
         # capturable and foreach select PyTorch kernels; kept for interchangeable state dicts.
         defaults = {
             "lr": lr,
@@ -77,10 +69,6 @@ class RMSprop(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state) -> None:
-        super().__setstate__(state)
-        _restore_step_tensors(self)
-
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """One RMSprop step over every parameter with a gradient; returns ``closure()``'s loss."""
@@ -92,14 +80,10 @@ class RMSprop(Optimizer):
             weight_decay = group["weight_decay"]
             momentum = group["momentum"]
             for p in _params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_count_tensor()
-                    state["square_avg"] = zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = zeros_like(p)
-                    if group["centered"]:
-                        state["grad_avg"] = zeros_like(p)
+                optional = (("momentum_buffer",) if momentum > 0 else ()) + (
+                    ("grad_avg",) if group["centered"] else ()
+                )
+                state = _state_of(self, p, "square_avg", *optional)
                 grad = -p.grad if group["maximize"] else p.grad
                 _increment(state["step"])
                 if weight_decay != 0:

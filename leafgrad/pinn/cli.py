@@ -30,6 +30,7 @@ _FLAGS = {
     "checkpoint_every": ("checkpoint_every", int, "write the checkpoint every K steps"),
     "time_limit": ("time_limit", float, "stop training after this many seconds (0: no limit)"),
     "tol": ("tol", float, "stop once the total loss is below this"),
+    "causal": ("causal", float, "causal weighting of time slices with this epsilon (0: off)"),
 }
 
 

@@ -40,12 +40,18 @@ class TrainConfig:
     seed: int = 0
     hard_constraints: bool = False
     pde_weight: float = 1.0
+    # Causal weighting (Wang, Sankaran & Perdikaris 2024, "Respecting causality"): the PDE
+    # loss is averaged over `causal_bins` time slices, slice k weighted by
+    # exp(-causal * (sum of the earlier slices' losses)), so later times are fitted only once
+    # earlier ones are. 0: off. Needs an input column named "t".
+    causal: float = 0.0
+    causal_bins: int = 32
     tol: float = 0.0  # stop once the total loss is below this
     checkpoint_every: int = 500
     time_limit: float = 0.0  # seconds; 0: none
 
     def validate(self) -> None:
-        positive = ("width", "depth", "collocation", "boundary", "lbfgs_history")
+        positive = ("width", "depth", "collocation", "boundary", "lbfgs_history", "causal_bins")
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"TrainConfig: {name} must be positive, got {getattr(self, name)}")
@@ -68,6 +74,8 @@ class TrainConfig:
             raise ValueError(
                 f"TrainConfig: dtype must be one of {tuple(DTYPES)}, got {self.dtype!r}"
             )
+        if not self.causal >= 0:
+            raise ValueError(f"TrainConfig: causal must be >= 0, got {self.causal}")
         if not self.lr > 0:
             raise ValueError(f"TrainConfig: lr must be positive, got {self.lr}")
 

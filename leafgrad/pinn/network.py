@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from .. import nn, tensor
+from .. import cat, cos, nn, sin, tensor
 
 ACTIVATIONS = {"tanh": nn.Tanh, "sin": nn.Sin, "gelu": nn.GELU, "silu": nn.SiLU}
 
@@ -17,7 +17,9 @@ class MLP(nn.Module):
     ``bounds``: (lo, hi) of the inputs, mapped affinely to [-1, 1] before the first layer
     (tanh networks train badly on inputs far from that range). ``output_transform(x, y)``
     turns the raw output ``y`` into ``u``, e.g. to build initial or boundary conditions in
-    exactly ("hard constraints").
+    exactly ("hard constraints"). ``periodic``: ``{column: period}``; such a column enters
+    as ``cos`` and ``sin`` of ``2 pi x / period`` instead of ``x``, so the output and all its
+    derivatives are periodic in it exactly (a hard periodic boundary condition).
     """
 
     def __init__(
@@ -29,6 +31,7 @@ class MLP(nn.Module):
         activation: str = "tanh",
         bounds=None,
         output_transform=None,
+        periodic=None,
     ) -> None:
         super().__init__()
         if activation not in ACTIVATIONS:
@@ -37,7 +40,14 @@ class MLP(nn.Module):
             )
         if width < 1 or depth < 1:
             raise ValueError(f"MLP: width and depth must be positive, got {width} and {depth}")
-        sizes = [in_features] + [width] * depth
+        self.periodic = {int(c): float(p) for c, p in (periodic or {}).items()}
+        if any(not 0 <= c < in_features or p <= 0 for c, p in self.periodic.items()):
+            raise ValueError(
+                f"MLP: periodic must map input columns (0..{in_features - 1}) to positive "
+                f"periods, got {periodic}"
+            )
+        self._plain = [c for c in range(in_features) if c not in self.periodic]
+        sizes = [in_features + len(self.periodic)] + [width] * depth
         layers = []
         for a, b in itertools.pairwise(sizes):
             layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]
@@ -54,5 +64,15 @@ class MLP(nn.Module):
         self.output_transform = output_transform
 
     def forward(self, x):
-        y = self.layers((x - self.center) * self.scale)
+        y = self.layers(self._features(x))
         return y if self.output_transform is None else self.output_transform(x, y)
+
+    def _features(self, x):
+        scaled = (x - self.center) * self.scale
+        if not self.periodic:
+            return scaled
+        columns = [scaled[:, self._plain]] if self._plain else []
+        for c, period in self.periodic.items():
+            phase = x[:, c : c + 1] * (2 * np.pi / period)
+            columns += [cos(phase), sin(phase)]
+        return cat(columns, dim=1)

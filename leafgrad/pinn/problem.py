@@ -27,6 +27,8 @@ class Problem:
     ``tuple(len(axis) for axis in reversed(axes))`` (e.g. ``(100, 256)`` for ``u[t, x]``).
     ``columns``: the names of the input columns, in order (e.g. ``("x", "t")``).
     ``hard_constraint(x, y)``: an output transform that satisfies some conditions exactly.
+    ``periodic``: ``{column: period}`` built into the network's inputs (see ``MLP``) when hard
+    constraints are on; name the periodic conditions this replaces in ``hard_constrained``.
     ``defaults``: training settings that suit the problem (see ``TrainConfig``).
     """
 
@@ -43,6 +45,7 @@ class Problem:
     true_parameters: dict = field(default_factory=dict)
     hard_constraint: Callable | None = None
     hard_constrained: tuple = ()  # names of the conditions the hard constraint replaces
+    periodic: dict = field(default_factory=dict)
     report: Callable[[dict], dict] | None = None  # trained parameters -> reported coefficients
     defaults: dict = field(default_factory=dict)
     presets: dict = field(default_factory=dict)

@@ -10,7 +10,7 @@ import time
 import numpy as np
 from tqdm.auto import tqdm
 
-from .. import load, manual_seed, no_grad, optim, save, tensor
+from .. import exp, load, manual_seed, no_grad, optim, save, tensor
 from . import problems
 from .config import DTYPES, TrainConfig
 from .history import History
@@ -51,7 +51,7 @@ class Trainer:
         self.rng = np.random.default_rng(self.config.seed)
         self._diagonal = None  # the u_ii the residual asks for (Taylor mode), probed once
         bounds = problem.geometry.bbox
-        transform = problem.hard_constraint if self.config.hard_constraints else None
+        hard = self.config.hard_constraints
         self.model = MLP(
             problem.dim,
             len(problem.outputs),
@@ -59,8 +59,14 @@ class Trainer:
             self.config.depth,
             self.config.activation,
             bounds,
-            transform,
+            problem.hard_constraint if hard else None,
+            problem.periodic if hard else None,
         ).to(self.dtype)
+        if self.config.causal and "t" not in problem.columns:
+            raise ValueError(
+                f"{problem.name}: causal weighting needs an input column named 't'; the "
+                f"columns are {list(problem.columns)}"
+            )
         self.coefficients = {
             name: p.detach().to(self.dtype).requires_grad_()
             for name, p in problem.parameters.items()
@@ -122,8 +128,21 @@ class Trainer:
             points = self.problem.geometry.interior_points(
                 n, method=self.config.sampler, seed=self.rng
             )
+        self._use_collocation(points)
+
+    def _use_collocation(self, points: np.ndarray) -> None:
         self.collocation = points
         self._x = tensor(points, dtype=self.dtype)
+        if self.config.causal:
+            # Row k averages the points of time slice k: the slice losses are one matmul.
+            column = self.problem.columns.index("t")
+            t = points[:, column]
+            lo, hi = (float(edge[column]) for edge in self.problem.geometry.bbox)
+            bins = self.config.causal_bins
+            slice_of = np.minimum(((t - lo) / (hi - lo) * bins).astype(int), bins - 1)
+            members = np.arange(bins)[:, None] == slice_of[None, :]
+            counts = np.maximum(members.sum(axis=1, keepdims=True), 1)
+            self._slice_means = tensor(members / counts, dtype=self.dtype)
 
     def _residual_size(self, points: np.ndarray, chunk: int = 4096) -> np.ndarray:
         """|residual| at ``points`` (the norm over a system's equations), in chunks."""
@@ -165,10 +184,20 @@ class Trainer:
                         f"point ({self._x.shape[0]}), got shape {list(r.shape)}"
                     )
                 name = "pde" if len(residuals) == 1 else f"pde{k}"
-                terms[name] = (r * r).mean() * self.config.pde_weight
+                terms[name] = self._pde_loss(r) * self.config.pde_weight
         for condition in self.conditions:
             terms[condition.name] = condition.loss(self.model, method) * condition.weight
         return terms
+
+    def _pde_loss(self, r):
+        """Mean squared residual, causally weighted over time slices when configured."""
+        if not self.config.causal:
+            return (r * r).mean()
+        slice_losses = self._slice_means @ (r * r).mean(dim=1)
+        with no_grad():
+            earlier = slice_losses.cumsum(0) - slice_losses
+            weights = exp(-self.config.causal * earlier)
+        return (weights * slice_losses).mean()
 
     def _closure(self, record: dict):
         def closure():
@@ -328,8 +357,7 @@ class Trainer:
         self.optimizer = self._adam() if self.phase == "adam" else self._lbfgs()
         self.optimizer.load_state_dict(state["optimizer"])
         self.rng.bit_generator.state = state["rng"]
-        self.collocation = state["collocation"]
-        self._x = tensor(self.collocation, dtype=self.dtype)
+        self._use_collocation(state["collocation"])
         for condition, points in zip(self.conditions, state["condition_points"]):
             condition.points = points
             condition.setup(self.dtype)

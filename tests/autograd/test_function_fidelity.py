@@ -184,6 +184,34 @@ def test_a_view_returned_from_forward_under_no_grad_is_still_refused_in_place(to
         y.mul_(2)
 
 
+def test_a_view_returned_from_forward_under_no_grad_requires_grad_as_its_base(torch):
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a.clone()
+    with torch.no_grad():
+        y = _first_two(torch).apply(b)
+    assert y.requires_grad and y.grad_fn is None and y.is_leaf
+
+
+def test_a_view_returned_from_forward_gets_no_new_history_when_its_base_changes(torch):
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a.clone()
+    y = _first_two(torch).apply(b)
+    b.mul_(2)
+    assert_values(y, [2.0, 4.0])  # it still shares the memory
+    with pytest.raises(RuntimeError):
+        _ = y.grad_fn
+    with pytest.raises(RuntimeError):
+        y * 2
+
+
+def test_a_view_returned_from_forward_of_a_tensor_without_grad_may_change_in_place(torch):
+    c = torch.tensor([1.0, 2.0, 3.0])
+    y = _first_two(torch).apply(c)
+    assert not y.requires_grad
+    y.mul_(2)
+    assert_values(c, [2.0, 4.0, 3.0])
+
+
 def test_an_input_returned_as_is_comes_back_as_a_view(torch):
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     b = a.clone()

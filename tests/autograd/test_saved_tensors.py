@@ -72,8 +72,9 @@ def test_replacing_a_saved_value_checks_the_new_tensor_from_its_current_version(
 
 def test_released_op_saves_keep_shapes_and_refuse_values_pointing_to_retain_graph():
     x = lg.tensor([[1.0, 2.0, 3.0]])
-    saved = SavedTensors((x, 2.0), {"index": np.array([0])})
-    saved.save_output(np.ones(3), x)
+    # Held for their shapes only, not saved: unpacking after release gives stand-ins.
+    saved = SavedTensors((x, 2.0), {"index": np.array([0])}, check_versions=False)
+    saved.save_output(np.ones(3), None)
     saved.release("MulBackward0")
     assert saved.released
     stand_in, number = saved.unpack("MulBackward0")
@@ -84,6 +85,16 @@ def test_released_op_saves_keep_shapes_and_refuse_values_pointing_to_retain_grap
         number + 1
     with pytest.raises(RuntimeError, match="retain_graph=True"):
         np.asarray(saved.params["index"])
+
+
+def test_released_op_saves_holding_values_raise_on_unpack():
+    x = lg.tensor([1.0, 2.0])
+    for saved in (SavedTensors((x, 2.0), check_versions=(1,)), SavedTensors((x,), None, False)):
+        if not saved.holds_saves:
+            saved.save_output(np.ones(2), x)  # a saved output counts too
+        saved.release("MulBackward0")
+        with pytest.raises(RuntimeError, match="retain_graph=True"):
+            saved.unpack("MulBackward0")
 
 
 def test_released_ctx_saves_raise_on_unpack():

@@ -88,3 +88,235 @@ def test_data_has_a_version_counter_of_its_own(torch):
     assert (x._version, d._version) == (1, 1)
     assert_values(x, [3, 3, 3])
     assert x[0:2].data._base is None
+
+
+# ----- a view's history follows in-place changes of its base -----
+
+
+def test_a_view_sees_its_base_modified_in_place(torch):
+    root = torch.ones(2, 2, requires_grad=True)
+    x = root.clone()
+    v = x[0]
+    x.mul_(3)
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    assert v.grad_fn.next_functions[0][0] is x.grad_fn
+    v.sum().backward()
+    assert_values(root.grad, [[3, 3], [0, 0]])
+
+
+@pytest.mark.parametrize(
+    "other, expected",
+    [(lambda x: x[0], [[3, 3], [0, 0]]), (lambda x: x[:, 0], [[3, 0], [1, 0]])],
+    ids=["sibling", "overlapping"],
+)
+def test_a_view_sees_another_view_of_its_base_modified_in_place(torch, other, expected):
+    root = torch.ones(2, 2, requires_grad=True)
+    x = root.clone()
+    v1, v2 = x[0], other(x)
+    v1.mul_(3)
+    assert v2.grad_fn.name() == "AsStridedBackward0"
+    v2.sum().backward()
+    assert_values(root.grad, expected)
+
+
+def test_a_view_modified_in_place_is_regenerated_from_its_rebased_base(torch):
+    root = torch.ones(2, 2, requires_grad=True)
+    x = root.clone()
+    v = x[0]
+    v.mul_(3)
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    assert x.grad_fn.name().endswith("CopySlices")
+    assert v.grad_fn.next_functions[0][0] is x.grad_fn
+    (v.sum() + x.sum()).backward()
+    assert_values(root.grad, [[6, 6], [1, 1]])
+
+
+def test_a_view_requires_grad_once_its_base_does_through_an_in_place_op(torch):
+    r = torch.ones(1, requires_grad=True)
+    x = torch.ones(3)
+    v = x[1]
+    assert not v.requires_grad
+    x.add_(r)
+    assert v.requires_grad and not v.is_leaf
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    (v * 5).backward()
+    assert_values(r.grad, [5])
+
+
+def test_a_view_of_a_view_and_a_broadcast_view_follow_their_base(torch):
+    root = torch.ones(2, 3, requires_grad=True)
+    x = root.clone()
+    chained = x.t()[1:]
+    broadcast = x[0].expand(4, 3)
+    x.mul_(2)
+    assert chained._base is x and broadcast._base is x
+    (chained.sum() + broadcast.sum()).backward()
+    assert_values(root.grad, [[8, 10, 10], [0, 2, 2]])
+
+
+def test_views_are_regenerated_whatever_the_grad_mode_of_the_change(torch):
+    root = torch.ones(2, 2, requires_grad=True)
+    x = root.clone()
+    v = x[0]
+    with torch.no_grad():
+        x.mul_(3)
+    assert x.grad_fn.name() == "CloneBackward0"
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    p = torch.ones(2, 2, requires_grad=True)
+    row = p[0]
+    with torch.no_grad():
+        p.add_(1)  # an optimiser step
+    assert row.grad_fn.name() == "AsStridedBackward0"
+    assert row.grad_fn.next_functions[0][0].name().endswith("AccumulateGrad")
+    row.sum().backward()
+    assert_values(p.grad, [[1, 1], [0, 0]])
+
+
+def test_a_change_through_a_detached_alias_regenerates_the_views(torch):
+    root = torch.ones(2, 2, requires_grad=True)
+    x = root.clone()
+    v = x[0]
+    x.detach().mul_(2)
+    assert v.grad_fn.name() == "AsStridedBackward0"
+
+
+def test_double_backward_through_a_regenerated_view(torch):
+    root = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64, requires_grad=True)
+    x = root * 1
+    v = x[:, 1]
+    x.mul_(root)
+    (g,) = torch.autograd.grad((v**3).sum(), root, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), root)
+    assert_values(g, [[0, 192], [0, 6144]])
+    assert_values(h, [[0, 480], [0, 7680]])
+
+
+# ----- retain_grad follows the tensor across in-place changes -----
+
+
+def test_a_retained_gradient_is_that_of_the_modified_tensor(torch):
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    seen = []
+    y.register_hook(lambda g: seen.append(g.tolist()))  # a hook stays with the old version
+    y.retain_grad()
+    y.mul_(3)
+    y.sum().backward()
+    assert_values(y.grad, [1, 1])
+    assert seen == [[3.0, 3.0]]
+    assert_values(x.grad, [6, 6])
+
+
+def test_a_retained_gradient_follows_a_base_changed_through_its_view(torch):
+    x = torch.ones(2, 2, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y[0].mul_(3)
+    y.sum().backward()
+    assert_values(y.grad, [[1, 1], [1, 1]])
+
+
+@pytest.mark.parametrize("modify", [lambda y, v: v.mul_(3), lambda y, v: y.mul_(3)],
+                         ids=["view-changed", "base-changed"])  # fmt: skip
+def test_a_retained_gradient_of_a_view_follows_its_regenerated_history(torch, modify):
+    x = torch.ones(2, 2, requires_grad=True)
+    y = x * 2
+    v = y[0]
+    v.retain_grad()
+    modify(y, v)
+    (v.sum() * 5).backward()
+    assert_values(v.grad, [5, 5])
+    assert_values(x.grad, [[30, 30], [0, 0]])
+
+
+def test_a_retained_gradient_follows_one_output_of_a_multi_output_op(torch):
+    x = torch.tensor([[1.0, 2.0], [3.0, 0.0]], requires_grad=True)
+    values, _ = (x * 1).max(dim=1)
+    values.retain_grad()
+    values.mul_(3)
+    (values.sum() * 5).backward()
+    assert_values(values.grad, [5, 5])
+    assert_values(x.grad, [[0, 15], [15, 0]])
+
+
+# ----- in-place writes PyTorch refuses -----
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        lambda x: x.unbind(),
+        lambda x: x.split(1),
+        lambda x: x.split([1, 1]),
+        lambda x: x.chunk(2),
+        lambda x: x.split(2),  # a single piece is still one of "several" views
+        lambda x: list(x),
+        lambda x: [x.unbind()[0][1:]],  # a view of such a view
+    ],
+    ids=["unbind", "split", "split_with_sizes", "chunk", "split-one-piece", "iter", "view-of"],
+)
+def test_modifying_an_output_of_unbind_or_split_in_place_raises(torch, pieces):
+    root = torch.ones(2, 2, requires_grad=True)
+    x = root.clone()
+    first = pieces(x)[0]
+    with pytest.raises(RuntimeError):
+        first.mul_(2)
+    with torch.no_grad():
+        first.mul_(2)  # nothing is recorded: allowed
+    plain = torch.ones(2, 2)
+    pieces(plain)[0].mul_(2)  # nothing requires grad: allowed
+    with pytest.raises(RuntimeError):
+        pieces(plain)[0].mul_(torch.ones(2, requires_grad=True))
+
+
+def test_using_an_output_of_unbind_after_its_base_changed_in_place_raises(torch):
+    root = torch.ones(2, 2, requires_grad=True)
+    x = root.clone()
+    a, b = x.unbind()
+    x.mul_(2)
+    assert a.requires_grad
+    with pytest.raises(RuntimeError):
+        _ = a.grad_fn
+    with pytest.raises(RuntimeError):
+        a * 2
+    with pytest.raises(RuntimeError):
+        _ = b.is_leaf
+    with torch.no_grad():
+        assert_values(a * 2, [4, 4])
+    assert "grad_fn=<Invalid>" in repr(a)
+    plain = torch.ones(2, 2)
+    c, _ = plain.unbind()
+    plain.mul_(2)
+    assert c.grad_fn is None and not c.requires_grad  # nothing requires grad: usable
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+def test_modifying_a_view_made_without_recording_raises_where_gradients_are_recorded(torch, mode):
+    root = torch.ones(2, 2, requires_grad=True)
+    x = root.clone()
+    with getattr(torch, mode)():
+        v = x[0]
+    assert v.requires_grad and v.grad_fn is None and not v.is_inference()
+    with pytest.raises(RuntimeError):
+        v.mul_(2)
+    with pytest.raises(RuntimeError):
+        v[1:].mul_(2)  # a view of such a view
+    x.mul_(2)
+    with pytest.raises(RuntimeError):
+        _ = v.grad_fn  # its base changed in place
+    plain = torch.ones(2, 2)
+    with getattr(torch, mode)():
+        w = plain[0]
+    w.mul_(2)  # nothing requires grad: allowed
+    with pytest.raises(RuntimeError):
+        w.mul_(torch.ones(2, requires_grad=True))
+
+
+def test_detaching_a_view_in_place_raises(torch):
+    for base in (
+        torch.ones(2, 2, requires_grad=True).clone(),
+        torch.ones(2, 2, requires_grad=True),
+        torch.ones(2, 2),
+    ):
+        with pytest.raises(RuntimeError):
+            base[0].detach_()

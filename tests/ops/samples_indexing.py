@@ -107,6 +107,9 @@ SAMPLES = [
         ((2, 3),),
         id="take_along_dim-flat",
     ),
+    S("sort", lambda x: x.sort(1, descending=True).values, ((2, 3),)),
+    S("sort", lambda x: lg.sort(x, -1).values, ((4,),), id="sort-negative-dim"),
+    S("topk", lambda x: x.topk(2, dim=0).values, ((3, 2),)),
     S(
         "scatter_add",
         lambda g: _scatter_add(g, shape=(3, 2), dim=0, index=np.array([[0, 2], [0, 0]])),

@@ -1,6 +1,6 @@
 """Op-table samples for ops/inplace.py: in-place writes, through views and indices."""
 
-from leafgrad.ops.inplace import embed_region, overwrite, zero_region
+from leafgrad.ops.inplace import embed_region, overwrite, view_replay, zero_region
 
 from .optable import OpSample
 
@@ -11,6 +11,13 @@ def _through_row_view(w, v):
     base = w * 1
     base[0].mul_(v)  # copy_slices rebases ``base`` onto the write through its row view
     return base
+
+
+def _regenerated_view(w, v):
+    base = w * 1
+    row = base[1]
+    base.add_(v)  # the row's history is regenerated: AsStridedBackward0 of the new base
+    return row * row
 
 
 def _setitem(w, v):
@@ -26,6 +33,14 @@ def _copy_into(w, v):
 
 
 SAMPLES = [
+    S("view_replay", lambda w: view_replay(w, view_fn=lambda t: t[1].t()) * 3, ((3, 2, 2),)),
+    S(
+        "view_replay",
+        lambda w: view_replay(w, view_fn=lambda t: t.expand(4, 3)) ** 2,
+        ((3,),),
+        id="view_replay-broadcast",
+    ),
+    S("view_replay", _regenerated_view, ((3, 2), (2,)), id="view_replay-regenerated"),
     S("embed_region", lambda s: embed_region(s, shape=(3, 2), view_fn=lambda t: t[1]) * 2, ((2,),)),
     S("copy_slices", _through_row_view, ((3, 2), (2,)), covers=("copy_slices", "zero_region")),
     S("index_put", _setitem, ((3, 2), (2,))),

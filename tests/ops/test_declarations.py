@@ -50,6 +50,20 @@ def test_saves_takes_only_the_result():
         primitive("bad_saves_for_test", np.negative, _rule, kind=Linear(), saves="result")
 
 
+def test_saves_name_inputs_outputs_and_parameters_as_pytorch_does():
+    rules = (lambda grad, x, y, result: grad * y, lambda grad, x, y, result: grad * x)
+    declared = primitive(
+        "saves_for_test", np.multiply, rules, kind=Bilinear(), saves=("self if other", "other")
+    ).primitive
+    REGISTRY.pop("saves_for_test")
+    assert declared.inputs == ("self", "other") and declared.outputs == ("result",)
+    assert declared.saved() == (("self", "input", 0, 1), ("other", "input", 1, None))
+    for bad in (("self if result",), ("mat2",), ("other if nobody",)):
+        with pytest.raises(TypeError, match="saves"):
+            primitive("bad_saves_for_test", np.multiply, rules, kind=Bilinear(), saves=bad)
+    assert "bad_saves_for_test" not in REGISTRY
+
+
 def test_a_unary_d1_reading_the_result_must_save_it():
     with pytest.raises(TypeError, match="saves"):
         primitive("exp_for_test", np.exp, kind=Unary(d1=lambda x, result: result))

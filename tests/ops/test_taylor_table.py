@@ -18,6 +18,10 @@ ORDER = 4
 # checking, each with why.
 SKIP = {
     "div-rounding-mode": "piecewise constant: every derivative is zero, nothing to check",
+    # PyTorch's stable logcumsumexp backward takes log|grad|; from the third order the
+    # nested reverse differentiates log at a zero gradient (0 / 0), NaN in PyTorch too.
+    "logcumsumexp-(2, 4)": "nested reverse is NaN from order 3, as PyTorch's",
+    "logcumsumexp-times-input": "nested reverse is NaN from order 3, as PyTorch's",
 }
 
 

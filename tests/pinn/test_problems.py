@@ -7,7 +7,7 @@ import pytest
 
 import leafgrad as lg
 from leafgrad import pinn
-from leafgrad.pinn import problems
+from leafgrad.pinn import MLP, problems
 from leafgrad.pinn.problems import _burgers_reference, allen_cahn
 
 CLOSED_FORM = ["poisson2d", "heat1d", "wave1d", "helmholtz2d"]
@@ -46,10 +46,19 @@ HARD = [name for name in problems.PROBLEMS if problems.get(name).hard_constraint
 @pytest.mark.parametrize("name", HARD)
 def test_the_hard_constraint_meets_the_conditions_it_replaces_for_any_network(name):
     problem = problems.get(name)
-
-    def model(x):
-        raw = lg.sin(3 * x[:, 0:1] + 1) * lg.cos(2 * x[:, 1:2]) + 0.7  # any function of x
-        return problem.hard_constraint(x, raw)
+    lg.manual_seed(5)
+    model = MLP(
+        problem.dim,
+        len(problem.outputs),
+        width=8,
+        depth=2,
+        bounds=problem.geometry.bbox,
+        output_transform=problem.hard_constraint,
+        periodic=problem.periodic,
+    ).to(lg.float64)
+    with lg.no_grad():
+        for p in model.parameters():  # biases too: any network, not the zero-bias start
+            p.add_(lg.randn(p.shape, dtype=lg.float64) * 0.5)
 
     rng = np.random.default_rng(1)
     replaced = [c for c in problem.conditions if c.name in problem.hard_constrained]
@@ -58,7 +67,36 @@ def test_the_hard_constraint_meets_the_conditions_it_replaces_for_any_network(na
         condition.n = 64
         condition.sample("uniform", rng)
         condition.setup(lg.float64)
+        if condition.kind == "periodic":
+            # Values are periodic exactly; slopes see test_allen_cahn_slopes_under_hard_mode.
+            condition.derivative = False
         assert condition.loss(model, "reverse").item() < 1e-26, condition.name
+
+
+def test_allen_cahn_slopes_under_hard_mode_jump_as_the_initial_condition_does():
+    # u = x^2 cos(pi x) + t N with N periodic in x: the slope jump across x = +-1 is the
+    # initial condition's own, g'(-1) - g'(1) = 4, whatever the network; no smooth u meets the
+    # initial condition and periodic slopes at once, so the term is left out under hard mode.
+    problem = problems.get("allen-cahn")
+    t = np.linspace(0, 1, 5)
+    ends = [lg.tensor(np.stack([np.full(5, side), t], axis=1)) for side in (-1.0, 1.0)]
+    for seed in (0, 1):
+        lg.manual_seed(seed)
+        model = MLP(
+            2,
+            1,
+            8,
+            2,
+            bounds=problem.geometry.bbox,
+            output_transform=problem.hard_constraint,
+            periodic=problem.periodic,
+        )
+        model = model.to(lg.float64)
+        slopes = []
+        for x in ends:
+            with pinn.operators.Evaluation(model, x) as ev:
+                slopes.append(pinn.partial(ev.output, ev.inputs, 0).detach().numpy())
+        np.testing.assert_allclose(slopes[0] - slopes[1], 4.0, rtol=1e-12)
 
 
 def test_the_evaluation_grid_and_reference_of_burgers():

@@ -7,6 +7,7 @@ import pytest
 
 import leafgrad as lg
 from leafgrad.pinn import TrainConfig, Trainer, TrainingDiverged, problems
+from leafgrad.pinn.operators import Evaluation
 
 SMALL = {"width": 12, "depth": 2, "collocation": 128, "boundary": 32, "checkpoint_every": 0}
 
@@ -225,3 +226,30 @@ def test_lbfgs_restarts_on_new_points_every_k_steps():
     trainer.run()
     lbfgs = seen[2:]
     assert lbfgs[0] == lbfgs[2] and lbfgs[2] != lbfgs[3] and lbfgs[3] == lbfgs[5]
+
+
+def test_causal_weighting_weights_each_time_slice_by_the_losses_before_it():
+    trainer = _trainer("heat1d", causal=2.0, causal_bins=4, hard_constraints=True)
+    plain = _trainer("heat1d", causal=0.0, hard_constraints=True)
+    plain.model.load_state_dict(trainer.model.state_dict())
+    plain._use_collocation(trainer.collocation)
+    with Evaluation(trainer.model, trainer._x) as ev:
+        r2 = (trainer.problem.residual(ev.inputs, ev.output).detach().numpy() ** 2).reshape(-1)
+    t = trainer.collocation[:, trainer.problem.columns.index("t")]
+    slices = np.minimum((t * 4).astype(int), 3)  # heat1d: t in [0, 1]
+    losses = np.array([r2[slices == k].mean() for k in range(4)])
+    weights = np.exp(-2.0 * (np.cumsum(losses) - losses))
+    assert weights[0] == 1 and weights[-1] < weights[0]
+    causal = trainer.loss_terms()["pde"].item()
+    assert causal == pytest.approx((weights * losses).mean(), rel=1e-12)
+    assert plain.loss_terms()["pde"].item() == pytest.approx(r2.mean(), rel=1e-12)
+    # The weights are constants: the gradient is that of the weighted slice losses.
+    trainer.loss_terms()["pde"].backward()
+    assert all(p.grad is not None for p in trainer.model.parameters())
+
+
+def test_causal_weighting_needs_a_time_column():
+    with pytest.raises(ValueError, match="causal weighting needs an input column named 't'"):
+        _trainer("poisson2d", causal=1.0)
+    with pytest.raises(ValueError, match="causal must be >= 0"):
+        _trainer("heat1d", causal=-1.0)

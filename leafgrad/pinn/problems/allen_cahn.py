@@ -78,7 +78,8 @@ def _exact(points: np.ndarray) -> np.ndarray:
 
 
 def _hard_constraint(x, y):
-    # u(0, x) = x^2 cos(pi x) exactly; periodicity stays a soft condition.
+    # u(0, x) = x^2 cos(pi x) exactly; periodicity comes from the network's cos/sin(pi x)
+    # inputs (Problem.periodic).
     xs, t = x[:, 0:1], x[:, 1:2]
     return xs * xs * cos(np.pi * xs) + t * y
 
@@ -96,7 +97,8 @@ def make() -> Problem:
         grid=lambda: {"x": -1 + 2 * np.arange(256) / 256, "t": np.linspace(0, 1, 101)},
         exact=_exact,
         hard_constraint=_hard_constraint,
-        hard_constrained=("initial",),
+        hard_constrained=("initial", "periodic"),
+        periodic={0: 2.0},
         defaults={"width": 32, "depth": 4, "collocation": 4000, "boundary": 200,
                   "adam_steps": 3000, "lbfgs_steps": 2000, "hard_constraints": True,
                   "resample_every": 500},

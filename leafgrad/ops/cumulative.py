@@ -1,0 +1,235 @@
+"""Running reductions along one dim: cumprod, cummax, cummin, logcumsumexp (cumsum lives
+with the sums in ``reduction``).
+
+cumprod is a primitive because inputs with zeros need PyTorch's gradient, which is the true
+derivative even there: an O(n) formula when no graph is wanted, the omitted-products O(n^2)
+one (itself differentiable) when one is; its forward rule uses that table too where there
+are zeros, so Taylor mode stays exact. cummax/cummin are a gather at indices computed on
+arrays, so their gradients go to the chosen entries, as PyTorch's do. logcumsumexp is a
+primitive for a stable forward (NumPy's ``logaddexp.accumulate``) and PyTorch's stable
+backward.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .._engine import grad_mode
+from .._exposure import exports, public
+from .._tensor import Tensor, _wrap
+from ._optable import Generic
+from ._out import with_out, with_outs
+from ._primitive import primitive
+from ._reduce import _as_np, _int_to_long, _one_dim, _require_tensor
+from .indexing import gather
+from .piecewise import where
+from .reduction import _cumsum
+from .reorder import movedim
+
+_state = grad_mode._state
+
+# ----- cumprod -----
+
+
+def _cumprod_forward(x, *, dim, dtype=None):
+    dtype = _int_to_long(x, dtype)
+    if x.ndim == 0:
+        return x.astype(dtype) if dtype is not None else x.copy()
+    return np.cumprod(x, axis=dim, dtype=dtype)
+
+
+def _omitted_products(x, dim):
+    """``[..., k, j] = prod_{i <= j, i != k} x_i`` for ``j >= k`` (0 below), ``dim`` moved
+    last: the Jacobian of cumprod, a table of cumprods of x with x_k replaced by 1. Exact
+    with zeros, and differentiable."""
+    n = x._data.shape[dim]
+    rows = where(_wrap(np.eye(n, dtype=bool)), 1, movedim(x, dim, -1).unsqueeze(-2))
+    later = _wrap(np.triu(np.ones((n, n), bool)))  # [k, j]: j >= k
+    return where(later, _cumprod(rows, dim=rows._data.ndim - 1), 0)
+
+
+def _omitted_products_grad(grad, x, dim):
+    """``grad_k = sum_{j >= k} grad_j prod_{i <= j, i != k} x_i``."""
+    jacobian = _omitted_products(x, dim)
+    return movedim((jacobian * movedim(grad, dim, -1).unsqueeze(-2)).sum(-1), -1, dim)
+
+
+def _first_zero_grad(grad, x, result, dim, zero):
+    """The same gradient in O(n): before the first zero, ``reversed_cumsum(grad * result) /
+    x``; at it, the products that skip it; after it, 0 (each product there holds a zero)."""
+    zeros_so_far = np.cumsum(zero, axis=dim)
+    before = _wrap(zeros_so_far == 0)
+    first = zero & (zeros_so_far == 1)
+    from_first = _wrap(np.cumsum(first, axis=dim) > 0)
+    head = _cumsum(where(before, grad * result, 0), dim=dim, reverse=True) / where(before, x, 1)
+    skipping = _cumprod(where(_wrap(first), 1, x), dim=dim)
+    at_zero = _cumsum(where(from_first, grad * skipping, 0), dim=dim, reverse=True)
+    return where(before, head, 0) + where(_wrap(first), at_zero, 0)
+
+
+def _cumprod_grad(grad, x, result, *, dim, dtype=None):
+    if grad._data.dtype != x._data.dtype:  # PyTorch casts grad to the input's dtype first
+        grad = grad.to(x.dtype)
+    zero = x._data == 0  # read first: after release this raises, as PyTorch's unpacking does
+    if x._data.ndim == 0 or x._data.shape[dim] <= 1:
+        return grad
+    if not zero.any():
+        return _cumsum(result * grad, dim=dim, reverse=True) / x
+    if _state.enabled:  # a graph of the gradient is wanted: the differentiable formula
+        return _omitted_products_grad(grad, x, dim)
+    return _first_zero_grad(grad, x, result, dim, zero)
+
+
+def _cumprod_jvp(t, x, result, *, dim, dtype=None):
+    """``result * cumsum(t / x)`` (PyTorch's formula) without zeros; with them, the table of
+    omitted products applied to ``t``, which stays exact in higher orders (Taylor mode),
+    where PyTorch's first-zero shortcut would not."""
+    if x._data.ndim == 0:
+        return t.to(result.dtype)
+    if not (x._data == 0).any():
+        return _cumsum(t / x, dim=dim) * result
+    jacobian = _omitted_products(x, dim)
+    return movedim((jacobian * movedim(t, dim, -1).unsqueeze(-1)).sum(-2), -1, dim)
+
+
+_cumprod = primitive(
+    "cumprod",
+    _cumprod_forward,
+    _cumprod_grad,
+    kind=Generic(jvp=_cumprod_jvp),
+    saves=("self", "dim", "result"),
+    node_name="CumprodBackward0",
+    dtype_rule="keep",
+)
+
+
+@public(inplace=True)
+def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    """Running product along ``dim``; bools and integers multiply in int64."""
+    _require_tensor(input, "cumprod")
+    d = _one_dim(dim, input._data.ndim, "cumprod")
+    if out is not None:
+        return with_out("cumprod", lambda: cumprod(input, d, dtype=dtype), (input,), out)
+    if dtype is not None:
+        return _cumprod(input, dim=d, dtype=_as_np(dtype))
+    return _cumprod(input, dim=d)
+
+
+# ----- cummax / cummin -----
+
+_Cummax = namedtuple("cummax", ["values", "indices"])
+_Cummin = namedtuple("cummin", ["values", "indices"])
+_CummaxOut = namedtuple("cummax_out", ["values", "indices"])
+_CumminOut = namedtuple("cummin_out", ["values", "indices"])
+
+
+def _running_extreme_indices(x: np.ndarray, axis: int, greater: bool) -> np.ndarray:
+    """Where each running extreme was last reached (ties: the later; NaN: the first NaN)."""
+    values = (np.maximum if greater else np.minimum).accumulate(x, axis=axis)
+    takes = x == values
+    if x.dtype.kind == "f":
+        previous = np.concatenate(
+            [np.zeros_like(np.take(values, [0], axis=axis)), np.delete(values, -1, axis=axis)],
+            axis=axis,
+        )
+        takes |= np.isnan(x) & ~np.isnan(previous)
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    positions = np.where(takes, np.arange(x.shape[axis]).reshape(shape), 0)
+    return np.maximum.accumulate(positions, axis=axis).astype(np.int64)
+
+
+def _running_extreme(op: str, result, input: Tensor, dim: int, greater: bool):
+    _require_tensor(input, op)
+    d = _one_dim(dim, input._data.ndim, op)
+    data = input._data
+    if data.ndim == 0:
+        return result(input.clone(), _wrap(np.zeros((), np.int64)))
+    if data.size == 0:
+        return result(input.clone(), _wrap(np.zeros(data.shape, np.int64)))
+    indices = _wrap(_running_extreme_indices(data, d, greater))
+    return result(gather(input, d, indices), indices)
+
+
+@public()
+def cummax(input: Tensor, dim: int, *, out=None):
+    """``(values, indices)``: the running maximum along ``dim`` and where it was last reached;
+    NaN, once met, stays."""
+    if out is not None:
+        return with_outs("cummax", lambda: cummax(input, dim), (input,), out, _CummaxOut)
+    return _running_extreme("cummax", _Cummax, input, dim, greater=True)
+
+
+@public()
+def cummin(input: Tensor, dim: int, *, out=None):
+    """``(values, indices)``: the running minimum along ``dim`` and where it was last reached;
+    NaN, once met, stays."""
+    if out is not None:
+        return with_outs("cummin", lambda: cummin(input, dim), (input,), out, _CumminOut)
+    return _running_extreme("cummin", _Cummin, input, dim, greater=False)
+
+
+# ----- logcumsumexp -----
+
+
+def _logcumsumexp_forward(x, *, dim):
+    return x.copy() if x.ndim == 0 else np.logaddexp.accumulate(x, axis=dim)
+
+
+def _reversed_logcumsumexp(t: Tensor, dim: int) -> Tensor:
+    return _logcumsumexp(t.flip(dim), dim=dim).flip(dim)
+
+
+def _logcumsumexp_grad(grad, x, result, *, dim):
+    """PyTorch's stable form of ``exp(x) * reversed_cumsum(grad * exp(-result))``: the
+    positive and negative parts of ``grad`` summed in log space."""
+    if grad._data.ndim == 0 or grad._data.size == 0:
+        return grad
+    lowest = float(np.finfo(grad._data.dtype).min)
+    log_abs = grad.abs().log()
+    positive = where(grad > 0, log_abs, lowest)
+    negative = where(grad < 0, log_abs, lowest)
+    return (_reversed_logcumsumexp(positive - result, dim) + x).exp() - (
+        _reversed_logcumsumexp(negative - result, dim) + x
+    ).exp()
+
+
+def _logcumsumexp_jvp(t, x, result, *, dim):
+    """``cumsum(exp(x) t) / cumsum(exp(x))`` shifted by the maximum along ``dim`` (a
+    constant: the ratio does not depend on it), as PyTorch's logcumsumexp_jvp."""
+    if x._data.ndim == 0:
+        return t
+    if not x._data.size:
+        return t
+    e = (x - _wrap(np.amax(x._data, axis=dim, keepdims=True))).exp()
+    return _cumsum(e * t, dim=dim) / _cumsum(e, dim=dim)
+
+
+_logcumsumexp = primitive(
+    "logcumsumexp",
+    _logcumsumexp_forward,
+    _logcumsumexp_grad,
+    kind=Generic(jvp=_logcumsumexp_jvp),
+    saves=("self", "dim", "result"),
+    node_name="LogcumsumexpBackward0",
+    dtype_rule="keep",
+)
+
+
+@public()
+def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
+    """``log(cumsum(exp(input)))`` along ``dim``, without overflow (floating inputs)."""
+    _require_tensor(input, "logcumsumexp")
+    d = _one_dim(dim, input._data.ndim, "logcumsumexp")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"logcumsumexp: not implemented for {input.dtype}; convert with .float() first"
+        )
+    if out is not None:
+        return with_out("logcumsumexp", lambda: logcumsumexp(input, d), (input,), out)
+    return _logcumsumexp(input, dim=d)
+
+
+__all__ = exports(globals())
