@@ -196,6 +196,8 @@ jet_act = primitive(
     _act_forward,
     vjp_all=_act_vjp,
     kind=Generic(jvp=_act_jvp),
+    inputs=("p", "z"),
+    saves=("p", "z"),
     node_name="JetActBackward0",
     dtype_rule="keep",
 )
@@ -258,10 +260,11 @@ jet_act_backward = primitive(
     _act_backward_forward,
     vjp_all=_act_backward_vjp,
     kind=Generic(jvp=_act_backward_jvp),
+    inputs=("grad", "p", "z"),
+    saves=("grad", "p", "z"),
     node_name="JetActBackwardBackward0",
     dtype_rule="keep",
     num_outputs=2,
-    saves=("result",),
 )
 
 

@@ -100,6 +100,8 @@ jet_linear = primitive(
         lambda grad, p, w, result: jet_outer(p, grad),
     ),
     kind=Bilinear(),
+    inputs=("p", "w"),
+    saves=("w if p", "p if w"),
     node_name="JetLinearBackward0",
     dtype_rule="keep",
 )
@@ -114,6 +116,8 @@ jet_outer = primitive(
         lambda grad, p, g, result: jet_linear(p, grad),
     ),
     kind=Bilinear(),
+    inputs=("p", "g"),
+    saves=("g if p", "p if g"),
     node_name="JetOuterBackward0",
     dtype_rule="keep",
 )
@@ -157,6 +161,8 @@ jet_unary = primitive(
     _unary_forward,
     vjp_all=_unary_vjp,
     kind=Generic(jvp=_unary_jvp),
+    inputs=("p", "d1", "d2"),
+    saves=("p", "d1", "d2"),
     node_name="JetUnaryBackward0",
     dtype_rule="keep",
 )
@@ -253,10 +259,11 @@ jet_unary_backward = primitive(
     _backward_forward,
     vjp_all=_backward_vjp,
     kind=Generic(jvp=_backward_jvp),
+    inputs=("grad", "p", "d1", "d2"),
+    saves=("grad", "p", "d1", "d2"),
     node_name="JetUnaryBackwardBackward0",
     dtype_rule="keep",
     num_outputs=3,
-    saves=("result",),
 )
 
 
