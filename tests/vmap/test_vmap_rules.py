@@ -34,6 +34,8 @@ NOT_BATCHED: dict = {
     "index-data-dependent-mask": "a mask's number of True values decides the shape, which "
     "differs per example (PyTorch's vmap refuses it too)",
 }
+# The fused Taylor path's kernels have no rule (NO_RULE says why).
+NOT_BATCHED.update({s.test_id: _RULELESS for s in SAMPLES if s.name in NO_RULE})
 
 
 def _examples(sample):
