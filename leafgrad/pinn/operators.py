@@ -36,7 +36,7 @@ from ..autograd import taylor
 METHODS = ("reverse", "taylor")
 # Taylor mode is the default: for a training step of Burgers' residual (u_t, u_x, u_xx of a
 # 2 -> 20 x 8 -> 1 tanh MLP) benchmarks/taylor_fused.py measures it faster than reverse mode
-# at N = 1e3 and 1e4 in float32 and float64 (0.75x to 0.92x its time, half its memory): one
+# at N = 1e3 and 1e4 in float32 and float64 (0.69x to 0.91x its time, half its memory): one
 # fused pass (ops/fused_jets.py) gives u, u_i and the u_ii asked for.
 DEFAULT_METHOD = "taylor"
 # In Taylor mode an evaluation with at most this many input columns computes its output by
