@@ -34,6 +34,8 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     gamma,
     indexing,
     integration,
+    jet_activations,
+    jet_kernels,
     joining,
     linalg,
     lu,

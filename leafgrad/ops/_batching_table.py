@@ -65,6 +65,21 @@ NO_RULE: dict = {
     "unique_dim": "its length depends on each example's values",
     "unique_consecutive": "its length depends on each example's values",
 }
+# The fused Taylor path's kernels (jet_kernels.py, jet_activations.py): called only inside a
+# Taylor pass on packed derivative channels, which vmap does not batch yet.
+NO_RULE.update(
+    {
+        key: "not batched yet: a fused Taylor kernel, called only by a Taylor pass"
+        for key in (
+            "jet_linear",
+            "jet_outer",
+            "jet_unary",
+            "jet_unary_backward",
+            "jet_act",
+            "jet_act_backward",
+        )
+    }
+)
 
 
 _POSITIONAL_PARAMS = {"dim", "dims", "index", "indices", "shape", "key", "view_fn"}
