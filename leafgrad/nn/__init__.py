@@ -55,6 +55,23 @@ from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter import Parameter
 from .parameter_containers import ParameterDict, ParameterList
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
+    AvgPool1d,
+    AvgPool2d,
+    AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+)
 from .sparse import Embedding
 
 __all__ = [
@@ -69,3 +86,20 @@ __all__ = [
     "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "Unflatten",
     "utils",
 ]  # fmt: skip
+__all__ += [
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AvgPool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
+    "MaxPool1d",
+    "MaxPool2d",
+    "MaxPool3d",
+]

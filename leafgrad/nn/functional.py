@@ -51,6 +51,29 @@ from ._loss_functions import (
     smooth_l1_loss,
 )
 from ._normalization_functions import batch_norm, group_norm, layer_norm, normalize, rms_norm
+from ._pooling_functions import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    avg_pool1d,
+    avg_pool2d,
+    avg_pool3d,
+    lp_pool1d,
+    lp_pool2d,
+    lp_pool3d,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool2d_with_indices,
+    max_pool3d,
+    max_pool3d_with_indices,
+)
 
 __all__ = [
     "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -62,6 +85,29 @@ __all__ = [
     "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
     "threshold",
 ]  # fmt: skip
+__all__ += [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
+    "avg_pool1d",
+    "avg_pool2d",
+    "avg_pool3d",
+    "lp_pool1d",
+    "lp_pool2d",
+    "lp_pool3d",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool2d",
+    "max_pool2d_with_indices",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+]
 
 
 def _require_tensor(op: str, value, what: str = "input") -> None:
