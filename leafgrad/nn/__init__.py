@@ -73,6 +73,13 @@ from .pooling import (
     MaxPool3d,
 )
 from .sparse import Embedding
+from .upsampling import (
+    PixelShuffle,
+    PixelUnshuffle,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 __all__ = [
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "BCELoss", "BCEWithLogitsLoss", "Bilinear",
@@ -102,4 +109,9 @@ __all__ += [
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
 ]

@@ -39,6 +39,14 @@ from ._activation_functions import (
     threshold,
 )
 from ._conv_functions import conv1d, conv2d, conv3d
+from ._interpolate_functions import (
+    interpolate,
+    pixel_shuffle,
+    pixel_unshuffle,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 from ._layer_functions import bilinear, cosine_similarity, embedding, pad, pairwise_distance
 from ._loss_functions import (
     binary_cross_entropy,
@@ -107,6 +115,12 @@ __all__ += [
     "max_pool2d_with_indices",
     "max_pool3d",
     "max_pool3d_with_indices",
+    "interpolate",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
 ]
 
 
