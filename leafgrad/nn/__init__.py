@@ -37,6 +37,7 @@ from .activation_piecewise import (
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .containers import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
@@ -109,6 +110,9 @@ __all__ += [
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
     "PixelShuffle",
     "PixelUnshuffle",
     "Upsample",

@@ -39,6 +39,7 @@ from ._activation_functions import (
     threshold,
 )
 from ._conv_functions import conv1d, conv2d, conv3d
+from ._conv_transpose_functions import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ._interpolate_functions import (
     interpolate,
     pixel_shuffle,
@@ -115,6 +116,9 @@ __all__ += [
     "max_pool2d_with_indices",
     "max_pool3d",
     "max_pool3d_with_indices",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
     "interpolate",
     "pixel_shuffle",
     "pixel_unshuffle",
