@@ -59,7 +59,14 @@ from ._loss_functions import (
     nll_loss,
     smooth_l1_loss,
 )
-from ._normalization_functions import batch_norm, group_norm, layer_norm, normalize, rms_norm
+from ._normalization_functions import (
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    normalize,
+    rms_norm,
+)
 from ._pooling_functions import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -116,6 +123,7 @@ __all__ += [
     "max_pool2d_with_indices",
     "max_pool3d",
     "max_pool3d_with_indices",
+    "instance_norm",
     "conv_transpose1d",
     "conv_transpose2d",
     "conv_transpose3d",
