@@ -40,6 +40,13 @@ from ._activation_functions import (
 )
 from ._conv_functions import conv1d, conv2d, conv3d
 from ._conv_transpose_functions import conv_transpose1d, conv_transpose2d, conv_transpose3d
+from ._dropout_functions import (
+    alpha_dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from ._interpolate_functions import (
     interpolate,
     pixel_shuffle,
@@ -123,6 +130,11 @@ __all__ += [
     "max_pool2d_with_indices",
     "max_pool3d",
     "max_pool3d_with_indices",
+    "alpha_dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "feature_alpha_dropout",
     "instance_norm",
     "conv_transpose1d",
     "conv_transpose2d",
