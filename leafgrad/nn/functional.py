@@ -97,6 +97,7 @@ from ._pooling_functions import (
     max_pool3d,
     max_pool3d_with_indices,
 )
+from ._unpool_functions import max_unpool1d, max_unpool2d, max_unpool3d
 
 __all__ = [
     "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -130,6 +131,9 @@ __all__ += [
     "max_pool2d_with_indices",
     "max_pool3d",
     "max_pool3d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
     "alpha_dropout",
     "dropout1d",
     "dropout2d",

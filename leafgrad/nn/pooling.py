@@ -1,15 +1,18 @@
-"""Pooling layers: max, average, adaptive and power-average pools over 1, 2 or 3 dims."""
+"""Pooling layers: max, average, adaptive and power-average pools over 1, 2 or 3 dims, and
+the max unpools."""
 
 from __future__ import annotations
 
 from .. import Tensor
 from . import _pooling_functions as P
+from . import _unpool_functions as U
 from .module import Module
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
-    "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+    "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d",
+    "MaxUnpool2d", "MaxUnpool3d",
 ]  # fmt: skip
 
 
@@ -55,6 +58,10 @@ class MaxPool3d(_MaxPoolNd):
     """Max over windows of ``(N, C, D, H, W)``."""
 
     _pool = staticmethod(P.max_pool3d)
+
+
+def _ntuple(value, n: int) -> tuple[int, ...]:
+    return (value,) * n if isinstance(value, int) else tuple(value)
 
 
 def _single(value):
@@ -216,3 +223,45 @@ class LPPool3d(_LPPoolNd):
     """Power-average pool over ``(N, C, D, H, W)``."""
 
     _pool = staticmethod(P.lp_pool3d)
+
+
+class _MaxUnpoolNd(Module):
+    """Undo a max pool: its values go back to its ``indices``, zeros elsewhere."""
+
+    _dims = 1
+    _unpool = staticmethod(U.max_unpool1d)
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        n = self._dims
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, n)
+        self.padding = _ntuple(padding, n)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return self._unpool(input, indices, self.kernel_size, self.stride, self.padding,
+                            output_size)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Inverse of ``MaxPool1d`` at its indices."""
+
+    _dims = 1
+    _unpool = staticmethod(U.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Inverse of ``MaxPool2d`` at its indices."""
+
+    _dims = 2
+    _unpool = staticmethod(U.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Inverse of ``MaxPool3d`` at its indices."""
+
+    _dims = 3
+    _unpool = staticmethod(U.max_unpool3d)

@@ -139,6 +139,40 @@ def test_pool_functions_are_exported_under_pytorchs_names():
     missing = [n for n in names if not hasattr(F, n)]
     assert missing == [
         "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
-        "fractional_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+        "fractional_max_pool3d_with_indices",
     ]  # fmt: skip
     assert F.max_pool2d_with_indices.__name__ == "max_pool2d_with_indices"
+
+
+@pytest.mark.parametrize(
+    ("nd", "kernel", "options", "shape", "output_size"),
+    [
+        (1, 2, {}, (2, 3, 8), None),
+        (1, 3, {"stride": 2, "padding": 1}, (3, 9), [9]),
+        (2, 2, {}, (2, 3, 6, 7), [2, 3, 7, 7]),
+        (2, (3, 2), {"stride": (2, 1), "padding": (1, 0)}, (1, 2, 7, 5), None),
+        (3, 2, {}, (1, 2, 4, 4, 5), [4, 4, 5]),
+    ],
+)
+def test_max_unpool_matches_pytorch_to_second_order(nd, kernel, options, shape, output_size):
+    x = RNG.standard_normal(shape)
+    pooled, indices = getattr(TF, f"max_pool{nd}d")(torch.tensor(x), kernel, **options,
+                                                    return_indices=True)  # fmt: skip
+    ours = getattr(lg.nn, f"MaxUnpool{nd}d")(kernel, **options)
+    theirs = getattr(torch.nn, f"MaxUnpool{nd}d")(kernel, **options)
+    assert repr(ours) == repr(theirs)
+    idx_ours = lg.tensor(indices.numpy())
+    run_both(
+        lambda t: ours(t, idx_ours, output_size),
+        lambda t: theirs(t, indices, output_size),
+        pooled.numpy(),
+        RNG,
+    )
+
+
+def test_max_unpool_invalid_output_size_raises_value_error_as_pytorch():
+    pooled, indices = TF.max_pool1d(torch.randn(1, 1, 8), 2, return_indices=True)
+    with pytest.raises(ValueError):
+        TF.max_unpool1d(pooled, indices, 2, output_size=[11])
+    with pytest.raises(ValueError, match="output_size"):
+        F.max_unpool1d(lg.tensor(pooled.numpy()), lg.tensor(indices.numpy()), 2, output_size=[11])
