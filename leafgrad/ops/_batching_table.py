@@ -15,6 +15,7 @@ from .._batched import BatchedTensor
 from ._batching import (
     _addmm,
     _backward_of_view,
+    _diagonal_backward,
     _einsum,
     _flat_index,
     _flattened,
@@ -121,7 +122,8 @@ def rules() -> dict:
     RULES["unsqueeze"] = _unsqueeze
     RULES["argmax"] = RULES["argmin"] = _flat_index
     RULES["max"] = RULES["min"] = _full_extreme
-    for _key in ("view", "squeeze", "squeeze.dim", "squeeze.dims", "expand"):
+    for _key in ("view", "_reshape_alias", "_unsafe_view", "squeeze", "squeeze.dim",
+                 "squeeze.dims", "expand"):  # fmt: skip
         RULES[_key] = _new_shape
     RULES["sum_to"] = _sum_to
     RULES["repeat"] = _repeat
@@ -138,7 +140,10 @@ def rules() -> dict:
         RULES[_key] = _matmul
     RULES["addmm"] = _addmm
     RULES["prod"] = RULES["roll"] = _flattened
-    RULES["overwrite"] = _overwrite
+    for _key in ("overwrite", "fill.Scalar", "fill.Tensor", "zero"):
+        RULES[_key] = _overwrite
+    RULES["diagonal"] = _with_dims("dim1", "dim2")
+    RULES["diagonal_backward"] = _diagonal_backward
     for _key in ("cumprod", "logcumsumexp"):
         RULES[_key] = _with_dims("dim")
     for _key in ("median.dim", "nanmedian.dim", "kthvalue", "mode", "nansum"):
