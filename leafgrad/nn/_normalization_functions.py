@@ -11,7 +11,7 @@ import leafgrad as _lg
 from .. import Tensor, no_grad
 from ._activation_functions import _recorded
 
-__all__ = ["batch_norm", "group_norm", "layer_norm", "normalize", "rms_norm"]
+__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"]
 
 # Machine epsilon by dtype: rms_norm's default eps, as PyTorch's torch.finfo(dtype).eps.
 _MACHINE_EPS = {_lg.float16: 2.0**-10, _lg.float32: 2.0**-23, _lg.float64: 2.0**-52}
@@ -185,3 +185,46 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     """``input / max(||input||_p, eps)`` along ``dim``; written into ``out`` when given."""
     result = input / _lg.norm(input, p, dim, keepdim=True).clamp_min(eps)
     return result if out is None else out.copy_(result)
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise ``(N, C, *)`` per sample and channel over the spatial dims.
+
+    As PyTorch does it: batch norm of the input viewed as ``(1, N * C, *)``; the running
+    statistics, when given, are updated in place with the mean over the batch.
+    """
+    if input.dim() < 3 or (use_input_stats and math.prod(input.shape[2:]) == 1):
+        raise ValueError(
+            f"instance_norm: expected more than 1 spatial element per channel when using input "
+            f"statistics, got input size {list(input.shape)}"
+        )
+    batch, channels = input.shape[0], input.shape[1]
+
+    def repeated(t):
+        return None if t is None else t.repeat(batch)
+
+    mean_, var_ = repeated(running_mean), repeated(running_var)
+    out = batch_norm(
+        input.reshape(1, batch * channels, *input.shape[2:]),
+        mean_,
+        var_,
+        repeated(weight),
+        repeated(bias),
+        use_input_stats,
+        momentum,
+        eps,
+    )
+    with no_grad():
+        for stat, stats in ((running_mean, mean_), (running_var, var_)):
+            if stat is not None and use_input_stats:
+                stat.copy_(stats.reshape(batch, channels).mean(0))
+    return out.reshape(input.shape)

@@ -28,6 +28,7 @@ class _ConvNd(Module):
 
     _dims: int  # spatial dims, and the functional convolution, set by each subclass
     _conv: Callable[..., Tensor]
+    _transposed = False  # a transposed conv keeps its weight as (in, out / groups, *kernel)
 
     def __init__(
         self,
@@ -72,12 +73,14 @@ class _ConvNd(Module):
         self.stride = stride
         self.padding = padding
         self.dilation = dilation
-        self.transposed = False
+        self.transposed = self._transposed
         self.output_padding = (0,) * n
         self.groups = groups
         self.padding_mode = padding_mode
         self._reversed_padding_repeated_twice = self._padding_for_pad()
         shape = (out_channels, in_channels // groups, *kernel_size)
+        if self._transposed:
+            shape = (in_channels, out_channels // groups, *kernel_size)
         self.weight = Parameter(empty(shape, dtype=dtype, device=device))
         if bias:
             self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))

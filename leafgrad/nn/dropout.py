@@ -1,12 +1,16 @@
-"""Dropout: random zeroing while training, the identity in eval()."""
+"""Dropout layers: random zeroing (of elements or whole channels, plain or alpha) while
+training, the identity in eval()."""
 
 from __future__ import annotations
 
 from .. import Tensor
+from . import _dropout_functions
 from . import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = [
+    "AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout",
+]  # fmt: skip
 
 
 class Dropout(Module):
@@ -25,3 +29,40 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class _DropoutNd(Dropout):
+    _fn = staticmethod(F.dropout)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._fn(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` while training."""
+
+    _fn = staticmethod(_dropout_functions.dropout1d)
+
+
+class Dropout2d(_DropoutNd):
+    """Zero whole channels of ``(N, C, H, W)`` while training."""
+
+    _fn = staticmethod(_dropout_functions.dropout2d)
+
+
+class Dropout3d(_DropoutNd):
+    """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` while training."""
+
+    _fn = staticmethod(_dropout_functions.dropout3d)
+
+
+class AlphaDropout(_DropoutNd):
+    """Alpha dropout for SELU networks while training; the identity after ``eval()``."""
+
+    _fn = staticmethod(_dropout_functions.alpha_dropout)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels while training; the identity after ``eval()``."""
+
+    _fn = staticmethod(_dropout_functions.feature_alpha_dropout)

@@ -39,6 +39,22 @@ from ._activation_functions import (
     threshold,
 )
 from ._conv_functions import conv1d, conv2d, conv3d
+from ._conv_transpose_functions import conv_transpose1d, conv_transpose2d, conv_transpose3d
+from ._dropout_functions import (
+    alpha_dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
+from ._interpolate_functions import (
+    interpolate,
+    pixel_shuffle,
+    pixel_unshuffle,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 from ._layer_functions import bilinear, cosine_similarity, embedding, pad, pairwise_distance
 from ._loss_functions import (
     binary_cross_entropy,
@@ -50,7 +66,38 @@ from ._loss_functions import (
     nll_loss,
     smooth_l1_loss,
 )
-from ._normalization_functions import batch_norm, group_norm, layer_norm, normalize, rms_norm
+from ._normalization_functions import (
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    normalize,
+    rms_norm,
+)
+from ._pooling_functions import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    avg_pool1d,
+    avg_pool2d,
+    avg_pool3d,
+    lp_pool1d,
+    lp_pool2d,
+    lp_pool3d,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool2d_with_indices,
+    max_pool3d,
+    max_pool3d_with_indices,
+)
+from ._unpool_functions import max_unpool1d, max_unpool2d, max_unpool3d
 
 __all__ = [
     "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -62,6 +109,47 @@ __all__ = [
     "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
     "threshold",
 ]  # fmt: skip
+__all__ += [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
+    "avg_pool1d",
+    "avg_pool2d",
+    "avg_pool3d",
+    "lp_pool1d",
+    "lp_pool2d",
+    "lp_pool3d",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool2d",
+    "max_pool2d_with_indices",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
+    "alpha_dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "feature_alpha_dropout",
+    "instance_norm",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "interpolate",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
+]
 
 
 def _require_tensor(op: str, value, what: str = "input") -> None:

@@ -1,0 +1,236 @@
+"""Resampling of ``nn.functional``: ``interpolate`` (nearest, nearest-exact, linear, bilinear,
+bicubic, trilinear, area), its ``upsample*`` aliases and ``pixel_shuffle``/``pixel_unshuffle``.
+
+Every mode is separable, so each spatial dim is resampled on its own: nearest modes by an
+``index_select``, the others by a constant ``(in, out)`` weight matrix built in NumPy (a
+matmul is linear in the input, so every order of derivative is exact).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+import leafgrad as _lg
+
+from .. import Tensor
+from ._pooling_functions import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+
+__all__ = [
+    "interpolate", "pixel_shuffle", "pixel_unshuffle", "upsample", "upsample_bilinear",
+    "upsample_nearest",
+]  # fmt: skip
+
+_LINEAR_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_MODES = ("nearest", "nearest-exact", "area", *_LINEAR_DIMS)
+
+
+def _source_scale(size: int, out: int, scale, align_corners: bool) -> float:
+    """PyTorch's ``area_pixel_compute_scale``: output step measured in input pixels."""
+    if align_corners:
+        return (size - 1) / (out - 1) if out > 1 else 0.0
+    return 1.0 / scale if scale is not None and scale > 0 else size / out
+
+
+def _nearest_index(size: int, out: int, scale, exact: bool) -> np.ndarray:
+    step = 1.0 / scale if scale is not None and scale > 0 else size / out
+    # float32 arithmetic, as PyTorch's CPU kernel, decides which pixel a boundary lands on.
+    dst = np.arange(out, dtype=np.float32) + (np.float32(0.5) if exact else np.float32(0))
+    return np.minimum(np.floor(dst * np.float32(step)).astype(np.int64), size - 1)
+
+
+def _cubic_weights(t: np.ndarray) -> np.ndarray:
+    """Keys' cubic convolution weights (A = -0.75, as PyTorch) for the 4 taps around ``t``."""
+    a = -0.75
+
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], -1)
+
+
+def _linear_matrix(size, out, scale, align_corners, cubic) -> np.ndarray:
+    """``(in, out)`` weights: column ``o`` mixes the input pixels output ``o`` reads."""
+    step = _source_scale(size, out, scale, align_corners)
+    dst = np.arange(out, dtype=np.float64)
+    src = dst * step if align_corners else step * (dst + 0.5) - 0.5
+    matrix = np.zeros((size, out))
+    if cubic:
+        # Bicubic reads 4 taps clamped at the border, and keeps negative source positions.
+        base = np.floor(src).astype(np.int64)
+        weights = _cubic_weights(src - base)
+        for k in range(4):
+            np.add.at(matrix, (np.clip(base - 1 + k, 0, size - 1), np.arange(out)), weights[:, k])
+        return matrix
+    src = np.maximum(src, 0.0)
+    low = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    high = np.minimum(low + 1, size - 1)
+    frac = src - low
+    np.add.at(matrix, (low, np.arange(out)), 1.0 - frac)
+    np.add.at(matrix, (high, np.arange(out)), frac)
+    return matrix
+
+
+def _output_sizes(input, nd, size, scale_factor, recompute_scale_factor):
+    """``(sizes, scales)`` per spatial dim; ``scales`` are ``None`` where the kernel should
+    derive the step from the sizes."""
+    if size is not None and scale_factor is not None:
+        raise ValueError("interpolate: only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None:
+        raise ValueError("interpolate: either size or scale_factor should be defined")
+    spatial = input.shape[2:]
+    if size is not None:
+        sizes = (size,) * nd if isinstance(size, int) else tuple(size)
+        if len(sizes) != nd:
+            raise ValueError(
+                f"Input and output must have the same number of spatial dimensions, but got "
+                f"input with spatial dimensions of {list(spatial)} and output size of {size}. "
+                "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                "(o1, o2, ...,oK) format."
+            )
+        if recompute_scale_factor:
+            raise ValueError(
+                "recompute_scale_factor is not meaningful with an explicit size; pass "
+                "scale_factor instead"
+            )
+        return [int(s) for s in sizes], [None] * nd
+    scales = (scale_factor,) * nd if isinstance(scale_factor, (int, float)) else scale_factor
+    scales = tuple(float(s) for s in scales)
+    if len(scales) != nd:
+        raise ValueError(
+            f"Input and scale_factor must have the same number of spatial dimensions, but got "
+            f"input with spatial dimensions of {list(spatial)} and scale_factor of shape "
+            f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+            "scale_factor in (s1, s2, ...,sK) format."
+        )
+    sizes = [math.floor(n * s) for n, s in zip(spatial, scales)]
+    return sizes, [None] * nd if recompute_scale_factor else list(scales)
+
+
+def interpolate(
+    input: Tensor,
+    size=None,
+    scale_factor=None,
+    mode: str = "nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias: bool = False,
+) -> Tensor:
+    """Resample ``(N, C, *spatial)`` (1-3 spatial dims) to ``size`` or by ``scale_factor``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"interpolate(): argument 'input' must be a Tensor, not {type(input)}")
+    if mode not in _MODES:
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not one of {', '.join(_MODES)}")
+    if mode in ("nearest", "nearest-exact", "area"):
+        if align_corners is not None:
+            raise ValueError(
+                "align_corners option can only be set with the interpolating modes: "
+                "linear | bilinear | bicubic | trilinear"
+            )
+    elif align_corners is None:
+        align_corners = False
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported by leafgrad")
+    nd = input.dim() - 2
+    if nd not in (1, 2, 3) or (mode in _LINEAR_DIMS and _LINEAR_DIMS[mode] != nd):
+        needs = f"{_LINEAR_DIMS[mode] + 2}D" if mode in _LINEAR_DIMS else "3D, 4D or 5D"
+        raise NotImplementedError(
+            f"interpolate: got {input.dim()}D input, but mode {mode!r} needs {needs} input "
+            "(N, C, *spatial)"
+        )
+    sizes, scales = _output_sizes(input, nd, size, scale_factor, recompute_scale_factor)
+    if any(s <= 0 for s in sizes):
+        raise RuntimeError(
+            f"interpolate: input spatial size {list(input.shape[2:])} gives output size "
+            f"{sizes}; every output size must be positive"
+        )
+    if mode == "area":
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1]
+        return pool(input, sizes)
+    x = input
+    for j, (n, out, scale) in enumerate(zip(input.shape[2:], sizes, scales)):
+        dim = 2 + j
+        if mode in ("nearest", "nearest-exact"):
+            index = _nearest_index(n, out, scale, mode == "nearest-exact")
+            x = x.index_select(dim, _lg.tensor(index, dtype=_lg.int64))
+            continue
+        matrix = _linear_matrix(n, out, scale, align_corners, mode == "bicubic")
+        weights = _lg.tensor(matrix, dtype=input.dtype)
+        x = x.transpose(dim, -1).matmul(weights).transpose(dim, -1)
+    return x.contiguous()
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of ``interpolate`` (warns, as PyTorch does)."""
+    warnings.warn(
+        "nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(..., mode='nearest')``."""
+    warnings.warn(
+        "nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)``."""
+    warnings.warn(
+        "nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C r^2, H, W)`` -> ``(*, C, H r, W r)``."""
+    r = upscale_factor
+    if input.dim() < 3:
+        raise RuntimeError(
+            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+            f"{input.dim()} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *batch, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(
+            f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+            f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    nb = len(batch)
+    x = input.reshape(*batch, c // (r * r), r, r, h, w)
+    x = x.permute(*range(nb), nb, nb + 3, nb + 1, nb + 4, nb + 2)
+    return x.reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """``(*, C, H r, W r)`` -> ``(*, C r^2, H, W)``."""
+    r = downscale_factor
+    if input.dim() < 3:
+        raise RuntimeError(
+            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+            f"{input.dim()} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *batch, c, h, w = input.shape
+    if h % r or w % r:
+        raise RuntimeError(
+            f"pixel_unshuffle expects height and width ({h}, {w}) to be divisible by "
+            f"downscale_factor {r}"
+        )
+    nb = len(batch)
+    x = input.reshape(*batch, c, h // r, r, w // r, r)
+    x = x.permute(*range(nb), nb, nb + 2, nb + 4, nb + 1, nb + 3)
+    return x.reshape(*batch, c * r * r, h // r, w // r)
