@@ -3,6 +3,7 @@ broadcasting, permutations, joins, splits)."""
 
 import leafgrad as lg
 from leafgrad.ops.broadcast import sum_to
+from leafgrad.ops.diagonal_view import _diagonal_backward
 from leafgrad.ops.shape import _squeeze_dim
 
 from .optable import OpSample
@@ -39,6 +40,15 @@ SAMPLES = [
     S("unsqueeze", lambda x: x.unsqueeze(1), ((2, 3),)),
     S("unsqueeze", lambda x: x.unsqueeze(-1), ((2, 3),), id="unsqueeze-negative-end"),
     # permutations
+    # diagonal: a view; its adjoint puts a gradient back on the diagonal
+    S("diagonal", lambda x: x.diagonal(), ((3, 4),)),
+    S("diagonal", lambda x: x.diagonal(1, 2, 0), ((2, 3, 4),), id="diagonal-offset-dims"),
+    S("diagonal", lambda x: lg.diagonal(x, -1, -1, -2), ((2, 3, 3),), id="diagonal-negative"),
+    S(
+        "diagonal_backward",
+        lambda x: _diagonal_backward(x, input_sizes=(2, 3, 4), offset=-1, dim1=2, dim2=0),
+        ((3, 2),),
+    ),
     S("permute", lambda x: x.permute(2, 0, 1), ((2, 3, 4),)),
     S("permute", lambda x: x.permute((-1, 0, 1)), ((2, 3, 4),), id="permute-tuple-negative"),
     S("permute", lambda x: x.movedim(0, -1), ((2, 3, 4),), id="movedim"),
