@@ -15,6 +15,8 @@ inference mode) become ``_InvalidatedView``s whose grad_fn raises, as PyTorch's 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import _dtype
@@ -28,6 +30,7 @@ from ._optable import Generic, Linear
 from ._primitive import primitive
 from ._tangents import tangent_sum
 from .broadcast import sum_to
+from .slicing import _sequence_as_tuple
 
 _state = grad_mode._state
 
@@ -436,6 +439,15 @@ index_put = primitive(
 def setitem(self: Tensor, key, value) -> None:
     """``self[key] = value`` for every index kind ``__getitem__`` takes."""
     _check_target(self, "__setitem__")
+    if isinstance(key, list) and _sequence_as_tuple(key):
+        # the same legacy rule (and warning) as __getitem__: a short list of slices, None,
+        # ... or sequences is a tuple of indices, not one index array
+        warnings.warn(
+            "indexing with a non-tuple sequence of indices is deprecated; use x[tuple(seq)]",
+            UserWarning,
+            stacklevel=2,
+        )
+        key = tuple(key)
     if not isinstance(value, Tensor):
         value = _wrap(np.asarray(value, dtype=self._data.dtype))
     elif value._data.dtype != self._data.dtype:

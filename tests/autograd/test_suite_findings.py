@@ -4,6 +4,9 @@
 import os
 import subprocess
 import sys
+import warnings
+
+import pytest
 
 from ._helpers import assert_values
 
@@ -73,3 +76,45 @@ def test_importing_torch_autograd_gradcheck_keeps_the_function():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True"]
+
+
+# ----- x[[slice, slice, list]] = v: a short list of slices is a tuple, as for reading
+
+
+def test_assigning_through_a_list_of_slices_acts_as_a_tuple(torch):
+    x = torch.ones(3, 2, 4, requires_grad=True)
+    y = x * 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # both libraries call this form deprecated
+        y[[slice(None), slice(None), [1, 3]]] = 0.0
+        z = torch.zeros(6)
+        z[[[0, 4, 2]]] = 1.0
+    y.sum().backward()
+    assert_values(x.grad[2], [[2, 0, 2, 0], [2, 0, 2, 0]])
+    assert_values(y[0], [[2, 0, 2, 0], [2, 0, 2, 0]])
+    assert_values(z, [1, 0, 1, 0, 1, 0])
+
+
+# ----- gradcheck: a backward that differs between two runs is reported
+
+
+def _jittery(torch, jitter):
+    class Jittery(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * (1 + torch.rand_like(grad) * jitter)
+
+    return Jittery.apply
+
+
+def test_gradcheck_refuses_a_backward_that_is_not_reentrant(torch):
+    x = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(_jittery(torch, 0.0), (x,))
+    with pytest.raises(RuntimeError, match="Backward is not reentrant"):
+        torch.autograd.gradcheck(_jittery(torch, 1e-6), (x,))
+    assert not torch.autograd.gradcheck(_jittery(torch, 1e-6), (x,), raise_exception=False)
+    assert torch.autograd.gradcheck(_jittery(torch, 1e-6), (x,), nondet_tol=1e-4)
