@@ -117,6 +117,7 @@ from . import viz  # noqa: F401
 from . import optim  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import func  # noqa: F401
+from .func import vmap  # noqa: F401
 from . import nn  # noqa: F401
 from . import backends, cuda, version  # noqa: F401
 from ._threads import get_num_threads, set_num_threads  # noqa: F401

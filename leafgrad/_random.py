@@ -11,6 +11,8 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from ._batched import ACTIVE as _VMAP_LEVELS
+from ._batched import rewrap
 from ._factory import (
     _INT64_MIN,
     _UINT64_MAX,
@@ -44,8 +46,28 @@ def manual_seed(seed) -> np.random.Generator:
 seed = manual_seed
 
 
-def _generator(generator=None) -> np.random.Generator:
-    """The NumPy generator to draw from: ``generator``'s, or the global one."""
+_RANDOMNESS_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
+    "of vmap"
+)
+
+
+def _generator(generator=None, batched_draw: bool = False) -> np.random.Generator:
+    """The NumPy generator to draw from: ``generator``'s, or the global one.
+
+    Under vmap it checks the randomness mode: 'error' raises; 'different' needs a factory
+    that draws one sample per example (``batched_draw``, see ``_per_example``).
+    """
+    if _VMAP_LEVELS:
+        modes = {lv.randomness for lv in _VMAP_LEVELS}
+        if "error" in modes:
+            raise RuntimeError(_RANDOMNESS_ERROR)
+        if "different" in modes and not batched_draw:
+            raise RuntimeError(
+                "vmap: randomness='different' is supported for rand, randn, rand_like, "
+                "randn_like and dropout; use randomness='same' or draw outside vmap"
+            )
     if generator is None:
         return _rng[0]
     if isinstance(generator, Generator):
@@ -101,13 +123,28 @@ def _float_dtype(dtype, out, op: str) -> _dtype.dtype:
     return dt
 
 
+def _per_example(shape: tuple) -> tuple[tuple, tuple]:
+    """Under vmap with randomness='different': the shape to draw (one sample per example of
+    each such level, outermost first) and those levels (innermost first, for ``rewrap``)."""
+    levels = tuple(lv for lv in _VMAP_LEVELS if lv.randomness == "different")
+    return tuple(lv.size for lv in levels) + tuple(shape), tuple(
+        lv.level for lv in reversed(levels)
+    )
+
+
+def _batched_result(t: Tensor, levels: tuple) -> Tensor:
+    return rewrap(t, levels) if levels else t
+
+
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad: bool = False, pin_memory: bool = False, **kw) -> Tensor:  # fmt: skip
     """Uniform on [0, 1)."""
     shape = _size(size, kw.pop("size", None), "rand", kw)
     dt = _float_dtype(dtype, out, "rand")
-    data = _generator(generator).random(shape, dtype=np.float64).astype(dt.np)
-    return _finish(data, requires_grad, device, out)
+    rng = _generator(generator, batched_draw=out is None)
+    shape, levels = _per_example(shape)
+    data = rng.random(shape, dtype=np.float64).astype(dt.np)
+    return _batched_result(_finish(data, requires_grad, device, out), levels)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -115,8 +152,10 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     """Standard normal."""
     shape = _size(size, kw.pop("size", None), "randn", kw)
     dt = _float_dtype(dtype, out, "randn")
-    data = _generator(generator).standard_normal(shape).astype(dt.np)
-    return _finish(data, requires_grad, device, out)
+    rng = _generator(generator, batched_draw=out is None)
+    shape, levels = _per_example(shape)
+    data = rng.standard_normal(shape).astype(dt.np)
+    return _batched_result(_finish(data, requires_grad, device, out), levels)
 
 
 _FLOAT_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
@@ -176,7 +215,9 @@ def rand_like(
     shape, dt = _like(input, dtype, "rand_like")
     if not dt.is_floating_point:
         raise NotImplementedError(f"rand_like: only floating-point dtypes are supported, not {dt}")
-    return _finish(_generator().random(shape).astype(dt.np), requires_grad, device)
+    rng = _generator(batched_draw=True)
+    shape, levels = _per_example(shape)
+    return _batched_result(_finish(rng.random(shape).astype(dt.np), requires_grad, device), levels)
 
 
 def randn_like(
@@ -185,7 +226,10 @@ def randn_like(
     shape, dt = _like(input, dtype, "randn_like")
     if not dt.is_floating_point:
         raise NotImplementedError(f"randn_like: only floating-point dtypes are supported, not {dt}")
-    return _finish(_generator().standard_normal(shape).astype(dt.np), requires_grad, device)
+    rng = _generator(batched_draw=True)
+    shape, levels = _per_example(shape)
+    data = rng.standard_normal(shape).astype(dt.np)
+    return _batched_result(_finish(data, requires_grad, device), levels)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,

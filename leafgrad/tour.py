@@ -1,8 +1,9 @@
-"""A guided tour of leafgrad's autograd, following the spec tutorial step by step.
+"""A guided tour of leafgrad's autograd: leaves, .grad, retain_graph, create_graph.
 
     python -m leafgrad.tour
 
-Each step runs real leafgrad code and prints what it shows.
+Each step runs real leafgrad code and prints what it shows. The same walk-through with
+explanations and pictures of the graph is docs/guides/leaves-and-grads.md.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def main() -> None:
     print("leafgrad tour: PyTorch's leaf/grad semantics, on NumPy")
     for step in (leaves, inheritance, retention, retain_graph, create_graph, higher_order):
         step()
-    print("\nDone. See README.md for the test command and benchmarks.")
+    print("\nDone. docs/guides/leaves-and-grads.md explains each step, with pictures.")
 
 
 if __name__ == "__main__":

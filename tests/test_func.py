@@ -559,11 +559,6 @@ def test_errors_have_pytorchs_types(call):
     raises_like_pytorch(call)
 
 
-def test_vmap_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="vmap"):
-        leafgrad.func.vmap(leafgrad.sin)
-
-
 def test_func_is_importable_as_torch_func():
     import leafgrad as torch
     from leafgrad.func import grad, jacrev  # noqa: F401

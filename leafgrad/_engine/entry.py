@@ -7,6 +7,15 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._batched import (
+    BatchedTensor,
+    batch_map,
+    levels_of,
+    physical,
+    rewrap,
+    union_levels,
+    with_levels,
+)
 from .._exposure import public
 from .._tensor import Tensor, _wrap
 from .engine import execute
@@ -221,10 +230,10 @@ def grad(
             stacklevel=2,
         )
     if is_grads_batched:
-        raise NotImplementedError(
-            "autograd.grad: is_grads_batched=True needs vmap, which leafgrad lacks; "
-            "call grad once per row of grad_outputs instead"
-        )
+        return _grads_batched(
+            outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+            materialize_grads,
+        )  # fmt: skip
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     else:
@@ -233,6 +242,13 @@ def grad(
     _check_counts(outputs, grad_outputs, "autograd.grad")
     if retain_graph is None:
         retain_graph = create_graph
+    if any(type(o) is BatchedTensor for o in outputs) or any(
+        type(t) is BatchedTensor for t in input_tuple
+    ):
+        return _batched_grad(
+            outputs, grads, inputs, input_tuple, retain_graph, create_graph, allow_unused,
+            materialize_grads,
+        )  # fmt: skip
     roots, seeds = _roots(outputs, grads, "autograd.grad")
     edges = []
     for i, t in enumerate(input_tuple):
@@ -275,3 +291,75 @@ def tensor_backward(
 ) -> None:
     """Accumulate the gradient of this tensor into the leaves (Tensor.backward)."""
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _batched_grad(outputs, grads, inputs, input_tuple, retain_graph, create_graph, allow_unused,
+                  materialize_grads):  # fmt: skip
+    """autograd.grad under vmap: the graph was recorded on the batched tensors' values, so
+    differentiate the values, each output seeded with its gradient batched like it, and batch
+    the input gradients again. Each input must be batched at every level its outputs are
+    (what is differentiated is then one example's function of one example's input)."""
+    out_levels = union_levels(*outputs)
+    values, seeds = [], []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        levels = levels_of(o)
+        if g is not None and not set(levels_of(g)) <= set(levels):
+            raise RuntimeError(
+                f"autograd.grad: under vmap, the gradient for output {i} is batched at a vmap "
+                "level its output is not; batch the output too (e.g. compute it inside that vmap)"
+            )
+        values.append(physical(o))
+        seeds.append(None if g is None else physical(with_levels(g, levels)))
+    for i, t in enumerate(input_tuple):
+        missing = set(out_levels) - set(levels_of(t))
+        if missing and t._requires_grad:
+            raise RuntimeError(
+                f"autograd.grad: under vmap, input {i} is not batched at a vmap level the "
+                "outputs are batched at, so its per-example gradient is not defined; make the "
+                "input inside the vmapped function, or use leafgrad.func.grad / vjp"
+            )
+    result = grad(
+        tuple(values),
+        tuple(physical(t) for t in input_tuple),
+        tuple(seeds),
+        retain_graph=retain_graph,
+        create_graph=create_graph,
+        allow_unused=allow_unused,
+        materialize_grads=materialize_grads,
+    )
+    result = [None if g is None else rewrap(g, levels_of(t)) for g, t in zip(result, input_tuple)]
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
+    return tuple(result)
+
+
+def _grads_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                   materialize_grads):  # fmt: skip
+    """autograd.grad with is_grads_batched=True: dim 0 of every grad_output is a batch of
+    gradients, all sent back in one batched pass (as vmap over autograd.grad)."""
+    if grad_outputs is None:
+        raise RuntimeError("autograd.grad: is_grads_batched=True needs grad_outputs")
+    grad_outputs = _as_tuple(grad_outputs, "autograd.grad: grad_outputs")
+    batched = [i for i, g in enumerate(grad_outputs) if g is not None]
+    sizes = {grad_outputs[i].shape[0] if grad_outputs[i].dim() else None for i in batched}
+    if not batched or None in sizes or len(sizes) != 1:
+        raise RuntimeError(
+            "autograd.grad: with is_grads_batched=True every grad_output needs the same size "
+            f"in its first (batch) dim; got shapes {[list(grad_outputs[i].shape) for i in batched]}"
+        )
+    input_tuple = _inputs_tuple(inputs, "autograd.grad")
+
+    def one(*rows):
+        gos = list(grad_outputs)
+        for i, r in zip(batched, rows):
+            gos[i] = r
+        return grad(
+            outputs, input_tuple, tuple(gos), retain_graph=retain_graph,
+            create_graph=create_graph, allow_unused=allow_unused,
+            materialize_grads=materialize_grads,
+        )  # fmt: skip
+
+    result = batch_map(one, tuple(grad_outputs[i] for i in batched), sizes.pop())
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
+    return result

@@ -9,6 +9,8 @@ from __future__ import annotations
 import itertools
 import threading
 
+from .._batched import BatchedTensor, levels_of, rewrap
+
 
 class _State(threading.local):
     def __init__(self) -> None:
@@ -53,7 +55,11 @@ def tangent_of(tensor, level: int):
     tangents = tensor._tangents
     if tangents is None:
         return None
-    return tangents.get(level)
+    tangent = tangents.get(level)
+    if tangent is not None and type(tensor) is BatchedTensor:
+        # under vmap tangents live on the values: batch it as its tensor is batched
+        return rewrap(tangent, levels_of(tensor))
+    return tangent
 
 
 def set_tangent(tensor, level: int, tangent) -> None:

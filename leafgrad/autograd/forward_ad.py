@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .._batched import BatchedTensor, physical, rewrap, union_levels, with_levels
 from .._engine import forward as _forward
 from .._engine.grad_mode import _DecoratorContextManager
 from .._tensor import Tensor, _wrap
@@ -54,6 +55,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"make_dual expects two Tensors, got {type(tensor).__name__} and "
             f"{type(tangent).__name__}"
         )
+    if type(tensor) is BatchedTensor or type(tangent) is BatchedTensor:
+        return _make_batched_dual(tensor, tangent, level)
     if tensor._data.dtype.kind != "f":
         raise ValueError(f"make_dual: the primal must be floating point, got {tensor.dtype}")
     if tangent._data.shape != tensor._data.shape:
@@ -77,11 +80,30 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     return dual
 
 
+def _make_batched_dual(tensor: Tensor, tangent: Tensor, level: int) -> Tensor:
+    """make_dual under vmap: both batched alike, the dual made of their values."""
+    if tangent.shape != tensor.shape:
+        raise RuntimeError(
+            f"make_dual: the tangent's shape {list(tangent.shape)} must equal the primal's "
+            f"{list(tensor.shape)}"
+        )
+    levels = union_levels(tensor, tangent)
+    primal = physical(with_levels(tensor, levels))
+    tangent = physical(with_levels(tangent, levels))
+    return rewrap(make_dual(primal, tangent, level=level), levels)
+
+
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
     """``(primal, tangent)`` of ``tensor`` at the current level; the primal shares its data."""
     if not _forward.state.levels:
         return UnpackedDualTensor(tensor, None)
     level = _forward.current_level(level)
+    if type(tensor) is BatchedTensor:  # under vmap: unpack the values, batch the parts again
+        levels = union_levels(tensor)
+        primal, tangent = unpack_dual(physical(tensor), level=level)
+        return UnpackedDualTensor(
+            rewrap(primal, levels), None if tangent is None else rewrap(tangent, levels)
+        )
     tangent = _forward.tangent_of(tensor, level)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)

@@ -11,15 +11,18 @@ tuples count as tuples here (a list is an error), as in PyTorch.
 graph of the inputs (that require grad) so they can be differentiated again. ``strict=True``
 raises RuntimeError where a result would be independent of an input (zeros otherwise).
 
-leafgrad has no vmap: ``vectorize=True`` gives the same results by looping, one
-``autograd.grad`` call per output element (reverse mode) or one forward-mode JVP per input
-element (``strategy="forward-mode"``, which, as in PyTorch, requires ``vectorize=True``).
+``vectorize=True`` computes all rows of a Jacobian in one batched ``autograd.grad`` (reverse
+mode: the seeds are the rows of an identity matrix, batched as by vmap) or all columns in one
+batched forward-mode JVP (``strategy="forward-mode"``, which, as in PyTorch, requires
+``vectorize=True``); without it, one call per output element.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._batched import ACTIVE as _VMAP_LEVELS
+from .._batched import batch_map, requires_grad_leaf, with_levels
 from .._engine import forward as _forward
 from .._engine.entry import grad as _grad
 from .._engine.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
@@ -69,10 +72,14 @@ def _grad_preprocess(inputs: tuple, create_graph: bool, need_graph: bool) -> tup
     otherwise it is a detached copy that requires grad when ``need_graph``."""
     res = []
     for inp in inputs:
+        if _VMAP_LEVELS:  # batched at every level, for per-example gradients (as func.grad)
+            inp = with_levels(inp, tuple(lv.level for lv in reversed(_VMAP_LEVELS)))
         if create_graph and inp.requires_grad:
             res.append(inp.view_as(inp))
+        elif need_graph:
+            res.append(requires_grad_leaf(inp.detach()))
         else:
-            res.append(inp.detach().requires_grad_(need_graph))
+            res.append(inp.detach())
     return tuple(res)
 
 
@@ -316,7 +323,7 @@ def _check_strategy(strategy: str) -> None:
 
 
 def _jacfwd(func, inputs, strict: bool, vectorize: bool):
-    """The Jacobian by forward-mode AD: one JVP per input element (leafgrad has no vmap)."""
+    """The Jacobian by forward-mode AD: per input, one JVP batched over its elements."""
     if strict:
         raise RuntimeError(
             'jacobian: strict=True is not supported with strategy="forward-mode"; set '
@@ -328,40 +335,72 @@ def _jacfwd(func, inputs, strict: bool, vectorize: bool):
             'jacobian: strategy="forward-mode" (and a forward-mode outer Jacobian in hessian) '
             "is only implemented with vectorize=True, as in PyTorch"
         )
-    columns = None  # columns[i][j]: the tangents of output i, one per element of input j
+    columns = None  # columns[i][j]: output i's tangents, (n_j, *out_i.shape), n_j = numel(in_j)
     outputs = is_outputs_tuple = None
     for j, inp in enumerate(inputs):
-        for k in range(inp.numel()):
+        n = inp.numel()
+        if n == 0:
+            continue
+        seeds = _wrap(np.eye(n, dtype=inp._data.dtype).reshape((n,) + tuple(inp.shape)))
+
+        def column(tangent, j=j):
+            nonlocal is_outputs_tuple
             with fwAD.dual_level() as level:
                 duals = tuple(
-                    fwAD.make_dual(x, _one_hot(tuple(x.shape), k, x._data.dtype), level=level)
-                    if i == j
-                    else x
+                    fwAD.make_dual(x, tangent, level=level) if i == j else x
                     for i, x in enumerate(inputs)
                 )
                 is_outputs_tuple, dual_outputs = _as_tuple(
                     func(*duals), "outputs of the user-provided function", "jacobian"
                 )
             unpacked = _unpack(list(dual_outputs), level)
-            if columns is None:
-                outputs = tuple(p for p, _ in unpacked)
-                columns = [[[] for _ in inputs] for _ in outputs]
-            for i, (primal, tangent) in enumerate(unpacked):
-                columns[i][j].append(tangent if tangent is not None else _zeros_like(primal))
+            return tuple(_zeros_like(p) if t is None else t for p, t in unpacked) + tuple(
+                p for p, _ in unpacked
+            )
+
+        found = batch_map(column, (seeds,), n)
+        half = len(found) // 2
+        if columns is None:
+            outputs = tuple(p[0] for p in found[half:])  # any example's primal: all agree
+            columns = [[None for _ in inputs] for _ in outputs]
+        for i, t in enumerate(found[:half]):
+            columns[i][j] = t
     if columns is None:  # every input is empty: run func once for the output shapes
         is_outputs_tuple, outputs = _as_tuple(
             func(*inputs), "outputs of the user-provided function", "jacobian"
         )
-        columns = [[[] for _ in inputs] for _ in outputs]
+        columns = [[None for _ in inputs] for _ in outputs]
     # Lists, not tuples, where nesting survives: PyTorch's forward-mode result has them.
     jac = [
         [
-            _stack_columns(columns[i][j], tuple(out.shape), tuple(inp.shape), out)
+            _columns_to_jacobian(columns[i][j], tuple(out.shape), tuple(inp.shape), out)
             for j, inp in enumerate(inputs)
         ]
         for i, out in enumerate(outputs)
     ]
     return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _columns_to_jacobian(columns, out_shape: tuple, in_shape: tuple, like: Tensor) -> Tensor:
+    """``(n, *out_shape)`` tangents, one per input element, as the Jacobian ``out + in``."""
+    if columns is None:  # an empty input
+        return _wrap(np.zeros(out_shape + in_shape, dtype=like._data.dtype))
+    return columns.movedim(0, -1).reshape(out_shape + in_shape)
+
+
+def _vectorized_rows(out: Tensor, inputs: tuple, create_graph: bool) -> list:
+    """All rows of d out / d inputs at once: one autograd.grad batched over the rows of an
+    identity (None where an input is unreached)."""
+    n, shape = out.numel(), tuple(out.shape)
+    if n == 0:
+        return [None] * len(inputs)
+    seeds = _wrap(np.eye(n, dtype=out._data.dtype).reshape((n,) + shape))
+    grads = batch_map(
+        lambda seed: _autograd_grad((out,), inputs, (seed,), create_graph, retain_graph=True),
+        (seeds,),
+        n,
+    )
+    return [None if g is None else g.reshape(shape + tuple(x.shape)) for g, x in zip(grads, inputs)]
 
 
 def jacobian(
@@ -377,7 +416,7 @@ def jacobian(
     A Tensor in and out gives one Tensor; a tuple on either side adds that level of tuple.
     ``strategy="forward-mode"`` (needs ``vectorize=True``; not with ``create_graph`` or
     ``strict``) uses one forward-mode JVP per input element; the default uses one
-    ``autograd.grad`` per output element. ``vectorize=True`` loops too: leafgrad has no vmap.
+    ``autograd.grad`` per output element, or with ``vectorize=True`` one batched over them.
     """
     _check_strategy(strategy)
     if strategy == "forward-mode":
@@ -404,6 +443,17 @@ def jacobian(
 
         jac = []
         for i, out in enumerate(outputs):
+            if vectorize:
+                blocks = _vectorized_rows(out, inputs, create_graph)
+                jac.append(
+                    tuple(
+                        _wrap(np.zeros(tuple(out.shape) + tuple(x.shape), x._data.dtype))
+                        if b is None
+                        else b
+                        for b, x in zip(blocks, inputs)
+                    )
+                )
+                continue
             rows = [[] for _ in inputs]
             out_shape = tuple(out.shape)
             for k in range(out.numel()):
@@ -469,7 +519,7 @@ def hessian(
     def jac_func(*inp):
         if outer_jacobian_strategy == "forward-mode":
             # The inner jacobian keeps an input connected only if it requires grad.
-            inp = tuple(t.requires_grad_(True) for t in inp)
+            inp = tuple(requires_grad_leaf(t) for t in inp)
         jac = jacobian(ensure_single_output_function, inp, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
         return jac

@@ -227,6 +227,10 @@ def gradcheck(
                     f"(eps={eps}, atol={atol}, rtol={rtol}); rerun with fast_mode=False to "
                     "see the whole Jacobians",
                 )
+        if check_batched_grad and check_backward_ad:
+            problem = _batched_grad_problem(func, inputs, wrt, outputs, atol, rtol)
+            if problem is not None:
+                return _fail(raise_exception, problem)
         return True
     numerical = _numerical_jacobian(func, inputs, wrt, eps, outputs)
     analyticals = []
@@ -253,7 +257,43 @@ def gradcheck(
                         f"input {i}:\nnumerical:\n{n}\nanalytical:\n{a}\n"
                         f"(eps={eps}, atol={atol}, rtol={rtol})",
                     )
+    if check_batched_grad and check_backward_ad:
+        problem = _batched_grad_problem(func, inputs, wrt, outputs, atol, rtol)
+        if problem is not None:
+            return _fail(raise_exception, problem)
     return True
+
+
+def _batched_grad_problem(func, inputs, wrt, outputs, atol, rtol) -> str | None:
+    """What is wrong with gradients for a batch of grad_outputs (is_grads_batched=True, as
+    vmap over autograd.grad) compared with one autograd.grad per grad_output; None if nothing."""
+    results = _as_tuple(func(*inputs))
+    outs = [results[j] for j in outputs]
+    targets = [inputs[i] for i in wrt]
+    rng = np.random.default_rng(0)
+    batch = 2
+    gos = [
+        _wrap(rng.standard_normal((batch,) + tuple(o.shape)).astype(o._data.dtype)) for o in outs
+    ]
+    try:
+        batched = _grad(
+            outs, targets, gos, retain_graph=True, allow_unused=True, is_grads_batched=True
+        )
+    except RuntimeError as exc:
+        return f"gradcheck: while computing batched gradients, got: {exc}"
+    for b in range(batch):
+        expected = _grad(outs, targets, [g[b] for g in gos], retain_graph=True, allow_unused=True)
+        for i, got, want in zip(wrt, batched, expected):
+            got = np.zeros(inputs[i].shape) if got is None else got[b].detach().numpy()
+            want = np.zeros(inputs[i].shape) if want is None else want.detach().numpy()
+            if not np.allclose(got, want, rtol=rtol, atol=atol):
+                return (
+                    f"gradcheck: for input {i}, the batched gradient (is_grads_batched=True) of "
+                    f"example {b} does not match the unbatched one:\nbatched:\n{got}\n"
+                    f"unbatched:\n{want}\nA batching rule of an op used by the function (or "
+                    "a custom Function's backward) is likely wrong"
+                )
+    return None
 
 
 def gradgradcheck(
@@ -306,5 +346,6 @@ def gradgradcheck(
         raise_exception=raise_exception,
         check_forward_ad=check_fwd_over_rev,
         check_backward_ad=check_rev_over_rev,
+        check_batched_grad=check_batched_grad,
         fast_mode=fast_mode,
     )

@@ -122,7 +122,11 @@ def collapsed(func, x: Tensor, weights=None):
 
 
 def laplacian(func, x: Tensor):
-    """``(u, grad_u, laplacian_u)`` of a row-wise ``func`` at points ``x`` (N, d)."""
+    """``(u, grad_u, laplacian_u)`` of a row-wise ``func`` at points ``x`` (N, d).
+
+    For ``u`` of shape (N, m): ``grad_u`` is (N, m, d) and ``laplacian_u`` (N, m); for ``u``
+    of shape (N,): (N, d) and (N,). All three keep their graph for ``backward()``.
+    """
     return collapsed(func, x, None)
 
 

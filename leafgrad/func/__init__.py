@@ -1,5 +1,5 @@
 """Function transforms in the style of ``torch.func``: grad, grad_and_value, vjp, jvp, jacrev,
-jacfwd, hessian.
+jacfwd, hessian, vmap.
 
     from leafgrad.func import grad, jacrev, jacfwd, hessian
     d2f = grad(grad(f))(x)                 # second derivative of a scalar function
@@ -15,18 +15,21 @@ compose with ``backward``/``autograd.grad`` on the results.
 
 Differences from ``torch.func``:
 
-- ``vmap`` is out of scope: leafgrad has no batching transform, and ``vmap`` raises
-  NotImplementedError. Jacobians are therefore built by loops, one backward pass per output
-  element (``jacrev``) or one forward-mode JVP per input element (``jacfwd``);
-  ``jacrev``'s ``chunk_size`` and ``jacfwd``'s ``randomness`` are accepted and ignored.
+- ``vmap`` (``_vmap.py``) batches by running the function once on BatchedTensors, as
+  PyTorch's does, and composes with the other transforms in both orders. Jacobians are
+  still built by loops inside the transforms, one backward pass per output element
+  (``jacrev``) or one forward-mode JVP per input element (``jacfwd``), each on the whole
+  batch under vmap; ``jacrev``'s ``chunk_size`` and ``jacfwd``'s ``randomness`` are accepted
+  and ignored.
 - Forward-mode transforms (``jvp``, ``jacfwd``, ``hessian``) need a JVP rule for every op
   the function uses.
 """
 
-from ._functional_call import functional_call
-from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp, vmap
+from ._functional_call import functional_call, stack_module_state
+from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
+from ._vmap import vmap
 
 __all__ = [
     "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp",
-    "vmap",
+    "vmap", "stack_module_state",
 ]  # fmt: skip

@@ -1,6 +1,9 @@
-"""``functional_call``: run a module with some parameters and buffers swapped for given tensors."""
+"""``functional_call``: run a module with some parameters and buffers swapped for given tensors;
+``stack_module_state``: the stacked state of several modules, for ensembling with vmap."""
 
 from __future__ import annotations
+
+from ..ops.joining import stack
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
@@ -46,3 +49,33 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     finally:
         for table, attr, original in reversed(swapped):
             table[attr] = original
+
+
+def stack_module_state(models) -> tuple[dict, dict]:
+    """``(params, buffers)``: each named parameter and buffer of ``models`` (modules of one
+    kind) stacked along a new dim 0, for ensembling with ``vmap(..., in_dims=(0, 0, None))``.
+
+    The stacked parameters are new leaves that require grad where the originals did.
+    """
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    kinds = {type(m) for m in models}
+    if len(kinds) != 1:
+        raise RuntimeError(
+            "stack_module_state: Expected all models to be of the same class, got: "
+            f"{sorted(k.__name__ for k in kinds)}"
+        )
+    if len({m.training for m in models}) != 1:
+        raise RuntimeError(
+            "stack_module_state: Expected all models to have the same training/eval mode."
+        )
+    params = {}
+    for name, p in models[0].named_parameters():
+        stacked = stack([dict(m.named_parameters())[name].detach() for m in models])
+        params[name] = stacked.requires_grad_(p.requires_grad)
+    buffers = {
+        name: stack([dict(m.named_buffers())[name] for m in models])
+        for name, _ in models[0].named_buffers()
+    }
+    return params, buffers

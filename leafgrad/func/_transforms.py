@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import functools
 
+from .._batched import ACTIVE as _VMAP_LEVELS
+from .._batched import physical, requires_grad_leaf, with_levels
 from .._engine.entry import grad as _autograd_grad
 from .._engine.grad_mode import enable_grad, is_grad_enabled
 from .._tensor import Tensor, _zeros_like
@@ -113,12 +115,18 @@ class _Level:
         self.leaves: list = []  # the detached copies this level made (not outside tensors)
 
     def wrap(self, x: Tensor) -> Tensor:
-        """A new Tensor object for argument ``x`` that requires grad (call under enable_grad)."""
+        """A new Tensor object for argument ``x`` that requires grad (call under enable_grad).
+
+        Under vmap the copy is batched at every active level, so that its gradient is the
+        per-example gradient even where ``x`` itself is the same for every example.
+        """
         _check_leaf(x)
+        if _VMAP_LEVELS:
+            x = with_levels(x, tuple(lv.level for lv in reversed(_VMAP_LEVELS)))
         if x.requires_grad:
             return x.view_as(x)  # a new object that stays in the caller's graph
-        leaf = _detach_keeping_tangents(x).requires_grad_()
-        self.leaves.append(leaf)
+        leaf = requires_grad_leaf(_detach_keeping_tangents(x))
+        self.leaves.append(physical(leaf))
         return leaf
 
     def reaches_outside(self, t: Tensor) -> bool:
@@ -127,7 +135,7 @@ class _Level:
             return False
         own = {id(leaf) for leaf in self.leaves}
         if t.grad_fn is None:
-            return id(t) not in own
+            return id(physical(t)) not in own
         stack, seen = [t.grad_fn], set()
         while stack:
             node = stack.pop()
@@ -392,8 +400,8 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size: int | None = N
 def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error"):
     """``func`` -> its Jacobian by forward mode: one JVP per element of the selected inputs.
 
-    Same layout as ``jacrev``. ``randomness`` is accepted for compatibility (it matters only
-    under vmap, which leafgrad does not have).
+    Same layout as ``jacrev``. ``randomness`` is accepted for compatibility: leafgrad's
+    jacfwd runs ``func`` once per column rather than under a vmap of its own.
     """
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(
@@ -462,12 +470,3 @@ def hessian(func, argnums=0):
     """``func`` -> its Hessian, ``jacfwd(jacrev(func, argnums), argnums)`` (forward over
     reverse), as in ``torch.func.hessian``."""
     return jacfwd(jacrev(func, argnums), argnums)
-
-
-def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
-    """Not available: leafgrad has no batching transform."""
-    raise NotImplementedError(
-        "leafgrad.func.vmap is not implemented: leafgrad has no batching transform. Loop over "
-        "the batch and stack the results (leafgrad.stack([f(x) for x in xs])), or write f to "
-        "take the batch dimension directly."
-    )

@@ -25,6 +25,25 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+_SCALAR_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+                      "int32": "Int", "int64": "Long"}  # fmt: skip
+
+
+def _check_kernel_dtype(name: str, input: Tensor, *, integers=False, error=NotImplementedError):
+    """Refuse the dtypes PyTorch has no kernel for: all but floating point (``integers``: bool).
+
+    Raises ``error``, PyTorch's exception type for that op (NotImplementedError for most).
+    """
+    if input.is_floating_point() or (integers and input.dtype != _lg.bool):
+        return
+    kind = _SCALAR_TYPE_NAMES.get(str(input.dtype).removeprefix("torch."), str(input.dtype))
+    wanted = "numeric" if integers else "floating-point"
+    raise error(
+        f"{name}: not implemented for '{kind}' inputs, as in PyTorch; it takes {wanted} "
+        f"tensors (convert with .float())"
+    )
+
+
 def _recorded(x: Tensor) -> Tensor:
     """``x`` itself, through an op whose backward is recorded as a function of ``x``.
 
@@ -39,43 +58,52 @@ def _recorded(x: Tensor) -> Tensor:
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    _check_kernel_dtype("relu", input, integers=True, error=RuntimeError)
     return _lg.relu(input)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    _check_kernel_dtype("leaky_relu", input)
     return _lg.leaky_relu(input, negative_slope)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    _check_kernel_dtype("elu", input)
     return _lg.elu(input, alpha)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
+    _check_kernel_dtype("selu", input)
     return _lg.elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    _check_kernel_dtype("celu", input)
     if alpha == 0:
         raise RuntimeError("celu: alpha must not be 0 (the input is divided by it)")
     return _lg.elu(input / alpha) * alpha
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    _check_kernel_dtype("gelu", input)
     return _lg.gelu(input, approximate=approximate)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    _check_kernel_dtype("silu", input)
     return _lg.silu(input)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
+    _check_kernel_dtype("mish", input)
     return input * _lg.tanh(_lg.softplus(input))
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    _check_kernel_dtype("softplus", input)
     return _lg.softplus(input, beta, threshold)
 
 
@@ -90,11 +118,13 @@ def tanh(input: Tensor) -> Tensor:
 def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))``, as PyTorch computes it: ``min(x, 0) - log1p(exp(-|x|))``
     (no overflow for large ``|x|``)."""
+    _check_kernel_dtype("logsigmoid", input)
     return _lg.minimum(input, _lg.zeros_like(input)) - _lg.log1p(_lg.exp(-_lg.abs(input)))
 
 
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``."""
+    _check_kernel_dtype("softsign", input, integers=True)
     return input / (_lg.abs(input) + 1)
 
 
@@ -105,6 +135,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
+    _check_kernel_dtype("threshold", input, integers=True)
     return _lg.where(input > threshold, _recorded(input), value)
 
 
@@ -112,8 +143,11 @@ def hardtanh(
     input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
 ) -> Tensor:
     """``clamp(x, min_val, max_val)`` with gradient 0 at the bounds, as PyTorch's."""
+    _check_kernel_dtype("hardtanh", input, integers=True, error=RuntimeError)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if not input.is_floating_point():  # integers stay integers, as in PyTorch
+        return _lg.clamp(input, min_val, max_val).to(input.dtype)
     inside = _lg.where(input < max_val, _recorded(input), max_val)
     return _lg.where(input > min_val, inside, min_val)
 
@@ -125,23 +159,27 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``0`` below -3, ``1`` above 3, ``(x + 3) / 6`` between."""
+    _check_kernel_dtype("hardsigmoid", input)
     inside = _lg.where(input < 3, (_recorded(input) + 3) / 6, 1.0)
     return _lg.where(input > -3, inside, 0.0)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * hardsigmoid(x)``; its derivative is 0 at -3 and 1 at 3, as PyTorch's."""
+    _check_kernel_dtype("hardswish", input)
     inside = _lg.where(input < 3, input * (input + 3) / 6, _recorded(input))
     return _lg.where(input > -3, inside, 0.0)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``0`` on ``[-lambd, lambd]``, else ``x``."""
+    _check_kernel_dtype("hardshrink", input)
     return _lg.where((input >= -lambd) & (input <= lambd), 0.0, _recorded(input))
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    _check_kernel_dtype("softshrink", input)
     if lambd < 0:
         raise RuntimeError(f"softshrink: lambda must be at least 0, but found {lambd}")
     x = _recorded(input)
@@ -152,6 +190,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, else ``weight * x``; ``weight`` has 1 or ``C`` (dim 1) elements."""
+    _check_kernel_dtype("prelu", input, error=RuntimeError)
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu(): argument 'weight' must be a Tensor, not {type(weight).__name__}")
     if weight.dim() > 1:
@@ -178,6 +217,7 @@ def rrelu(
 ) -> Tensor:
     """Leaky ReLU with slope ``U(lower, upper)`` per element while training, else the mean
     slope ``(lower + upper) / 2``. The slopes come from leafgrad's generator."""
+    _check_kernel_dtype("rrelu", input)
     if not training:
         return _lg.leaky_relu(input, (lower + upper) / 2)
     slope = _lg.rand(*input.shape, dtype=input.dtype) * (upper - lower) + lower
@@ -187,6 +227,7 @@ def rrelu(
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """``a * sigmoid(b)`` where ``a, b`` are the halves of ``input`` along ``dim``."""
+    _check_kernel_dtype("glu", input)
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     size = input.shape[dim]

@@ -26,6 +26,8 @@ from dataclasses import replace
 import numpy as np
 
 from .. import _dtype
+from .._batched import ACTIVE as _VMAP_LEVELS
+from .._batched import BatchedTensor
 from .._engine import grad_mode
 from .._engine.anomaly import record_creation as _record_creation
 from .._engine.anomaly import state as _anomaly
@@ -34,6 +36,7 @@ from .._engine.forward import state as _forward_state
 from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
 from .._tensor import Tensor, _wrap
 from . import _jets, _optable
+from ._batching_table import batch_call
 from ._inputs import _broadcast_error, _check_args, _promote, _quietly
 from ._optable import (
     Bilinear,
@@ -272,6 +275,10 @@ def _build(prim: Primitive):
     promote = dtype_rule in ("promote", "float")
 
     def op(*args, **params):
+        if _VMAP_LEVELS:
+            for a in args:
+                if type(a) is BatchedTensor:
+                    return batch_call(op, args, params)
         if params and "out" in params:  # out=: written into a given tensor, not recorded
             out = params.pop("out")
             if out is not None:

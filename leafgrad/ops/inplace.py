@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._batched import BatchedTensor, levels_of, physical, with_levels
 from .._engine import grad_mode
 from .._engine.hooks import move_retain_grad
 from .._engine.saved import before_write, write_watchers
@@ -251,6 +252,8 @@ def _detach_saved_target(out: Tensor, target: Tensor) -> None:
 
 def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
     """Write ``out`` into ``target`` and give ``target`` its history; returns ``target``."""
+    if type(target) is BatchedTensor or type(out) is BatchedTensor:
+        return _apply_inplace_batched(target, out, op)
     out = _fit_to_target(target, out, op)
     if target._view_meta is not None and _state.enabled and out._requires_grad:
         raise _view_write_error(target, op)  # another input requires grad, not the view
@@ -275,6 +278,24 @@ def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
             _rebase_view(target, target._base, out, recording)
     if len(counter) > 1:
         refresh_views(counter)
+    return target
+
+
+def _apply_inplace_batched(target: Tensor, out: Tensor, op: str) -> Tensor:
+    """Under vmap: write the values, each batched alike (PyTorch refuses to write a batched
+    result into a tensor that is not batched at that level: it has room for one example)."""
+    levels = levels_of(target)
+    extra = set(levels_of(out)) - set(levels)
+    if extra:
+        raise RuntimeError(
+            f"vmap: {op}(self, *extra_args) is not possible because self is not batched at a "
+            "vmap level its result is (its result would need one value per example, but self "
+            f"has room for one: shape {list(target.shape)}). Use the out-of-place op, or make "
+            "self batched (e.g. self = self.expand(...) of a batched tensor, or clone() inside "
+            "the vmapped function from a batched value)"
+        )
+    out = _fit_to_target(target, out, op)
+    apply_inplace(physical(target), physical(with_levels(out, levels)), op)
     return target
 
 

@@ -16,6 +16,7 @@ from collections import namedtuple
 import numpy as np
 import scipy.linalg as sl
 
+from .._batched import all_values, map_values
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from . import _matrices as mx
@@ -122,7 +123,14 @@ def _lu_tangent(P: Tensor, L: Tensor, U: Tensor, dA: Tensor):
 
 
 def _P(piv: Tensor, A: Tensor) -> Tensor:
-    return _wrap(_permutations(piv._data, A._data.shape[-2], A._data.dtype))
+    m, dtype = A._data.shape[-2], A._data.dtype
+    return map_values(lambda p: _permutations(p, m, dtype), piv)
+
+
+def _P_of(A: Tensor) -> Tensor:
+    """The permutation of A's LU factorization (batched like A under vmap)."""
+    m = A._data.shape[-2]
+    return map_values(lambda a: _permutations(_getrf(a)[1], m, a.dtype), A)
 
 
 # ----- lu_factor -----
@@ -169,16 +177,17 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
     and info (int32; ``k > 0``: ``U[k-1, k-1]`` is zero)."""
     _check_lu("linalg.lu_factor_ex", A, pivot)
     LU, pivots, info = _lu_factor_ex(A)
-    if check_errors and info._data.any():
-        raise mx.failure("linalg.lu_factor_ex", info._data, lambda i: f"U[{i},{i}] is zero")
+    if check_errors and all_values(info).any():
+        raise mx.failure("linalg.lu_factor_ex", all_values(info), lambda i: f"U[{i},{i}] is zero")
     return _LUFactorEx(LU, pivots, info)
 
 
 def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
     """``(LU, pivots)`` of ``lu_factor_ex``; RuntimeError if U has a zero on its diagonal."""
     LU, pivots, info = lu_factor_ex(A, pivot=pivot)
-    if info._data.any():
-        i = int(info._data.reshape(-1)[np.flatnonzero(info._data)[0]])
+    infos = all_values(info)
+    if infos.any():
+        i = int(infos.reshape(-1)[np.flatnonzero(infos)[0]])
         raise RuntimeError(
             f"linalg.lu_factor: U[{i},{i}] is zero and lu_solve would divide by it; "
             "linalg.lu or linalg.lu_factor_ex factor anyway"
@@ -198,12 +207,12 @@ def _lu_forward(a):
 
 
 def _lu_vjp(grads, A, *, result, needs):
-    P = _wrap(_permutations(_getrf(A._data)[1], A._data.shape[-2], A._data.dtype))
+    P = _P_of(A)
     return [_lu_grad(P, *result, *grads)]
 
 
 def _lu_jvp(tA, A, *, result):
-    P = _wrap(_permutations(_getrf(A._data)[1], A._data.shape[-2], A._data.dtype))
+    P = _P_of(A)
     return _lu_tangent(P, *result, tA)
 
 
@@ -224,7 +233,7 @@ def linalg_lu(A: Tensor, *, pivot: bool = True, out=None):
     """``(P, L, U)`` with ``A = P L U``: P (*, m, m) a permutation (no gradient), L
     (*, m, k) unit lower triangular, U (*, k, n) upper, k = min(m, n)."""
     _check_lu("linalg.lu", A, pivot)
-    P = _wrap(_permutations(_getrf(A._data)[1], A._data.shape[-2], A._data.dtype))
+    P = _P_of(A)
     return _LU(P, *_lu(A))
 
 
@@ -236,8 +245,7 @@ def lu_unpack(
     mx.check_matrix("lu_unpack", LU_data, "LU_data")
     empty = _wrap(np.empty((0,), LU_data._data.dtype))
     L, U = _unpack(LU_data) if unpack_data else (empty, empty)
-    m = LU_data._data.shape[-2]
-    P = _wrap(_permutations(LU_pivots._data, m, LU_data._data.dtype)) if unpack_pivots else empty
+    P = _P(LU_pivots, LU_data) if unpack_pivots else empty
     return _LUUnpack(P, L, U)
 
 

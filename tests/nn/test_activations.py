@@ -219,3 +219,48 @@ def test_logsigmoid_is_finite_far_out():
         lg.autograd.grad(out_ours.sum(), x_ours)[0],
         torch.autograd.grad(out_theirs.sum(), x_theirs)[0],
     )
+
+
+# What PyTorch does with bool and int64 inputs: its kernels exist for floating types only,
+# except as listed; "keep" means the integer dtype is kept.
+_FLOAT_ONLY = ["gelu", "silu", "elu", "celu", "softplus", "mish", "selu", "leaky_relu",
+               "hardswish", "hardsigmoid", "logsigmoid", "softshrink", "hardshrink", "rrelu",
+               "glu"]  # fmt: skip
+_INTEGER_INPUTS = [(name, "bool", NotImplementedError) for name in _FLOAT_ONLY] + [
+    (name, "int64", NotImplementedError) for name in _FLOAT_ONLY
+] + [
+    ("relu", "bool", RuntimeError), ("relu", "int64", "keep"),
+    ("relu6", "bool", RuntimeError), ("relu6", "int64", "keep"),
+    ("hardtanh", "bool", RuntimeError), ("hardtanh", "int64", "keep"),
+    ("prelu", "bool", RuntimeError), ("prelu", "int64", RuntimeError),
+    ("threshold", "bool", NotImplementedError), ("threshold", "int64", "keep"),
+    ("softsign", "bool", NotImplementedError), ("softsign", "int64", "float32"),
+    ("sigmoid", "int64", "float32"), ("tanh", "bool", "float32"),
+]  # fmt: skip
+
+
+def _call(m, name, x):
+    f = m.nn.functional
+    if name == "prelu":
+        return f.prelu(x, m.tensor([0.25]))
+    if name == "threshold":
+        return f.threshold(x, 0.5, 0)
+    if name == "glu":
+        return f.glu(m.cat([x, x]))
+    return getattr(f, name)(x)
+
+
+@pytest.mark.parametrize(("name", "dtype", "expected"), _INTEGER_INPUTS)
+def test_integer_and_bool_inputs_are_refused_or_kept_as_pytorch(name, dtype, expected):
+    outs = []
+    for m in (lg, torch):
+        x = m.tensor([3, 0, -2, 1]) if dtype == "int64" else m.tensor([True, False, True, True])
+        if isinstance(expected, type):
+            with pytest.raises(expected):
+                _call(m, name, x)
+            continue
+        out = _call(m, name, x)
+        assert out.dtype == (x.dtype if expected == "keep" else m.float32), (m, out.dtype)
+        outs.append(out.tolist())
+    if outs:
+        np.testing.assert_allclose(outs[0], outs[1], rtol=1e-6)
