@@ -344,6 +344,7 @@ def gradgradcheck(
         atol=atol,
         rtol=rtol,
         raise_exception=raise_exception,
+        nondet_tol=nondet_tol,
         check_forward_ad=check_fwd_over_rev,
         check_backward_ad=check_rev_over_rev,
         check_batched_grad=check_batched_grad,

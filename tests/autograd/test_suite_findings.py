@@ -118,3 +118,44 @@ def test_gradcheck_refuses_a_backward_that_is_not_reentrant(torch):
         torch.autograd.gradcheck(_jittery(torch, 1e-6), (x,))
     assert not torch.autograd.gradcheck(_jittery(torch, 1e-6), (x,), raise_exception=False)
     assert torch.autograd.gradcheck(_jittery(torch, 1e-6), (x,), nondet_tol=1e-4)
+
+
+def _jittery_twice(torch):
+    """Identity whose backward (itself, for double backward) scales by 1 + 1e-12 * noise."""
+
+    class Jittery(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return Jittery.apply(grad) * (1 + torch.rand_like(grad) * 1e-12)
+
+    return Jittery.apply
+
+
+def test_gradgradcheck_passes_nondet_tol_on(torch):
+    x = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Backward is not reentrant"):
+        torch.autograd.gradgradcheck(_jittery_twice(torch), (x,))
+    assert torch.autograd.gradgradcheck(_jittery_twice(torch), (x,), nondet_tol=1e-6)
+
+
+# ----- chain_matmul: deprecated in PyTorch but still there
+
+
+def test_chain_matmul_multiplies_matrices_and_warns(torch):
+    a = torch.arange(6.0, dtype=torch.float64).reshape(2, 3).requires_grad_()
+    b = torch.arange(12.0, dtype=torch.float64).reshape(3, 4).requires_grad_()
+    c = torch.ones(4, 2, dtype=torch.float64, requires_grad=True)
+    with pytest.warns(UserWarning, match="deprecated"):
+        p = torch.chain_matmul(a, b, c)
+    assert_values(p, ((a @ b) @ c).detach())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert torch.autograd.gradcheck(torch.chain_matmul, (a, b, c))
+        one = torch.chain_matmul(a)
+        assert_values(one, a.detach())
+        with pytest.raises(RuntimeError):
+            torch.chain_matmul(torch.ones(3))
