@@ -335,6 +335,15 @@ def _backward_of_view(op, args, params, level):
     return _out(op(g._value, **new), level)
 
 
+def _diagonal_backward(op, args, params, level):
+    """diagonal_backward: the example's sizes and dims, with the batch dim in front."""
+    g = args[0]
+    sizes = (g._value.shape[0],) + tuple(params["input_sizes"])
+    new = {**params, "input_sizes": sizes, "dim1": _shift(params["dim1"])}
+    new["dim2"] = _shift(params["dim2"])
+    return _out(op(g._value, **new), level)
+
+
 def _gather(op, args, params, level):
     x = args[0]
     index = params["index"]

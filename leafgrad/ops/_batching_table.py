@@ -15,6 +15,7 @@ from .._batched import BatchedTensor
 from ._batching import (
     _addmm,
     _backward_of_view,
+    _diagonal_backward,
     _einsum,
     _flat_index,
     _flattened,
@@ -108,6 +109,8 @@ def rules() -> dict:
     ):  # fmt: skip
         RULES[_key] = _with_dims("dim", "dims")
     RULES["transpose.int"] = _with_dims("dim0", "dim1")
+    RULES["diagonal"] = _with_dims("dim1", "dim2")
+    RULES["diagonal_backward"] = _diagonal_backward
     RULES["unsqueeze"] = _unsqueeze
     RULES["argmax"] = RULES["argmin"] = _flat_index
     RULES["max"] = RULES["min"] = _full_extreme
