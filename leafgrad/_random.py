@@ -24,7 +24,8 @@ from ._factory import (
     _size,
     _size_tuple,
 )
-from ._tensor import Tensor, check_device
+from ._memory_format import like_in_format
+from ._tensor import CPU, Tensor, check_device
 from ._tensor import device as device_type
 
 _rng = [np.random.default_rng()]
@@ -217,7 +218,10 @@ def rand_like(
         raise NotImplementedError(f"rand_like: only floating-point dtypes are supported, not {dt}")
     rng = _generator(batched_draw=True)
     shape, levels = _per_example(shape)
-    return _batched_result(_finish(rng.random(shape).astype(dt.np), requires_grad, device), levels)
+    data = rng.random(shape).astype(dt.np)
+    if not levels:  # under vmap the draw has the examples' dims: no layout of the input's
+        data = like_in_format(data, input._data, memory_format, "rand_like")
+    return _batched_result(_finish(data, requires_grad, device or CPU), levels)
 
 
 def randn_like(
@@ -229,7 +233,9 @@ def randn_like(
     rng = _generator(batched_draw=True)
     shape, levels = _per_example(shape)
     data = rng.standard_normal(shape).astype(dt.np)
-    return _batched_result(_finish(data, requires_grad, device), levels)
+    if not levels:  # under vmap the draw has the examples' dims: no layout of the input's
+        data = like_in_format(data, input._data, memory_format, "randn_like")
+    return _batched_result(_finish(data, requires_grad, device or CPU), levels)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
@@ -240,7 +246,13 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     low, high = _int_arg(low, "randint_like", "low"), _int_arg(high, "randint_like", "high")
     shape, dt = _like(input, dtype, "randint_like")
     _check_random_range(low, high, dt, "randint_like")
-    return _finish(_generator().integers(low, high, shape).astype(dt.np), requires_grad, device)
+    data = like_in_format(
+        _generator().integers(low, high, shape).astype(dt.np),
+        input._data,
+        memory_format,
+        "randint_like",
+    )
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,

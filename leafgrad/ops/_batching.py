@@ -159,6 +159,15 @@ def _new_shape(op, args, params, level):
     return _out(op(value, shape=(value.shape[0],) + shape), level)
 
 
+def _diagonal_backward(op, args, params, level):
+    """The adjoint of diagonal: a zero example of ``shape`` with the gradient on its diagonal."""
+    shape = tuple(params["shape"])
+    value = _aligned(args[0], level, args[0]._data.ndim)
+    dims = {k: params[k] % len(shape) + 1 for k in ("dim1", "dim2")}
+    shape = (value.shape[0],) + shape
+    return _out(op(value, shape=shape, offset=params["offset"], **dims), level)
+
+
 def _sum_to(op, args, params, level):
     x, shape = args[0], tuple(params["shape"])
     value, extra = x._value, x._data.ndim - len(shape)
@@ -332,15 +341,6 @@ def _backward_of_view(op, args, params, level):
     if op.primitive.name == "scatter_add":
         # the index has the example's dims: give it a batch dim of size 1 (it broadcasts)
         new["index"] = np.broadcast_to(params["index"], shape[:1] + params["index"].shape)
-    return _out(op(g._value, **new), level)
-
-
-def _diagonal_backward(op, args, params, level):
-    """diagonal_backward: the example's sizes and dims, with the batch dim in front."""
-    g = args[0]
-    sizes = (g._value.shape[0],) + tuple(params["input_sizes"])
-    new = {**params, "input_sizes": sizes, "dim1": _shift(params["dim1"])}
-    new["dim2"] = _shift(params["dim2"])
     return _out(op(g._value, **new), level)
 
 

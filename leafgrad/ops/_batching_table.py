@@ -54,6 +54,16 @@ NO_RULE: dict = {
     "per problem",
     "linalg_pinv.atol_rtol_tensor": "not batched yet: its tolerances are tensors shaped like "
     "the problem's own batch",
+    "median": "not batched yet: the whole-example median shares its gradient among ties, "
+    "which median over a flattened dim does not",
+    "nanmedian": "not batched yet: the whole-example median shares its gradient among ties, "
+    "which median over a flattened dim does not",
+    "histogram.bin_ct": "its bin edges come from each example's own range",
+    "histogram.bins_tensor": "not batched yet",
+    "bincount": "its length depends on each example's largest value",
+    "_unique2": "its length depends on each example's values",
+    "unique_dim": "its length depends on each example's values",
+    "unique_consecutive": "its length depends on each example's values",
 }
 
 
@@ -109,12 +119,11 @@ def rules() -> dict:
     ):  # fmt: skip
         RULES[_key] = _with_dims("dim", "dims")
     RULES["transpose.int"] = _with_dims("dim0", "dim1")
-    RULES["diagonal"] = _with_dims("dim1", "dim2")
-    RULES["diagonal_backward"] = _diagonal_backward
     RULES["unsqueeze"] = _unsqueeze
     RULES["argmax"] = RULES["argmin"] = _flat_index
     RULES["max"] = RULES["min"] = _full_extreme
-    for _key in ("view", "squeeze", "squeeze.dim", "squeeze.dims", "expand"):
+    for _key in ("view", "_reshape_alias", "_unsafe_view", "squeeze", "squeeze.dim",
+                 "squeeze.dims", "expand"):  # fmt: skip
         RULES[_key] = _new_shape
     RULES["sum_to"] = _sum_to
     RULES["repeat"] = _repeat
@@ -131,8 +140,13 @@ def rules() -> dict:
         RULES[_key] = _matmul
     RULES["addmm"] = _addmm
     RULES["prod"] = RULES["roll"] = _flattened
-    RULES["overwrite"] = _overwrite
+    for _key in ("overwrite", "fill.Scalar", "fill.Tensor", "zero"):
+        RULES[_key] = _overwrite
+    RULES["diagonal"] = _with_dims("dim1", "dim2")
+    RULES["diagonal_backward"] = _diagonal_backward
     for _key in ("cumprod", "logcumsumexp"):
+        RULES[_key] = _with_dims("dim")
+    for _key in ("median.dim", "nanmedian.dim", "kthvalue", "mode", "nansum"):
         RULES[_key] = _with_dims("dim")
     for _key in ("heaviside", "logaddexp2", "signbit", "scatter_reduce_prod_zeros_double_backward"):
         RULES[_key] = pointwise

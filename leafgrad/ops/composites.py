@@ -17,11 +17,11 @@ import scipy.special as sp
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._primitive import unary
-from .diagonal_view import diagonal_view
 from .elementwise import exp
 from .indexing import index_select, sort_values, topk_values
 from .joining import stack
 from .piecewise import maximum, minimum, where
+from .reorder import diagonal_view
 
 _SQRT_PI_2 = math.sqrt(math.pi) / 2
 
@@ -171,7 +171,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     d1, d2 = _normalize_dim(dim1, nd, "diagonal"), _normalize_dim(dim2, nd, "diagonal")
     if d1 == d2:
         raise RuntimeError(f"diagonal: dim1 and dim2 must differ, both are {dim1}")
-    return diagonal_view(input, operator.index(offset), d1, d2)
+    return diagonal_view(input, offset=operator.index(offset), dim1=d1, dim2=d2)
 
 
 @public()

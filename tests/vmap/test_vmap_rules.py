@@ -33,6 +33,13 @@ NOT_BATCHED: dict = {
     "pinv-wide": _RULELESS,
     "index-data-dependent-mask": "a mask's number of True values decides the shape, which "
     "differs per example (PyTorch's vmap refuses it too)",
+    "median-all": _RULELESS,
+    "median-odd": _RULELESS,
+    "nanmedian-all": _RULELESS,
+    "quantile-linear": _RULELESS + " (sort)",
+    "quantile-tensor-q-dim": _RULELESS + " (sort)",
+    "quantile-midpoint-keepdim": _RULELESS + " (sort)",
+    "nanquantile-nearest": _RULELESS + " (sort)",
 }
 
 
