@@ -54,7 +54,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return _TorchModule(importlib.import_module("leafgrad"))
         target = "leafgrad" + spec.name[len(_NAME) :]
         try:
-            return importlib.import_module(target)
+            module = importlib.import_module(target)
         except ModuleNotFoundError as exc:
             if exc.name != target:
                 raise
@@ -63,9 +63,24 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 "python -m leafgrad.coverage for what it provides)",
                 name=spec.name,
             ) from None
+        _alias_loaded_submodules()
+        return module
 
     def exec_module(self, module) -> None:
         """The module was made whole by ``create_module``."""
+
+
+def _alias_loaded_submodules() -> None:
+    """Register every loaded ``leafgrad.x.y`` as ``torch.x.y`` too.
+
+    Importing a submodule not yet in ``sys.modules`` makes Python set it as an attribute of
+    its parent: ``import torch.autograd.gradcheck`` would replace the function
+    ``leafgrad.autograd.gradcheck`` with the module of that name. PyTorch's own packages
+    import such submodules up front, so there the function stays; listing the loaded ones
+    here keeps it so under the alias as well."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("leafgrad.") and module is not None:
+            sys.modules.setdefault(_NAME + name[len("leafgrad") :], module)
 
 
 def install_as_torch() -> None:

@@ -146,6 +146,15 @@ def _fast_checks(func, inputs, wrt, outputs, eps, check_forward_ad, check_backwa
     return checks
 
 
+def _reentrant(first, second, nondet_tol) -> bool:
+    """Whether two analytical Jacobians agree within ``nondet_tol`` (absolute)."""
+    return all(
+        np.all(np.abs(np.asarray(a) - np.asarray(b)) <= nondet_tol)
+        for blocks_a, blocks_b in zip(first, second)
+        for a, b in zip(blocks_a, blocks_b)
+    )
+
+
 def _fail(raise_exception: bool, message: str) -> bool:
     if raise_exception:
         raise GradcheckError(message)
@@ -226,7 +235,16 @@ def gradcheck(
     numerical = _numerical_jacobian(func, inputs, wrt, eps, outputs)
     analyticals = []
     if check_backward_ad:
-        analyticals.append(("", _analytical_jacobian(func, inputs, wrt, outputs)))
+        first = _analytical_jacobian(func, inputs, wrt, outputs)
+        if not _reentrant(first, _analytical_jacobian(func, inputs, wrt, outputs), nondet_tol):
+            # as PyTorch: the same backward twice must agree (within nondet_tol)
+            return _fail(
+                raise_exception,
+                "gradcheck: Backward is not reentrant: two backward passes with the same "
+                f"inputs and grad_outputs gave different gradients (nondet_tol={nondet_tol}); "
+                "raise nondet_tol if the backward is nondeterministic on purpose",
+            )
+        analyticals.append(("", first))
     if check_forward_ad:
         analyticals.append((" (forward mode)", _forward_jacobian(func, inputs, wrt, outputs)))
     for mode, analytical in analyticals:
@@ -326,6 +344,7 @@ def gradgradcheck(
         atol=atol,
         rtol=rtol,
         raise_exception=raise_exception,
+        nondet_tol=nondet_tol,
         check_forward_ad=check_fwd_over_rev,
         check_backward_ad=check_rev_over_rev,
         check_batched_grad=check_batched_grad,

@@ -9,6 +9,8 @@ that memory gets its history regenerated (``view_history``).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import _dtype
@@ -21,6 +23,7 @@ from .._tensor import Tensor, _wrap, _zeros_like
 from ._optable import Generic, Linear
 from ._primitive import primitive
 from .broadcast import sum_to
+from .slicing import _sequence_as_tuple
 from .view_history import (
     _index_key,
     _set_history,
@@ -282,6 +285,15 @@ def setitem(self: Tensor, key, value) -> None:
     other indices record ``index_put``.
     """
     _check_target(self, "__setitem__")
+    if isinstance(key, list) and _sequence_as_tuple(key):
+        # the same legacy rule (and warning) as __getitem__: a short list of slices, None,
+        # ... or sequences is a tuple of indices, not one index array
+        warnings.warn(
+            "indexing with a non-tuple sequence of indices is deprecated; use x[tuple(seq)]",
+            UserWarning,
+            stacklevel=2,
+        )
+        key = tuple(key)
     if not isinstance(value, Tensor):
         value = _wrap(np.asarray(value, dtype=self._data.dtype))
     elif value._data.dtype != self._data.dtype:

@@ -10,6 +10,7 @@ the pseudoinverse, as PyTorch's does. ``matrix_power``, ``multi_dot`` and
 
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -353,6 +354,26 @@ def multi_dot(tensors, *, out=None) -> Tensor:
     if first_1d:
         out = out.squeeze(0)
     return out.squeeze(-1) if last_1d else out
+
+
+@public(method=False)
+def chain_matmul(*matrices, out=None) -> Tensor:
+    """Deprecated in PyTorch too: the product of 2-D matrices in the cheapest order (as
+    ``linalg.multi_dot``, which it warns to use instead); one matrix comes back as a copy."""
+    warnings.warn(
+        "chain_matmul is deprecated; use linalg.multi_dot, which also takes 1-D ends",
+        UserWarning,
+        stacklevel=2,
+    )
+    if not matrices:
+        raise RuntimeError("chain_matmul: expected one or more matrices, got none")
+    for i, m in enumerate(matrices):
+        mx.check_tensor("chain_matmul", m, f"matrix {i}")
+        if m.dim() != 2:
+            raise RuntimeError(f"chain_matmul: matrix {i} is {m.dim()}-D; every one must be 2-D")
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return multi_dot(matrices, out=out)
 
 
 @accepts_out(same_dtype=True)

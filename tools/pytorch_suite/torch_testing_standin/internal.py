@@ -1,0 +1,3 @@
+"""``torch.testing._internal``: a package whose modules our finder serves."""
+
+__path__ = []

@@ -1,0 +1,8 @@
+"""``torch.testing``: ``assert_close`` and the ``_internal`` package."""
+
+import leafgrad
+
+from .compare import assert_close  # noqa: F401
+
+__path__ = []
+randn_like = leafgrad.randn_like  # the older file imports it from here
