@@ -45,10 +45,10 @@ from ._optable import REGISTRY, NonDifferentiable, PiecewiseLinear, Unary
 RULES: dict = {}  # "name.overload" -> rule, built on first use (the registry fills on import)
 NO_RULE: dict = {
     "as_strided": "addresses the memory of one example; a batch has other strides",
-    "sort": "not batched yet: sort/topk compute each example's order from its values in "
-    "NumPy before calling the primitive",
-    "topk": "not batched yet: sort/topk compute each example's order from its values in "
-    "NumPy before calling the primitive",
+    "sort": "never meets a batched tensor: sort() batches as a whole (ops/_batch_whole.py), "
+    "since its indices come from the values",
+    "topk": "never meets a batched tensor: topk() batches as a whole (ops/_batch_whole.py), "
+    "since its indices come from the values",
     "linalg_lstsq": "not batched yet: its rank and singular-value outputs depend on the driver "
     "per problem",
     "linalg_pinv.atol_rtol_tensor": "not batched yet: its tolerances are tensors shaped like "

@@ -16,13 +16,7 @@ from tests.ops.test_op_table import IDS, SAMPLES
 B = 3
 # Samples whose function cannot run under vmap, each with why.
 _RULELESS = "its primitive has no batching rule (ops/_batching_table.py NO_RULE says why)"
-_BY_VALUE = "computes its indices from the values in NumPy before calling a primitive"
 NOT_BATCHED: dict = {
-    "cummax": _BY_VALUE,
-    "cummin": _BY_VALUE,
-    "sort-(2, 3)": _RULELESS,
-    "sort-negative-dim": _RULELESS,
-    "topk-(3, 2)": _RULELESS,
     "as_strided-(6,)": _RULELESS,
     "as_strided-of-a-transposed-view": _RULELESS,
     "as_strided-overlapping": _RULELESS,
