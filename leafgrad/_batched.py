@@ -13,6 +13,7 @@ the batched computation are the per-example derivatives.
 from __future__ import annotations
 
 import itertools
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,14 @@ class VmapLevel:
     randomness: str
 
 
-ACTIVE: list = []  # the active vmap levels, outermost first (read by every primitive call)
+class _Levels(threading.local):
+    # threading.local runs __init__ in every thread: like grad mode, a new thread starts
+    # outside every vmap, and one thread's vmap does not batch another thread's ops.
+    def __init__(self) -> None:
+        self.active: list = []  # this thread's active vmap levels, outermost first
+
+
+STATE = _Levels()  # read by every primitive call: STATE.active
 _levels = itertools.count(1)
 
 
@@ -39,7 +47,8 @@ def next_level() -> int:
 
 
 def current_level() -> VmapLevel | None:
-    return ACTIVE[-1] if ACTIVE else None
+    active = STATE.active
+    return active[-1] if active else None
 
 
 _ITEM_ERROR = (
@@ -255,7 +264,7 @@ def levels_of(t) -> tuple:
 
 
 def level_size(level: int) -> int:
-    for lv in ACTIVE:
+    for lv in STATE.active:
         if lv.level == level:
             return lv.size
     raise RuntimeError(f"vmap: level {level} is not active; a batched tensor escaped its vmap")
@@ -309,11 +318,12 @@ def batch_map(fn, batched_args: tuple, size: int, others: tuple = ()):
     gradcheck are built on."""
     level = VmapLevel(next_level(), size, "error")
     args = tuple(batched(a, level.level) for a in batched_args)
-    ACTIVE.append(level)
+    active = STATE.active
+    active.append(level)
     try:
         out = fn(*args, *others)
     finally:
-        ACTIVE.pop()
+        active.pop()
     single = not isinstance(out, tuple)
     outs = (out,) if single else out
     results = []

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._batched import ACTIVE as _VMAP_LEVELS
+from ._batched import STATE as _VMAP
 from ._batched import rewrap
 from ._factory import (
     _INT64_MIN,
@@ -59,8 +59,8 @@ def _generator(generator=None, batched_draw: bool = False) -> np.random.Generato
     Under vmap it checks the randomness mode: 'error' raises; 'different' needs a factory
     that draws one sample per example (``batched_draw``, see ``_per_example``).
     """
-    if _VMAP_LEVELS:
-        modes = {lv.randomness for lv in _VMAP_LEVELS}
+    if _VMAP.active:
+        modes = {lv.randomness for lv in _VMAP.active}
         if "error" in modes:
             raise RuntimeError(_RANDOMNESS_ERROR)
         if "different" in modes and not batched_draw:
@@ -126,7 +126,7 @@ def _float_dtype(dtype, out, op: str) -> _dtype.dtype:
 def _per_example(shape: tuple) -> tuple[tuple, tuple]:
     """Under vmap with randomness='different': the shape to draw (one sample per example of
     each such level, outermost first) and those levels (innermost first, for ``rewrap``)."""
-    levels = tuple(lv for lv in _VMAP_LEVELS if lv.randomness == "different")
+    levels = tuple(lv for lv in _VMAP.active if lv.randomness == "different")
     return tuple(lv.size for lv in levels) + tuple(shape), tuple(
         lv.level for lv in reversed(levels)
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._batched import ACTIVE as _VMAP_LEVELS
+from .._batched import STATE as _VMAP
 from .._batched import batch_map, requires_grad_leaf, with_levels
 from .._engine import forward as _forward
 from .._engine.entry import grad as _grad
@@ -72,8 +72,8 @@ def _grad_preprocess(inputs: tuple, create_graph: bool, need_graph: bool) -> tup
     otherwise it is a detached copy that requires grad when ``need_graph``."""
     res = []
     for inp in inputs:
-        if _VMAP_LEVELS:  # batched at every level, for per-example gradients (as func.grad)
-            inp = with_levels(inp, tuple(lv.level for lv in reversed(_VMAP_LEVELS)))
+        if _VMAP.active:  # batched at every level, for per-example gradients (as func.grad)
+            inp = with_levels(inp, tuple(lv.level for lv in reversed(_VMAP.active)))
         if create_graph and inp.requires_grad:
             res.append(inp.view_as(inp))
         elif need_graph:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 
-from .._batched import ACTIVE as _VMAP_LEVELS
+from .._batched import STATE as _VMAP
 from .._batched import physical, requires_grad_leaf, with_levels
 from .._engine.entry import grad as _autograd_grad
 from .._engine.grad_mode import enable_grad, is_grad_enabled
@@ -121,8 +121,8 @@ class _Level:
         per-example gradient even where ``x`` itself is the same for every example.
         """
         _check_leaf(x)
-        if _VMAP_LEVELS:
-            x = with_levels(x, tuple(lv.level for lv in reversed(_VMAP_LEVELS)))
+        if _VMAP.active:
+            x = with_levels(x, tuple(lv.level for lv in reversed(_VMAP.active)))
         if x.requires_grad:
             return x.view_as(x)  # a new object that stays in the caller's graph
         leaf = requires_grad_leaf(_detach_keeping_tangents(x))
