@@ -22,7 +22,7 @@ from .._engine.entry import grad as _autograd_grad
 from .._engine.grad_mode import enable_grad, is_grad_enabled
 from .._tensor import Tensor, _zeros_like
 from ..autograd import forward_ad as fwAD
-from ..autograd.functional import _one_hot, _stack_columns, _stack_rows, _unpack
+from ..autograd._functional_vectorized import _one_hot, _stack_columns, _stack_rows, _unpack
 from ._pytree import spec_str, tree_flatten, tree_map, tree_unflatten
 
 # ----- argument checking -----
