@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._tensor import Tensor, _wrap
+from ._tensor import Tensor, _normalize_dim, _wrap
 
 
 @dataclass
@@ -213,6 +213,16 @@ class BatchedTensor(Tensor):
             "vmap: backward() on a batched tensor is not supported (as in PyTorch); use "
             "leafgrad.func.grad or leafgrad.autograd.grad inside the vmapped function"
         )
+
+    # an example's layout is its part of the value's memory (as PyTorch reports under vmap)
+    def stride(self, dim: int | None = None):
+        strides = self._value.stride()[1:]
+        if dim is None:
+            return strides
+        return strides[_normalize_dim(dim, len(strides), "stride")]
+
+    def storage_offset(self) -> int:
+        return self._value.storage_offset()
 
     def item(self):
         raise RuntimeError(_ITEM_ERROR)

@@ -44,7 +44,8 @@ from ._optable import REGISTRY, NonDifferentiable, PiecewiseLinear, Unary
 
 RULES: dict = {}  # "name.overload" -> rule, built on first use (the registry fills on import)
 NO_RULE: dict = {
-    "as_strided": "addresses the memory of one example; a batch has other strides",
+    "as_strided": "never meets a batched tensor: as_strided() batches as a whole (each "
+    "example's layout moved by its offset in the value, ops/strided.py)",
     "sort": "never meets a batched tensor: sort() batches as a whole (ops/_batch_whole.py), "
     "since its indices come from the values",
     "topk": "never meets a batched tensor: topk() batches as a whole (ops/_batch_whole.py), "
