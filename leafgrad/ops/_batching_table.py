@@ -50,10 +50,10 @@ NO_RULE: dict = {
     "since its indices come from the values",
     "topk": "never meets a batched tensor: topk() batches as a whole (ops/_batch_whole.py), "
     "since its indices come from the values",
-    "linalg_lstsq": "not batched yet: its rank and singular-value outputs depend on the driver "
-    "per problem",
-    "linalg_pinv.atol_rtol_tensor": "not batched yet: its tolerances are tensors shaped like "
-    "the problem's own batch",
+    "linalg_lstsq": "never meets a batched tensor: linalg.lstsq() batches as a whole (its "
+    "rank and singular values come from values; ops/_batch_whole.py)",
+    "linalg_pinv.atol_rtol_tensor": "never meets a batched tensor: linalg.pinv() batches as a "
+    "whole (its tolerances come from values; ops/_batch_whole.py)",
 }
 
 

@@ -17,11 +17,6 @@ B = 3
 # Samples whose function cannot run under vmap, each with why.
 _RULELESS = "its primitive has no batching rule (ops/_batching_table.py NO_RULE says why)"
 NOT_BATCHED: dict = {
-    "linalg_lstsq-(5, 3)x(5, 2)": _RULELESS,
-    "lstsq-vector": _RULELESS,
-    "linalg_pinv.atol_rtol_tensor-(4, 2)": _RULELESS,
-    "pinv-hermitian": _RULELESS,
-    "pinv-wide": _RULELESS,
     "index-data-dependent-mask": "a mask's number of True values decides the shape, which "
     "differs per example (PyTorch's vmap refuses it too)",
 }
