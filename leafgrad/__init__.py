@@ -24,6 +24,10 @@ from ._dtype import (  # noqa: F401
     uint8,
 )
 from ._tensor import Size, Tensor, device  # noqa: F401
+from ._legacy import *  # noqa: F403
+from ._memory_format import *  # noqa: F403
+from ._typeinfo import finfo, iinfo  # noqa: F401
+from ._default_device import get_default_device, set_default_device  # noqa: F401
 from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
 from ._creation import *  # noqa: F403
 from ._random import *  # noqa: F403
@@ -33,6 +37,7 @@ from ._tensor_str import set_printoptions  # noqa: F401
 # Each family's __all__ is generated from its declarations (leafgrad/_exposure.py).
 from .ops.activations import *  # noqa: F403
 from .ops.arithmetic import *  # noqa: F403
+from .ops.binning import *  # noqa: F403
 from .ops.broadcast import *  # noqa: F403
 from .ops.comparison import *  # noqa: F403
 from .ops.composites import *  # noqa: F403
@@ -47,8 +52,11 @@ from .ops.linalg import *  # noqa: F403
 from .ops.matmul import *  # noqa: F403
 from .ops.piecewise import *  # noqa: F403
 from .ops.power import *  # noqa: F403
+from .ops.quantiles import *  # noqa: F403
 from .ops.reduction import *  # noqa: F403
 from .ops.reorder import *  # noqa: F403
+from .ops.selection import *  # noqa: F403
+from .ops.sets import *  # noqa: F403
 from .ops.shape import *  # noqa: F403
 from .ops.slicing import *  # noqa: F403
 from .ops.softmax import *  # noqa: F403
@@ -119,7 +127,7 @@ from .serialization import load, save  # noqa: F401
 from . import func  # noqa: F401
 from .func import vmap  # noqa: F401
 from . import nn  # noqa: F401
-from . import backends, cuda, version  # noqa: F401
+from . import backends, cuda, distributed, version  # noqa: F401
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
 from ._as_torch import install_as_torch  # noqa: F401
 from ._random import Generator  # noqa: F401

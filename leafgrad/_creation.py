@@ -27,8 +27,10 @@ from ._factory import (
     _size,
     _size_tuple,
 )
-from ._tensor import Size, Tensor, _wrap
+from ._memory_format import like_in_format
+from ._tensor import CPU, Size, Tensor, _wrap
 from ._tensor import check_device as _check_device
+from ._tensor import device as _device
 
 
 # ----------------------------------------------------------------------------- tensor()
@@ -321,28 +323,32 @@ def zeros_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ) -> Tensor:
     shape, dt = _like(input, dtype, "zeros_like")
-    return _finish(np.zeros(shape, dt.np), requires_grad, device)
+    data = like_in_format(np.zeros(shape, dt.np), input._data, memory_format, "zeros_like")
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 def ones_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ) -> Tensor:
     shape, dt = _like(input, dtype, "ones_like")
-    return _finish(np.ones(shape, dt.np), requires_grad, device)
+    data = like_in_format(np.ones(shape, dt.np), input._data, memory_format, "ones_like")
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 def empty_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ) -> Tensor:
     shape, dt = _like(input, dtype, "empty_like")
-    return _finish(np.zeros(shape, dt.np), requires_grad, device)
+    data = like_in_format(np.zeros(shape, dt.np), input._data, memory_format, "empty_like")
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:  # fmt: skip
     shape, dt = _like(input, dtype, "full_like")
     value = _checked_scalar(_number(fill_value, "full_like", "fill_value"), dt, "full_like")
-    return _finish(np.full(shape, value, dt.np), requires_grad, device)
+    data = like_in_format(np.full(shape, value, dt.np), input._data, memory_format, "full_like")
+    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 
 # ----------------------------------------------------------------------------- Tensor.new_*
@@ -389,14 +395,26 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 # Tensor(*args) builds its array with this: the Tensor imports nothing that makes arrays.
 @public(function=False, method=("_legacy_data",))
 @staticmethod
-def _legacy_data(args: tuple, device) -> np.ndarray:
-    """The array of ``Tensor(*args)``: sizes give zeros, a sequence gives its values.
+def _legacy_data(args: tuple, device, dtype=None, size=None) -> np.ndarray:
+    """The array of ``Tensor(*args)`` (or ``Tensor(size=...)``): sizes give zeros, a sequence
+    gives its values.
 
-    Always in the default dtype; a lone number is a TypeError (use ``tensor``).
+    In ``dtype`` (the default dtype when None; ``FloatTensor`` ... pass theirs); a lone
+    number is a TypeError (use ``tensor``), as is ``size=`` with positional arguments.
     """
+    if size is not None:
+        if args:
+            raise TypeError("Tensor(): pass the size either positionally or as size=, not both")
+        args = (Size(size),)
     if device is not None:
-        _check_device(device)
-    default = _dtype.get_default_dtype()
+        kind = (device if isinstance(device, _device) else _device(device)).type
+        if kind != "cpu":
+            # A RuntimeError, not the AssertionError other factories raise for cuda.
+            raise RuntimeError(
+                f"legacy constructor expects device type: cpu but device type: {kind} was "
+                "passed; leafgrad holds tensors on the CPU only"
+            )
+    default = _dtype.get_default_dtype() if dtype is None else dtype
     if len(args) == 1 and isinstance(args[0], Size):
         args = tuple(args[0])
     if all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in args):
@@ -410,6 +428,20 @@ def _legacy_data(args: tuple, device) -> np.ndarray:
         f"Tensor(): expected sizes (ints) or a sequence of data, got "
         f"({', '.join(type(a).__name__ for a in args)}); use tensor() for a single number"
     )
+
+
+@public(function=False, method=("new",))
+def _new(self, *args, size=None, device=None) -> Tensor:
+    """Legacy ``t.new(...)``: as ``Tensor(...)``, in ``t``'s dtype (a tensor of another dtype
+    is a TypeError); never requires grad."""
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0]._data.dtype != self._data.dtype:
+            raise TypeError(
+                f"new(): expected a tensor of dtype {self.dtype}, got {args[0].dtype}; "
+                f"convert it first with .to({self.dtype})"
+            )
+        return Tensor(args[0])
+    return _wrap(_legacy_data(args, device, self.dtype, size))
 
 
 _new_zeros = _new_sized(zeros, "new_zeros")

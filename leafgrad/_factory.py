@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from . import _dtype
+from ._default_device import default_device_or_none
 from ._engine.grad_mode import _state as _grad_state
 from ._tensor import Tensor, _check_can_require_grad, _wrap
 from ._tensor import check_device as _check_device
@@ -21,6 +22,8 @@ _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 
 
 def _finish(data: np.ndarray, requires_grad: bool, device=None, out=None) -> Tensor:
+    if device is None:
+        device = default_device_or_none()  # torch.set_default_device
     if device is not None:
         _check_device(device)
     if out is not None:

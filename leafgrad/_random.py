@@ -25,7 +25,8 @@ from ._factory import (
     _size,
     _size_tuple,
 )
-from ._tensor import Tensor, _wrap, check_device
+from ._memory_format import like_in_format
+from ._tensor import CPU, Tensor, _wrap, check_device
 from ._tensor import device as device_type
 
 _rng = [np.random.default_rng()]
@@ -220,7 +221,10 @@ def rand_like(
         raise NotImplementedError(f"rand_like: only floating-point dtypes are supported, not {dt}")
     rng = _generator(batched_draw=True)
     shape, levels = _per_example(shape)
-    return _batched_result(_finish(rng.random(shape).astype(dt.np), requires_grad, device), levels)
+    data = rng.random(shape).astype(dt.np)
+    if not levels:  # under vmap the draw has the examples' dims: no layout of the input's
+        data = like_in_format(data, input._data, memory_format, "rand_like")
+    return _batched_result(_finish(data, requires_grad, device or CPU), levels)
 
 
 def randn_like(
@@ -232,7 +236,9 @@ def randn_like(
     rng = _generator(batched_draw=True)
     shape, levels = _per_example(shape)
     data = rng.standard_normal(shape).astype(dt.np)
-    return _batched_result(_finish(data, requires_grad, device), levels)
+    if not levels:  # under vmap the draw has the examples' dims: no layout of the input's
+        data = like_in_format(data, input._data, memory_format, "randn_like")
+    return _batched_result(_finish(data, requires_grad, device or CPU), levels)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
@@ -246,7 +252,9 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     rng = _generator(batched_draw=True)
     shape, levels = _per_example(shape)
     data = rng.integers(low, high, shape).astype(dt.np)
-    return _batched_result(_finish(data, requires_grad, device), levels)
+    if not levels:  # under vmap the draw has the examples' dims: no layout of the input's
+        data = like_in_format(data, input._data, memory_format, "randint_like")
+    return _batched_result(_finish(data, requires_grad, device or CPU), levels)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,

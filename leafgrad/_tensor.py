@@ -11,6 +11,7 @@ from ._dtype import from_numpy_dtype
 
 # grad_mode imports nothing from the package: the Tensor reads the mode as ops do.
 from ._engine.grad_mode import is_inference_mode_enabled
+from ._memory_format import is_laid_out
 from ._tensor_str import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
@@ -127,6 +128,19 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self) -> device:
+        """``with device(...)``: factories use this device inside the block (as PyTorch)."""
+        _DEFAULT_DEVICE.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _DEFAULT_DEVICE.pop()
+
+
+# The device factories use: the last entry (set_default_device replaces it, ``with device``
+# pushes and pops); ``leafgrad/_default_device.py`` reads and sets it.
+_DEFAULT_DEVICE: list = []
+
 
 def check_device(where) -> None:
     """Refuse a device other than the CPU as a CPU-only build of PyTorch refuses it."""
@@ -141,6 +155,7 @@ def check_device(where) -> None:
 
 
 CPU = device("cpu")
+_DEFAULT_DEVICE.append(CPU)
 _warned = {"float_requires_grad": False}
 
 
@@ -173,7 +188,7 @@ class Tensor:
     _post_accumulate_hooks = None
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
 
-    def __init__(self, *args, device=None) -> None:
+    def __init__(self, *args, size=None, device=None) -> None:
         """``Tensor(2, 3)``: that shape (zero-filled); ``Tensor(data)``: data in the default dtype.
 
         ``Tensor(t)`` aliases the tensor ``t`` (its memory and dtype); ``Tensor()`` is empty.
@@ -182,7 +197,7 @@ class Tensor:
             self._data = args[0]._data
             self._version_counter = args[0]._shared_version_counter()
         else:
-            self._data = self._legacy_data(args, device)  # declared by _creation
+            self._data = self._legacy_data(args, device, None, size)  # declared by _creation
         self._provenance = "created"  # read by autograd.explain
 
     # ----- array facts -----
@@ -501,8 +516,9 @@ class Tensor:
         return self.transpose(-2, -1)
 
     # ----- memory layout (NumPy strides; there is no separate storage object) -----
-    def is_contiguous(self, memory_format=None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, *, memory_format=None) -> bool:
+        """Whether the strides are those of ``memory_format`` (row-major by default)."""
+        return is_laid_out(self._data, memory_format)
 
     def stride(self, dim: int | None = None):
         strides = tuple(s // self._data.itemsize for s in self._data.strides)

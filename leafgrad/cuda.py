@@ -3,6 +3,20 @@ accepted, and anything that needs a GPU fails as PyTorch's CPU build fails."""
 
 from __future__ import annotations
 
+from ._legacy import CUDA_TYPES
+
+# The typed constructors exist, never match a tensor, and refuse to construct.
+FloatTensor = CUDA_TYPES["FloatTensor"]
+DoubleTensor = CUDA_TYPES["DoubleTensor"]
+HalfTensor = CUDA_TYPES["HalfTensor"]
+LongTensor = CUDA_TYPES["LongTensor"]
+IntTensor = CUDA_TYPES["IntTensor"]
+ShortTensor = CUDA_TYPES["ShortTensor"]
+CharTensor = CUDA_TYPES["CharTensor"]
+ByteTensor = CUDA_TYPES["ByteTensor"]
+BoolTensor = CUDA_TYPES["BoolTensor"]
+BFloat16Tensor = CUDA_TYPES["BFloat16Tensor"]
+
 
 def _not_compiled(*args, **kwargs):
     raise AssertionError("Torch not compiled with CUDA enabled")

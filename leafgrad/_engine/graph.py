@@ -194,7 +194,7 @@ class OpNode(Node):
         self.num_outputs = num_outputs
         # ``track``: which inputs the op saves (the indices; True: all), checked for in-place
         # changes; the rules read only the shapes of the others, as in PyTorch.
-        self._saved = SavedTensors(args, params, track)
+        self._saved = SavedTensors(args, params, track, owner=name)
 
     def name(self) -> str:
         return self._name

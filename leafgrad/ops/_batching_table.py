@@ -54,6 +54,16 @@ NO_RULE: dict = {
     "rank and singular values come from values; ops/_batch_whole.py)",
     "linalg_pinv.atol_rtol_tensor": "never meets a batched tensor: linalg.pinv() batches as a "
     "whole (its tolerances come from values; ops/_batch_whole.py)",
+    "median": "not batched yet: the whole-example median shares its gradient among ties, "
+    "which median over a flattened dim does not",
+    "nanmedian": "not batched yet: the whole-example median shares its gradient among ties, "
+    "which median over a flattened dim does not",
+    "histogram.bin_ct": "its bin edges come from each example's own range",
+    "histogram.bins_tensor": "not batched yet",
+    "bincount": "its length depends on each example's largest value",
+    "_unique2": "its length depends on each example's values",
+    "unique_dim": "its length depends on each example's values",
+    "unique_consecutive": "its length depends on each example's values",
 }
 
 
@@ -131,6 +141,8 @@ def rules() -> dict:
     RULES["prod"] = RULES["roll"] = _flattened
     RULES["overwrite"] = _overwrite
     for _key in ("cumprod", "logcumsumexp"):
+        RULES[_key] = _with_dims("dim")
+    for _key in ("median.dim", "nanmedian.dim", "kthvalue", "mode", "nansum"):
         RULES[_key] = _with_dims("dim")
     for _key in ("heaviside", "logaddexp2", "signbit", "scatter_reduce_prod_zeros_double_backward"):
         RULES[_key] = pointwise

@@ -174,7 +174,11 @@ class Generic:
 @dataclass(frozen=True)
 class NoDerivative:
     """Recorded as PyTorch records it (the result requires grad), but PyTorch defines no
-    derivative: backward raises, and there is no forward or Taylor rule."""
+    derivative: backward raises ``error`` (PyTorch's type: RuntimeError for most ops,
+    NotImplementedError for those declared ``not_implemented``), and there is no forward or
+    Taylor rule."""
+
+    error: type = RuntimeError
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,7 @@ def primitive(
         case PiecewiseLinear() if vjp:
             jvp = diagonal_jvp(*vjp)
         case NoDerivative():
-            vjp_all = _no_derivative(name)
+            vjp_all = _no_derivative(name, kind.error)
             node_name = node_name or "torch::autograd::NotImplemented"
     declared = Primitive(
         name=name,
@@ -487,8 +487,8 @@ def _unary_rules(kind: Unary):
     return vjp, jvp
 
 
-def _no_derivative(name):
+def _no_derivative(name, error):
     def vjp_all(grad, *args, **params):
-        raise RuntimeError(f"the derivative for '{name}' is not implemented (nor is it in PyTorch)")
+        raise error(f"the derivative for '{name}' is not implemented (nor is it in PyTorch)")
 
     return vjp_all

@@ -109,6 +109,17 @@ mul = primitive(
     expose=public(inplace=True, operators=("__mul__", "__rmul__"), inplace_operators=("__imul__",)),
 )
 
+
+def _reciprocal_in(y, x):
+    """``1 / y`` in the dtype of ``x / y`` (an integer tensor's own reciprocal would be in the
+    default dtype, losing a float64 numerator's precision)."""
+    if not isinstance(y, Tensor):
+        return 1.0 / y
+    if not y.is_floating_point():
+        y = y.to(result_type(x, y))
+    return y.reciprocal()
+
+
 _true_div = primitive(
     "div",
     np.true_divide,
@@ -117,8 +128,11 @@ _true_div = primitive(
         lambda grad, x, y, result: -grad * x / (y * y),
     ),
     kind=Composite(
-        taylor_as=lambda x, y: x * (y.reciprocal() if isinstance(y, Tensor) else 1.0 / y),
-        jvp=lambda tx, ty, x, y, result: tangent_sum(scaled(tx, 1 / y), scaled(ty, -result / y)),
+        taylor_as=lambda x, y: x * _reciprocal_in(y, x),
+        # tx / y, not tx * (1 / y): an integer y's reciprocal would be in the default dtype.
+        jvp=lambda tx, ty, x, y, result: tangent_sum(
+            None if tx is None else tx / y, scaled(ty, -result / y)
+        ),
     ),
     overload="Tensor",
     saves=("self if other", "other"),

@@ -144,4 +144,10 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
     return _wrap(np.argwhere(data).astype(np.int64, copy=False))
 
 
+@public()
+def argwhere(input: Tensor) -> Tensor:
+    """The indices of the non-zero entries, int64 of shape (n, ndim): ``nonzero(input)``."""
+    return nonzero(input)
+
+
 __all__ = exports(globals())

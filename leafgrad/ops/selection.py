@@ -1,0 +1,268 @@
+"""Order statistics that pick one element: median, nanmedian, kthvalue and mode.
+
+Whole-tensor medians share the gradient evenly among the elements equal to the result (as
+PyTorch's evenly_distribute_backward); per-dim forms return ``(values, indices)`` and send
+the gradient to the returned index, as max(dim) does. Among ties the index PyTorch returns
+is not specified; leafgrad takes the k-th element of a stable sort (NaN sorts last).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .._exposure import exports, public
+from .._tensor import Tensor
+from ._optable import Generic
+from ._out import with_outs
+from ._primitive import primitive
+from ._reduce import _one_dim, _require_tensor
+from .extrema import _evenly_read_jvp, _extreme_all_grad, _select_grad, _select_jvp
+
+
+def _returned(name: str):
+    kind = namedtuple(name, ["values", "indices"])
+    kind.__module__ = "torch.return_types"
+    return kind
+
+
+_MedianResult = _returned("median")
+_NanmedianResult = _returned("nanmedian")
+_KthvalueResult = _returned("kthvalue")
+_ModeResult = _returned("mode")
+# What the same calls return with out=(values, indices), as PyTorch names them.
+_OUT_TYPES = {
+    name: _returned(f"{name}_out") for name in ("median", "nanmedian", "kthvalue", "mode")
+}
+
+
+def _into(op: str, out, compute, input):
+    """``compute()`` written into ``out``, a ``(values, indices)`` pair of tensors."""
+    return with_outs(op, compute, (input,), out, _OUT_TYPES[op])
+
+
+# ----- which element each row selects (arrays only) -----
+
+
+def _median_positions(x, axis, ignore_nan: bool):
+    """Per row along ``axis`` (kept as size 1): the index of the lower median.
+
+    A NaN makes the median NaN (the first NaN's index); ``ignore_nan`` takes the lower median
+    of the numbers instead, and of the whole row when it is all NaN.
+    """
+    order = np.argsort(x, axis=axis, kind="stable")
+    n = x.shape[axis]
+    if x.dtype.kind != "f":
+        k = np.full(order.shape[:axis] + (1,) + order.shape[axis + 1 :], (n - 1) // 2)
+        return np.take_along_axis(order, k, axis)
+    nan = np.isnan(x)
+    if ignore_nan:
+        count = n - nan.sum(axis=axis, keepdims=True)
+        k = np.where(count > 0, (count - 1) // 2, (n - 1) // 2)
+        return np.take_along_axis(order, k, axis)
+    k = np.full(nan.shape[:axis] + (1,) + nan.shape[axis + 1 :], (n - 1) // 2)
+    first_nan = np.argmax(nan, axis=axis, keepdims=True)
+    median = np.take_along_axis(order, k, axis)
+    return np.where(nan.any(axis=axis, keepdims=True), first_nan, median)
+
+
+def _mode_positions(x, axis):
+    """Per row: the index of the last occurrence of its most frequent value (the smallest of
+    equally frequent ones), as PyTorch's CPU kernel picks it. Each NaN counts once and sorts
+    last; where a NaN could be the mode PyTorch's pick depends on how its sort met the NaN."""
+    order = np.argsort(x, axis=axis, kind="stable")
+    ordered = np.moveaxis(np.take_along_axis(x, order, axis), axis, -1)
+    order = np.moveaxis(order, axis, -1)
+    n = ordered.shape[-1]
+    # A run starts where the sorted value changes (NaN != NaN, so each NaN starts one).
+    starts = np.ones(ordered.shape, dtype=bool)
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    ends = np.ones(ordered.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    position = np.broadcast_to(np.arange(n), ordered.shape)
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, n), -1), -1), -1)
+    # argmax takes the first longest run: the smallest value; its last element (the stable
+    # sort keeps equal values in order) is the value's last occurrence.
+    best = np.argmax(last - first, axis=-1)[..., None]
+    picked = np.take_along_axis(order, np.take_along_axis(last, best, -1), -1)
+    return np.moveaxis(picked, -1, axis)
+
+
+def _selecting(positions):
+    """The forward of a per-dim selection: ``(values, indices)`` from the picked positions."""
+
+    def forward(x, *, dim, keepdim, **params):
+        if x.ndim == 0:
+            return x.copy(), np.zeros((), dtype=np.int64)
+        if x.shape[dim] == 0 or x.size == 0:
+            shape = x.shape if keepdim else x.shape[:dim] + x.shape[dim + 1 :]
+            return np.empty(shape, x.dtype), np.empty(shape, np.int64)
+        idx = positions(x, dim, **params).astype(np.int64, copy=False)
+        values = np.take_along_axis(x, idx, axis=dim)
+        if not keepdim:
+            values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+        return values, idx
+
+    return forward
+
+
+def _kth_positions(x, axis, *, k):
+    order = np.argsort(x, axis=axis, kind="stable")
+    return np.take(order, [k - 1], axis=axis)
+
+
+def _whole(ignore_nan: bool):
+    def forward(x):
+        if x.size == 0:
+            return np.asarray(np.nan, dtype=x.dtype)
+        flat = x.reshape(-1)
+        return flat[_median_positions(flat, 0, ignore_nan)[0]]
+
+    return forward
+
+
+def _vjp(grad, x, result, *, dim, keepdim, **which):
+    return _select_grad(grad, x, result, dim=dim, keepdim=keepdim)
+
+
+def _jvp(tx, x, result, *, dim, keepdim, **which):
+    return _select_jvp(tx, x, result, dim=dim, keepdim=keepdim)
+
+
+def _per_dim(name, positions, node_name, overload=""):
+    # ``which`` (kthvalue's k) chose the element; the rules read only the returned indices.
+    return primitive(
+        name,
+        _selecting(positions),
+        _vjp,
+        kind=Generic(jvp=_jvp),
+        overload=overload,
+        saves=("indices", "dim", "keepdim"),
+        outputs=("values", "indices"),
+        node_name=node_name,
+        dtype_rule="keep",
+        num_outputs=2,
+    )
+
+
+def _all_of(name, forward, node_name):
+    return primitive(
+        name,
+        forward,
+        _extreme_all_grad,
+        kind=Generic(jvp=_evenly_read_jvp),
+        saves=("self", "result"),
+        node_name=node_name,
+        dtype_rule="keep",
+    )
+
+
+_median_all = _all_of("median", _whole(False), "MedianBackward0")
+_nanmedian_all = _all_of("nanmedian", _whole(True), "NanmedianBackward0")
+_median_dim = _per_dim(
+    "median", lambda x, a: _median_positions(x, a, False), "MedianBackward1", "dim"
+)
+_nanmedian_dim = _per_dim(
+    "nanmedian", lambda x, a: _median_positions(x, a, True), "NanmedianBackward1", "dim"
+)
+_kthvalue = _per_dim("kthvalue", _kth_positions, "KthvalueBackward0")
+_mode = _per_dim("mode", _mode_positions, "ModeBackward0")
+
+
+# ----- the public functions -----
+
+
+def _check_input(input, op: str) -> None:
+    _require_tensor(input, op)
+    if input._data.dtype == np.bool_ and op != "mode":
+        raise NotImplementedError(
+            f"{op}(): not implemented for bool tensors; convert with .int() or .float() first"
+        )
+
+
+def _reduced_dim(input: Tensor, dim, op: str) -> int:
+    """``dim`` made non-negative; IndexError when it has size 0 (there is nothing to pick)."""
+    d = _one_dim(dim, input._data.ndim, op)
+    data = input._data
+    if data.ndim and data.shape[d] == 0:
+        raise IndexError(
+            f"{op}(): cannot reduce dimension {d} of a tensor of shape {list(data.shape)}: it "
+            "has size 0; reduce over a non-empty dimension"
+        )
+    return d
+
+
+def _select(prim, result_type, input, d, keepdim, **params):
+    values, indices = prim(input, dim=d, keepdim=keepdim, **params)
+    # Integer indices never require grad; as in PyTorch they stay leaves.
+    indices.grad_fn = None
+    return result_type(values, indices)
+
+
+def _needs_dim(dim, op: str):
+    if dim is None:
+        raise TypeError(f"{op}(): out= needs dim (the whole-tensor {op} has no out= form)")
+    return dim
+
+
+def _median(op, whole, per_dim, result_type, input, dim, keepdim):
+    _check_input(input, op)
+    if dim is None:
+        return whole(input)
+    return _select(per_dim, result_type, input, _reduced_dim(input, dim, op), keepdim)
+
+
+@public()
+def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+    """``median(x)``: the lower median of all elements (NaN if any is NaN; the gradient is
+    shared among equal elements); ``median(x, dim)``: ``(values, indices)`` per row."""
+    if out is not None:
+        return _into(
+            "median", out, lambda: median(input, _needs_dim(dim, "median"), keepdim), input
+        )
+    return _median("median", _median_all, _median_dim, _MedianResult, input, dim, keepdim)
+
+
+@public()
+def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+    """As ``median``, ignoring NaNs (NaN only where a whole row is NaN)."""
+    if out is not None:
+        dim = _needs_dim(dim, "nanmedian")
+        return _into("nanmedian", out, lambda: nanmedian(input, dim, keepdim), input)
+    return _median(
+        "nanmedian", _nanmedian_all, _nanmedian_dim, _NanmedianResult, input, dim, keepdim
+    )
+
+
+@public()
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
+    """``(values, indices)`` of the k-th smallest element (1-based) along ``dim``."""
+    if out is not None:
+        return _into("kthvalue", out, lambda: kthvalue(input, k, dim, keepdim), input)
+    _check_input(input, "kthvalue")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"kthvalue(): k must be an int, not {type(k).__name__}")
+    d = _reduced_dim(input, dim, "kthvalue")
+    size = input._data.shape[d] if input._data.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(
+            f"kthvalue(): k={k} is out of range for dimension {d} of size {size} (shape "
+            f"{list(input.shape)}); pass 1 <= k <= {size}"
+        )
+    return _select(_kthvalue, _KthvalueResult, input, d, keepdim, k=int(k))
+
+
+@public()
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
+    """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally
+    frequent ones) and the index of its last occurrence."""
+    if out is not None:
+        return _into("mode", out, lambda: mode(input, dim, keepdim), input)
+    _check_input(input, "mode")
+    d = _reduced_dim(input, dim, "mode")
+    return _select(_mode, _ModeResult, input, d, keepdim)
+
+
+__all__ = exports(globals())
