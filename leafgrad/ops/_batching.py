@@ -403,3 +403,12 @@ def _addmm(op, args, params, level):
     if alpha != 1:
         product = product * alpha
     return product if beta == 0 else (x if beta == 1 else x * beta) + product
+
+
+def _diagonal_backward(op, args, params, level):
+    """The diagonal's gradient placed into zeros of the example's shape, the batch in front."""
+    (grad,) = args
+    value = grad._value
+    new = {**params, "shape": (value.shape[0],) + tuple(params["shape"])}
+    new["dim1"], new["dim2"] = _shift(params["dim1"]), _shift(params["dim2"])
+    return _out(op(value, **new), level)

@@ -15,6 +15,7 @@ from .._batched import BatchedTensor
 from ._batching import (
     _addmm,
     _backward_of_view,
+    _diagonal_backward,
     _einsum,
     _flat_index,
     _flattened,
@@ -140,6 +141,11 @@ def rules() -> dict:
     RULES["addmm"] = _addmm
     RULES["prod"] = RULES["roll"] = _flattened
     RULES["overwrite"] = _overwrite
+    for _key in ("fill.Scalar", "fill.Tensor", "zero"):
+        RULES[_key] = _overwrite
+    RULES["_reshape_alias"] = RULES["_unsafe_view"] = _new_shape
+    RULES["diagonal"] = _with_dims("dim1", "dim2")
+    RULES["diagonal_backward"] = _diagonal_backward
     for _key in ("cumprod", "logcumsumexp"):
         RULES[_key] = _with_dims("dim")
     for _key in ("median.dim", "nanmedian.dim", "kthvalue", "mode", "nansum"):
