@@ -159,6 +159,15 @@ def _new_shape(op, args, params, level):
     return _out(op(value, shape=(value.shape[0],) + shape), level)
 
 
+def _diagonal_backward(op, args, params, level):
+    """The adjoint of diagonal: a zero example of ``shape`` with the gradient on its diagonal."""
+    shape = tuple(params["shape"])
+    value = _aligned(args[0], level, args[0]._data.ndim)
+    dims = {k: params[k] % len(shape) + 1 for k in ("dim1", "dim2")}
+    shape = (value.shape[0],) + shape
+    return _out(op(value, shape=shape, offset=params["offset"], **dims), level)
+
+
 def _sum_to(op, args, params, level):
     x, shape = args[0], tuple(params["shape"])
     value, extra = x._value, x._data.ndim - len(shape)
@@ -403,12 +412,3 @@ def _addmm(op, args, params, level):
     if alpha != 1:
         product = product * alpha
     return product if beta == 0 else (x if beta == 1 else x * beta) + product
-
-
-def _diagonal_backward(op, args, params, level):
-    """The diagonal's gradient placed into zeros of the example's shape, the batch in front."""
-    (grad,) = args
-    value = grad._value
-    new = {**params, "shape": (value.shape[0],) + tuple(params["shape"])}
-    new["dim1"], new["dim2"] = _shift(params["dim1"]), _shift(params["dim2"])
-    return _out(op(value, **new), level)

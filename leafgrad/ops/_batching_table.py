@@ -123,7 +123,8 @@ def rules() -> dict:
     RULES["unsqueeze"] = _unsqueeze
     RULES["argmax"] = RULES["argmin"] = _flat_index
     RULES["max"] = RULES["min"] = _full_extreme
-    for _key in ("view", "squeeze", "squeeze.dim", "squeeze.dims", "expand"):
+    for _key in ("view", "_reshape_alias", "_unsafe_view", "squeeze", "squeeze.dim",
+                 "squeeze.dims", "expand"):  # fmt: skip
         RULES[_key] = _new_shape
     RULES["sum_to"] = _sum_to
     RULES["repeat"] = _repeat
@@ -140,10 +141,8 @@ def rules() -> dict:
         RULES[_key] = _matmul
     RULES["addmm"] = _addmm
     RULES["prod"] = RULES["roll"] = _flattened
-    RULES["overwrite"] = _overwrite
-    for _key in ("fill.Scalar", "fill.Tensor", "zero"):
+    for _key in ("overwrite", "fill.Scalar", "fill.Tensor", "zero"):
         RULES[_key] = _overwrite
-    RULES["_reshape_alias"] = RULES["_unsafe_view"] = _new_shape
     RULES["diagonal"] = _with_dims("dim1", "dim2")
     RULES["diagonal_backward"] = _diagonal_backward
     for _key in ("cumprod", "logcumsumexp"):
