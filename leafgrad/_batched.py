@@ -13,11 +13,12 @@ the batched computation are the per-example derivatives.
 from __future__ import annotations
 
 import itertools
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._tensor import Tensor, _wrap
+from ._tensor import Tensor, _normalize_dim, _wrap
 
 
 @dataclass
@@ -29,7 +30,14 @@ class VmapLevel:
     randomness: str
 
 
-ACTIVE: list = []  # the active vmap levels, outermost first (read by every primitive call)
+class _Levels(threading.local):
+    # threading.local runs __init__ in every thread: like grad mode, a new thread starts
+    # outside every vmap, and one thread's vmap does not batch another thread's ops.
+    def __init__(self) -> None:
+        self.active: list = []  # this thread's active vmap levels, outermost first
+
+
+STATE = _Levels()  # read by every primitive call: STATE.active
 _levels = itertools.count(1)
 
 
@@ -39,7 +47,8 @@ def next_level() -> int:
 
 
 def current_level() -> VmapLevel | None:
-    return ACTIVE[-1] if ACTIVE else None
+    active = STATE.active
+    return active[-1] if active else None
 
 
 _ITEM_ERROR = (
@@ -205,6 +214,16 @@ class BatchedTensor(Tensor):
             "leafgrad.func.grad or leafgrad.autograd.grad inside the vmapped function"
         )
 
+    # an example's layout is its part of the value's memory (as PyTorch reports under vmap)
+    def stride(self, dim: int | None = None):
+        strides = self._value.stride()[1:]
+        if dim is None:
+            return strides
+        return strides[_normalize_dim(dim, len(strides), "stride")]
+
+    def storage_offset(self) -> int:
+        return self._value.storage_offset()
+
     def item(self):
         raise RuntimeError(_ITEM_ERROR)
 
@@ -255,7 +274,7 @@ def levels_of(t) -> tuple:
 
 
 def level_size(level: int) -> int:
-    for lv in ACTIVE:
+    for lv in STATE.active:
         if lv.level == level:
             return lv.size
     raise RuntimeError(f"vmap: level {level} is not active; a batched tensor escaped its vmap")
@@ -309,11 +328,12 @@ def batch_map(fn, batched_args: tuple, size: int, others: tuple = ()):
     gradcheck are built on."""
     level = VmapLevel(next_level(), size, "error")
     args = tuple(batched(a, level.level) for a in batched_args)
-    ACTIVE.append(level)
+    active = STATE.active
+    active.append(level)
     try:
         out = fn(*args, *others)
     finally:
-        ACTIVE.pop()
+        active.pop()
     single = not isinstance(out, tuple)
     outs = (out,) if single else out
     results = []

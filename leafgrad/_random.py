@@ -11,8 +11,9 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._batched import ACTIVE as _VMAP_LEVELS
-from ._batched import rewrap
+from ._batched import STATE as _VMAP
+from ._batched import BatchedTensor, levels_of, rewrap
+from ._engine.grad_mode import no_grad
 from ._factory import (
     _INT64_MIN,
     _UINT64_MAX,
@@ -25,7 +26,7 @@ from ._factory import (
     _size_tuple,
 )
 from ._memory_format import like_in_format
-from ._tensor import CPU, Tensor, check_device
+from ._tensor import CPU, Tensor, _wrap, check_device
 from ._tensor import device as device_type
 
 _rng = [np.random.default_rng()]
@@ -60,14 +61,14 @@ def _generator(generator=None, batched_draw: bool = False) -> np.random.Generato
     Under vmap it checks the randomness mode: 'error' raises; 'different' needs a factory
     that draws one sample per example (``batched_draw``, see ``_per_example``).
     """
-    if _VMAP_LEVELS:
-        modes = {lv.randomness for lv in _VMAP_LEVELS}
+    if _VMAP.active:
+        modes = {lv.randomness for lv in _VMAP.active}
         if "error" in modes:
             raise RuntimeError(_RANDOMNESS_ERROR)
         if "different" in modes and not batched_draw:
             raise RuntimeError(
-                "vmap: randomness='different' is supported for rand, randn, rand_like, "
-                "randn_like and dropout; use randomness='same' or draw outside vmap"
+                "vmap: randomness='different' cannot draw into a given out= tensor; draw "
+                "without out=, use randomness='same' or draw outside vmap"
             )
     if generator is None:
         return _rng[0]
@@ -127,7 +128,7 @@ def _float_dtype(dtype, out, op: str) -> _dtype.dtype:
 def _per_example(shape: tuple) -> tuple[tuple, tuple]:
     """Under vmap with randomness='different': the shape to draw (one sample per example of
     each such level, outermost first) and those levels (innermost first, for ``rewrap``)."""
-    levels = tuple(lv for lv in _VMAP_LEVELS if lv.randomness == "different")
+    levels = tuple(lv for lv in _VMAP.active if lv.randomness == "different")
     return tuple(lv.size for lv in levels) + tuple(shape), tuple(
         lv.level for lv in reversed(levels)
     )
@@ -206,8 +207,10 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     shape = _size_tuple(size, "randint")
     dt = _out_dtype(dtype, out, _dtype.int64)
     _check_random_range(low, high, dt, "randint")
-    data = _generator(generator).integers(low, high, shape).astype(dt.np)
-    return _finish(data, requires_grad, device, out)
+    rng = _generator(generator, batched_draw=out is None)
+    shape, levels = _per_example(shape)
+    data = rng.integers(low, high, shape).astype(dt.np)
+    return _batched_result(_finish(data, requires_grad, device, out), levels)
 
 
 def rand_like(
@@ -246,13 +249,12 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     low, high = _int_arg(low, "randint_like", "low"), _int_arg(high, "randint_like", "high")
     shape, dt = _like(input, dtype, "randint_like")
     _check_random_range(low, high, dt, "randint_like")
-    data = like_in_format(
-        _generator().integers(low, high, shape).astype(dt.np),
-        input._data,
-        memory_format,
-        "randint_like",
-    )
-    return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
+    rng = _generator(batched_draw=True)
+    shape, levels = _per_example(shape)
+    data = rng.integers(low, high, shape).astype(dt.np)
+    if not levels:  # under vmap the draw has the examples' dims: no layout of the input's
+        data = like_in_format(data, input._data, memory_format, "randint_like")
+    return _batched_result(_finish(data, requires_grad, device or CPU), levels)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -262,13 +264,20 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if n < 0:
         raise RuntimeError(f"randperm: n must be non-negative, got {n}")
     dt = _out_dtype(dtype, out, _dtype.int64)
-    data = _generator(generator).permutation(n).astype(dt.np)
-    return _finish(data, requires_grad, device, out)
+    rng = _generator(generator, batched_draw=out is None)
+    lead, levels = _per_example(())
+    if levels:  # one permutation per example
+        data = rng.permuted(np.broadcast_to(np.arange(n), lead + (n,)), axis=-1).astype(dt.np)
+    else:
+        data = rng.permutation(n).astype(dt.np)
+    return _batched_result(_finish(data, requires_grad, device, out), levels)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None) -> Tensor:
     """Normal samples with the given mean and std (numbers or tensors)."""
-    rng = _generator(generator)
+    if type(mean) is BatchedTensor or type(std) is BatchedTensor:
+        return _normal_of_batched(mean, std, size, generator, out)
+    rng = _generator(generator, batched_draw=out is None)
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
     shape = _size_tuple(size, "normal") if size is not None else np.broadcast(m, s).shape
@@ -278,7 +287,44 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         dt = std._data.dtype
     else:
         dt = _dtype_arg(dtype, _dtype.get_default_dtype()).np
-    return _finish((m + s * rng.standard_normal(shape)).astype(dt), False, None, out)
+    shape, levels = _per_example(shape)
+    data = (m + s * rng.standard_normal(shape)).astype(dt)
+    return _batched_result(_finish(data, False, None, out), levels)
+
+
+def inplace_draw(target: Tensor, draw, generator, op: str, *args, **kwargs) -> Tensor:
+    """The values ``target.<op>()`` writes: ``draw(rng, shape, *args, **kwargs)``, one draw
+    per example at the vmap levels of randomness='different'."""
+    rng = _generator(generator, batched_draw=True)
+    lead, levels = _per_example(())
+    if not set(levels) <= set(levels_of(target)):
+        raise RuntimeError(
+            f"vmap: {op} with randomness='different' on a tensor not batched at that vmap "
+            "level would write the same values into every example; use randomness='same', "
+            "or make the tensor batched (as PyTorch, which refuses this too)"
+        )
+    data = np.asarray(draw(rng, lead + target._data.shape, *args, **kwargs))
+    return _batched_result(_wrap(data.astype(target._data.dtype, copy=False)), levels)
+
+
+def _normal_of_batched(mean, std, size, generator, out) -> Tensor:
+    """normal() with a batched mean or std: per-example noise (PyTorch refuses 'same' here)."""
+    if _VMAP.active and any(lv.randomness == "same" for lv in _VMAP.active):
+        raise RuntimeError(
+            "vmap: normal() with a batched mean or std needs randomness='different' (as in "
+            "PyTorch, 'same' is not supported with a batched tensor input)"
+        )
+    if size is not None or out is not None:
+        raise RuntimeError("vmap: normal() with a tensor mean or std takes no size or out=")
+    example = mean if isinstance(mean, Tensor) else std
+    dt = _dtype.from_numpy_dtype(example._data.dtype)
+    shape = np.broadcast_shapes(
+        np.shape(mean._data if isinstance(mean, Tensor) else mean),
+        np.shape(std._data if isinstance(std, Tensor) else std),
+    )
+    # the arithmetic batches by the rules; the noise is per example at the 'different' levels
+    with no_grad():
+        return mean + std * randn(shape, generator=generator, dtype=dt)
 
 
 __all__ = [

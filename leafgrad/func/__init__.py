@@ -16,17 +16,16 @@ compose with ``backward``/``autograd.grad`` on the results.
 Differences from ``torch.func``:
 
 - ``vmap`` (``_vmap.py``) batches by running the function once on BatchedTensors, as
-  PyTorch's does, and composes with the other transforms in both orders. Jacobians are
-  still built by loops inside the transforms, one backward pass per output element
-  (``jacrev``) or one forward-mode JVP per input element (``jacfwd``), each on the whole
-  batch under vmap; ``jacrev``'s ``chunk_size`` and ``jacfwd``'s ``randomness`` are accepted
-  and ignored.
+  PyTorch's does, and composes with the other transforms in both orders. ``jacrev`` and
+  ``jacfwd`` vmap over the rows or columns of an identity as PyTorch's do
+  (``_jacobians.py``), except that ``jacrev`` under an enclosing vmap goes row by row.
 - Forward-mode transforms (``jvp``, ``jacfwd``, ``hessian``) need a JVP rule for every op
   the function uses.
 """
 
 from ._functional_call import functional_call, stack_module_state
-from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
+from ._jacobians import hessian, jacfwd, jacrev
+from ._transforms import grad, grad_and_value, jvp, vjp
 from ._vmap import vmap
 
 __all__ = [

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import functools
 
-from .._batched import ACTIVE as _VMAP_LEVELS
+from .._batched import STATE as _VMAP
 from .._batched import physical, requires_grad_leaf, with_levels
 from .._engine.entry import grad as _autograd_grad
 from .._engine.grad_mode import enable_grad, is_grad_enabled
 from .._tensor import Tensor, _zeros_like
 from ..autograd import forward_ad as fwAD
-from ..autograd.functional import _one_hot, _stack_columns, _stack_rows, _unpack
+from ..autograd._functional_vectorized import _unpack
 from ._pytree import spec_str, tree_flatten, tree_map, tree_unflatten
 
 # ----- argument checking -----
@@ -121,8 +121,8 @@ class _Level:
         per-example gradient even where ``x`` itself is the same for every example.
         """
         _check_leaf(x)
-        if _VMAP_LEVELS:
-            x = with_levels(x, tuple(lv.level for lv in reversed(_VMAP_LEVELS)))
+        if _VMAP.active:
+            x = with_levels(x, tuple(lv.level for lv in reversed(_VMAP.active)))
         if x.requires_grad:
             return x.view_as(x)  # a new object that stays in the caller's graph
         leaf = requires_grad_leaf(_detach_keeping_tangents(x))
@@ -349,124 +349,3 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     tangents_out = [_zeros_like(p) if t is None else t for p, t in unpacked]
     result = (tree_unflatten(primals_out, out_spec), tree_unflatten(tangents_out, out_spec))
     return result + (aux,) if has_aux else result
-
-
-# ----- Jacobians and the Hessian -----
-
-
-def _jacobian_tree(jac: list, out_spec, specs: list, argnums):
-    """``jac[o][l]`` (output leaf o by input leaf l) nested as output-of-argument structure."""
-    return tree_unflatten([_per_argument(row, specs, argnums) for row in jac], out_spec)
-
-
-def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size: int | None = None):
-    """``func`` -> its Jacobian by reverse mode: one backward pass per output element.
-
-    For each output leaf (of the output's structure), the Jacobian with respect to each
-    selected argument (with its structure) has shape ``out.shape + in.shape``.
-    ``chunk_size`` is accepted for compatibility; leafgrad always goes row by row.
-    """
-    if chunk_size is not None and chunk_size < 1:
-        raise ValueError(f"jacrev: chunk_size must be None or a positive int, got {chunk_size}")
-
-    @functools.wraps(func)
-    def wrapper(*args):
-        caller = "jacrev(f, argnums)(*args)"
-        level = _Level()
-        positions = _check_argnums(argnums, len(args))
-        with enable_grad():
-            new_args, inputs, specs = _wrap_args(level, args, positions)
-            output, aux = _split_aux(func(*new_args), has_aux, caller)
-            out_leaves, out_spec = _tensor_leaves(output, caller)
-            create_graph = level.outer_grad and any(level.reaches_outside(o) for o in out_leaves)
-            jac = []
-            for out in out_leaves:
-                shape = tuple(out.shape)
-                rows = [[] for _ in inputs]
-                for k in range(out.numel()):
-                    seed = _one_hot(shape, k, out._data.dtype)
-                    grads = level.gradients([out], [seed], inputs, create_graph)
-                    for r, g in zip(rows, grads):
-                        r.append(g)
-                jac.append([level.unwrap(_stack_rows(r, shape, x)) for r, x in zip(rows, inputs)])
-        result = _jacobian_tree(jac, out_spec, specs, argnums)
-        if has_aux:
-            return result, tree_map(level.unwrap, aux)
-        return result
-
-    return wrapper
-
-
-def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error"):
-    """``func`` -> its Jacobian by forward mode: one JVP per element of the selected inputs.
-
-    Same layout as ``jacrev``. ``randomness`` is accepted for compatibility: leafgrad's
-    jacfwd runs ``func`` once per column rather than under a vmap of its own.
-    """
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(
-            f"jacfwd: randomness must be 'error', 'different' or 'same', got {randomness!r}"
-        )
-
-    @functools.wraps(func)
-    def wrapper(*args):
-        caller = "jacfwd(f, argnums)(*args)"
-        positions = _check_argnums(argnums, len(args))
-        flat, specs = [], []
-        for p in positions:
-            leaves, spec = tree_flatten(args[p])
-            flat.extend(_check_leaf(x) for x in leaves)
-            specs.append((spec, len(leaves)))
-        for x in flat:
-            if x._data.dtype.kind != "f":
-                raise ValueError(
-                    f"{caller}: the differentiated inputs must be floating point, got {x.dtype}"
-                )
-
-        def call(leaves):
-            new_args, start = list(args), 0
-            for p, (spec, n) in zip(positions, specs):
-                new_args[p] = tree_unflatten(leaves[start : start + n], spec)
-                start += n
-            return _split_aux(func(*new_args), has_aux, caller)
-
-        columns = None  # columns[o][l]: output o's tangents, one per element of input l
-        outputs = aux = out_spec = None
-        for li, x in enumerate(flat):
-            for k in range(x.numel()):
-                with fwAD.dual_level() as level:
-                    leaves = list(flat)
-                    tangent = _one_hot(tuple(x.shape), k, x._data.dtype)
-                    leaves[li] = fwAD.make_dual(x, tangent, level=level)
-                    output, aux_k = call(leaves)
-                    out_leaves, spec = _tensor_leaves(output, caller)
-                unpacked = _unpack(out_leaves, level)
-                aux_leaves, aux_spec = tree_flatten(aux_k)
-                aux_k = tree_unflatten([p for p, _ in _unpack(aux_leaves, level)], aux_spec)
-                if columns is None:
-                    out_spec, aux = spec, aux_k
-                    outputs = [p for p, _ in unpacked]
-                    columns = [[[] for _ in flat] for _ in outputs]
-                for o, (p, t) in enumerate(unpacked):
-                    columns[o][li].append(_zeros_like(p) if t is None else t)
-        if columns is None:  # no input elements at all: one plain call for the outputs
-            output, aux = call(flat)
-            outputs, out_spec = _tensor_leaves(output, caller)
-            columns = [[[] for _ in flat] for _ in outputs]
-        jac = [
-            [
-                _stack_columns(columns[o][li], tuple(out.shape), tuple(x.shape), out)
-                for li, x in enumerate(flat)
-            ]
-            for o, out in enumerate(outputs)
-        ]
-        result = _jacobian_tree(jac, out_spec, specs, argnums)
-        return (result, aux) if has_aux else result
-
-    return wrapper
-
-
-def hessian(func, argnums=0):
-    """``func`` -> its Hessian, ``jacfwd(jacrev(func, argnums), argnums)`` (forward over
-    reverse), as in ``torch.func.hessian``."""
-    return jacfwd(jacrev(func, argnums), argnums)

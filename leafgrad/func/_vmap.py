@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from .._batched import ACTIVE, VmapLevel, batched, is_batched_at, next_level
+from .._batched import STATE, VmapLevel, batched, is_batched_at, next_level
 from .._tensor import Tensor
 from ..ops.joining import cat
 from ._pytree import _is_namedtuple, tree_flatten, tree_unflatten
@@ -156,11 +156,12 @@ def _run(func, leaves, dims, spec, kwargs, size, randomness, out_dims):
         x if d is None else batched(x.movedim(d, 0) if d else x, level.level)
         for x, d in zip(leaves, dims)
     ]
-    ACTIVE.append(level)
+    active = STATE.active
+    active.append(level)
     try:
         output = func(*tree_unflatten(inputs, spec), **kwargs)
     finally:
-        ACTIVE.pop()
+        active.pop()
     out_leaves, out_spec = tree_flatten(output)
     odims: list = []
     _broadcast_out_dims(out_dims, output, func, odims)

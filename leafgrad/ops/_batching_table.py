@@ -45,15 +45,16 @@ from ._optable import REGISTRY, NonDifferentiable, PiecewiseLinear, Unary
 
 RULES: dict = {}  # "name.overload" -> rule, built on first use (the registry fills on import)
 NO_RULE: dict = {
-    "as_strided": "addresses the memory of one example; a batch has other strides",
-    "sort": "not batched yet: sort/topk compute each example's order from its values in "
-    "NumPy before calling the primitive",
-    "topk": "not batched yet: sort/topk compute each example's order from its values in "
-    "NumPy before calling the primitive",
-    "linalg_lstsq": "not batched yet: its rank and singular-value outputs depend on the driver "
-    "per problem",
-    "linalg_pinv.atol_rtol_tensor": "not batched yet: its tolerances are tensors shaped like "
-    "the problem's own batch",
+    "as_strided": "never meets a batched tensor: as_strided() batches as a whole (each "
+    "example's layout moved by its offset in the value, ops/strided.py)",
+    "sort": "never meets a batched tensor: sort() batches as a whole (ops/_batch_whole.py), "
+    "since its indices come from the values",
+    "topk": "never meets a batched tensor: topk() batches as a whole (ops/_batch_whole.py), "
+    "since its indices come from the values",
+    "linalg_lstsq": "never meets a batched tensor: linalg.lstsq() batches as a whole (its "
+    "rank and singular values come from values; ops/_batch_whole.py)",
+    "linalg_pinv.atol_rtol_tensor": "never meets a batched tensor: linalg.pinv() batches as a "
+    "whole (its tolerances come from values; ops/_batch_whole.py)",
     "median": "not batched yet: the whole-example median shares its gradient among ties, "
     "which median over a flattened dim does not",
     "nanmedian": "not batched yet: the whole-example median shares its gradient among ties, "

@@ -26,7 +26,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import _dtype
-from .._batched import ACTIVE as _VMAP_LEVELS
+from .._batched import STATE as _VMAP
 from .._batched import BatchedTensor
 from .._engine import grad_mode
 from .._engine.anomaly import record_creation as _record_creation
@@ -276,7 +276,7 @@ def _build(prim: Primitive):
     node_class = OpNode.named(node_name)
 
     def op(*args, **params):
-        if _VMAP_LEVELS:
+        if _VMAP.active:
             for a in args:
                 if type(a) is BatchedTensor:
                     return batch_call(op, args, params)

@@ -16,6 +16,7 @@ import scipy.special as sp
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
+from ._batch_whole import batches_along
 from ._out import accepts_out
 from ._primitive import unary
 from .elementwise import exp
@@ -223,6 +224,7 @@ _TopkResult = namedtuple("topk", ["values", "indices"])
 
 
 @public()
+@batches_along("dim", "argsort")
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """Indices that sort ``input`` along ``dim`` (int64, no gradient)."""
     _tensor(input, "argsort")
@@ -236,6 +238,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
 
 @public()
 @accepts_out(same_dtype=True)
+@batches_along("dim", "sort")
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """``(values, indices)`` sorted along ``dim``; values carry the gradient."""
     idx = argsort(input, dim, descending, stable)
@@ -247,6 +250,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
 
 @public()
 @accepts_out(same_dtype=True)
+@batches_along("dim", "topk")
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     _tensor(input, "topk")

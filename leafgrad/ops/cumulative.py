@@ -19,6 +19,7 @@ import numpy as np
 from .._engine import grad_mode
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._batch_whole import batches_along
 from ._optable import Generic
 from ._out import with_out, with_outs
 from ._primitive import primitive
@@ -154,6 +155,7 @@ def _running_extreme(op: str, result, input: Tensor, dim: int, greater: bool):
 
 
 @public()
+@batches_along("dim", "cummax")
 def cummax(input: Tensor, dim: int, *, out=None):
     """``(values, indices)``: the running maximum along ``dim`` and where it was last reached;
     NaN, once met, stays."""
@@ -163,6 +165,7 @@ def cummax(input: Tensor, dim: int, *, out=None):
 
 
 @public()
+@batches_along("dim", "cummin")
 def cummin(input: Tensor, dim: int, *, out=None):
     """``(values, indices)``: the running minimum along ``dim`` and where it was last reached;
     NaN, once met, stays."""

@@ -18,7 +18,7 @@ from .._batched import BatchedTensor, levels_of, physical, with_levels
 from .._engine import grad_mode
 from .._engine.saved import before_write, write_watchers
 from .._exposure import exports, public
-from .._random import _generator
+from .._random import inplace_draw
 from .._tensor import Tensor, _wrap, _zeros_like
 from ._optable import Generic, Linear
 from ._primitive import primitive
@@ -320,11 +320,8 @@ def setitem(self: Tensor, key, value) -> None:
 def _random_fill(name, draw):
     @public(function=False, method=(name,))
     def method(self, *args, generator=None, **kwargs):
-        rng = _generator(generator)
+        values = inplace_draw(self, draw, generator, name, *args, **kwargs)
         with grad_mode.no_grad():
-            values = _wrap(
-                np.asarray(draw(rng, self._data.shape, *args, **kwargs), dtype=self._data.dtype)
-            )
             return apply_inplace(self, values, name)
 
     method.__name__ = name

@@ -19,6 +19,7 @@ import scipy.linalg as sl
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from . import _matrices as mx
+from ._batch_whole import batches_trailing
 from ._matrices import absent, as_column, from_column, mT
 from ._optable import Generic
 from ._out import accepts_out
@@ -168,6 +169,7 @@ def _tolerances(A: Tensor, atol, rtol):
 
 
 @accepts_out(same_dtype=True)
+@batches_trailing(lambda a: {"A": 2, "atol": 0, "rtol": 0})
 def pinv(A: Tensor, rcond=None, hermitian: bool = False, *, atol=None, rtol=None, out=None):
     """The Moore-Penrose pseudoinverse (through the SVD, or ``eigh`` when ``hermitian``):
     singular values at most ``max(atol, rtol * largest)`` count as zero (``rcond``: rtol)."""
@@ -278,6 +280,12 @@ _lstsq = primitive(
 )
 
 
+def _lstsq_cores(arguments) -> dict:
+    A, B = arguments["A"], arguments["B"]
+    return {"A": 2, "B": 1 if mx.is_vector_rhs(A, B) else 2}
+
+
+@batches_trailing(_lstsq_cores)
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     """``(solution, residuals, rank, singular_values)`` minimising ``||A X - B||``, as
     PyTorch's CPU drivers fill them: residuals (squared, per column) when m > n (and for

@@ -12,6 +12,7 @@ import operator
 
 import numpy as np
 
+from .._batched import BatchedTensor, batched
 from .._exposure import exports, public
 from .._storage import storage_array
 from .._tensor import Tensor, _normalize_dim, _wrap
@@ -110,8 +111,31 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
     offset = input.storage_offset() if storage_offset is None else operator.index(storage_offset)
     if offset < 0:
         raise RuntimeError(f"as_strided: the storage offset must be >= 0, got {offset}")
+    if type(input) is BatchedTensor:
+        return _as_strided_batched(input, size, stride, offset)
     positions = _input_positions(input, size, stride, offset)
     return _as_strided(input, size=size, stride=stride, storage_offset=offset, positions=positions)
+
+
+def _as_strided_batched(x, size, stride, offset) -> Tensor:
+    """as_strided of every example under vmap: each example's layout moved by its offset in
+    the batch value; as in PyTorch, only within the memory the example itself covers."""
+
+    def reach(shape, strides, start):
+        return start + sum((n - 1) * s for n, s in zip(shape, strides))
+
+    if 0 not in size and 0 not in x.shape:
+        lo, hi = x.storage_offset(), reach(x.shape, x.stride(), x.storage_offset())
+        if offset < lo or reach(size, stride, offset) > hi:
+            raise RuntimeError(
+                f"vmap: as_strided(size={list(size)}, stride={list(stride)}, storage_offset="
+                f"{offset}) reaches storage [{offset}, {reach(size, stride, offset)}] outside "
+                f"the example's own [{lo}, {hi}], which under vmap would read another "
+                "example; keep the view inside the example"
+            )
+    value = x._value
+    out = as_strided(value, (value.shape[0],) + size, (value.stride(0),) + stride, offset)
+    return batched(out, x._level)
 
 
 # ----- in-place metadata changes -----

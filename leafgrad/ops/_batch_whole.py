@@ -1,0 +1,116 @@
+"""Batching for functions that read their input's values before calling a primitive.
+
+sort, topk, argsort, cummax and cummin compute each example's order (indices) from its
+values in NumPy, then take the values at those indices with a primitive. A primitive-level
+rule cannot batch them (a batched tensor's values are not readable one example at a time),
+so the whole function gets one: on a batched input it runs on the batch value with its dim
+shifted past the batch dim, which gives every example's indices at once and records the
+autograd graph on the value, as the primitive rules do.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from .._batched import BatchedTensor, batched
+from .._tensor import Tensor, _normalize_dim
+
+
+def batches_along(dim_name: str, op: str):
+    """Decorate a function of one tensor (its first parameter) working along ``dim_name``."""
+
+    def decorate(fn):
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            x = args[0] if args else kwargs.get("input")
+            if type(x) is not BatchedTensor:
+                return fn(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            if bound.arguments.get("out") is not None:
+                raise RuntimeError(f"vmap: {op}() with out= is not supported under vmap")
+            return _on_value(wrapper, bound, x, dim_name, op)  # nested vmaps: once per level
+
+        return wrapper
+
+    return decorate
+
+
+def _on_value(fn, bound, x, dim_name, op):
+    arguments = dict(bound.arguments)
+    first = next(iter(arguments))
+    example_rank = x._data.ndim
+    d = _normalize_dim(int(arguments[dim_name]), example_rank, op)
+    value = x._value.unsqueeze(-1) if example_rank == 0 else x._value
+    arguments[first] = value
+    arguments[dim_name] = d + 1
+    out = fn(**arguments)
+
+    def back(t):
+        return batched(t.squeeze(-1) if example_rank == 0 else t, x._level)
+
+    if isinstance(out, tuple):
+        outs = [back(t) for t in out]
+        return type(out)(*outs) if hasattr(out, "_fields") else tuple(outs)
+    return back(out)
+
+
+def batches_trailing(cores):
+    """Decorate a function of tensors that works on their trailing (core) dims and batches
+    over leading ones (linalg.lstsq, linalg.pinv): under vmap it runs once on the batch
+    values, each tensor argument with its example's batch dims aligned behind the vmap's.
+    ``cores(arguments)`` gives the number of core dims of each tensor parameter."""
+
+    def decorate(fn):
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if not any(type(a) is BatchedTensor for a in (*args, *kwargs.values())):
+                return fn(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+            core = cores(arguments)
+            tensors = {k: arguments[k] for k in core if isinstance(arguments[k], Tensor)}
+            level = max(t._level for t in tensors.values() if type(t) is BatchedTensor)
+            size = next(t._value.shape[0] for t in tensors.values() if _at(t, level))
+            own = {k: t._data.ndim - core[k] for k, t in tensors.items()}
+            rank = max(own.values())
+            for k, t in tensors.items():
+                shape = tuple(t._data.shape)
+                v = t._value if _at(t, level) else t.unsqueeze(0).expand((size,) + shape)
+                if own[k] < rank:
+                    v = v.reshape((size,) + (1,) * (rank - own[k]) + shape)
+                arguments[k] = v
+            # the batch dims broadcast explicitly: a 1-D right side of lstsq stays a vector
+            batch = np.broadcast_shapes(*(tuple(arguments[k].shape[: rank + 1]) for k in tensors))
+            for k, t in tensors.items():
+                core_shape = tuple(t._data.shape[own[k] :]) if core[k] else ()
+                arguments[k] = arguments[k].expand(batch + core_shape)
+            out = wrapper(**arguments)  # nested vmaps: once per level
+
+            def back(t):
+                if not isinstance(t, Tensor):
+                    return t
+                if t._data.shape == (0,):  # an output the function leaves empty
+                    return batched(t.unsqueeze(0).expand(size, 0), level)
+                return batched(t, level)
+
+            if isinstance(out, tuple):
+                outs = [back(t) for t in out]
+                return type(out)(*outs) if hasattr(out, "_fields") else tuple(outs)
+            return back(out)
+
+        return wrapper
+
+    return decorate
+
+
+def _at(t, level: int) -> bool:
+    return type(t) is BatchedTensor and t._level == level
