@@ -56,7 +56,7 @@ class Public:
 # the few it implements in Python do not (torch.norm, torch.split, Tensor.norm ...).
 NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input",
                "x2": "other"}  # fmt: skip
-PYTHON_IN_TORCH = frozenset({"norm", "split"})
+PYTHON_IN_TORCH = frozenset({"norm", "split", "unique", "unique_consecutive"})
 
 
 def numpy_names(fn):
