@@ -51,6 +51,18 @@ from .loss import (
     NLLLoss,
     SmoothL1Loss,
 )
+from .loss_more import (
+    CosineEmbeddingLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    KLDivLoss,
+    MarginRankingLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    PoissonNLLLoss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+)
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter import Parameter
@@ -72,3 +84,9 @@ __all__ = [
     "utils",
 ]  # fmt: skip
 __all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
+
+__all__ += [
+    "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "KLDivLoss",
+    "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss",
+    "SoftMarginLoss", "TripletMarginLoss",
+]  # fmt: skip

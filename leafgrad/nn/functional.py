@@ -50,6 +50,18 @@ from ._loss_functions import (
     nll_loss,
     smooth_l1_loss,
 )
+from ._loss_functions_more import (
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    kl_div,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 from ._normalization_functions import batch_norm, group_norm, layer_norm, normalize, rms_norm
 
 __all__ = [
@@ -61,6 +73,11 @@ __all__ = [
     "prelu", "relu", "relu6", "rms_norm", "rrelu", "selu", "sigmoid", "silu", "smooth_l1_loss",
     "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
     "threshold",
+]  # fmt: skip
+__all__ += [
+    "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "kl_div",
+    "margin_ranking_loss", "multi_margin_loss", "multilabel_soft_margin_loss",
+    "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
 ]  # fmt: skip
 
 
