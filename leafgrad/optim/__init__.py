@@ -15,6 +15,7 @@ from .optimizer import (
 )
 from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "RAdam",
     "Optimizer",
     "RMSprop",
+    "Rprop",
     "lr_scheduler",
     "register_optimizer_step_post_hook",
     "register_optimizer_step_pre_hook",
