@@ -1,6 +1,6 @@
 """Optimisers and learning-rate schedulers with ``torch.optim``'s API and arithmetic."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -33,6 +33,7 @@ __all__ = [
     "RMSprop",
     "Rprop",
     "lr_scheduler",
+    "swa_utils",
     "register_optimizer_step_post_hook",
     "register_optimizer_step_pre_hook",
 ]
