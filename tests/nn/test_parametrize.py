@@ -204,3 +204,58 @@ def test_weight_norm_state_dict_moves_between_libraries():
     theirs.load_state_dict({k: torch.from_numpy(to_numpy(v)) for k, v in ours.state_dict().items()})
     x_ours, x_theirs = pair(np.ones((2, 3)))
     assert_close(ours(x_ours), theirs(x_theirs))
+
+
+@pytest.mark.parametrize(
+    "make, dim, shape",
+    [("linear", None, (5, 4)), ("linear", 1, (5, 4)), ("conv", None, (2, 3, 6)), ("bias", 0, (4,))],
+)
+def test_spectral_norm_matches_pytorch_to_second_order(make, dim, shape):
+    torch = pytest.importorskip("torch")
+    import leafgrad
+
+    rng = np.random.default_rng(3)
+    x0 = rng.standard_normal(shape)
+
+    def build(lib):
+        lib.manual_seed(0)
+        if make == "conv":
+            m = lib.nn.Conv1d(3, 4, 3).double()
+        else:
+            m = lib.nn.Linear(4, 3).double()
+        name = "bias" if make == "bias" else "weight"
+        kwargs = {} if dim is None else {"dim": dim}
+        return lib.nn.utils.parametrizations.spectral_norm(m, name, n_power_iterations=2, **kwargs)
+
+    ours, theirs = build(leafgrad), build(torch)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    theirs.load_state_dict({k: torch.from_numpy(to_numpy(v)) for k, v in ours.state_dict().items()})
+    results = []
+    for lib, m in ((leafgrad, ours), (torch, theirs)):
+        out = []
+        for _ in range(3):  # training mode: each call advances the power iteration
+            x = lib.tensor(x0, requires_grad=True)
+            y = m(x).tanh().sum()
+            original = next(iter(m.parametrizations.values())).original
+            gx, gw = lib.autograd.grad(y, (x, original), create_graph=True)
+            (hw,) = lib.autograd.grad(gx.pow(2).sum() + gw.pow(2).sum(), original)
+            out += [y, gx, gw, hw]
+        out += [v for k, v in m.state_dict().items() if "_u" in k or "_v" in k]
+        m.eval()
+        out.append(m(lib.tensor(x0)))
+        results.append(out)
+    for a, b in zip(*results):
+        assert_close(a, b)
+    if make == "linear":
+        sigma = np.linalg.svd(to_numpy(ours.weight), compute_uv=False)[0]
+        assert abs(sigma - 1) < 1e-3  # power iteration estimates the top singular value
+
+
+def test_spectral_norm_errors(torch):
+    sn = torch.nn.utils.parametrizations.spectral_norm
+    with pytest.raises(ValueError, match="no parameter or buffer with name 'w'"):
+        sn(torch.nn.Linear(2, 2), "w")
+    with pytest.raises(IndexError):
+        sn(torch.nn.Linear(2, 2), dim=2)
+    with pytest.raises(ValueError, match="n_power_iterations"):
+        sn(torch.nn.Linear(2, 2), n_power_iterations=0)
