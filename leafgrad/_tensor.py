@@ -448,6 +448,10 @@ class Tensor:
         vc = self._version_counter
         return 0 if vc is None else vc[0]
 
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (``_base``), as PyTorch's."""
+        return self._base is not None
+
     def _shared_version_counter(self) -> list:
         vc = self._version_counter
         if vc is None:

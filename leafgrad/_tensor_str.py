@@ -232,7 +232,7 @@ def _add_suffixes(tensor_str: str, suffixes: list, indent: int) -> str:
 def _prefix(t, tensor_class) -> str:
     cls = type(t)
     # PyTorch prints Parameters (which add their own "Parameter containing:") as tensor(...);
-    # an invalidated view (ops/inplace.py) is a plain tensor to the user.
+    # an invalidated view (ops/view_history.py) is a plain tensor to the user.
     if cls is tensor_class or cls.__name__ in ("Parameter", "_InvalidatedView"):
         return "tensor("
     return f"{cls.__name__}("

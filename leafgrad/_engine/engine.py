@@ -137,7 +137,7 @@ def _send(node: Node, outs: list | None, buffers: dict, deps: dict, ready: list)
     i = -1
     for nxt, nr in node.next_functions:
         i += 1
-        if nxt is None:
+        if nxt is None or nxt not in deps:  # not in deps: older than every target (plan)
             continue
         if outs is not None:
             g = outs[i]

@@ -174,6 +174,9 @@ def gradient_edge(tensor) -> tuple:
     return (None, 0)
 
 
+_NODE_CLASSES: dict = {}  # node name -> its OpNode subclass
+
+
 class OpNode(Node):
     """The grad_fn of a primitive op: its saved inputs, result and backward rule.
 
@@ -194,7 +197,7 @@ class OpNode(Node):
         self.num_outputs = num_outputs
         # ``track``: which inputs the op saves (the indices; True: all), checked for in-place
         # changes; the rules read only the shapes of the others, as in PyTorch.
-        self._saved = SavedTensors(args, params, track)
+        self._saved = SavedTensors(args, params, track, owner=name)
 
     def name(self) -> str:
         return self._name
@@ -214,6 +217,16 @@ class OpNode(Node):
     def saved_input(self, i: int):
         saved = self._saved
         return saved.value(i) if saved.is_saved(i) else None
+
+    @classmethod
+    def named(cls, name: str) -> type:
+        """The node class for grad_fns named ``name``: as in PyTorch, each kind of node has a
+        class of its own (``type(y.grad_fn).__name__ == "MulBackward0"``)."""
+        node_class = _NODE_CLASSES.get(name)
+        if node_class is None:
+            short = name.rsplit("::", 1)[-1]
+            node_class = _NODE_CLASSES[name] = type(short, (cls,), {"__slots__": ()})
+        return node_class
 
     @classmethod
     def show_saved(cls, name: str) -> None:

@@ -60,11 +60,16 @@ def _walk(roots: list, targets: set | None) -> tuple[dict, set | None]:
     path to a target: the one walk of the graph, iterative (graphs can be deep).
 
     Depth-first; with targets it looks at each node again once all nodes below it are
-    walked (post-order), to see whether one of its children leads to a target.
+    walked (post-order), to see whether one of its children leads to a target. With targets
+    it also stops at nodes older than every target: a node's edges lead only to nodes made
+    before it (sequence numbers grow), so such a node leads to no target, and the history
+    behind the targets (earlier training steps, say) is never walked. PyTorch prunes the same
+    way with its topological numbers.
     """
     deps: dict = {}
     leads = None if targets is None else set()  # nodes with a path to a target
     reaches = None if targets is None else set(targets)  # targets, and nodes leading there
+    oldest = min(t.sequence_nr for t in targets) if targets else -1
     seen: set = set()
     stack = list(roots)
     pop, push = stack.pop, stack.append
@@ -85,7 +90,7 @@ def _walk(roots: list, targets: set | None) -> tuple[dict, set | None]:
             push(node)
             push(_FINISHED)
         for nxt, _ in node.next_functions:
-            if nxt is not None:
+            if nxt is not None and nxt.sequence_nr >= oldest:
                 if nxt in deps:
                     deps[nxt] += 1
                 else:

@@ -164,8 +164,10 @@ def _versions(values: tuple, checked: tuple) -> list:
 class SavedTensors:
     """What one node saved for backward: values (Tensors or not), parameters and an output.
 
-    ``values`` are kept as given. ``check_versions`` says which are saved in PyTorch's sense:
-    True (all), False (none: rules read only their shapes) or the indices of those; they are
+    ``check_versions`` says which values are saved in PyTorch's sense: True (all), False
+    (none: rules read only their shapes; all kept as given) or the indices of those (an
+    op's declared saves: the other Tensors are kept as shapes and dtypes only, so their
+    arrays can be freed, and a rule reading their values raises, naming ``owner``); they are
     recorded with the versions their tensors have now and checked when unpacked, and once
     released a second unpack raises. The output is kept as arrays, since a Tensor whose
     ``grad_fn`` is the node would be a reference cycle, and is saved (guarded by the version
@@ -199,6 +201,7 @@ class SavedTensors:
         params: dict | None = None,
         check_versions: bool | tuple = True,
         from_ctx: bool = False,
+        owner: str = "an op",
     ) -> None:
         # One per recorded op: kept lean (chained assignments, the version loop inline).
         self._values = values
@@ -211,6 +214,11 @@ class SavedTensors:
         self._from_ctx = from_ctx
         if check_versions.__class__ is not tuple:
             check_versions = tuple(range(len(values))) if check_versions is True else ()
+        elif len(check_versions) < len(values):
+            # Named saves (an op's): the inputs whose shapes alone the rules read are not
+            # kept, so their arrays are freed as soon as nothing else holds them (an add no
+            # longer keeps the product before it alive), as PyTorch keeps only their sizes.
+            self._values = values = _shapes_only(values, check_versions, owner)
         self._checked = check_versions
         if check_versions:
             versions = []
@@ -517,6 +525,47 @@ def _release_param(value, op: str):
     if isinstance(value, tuple):
         return tuple(_release_param(v, op) for v in value)
     return value
+
+
+def _shapes_only(values: tuple, saved: tuple, owner: str) -> tuple:
+    """``values`` with each Tensor not in ``saved`` replaced by one that knows its shape,
+    dtype and requires_grad only."""
+    out = list(values)
+    for i, v in enumerate(out):
+        if i not in saved and (type(v) is Tensor or isinstance(v, Tensor)):
+            d = v._data
+            key = (d.shape, d.dtype, v._requires_grad, owner)
+            stand_in = _stand_ins.get(key)
+            if stand_in is None:
+                if len(_stand_ins) > 4096:  # bounded: a loop meets the same few shapes
+                    _stand_ins.clear()
+                stand_in = _stand_ins[key] = _wrap(_UnsavedArray(d.shape, d.dtype, owner), key[2])
+            out[i] = stand_in
+    return tuple(out)
+
+
+# (shape, dtype, requires_grad, op) -> the stand-in of an unsaved input: they hold no values
+# and nothing writes to them, so one serves every node (recording stays cheap).
+_stand_ins: dict = {}
+
+
+class _UnsavedArray(_FreedArray):
+    """An input an op does not save: reading its values is a wrong declaration."""
+
+    __slots__ = ()
+
+    def _freed(self, *args, **kwargs):
+        raise RuntimeError(
+            f"{self._op}: its backward rule read the values of a {list(self.shape)} input "
+            "that its declaration does not save; name that input in saves=(...)"
+        )
+
+    __array__ = __array_ufunc__ = __array_function__ = _freed
+    __getitem__ = __iter__ = __len__ = __bool__ = __float__ = __int__ = __index__ = _freed
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _freed
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = __abs__ = _freed
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _freed
+    __hash__ = object.__hash__
 
 
 def _stand_in(meta: tuple, op: str):

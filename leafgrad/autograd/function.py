@@ -292,7 +292,7 @@ class _RefuseInplace:
 
 def _make_custom_view(out: Tensor, source: Tensor, name: str, i: int) -> None:
     """``out`` becomes a view of ``source`` that PyTorch refuses to modify in place, or to
-    give a new history when its base changes (ops/inplace.py reads ``_view_meta``)."""
+    give a new history when its base changes (ops/view_history.py reads ``_view_meta``)."""
     out._base = source._base if source._base is not None else source
     counter = source._shared_version_counter()
     out._version_counter = counter

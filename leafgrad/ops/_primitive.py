@@ -273,6 +273,7 @@ def _build(prim: Primitive):
     multi_view = view and max(prim.num_outputs, declared.num_outputs) > 1
     float_only = dtype_rule == "float"
     promote = dtype_rule in ("promote", "float")
+    node_class = OpNode.named(node_name)
 
     def op(*args, **params):
         if _VMAP_LEVELS:
@@ -322,7 +323,7 @@ def _build(prim: Primitive):
             for i in checked:
                 if getattr(args[i], "_is_inference", False):
                     _refuse_saving_inference_tensor(name)
-            node = OpNode(
+            node = node_class(
                 node_name,
                 backward,
                 tuple(
@@ -384,7 +385,7 @@ def _mark_views(op, args, params, source, result, multi_view) -> None:
     """Make each result that aliases ``args[0]`` a view: shared counter, base, view_fn.
 
     Each view is listed (weakly) beside the version counter it shares, so that an in-place
-    change of any alias regenerates its history (``inplace.refresh_views``).
+    change of any alias regenerates its history (``view_history.refresh_views``).
     """
     parent = args[0]
     base = parent._base if parent._base is not None else parent

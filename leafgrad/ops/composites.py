@@ -8,6 +8,7 @@ gradient, and the values are taken with a differentiable gather or index.
 from __future__ import annotations
 
 import math
+import operator
 from collections import namedtuple
 
 import numpy as np
@@ -20,6 +21,7 @@ from .elementwise import exp
 from .indexing import index_select, sort_values, topk_values
 from .joining import stack
 from .piecewise import maximum, minimum, where
+from .reorder import diagonal_view
 
 _SQRT_PI_2 = math.sqrt(math.pi) / 2
 
@@ -169,14 +171,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     d1, d2 = _normalize_dim(dim1, nd, "diagonal"), _normalize_dim(dim2, nd, "diagonal")
     if d1 == d2:
         raise RuntimeError(f"diagonal: dim1 and dim2 must differ, both are {dim1}")
-    rest = [d for d in range(nd) if d not in (d1, d2)]
-    moved = input.permute(*rest, d1, d2)
-    n1, n2 = moved._data.shape[-2:]
-    start1, start2 = (0, offset) if offset >= 0 else (-offset, 0)
-    length = max(0, min(n1 - start1, n2 - start2))
-    i = _wrap(np.arange(start1, start1 + length))
-    j = _wrap(np.arange(start2, start2 + length))
-    return moved[(Ellipsis, i, j)]
+    return diagonal_view(input, offset=operator.index(offset), dim1=d1, dim2=d2)
 
 
 @public()

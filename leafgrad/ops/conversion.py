@@ -37,6 +37,7 @@ _to_copy = primitive(
     kind=Linear(),
 )
 
+
 clone_ = primitive(
     "clone",
     lambda x, *, memory_format=None: copy_in_format(x, memory_format, "clone"),

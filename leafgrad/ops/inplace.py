@@ -3,14 +3,8 @@
 Every in-place op computes its out-of-place result with the usual graph, writes the values
 into the target's memory, bumps the version counter the target shares with its views, and
 moves the target's history onto the new node. Writing through a view rebases the view's
-base onto a ``CopySlices`` node, so gradients flow as PyTorch's do.
-
-Then every live view sharing that version counter gets its history regenerated from its
-base's: an ``AsStridedBackward0`` node, as PyTorch names the grad_fn it regenerates. PyTorch
-regenerates lazily, when the view's grad_fn is next read; doing it here, at the write, gives
-the same graphs and keeps the reads (every op reads its inputs' grad_fn) free of checks. The
-views PyTorch refuses to regenerate (outputs of unbind/split, views made in no-grad or
-inference mode) become ``_InvalidatedView``s whose grad_fn raises, as PyTorch's does.
+base onto a ``CopySlices`` node, so gradients flow as PyTorch's do; then every live view of
+that memory gets its history regenerated (``view_history``).
 """
 
 from __future__ import annotations
@@ -20,136 +14,59 @@ import numpy as np
 from .. import _dtype
 from .._batched import BatchedTensor, levels_of, physical, with_levels
 from .._engine import grad_mode
-from .._engine.hooks import move_retain_grad
 from .._engine.saved import before_write, write_watchers
 from .._exposure import exports, public
 from .._random import _generator
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, _zeros_like
 from ._optable import Generic, Linear
 from ._primitive import primitive
-from ._tangents import tangent_sum
 from .broadcast import sum_to
+from .view_history import (
+    _index_key,
+    _set_history,
+    _view_write_error,
+    copy_slices,
+    refresh_views,
+    zero_region,
+)
 
 _state = grad_mode._state
-
-
-def _region(array: np.ndarray, view_fn) -> np.ndarray:
-    """The part of ``array`` that ``view_fn`` selects, as a writable NumPy view."""
-    with grad_mode.no_grad():
-        region = view_fn(_wrap(array))._data
-    if not np.may_share_memory(region, array):
-        raise RuntimeError("internal: a view function returned a copy, not a view")
-    return region
-
-
-def _zero_region_forward(grad, *, view_fn=None, key=None):
-    out = grad.copy()
-    if key is not None:
-        out[_index_key(key)] = 0
-    else:
-        _region(out, view_fn)[...] = 0
-    return out
-
-
-# The gradient of the base through an in-place write: nothing reaches the overwritten part.
-# The region is a view (``view_fn``) or an index (``key``); zeroing it is self-adjoint.
-zero_region = primitive(
-    "zero_region",
-    _zero_region_forward,
-    (lambda grad, g, result, **where: zero_region(grad, **where),),
-    node_name="ZeroRegionBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-)
-
-
-def _embed_region_forward(src, *, shape, view_fn):
-    out = np.zeros(shape, dtype=src.dtype)
-    region = _region(out, view_fn)
-    if any(s == 0 and n > 1 for s, n in zip(region.strides, region.shape)):
-        # A broadcast view: several of its elements are one element of the base; sum them.
-        where = _region(np.arange(out.size).reshape(shape), view_fn)
-        np.add.at(out.reshape(-1), where.reshape(-1), np.broadcast_to(src, where.shape).ravel())
-    else:
-        region[...] = src
-    return out
-
-
-# ``src`` placed into zeros of ``shape`` where ``view_fn`` looks (summed where it looks at
-# one element several times): the adjoint of the view.
-embed_region = primitive(
-    "embed_region",
-    _embed_region_forward,
-    (lambda grad, src, result, *, shape, view_fn: view_fn(grad),),
-    node_name="EmbedRegionBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-)
-
-
-def _view_replay_forward(base, *, view_fn):
-    return _region(base, view_fn)
-
-
-# A view regenerated from its base after an in-place change (PyTorch's AsStridedBackward0):
-# the part of ``base`` that ``view_fn`` selects.
-view_replay = primitive(
-    "view_replay",
-    _view_replay_forward,
-    (
-        lambda grad, base, result, *, view_fn: embed_region(
-            grad, shape=base._data.shape, view_fn=view_fn
-        ),
-    ),
-    node_name="AsStridedBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-)
-
-
-def _copy_slices_jvp(tb, ts, base, src, result, *, view_fn):
-    kept = None if tb is None else zero_region(tb, view_fn=view_fn)
-    written = None if ts is None else embed_region(ts, shape=base._data.shape, view_fn=view_fn)
-    return tangent_sum(kept, written)
-
-
-def _copy_slices_forward(base, src, *, view_fn):
-    return base  # the values are already written; this node only records history
-
-
-copy_slices = primitive(
-    "copy_slices",
-    _copy_slices_forward,
-    (
-        lambda grad, base, src, result, *, view_fn: zero_region(grad, view_fn=view_fn),
-        lambda grad, base, src, result, *, view_fn: view_fn(grad),
-    ),
-    kind=Generic(jvp=_copy_slices_jvp),
-    node_name="CopySlices",
-    dtype_rule="keep",
-)
 
 
 def _overwrite_forward(target, src):
     return np.broadcast_to(src, target.shape).astype(target.dtype, copy=True)
 
 
-# copy_/fill_/zero_: the old values get no gradient, the source gets it summed to its shape.
-overwrite = primitive(
-    "overwrite",
-    _overwrite_forward,
-    (
-        lambda grad, target, src, result: grad * 0,
-        lambda grad, target, src, result: grad,
-    ),
-    kind=Generic(
-        jvp=lambda tt, ts, target, src, result: ts if ts is None else ts.expand(target._data.shape)
-    ),
-    node_name="CopyBackwards",
-    dtype_rule="keep",
-    broadcast=True,
-    scalars=True,
-)
+def _overwrite_jvp(tt, ts, target, src, result):
+    if ts is not None:
+        return ts.expand(target._data.shape)
+    # Forward mode: overwritten by a constant, the target's tangent is zero there.
+    return None if tt is None else _zeros_like(tt)
+
+
+def _overwrite(name, overload, node_name):
+    """An op replacing the target's values: they get no gradient, the source gets it summed
+    to its shape. One per grad_fn name PyTorch records."""
+    return primitive(
+        name,
+        _overwrite_forward,
+        (
+            lambda grad, target, src, result: grad * 0,
+            lambda grad, target, src, result: grad,
+        ),
+        kind=Generic(jvp=_overwrite_jvp),
+        overload=overload,
+        node_name=node_name,
+        dtype_rule="keep",
+        broadcast=True,
+        scalars=True,
+    )
+
+
+overwrite = _overwrite("overwrite", "", "torch::autograd::CopyBackwards")  # copy_
+_fill_scalar = _overwrite("fill", "Scalar", "FillBackward2")  # fill_ with a number
+_fill_tensor = _overwrite("fill", "Tensor", "FillBackward3")  # fill_ with a 0-d tensor
+_zero = _overwrite("zero", "", "ZeroBackward0")
 
 
 def _leaf_error(op: str, what: str) -> RuntimeError:
@@ -176,38 +93,6 @@ def _check_target(target: Tensor, op: str) -> None:
             raise _leaf_error(op, "a view of a leaf Tensor")
         if target.grad_fn is None:
             raise _leaf_error(op, "a leaf Tensor")
-
-
-def _view_write_error(view: Tensor, op: str, indirect: bool = False) -> RuntimeError:
-    """The RuntimeError PyTorch raises for a view it will not give a new history."""
-    kind, name, nr = view._view_meta
-    changed = (
-        "its base (or another view of its base) was modified in place"
-        if indirect
-        else f"{op} is modifying it in place"
-    )
-    if kind == "custom_function":
-        why = (
-            f"it is output {nr} of the custom Function {name} (made there, or an input returned "
-            "as is), whose backward the view/in-place machinery would bypass, giving wrong "
-            "gradients"
-        )
-    elif kind == "multi_output":
-        why = (
-            f"{name} returns several views of its input (output {nr} is this one), and their "
-            "histories cannot be rewritten one by one"
-        )
-    else:
-        mode = "no-grad" if kind == "no_grad" else "inference"
-        why = (
-            f"it was made by {name} in {mode} mode, so whether the change should be recorded "
-            "is ambiguous"
-        )
-    return RuntimeError(
-        f"a view is used where gradients are recorded but {changed}; PyTorch forbids this "
-        f"because {why}. Use an out-of-place op, or clone() the view (or the Function's "
-        "output) first"
-    )
 
 
 def _fit_to_target(target: Tensor, out: Tensor, op: str) -> Tensor:
@@ -307,16 +192,6 @@ def _take_history(target: Tensor, out: Tensor, recording: bool) -> None:
         out.grad_fn.saved_result_moved_to(target)
 
 
-def _set_history(tensor: Tensor, grad_fn, output_nr: int) -> None:
-    """``tensor`` is now computed by ``grad_fn``; a retained gradient follows it there."""
-    old_fn, old_nr = tensor.grad_fn, tensor._output_nr
-    tensor.grad_fn = grad_fn
-    tensor._output_nr = output_nr
-    tensor._requires_grad = grad_fn is not None
-    if tensor._retains_grad and old_fn is not None:
-        move_retain_grad(tensor, old_fn, old_nr)
-
-
 def _rebase_view(view: Tensor, base: Tensor, out: Tensor, recording: bool) -> None:
     """The base now holds ``out`` where the view looks: record that (CopySlices). The view
     itself is regenerated from the base with the other views (``refresh_views``)."""
@@ -326,59 +201,6 @@ def _rebase_view(view: Tensor, base: Tensor, out: Tensor, recording: bool) -> No
     base._jet = rebased._jet
     if recording:
         _set_history(base, rebased.grad_fn, 0)
-
-
-class _InvalidatedView(Tensor):
-    """A view whose base changed in place but which PyTorch will not give a new history
-    (an output of unbind/split, a view made in no-grad or inference mode): reading its
-    grad_fn, hence recording an op with it, raises as in PyTorch. Only such views get this
-    class, so ordinary tensors read grad_fn as a plain attribute."""
-
-    @property
-    def grad_fn(self):
-        raise _view_write_error(self, "", indirect=True)
-
-    @grad_fn.setter
-    def grad_fn(self, value) -> None:
-        self.__dict__["grad_fn"] = value
-
-
-def refresh_views(counter: list) -> None:
-    """Regenerate the history of every live view listed beside ``counter`` (whose tensors
-    just changed in place) from its base, and forget the views that are gone."""
-    alive = []
-    for ref in counter[1]:
-        view = ref()
-        if view is None:
-            continue
-        alive.append(ref)
-        if type(view) is _InvalidatedView:
-            continue
-        base = view._base
-        if base._requires_grad or view.grad_fn is not None:
-            if view._view_meta is not None:
-                view.__class__ = _InvalidatedView
-            else:
-                _regenerate(view, base)
-        elif base._tangents or base._jet is not None:
-            _regenerate(view, base)
-    counter[1] = alive
-
-
-def _regenerate(view: Tensor, base: Tensor) -> None:
-    """``view``'s history (and forward-mode tangents) from its base's, whatever the grad
-    mode: PyTorch regenerates when the view is next read, which may be in another mode."""
-    enabled = _state.enabled
-    _state.enabled = True
-    try:
-        fresh = view_replay(base, view_fn=view._view_fn)
-    finally:
-        _state.enabled = enabled
-    if fresh._tangents:
-        view._tangents = dict(fresh._tangents)
-    view._jet = fresh._jet
-    if fresh.grad_fn is not None or view.grad_fn is not None:
-        _set_history(view, fresh.grad_fn, 0)
 
 
 def inplace(fn, name: str):
@@ -408,25 +230,22 @@ def fill_(self: Tensor, value) -> Tensor:
             raise RuntimeError(
                 f"fill_: only a 0-dim tensor value is allowed, got shape {list(value._data.shape)}"
             )
-        return copy_(self, value)
+        _check_target(self, "fill_")
+        if value._data.dtype != self._data.dtype:
+            value = value.to(_dtype.from_numpy_dtype(self._data.dtype))
+        return apply_inplace(self, _fill_tensor(self, value), "fill_")
     _check_target(self, "fill_")
-    return apply_inplace(self, overwrite(self, self._data.dtype.type(value)), "fill_")
+    return apply_inplace(self, _fill_scalar(self, self._data.dtype.type(value)), "fill_")
 
 
 @public(function=False)
 def zero_(self: Tensor) -> Tensor:
-    return fill_(self, 0)
+    _check_target(self, "zero_")
+    return apply_inplace(self, _zero(self, self._data.dtype.type(0)), "zero_")
 
 
-def _index_key(key):
-    """Unwrap tensors inside an index so NumPy can use it."""
-    if isinstance(key, tuple):
-        return tuple(_index_key(k) for k in key)
-    if isinstance(key, Tensor):
-        return key._data
-    if isinstance(key, list):
-        return np.asarray([k._data if isinstance(k, Tensor) else k for k in key])
-    return key
+# Index kinds that select a view (PyTorch's basic indexing).
+_BASIC_INDEX = (int, slice, type(Ellipsis), type(None), np.int64, np.int32)
 
 
 def _index_put_forward(x, value, *, key):
@@ -455,12 +274,27 @@ index_put = primitive(
 
 @public(function=False, method=("__setitem__",))
 def setitem(self: Tensor, key, value) -> None:
-    """``self[key] = value`` for every index kind ``__getitem__`` takes."""
+    """``self[key] = value`` for every index kind ``__getitem__`` takes.
+
+    As in PyTorch, a basic index (ints, slices, ``...``, None) writes into the view it
+    selects (``fill_`` for a number or a 0-d tensor into more, else ``copy_``), so the tensor's
+    history is ``CopySlices`` (or the fill or copy itself when the index selects it all);
+    other indices record ``index_put``.
+    """
     _check_target(self, "__setitem__")
     if not isinstance(value, Tensor):
         value = _wrap(np.asarray(value, dtype=self._data.dtype))
     elif value._data.dtype != self._data.dtype:
         value = value.to(_dtype.from_numpy_dtype(self._data.dtype))
+    keys = key if type(key) is tuple else (key,)
+    if all(type(k) in _BASIC_INDEX for k in keys):
+        whole = all(k is Ellipsis or k == slice(None) for k in keys)
+        target = self if whole else self[key]
+        if value._data.ndim == 0 and target._data.ndim != 0:
+            fill_(target, value)
+        else:
+            copy_(target, value)
+        return
     try:
         out = index_put(self, value, key=key)
     except (IndexError, ValueError) as exc:

@@ -1,5 +1,5 @@
-"""Reordering entries: permute, transpose and movedim (views), flip, fliplr, flipud, rot90,
-roll and repeat (copies)."""
+"""Reordering entries: permute, transpose, movedim and diagonal (views), flip, fliplr, flipud,
+rot90, roll and repeat (copies)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,35 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
 from ._inputs import _dim_args, _unique_dims
 from ._optable import Linear
-from ._primitive import primitive
+from ._primitive import adjoint_pair, primitive
 from .slicing import alias
 
 # ----- permutations -----
+
+
+def _diagonal_forward(x, *, offset, dim1, dim2):
+    out = np.diagonal(x, offset, dim1, dim2)
+    out.flags.writeable = True  # NumPy hands out a read-only view; PyTorch's is writable
+    return out
+
+
+def _diagonal_backward_forward(grad, *, shape, offset, dim1, dim2):
+    out = np.zeros(shape, dtype=grad.dtype)
+    _diagonal_forward(out, offset=offset, dim1=dim1, dim2=dim2)[...] = grad
+    return out
+
+
+# The diagonal of dims ``dim1``/``dim2`` as the last dim of a view (DiagonalBackward0), and
+# its adjoint, which places a gradient on that diagonal of zeros.
+diagonal_view, _diagonal_backward = adjoint_pair(
+    "diagonal",
+    _diagonal_forward,
+    "diagonal_backward",
+    _diagonal_backward_forward,
+    node_name="DiagonalBackward0",
+    adjoint_node_name="DiagonalBackwardBackward0",
+    view=True,
+)
 
 
 def _permute_forward(x, *, dims):

@@ -36,6 +36,27 @@ _view = primitive(
 )
 
 
+# reshape of a non-contiguous tensor: a view its strides allow (ReshapeAliasBackward0), or
+# its contiguous copy reshaped, which PyTorch does not count as a view (UnsafeViewBackward0).
+_reshape_alias = primitive(
+    "_reshape_alias",
+    _reshape_forward,
+    lambda grad, x, result, *, shape: grad.reshape(x._data.shape),
+    node_name="ReshapeAliasBackward0",
+    dtype_rule="keep",
+    kind=Linear(),
+    view=True,
+)
+_unsafe_view = primitive(
+    "_unsafe_view",
+    _reshape_forward,
+    lambda grad, x, result, *, shape: grad.reshape(x._data.shape),
+    node_name="UnsafeViewBackward0",
+    dtype_rule="keep",
+    kind=Linear(),
+)
+
+
 def _infer_shape(numel, shape, op, x_shape):
     shape = tuple(int(s) for s in shape)
     neg = [i for i, s in enumerate(shape) if s == -1]
@@ -70,9 +91,16 @@ def _shape_arg(shape):
 
 @public()
 def reshape(x: Tensor, *shape) -> Tensor:
-    """``x`` with a new shape of the same number of elements (-1 infers one size)."""
+    """``x`` with a new shape of the same number of elements (-1 infers one size): a view
+    where the strides allow one, else a reshaped copy, recorded as PyTorch records each."""
     shape = _infer_shape(x._data.size, _shape_arg(shape), "reshape", x._data.shape)
-    return _view(x, shape=shape)
+    if x._data.flags.c_contiguous:
+        return _view(x, shape=shape)
+    try:
+        np.reshape(x._data, shape, copy=False)
+    except ValueError:
+        return _unsafe_view(x.contiguous(), shape=shape)  # a copy (CloneBackward0) reshaped
+    return _reshape_alias(x, shape=shape)
 
 
 @public(function=False)

@@ -43,6 +43,18 @@ def test_every_grad_fn_and_accumulator_is_a_graph_node(torch):
     assert y.grad_fn.metadata == {"tag": "exp"} and accumulator.metadata == {}
 
 
+def test_each_kind_of_node_has_a_class_of_its_own(torch):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    z = y.exp()
+    assert type(y.grad_fn).__name__ == "MulBackward0"
+    assert type(z.grad_fn).__name__ == "ExpBackward0"
+    assert type(y.grad_fn) is type((x * 3).grad_fn) and type(y.grad_fn) is not type(z.grad_fn)
+    y[0].mul_(2)
+    assert y.grad_fn.name() == "torch::autograd::CopySlices"
+    assert type(y.grad_fn).__name__ == "CopySlices" and "grad_fn=<CopySlices>" in repr(y)
+
+
 # ----- gradient edges -----
 
 

@@ -75,6 +75,28 @@ def test_ops_that_only_need_shapes_pack_nothing(torch):
     assert log == []
 
 
+def test_pack_sees_exactly_what_each_op_saves(torch):
+    x = torch.tensor([0.5, 1.0], requires_grad=True)
+    c = torch.tensor([2.0, 3.0])
+
+    def packed(f):
+        seen = []
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
+            out = f()
+        return seen, out
+
+    seen, _ = packed(lambda: x * c)  # only the constant: x's own gradient needs it
+    assert len(seen) == 1 and seen[0] is c
+    seen, _ = packed(lambda: x * x)
+    assert len(seen) == 2
+    seen, out = packed(lambda: x.exp())  # the output, not the input
+    assert len(seen) == 1 and seen[0] is out
+    seen, _ = packed(lambda: x.sin())
+    assert len(seen) == 1 and seen[0] is x
+    seen, _ = packed(lambda: x * 2)  # a Python number is saved, but not as a tensor
+    assert seen == []
+
+
 def test_custom_function_saves_go_through_the_hooks(torch):
     class Square(torch.autograd.Function):
         @staticmethod

@@ -4,6 +4,7 @@ in-place writes PyTorch refuses.
 Every test runs with leafgrad and with PyTorch (the ``torch`` fixture).
 """
 
+import numpy as np
 import pytest
 
 from ._helpers import assert_values
@@ -91,6 +92,15 @@ def test_data_has_a_version_counter_of_its_own(torch):
 
 
 # ----- a view's history follows in-place changes of its base -----
+
+
+def test_a_view_knows_it_is_one(torch):
+    x = torch.ones(3)
+    v = x[1:]
+    assert v._is_view() and v._base is x and not x._is_view()
+    assert not x.detach()._is_view() and not x.clone()._is_view()
+    v.add_(1)
+    assert x._version == v._version == 1
 
 
 def test_a_view_sees_its_base_modified_in_place(torch):
@@ -320,3 +330,112 @@ def test_detaching_a_view_in_place_raises(torch):
     ):
         with pytest.raises(RuntimeError):
             base[0].detach_()
+
+
+# ----- which ops make views, and the grad_fn names PyTorch records -----
+
+
+def test_diagonal_is_a_view_that_writes_through_to_its_base(torch):
+    root = torch.arange(12.0).reshape(3, 4).requires_grad_()
+    x = root * 1
+    d = x.diagonal(1)
+    assert d._base is x and d.grad_fn.name() == "DiagonalBackward0"
+    d.mul_(2)
+    assert_values(x[:, 1:].diagonal(), [2.0, 12.0, 22.0])
+    (x * torch.arange(12.0).reshape(3, 4)).sum().backward()
+    expected = np.arange(12.0).reshape(3, 4)
+    expected[[0, 1, 2], [1, 2, 3]] *= 2
+    assert_values(root.grad, expected)
+
+
+@pytest.mark.parametrize(
+    "make, name, is_view",
+    [
+        (lambda x: x.reshape(12), "ViewBackward0", True),
+        (lambda x: x.t().reshape(4, 3), "ReshapeAliasBackward0", True),
+        (lambda x: x[:, 0].reshape(3, 1), "ReshapeAliasBackward0", True),
+        (lambda x: x.t().reshape(12), "UnsafeViewBackward0", False),
+        (lambda x: x[::2].reshape(-1), "UnsafeViewBackward0", False),
+    ],
+)
+def test_reshape_records_a_view_where_the_strides_allow_one(torch, make, name, is_view):
+    root = torch.ones(3, 4, requires_grad=True)
+    x = root * 1
+    y = make(x)
+    assert y.grad_fn.name() == name and (y._base is not None) == is_view
+    x.mul_(3)  # a view sees it, a copy does not
+    assert_values(y, np.full(y.shape, 3.0 if is_view else 1.0))
+
+
+def test_clone_keeps_the_order_of_the_strides(torch):
+    x = torch.arange(24.0).reshape(2, 3, 4)
+    assert x.transpose(0, 1).clone().stride() == (4, 12, 1)
+    assert x.permute(2, 0, 1).clone().stride() == (1, 12, 4)
+    assert x.transpose(1, 2)[:, ::2].clone().stride() == (6, 1, 2)  # gaps closed
+    assert x[0, :1].expand(3, 4).clone().stride() == (4, 1)
+    t = x[0].t()
+    assert not t.clone().is_contiguous() and t.contiguous().is_contiguous()
+
+
+@pytest.mark.parametrize(
+    "write, name",
+    [
+        (lambda x, w: x.__setitem__(0, w), "CopySlices"),
+        (lambda x, w: x.__setitem__((slice(1, 3),), w), "CopySlices"),
+        (lambda x, w: x.__setitem__(..., w), "FillBackward3"),
+        (lambda x, w: x.__setitem__(slice(None), w), "FillBackward3"),
+        (lambda x, w: x.__setitem__(..., w * torch_ones(x)), "CopyBackwards"),
+        (lambda x, w: x.__setitem__(torch_index(x), w), "IndexPutBackward0"),
+        (lambda x, w: x.fill_(3.0), "FillBackward2"),
+        (lambda x, w: x.fill_(w), "FillBackward3"),
+        (lambda x, w: x.zero_(), "ZeroBackward0"),
+        (lambda x, w: x.copy_(w), "CopyBackwards"),
+    ],
+)
+def test_writes_record_the_grad_fn_pytorch_records(torch, write, name):
+    w = torch.tensor(0.5, requires_grad=True)
+    x = torch.ones(3, 4) * w
+    write(x, w)
+    assert x.grad_fn.name().rsplit("::", 1)[-1] == name
+    (g,) = torch.autograd.grad((x * torch.arange(12.0).reshape(3, 4)).sum(), w)
+    _ = g.item()  # every write leaves a gradient for w (its value checked elsewhere)
+
+
+def torch_ones(x):
+    return x.detach() * 0 + 1
+
+
+def torch_index(x):
+    return (x.detach()[:2, 0] * 0 + 1).long()
+
+
+def test_a_0d_target_takes_a_copy(torch):
+    w = torch.tensor(0.5, requires_grad=True)
+    x = torch.ones(3) * w
+    x[1] = w * 4  # a 0-d view, the same size as the value: copy_ into it
+    assert x.grad_fn.name().rsplit("::", 1)[-1] == "CopySlices"
+    assert_values(x, [0.5, 2.0, 0.5])
+
+
+def test_a_constant_write_zeroes_the_forward_mode_tangent_there(torch):
+    fa = torch.autograd.forward_ad
+    with fa.dual_level():
+        x = fa.make_dual(
+            torch.ones(3, 2, dtype=torch.float64), torch.ones(3, 2, dtype=torch.float64)
+        )
+        y = x * 2
+        y[1].fill_(0.5)
+        assert_values(fa.unpack_dual(y).tangent, [[2.0, 2.0], [0.0, 0.0], [2.0, 2.0]])
+        y.zero_()
+        assert_values(fa.unpack_dual(y).tangent, np.zeros((3, 2)))
+
+
+def test_a_refused_view_requires_grad_once_its_base_does(torch):
+    w = torch.tensor(0.5, requires_grad=True)
+    base = torch.ones(3)
+    with torch.no_grad():
+        v = base[1:]
+    base.mul_(w)
+    assert v.requires_grad
+    with pytest.raises(RuntimeError):
+        _ = v.grad_fn

@@ -1,6 +1,8 @@
 """Op-table samples for ops/inplace.py: in-place writes, through views and indices."""
 
-from leafgrad.ops.inplace import embed_region, overwrite, view_replay, zero_region
+import leafgrad as lg
+from leafgrad.ops.inplace import overwrite
+from leafgrad.ops.view_history import embed_region, view_replay, zero_region
 
 from .optable import OpSample
 
@@ -22,8 +24,20 @@ def _regenerated_view(w, v):
 
 def _setitem(w, v):
     out = w * 1
-    out[1:, 0] = v * v
+    out[lg.tensor([2, 1]), 0] = v * v  # an index tensor: index_put
     return out
+
+
+def _setitem_basic(w, v):
+    out = w * 1
+    out[1:, 0] = v * v  # a basic index: a copy into the view it selects
+    return out
+
+
+def _filled(w, v, value):
+    out = w * 2
+    out[1].fill_(value if value is not None else v.sum())
+    return out * w
 
 
 def _copy_into(w, v):
@@ -44,6 +58,10 @@ SAMPLES = [
     S("embed_region", lambda s: embed_region(s, shape=(3, 2), view_fn=lambda t: t[1]) * 2, ((2,),)),
     S("copy_slices", _through_row_view, ((3, 2), (2,)), covers=("copy_slices", "zero_region")),
     S("index_put", _setitem, ((3, 2), (2,))),
+    S("copy_slices", _setitem_basic, ((3, 2), (2,)), id="setitem-basic"),
+    S("fill.Scalar", lambda w, v: _filled(w, v, 0.5), ((3, 2), (2,))),
+    S("fill.Tensor", lambda w, v: _filled(w, v, None), ((3, 2), (2,))),
+    S("zero", lambda w: (w * 2).zero_() + w * w, ((3, 2),)),
     S("overwrite", lambda t, s: overwrite(t, s) * t, ((2, 3), (3,))),
     S("overwrite", _copy_into, ((2, 3), (2, 3)), id="copy_"),
     S(

@@ -3,6 +3,7 @@ broadcasting, permutations, joins, splits)."""
 
 import leafgrad as lg
 from leafgrad.ops.broadcast import sum_to
+from leafgrad.ops.reorder import _diagonal_backward
 from leafgrad.ops.shape import _squeeze_dim
 
 from .optable import OpSample
@@ -20,6 +21,10 @@ SAMPLES = [
     S("view", lambda x: x.view(4, 3), ((3, 4),)),
     S("view", lambda x: x.view(-1, 2), ((2, 3, 2),), id="view-infer-negative"),
     S("view", lambda x: x.reshape(6), ((2, 3),), id="reshape"),
+    S("_reshape_alias", lambda x: x.t().reshape(3, 1, 2), ((2, 3),)),
+    S("_reshape_alias", lambda x: x[:, 1].reshape(-1, 1) * x[:, :1], ((3, 2),), id="column"),
+    S("_unsafe_view", lambda x: x.t().reshape(6), ((2, 3),)),
+    S("_unsafe_view", lambda x: x[:, :2].reshape(-1) ** 2, ((4, 4),), id="gaps"),
     S("view", lambda x: x.flatten(), ((2, 3, 2),), id="flatten-all"),
     S("view", lambda x: lg.flatten(x, 1, -1), ((2, 3, 2),), id="flatten-negative-end"),
     S("view", lambda x: x.unflatten(-1, (2, -1)), ((3, 4),), id="unflatten"),
@@ -39,6 +44,15 @@ SAMPLES = [
     S("unsqueeze", lambda x: x.unsqueeze(1), ((2, 3),)),
     S("unsqueeze", lambda x: x.unsqueeze(-1), ((2, 3),), id="unsqueeze-negative-end"),
     # permutations
+    S("diagonal", lambda x: x.diagonal(), ((3, 3),)),
+    S("diagonal", lambda x: lg.diagonal(x, 1, 0, 2), ((2, 3, 4),), id="diagonal-offset-dims"),
+    S("diagonal", lambda x: x.diagonal(-1) * 2, ((4, 3),), id="diagonal-below"),
+    S("diagonal", lambda x: lg.trace(x), ((3, 2),), id="trace"),
+    S(
+        "diagonal_backward",
+        lambda g: _diagonal_backward(g, shape=(3, 4), offset=1, dim1=0, dim2=1),
+        ((3,),),
+    ),
     S("permute", lambda x: x.permute(2, 0, 1), ((2, 3, 4),)),
     S("permute", lambda x: x.permute((-1, 0, 1)), ((2, 3, 4),), id="permute-tuple-negative"),
     S("permute", lambda x: x.movedim(0, -1), ((2, 3, 4),), id="movedim"),

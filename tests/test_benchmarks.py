@@ -1,0 +1,80 @@
+"""``python -m benchmarks --quick`` runs every workload and writes its Markdown and JSON
+(the files and their fields are checked, never the timings)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKLOADS = {
+    "chain-small",
+    "chain-medium",
+    "mlp-regression",
+    "burgers-64-float64",
+    "burgers-64-float32",
+    "laplacian-d3-32",
+    "tiny-pinn",
+    "out-of-place-loop",
+}
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--rounds", "1", "--threads", "1"]
+        + ["--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out, json.loads((out / "results.json").read_text())
+
+
+def test_quick_run_measures_every_workload_with_every_method(quick_run):
+    _, data = quick_run
+    has_torch = importlib.util.find_spec("torch") is not None
+    by_workload: dict = {}
+    for row in data["results"]:
+        by_workload.setdefault(row["workload"], set()).add(row["method"])
+    assert set(by_workload) == WORKLOADS
+    assert by_workload["burgers-64-float64"] >= {
+        "leafgrad-nested",
+        "leafgrad-operators",
+        "leafgrad-collapsed",
+    }
+    assert ("torch-nested" in by_workload["burgers-64-float64"]) == has_torch
+
+
+def test_quick_run_rows_carry_times_ratios_and_peak_memory(quick_run):
+    _, data = quick_run
+    has_torch = importlib.util.find_spec("torch") is not None
+    for row in data["results"]:
+        assert row["threads"] == 1
+        assert row["median_s"] > 0 and row["min_s"] <= row["median_s"]
+        assert row["rounds"] >= 1
+        assert isinstance(row["config"], dict) and row["description"]
+        assert (row["ratio"] is not None) == has_torch
+        if row["peak_mib"] is not None:  # None only without Linux's /proc counters
+            assert row["peak_mib"] >= 0
+    loop = [r for r in data["results"] if r["workload"] == "out-of-place-loop"]
+    assert loop and all(r["growth"] > 0 and r["first_s"] > 0 for r in loop)
+    assert all(r["rounds"] == 6 for r in loop)  # every step of the loop timed
+
+
+def test_quick_run_describes_the_machine_and_settings(quick_run):
+    out, data = quick_run
+    assert data["machine"]["cores"] >= 1 and data["machine"]["numpy"]
+    assert data["settings"]["quick"] is True and data["settings"]["threads"] == ["1"]
+    markdown = (out / "results.md").read_text()
+    assert "| workload | threads | method |" in markdown
+    for name in WORKLOADS:
+        assert f"| {name} | 1 |" in markdown
