@@ -8,7 +8,6 @@ in ``_ranges.py``, random numbers in ``_random.py``, what all of them share in `
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
@@ -31,6 +30,7 @@ from ._memory_format import like_in_format
 from ._tensor import CPU, Size, Tensor, _wrap
 from ._tensor import check_device as _check_device
 from ._tensor import device as _device
+from ._warn import warn_at_user
 
 
 # ----------------------------------------------------------------------------- tensor()
@@ -235,11 +235,9 @@ def tensor(
     objects with no dtype (None, sets, dicts) RuntimeError.
     """
     if isinstance(data, Tensor):
-        warnings.warn(
+        warn_at_user(
             "To copy a tensor, use source.detach().clone() (or .requires_grad_(True) on that) "
-            "rather than tensor(source).",
-            UserWarning,
-            stacklevel=2,
+            "rather than tensor(source)."
         )
         arr = data._data.copy()
         if dtype is not None:
@@ -371,11 +369,10 @@ def _new_tensor(
     self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ):
     if isinstance(data, Tensor):
-        warnings.warn(
-            "To copy a tensor, use source.detach().clone() rather than t.new_tensor(source).",
-            UserWarning,
-            stacklevel=2,
+        warn_at_user(
+            "To copy a tensor, use source.detach().clone() rather than t.new_tensor(source)."
         )
+        data = data._data  # the same copy, without tensor()'s own warning on top
     return tensor(
         data,
         dtype=self.dtype if dtype is None else dtype,

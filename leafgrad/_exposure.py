@@ -12,6 +12,8 @@ This module imports nothing from the package, so any module may declare with it.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
 from dataclasses import dataclass
 
@@ -33,8 +35,10 @@ class Public:
     inplace_operators: tuple = ()
 
     def __call__(self, fn):
-        """Declare ``fn`` exposed this way; returns ``fn``."""
+        """Declare ``fn`` exposed this way; returns ``fn`` (taking NumPy's keyword names)."""
         fn._public = self
+        if fn.__name__ not in PYTHON_IN_TORCH:
+            fn = numpy_names(fn)
         if isinstance(self.method, tuple):
             for name in self.method:
                 _add(METHODS, name, fn)
@@ -45,6 +49,49 @@ class Public:
         for name in self.inplace_operators:
             _add(INPLACE, name, fn)
         return fn
+
+
+# PyTorch's argument parser takes NumPy's spellings for these parameters of its native
+# functions and methods (torch.cat(ts, axis=1), x.sum(axis=0, keepdims=True), torch.sum(a=x));
+# the few it implements in Python do not (torch.norm, torch.split, Tensor.norm ...).
+NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input",
+               "x2": "other"}  # fmt: skip
+PYTHON_IN_TORCH = frozenset({"norm", "split"})
+
+
+def numpy_names(fn):
+    """``fn``, also taking NumPy's keyword names (``NUMPY_NAMES``) for the parameters it has."""
+    if fn.__name__.startswith("__"):  # operators take no keywords
+        return fn
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        return fn
+    aliases = {alias: name for alias, name in NUMPY_NAMES.items()
+               if name in params and alias not in params}  # fmt: skip
+    if not aliases:
+        return fn
+
+    @functools.wraps(fn)
+    def with_numpy_names(*args, **kwargs):
+        if kwargs and not aliases.keys().isdisjoint(kwargs):
+            kwargs = _renamed(fn.__name__, kwargs, aliases)
+        return fn(*args, **kwargs)
+
+    with_numpy_names._numpy_names = aliases
+    return with_numpy_names
+
+
+def _renamed(op: str, kwargs: dict, aliases: dict) -> dict:
+    out = {}
+    for key, value in kwargs.items():
+        name = aliases.get(key, key)
+        if name in out:
+            raise TypeError(
+                f"{op}() got {name!r} twice, once as NumPy's {key!r}; pass only one of them"
+            )
+        out[name] = value
+    return out
 
 
 def public(

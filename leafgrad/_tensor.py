@@ -11,8 +11,10 @@ from ._dtype import from_numpy_dtype
 
 # grad_mode imports nothing from the package: the Tensor reads the mode as ops do.
 from ._engine.grad_mode import is_inference_mode_enabled
+from ._exposure import numpy_names
 from ._memory_format import is_laid_out
 from ._tensor_str import tensor_repr
+from ._warn import warn_at_user
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -214,6 +216,8 @@ class Tensor:
             return tuple.__new__(Size, self._data.shape)
         return self._data.shape[_normalize_dim(dim, self._data.ndim, "size")]
 
+    size = numpy_names(size)  # x.size(axis=0), as PyTorch's
+
     @property
     def ndim(self) -> int:
         return self._data.ndim
@@ -286,6 +290,15 @@ class Tensor:
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """A NumPy ufunc's result on tensors (``np.sin(t)``, ``t * ndarray``) as a tensor.
+
+        As PyTorch's: always a tensor (0-d for scalars), and bool results become uint8.
+        """
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return _wrap(np.asarray(array))
+
     def __len__(self) -> int:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -312,11 +325,9 @@ class Tensor:
             )
         if self._requires_grad and not _warned["float_requires_grad"]:
             _warned["float_requires_grad"] = True  # PyTorch warns once per process
-            warnings.warn(
+            warn_at_user(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-                "behavior. Consider using tensor.detach() first.",
-                UserWarning,
-                stacklevel=2,
+                "behavior. Consider using tensor.detach() first."
             )
         return float(self._data.reshape(()).item())
 
@@ -529,6 +540,8 @@ class Tensor:
         if dim is None:
             return strides
         return strides[_normalize_dim(dim, self._data.ndim, "stride")]
+
+    stride = numpy_names(stride)
 
     def storage_offset(self) -> int:
         from ._storage import storage_offset  # why: _storage imports _tensor

@@ -2,7 +2,8 @@
 
 The maths lives in ``leafgrad.ops`` (solvers, cholesky, lu, decompositions, determinants,
 matrix_functions, norms); this module names it as PyTorch does and adds the few functions
-that only rearrange others. Complex-valued functions (``eig``, ``eigvals``) and the LDL
+that only rearrange others. ``eig`` and ``eigvals``, whose results are complex, raise
+NotImplementedError (leafgrad has no complex dtype) pointing to ``eigh``; the LDL
 family are not here yet.
 """
 
@@ -12,6 +13,7 @@ import math
 
 import numpy as np
 
+from ._exposure import numpy_names
 from ._tensor import Tensor, _wrap
 from .ops._matrices import LinAlgError, check_tensor
 from .ops.cholesky import cholesky_ex
@@ -36,10 +38,17 @@ from .ops.matrix_functions import (
     multi_dot,
     pinv,
 )
-from .ops.norms import cond, matrix_norm, norm, vector_norm
+from .ops.norms import cond
+from .ops.norms import matrix_norm as _matrix_norm
+from .ops.norms import norm as _norm
+from .ops.norms import vector_norm as _vector_norm
 from .ops.solvers import inv, inv_ex, solve, solve_ex, solve_triangular
 
+# PyTorch's linalg functions are native: they take NumPy's axis= and keepdims= too.
+matrix_norm, norm, vector_norm = map(numpy_names, (_matrix_norm, _norm, _vector_norm))
 
+
+@numpy_names
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """The cross product along ``dim`` (size 3); batch dimensions broadcast."""
     return _cross(input, other, dim=dim)
@@ -51,6 +60,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return A.diagonal(offset, dim1, dim2)
 
 
+@numpy_names
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """The dot product along ``dim``; batch dimensions broadcast."""
     check_tensor("linalg.vecdot", x, "x")
@@ -109,6 +119,27 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(*rest)
 
 
+def _complex_results(op: str, A) -> NotImplementedError:
+    shape = list(A.shape) if isinstance(A, Tensor) else type(A).__name__
+    return NotImplementedError(
+        f"linalg.{op}: the eigenvalues of a general real matrix (here {shape}) are complex, and "
+        "PyTorch returns them as a complex tensor even when they are real; leafgrad has no "
+        "complex dtype. For a symmetric matrix use linalg.eigh(A) or linalg.eigvalsh(A) (real "
+        "and differentiable); otherwise compute without autograd with "
+        "numpy.linalg.eig(A.detach().numpy())."
+    )
+
+
+def eig(A: Tensor, *, out=None):
+    """Refused with NotImplementedError: its results are complex (see ``eigh``)."""
+    raise _complex_results("eig", A)
+
+
+def eigvals(A: Tensor, *, out=None):
+    """Refused with NotImplementedError: its results are complex (see ``eigvalsh``)."""
+    raise _complex_results("eigvals", A)
+
+
 __all__ = [
     "LinAlgError",
     "cholesky",
@@ -117,7 +148,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "householder_product",
     "inv",

@@ -3,7 +3,7 @@ PyTorch's are (the Bessel functions j, y, k and the scaled k are not, as in PyTo
 
 The kernels live in ``leafgrad.ops`` (``special.py``, ``gamma.py``, and the existing erf,
 sigmoid, softmax ...); integer inputs promote to the default float dtype. The orthogonal
-polynomials (``chebyshev_polynomial_t`` ...) are not here yet.
+polynomials (``chebyshev_polynomial_t`` ...) live in ``ops/polynomials.py``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from .ops.elementwise import erf, erfc, expm1, log1p
 from .ops.elementwise import sigmoid as expit
 from .ops.gamma import digamma, igamma, igammac, lgamma, mvlgamma, polygamma, zeta
 from .ops.piecewise import round
+from .ops.polynomials import *  # noqa: F403
+from .ops.polynomials import __all__ as _polynomials
 from .ops.softmax import log_softmax, logsumexp, softmax
 from .ops.special import (
     airy_ai,
@@ -92,4 +94,5 @@ __all__ = [
     "xlog1py",
     "xlogy",
     "zeta",
+    *_polynomials,
 ]

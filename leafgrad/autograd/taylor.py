@@ -10,9 +10,12 @@ PyTorch has no counterpart. Two entry points:
   Laplacian (or ``sum_ij A_ij d2u/dx_i dx_j`` for a symmetric ``A``, e.g. a diffusion
   operator), propagated together ("forward Laplacian", Li et al. 2023; collapsed Taylor
   mode, Dangel et al. 2024). The cost grows with d, with no backward pass per input.
+- ``diagonal(func, x)``: the value, the gradient and every ``d2u/dx_i^2`` in one pass.
 
 Everything runs in leafgrad ops, so the results keep their graph: ``backward()`` through
-them gives parameter gradients, as a PINN loss needs.
+them gives parameter gradients, as a PINN loss needs. Up to second order the derivative
+channels travel packed in one tensor and Linear layers and activations map them with one
+primitive each (``ops.fused_jets``); other ops, and higher orders, use the generic rules.
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ import math
 
 import numpy as np
 
-from .._engine.forward import jet_mode
 from .._tensor import Tensor, _wrap, _zeros_like
+from ..ops._jets import jet_pass
+from ..ops.fused_jets import PackedJet, fusable
 from ..ops.joining import stack
+from ..ops.reorder import movedim
 
 
 def _check_input(x, name: str) -> None:
@@ -34,18 +39,18 @@ def _check_input(x, name: str) -> None:
 
 
 def _seeded(x: Tensor, jet) -> Tensor:
-    """``x`` (keeping its graph) carrying ``jet`` into the function."""
-    seeded = x.view_as(x) if x._requires_grad else _wrap(x._data)
-    seeded._jet = jet
-    return seeded
+    """``x`` (keeping its graph) carrying ``jet`` into the function (inside a jet_pass)."""
+    return jet_pass.carry(x.view_as(x) if x._requires_grad else _wrap(x._data), jet)
 
 
-def _output_jet(u: Tensor, zero_jet):
-    if not isinstance(u, Tensor):
-        raise TypeError(f"taylor: func must return a Tensor, got {type(u).__name__}")
-    jet = u._jet
-    u._jet = None
-    return zero_jet(u) if jet is None else jet  # u does not depend on x
+def _run(func, seeded: list, mode, zero_jet):
+    """``(u, u's jet)`` of ``func(*seeded)`` in one pass of ``mode``."""
+    with jet_pass(mode):
+        u = func(*[_seeded(x, jet) for x, jet in seeded])
+        if not isinstance(u, Tensor):
+            raise TypeError(f"taylor: func must return a Tensor, got {type(u).__name__}")
+        jet = u._jet
+    return u, zero_jet(u) if jet is None else jet  # None: u does not depend on x
 
 
 def coefficients(func, x, v, order: int) -> list:
@@ -71,10 +76,15 @@ def coefficients(func, x, v, order: int) -> list:
             )
         vi = vi if vi._data.dtype == xi._data.dtype else vi.to(xi.dtype)
         zeros = _zeros_like(xi)
-        seeded.append(_seeded(xi, (vi,) + (zeros,) * (order - 1)))
-    with jet_mode(("taylor", order)):
-        u = func(*seeded)
-    jet = _output_jet(u, lambda u: tuple(_zeros_like(u) for _ in range(order)))
+        jet = (vi,) + (zeros,) * (order - 1)
+        if fusable(("taylor", order)):
+            jet = PackedJet(stack(list(jet)), ("taylor", order))
+        seeded.append((xi, jet))
+    u, jet = _run(
+        func, seeded, ("taylor", order), lambda u: tuple(_zeros_like(u) for _ in range(order))
+    )
+    if type(jet) is PackedJet:
+        jet = jet.unpack()
     return [u, *jet]
 
 
@@ -100,19 +110,19 @@ def collapsed(func, x: Tensor, weights=None):
     d = x._data.shape[1]
     directions, scales = _directions(weights, d)
     eye = np.eye(d, dtype=x._data.dtype)
-    seeds = tuple(
-        _wrap(np.broadcast_to(q.astype(x._data.dtype), x._data.shape).copy()) for q in directions
+    mode = ("collapsed", scales)
+    channels = np.zeros((len(directions) + 1,) + x._data.shape, dtype=x._data.dtype)
+    channels[: len(directions)] = np.asarray(directions, dtype=x._data.dtype)[:, None, :]
+    u, jet = _run(
+        func,
+        [(x, PackedJet(_wrap(channels), mode))],
+        mode,
+        lambda u: (tuple(_zeros_like(u) for _ in scales), _zeros_like(u)),
     )
-    with jet_mode(("collapsed", scales)):
-        u = func(_seeded(x, (seeds, _zeros_like(x))))
-    first, second = _output_jet(
-        u,
-        lambda u: (
-            tuple(_zeros_like(u) for _ in scales),
-            _zeros_like(u),
-        ),
-    )
-    along = stack(list(first), dim=-1)  # derivatives along the directions, last axis
+    if type(jet) is PackedJet:  # derivatives along the directions on the last axis
+        along, second = movedim(jet.channels[: len(scales)], 0, -1), jet.channels[len(scales)]
+    else:
+        along, second = stack(list(jet[0]), dim=-1), jet[1]
     basis = np.stack(directions, axis=0).astype(x._data.dtype)  # (k, d)
     if np.array_equal(basis, eye):
         grad = along
@@ -128,6 +138,57 @@ def laplacian(func, x: Tensor):
     of shape (N,): (N, d) and (N,). All three keep their graph for ``backward()``.
     """
     return collapsed(func, x, None)
+
+
+def diagonal(func, x, dims=None):
+    """``(u, grad, diag)``: ``diag[..., k] = d2u/dx_i^2`` for ``i = dims[k]``, one pass.
+
+    ``x``: (N, d) points, or a tuple of (N, k) column blocks (then ``func(*x)``, the columns
+    numbered across the blocks in order). ``dims``: the columns whose second derivatives are
+    wanted (all by default); ``grad`` always has every column: shape ``u.shape + (d,)``, and
+    ``diag`` ``u.shape + (len(dims),)``.
+    """
+    xs = tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    for xi in xs:
+        _check_input(xi, "diagonal")
+        if xi._data.ndim != 2:
+            raise ValueError(
+                f"taylor.diagonal: x must be (N, d) points or a tuple of (N, k) blocks, got "
+                f"shape {list(xi._data.shape)}"
+            )
+    d = sum(xi._data.shape[1] for xi in xs)
+    dims = tuple(range(d)) if dims is None else tuple(int(i) % d for i in dims)
+    rows = tuple(tuple(float(i == j) for j in range(d)) for i in dims)
+    # One second-order row is the collapsed mode, whose generic rules are the cheaper ones.
+    mode = ("seconds", rows) if len(rows) > 1 else ("collapsed", rows[0] if rows else (0.0,) * d)
+    s = max(len(rows), 1)
+    seeded, start = [], 0
+    for xi in xs:
+        k = xi._data.shape[1]
+        channels = np.zeros((d + s,) + xi._data.shape, dtype=xi._data.dtype)
+        for j in range(k):
+            channels[start + j, :, j] = 1
+        start += k
+        seeded.append((xi, PackedJet(_wrap(channels), mode)))
+    u, jet = _run(
+        func,
+        seeded,
+        mode,
+        lambda u: (
+            tuple(_zeros_like(u) for _ in range(d)),
+            tuple(_zeros_like(u) for _ in range(s)),
+        ),
+    )
+    if type(jet) is PackedJet:
+        firsts, seconds = jet.channels[:d], jet.channels[d : d + len(rows)]
+        return u, movedim(firsts, 0, -1), movedim(seconds, 0, -1)
+    second = (jet[1] if isinstance(jet[1], tuple) else (jet[1],))[: len(rows)]
+    diag = (
+        stack(list(second), dim=-1)
+        if second
+        else _wrap(np.zeros(u._data.shape + (0,), u._data.dtype))
+    )
+    return u, stack(list(jet[0]), dim=-1), diag
 
 
 def _directions(weights, d: int):
@@ -152,4 +213,4 @@ def _directions(weights, d: int):
     return [vectors[:, k] for k in range(d)], [float(w) for w in values]
 
 
-__all__ = ["coefficients", "derivatives", "collapsed", "laplacian"]
+__all__ = ["coefficients", "derivatives", "collapsed", "laplacian", "diagonal"]

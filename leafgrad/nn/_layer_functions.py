@@ -10,6 +10,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor, no_grad
+from .._exposure import numpy_names
 from ._activation_functions import _recorded
 
 __all__ = ["bilinear", "cosine_similarity", "embedding", "pad", "pairwise_distance"]
@@ -192,6 +193,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     return out
 
 
+@numpy_names  # native in PyTorch: it takes axis= too
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``x1 . x2 / (max(||x1||, eps) max(||x2||, eps))`` along ``dim``, after broadcasting."""
     x1, x2 = _lg.broadcast_tensors(x1, x2)
@@ -206,6 +208,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return ((x1 / norms[0]) * (x2 / norms[1])).sum(dim)
 
 
+@numpy_names
 def pairwise_distance(
     x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
 ) -> Tensor:

@@ -34,12 +34,15 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     gamma,
     indexing,
     integration,
+    jet_activations,
+    jet_kernels,
     joining,
     linalg,
     lu,
     matmul,
     matrix_functions,
     piecewise,
+    polynomials,
     power,
     quantiles,
     reduction,
@@ -58,14 +61,15 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     statistics,
     strided,
 )
+from ._operands import operator_method
 from .inplace import inplace
 
 for _name, _fn in METHODS.items():
-    setattr(Tensor, _name, _fn)
+    setattr(Tensor, _name, operator_method(_name, _fn))
 for _name, _fn in INPLACE.items():  # each in-place twin wraps its out-of-place op
     if _name in METHODS:
         raise ValueError(f"Tensor.{_name} is declared both as a method and as an in-place twin")
-    setattr(Tensor, _name, inplace(_fn, _name))
+    setattr(Tensor, _name, operator_method(_name, inplace(_fn, _name)))
 
 # Python's default __eq__ would make Tensor unhashable once __eq__ is set; keep identity hashing.
 Tensor.__hash__ = object.__hash__

@@ -159,6 +159,15 @@ def _new_shape(op, args, params, level):
     return _out(op(value, shape=(value.shape[0],) + shape), level)
 
 
+def _diagonal_backward(op, args, params, level):
+    """The adjoint of diagonal: a zero example of ``shape`` with the gradient on its diagonal."""
+    shape = tuple(params["shape"])
+    value = _aligned(args[0], level, args[0]._data.ndim)
+    dims = {k: params[k] % len(shape) + 1 for k in ("dim1", "dim2")}
+    shape = (value.shape[0],) + shape
+    return _out(op(value, shape=shape, offset=params["offset"], **dims), level)
+
+
 def _sum_to(op, args, params, level):
     x, shape = args[0], tuple(params["shape"])
     value, extra = x._value, x._data.ndim - len(shape)

@@ -15,6 +15,7 @@ from .._batched import BatchedTensor
 from ._batching import (
     _addmm,
     _backward_of_view,
+    _diagonal_backward,
     _einsum,
     _flat_index,
     _flattened,
@@ -64,6 +65,21 @@ NO_RULE: dict = {
     "unique_dim": "its length depends on each example's values",
     "unique_consecutive": "its length depends on each example's values",
 }
+# The fused Taylor path's kernels (jet_kernels.py, jet_activations.py): called only inside a
+# Taylor pass on packed derivative channels, which vmap does not batch yet.
+NO_RULE.update(
+    {
+        key: "not batched yet: a fused Taylor kernel, called only by a Taylor pass"
+        for key in (
+            "jet_linear",
+            "jet_outer",
+            "jet_unary",
+            "jet_unary_backward",
+            "jet_act",
+            "jet_act_backward",
+        )
+    }
+)
 
 
 _POSITIONAL_PARAMS = {"dim", "dims", "index", "indices", "shape", "key", "view_fn"}
@@ -121,7 +137,8 @@ def rules() -> dict:
     RULES["unsqueeze"] = _unsqueeze
     RULES["argmax"] = RULES["argmin"] = _flat_index
     RULES["max"] = RULES["min"] = _full_extreme
-    for _key in ("view", "squeeze", "squeeze.dim", "squeeze.dims", "expand"):
+    for _key in ("view", "_reshape_alias", "_unsafe_view", "squeeze", "squeeze.dim",
+                 "squeeze.dims", "expand"):  # fmt: skip
         RULES[_key] = _new_shape
     RULES["sum_to"] = _sum_to
     RULES["repeat"] = _repeat
@@ -138,7 +155,10 @@ def rules() -> dict:
         RULES[_key] = _matmul
     RULES["addmm"] = _addmm
     RULES["prod"] = RULES["roll"] = _flattened
-    RULES["overwrite"] = _overwrite
+    for _key in ("overwrite", "fill.Scalar", "fill.Tensor", "zero"):
+        RULES[_key] = _overwrite
+    RULES["diagonal"] = _with_dims("dim1", "dim2")
+    RULES["diagonal_backward"] = _diagonal_backward
     for _key in ("cumprod", "logcumsumexp"):
         RULES[_key] = _with_dims("dim")
     for _key in ("median.dim", "nanmedian.dim", "kthvalue", "mode", "nansum"):

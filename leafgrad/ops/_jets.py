@@ -20,6 +20,9 @@ All of it runs in leafgrad ops, so ``backward()`` through a jet pass gives param
 
 from __future__ import annotations
 
+import threading
+import weakref
+
 import numpy as np
 
 from .._engine.forward import jet_mode, jet_state
@@ -33,6 +36,58 @@ from ._hyperduals import (
 )
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear, Unary
 from ._tangents import sum_present, tangent_sum, through_diagonal
+
+
+class _Carriers(threading.local):
+    def __init__(self) -> None:
+        self.refs: list | None = None  # weak references to the tensors given a jet in a pass
+
+
+_carriers = _Carriers()
+
+
+class jet_pass:
+    """One Taylor pass: ``mode`` while the block runs; afterwards no tensor keeps its jet.
+
+    A tensor's jet is computed from the tensor itself (``f'(y)`` from ``y = tanh(x)``), so a
+    jet left on it after the pass is a reference cycle that keeps the whole pass alive until
+    the garbage collector runs.
+    """
+
+    __slots__ = ("mode", "outer", "refs")
+
+    def __init__(self, mode) -> None:
+        self.mode = jet_mode(mode)
+
+    def __enter__(self) -> None:
+        self.outer = _carriers.refs
+        self.refs = _carriers.refs = []
+        self.mode.__enter__()
+
+    def __exit__(self, *exc) -> None:
+        self.mode.__exit__(*exc)
+        _carriers.refs = self.outer
+        for ref in self.refs:
+            t = ref()
+            if t is not None:
+                t._jet = None
+
+    @staticmethod
+    def carry(t: Tensor, jet) -> Tensor:
+        """Give ``t`` its jet for the pass being run."""
+        t._jet = jet
+        if _carriers.refs is not None:
+            _carriers.refs.append(weakref.ref(t))
+        return t
+
+
+def _carried(result) -> None:
+    refs = _carriers.refs
+    if refs is None:
+        return
+    for r in result if type(result) is tuple else (result,):
+        if r._jet is not None:
+            refs.append(weakref.ref(r))
 
 
 def _coefficient_args(prim, args, jets, k):
@@ -52,19 +107,57 @@ def push(op, args, params, result) -> None:
     """Give ``result`` its jet, if any input has one, in the active jet mode."""
     mode = jet_state.mode
     jets = [a._jet if (type(a) is Tensor or isinstance(a, Tensor)) else None for a in args]
-    if all(j is None for j in jets):
-        return
+    packed = None
+    for j in jets:
+        if j is not None and type(j) is not tuple:
+            packed = j  # a packed jet (``fused_jets``) handles the ops it knows itself
+    if packed is None:
+        if all(j is None for j in jets):
+            return
+    else:
+        with jet_mode(None):
+            if packed.push(op, args, params, result, jets):
+                _carried(result)
+                return
+            jets = [j.unpack() if j is not None and type(j) is not tuple else j for j in jets]
     prim = op.primitive
     if type(result) is tuple:
         _push_multi(op, prim, args, params, result, jets, mode)
-        return
-    if result._data.dtype.kind != "f":
-        return
-    with jet_mode(None):  # coefficient arithmetic itself carries no jets
-        if mode[0] == "taylor":
-            result._jet = _taylor(op, prim, args, params, result, jets, mode[1])
-        else:
-            result._jet = _collapsed(op, prim, args, params, result, jets, mode[1])
+    elif result._data.dtype.kind == "f":
+        with jet_mode(None):  # coefficient arithmetic itself carries no jets
+            result._jet = _generic(op, prim, args, params, result, jets, mode)
+    if packed is not None:
+        with jet_mode(None):
+            for r in result if type(result) is tuple else (result,):
+                packed.repack(r)
+    _carried(result)
+
+
+def _generic(op, prim, args, params, result, jets, mode):
+    if mode[0] == "taylor":
+        return _taylor(op, prim, args, params, result, jets, mode[1])
+    if mode[0] == "collapsed":
+        return _collapsed(op, prim, args, params, result, jets, mode[1])
+    return _seconds(op, prim, args, params, result, jets, mode[1])
+
+
+def _row_args(args, jets, s):
+    """Inputs (and their jets) as one collapsed pass over second-order row ``s`` sees them."""
+    row_jets = [None if j is None else (j[0], j[1][s]) for j in jets]
+    row_args = [a if j is None else _with_jet(a, j) for a, j in zip(args, row_jets)]
+    return row_args, row_jets
+
+
+def _seconds(op, prim, args, params, result, jets, rows):
+    """Mode ``("seconds", rows)``: first-order channels and one second-order channel per row
+    of weights, by one collapsed evaluation per row (the fallback of the fused path)."""
+    directions, seconds = None, []
+    for s, row in enumerate(rows):
+        row_args, row_jets = _row_args(args, jets, s)
+        first, second = _collapsed(op, prim, row_args, params, result, row_jets, row)
+        directions = first if directions is None else directions
+        seconds.append(second)
+    return directions, tuple(seconds)
 
 
 def _taylor(op, prim, args, params, result, jets, order):
@@ -114,6 +207,9 @@ def _collapsed(op, prim, args, params, result, jets, weights):
 
 def _push_multi(op, prim, args, params, results, jets, mode) -> None:
     """Several outputs (split, unbind ...): only linear ops, each output its coefficients."""
+    if mode[0] == "seconds":
+        _push_multi_seconds(op, prim, args, params, results, jets, mode[1])
+        return
     if not prim.linear:
         if prim.jvp is None:
             raise _no_rule(op)
@@ -142,6 +238,18 @@ def _push_multi(op, prim, args, params, results, jets, mode) -> None:
             lap = op(*_coefficient_args(prim, args, _second(jets), 0), **params)
             for i, r in enumerate(results):
                 r._jet = (tuple(p[i] for p in per_direction), lap[i])
+
+
+def _push_multi_seconds(op, prim, args, params, results, jets, rows) -> None:
+    """``_seconds`` for several outputs: one collapsed evaluation per row of weights."""
+    per_row = []
+    for s, row in enumerate(rows):
+        row_args, row_jets = _row_args(args, jets, s)
+        _push_multi(op, prim, row_args, params, results, row_jets, ("collapsed", row))
+        per_row.append([r._jet for r in results])
+    for i, r in enumerate(results):
+        if per_row[0][i] is not None:
+            r._jet = (per_row[0][i][0], tuple(row[i][1] for row in per_row))
 
 
 def _no_rule(op) -> RuntimeError:

@@ -7,6 +7,7 @@ warning when it had elements), and the result is cast to its dtype where that is
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -32,9 +33,14 @@ def check_out(name: str, inputs, out) -> None:
         )
 
 
-def write_out(name: str, result: Tensor, out: Tensor) -> Tensor:
+def write_out(name: str, result: Tensor, out: Tensor, same_dtype: bool = False) -> Tensor:
     """Write ``result`` into ``out`` (resized if needed); returns ``out``."""
     data = result._data
+    if same_dtype and data.dtype != out._data.dtype:
+        raise RuntimeError(
+            f"{name}(): expected the out= tensor to have the result's dtype {result.dtype}, got "
+            f"{out.dtype}; give an out= tensor of that dtype"
+        )
     if not np.can_cast(data.dtype, out._data.dtype, casting="same_kind"):
         raise RuntimeError(
             f"{name}(): the result type {result.dtype} can't be cast to the out= tensor's "
@@ -60,6 +66,53 @@ def with_out(name: str, compute, inputs, out) -> Tensor:
     """``compute()`` written into ``out`` (see ``write_out``), after ``check_out``."""
     check_out(name, inputs, out)
     return write_out(name, compute(), out)
+
+
+def accepts_out(fn=None, *, same_dtype: bool = False):
+    """``fn`` with PyTorch's keyword-only ``out=``: its result written into ``out`` (a tuple of
+    tensors for an op with several results), refused while anything requires grad.
+
+    ``same_dtype``: ``out`` must have the result's dtype (PyTorch's matmul, softmax, linalg
+    ...), where elementwise ops and sums cast into it; tuples of outs always must.
+    """
+    if fn is None:
+        return functools.partial(accepts_out, same_dtype=same_dtype)
+    name = fn.__name__.removeprefix("linalg_")
+
+    @functools.wraps(fn)
+    def with_out_param(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        inputs = _tensors(args, kwargs)
+        if isinstance(out, (tuple, list)):
+            for o in out:
+                check_out(name, inputs, o)
+            results = fn(*args, **kwargs)
+            if not isinstance(results, tuple) or len(results) != len(out):
+                raise TypeError(f"{name}(): out= must be one Tensor for this op, not a tuple")
+            written = [write_out(name, r, o, same_dtype=True) for r, o in zip(results, out)]
+            return type(results)(*written) if hasattr(results, "_fields") else tuple(written)
+        check_out(name, inputs, out)
+        result = fn(*args, **kwargs)
+        if isinstance(result, tuple):
+            raise TypeError(
+                f"{name}(): this op returns {len(result)} tensors, so out= must be a tuple of "
+                f"{len(result)} tensors"
+            )
+        return write_out(name, result, out, same_dtype=same_dtype)
+
+    return with_out_param
+
+
+def _tensors(args, kwargs) -> list:
+    """The tensors among the arguments, those inside lists and tuples included (cat)."""
+    found = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            found.append(a)
+        elif isinstance(a, (list, tuple)):
+            found.extend(x for x in a if isinstance(x, Tensor))
+    return found
 
 
 def with_outs(name: str, compute, inputs, out, result_type):

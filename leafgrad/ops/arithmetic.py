@@ -12,6 +12,7 @@ from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear
+from ._out import accepts_out
 from ._primitive import primitive, unary
 from ._tangents import scaled, tangent_sum
 from .division import _rounded_div
@@ -145,12 +146,14 @@ _true_div = primitive(
 
 
 @public(inplace=True, inplace_operators=("__iadd__",))
+@accepts_out
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting."""
     return add_(input, other, alpha=alpha) if alpha != 1 else add_(input, other)
 
 
 @public(inplace=True, operators=("__sub__",), inplace_operators=("__isub__",))
+@accepts_out
 def sub(input, other, *, alpha=1):
     """``input - alpha * other`` with broadcasting."""
     _reject_bool("sub", input, other)
@@ -176,11 +179,13 @@ def rsub(input, other, *, alpha=1):
 
 @public(function=False, method=False, operators=("__rtruediv__",))
 def _rtruediv(input, other):
-    # ``2 / x`` is ``reciprocal(x) * 2`` in PyTorch, so its grad_fn is MulBackward0.
-    return mul(reciprocal(input), other)
+    # ``2 / x`` is ``reciprocal(x) * 2`` in PyTorch, so its grad_fn is MulBackward0; as
+    # there, through the operator, so ``ndarray / x`` reaches NumPy (ops/_operands.py).
+    return reciprocal(input) * other
 
 
 @public(inplace=True, inplace_operators=("__itruediv__",))
+@accepts_out
 def div(input, other, *, rounding_mode=None):
     """True division (ints give floats); ``rounding_mode`` "floor"/"trunc" has no gradient."""
     if rounding_mode is None:
@@ -213,6 +218,7 @@ neg_ = primitive(
 
 
 @public(inplace=True, operators=("__neg__",))
+@accepts_out(same_dtype=True)
 def neg(input):
     """``-input``; bool tensors raise as in PyTorch."""
     if isinstance(input, Tensor) and input._data.dtype == np.bool_:

@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from . import _matrices as mx
 from ._matrices import mT
 from ._optable import Generic
+from ._out import accepts_out
 from ._primitive import primitive
 from .solvers import _broadcast, _deprecated, solve_triangular
 
@@ -94,6 +95,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
     return _CholeskyEx(*_cholesky_ex(A, upper=upper, check_errors=check_errors))
 
 
+@accepts_out(same_dtype=True)
 def linalg_cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     """The lower factor L of ``A = L L^T`` (upper U of ``A = U^T U`` when ``upper``);
     LinAlgError when A is not positive-definite."""
@@ -117,6 +119,7 @@ _cholesky = primitive(
 
 
 @public()
+@accepts_out(same_dtype=True)
 def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """Deprecated ``torch.cholesky``: ``linalg.cholesky`` with ``upper`` positional."""
     _deprecated("cholesky", "torch.linalg.cholesky")
@@ -179,6 +182,7 @@ _cholesky_solve = primitive(
 
 
 @public()
+@accepts_out(same_dtype=True)
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """X with ``A X = input`` given A's Cholesky factor ``input2`` (lower, or upper when
     ``upper``); batch dimensions broadcast."""
@@ -226,6 +230,7 @@ _cholesky_inverse = primitive(
 
 
 @public()
+@accepts_out(same_dtype=True)
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """The inverse of ``A = L L^T`` (``U^T U`` when ``upper``) from its factor ``input``."""
     mx.check_linalg("cholesky_inverse", input)

@@ -16,6 +16,7 @@ import scipy.special as sp
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
+from ._out import accepts_out
 from ._primitive import unary
 from .elementwise import exp
 from .indexing import index_select, sort_values, topk_values
@@ -45,24 +46,28 @@ def _tensor(x, op: str) -> Tensor:
 
 
 @public()
+@accepts_out
 def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     """``input + weight * (end - input)``."""
     return input + weight * (end - input)
 
 
 @public()
+@accepts_out
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
     return input + value * tensor1 * tensor2
 
 
 @public()
+@accepts_out
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2``."""
     return input + value * tensor1 / tensor2
 
 
 @public()
+@accepts_out
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
     return (input * input + other * other).sqrt()
@@ -75,6 +80,7 @@ def exp2(input: Tensor) -> Tensor:
 
 
 @public()
+@accepts_out
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """``log(exp(input) + exp(other))`` without overflow."""
     top = maximum(input, other)
@@ -144,6 +150,7 @@ def _tri_mask(x: Tensor, diagonal: int, upper: bool):
 
 
 @public()
+@accepts_out(same_dtype=True)
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dims (zeros below the ``diagonal``-th)."""
     _check_matrix(input, "triu")
@@ -151,6 +158,7 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 
 @public()
+@accepts_out(same_dtype=True)
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two dims (zeros above the ``diagonal``-th)."""
     _check_matrix(input, "tril")
@@ -175,6 +183,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
 
 
 @public()
+@accepts_out(same_dtype=True)
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D input becomes a square matrix with it on a diagonal; a 2-D input gives its
     diagonal."""
@@ -226,6 +235,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
 
 
 @public()
+@accepts_out(same_dtype=True)
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """``(values, indices)`` sorted along ``dim``; values carry the gradient."""
     idx = argsort(input, dim, descending, stable)
@@ -236,6 +246,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
 
 
 @public()
+@accepts_out(same_dtype=True)
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     _tensor(input, "topk")
@@ -333,6 +344,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
 
 
 @public()
+@accepts_out(same_dtype=True)
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """The cross product along ``dim`` (the first dim of size 3 when None)."""
     shape = np.broadcast_shapes(input._data.shape, other._data.shape)
@@ -350,6 +362,7 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 
 
 @public()
+@accepts_out
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product."""
     nd = max(input._data.ndim, other._data.ndim)

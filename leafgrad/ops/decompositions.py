@@ -21,6 +21,7 @@ from .._tensor import Tensor, _wrap
 from . import _matrices as mx
 from ._matrices import absent, diag_embed, mT
 from ._optable import Generic
+from ._out import accepts_out
 from ._primitive import primitive
 from .solvers import _deprecated, solve_triangular
 
@@ -101,6 +102,7 @@ _qr = primitive(
 )
 
 
+@accepts_out(same_dtype=True)
 def linalg_qr(A: Tensor, mode: str = "reduced", *, out=None):
     """``(Q, R)`` with ``A = Q R``: ``reduced`` (Q: (*, m, k), R: (*, k, n), k = min(m, n)),
     ``complete`` (Q square) or ``r`` (Q empty, not differentiable)."""
@@ -111,6 +113,7 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out=None):
 
 
 @public()
+@accepts_out(same_dtype=True)
 def qr(input: Tensor, some: bool = True, *, out=None):
     """Deprecated ``torch.qr``: ``linalg.qr`` with ``some`` for the reduced mode."""
     _deprecated("qr", "torch.linalg.qr")
@@ -163,6 +166,7 @@ def _check_uplo(op: str, UPLO: str) -> None:
         raise RuntimeError(f"{op}: UPLO must be 'L' or 'U', got {UPLO!r}")
 
 
+@accepts_out(same_dtype=True)
 def eigh(A: Tensor, UPLO: str = "L", *, out=None):
     """``(eigenvalues, eigenvectors)`` of a symmetric matrix, ascending, from its lower (or
     upper, ``UPLO='U'``) triangle; the eigenvectors are the columns."""
@@ -171,6 +175,7 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None):
     return _Eigh(*_eigh(A, UPLO=UPLO))
 
 
+@accepts_out(same_dtype=True)
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     """The eigenvalues of a symmetric matrix, ascending."""
     mx.check_linalg("linalg.eigvalsh", A)
@@ -262,6 +267,7 @@ _svd = primitive(
 )
 
 
+@accepts_out(same_dtype=True)
 def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh``, S descending; U: (*, m, m) and Vh: (*, n, n)
     when ``full_matrices`` (the default), else (*, m, k) and (*, k, n), k = min(m, n)."""
@@ -271,6 +277,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
     return _SVD(*_svd(A, full_matrices=full_matrices))
 
 
+@accepts_out(same_dtype=True)
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     """The singular values, descending."""
     mx.check_linalg("linalg.svdvals", A, square=False)
@@ -278,6 +285,7 @@ def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
 
 
 @public()
+@accepts_out(same_dtype=True)
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
     """``torch.svd``: ``(U, S, V)`` with ``A = U diag(S) V^T`` (V, not Vh); without
     ``compute_uv``, U and V are zero matrices (m, m) and (n, n)."""

@@ -19,6 +19,7 @@ from .._tensor import Tensor, _wrap
 from . import _matrices as mx
 from ._matrices import diag_embed, mT
 from ._optable import Generic
+from ._out import accepts_out
 from ._primitive import primitive
 from .decompositions import _svd
 from .joining import cat
@@ -91,6 +92,7 @@ _det = primitive(
 
 
 @public()
+@accepts_out(same_dtype=True)
 def det(A: Tensor, *, out=None) -> Tensor:
     """The determinant of a (batch of) square matrix."""
     mx.check_linalg("linalg.det", A)
@@ -125,6 +127,7 @@ _slogdet = primitive(
 )
 
 
+@accepts_out(same_dtype=True)
 def linalg_slogdet(A: Tensor, *, out=None):
     """``(sign, logabsdet)``: the sign of the determinant (0 if singular) and the log of its
     absolute value (-inf if singular); the gradient reaches A through ``logabsdet`` only."""

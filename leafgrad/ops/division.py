@@ -12,6 +12,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
 from ._optable import NoDerivative, PiecewiseLinear
+from ._out import accepts_out
 from ._primitive import primitive
 
 
@@ -133,6 +134,7 @@ _remainder_of_scalar = primitive(
 @public(
     inplace=True, operators=("__mod__",), reflected=("__rmod__",), inplace_operators=("__imod__",)
 )
+@accepts_out
 def remainder(input, other):
     """Python's ``%``: the result has the sign of ``other``."""
     if not isinstance(input, Tensor):
@@ -141,6 +143,7 @@ def remainder(input, other):
 
 
 @public(inplace=True)
+@accepts_out
 def fmod(input, other):
     """C's ``fmod``: the result has the sign of ``input``."""
     return (_fmod_tensor if isinstance(other, Tensor) else _fmod_scalar)(input, other)

@@ -15,7 +15,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, NonDifferentiable
-from ._out import with_outs
+from ._out import accepts_out, with_outs
 from ._primitive import primitive
 from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
 from .piecewise import maximum, minimum, where
@@ -97,6 +97,7 @@ _amin = primitive(
 
 
 @public()
+@accepts_out(same_dtype=True)
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Maximum over ``dim`` (all when ``()``); ties share the gradient evenly."""
     _require_tensor(input, "amax")
@@ -106,6 +107,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 
 @public()
+@accepts_out(same_dtype=True)
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Minimum over ``dim`` (all when ``()``); ties share the gradient evenly."""
     _require_tensor(input, "amin")
@@ -232,6 +234,7 @@ def _extreme(op, input, dim, keepdim, other, full, per_dim, elementwise, result_
 
 
 @public()
+@accepts_out  # max(a, b, out=) casts; max(a, dim, out=(values, indices)) does not
 def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     """``max(x)``: the largest value; ``max(x, dim)``: ``(values, indices)``; ``max(x, y)``:
     elementwise maximum. Full reductions split the gradient among ties; per-dim ones send it
@@ -240,6 +243,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
 
 
 @public()
+@accepts_out  # max(a, b, out=) casts; max(a, dim, out=(values, indices)) does not
 def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     """``min(x)``, ``min(x, dim)`` -> ``(values, indices)``, or ``min(x, y)`` elementwise."""
     return _extreme("min", input, dim, keepdim, other, _min_all, _min_dim, minimum, _MinResult)
@@ -302,12 +306,14 @@ def _arg(op, fn, input, dim, keepdim):
 
 
 @public()
+@accepts_out(same_dtype=True)
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index (int64) of the largest value: flat when ``dim`` is None; first of ties, NaN wins."""
     return _arg("argmax", _argmax, input, dim, keepdim)
 
 
 @public()
+@accepts_out(same_dtype=True)
 def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index (int64) of the smallest value: flat when ``dim`` is None; first of ties, NaN wins."""
     return _arg("argmin", _argmin, input, dim, keepdim)

@@ -14,7 +14,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
 from ._optable import Composite, Linear
-from ._out import with_out
+from ._out import accepts_out, with_out
 from ._primitive import adjoint_pair, primitive
 from .broadcast import expand
 from .piecewise import where
@@ -90,6 +90,7 @@ def _index_tensor(index, op: str) -> np.ndarray:
 
 
 @public()
+@accepts_out(same_dtype=True)
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j][k] = input[index[i][j][k]][j][k]`` for dim 0 (likewise for other dims).
 
@@ -184,6 +185,7 @@ _index_select, _index_add = adjoint_pair(
 
 
 @public()
+@accepts_out(same_dtype=True)
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of ``input`` at positions ``index`` (1-D) along ``dim``."""
     idx = _index_tensor(index, "index_select")

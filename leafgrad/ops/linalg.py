@@ -14,6 +14,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor
 from ._inputs import _check_tensors
 from ._optable import Bilinear, Composite, Linear
+from ._out import accepts_out
 from ._primitive import primitive
 from ._tangents import scaled, tangent_sum
 from .shape import reshape
@@ -140,6 +141,7 @@ _mm = primitive(
 
 
 @public()
+@accepts_out(same_dtype=True)
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix product of ``input: (n, k)`` and ``mat2: (k, m)``; no broadcasting."""
     _check_tensors("mm", input, mat2)
@@ -166,6 +168,7 @@ _bmm = primitive(
 
 
 @public()
+@accepts_out(same_dtype=True)
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched product of ``input: (b, n, k)`` and ``mat2: (b, k, m)``; no broadcasting."""
     _check_tensors("bmm", input, mat2)
@@ -203,6 +206,7 @@ def _check_same_length(op: str, a: Tensor, b: Tensor) -> None:
 
 
 @public()
+@accepts_out(same_dtype=True)
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """Inner product of two 1-D tensors of the same length (a 0-D result)."""
     _check_tensors("dot", input, tensor)
@@ -229,6 +233,7 @@ _mv = primitive(
 
 
 @public()
+@accepts_out(same_dtype=True)
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Product of a matrix ``input: (n, k)`` and a vector ``vec: (k,)``."""
     _check_tensors("mv", input, vec)
@@ -255,6 +260,7 @@ _vecmat = primitive(
 
 
 @public()
+@accepts_out
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """Outer product of two 1-D tensors, ``(n,)`` and ``(m,)`` -> ``(n, m)``; promotes dtypes."""
     _check_tensors("outer", input, vec2)
@@ -314,6 +320,7 @@ _addmm = primitive(
 
 
 @public()
+@accepts_out(same_dtype=True)
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to ``(n, m)``.
 

@@ -22,6 +22,7 @@ from .._tensor import Tensor, _wrap
 from . import _matrices as mx
 from ._matrices import mT
 from ._optable import Generic
+from ._out import accepts_out
 from ._primitive import primitive
 from .joining import cat
 from .solvers import _deprecated, solve_triangular
@@ -182,6 +183,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
     return _LUFactorEx(LU, pivots, info)
 
 
+@accepts_out(same_dtype=True)
 def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
     """``(LU, pivots)`` of ``lu_factor_ex``; RuntimeError if U has a zero on its diagonal."""
     LU, pivots, info = lu_factor_ex(A, pivot=pivot)
@@ -229,6 +231,7 @@ _lu = primitive(
 )
 
 
+@accepts_out(same_dtype=True)
 def linalg_lu(A: Tensor, *, pivot: bool = True, out=None):
     """``(P, L, U)`` with ``A = P L U``: P (*, m, m) a permutation (no gradient), L
     (*, m, k) unit lower triangular, U (*, k, n) upper, k = min(m, n)."""
@@ -252,6 +255,7 @@ def lu_unpack(
 # ----- solving with the factors -----
 
 
+@accepts_out(same_dtype=True)
 def linalg_lu_solve(
     LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False, out=None
 ):
@@ -285,6 +289,7 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, *, out=None):
 
 
 @public()
+@accepts_out(same_dtype=True)
 def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
     """Deprecated ``torch.lu_solve``: ``linalg.lu_solve(LU_data, LU_pivots, b)``."""
     _deprecated("lu_solve", "torch.linalg.lu_solve")

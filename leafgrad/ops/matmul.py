@@ -14,6 +14,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor
 from ._inputs import _check_tensors
 from ._optable import Bilinear
+from ._out import accepts_out
 from ._primitive import primitive
 from .broadcast import sum_to
 from .linalg import (
@@ -95,6 +96,7 @@ def _transposes_problem(a: Tensor, b: Tensor) -> bool:
 
 
 @public()
+@accepts_out(same_dtype=True)
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy/PyTorch semantics.
 

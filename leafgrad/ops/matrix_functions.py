@@ -20,6 +20,7 @@ from .._tensor import Tensor, _wrap
 from . import _matrices as mx
 from ._matrices import absent, as_column, from_column, mT
 from ._optable import Generic
+from ._out import accepts_out
 from ._primitive import primitive
 from .joining import cat
 from .solvers import _broadcast, inv
@@ -65,6 +66,7 @@ def matrix_exp(A: Tensor) -> Tensor:
 
 
 @public()
+@accepts_out(same_dtype=True)
 def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
     """``A`` to the integer power ``n`` by repeated squaring (``n < 0``: of ``inv(A)``;
     ``n == 0``: the identity, with a zero gradient)."""
@@ -164,6 +166,7 @@ def _tolerances(A: Tensor, atol, rtol):
     return np.asarray(a, np.float64), np.asarray(r, np.float64)
 
 
+@accepts_out(same_dtype=True)
 def pinv(A: Tensor, rcond=None, hermitian: bool = False, *, atol=None, rtol=None, out=None):
     """The Moore-Penrose pseudoinverse (through the SVD, or ``eigh`` when ``hermitian``):
     singular values at most ``max(atol, rtol * largest)`` count as zero (``rcond``: rtol)."""
@@ -195,6 +198,7 @@ def _rank(A: Tensor, atol, rtol, hermitian: bool) -> Tensor:
     return _wrap((s > _threshold(s_max, a, r)[..., None]).sum(-1).astype(np.int64))
 
 
+@accepts_out(same_dtype=True)
 def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None, out=None):
     """The number of singular values above ``max(atol, rtol * largest)`` (int64, no
     gradient); ``tol`` is an absolute tolerance."""
@@ -323,6 +327,7 @@ def _chain_order(shapes):
     return split
 
 
+@accepts_out(same_dtype=True)
 def multi_dot(tensors, *, out=None) -> Tensor:
     """The product of a chain of matrices in the cheapest order; the first may be a row
     vector and the last a column vector (1-D)."""
@@ -350,6 +355,7 @@ def multi_dot(tensors, *, out=None) -> Tensor:
     return out.squeeze(-1) if last_1d else out
 
 
+@accepts_out(same_dtype=True)
 def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     """The first n columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^T`` with ``v_i`` the
     i-th column of A below the diagonal and a 1 on it (LAPACK's orgqr)."""

@@ -12,11 +12,13 @@ import numpy as np
 
 from .._tensor import Tensor, _normalize_dim
 from . import _matrices as mx
+from ._out import accepts_out
 from .decompositions import svdvals
 from .piecewise import where
 from .solvers import inv_ex
 
 
+@accepts_out(same_dtype=True)
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None):
     """``(sum |x|^ord)^(1/ord)`` over ``dim`` (every element when None); ``ord`` any number,
     inf and -inf (max, min of ``|x|``) and 0 (the count of nonzeros) included."""
@@ -52,6 +54,7 @@ def _over_singular_values(A: Tensor, dims: tuple, keepdim: bool, reduce) -> Tens
     return out.permute(*np.argsort(permutation).tolist())
 
 
+@accepts_out(same_dtype=True)
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None):
     """Matrix norm over the two ``dim``: 'fro', 'nuc', 1 / -1 (max / min column sum of
     ``|A|``), inf / -inf (row sums), 2 / -2 (largest / smallest singular value)."""
@@ -82,6 +85,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     return extreme(vector_norm(A, 1, d0, keepdim), d1)
 
 
+@accepts_out(same_dtype=True)
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, out=None):
     """A vector norm, or a matrix norm when ``dim`` has two dims (or A is 2-D and ``dim`` is
     None) and ``ord`` is given; ``ord=None``: the 2-norm of the flattened input."""
@@ -104,6 +108,7 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, ou
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
+@accepts_out(same_dtype=True)
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     """The condition number in the norm ``p``: through the singular values for None, 2 and
     -2 (any matrix), else ``norm(A) * norm(inv(A))`` (square; inf where singular)."""

@@ -12,6 +12,7 @@ from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
 from ._optable import PiecewiseLinear
+from ._out import accepts_out
 from ._primitive import primitive
 from .comparison import nonzero
 
@@ -75,6 +76,7 @@ _round_decimals = primitive(
 
 
 @public(inplace=True)
+@accepts_out(same_dtype=True)
 def round(input, *, decimals: int = 0):
     """Round half to even, like PyTorch; zero gradient."""
     return _round_decimals(input, decimals=decimals) if decimals else _round(input)
@@ -210,6 +212,7 @@ def _clamp_by_numbers(op, input, min, max):
 
 
 @public(inplace=True)
+@accepts_out(same_dtype=True)
 def clamp(input, min=None, max=None):
     """Limit ``input`` to [min, max]; either bound may be None, a number or a Tensor."""
     if min is None and max is None:
@@ -266,6 +269,7 @@ _where = primitive(
 
 
 @public(method=False)
+@accepts_out(same_dtype=True)
 def where(condition, input=None, other=None):
     """``input`` where ``condition`` holds, else ``other``; broadcasting; scalars allowed.
 

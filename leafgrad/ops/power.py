@@ -13,6 +13,7 @@ from .._dtype import float64
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
 from ._optable import Composite, Unary
+from ._out import accepts_out
 from ._primitive import primitive
 from ._tangents import tangent_sum
 from .arithmetic import _promoted
@@ -121,6 +122,7 @@ _pow_scalar_tensor = primitive(
 @public(
     inplace=True, operators=("__pow__",), reflected=("__rpow__",), inplace_operators=("__ipow__",)
 )
+@accepts_out
 def pow(input, exponent):
     """``input ** exponent``; either may be a Python number."""
     if isinstance(exponent, Tensor):
@@ -152,6 +154,7 @@ def float_power(input, exponent):
 
 
 @public(inplace=True)
+@accepts_out
 def square(input):
     """``input * input``; integer tensors stay integer."""
     return pow(input, 2)

@@ -15,6 +15,7 @@ from .._engine import grad_mode
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, Linear, NonDifferentiable
+from ._out import accepts_out
 from ._primitive import primitive
 from ._reduce import (
     _as_np,
@@ -56,6 +57,7 @@ _sum_dim = primitive(
 
 
 @public()
+@accepts_out
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Sum over ``dim`` (all elements when None); integers sum in int64 like PyTorch."""
     np_dtype = None if dtype is None else _as_np(dtype)
@@ -103,6 +105,7 @@ _mean_dim = primitive(
 
 
 @public()
+@accepts_out
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Arithmetic mean over ``dim`` (all elements when None); floating inputs only."""
     np_dtype = None if dtype is None else _as_np(dtype)
@@ -188,6 +191,7 @@ _prod_dim = primitive(
 
 
 @public()
+@accepts_out
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product over one ``dim`` (all elements when None); bools and integers give int64."""
     _require_tensor(input, "prod")
@@ -227,6 +231,7 @@ _cumsum = primitive(
 
 
 @public(inplace=True)
+@accepts_out
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim``; bools and integers accumulate in int64."""
     _require_tensor(input, "cumsum")
@@ -261,6 +266,7 @@ def _logical_dims(dim, ndim, op):
 
 
 @public()
+@accepts_out(same_dtype=True)
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether any element over ``dim`` is nonzero (bool; uint8 stays uint8)."""
     _require_tensor(input, "any")
@@ -268,6 +274,7 @@ def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
 
 
 @public()
+@accepts_out(same_dtype=True)
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether every element over ``dim`` is nonzero (bool; uint8 stays uint8)."""
     _require_tensor(input, "all")

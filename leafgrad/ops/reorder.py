@@ -101,7 +101,13 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return _transpose(input, dim0=d0, dim1=d1)
 
 
-swapaxes = swapdims = transpose
+swapdims = transpose
+
+
+@public()
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``transpose`` under NumPy's name and parameter names."""
+    return transpose(input, axis0, axis1)
 
 
 @public()

@@ -10,6 +10,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic
+from ._out import accepts_out
 from ._primitive import primitive
 from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
 
@@ -66,6 +67,7 @@ _logsumexp = primitive(
 
 
 @public()
+@accepts_out
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input), dim))`` computed stably; integers give the default float dtype."""
     _require_tensor(input, "logsumexp")
@@ -122,12 +124,14 @@ def _normalising(op, prim, input, dim, dtype):
 
 
 @public()
+@accepts_out(same_dtype=True)
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``exp(x) / sum(exp(x), dim)`` computed stably; ``dtype`` casts the input first."""
     return _normalising("softmax", _softmax, input, dim, dtype)
 
 
 @public()
+@accepts_out(same_dtype=True)
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``x - logsumexp(x, dim, keepdim=True)`` computed stably; ``dtype`` casts the input first."""
     return _normalising("log_softmax", _log_softmax, input, dim, dtype)

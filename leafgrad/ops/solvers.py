@@ -20,6 +20,7 @@ from .._tensor import Tensor
 from . import _matrices as mx
 from ._matrices import mT
 from ._optable import Generic
+from ._out import accepts_out
 from ._primitive import primitive
 
 _InvEx = namedtuple("linalg_inv_ex", ["inverse", "info"])
@@ -96,6 +97,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     return _InvEx(*_inv_ex(A, check_errors=check_errors))
 
 
+@accepts_out(same_dtype=True)
 def inv(A: Tensor, *, out=None) -> Tensor:
     """The inverse of a (batch of) square matrix; LinAlgError if one is singular."""
     mx.check_linalg("linalg.inv", A)
@@ -103,6 +105,7 @@ def inv(A: Tensor, *, out=None) -> Tensor:
 
 
 @public()
+@accepts_out(same_dtype=True)
 def inverse(input: Tensor, *, out=None) -> Tensor:
     """``linalg.inv``."""
     return inv(input)
@@ -189,6 +192,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     return _SolveEx(*_solve_ex(A, B, left=left, vector=vector, check_errors=check_errors))
 
 
+@accepts_out(same_dtype=True)
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     """X with ``A X = B`` (``X A = B`` when not ``left``); B is a vector or a batch of vectors
     when it has A's shape minus one dimension. LinAlgError if A is singular."""
@@ -248,6 +252,7 @@ _solve_triangular = primitive(
 )
 
 
+@accepts_out(same_dtype=True)
 def solve_triangular(
     A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False, out=None
 ) -> Tensor:

@@ -18,6 +18,7 @@ import scipy.special as sp
 from .._exposure import exports, public
 from .._tensor import Tensor
 from ._optable import Generic, NonDifferentiable
+from ._out import accepts_out
 from ._primitive import primitive, unary
 from ._tangents import diagonal_jvp
 from .elementwise import erf, exp, log
@@ -122,6 +123,7 @@ _xlogy = _scalar_overloads(
 
 
 @public(inplace=True)
+@accepts_out
 def xlogy(input, other) -> Tensor:
     """``input * log(other)``, and 0 where ``input`` is 0 (unless ``other`` is nan); either
     may be a Python number."""

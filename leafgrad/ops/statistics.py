@@ -10,6 +10,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap, _zeros_like
 from ._optable import Generic
+from ._out import accepts_out, check_out, write_out
 from ._primitive import primitive
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
 from .piecewise import where
@@ -121,6 +122,7 @@ def _moment(op, prim, input, dim, unbiased, keepdim, correction):
 
 
 @public()
+@accepts_out
 def var(
     input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None
 ) -> Tensor:
@@ -133,6 +135,7 @@ def var(
 
 
 @public()
+@accepts_out
 def std(
     input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None
 ) -> Tensor:
@@ -251,8 +254,9 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
     """Vector p-norm over ``dim`` (all elements when None): p = 'fro'/2, 1, inf, -inf, 0 or
     any float. ``dtype`` casts the input first. The gradient is 0 where the norm is 0."""
     _require_tensor(input, "norm")
-    if out is not None:
-        raise TypeError("norm(): out= is not supported; assign the result instead")
+    if out is not None:  # written into out, as PyTorch's (refused while grad is wanted)
+        check_out("norm", [input], out)
+        return write_out("norm", norm(input, p, dim, keepdim, dtype=dtype), out, same_dtype=True)
     if p == "nuc":
         raise NotImplementedError("norm: the nuclear norm (p='nuc') needs linalg.matrix_norm")
     if dtype is not None:

@@ -132,7 +132,7 @@ def _describe(problem, config: TrainConfig) -> None:
         f"Adam {config.adam_steps} steps (lr {config.lr:g}), then L-BFGS {config.lbfgs_steps}; "
         f"{config.dtype}; seed {config.seed}"
     )
-    why = "faster for these residuals" if config.method == "reverse" else "chosen"
+    why = "faster for these residuals" if config.method == "taylor" else "chosen"
     print(f"derivatives: {config.method} mode ({why}; --method switches)")
 
 

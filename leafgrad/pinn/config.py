@@ -35,7 +35,7 @@ class TrainConfig:
     lr_decay: float = 1.0  # Adam's learning rate is multiplied by this every 1000 steps
     lbfgs_steps: int = 1000
     lbfgs_history: int = 50
-    method: str = "reverse"  # how derivatives are taken: "reverse" or "taylor"
+    method: str = "taylor"  # how derivatives are taken: "taylor" (faster) or "reverse"
     dtype: str = "float64"
     seed: int = 0
     hard_constraints: bool = False

@@ -12,7 +12,7 @@ The operators differentiate with respect to the whole input and pick the column.
 
 Derivatives asked for twice within one :class:`Evaluation` (e.g. ``u_x`` in both ``u u_x``
 and ``u_xx``) are computed once; the cache lives as long as the evaluation, never longer.
-Two methods, chosen by ``Evaluation(method=)``:
+Two methods, chosen by ``Evaluation(method=)`` (``DEFAULT_METHOD``, Taylor mode, when None):
 
 - ``"reverse"``: nested reverse mode (``autograd.grad`` with ``create_graph=True``); one
   backward pass gives a whole row of first or second derivatives; any order.
@@ -34,11 +34,15 @@ from .._tensor import Tensor
 from ..autograd import taylor
 
 METHODS = ("reverse", "taylor")
-# Reverse mode is the default: for a training step of Burgers' residual (u_t, u_x, u_xx of a
-# 2 -> 20 x 8 -> 1 tanh MLP, 10^4 points, float64) benchmarks/pinn_operators.py measures it
-# faster than Taylor mode, whose per-direction passes cost more than the two backward passes
-# when d is small.
-DEFAULT_METHOD = "reverse"
+# Taylor mode is the default: for a training step of Burgers' residual (u_t, u_x, u_xx of a
+# 2 -> 20 x 8 -> 1 tanh MLP) benchmarks/taylor_fused.py measures it faster than reverse mode
+# at N = 1e3 and 1e4 in float32 and float64 (0.69x to 0.91x its time, half its memory): one
+# fused pass (ops/fused_jets.py) gives u, u_i and the u_ii asked for.
+DEFAULT_METHOD = "taylor"
+# In Taylor mode an evaluation with at most this many input columns computes its output by
+# one ``taylor.diagonal`` pass: u, every u_i and every u_ii for little more than u alone
+# (a residual of so few coordinates nearly always asks for them).
+EAGER_COLUMNS = 4
 
 _active = threading.local()
 
@@ -48,9 +52,13 @@ class Evaluation:
 
     ``with Evaluation(model, x) as ev: r = residual(x, ev.output)``. Inputs that do not
     require grad are replaced by leaves that do (``ev.inputs``), so reverse mode works.
+    In Taylor mode with at most ``EAGER_COLUMNS`` input columns the output comes from one
+    ``taylor.diagonal`` pass that also gives every u_i and the u_ii for i in ``diagonal``
+    (all columns by default); ``ev.requested`` collects the i of every u_ii (and Laplacian
+    column) asked for, so a training loop can pass it as the next evaluation's ``diagonal``.
     """
 
-    def __init__(self, func, inputs, method: str | None = None) -> None:
+    def __init__(self, func, inputs, method: str | None = None, *, diagonal=None) -> None:
         method = DEFAULT_METHOD if method is None else method
         if method not in METHODS:
             raise ValueError(f"Evaluation: method must be one of {METHODS}, got {method!r}")
@@ -67,10 +75,25 @@ class Evaluation:
         self.method = method
         self.inputs = xs if several else xs[0]
         self._xs = xs
-        self.output = func(*xs)
-        _check_output(self.output, "Evaluation")
         self._cache: dict = {}
         self._keep: list = []  # keeps cached tensors' owners alive, so their ids stay unique
+        self.diagonal = None if diagonal is None else tuple(sorted(set(diagonal)))
+        self.requested: set = set()  # the u_ii asked of this evaluation: i
+        self.output = self._evaluate()
+        _check_output(self.output, "Evaluation")
+
+    def _evaluate(self) -> Tensor:
+        """``func(*inputs)``; in Taylor mode with few columns, with u_i and u_ii cached."""
+        if self.method != "taylor" or len(_columns(self._xs)) > EAGER_COLUMNS:
+            return self.func(*self._xs)
+        try:
+            u, first, second = taylor.diagonal(self.func, self._xs, self.diagonal)
+        except RuntimeError:
+            return self.func(*self._xs)  # an op without Taylor rules: reverse mode only
+        if isinstance(u, Tensor) and u.dim() == 2:
+            self._keep.append(u)
+            _store_diagonal(self._cache, u, self._xs, first, second, self.diagonal)
+        return u
 
     def __enter__(self) -> Evaluation:
         _stack().append(self)
@@ -157,6 +180,8 @@ class _Derivatives:
             if not -self.d <= i < self.d:
                 raise IndexError(f"{self.op}: column {i} is out of range for {self.d} inputs")
         index = tuple(sorted(i % self.d for i in index))
+        if self.ev is not None and len(index) == 2 and index[0] == index[1]:
+            self.ev.requested.add(index[0])
         key = (*self.key, index)
         if key not in self.cache:
             if self.taylor and len(index) <= 2:
@@ -175,19 +200,16 @@ class _Derivatives:
         for i, g in enumerate(_gradient_row(f, self.xs, self.op)):
             self.cache.setdefault((*self.key, tuple(sorted((*lower, i)))), g)
 
-    # Taylor mode: along e_i (u_i, u_ii), or along e_i + e_j for a mixed u_ij.
+    # Taylor mode: one pass gives every u_i and u_ii (taylor.diagonal); a mixed u_ij takes
+    # one more along e_i + e_j.
     def _taylor(self, index: tuple) -> None:
-        i = index[0]
         if len(index) == 2 and index[0] != index[1]:
-            j = index[1]
+            i, j = index
             d2 = self._along({i: 1.0, j: 1.0})[2][:, self.c : self.c + 1]
             self.put((i, j), (d2 - self.get((i, i)) - self.get((j, j))) * 0.5)
             return
-        _, d1, d2 = self._along({i: 1.0})
-        for c in range(self.u.shape[1]):
-            key = (id(self.u), tuple(id(t) for t in self.xs), c)
-            self.cache[(*key, (i,))] = d1[:, c : c + 1]
-            self.cache[(*key, (i, i))] = d2[:, c : c + 1]
+        _, first, second = taylor.diagonal(self.ev.func, self.xs)
+        _store_diagonal(self.cache, self.u, self.xs, first, second, None)
 
     def _along(self, weights: dict) -> tuple:
         """``(u, du, d2u)`` along the direction with ``weights`` {column: weight}."""
@@ -201,6 +223,19 @@ class _Derivatives:
             directions.append(tensor(v, dtype=t.dtype))
         u, u1, u2 = taylor.coefficients(self.ev.func, self.xs, tuple(directions), 2)
         return u, u1, u2 * 2.0
+
+
+def _store_diagonal(cache: dict, u: Tensor, xs: tuple, first, second, dims) -> None:
+    """Cache every u_i, and u_ii for i in ``dims`` (all: None), of every component, from
+    ``taylor.diagonal``'s (N, m, d) and (N, m, len(dims))."""
+    d = first.shape[2]
+    dims = range(d) if dims is None else dims
+    for c in range(u.shape[1]):
+        key = (id(u), tuple(id(t) for t in xs), c)
+        for i in range(d):
+            cache.setdefault((*key, (i,)), first[:, c, i : i + 1])
+        for k, i in enumerate(dims):
+            cache.setdefault((*key, (i, i)), second[:, c, k : k + 1])
 
 
 def _gradient_row(f: Tensor, xs: tuple, op: str) -> list:
@@ -274,6 +309,8 @@ def laplacian(u: Tensor, x, dims=None, component: int | None = None) -> Tensor:
     c = _component(u, component, "laplacian")
     deriv = _Derivatives(u, xs, c, "laplacian")
     dims = tuple(range(deriv.d)) if dims is None else tuple(i % deriv.d for i in dims)
+    if deriv.ev is not None:
+        deriv.ev.requested.update(dims)
     key = (*deriv.key, ("laplacian", dims))
     if key in deriv.cache:
         return deriv.cache[key]

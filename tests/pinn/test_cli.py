@@ -89,7 +89,7 @@ def test_metrics_json_describes_the_run(burgers_run):
     assert (metrics["steps"], metrics["adam_steps"], metrics["lbfgs_steps"]) == (30, 20, 10)
     settings = metrics["settings"]
     assert (settings["width"], settings["depth"], settings["collocation"]) == (8, 2, 64)
-    assert settings["method"] == "reverse" and settings["dtype"] == "float64"
+    assert settings["method"] == "taylor" and settings["dtype"] == "float64"
     assert (settings["adam_steps"], settings["lbfgs_steps"]) == (20, 10)
     assert settings["hard_constraints"] is True  # burgers' default, kept by the preset
     assert metrics["coefficients"] == {} and metrics["true_coefficients"] == {}
@@ -168,13 +168,13 @@ def test_the_output_gives_the_error_and_the_derivative_method(capsys, tmp_path):
     assert status == 0
     error = read_metrics(tmp_path / "run")["relative_l2"]
     assert f"relative L2 error: {error:.3e}" in out
-    assert "derivatives: reverse mode" in out
+    assert "derivatives: taylor mode" in out
     assert "wrote" in out and "metrics.json" in out
 
-    status, out, _ = solve(capsys, "heat1d", *TINY, "--method", "taylor", "--out", tmp_path / "t")
+    status, out, _ = solve(capsys, "heat1d", *TINY, "--method", "reverse", "--out", tmp_path / "t")
     assert status == 0
-    assert "derivatives: taylor mode" in out
-    assert read_metrics(tmp_path / "t")["settings"]["method"] == "taylor"
+    assert "derivatives: reverse mode" in out
+    assert read_metrics(tmp_path / "t")["settings"]["method"] == "reverse"
 
 
 def test_the_module_runs_as_a_program(tmp_path):

@@ -1,0 +1,22 @@
+"""Warnings that point at the user's line, however deep inside leafgrad they are raised."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+
+def warn_at_user(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` attributed to the nearest caller outside the leafgrad package.
+
+    PyTorch raises its warnings from C++, so Python reports the user's line whichever path led
+    there (``float(t)``, ``torch.tensor([t])`` ...); a fixed ``stacklevel`` cannot.
+    """
+    frame, level = sys._getframe(1), 2  # level 2: warn_at_user's caller
+    while frame is not None and _inside(frame.f_globals.get("__name__", "")):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
+def _inside(module: str) -> bool:
+    return module == "leafgrad" or module.startswith("leafgrad.")

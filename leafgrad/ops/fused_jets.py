@@ -1,0 +1,179 @@
+"""Packed jets: the fused Taylor path, for the ops a PINN's network is made of.
+
+``leafgrad.autograd.taylor`` seeds its inputs with a :class:`PackedJet` when the jet mode
+needs at most second-order channels: ``("taylor", 1 or 2)``, ``("collapsed", w)`` or
+``("seconds", W)`` (several second-order channels, e.g. every ``d2u/dx_i^2``). Its channels
+are one tensor with a leading axis, so a layer maps them all at once:
+
+- matrix products ``x @ w`` (``mm``, ``matmul``, ``addmm``: ``nn.Linear``) with a constant
+  ``w``: one ``jet_linear``;
+- elementwise functions: tanh, sigmoid, exp, sin, cos, softplus, gelu and silu by one
+  ``jet_act`` (their derivatives inside the kernel); any other with declared ``d1`` and
+  ``d2``: those in leafgrad ops, then one ``jet_unary``;
+- ``+ b``, ``- b``, ``* c`` with a constant operand: the channels pass through or are scaled
+  once; composites (``x / c``, ``addmm``) through their declared ``taylor_as``.
+
+Any other op (or two jets meeting in a product) falls back to the generic rules of
+``_jets``: its inputs' channels are unpacked into coefficients and its output's packed
+again, so the ops after it are fused again.
+"""
+
+from __future__ import annotations
+
+from .._engine.forward import jet_mode
+from .._tensor import Tensor
+from ._optable import Bilinear, Composite, Linear, Unary
+from .jet_activations import jet_act, variable
+from .jet_kernels import jet_linear, jet_unary
+from .joining import stack, unbind
+
+_MATRIX_PRODUCTS = ("mm", "matmul", "matmul.clone")  # (..., n) @ (n, m), one key per node name
+_PASS_THROUGH = ("add.Tensor", "sub.Tensor")  # x + b, x - b: x's channels, unchanged
+NOT_FUSED = object()
+
+
+def fusable(mode) -> bool:
+    """Whether a jet mode has a packed form (at most second-order channels)."""
+    return mode[0] != "taylor" or mode[1] <= 2
+
+
+def layout(mode) -> tuple:
+    """``(first, weights)``: how many first-order channels, and the (S, first) weights of
+    the second-order ones (a normalised Taylor coefficient ``x_2`` is half a derivative)."""
+    kind, arg = mode
+    if kind == "taylor":
+        return 1, ((0.5,),) if arg == 2 else ()
+    if kind == "collapsed":
+        return len(arg), (tuple(float(w) for w in arg),)
+    return len(arg[0]), tuple(tuple(float(w) for w in row) for row in arg)
+
+
+class PackedJet:
+    """A tensor's derivative channels ``(first + S, *shape)`` in jet mode ``mode``."""
+
+    __slots__ = ("channels", "first", "mode", "weights")
+
+    def __init__(self, channels: Tensor, mode) -> None:
+        self.channels = channels
+        self.mode = mode
+        self.first, self.weights = layout(mode)
+
+    def like(self, channels: Tensor) -> PackedJet:
+        return PackedJet(channels, self.mode)
+
+    def unpack(self) -> tuple:
+        """The generic jet of ``_jets`` for this mode."""
+        parts = unbind(self.channels, 0)
+        kind, first = self.mode[0], self.first
+        if kind == "taylor":
+            return tuple(parts)
+        if kind == "collapsed":
+            return tuple(parts[:first]), parts[first]
+        return tuple(parts[:first]), tuple(parts[first:])
+
+    def push(self, op, args, params, result, jets) -> bool:
+        """Give ``result`` its jet by a fused rule; False when ``op`` has none here."""
+        if type(result) is tuple or result._data.dtype.kind != "f":
+            return False
+        for j in jets:
+            if j is not None and type(j) is not PackedJet:
+                return False
+        jet = _fused(op, args, params, result, jets, self)
+        if jet is NOT_FUSED:
+            return False
+        result._jet = jet
+        return True
+
+    def repack(self, result) -> None:
+        """Pack the generic jet the fallback gave ``result``, so later ops fuse again."""
+        jet = result._jet
+        if type(jet) is not tuple:
+            return
+        if self.mode[0] == "taylor":
+            flat = list(jet)
+        elif self.mode[0] == "collapsed":
+            flat = [*jet[0], jet[1]]
+        else:
+            flat = [*jet[0], *jet[1]]
+        data = result._data
+        for c in flat:
+            if not isinstance(c, Tensor) or c._data.shape != data.shape or c.dtype != result.dtype:
+                return
+        result._jet = PackedJet(stack(flat), self.mode)
+
+
+def _fused(op, args, params, result, jets, like: PackedJet):
+    prim = op.primitive
+    key = prim.key
+    with_jet = [i for i, j in enumerate(jets) if j is not None]
+    shape = result._data.shape
+    if key in _MATRIX_PRODUCTS:
+        if with_jet == [0] and args[0]._data.ndim >= 2 and args[1]._data.ndim == 2:
+            return like.like(jet_linear(jets[0].channels, args[1]))
+        return NOT_FUSED
+    if key == "addmm":  # beta * input + alpha * mat1 @ mat2, nn.Linear's op
+        if with_jet == [1]:
+            channels = jet_linear(jets[1].channels, args[2])
+            alpha = params.get("alpha", 1)
+            return like.like(channels if alpha == 1 else channels * alpha)
+        return NOT_FUSED
+    if any(args[i]._data.shape != shape for i in with_jet):
+        return NOT_FUSED  # broadcasting the jet itself: the generic rules
+    match prim.kind:
+        case Unary(d2=d2) as kind if d2 is not None and with_jet == [0]:
+            return _unary(kind, op, args, params, result, jets[0], like)
+        case Linear(affine=True) if prim.broadcast:
+            if with_jet == [0] and key in _PASS_THROUGH:
+                return jets[0]
+            return like.like(op(*_channel_args(args, jets), **params))
+        case Bilinear() if prim.broadcast and len(with_jet) == 1:
+            return like.like(op(*_channel_args(args, jets, zero=False), **params))
+        case Composite(taylor_as=taylor_as):
+            with jet_mode(like.mode):
+                return taylor_as(*args, **params)._jet
+    return NOT_FUSED
+
+
+def _channel_args(args, jets, zero: bool = True) -> list:
+    """Channels for operands with a jet; the others as 0 (affine ops) or as they are."""
+    out = []
+    for a, j in zip(args, jets):
+        if j is not None:
+            out.append(j.channels)
+        else:
+            out.append(0 if zero else a)
+    return out
+
+
+def _unary(kind: Unary, op, args, params, result, jet: PackedJet, like: PackedJet):
+    x, extra = args[0], args[1:]
+    channels = jet.channels
+    if channels.dtype != result.dtype:
+        return NOT_FUSED
+    z = variable(op.primitive.key, params) if not extra else None
+    if z is not None:  # derivatives inside the kernel: nothing but p and z saved
+        return like.like(
+            jet_act(
+                channels,
+                result if z == "result" else x,
+                fn=op.primitive.key,
+                op_params=tuple(sorted(params.items())),
+                first=like.first,
+                weights=like.weights,
+            )
+        )
+    d1 = _derivative(kind.d1, kind.d1_takes_result, x, extra, result, params)
+    d2 = _derivative(kind.d2, kind.d2_takes_result, x, extra, result, params)
+    for d in (d1, d2):
+        if not isinstance(d, Tensor) or d._data.shape != x._data.shape or d.dtype != result.dtype:
+            return NOT_FUSED
+    return like.like(jet_unary(channels, d1, d2, first=like.first, weights=like.weights))
+
+
+def _derivative(rule, takes_result, x, extra, result, params):
+    if takes_result:
+        return rule(x, *extra, result=result, **params)
+    return rule(x, *extra, **params)
+
+
+__all__: list = []

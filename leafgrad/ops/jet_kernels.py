@@ -1,0 +1,270 @@
+"""The two primitives of the fused Taylor path: a Linear layer and an activation, on packed jets.
+
+A packed jet (``fused_jets``) stacks a tensor's derivative channels on a new leading axis:
+``p[:first]`` are first derivatives along ``first`` directions ``J_k`` and ``p[first:]``
+second-order channels ``L_s``, each carrying ``sum_k W[s, k] (second derivative along q_k)``
+(``W = weights``, an (S, first) matrix). Through ``y = f(x)`` elementwise the channels follow
+
+    J'_k = f'(x) J_k        L'_s = f'(x) L_s + f''(x) Q_s,   Q_s = sum_k W[s, k] J_k^2
+
+and through ``x @ w`` every channel is multiplied by ``w``. Each is one primitive doing a few
+large NumPy calls, instead of one recorded op per coefficient's arithmetic. The rules are in
+leafgrad ops, so both stay differentiable to any order (``f'`` and ``f''`` come in as tensors
+computed by the activation's own ``d1``/``d2`` rules, which carry the dependence on ``x``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap, _zeros_like
+from ._optable import Bilinear, Generic
+from ._primitive import primitive
+from ._tangents import tangent_sum
+from .joining import cat
+from .linalg import mm, t
+from .shape import reshape
+
+
+def _weight_array(weights, dtype) -> np.ndarray:
+    return np.asarray(weights, dtype=dtype).reshape(len(weights), -1)
+
+
+def _is_identity(w: np.ndarray) -> bool:
+    return w.shape[0] == w.shape[1] and np.array_equal(w, np.eye(w.shape[0]))
+
+
+def _active(w: np.ndarray):
+    """The directions some second-order row weighs (a slice when contiguous), and their
+    columns of ``w``: zero-weighted directions need no squares and no curvature terms."""
+    cols = np.flatnonzero(np.any(w != 0, axis=0))
+    if len(cols) and cols[-1] - cols[0] + 1 == len(cols):
+        cols = slice(int(cols[0]), int(cols[-1]) + 1)
+    return cols, w[:, cols]
+
+
+def _mix_arrays(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``out[s] = sum_k w[s, k] x[k]``: (S, ...) from (D, ...).
+
+    May return ``x``, a view of it or a result with one row to broadcast (when every row is
+    the same): callers write only into results of their own temporaries.
+    """
+    rows, cols = w.shape
+    if _is_identity(w):
+        return x
+    if cols == 1:  # every row a multiple of x[0] (e.g. W^T for one collapsed row)
+        return x if np.all(w == 1) else w.reshape((rows,) + (1,) * (x.ndim - 1)) * x
+    if rows == 1:  # one weighted sum, without a matrix product's overhead
+        terms = [(k, float(w[0, k])) for k in range(cols) if w[0, k] != 0]
+        if len(terms) == 1 and terms[0][1] == 1:
+            return x[terms[0][0] : terms[0][0] + 1]
+        k, wk = terms[0]
+        out = x[k : k + 1] * wk
+        for k, wk in terms[1:]:
+            out += x[k] if wk == 1 else x[k] * wk
+        return out
+    return np.matmul(w, x.reshape(cols, -1)).reshape((rows,) + x.shape[1:])
+
+
+def _mix(w: np.ndarray, x: Tensor) -> Tensor:
+    """``_mix_arrays`` in leafgrad ops (``w`` a constant)."""
+    if _is_identity(w):
+        return x
+    shape = x._data.shape
+    flat = reshape(x, (shape[0], -1))
+    return reshape(mm(_wrap(w.astype(x._data.dtype, copy=False)), flat), (w.shape[0],) + shape[1:])
+
+
+def _channel_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``sum_c a[c] * b[c]`` without a (C, ...) temporary (and faster than ``.sum(0)``)."""
+    return np.einsum("c...,c...->...", a, b)
+
+
+# ---------------------------------------------------------------------------- jet_linear
+def _linear_forward(p, w):
+    n, m = w.shape
+    return np.matmul(p.reshape(-1, n), w).reshape(p.shape[:-1] + (m,))
+
+
+def _outer_forward(p, g):
+    return np.matmul(p.reshape(-1, p.shape[-1]).T, g.reshape(-1, g.shape[-1]))
+
+
+# ``p: (K, ..., n) @ w: (n, m)`` as one (K*..., n) x (n, m) product. Bilinear, so its forward
+# and Taylor rules are the product rule and Cauchy products with itself.
+jet_linear = primitive(
+    "jet_linear",
+    _linear_forward,
+    (
+        lambda grad, p, w, result: jet_linear(grad, t(w)),
+        lambda grad, p, w, result: jet_outer(p, grad),
+    ),
+    kind=Bilinear(),
+    inputs=("p", "w"),
+    saves=("w if p", "p if w"),
+    node_name="JetLinearBackward0",
+    dtype_rule="keep",
+)
+
+# ``sum_r p_r^T g_r`` over every row of ``p: (..., n)`` and ``g: (..., m)``: jet_linear's
+# gradient for its weight, one (n, K*...) x (K*..., m) product.
+jet_outer = primitive(
+    "jet_outer",
+    _outer_forward,
+    (
+        lambda grad, p, g, result: jet_linear(g, t(grad)),
+        lambda grad, p, g, result: jet_linear(p, grad),
+    ),
+    kind=Bilinear(),
+    inputs=("p", "g"),
+    saves=("g if p", "p if g"),
+    node_name="JetOuterBackward0",
+    dtype_rule="keep",
+)
+
+
+# ----------------------------------------------------------------------------- jet_unary
+def _unary_forward(p, d1, d2, *, first, weights):
+    out = np.multiply(p, d1)
+    if weights:
+        sel, w = _active(_weight_array(weights, p.dtype))
+        if w.size:
+            q = _mix_arrays(w, np.square(p[sel]))
+            q *= d2  # q is (a view of) a fresh array
+            out[first:] += q
+    return out
+
+
+def _unary_vjp(grad, p, d1, d2, *, result, needs, first, weights):
+    outs = jet_unary_backward(grad, p, d1, d2, first=first, weights=weights)
+    return tuple(o if n else None for o, n in zip(outs, needs))
+
+
+def _unary_jvp(tp, td1, td2, p, d1, d2, *, result, first, weights):
+    """Tangent of ``[d1 J; d1 L + d2 Q(J)]``: product rule, ``dQ = W (2 J dJ)``."""
+    out = tangent_sum(None if tp is None else tp * d1, None if td1 is None else p * td1)
+    if not weights or (tp is None and td2 is None):
+        return out if out is not None else _zeros_like(result)
+    w = _weight_array(weights, p._data.dtype)
+    j = p[:first]
+    extra = tangent_sum(
+        None if tp is None else _mix(w, j * tp[:first]) * (d2 * 2.0),
+        None if td2 is None else _mix(w, j * j) * td2,
+    )
+    head = None if out is None else out[:first]
+    return _join(first, head, tangent_sum(None if out is None else out[first:], extra), p[first:])
+
+
+# ``(p, f'(x), f''(x)) -> p'``: every channel of an elementwise function's packed jet at once.
+jet_unary = primitive(
+    "jet_unary",
+    _unary_forward,
+    vjp_all=_unary_vjp,
+    kind=Generic(jvp=_unary_jvp),
+    inputs=("p", "d1", "d2"),
+    saves=("p", "d1", "d2"),
+    node_name="JetUnaryBackward0",
+    dtype_rule="keep",
+)
+
+
+# ---------------------------------------------------------------------- jet_unary_backward
+# With R = W^T gL (one per direction), jet_unary's gradients are
+#   g_J = d1 gJ + 2 d2 R J,  g_L = d1 gL,  g_d1 = sum_c g_c p_c,  g_d2 = sum_k R_k J_k^2.
+def _backward_forward(grad, p, d1, d2, *, first, weights):
+    gp = np.multiply(grad, d1)
+    gd1 = _channel_dot(grad, p)
+    if not weights:
+        return gp, gd1, np.zeros_like(d2)
+    sel, w = _active(_weight_array(weights, p.dtype))
+    if not w.size:
+        return gp, gd1, np.zeros_like(d2)
+    j = p[sel]
+    rj = _mix_arrays(np.ascontiguousarray(w.T), grad[first:]) * j
+    gd2 = _channel_dot(rj, j)
+    rj *= d2
+    rj *= 2
+    gp[sel] += rj
+    return gp, gd1, gd2
+
+
+def _backward_vjp(grads, grad, p, d1, d2, *, result, needs, first, weights):
+    """Cotangents ``(a, b, c)`` of ``(g_p, g_d1, g_d2)``, pulled back to every input."""
+    a, b, c = grads
+    out_g = a * d1 + b * p
+    out_p = grad * b
+    out_d1 = (a * grad).sum(0)
+    if not weights:
+        return out_g, out_p, out_d1, None
+    w = _weight_array(weights, p._data.dtype)
+    j, a_j = p[:first], a[:first]
+    r = _mix(np.ascontiguousarray(w.T), grad[first:])
+    extra_g = _mix(w, j * (a_j * (d2 * 2.0) + c * j))  # through R = W^T gL
+    extra_p = r * (a_j * d2 + c * j) * 2.0
+    out_g = cat([out_g[:first], out_g[first:] + extra_g])
+    out_p = cat([out_p[:first] + extra_p, out_p[first:]])
+    out_d2 = (a_j * r * j).sum(0) * 2.0
+    return out_g, out_p, out_d1, out_d2
+
+
+def _backward_jvp(tg, tp, td1, td2, grad, p, d1, d2, *, result, first, weights):
+    """Tangents of ``(g_p, g_d1, g_d2)``: the product rule on each term."""
+    gp = tangent_sum(None if tg is None else tg * d1, None if td1 is None else grad * td1)
+    gd1 = tangent_sum(
+        None if tg is None else (tg * p).sum(0), None if tp is None else (grad * tp).sum(0)
+    )
+    if not weights:
+        return (
+            gp if gp is not None else _zeros_like(result[0]),
+            gd1 if gd1 is not None else _zeros_like(result[1]),
+            _zeros_like(result[2]),
+        )
+    w = np.ascontiguousarray(_weight_array(weights, p._data.dtype).T)
+    j = p[:first]
+    r = _mix(w, grad[first:])
+    tr = None if tg is None else _mix(w, tg[first:])
+    tj = None if tp is None else tp[:first]
+    # g_J's extra term 2 d2 R J and g_d2 = sum_k R_k J_k^2, differentiated factor by factor
+    extra = tangent_sum(
+        None if tr is None else tr * j * d2,
+        None if td2 is None else r * j * td2,
+        None if tj is None else r * tj * d2,
+    )
+    gd2 = tangent_sum(
+        None if tr is None else (tr * j * j).sum(0),
+        None if tj is None else (r * j * tj).sum(0) * 2.0,
+    )
+    head = tangent_sum(None if gp is None else gp[:first], None if extra is None else extra * 2.0)
+    tail = None if gp is None else gp[first:]
+    return (
+        _join(first, head, tail, result[0][first:]),
+        gd1 if gd1 is not None else _zeros_like(result[1]),
+        gd2 if gd2 is not None else _zeros_like(result[2]),
+    )
+
+
+def _join(first, head, tail, like_tail):
+    """``cat([head, tail])`` along the channels, zeros for a missing part."""
+    if head is None and tail is None:
+        return None
+    if head is None:
+        head = _wrap(np.zeros((first,) + tail._data.shape[1:], tail._data.dtype))
+    if tail is None:
+        tail = _zeros_like(like_tail)
+    return cat([head, tail])
+
+
+jet_unary_backward = primitive(
+    "jet_unary_backward",
+    _backward_forward,
+    vjp_all=_backward_vjp,
+    kind=Generic(jvp=_backward_jvp),
+    inputs=("grad", "p", "d1", "d2"),
+    saves=("grad", "p", "d1", "d2"),
+    node_name="JetUnaryBackwardBackward0",
+    dtype_rule="keep",
+    num_outputs=3,
+)
+
+
+__all__: list = []

@@ -1,0 +1,94 @@
+"""Op-table samples for the fused Taylor path's primitives (ops/jet_kernels.py)."""
+
+import leafgrad as lg
+from leafgrad.ops import jet_activations as ja
+from leafgrad.ops import jet_kernels as jk
+
+from .optable import OpSample
+
+# Second-order layouts: one collapsed row, every diagonal, a general mix, none (order 1).
+_LAYOUTS = {
+    "collapsed": (2, ((1.0, 1.0),)),
+    "diagonal": (2, ((1.0, 0.0), (0.0, 1.0))),
+    "mixed": (2, ((0.5, -1.5), (2.0, 0.25), (1.0, 1.0))),
+    "taylor2": (1, ((0.5,),)),
+    "first-only": (3, ()),
+    "sparse": (3, ((1.0, 0.0, 2.0),)),  # a direction no row weighs, between two that are
+    "unit": (2, ((0.0, 1.0),)),  # one direction's second derivative alone
+    "zero": (2, ((0.0, 0.0),)),
+}
+
+
+def _unary(name, first, weights):
+    s = len(weights)
+    return OpSample(
+        "jet_unary",
+        lambda p, d1, d2: jk.jet_unary(p, d1, d2, first=first, weights=weights),
+        ((first + s, 3, 2), (3, 2), (3, 2)),
+        id=f"jet_unary-{name}",
+    )
+
+
+def _backward(name, first, weights):
+    s = len(weights)
+    return OpSample(
+        "jet_unary_backward",
+        lambda g, p, d1, d2: jk.jet_unary_backward(g, p, d1, d2, first=first, weights=weights),
+        ((first + s, 3, 2), (first + s, 3, 2), (3, 2), (3, 2)),
+        id=f"jet_unary_backward-{name}",
+    )
+
+
+# jet_act's z is the activation's output (tanh, sigmoid, exp) or input: a sample computes
+# the output from the input, as the fused path passes it.
+_ACTIVATIONS = {
+    "tanh": (lg.tanh, ()),
+    "sigmoid": (lg.sigmoid, ()),
+    "exp": (lg.exp, ()),
+    "sin": (None, ()),
+    "cos": (None, ()),
+    "softplus": (None, (("beta", 2.0), ("threshold", 1.5))),
+    "gelu": (None, (("approximate", "none"),)),
+    "silu": (None, ()),
+}
+
+
+def _act(name, layout, backward=False):
+    fn, op_params = _ACTIVATIONS[name]
+    first, weights = _LAYOUTS[layout]
+    k = first + len(weights)
+    params = {"fn": name, "op_params": op_params, "first": first, "weights": weights}
+
+    def z(x):
+        return fn(x) if fn is not None else x
+
+    if backward:
+        return OpSample(
+            "jet_act_backward",
+            lambda g, p, x: ja.jet_act_backward(g, p, z(x), **params),
+            ((k, 3, 2), (k, 3, 2), (3, 2)),
+            id=f"jet_act_backward-{name}-{layout}",
+        )
+    return OpSample(
+        "jet_act",
+        lambda p, x: ja.jet_act(p, z(x), **params),
+        ((k, 3, 2), (3, 2)),
+        covers=("jet_act", "jet_act_backward"),
+        id=f"jet_act-{name}-{layout}",
+    )
+
+
+SAMPLES = [
+    *(_act(name, "diagonal") for name in _ACTIVATIONS),
+    *(_act(name, "mixed", backward=True) for name in _ACTIVATIONS),
+    _act("tanh", "first-only"),
+    _act("gelu", "taylor2", backward=True),
+    _act("softplus", "first-only", backward=True),
+    _act("sin", "sparse", backward=True),
+    _act("silu", "unit", backward=True),
+    OpSample("jet_linear", jk.jet_linear, ((3, 4, 5), (5, 2))),
+    OpSample("jet_linear", jk.jet_linear, ((2, 3, 2, 4), (4, 3)), id="jet_linear-batched"),
+    OpSample("jet_outer", jk.jet_outer, ((3, 4, 5), (3, 4, 2))),
+    *(_unary(name, *layout) for name, layout in _LAYOUTS.items()),
+    *(_backward(name, *layout) for name, layout in _LAYOUTS.items()),
+]

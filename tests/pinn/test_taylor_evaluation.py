@@ -1,0 +1,55 @@
+"""Taylor-mode evaluations: one taylor.diagonal pass gives u, every u_i and the u_ii asked
+for up front; what else is asked comes from further passes, with the same values."""
+
+import numpy as np
+
+from leafgrad import pinn
+
+from .test_operators import _close, _x, exact_scalar, scalar_field
+
+
+def _counting(func):
+    calls = []
+
+    def counted(*xs):
+        calls.append(1)
+        return func(*xs)
+
+    return counted, calls
+
+
+def test_one_pass_gives_the_output_and_the_diagonal_derivatives():
+    f, calls = _counting(scalar_field)
+    with pinn.Evaluation(f, _x(), "taylor") as ev:
+        u, x = ev.output, ev.inputs
+        exact = exact_scalar(_x().numpy())
+        for index in [(0,), (1,), (0, 0), (1, 1)]:
+            _close(pinn.partial(u, x, *index), exact[index])
+        assert len(calls) == 1
+        assert ev.requested == {0, 1}
+
+
+def test_a_diagonal_not_computed_up_front_takes_another_pass():
+    f, calls = _counting(scalar_field)
+    with pinn.Evaluation(f, _x(), "taylor", diagonal=(0,)) as ev:
+        u, x = ev.output, ev.inputs
+        exact = exact_scalar(_x().numpy())
+        _close(pinn.partial(u, x, 0, 0), exact[(0, 0)])
+        _close(pinn.partial(u, x, 1), exact[(1,)])
+        assert len(calls) == 1
+        _close(pinn.partial(u, x, 1, 1), exact[(1, 1)])
+        _close(pinn.laplacian(u, x), exact[(0, 0)] + exact[(1, 1)])
+        assert len(calls) == 2
+        assert ev.requested == {0, 1}
+
+
+def test_the_trainer_learns_which_second_derivatives_the_residual_needs():
+    problem = pinn.problems.get("burgers")
+    config = {"collocation": 64, "boundary": 16, "width": 8, "depth": 2}
+    trainer = pinn.Trainer(problem, pinn.TrainConfig(method="taylor", **config), progress=False)
+    first = float(trainer.loss_terms()["pde"].detach())
+    assert trainer._diagonal == (0,)  # u_xx, not u_tt
+    second = float(trainer.loss_terms()["pde"].detach())
+    np.testing.assert_allclose(second, first, rtol=1e-12)
+    reverse = pinn.Trainer(problem, pinn.TrainConfig(method="reverse", **config), progress=False)
+    np.testing.assert_allclose(float(reverse.loss_terms()["pde"].detach()), first, rtol=1e-10)
