@@ -60,6 +60,18 @@ from .loss import (
     NLLLoss,
     SmoothL1Loss,
 )
+from .loss_more import (
+    CosineEmbeddingLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    KLDivLoss,
+    MarginRankingLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    PoissonNLLLoss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+)
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .padding import (
@@ -101,6 +113,8 @@ from .pooling import (
     MaxUnpool2d,
     MaxUnpool3d,
 )
+from .rnn import GRU, LSTM, RNN, RNNBase
+from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .upsampling import (
     PixelShuffle,
@@ -173,3 +187,10 @@ __all__ += [
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
 ]
+__all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
+
+__all__ += [
+    "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "KLDivLoss",
+    "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss",
+    "SoftMarginLoss", "TripletMarginLoss",
+]  # fmt: skip

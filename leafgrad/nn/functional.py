@@ -66,6 +66,18 @@ from ._loss_functions import (
     nll_loss,
     smooth_l1_loss,
 )
+from ._loss_functions_more import (
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    kl_div,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 from ._normalization_functions import (
     batch_norm,
     group_norm,
@@ -149,7 +161,10 @@ __all__ += [
     "upsample",
     "upsample_bilinear",
     "upsample_nearest",
-]
+    "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "kl_div",
+    "margin_ranking_loss", "multi_margin_loss", "multilabel_soft_margin_loss",
+    "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
+]  # fmt: skip
 
 
 def _require_tensor(op: str, value, what: str = "input") -> None:

@@ -14,20 +14,33 @@ import warnings
 
 import numpy as np
 
-from .. import Tensor, float64, from_numpy, no_grad
+from .. import Tensor, float64, from_numpy, no_grad, randperm
 
 __all__ = [
     "calculate_gain",
+    "constant",
     "constant_",
+    "dirac",
+    "dirac_",
+    "eye",
     "eye_",
+    "kaiming_normal",
+    "kaiming_uniform",
     "kaiming_normal_",
     "kaiming_uniform_",
+    "normal",
     "normal_",
     "ones_",
+    "orthogonal",
     "orthogonal_",
+    "sparse",
+    "sparse_",
     "trunc_normal_",
+    "uniform",
     "uniform_",
+    "xavier_normal",
     "xavier_normal_",
+    "xavier_uniform",
     "xavier_uniform_",
     "zeros_",
 ]  # fmt: skip
@@ -232,3 +245,72 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     if rows < cols:
         q = q.T
     return _copy(tensor, (gain * q).reshape(tuple(tensor.shape)), "orthogonal_")
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-D convolution weight so the layer passes its inputs through: in each
+    of ``groups`` groups, output channel ``d`` takes input channel ``d`` at the kernel centre."""
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError(
+            "nn.init.dirac_: only tensors with 3, 4, or 5 dimensions are supported, "
+            f"got shape {list(tensor.shape)}"
+        )
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError(
+            f"nn.init.dirac_: dim 0 must be divisible by groups (size {sizes[0]}, groups {groups})"
+        )
+    out_per_group = sizes[0] // groups
+    values = np.zeros(sizes)
+    centre = tuple(s // 2 for s in sizes[2:])
+    for g in range(groups):
+        for d in range(min(out_per_group, sizes[1])):
+            values[(g * out_per_group + d, d, *centre)] = 1
+    return _copy(tensor, values, "dirac_")
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """Fill a 2-D tensor from N(0, std^2), then zero ``ceil(sparsity * rows)`` random entries
+    of each column (Martens, 2010)."""
+    if tensor.dim() != 2:
+        raise ValueError(
+            f"nn.init.sparse_: only tensors with 2 dimensions are supported, "
+            f"got shape {list(tensor.shape)}"
+        )
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            tensor[randperm(rows)[:num_zeros], col] = 0
+    return tensor
+
+
+def _deprecated(new):
+    """The old name of ``new`` without its trailing underscore, warning as PyTorch's does."""
+    old_name = new.__name__[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return new(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    deprecated_init.__doc__ = f"Deprecated alias of ``nn.init.{new.__name__}`` (warns)."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

@@ -1,6 +1,6 @@
 """Optimisers and learning-rate schedulers with ``torch.optim``'s API and arithmetic."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -15,6 +15,7 @@ from .optimizer import (
 )
 from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
@@ -30,7 +31,9 @@ __all__ = [
     "RAdam",
     "Optimizer",
     "RMSprop",
+    "Rprop",
     "lr_scheduler",
+    "swa_utils",
     "register_optimizer_step_post_hook",
     "register_optimizer_step_pre_hook",
 ]

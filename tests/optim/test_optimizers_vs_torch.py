@@ -80,6 +80,12 @@ FIRST_ORDER = {
         ps, lr=0.05, lambd=0.01, alpha=0.5, t0=5, weight_decay=0.01
     ),
     "asgd_maximize": lambda optim, ps: optim.ASGD(ps, lr=0.01, t0=2, maximize=True),
+    "rprop": lambda optim, ps: optim.Rprop(ps),
+    # a large eta_plus and tight clamps make sign flips and both step-size bounds happen
+    "rprop_options": lambda optim, ps: optim.Rprop(
+        ps, lr=0.05, etas=(0.3, 2.0), step_sizes=(1e-3, 0.1)
+    ),
+    "rprop_maximize": lambda optim, ps: optim.Rprop(ps, lr=0.001, maximize=True),
 }
 
 
@@ -107,6 +113,7 @@ FLOAT32_CASES = [
     "nadam_decoupled_weight_decay",
     "radam",
     "asgd_averaging",
+    "rprop_options",
 ]
 
 

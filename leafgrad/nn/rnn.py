@@ -1,0 +1,281 @@
+"""RNN, LSTM and GRU: stacked, optionally bidirectional recurrences over a sequence.
+
+Parameters carry PyTorch's names (``weight_ih_l0``, ``bias_hh_l1_reverse``, ``weight_hr_l0``)
+and shapes, so state_dicts move between the libraries; the time loop runs in Python over the
+differentiable steps of ``_rnn_steps``, so gradients of any order follow.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+from .. import Tensor, cat, empty, stack, zeros
+from . import functional as F
+from . import init
+from ._rnn_steps import gru_step, lstm_step, rnn_step
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+class RNNBase(Module):
+    """The layers, directions and parameters shared by RNN, LSTM and GRU."""
+
+    def __init__(
+        self,
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        if (
+            not isinstance(dropout, numbers.Number)
+            or isinstance(dropout, bool)
+            or not 0 <= dropout <= 1
+        ):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an "
+                "element being zeroed"
+            )
+        if dropout > 0 and num_layers == 1:
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero "
+                "dropout expects num_layers greater than 1, but got "
+                f"dropout={dropout} and num_layers={num_layers}",
+                stacklevel=2,
+            )
+        for what, value in (("hidden_size", hidden_size), ("num_layers", num_layers)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"{what} should be of type int, got: {type(value).__name__}")
+            if value <= 0:
+                raise ValueError(f"{what} must be greater than zero")
+        if proj_size < 0:
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if mode not in _GATES:
+            raise ValueError(f"Unrecognized RNN mode: {mode}")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        num_directions = 2 if bidirectional else 1
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        gate_size = _GATES[mode] * hidden_size
+        kw = {"device": device, "dtype": dtype}
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            layer_input = input_size if layer == 0 else real_hidden * num_directions
+            for direction in range(num_directions):
+                suffix = "_reverse" if direction == 1 else ""
+                shapes = [("weight_ih", (gate_size, layer_input)),
+                          ("weight_hh", (gate_size, real_hidden))]  # fmt: skip
+                if bias:
+                    shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
+                names = []
+                for stem, shape in shapes:
+                    name = f"{stem}_l{layer}{suffix}"
+                    setattr(self, name, Parameter(empty(shape, **kw)))
+                    names.append(name)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def flatten_parameters(self) -> None:
+        """A no-op: there is no fused (cuDNN) weight layout to compact on NumPy."""
+
+    @property
+    def _flat_weights(self) -> list:
+        return [getattr(self, name) for name in self._flat_weights_names]
+
+    @property
+    def all_weights(self) -> list:
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    def _check_state(self, state: Tensor, expected: tuple, batched: bool) -> Tensor:
+        name = type(self).__name__
+        if state.dim() != (3 if batched else 2):
+            want = "3-D" if batched else "2-D"
+            raise RuntimeError(
+                f"{name}: for {'batched 3-D' if batched else 'unbatched 2-D'} input, hx should "
+                f"also be {want} but got {state.dim()}-D tensor"
+            )
+        if not batched:
+            state = state.unsqueeze(1)
+        if tuple(state.shape) != expected:
+            raise RuntimeError(f"{name}: Expected hidden size {expected}, got {tuple(state.shape)}")
+        return state
+
+    def _run(self, input: Tensor, hx: tuple | None):
+        """``(output, states)`` with ``output`` (seq, batch, dirs*hidden) and each state
+        (layers*dirs, batch, size); ``input`` is sequence-first and batched here."""
+        dirs = 2 if self.bidirectional else 1
+        lstm = self.mode == "LSTM"
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        layer_input = input.unbind(0)
+        h_out, c_out = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(dirs):
+                index = layer * dirs + direction
+                weights = [getattr(self, n) for n in self._all_weights[index]]
+                w_ih, w_hh = weights[0], weights[1]
+                b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
+                w_hr = weights[-1] if self.proj_size > 0 else None
+                h = hx[0][index]
+                c = hx[1][index] if lstm else None
+                steps = layer_input if direction == 0 else layer_input[::-1]
+                seq = []
+                for x in steps:
+                    if lstm:
+                        h, c = lstm_step(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr)
+                    elif self.mode == "GRU":
+                        h = gru_step(x, h, w_ih, w_hh, b_ih, b_hh)
+                    else:
+                        act = "tanh" if self.mode == "RNN_TANH" else "relu"
+                        h = rnn_step(x, h, w_ih, w_hh, b_ih, b_hh, act)
+                    seq.append(h)
+                outputs.append(seq if direction == 0 else seq[::-1])
+                h_out.append(h)
+                c_out.append(c)
+            layer_input = [cat(step, -1) for step in zip(*outputs)] if dirs == 2 else outputs[0]
+            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
+                layer_input = [F.dropout(x, self.dropout, True) for x in layer_input]
+        if not layer_input:
+            output = zeros((0, input.shape[1], dirs * real_hidden), dtype=input.dtype)
+        else:
+            output = stack(layer_input, 0)
+        states = (stack(h_out, 0),) + ((stack(c_out, 0),) if lstm else ())
+        return output, states
+
+    def _forward(self, input: Tensor, hx):
+        name = type(self).__name__
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"{name}: input.size(-1) must be equal to input_size. Expected "
+                f"{self.input_size}, got {input.shape[-1]}"
+            )
+        batched = input.dim() == 3
+        if not batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        dirs = 2 if self.bidirectional else 1
+        batch = input.shape[1]
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        sizes = [real_hidden] + ([self.hidden_size] if self.mode == "LSTM" else [])
+        expected = [(self.num_layers * dirs, batch, size) for size in sizes]
+        if hx is None:
+            states = tuple(
+                zeros(shape, dtype=input.dtype, device=input.device) for shape in expected
+            )
+        else:
+            given = hx if self.mode == "LSTM" else (hx,)
+            states = tuple(self._check_state(s, e, batched) for s, e in zip(given, expected))
+        output, states = self._run(input, states)
+        if not batched:
+            output = output.squeeze(1)
+            states = tuple(s.squeeze(1) for s in states)
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, states
+
+
+class RNN(RNNBase):
+    """Elman RNN ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or relu).
+
+    ``RNN(input_size, hidden_size, num_layers=1, nonlinearity='tanh', bias=True,
+    batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None)``.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if len(args) > 3:
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        else:
+            nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(
+                f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", *args, **kwargs)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        output, (h,) = self._forward(input, hx)
+        return output, h
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit; same arguments as RNN without ``nonlinearity``."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        output, (h,) = self._forward(input, hx)
+        return output, h
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; ``proj_size > 0`` projects ``h`` through ``weight_hr_l*``.
+
+    ``forward(input, (h_0, c_0))`` returns ``(output, (h_n, c_n))``.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__("LSTM", *args, **kwargs)
+
+    def forward(self, input: Tensor, hx=None) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        output, (h, c) = self._forward(input, hx)
+        return output, (h, c)
