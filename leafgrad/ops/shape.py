@@ -25,36 +25,24 @@ def _reshape_forward(x, *, shape):
     return x.reshape(shape)
 
 
-_view = primitive(
-    "view",
-    _reshape_forward,
-    lambda grad, x, result, *, shape: grad.reshape(x._data.shape),
-    node_name="ViewBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-    view=True,
-)
+def _reshaping(name: str, node_name: str, view: bool):
+    """A primitive reshaping its input to ``shape``; its gradient is reshaped back."""
+    return primitive(
+        name,
+        _reshape_forward,
+        lambda grad, x, result, *, shape: grad.reshape(x._data.shape),
+        node_name=node_name,
+        dtype_rule="keep",
+        kind=Linear(),
+        view=view,
+    )
 
 
+_view = _reshaping("view", "ViewBackward0", view=True)
 # reshape of a non-contiguous tensor: a view its strides allow (ReshapeAliasBackward0), or
 # its contiguous copy reshaped, which PyTorch does not count as a view (UnsafeViewBackward0).
-_reshape_alias = primitive(
-    "_reshape_alias",
-    _reshape_forward,
-    lambda grad, x, result, *, shape: grad.reshape(x._data.shape),
-    node_name="ReshapeAliasBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-    view=True,
-)
-_unsafe_view = primitive(
-    "_unsafe_view",
-    _reshape_forward,
-    lambda grad, x, result, *, shape: grad.reshape(x._data.shape),
-    node_name="UnsafeViewBackward0",
-    dtype_rule="keep",
-    kind=Linear(),
-)
+_reshape_alias = _reshaping("_reshape_alias", "ReshapeAliasBackward0", view=True)
+_unsafe_view = _reshaping("_unsafe_view", "UnsafeViewBackward0", view=False)
 
 
 def _infer_shape(numel, shape, op, x_shape):
