@@ -37,7 +37,8 @@ class Public:
     def __call__(self, fn):
         """Declare ``fn`` exposed this way; returns ``fn`` (taking NumPy's keyword names)."""
         fn._public = self
-        if fn.__name__ not in PYTHON_IN_TORCH:
+        names = self.method if isinstance(self.method, tuple) else (fn.__name__,)
+        if PYTHON_IN_TORCH.isdisjoint(names):
             fn = numpy_names(fn)
         if isinstance(self.method, tuple):
             for name in self.method:

@@ -62,10 +62,11 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     strided,
 )
 from ._operands import operator_method
+from ._out import without_out
 from .inplace import inplace
 
 for _name, _fn in METHODS.items():
-    setattr(Tensor, _name, operator_method(_name, _fn))
+    setattr(Tensor, _name, operator_method(_name, without_out(_fn)))
 for _name, _fn in INPLACE.items():  # each in-place twin wraps its out-of-place op
     if _name in METHODS:
         raise ValueError(f"Tensor.{_name} is declared both as a method and as an in-place twin")

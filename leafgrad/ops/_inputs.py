@@ -98,6 +98,16 @@ def _dim_args(dims):
     return tuple(operator.index(d) for d in dims)
 
 
+def _varargs_or_keyword(args, keyword, name: str, op: str) -> tuple:
+    """Sizes or dims given as varargs (``t.flip(0, 1)``, ``t.flip((0, 1))``) or by PyTorch's
+    keyword (``t.flip(dims=(0, 1))``), as the varargs tuple either way."""
+    if keyword is None:
+        return args
+    if args:
+        raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    return (keyword,)
+
+
 def _unique_dims(dims, ndim, op):
     """``dims`` normalized; RuntimeError when one is named twice."""
     out = tuple(_normalize_dim(d, ndim, op) for d in dims)

@@ -8,12 +8,13 @@ warning when it had elements), and the result is cast to its dtype where that is
 from __future__ import annotations
 
 import functools
-import warnings
 
 import numpy as np
 
 from .._engine import grad_mode
+from .._exposure import numpy_names
 from .._tensor import Tensor
+from .._warn import warn_at_user
 
 _state = grad_mode._state
 
@@ -50,12 +51,10 @@ def write_out(name: str, result: Tensor, out: Tensor, same_dtype: bool = False) 
         np.copyto(out._data, data, casting="same_kind")
     else:
         if out._data.size and out._data.shape != data.shape:
-            warnings.warn(
+            warn_at_user(
                 f"{name}(): an out= tensor with elements was resized from shape "
                 f"{list(out._data.shape)} to {list(data.shape)}; this is deprecated in "
                 "PyTorch (resize it to zero elements first with out.resize_(0))",
-                UserWarning,
-                stacklevel=3,
             )
         out._data = data.astype(out._data.dtype, copy=True)
     out._bump_version()
@@ -102,6 +101,26 @@ def accepts_out(fn=None, *, same_dtype: bool = False):
         return write_out(name, result, out, same_dtype=same_dtype)
 
     return with_out_param
+
+
+def without_out(fn):
+    """``fn`` without its ``out=`` wrapper (NumPy keyword names kept): what a Tensor method
+    binds, since PyTorch's Tensor methods take no ``out=``."""
+    named = _code(fn) is _NUMPY_NAMES_CODE
+    inner = fn.__wrapped__ if named else fn
+    if _code(inner) is not _WITH_OUT_CODE:
+        return fn
+    return numpy_names(inner.__wrapped__) if named else inner.__wrapped__
+
+
+def _code(fn):
+    return getattr(fn, "__code__", None)
+
+
+# The code of every out= wrapper and NumPy-names wrapper (wrappers are told apart by code, not
+# by attributes, which functools.wraps copies onto any function wrapping them).
+_WITH_OUT_CODE = accepts_out(lambda: None).__code__
+_NUMPY_NAMES_CODE = numpy_names(lambda input: None).__code__
 
 
 def _tensors(args, kwargs) -> list:

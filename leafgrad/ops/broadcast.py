@@ -12,6 +12,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor
+from ._inputs import _varargs_or_keyword
 from ._optable import Linear
 from ._primitive import primitive
 
@@ -113,8 +114,9 @@ def _expand_shape(x_shape, sizes, op):
 
 
 @public(function=False)
-def expand(x: Tensor, *sizes) -> Tensor:
+def expand(x: Tensor, *sizes, size=None) -> Tensor:
     """A broadcast view of ``x`` with ``sizes`` (-1 keeps a dimension)."""
+    sizes = _varargs_or_keyword(sizes, size, "size", "expand")
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     return _expand(x, shape=_expand_shape(x._data.shape, sizes, "expand"))

@@ -9,8 +9,6 @@ that memory gets its history regenerated (``view_history``).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import _dtype
@@ -20,6 +18,7 @@ from .._engine.saved import before_write, write_watchers
 from .._exposure import exports, public
 from .._random import inplace_draw
 from .._tensor import Tensor, _wrap, _zeros_like
+from .._warn import warn_at_user
 from ._optable import Generic, Linear
 from ._primitive import primitive
 from .broadcast import sum_to
@@ -288,10 +287,8 @@ def setitem(self: Tensor, key, value) -> None:
     if isinstance(key, list) and _sequence_as_tuple(key):
         # the same legacy rule (and warning) as __getitem__: a short list of slices, None,
         # ... or sequences is a tuple of indices, not one index array
-        warnings.warn(
+        warn_at_user(
             "indexing with a non-tuple sequence of indices is deprecated; use x[tuple(seq)]",
-            UserWarning,
-            stacklevel=2,
         )
         key = tuple(key)
     if not isinstance(value, Tensor):

@@ -215,7 +215,7 @@ def _split_sizes(input, dim, sizes, node_name):
     return out if isinstance(out, tuple) else (out,)
 
 
-@public()
+@public(method=False)
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     """Views of ``tensor`` along ``dim``: pieces of one size (the last may be smaller), or of
     the listed sizes (which must add up to the dim's size)."""
@@ -240,6 +240,12 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         )
     sizes = [step] * (size // step) + ([size % step] if size % step else []) if step else []
     return _split_sizes(tensor, d, sizes or [size], "SplitBackward0")
+
+
+@public(function=False, method=("split",))
+def _split_method(self: Tensor, split_size, dim: int = 0) -> tuple:
+    """``Tensor.split``: ``torch.split`` with PyTorch's method parameter name ``split_size``."""
+    return split(self, split_size, dim)
 
 
 @public()

@@ -10,7 +10,6 @@ the pseudoinverse, as PyTorch's does. ``matrix_power``, ``multi_dot`` and
 
 from __future__ import annotations
 
-import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -18,6 +17,7 @@ import scipy.linalg as sl
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from .._warn import warn_at_user
 from . import _matrices as mx
 from ._batch_whole import batches_trailing
 from ._matrices import absent, as_column, from_column, mT
@@ -368,10 +368,8 @@ def multi_dot(tensors, *, out=None) -> Tensor:
 def chain_matmul(*matrices, out=None) -> Tensor:
     """Deprecated in PyTorch too: the product of 2-D matrices in the cheapest order (as
     ``linalg.multi_dot``, which it warns to use instead); one matrix comes back as a copy."""
-    warnings.warn(
+    warn_at_user(
         "chain_matmul is deprecated; use linalg.multi_dot, which also takes 1-D ends",
-        UserWarning,
-        stacklevel=2,
     )
     if not matrices:
         raise RuntimeError("chain_matmul: expected one or more matrices, got none")

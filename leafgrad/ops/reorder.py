@@ -9,7 +9,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
-from ._inputs import _dim_args, _unique_dims
+from ._inputs import _dim_args, _unique_dims, _varargs_or_keyword
 from ._optable import Linear
 from ._primitive import adjoint_pair, primitive
 from .slicing import alias
@@ -154,9 +154,10 @@ _flip = primitive(
 
 
 @public()
-def flip(input: Tensor, *dims) -> Tensor:
+def flip(input: Tensor, *dim_args, dims=None) -> Tensor:
     """A copy of ``input`` with the order of entries reversed along ``dims``."""
-    return _flip(input, dims=_unique_dims(_dim_args(dims), input._data.ndim, "flip"))
+    dims = _dim_args(_varargs_or_keyword(dim_args, dims, "dims", "flip"))
+    return _flip(input, dims=_unique_dims(dims, input._data.ndim, "flip"))
 
 
 @public()
@@ -259,8 +260,9 @@ _repeat = primitive(
 
 
 @public(function=False)
-def repeat(input: Tensor, *sizes) -> Tensor:
+def repeat(input: Tensor, *sizes, repeats=None) -> Tensor:
     """``input`` tiled ``sizes[i]`` times along dim i (extra sizes add leading dims)."""
+    sizes = _varargs_or_keyword(sizes, repeats, "repeats", "repeat")
     if not sizes:
         raise TypeError("repeat() missing the repeats: pass one count per dim, e.g. t.repeat(2, 1)")
     sizes = _dim_args(sizes)

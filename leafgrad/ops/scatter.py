@@ -10,12 +10,12 @@ scatter_add is ``input`` plus the adjoint of gather (``indexing``), so its gradi
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
+from .._warn import warn_at_user
 from ._optable import Linear, NoDerivative, PiecewiseLinear
 from ._out import with_out
 from ._primitive import primitive
@@ -140,11 +140,9 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
     x = input.reshape(1) if input._data.ndim == 0 else input
     if src is not None:
         if reduce is not None:
-            warnings.warn(
+            warn_at_user(
                 "scatter(): the reduce argument with a Tensor src is deprecated in PyTorch; "
                 "use scatter_reduce for more reductions",
-                UserWarning,
-                stacklevel=2,
             )
             out = _scatter_reduce_src(x, _covered(src, idx), dim=d, index=idx, reduce=reduce)
         else:

@@ -12,9 +12,11 @@ import operator
 
 import numpy as np
 
+from .._dtype import as_dtype
+from .._dtype import dtype as dtype_type
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
-from ._inputs import _dim_args, _unique_dims
+from ._inputs import _dim_args, _unique_dims, _varargs_or_keyword
 from ._optable import Linear
 from ._primitive import primitive
 
@@ -78,10 +80,11 @@ def _shape_arg(shape):
 
 
 @public()
-def reshape(x: Tensor, *shape) -> Tensor:
+def reshape(x: Tensor, *sizes, shape=None) -> Tensor:
     """``x`` with a new shape of the same number of elements (-1 infers one size): a view
     where the strides allow one, else a reshaped copy, recorded as PyTorch records each."""
-    shape = _infer_shape(x._data.size, _shape_arg(shape), "reshape", x._data.shape)
+    sizes = _varargs_or_keyword(sizes, shape, "shape", "reshape")
+    shape = _infer_shape(x._data.size, _shape_arg(sizes), "reshape", x._data.shape)
     if x._data.flags.c_contiguous:
         return _view(x, shape=shape)
     try:
@@ -92,12 +95,18 @@ def reshape(x: Tensor, *shape) -> Tensor:
 
 
 @public(function=False)
-def view(x: Tensor, *shape) -> Tensor:
-    """A view of ``x`` with a new shape (-1 infers one size).
+def view(x: Tensor, *sizes, size=None, dtype=None) -> Tensor:
+    """A view of ``x`` with a new shape (-1 infers one size), or (``x.view(dtype)``) its
+    memory read as another dtype.
 
     RuntimeError where ``x``'s strides allow no such view (``reshape`` copies instead).
     """
-    shape = _infer_shape(x._data.size, _shape_arg(shape), "view", x._data.shape)
+    if dtype is not None or (len(sizes) == 1 and _is_dtype(sizes[0])):
+        if size is not None or (sizes and dtype is not None):
+            raise TypeError("view() takes either sizes or a dtype, not both")
+        return _view_as_dtype(x, dtype if dtype is not None else sizes[0])
+    sizes = _varargs_or_keyword(sizes, size, "size", "view")
+    shape = _infer_shape(x._data.size, _shape_arg(sizes), "view", x._data.shape)
     if not x._data.flags.c_contiguous:
         try:  # the strides decide, as in PyTorch: only a reshape that needs no copy
             np.reshape(x._data, shape, copy=False)
@@ -108,6 +117,37 @@ def view(x: Tensor, *shape) -> Tensor:
                 "memory that is not evenly spaced); use .reshape(...) instead"
             ) from None
     return _view(x, shape=shape)
+
+
+def _is_dtype(value) -> bool:
+    return isinstance(value, dtype_type) or value in (float, int, bool)
+
+
+def _view_as_dtype(x: Tensor, dtype) -> Tensor:
+    """``x.view(dtype)``: the same memory read as ``dtype``, outside any graph (as in PyTorch,
+    the result never requires grad); the last dim scales by the ratio of element sizes."""
+    target = as_dtype(dtype).np
+    old, new = x._data.dtype.itemsize, target.itemsize
+    if old != new:
+        last = x._data.shape[-1] if x._data.ndim else 1
+        if x._data.ndim == 0:
+            raise RuntimeError(
+                f"view: a 0-dim {x.dtype} tensor cannot be viewed as {dtype} (different element "
+                "sizes); unsqueeze it first"
+            )
+        if new > old and last % (new // old):
+            raise RuntimeError(
+                f"view: self.size(-1) must be divisible by {new // old} to view {x.dtype} as "
+                f"{dtype} (different element sizes), but got {last}"
+            )
+        if x._data.strides[-1] != old and last != 1:
+            raise RuntimeError(
+                f"view: self.stride(-1) must be 1 to view {x.dtype} as {dtype} (different "
+                f"element sizes), but got {x._data.strides[-1] // old}; call .contiguous() first"
+            )
+    out = x.detach()
+    out._data = x._data.view(target)
+    return out
 
 
 @public(function=False)

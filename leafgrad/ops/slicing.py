@@ -12,12 +12,12 @@ the index again.
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
+from .._warn import warn_at_user
 from ._optable import Linear
 from ._primitive import adjoint_pair, primitive
 from .shape import _unsqueeze
@@ -180,10 +180,8 @@ def _index_array(key, op_shape, dim) -> tuple:
             arr = arr.astype(np.int64)  # x[[]] is an empty long index
     kind = arr.dtype.kind
     if kind == "u" and arr.dtype.itemsize == 1:
-        warnings.warn(
+        warn_at_user(
             "indexing with a uint8 tensor is deprecated; use a bool mask instead",
-            UserWarning,
-            stacklevel=4,
         )
         arr, kind = arr.astype(bool), "b"
     if kind == "b":
@@ -275,10 +273,8 @@ def getitem(self: Tensor, key) -> Tensor:
             return select(self, 0, key)
         legacy = isinstance(key, list) and _sequence_as_tuple(key)
         if legacy:
-            warnings.warn(
+            warn_at_user(
                 "indexing with a non-tuple sequence of indices is deprecated; use x[tuple(seq)]",
-                UserWarning,
-                stacklevel=2,
             )
         key = tuple(key) if legacy else (key,)
     return _getitem_tuple(self, key)

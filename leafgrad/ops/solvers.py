@@ -9,7 +9,6 @@ formulas). Batch dimensions broadcast; float32 and float64 only, as PyTorch's CP
 
 from __future__ import annotations
 
-import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -17,6 +16,7 @@ import scipy.linalg as sl
 
 from .._exposure import exports, public
 from .._tensor import Tensor
+from .._warn import warn_at_user
 from . import _matrices as mx
 from ._matrices import mT
 from ._optable import Generic
@@ -277,8 +277,8 @@ _warned = set()
 def _deprecated(name: str, instead: str) -> None:
     if name not in _warned:  # once per process, as PyTorch's TORCH_WARN_ONCE
         _warned.add(name)
-        warnings.warn(
-            f"torch.{name} is deprecated in favor of {instead}", UserWarning, stacklevel=3
+        warn_at_user(
+            f"torch.{name} is deprecated in favor of {instead}",
         )
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap, _zeros_like
+from .._warn import warn_at_user
 from ._optable import Generic
 from ._out import accepts_out, check_out, write_out
 from ._primitive import primitive
@@ -111,12 +111,10 @@ def _moment(op, prim, input, dim, unbiased, keepdim, correction):
         dims = tuple(range(ndim))
     n = input._data.size if dims is None else _count(input._data.shape, dims)
     if n - correction <= 0:
-        warnings.warn(
+        warn_at_user(
             f"{op}(): degrees of freedom is <= 0 ({n} elements reduced, correction "
             f"{correction}); the result is inf or nan. Use a smaller correction or reduce "
             "over more elements.",
-            UserWarning,
-            stacklevel=3,
         )
     return prim(input, dim=dims, correction=correction, keepdim=keepdim)
 
