@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from .._batched import BatchedTensor, batched
+from .._engine.graph import OpNode
 from .._exposure import exports, public
 from .._storage import storage_array
 from .._tensor import Tensor, _normalize_dim, _wrap
@@ -141,14 +142,18 @@ def _as_strided_batched(x, size, stride, offset) -> Tensor:
 # ----- in-place metadata changes -----
 
 
-def _take_view_history(target: Tensor, view: Tensor, name: str) -> Tensor:
-    """``target`` becomes ``view`` (same memory, new layout) with its history, in place."""
+def _take_view_history(target: Tensor, view: Tensor, name: str, node_name: str) -> Tensor:
+    """``target`` becomes ``view`` (same memory, new layout) with its history, in place; the
+    node is named as PyTorch names the in-place op's (``t_``: ``TBackward1``)."""
 
     _check_target(target, name)
     target._data = view._data
     target._bump_version()
     if view.grad_fn is not None:
-        target.grad_fn = view.grad_fn
+        node = view.grad_fn
+        node.__class__ = OpNode.named(node_name)  # same slots: only the name differs
+        node._name = node_name
+        target.grad_fn = node
         target._output_nr = view._output_nr
     if target._base is not None and view._view_fn is not None:
         target._view_fn = view._view_fn
@@ -161,13 +166,13 @@ def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
     ndim = self._data.ndim
     d0 = _normalize_dim(operator.index(dim0), ndim, "transpose_")
     d1 = _normalize_dim(operator.index(dim1), ndim, "transpose_")
-    return _take_view_history(self, self.transpose(d0, d1), "transpose_")
+    return _take_view_history(self, self.transpose(d0, d1), "transpose_", "TransposeBackward1")
 
 
 @public(function=False)
 def t_(self: Tensor) -> Tensor:
     """``t()`` in place: a matrix is transposed, 0-D and 1-D tensors are left as they are."""
-    return _take_view_history(self, self.t(), "t_")
+    return _take_view_history(self, self.t(), "t_", "TBackward1")
 
 
 @public(function=False)

@@ -439,3 +439,16 @@ def test_a_refused_view_requires_grad_once_its_base_does(torch):
     assert v.requires_grad
     with pytest.raises(RuntimeError):
         _ = v.grad_fn
+
+
+@pytest.mark.parametrize(
+    ("change", "node"), [("t_()", "TBackward1"), ("transpose_(0, 1)", "TransposeBackward1")]
+)
+def test_in_place_layout_changes_name_their_nodes_as_pytorch(torch, change, node):
+    a = torch.arange(6.0).reshape(2, 3).requires_grad_()
+    b = a.clone()
+    eval(f"b.{change}", {"b": b})
+    assert type(b.grad_fn).__name__ == node and b.grad_fn.name() == node
+    assert tuple(b.shape) == (3, 2)
+    (b * torch.arange(6.0).reshape(3, 2)).sum().backward()
+    assert_values(a.grad, [[0, 2, 4], [1, 3, 5]])
