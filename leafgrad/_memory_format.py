@@ -181,3 +181,21 @@ def is_laid_out(data: np.ndarray, fmt) -> bool:
         want = _strides_for(data.shape, inner_first)
         return all(data.shape[d] < 2 or strides[d] == want[d] for d in range(rank))
     return bool(data.flags.c_contiguous)
+
+
+def copy_for_grad(values: np.ndarray, leaf: np.ndarray) -> np.ndarray:
+    """A copy of ``values`` laid out as PyTorch's AccumulateGrad lays out a leaf's first
+    gradient: with the leaf's strides when the leaf is non-overlapping and dense (say
+    channels_last), else row-major."""
+    if leaf.flags.c_contiguous:
+        return np.array(values, dtype=leaf.dtype, order="C")
+    strides = _element_strides(leaf)
+    if min(strides, default=0) < 0 or not is_non_overlapping_and_dense(leaf.shape, strides):
+        return np.array(values, dtype=leaf.dtype, order="C")
+    out = as_strided(
+        np.empty(max(leaf.size, 1), leaf.dtype),
+        leaf.shape,
+        [s * leaf.itemsize for s in strides],
+    )
+    out[...] = values
+    return out

@@ -430,6 +430,11 @@ class Tensor:
                 raise TypeError(
                     f"assigned grad must be a Tensor or None, got {type(value).__name__}"
                 )
+            if value is self:
+                raise RuntimeError(
+                    "a tensor cannot be assigned as its own grad; assign a copy "
+                    "(x.grad = x.detach().clone())"
+                )
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
                     f"cannot assign a gradient of shape {list(value._data.shape)} to a tensor "

@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 
+from .._memory_format import copy_for_grad
 from .._tensor import Tensor, _wrap
 from . import anomaly, grad_mode
 from .graph import AccumulateGrad, Node
@@ -292,12 +293,14 @@ def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
     old = var._grad
     if create_graph:
         if old is None:
-            var._grad = _wrap(np.empty(grad._data.shape, var._data.dtype)).copy_(grad)
+            empty = copy_for_grad(np.empty(grad._data.shape, var._data.dtype), var._data)
+            var._grad = _wrap(empty).copy_(grad)
         else:
             var._grad = old + grad
     elif old is None:
-        # Own the memory: never alias a gradient that someone else may modify.
-        var._grad = _wrap(grad._data.copy())
+        # Own the memory: never alias a gradient that someone else may modify. The copy
+        # takes the leaf's layout, as PyTorch's does.
+        var._grad = _wrap(copy_for_grad(grad._data, var._data))
     else:
         data = old._data
         add = grad._data

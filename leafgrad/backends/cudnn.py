@@ -1,5 +1,8 @@
 """``torch.backends.cudnn``: flags a script may set (they change nothing here)."""
 
+import contextlib
+import sys
+
 enabled = True
 benchmark = False
 deterministic = False
@@ -12,3 +15,21 @@ def is_available() -> bool:
 
 def version() -> None:
     return None
+
+
+@contextlib.contextmanager
+def flags(
+    enabled=False, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True, **_
+):
+    """Set the flags for a ``with`` block and restore them after, as PyTorch's ``flags`` does."""
+    module = sys.modules[__name__]
+    names = ("enabled", "benchmark", "deterministic", "allow_tf32")
+    saved = {name: getattr(module, name) for name in names}
+    new = dict(zip(names, (enabled, benchmark, deterministic, allow_tf32)))
+    for name, value in new.items():
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)

@@ -338,13 +338,25 @@ def meshgrid(*tensors, indexing: str = "ij") -> tuple:
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     """Pairwise ``p``-norm distances between the rows of ``x1`` (.., P, M) and ``x2`` (.., R, M)."""
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    if p == 2:
-        return (diff * diff).sum(-1).sqrt()
     if p == 1:
         return diff.abs().sum(-1)
+    size = diff.abs()
+    if p == 0:
+        # The count of differing entries; like PyTorch, its gradient is zero.
+        return where(diff.new_zeros(()).bool(), size.sum(-1), (diff != 0).to(diff.dtype).sum(-1))
     if p == math.inf:
-        return diff.abs().amax(-1)
-    return (diff.abs() ** p).sum(-1) ** (1.0 / p)
+        # Like PyTorch, every entry tied for the largest gets the whole gradient (amax
+        # would split it): the detached max plus a zero-valued term carrying the ties.
+        top = size.amax(-1, keepdim=True).detach()
+        return top.squeeze(-1) + ((size - top) * (size == top)).sum(-1)
+    # Equal rows (distance 0) get gradient 0, as in PyTorch, instead of 0 * inf = nan:
+    # the powers are taken only where their base is positive.
+    if p != 2:
+        nonzero = size > 0
+        size = where(nonzero, where(nonzero, size, 1.0) ** p, 0.0)
+    total = (size * size).sum(-1) if p == 2 else size.sum(-1)
+    positive = total > 0
+    return where(positive, where(positive, total, 1.0) ** (1.0 / p), 0.0)
 
 
 @public()

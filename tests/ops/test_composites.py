@@ -44,6 +44,9 @@ CASES = {
     "tile": (lambda m, v: m.tile(v, (2, 2)), V),
     "cdist": (lambda m, p, q: m.cdist(p, q), P, Q),
     "cdist_p1": (lambda m, p, q: m.cdist(p, q, p=1.0), P, Q),
+    "cdist_p3": (lambda m, p, q: m.cdist(p, q, p=3.0), P, Q),
+    "cdist_p0": (lambda m, p, q: m.cdist(p, q, p=0.0), P, Q),
+    "cdist_inf": (lambda m, p, q: m.cdist(p, q, p=float("inf")), P, Q),
     "cross": (lambda m, p, q: m.cross(p[:4], q, dim=1), P, Q),
     "kron": (lambda m, a, v: m.kron(a[:2, :2], v[:3]), A, V),
     "meshgrid": (
@@ -58,7 +61,7 @@ CASES = {
 
 
 # PyTorch has no double backward for cdist ("_cdist_backward" is not differentiable).
-FIRST_ORDER_ONLY = {"cdist", "cdist_p1"}
+FIRST_ORDER_ONLY = {"cdist", "cdist_p1", "cdist_p3", "cdist_p0", "cdist_inf"}
 
 
 def _run(lib, case):

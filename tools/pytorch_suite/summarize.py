@@ -1,4 +1,7 @@
-"""Classify a run's CSV rows: out of scope by rule, else pass / fail by cause; print counts."""
+"""Classify a run's CSV rows: out of scope by rule, else pass / fail by cause; print counts.
+
+Usage: ``summarize.py RUN.csv[,RUN2.csv] [PYTORCH.csv[,PYTORCH2.csv]]``.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +26,11 @@ OUT_OF_SCOPE_NAMES = [
     (r"jit|script|trace|compile|dynamo", "compile / jit"),
     (r"multiprocess|fork|thread|reentrant_parent|deadlock", "multiprocessing / threads"),
     (r"dispatch|subclass|python_mode|torch_function", "__torch_dispatch__ / subclasses"),
+]
+# Class rules: whole test classes about an out-of-scope feature whose test names do not say so.
+OUT_OF_SCOPE_CLASSES = [
+    (r"Multithread", "multiprocessing / threads"),
+    (r"Complex", "complex"),
 ]
 # Message rules for tests whose name does not tell: they hit an out-of-scope feature.
 OUT_OF_SCOPE_MESSAGES = [
@@ -52,9 +60,13 @@ def cause(row) -> str:
 
 
 def scope(row) -> str | None:
-    name = row["test"].split("::")[-1]
+    parts = row["test"].split("::")
+    name, klass = parts[-1], parts[-2] if len(parts) > 2 else ""
     for pattern, why in OUT_OF_SCOPE_NAMES:
         if re.search(pattern, name, re.IGNORECASE):
+            return why
+    for pattern, why in OUT_OF_SCOPE_CLASSES:
+        if re.search(pattern, klass):
             return why
     if row["outcome"] == "skipped":
         return "skipped: " + row["message"][:60]
@@ -65,13 +77,17 @@ def scope(row) -> str | None:
 
 
 def main(path: str, baseline: str | None = None) -> None:
-    rows = list(csv.DictReader(open(path)))
+    # Comma-separated lists measure several files together (test ids name their file).
+    rows = [row for one in path.split(",") for row in csv.DictReader(open(one))]
     # A test PyTorch itself fails under the same adapter tests an API removed since the
     # file's version (or something the adapter lacks): not counted against leafgrad.
     passed_on_pytorch = None
     if baseline:
         passed_on_pytorch = {
-            r["test"] for r in csv.DictReader(open(baseline)) if r["outcome"] == "passed"
+            r["test"]
+            for one in baseline.split(",")
+            for r in csv.DictReader(open(one))
+            if r["outcome"] == "passed"
         }
     out = Counter()
     causes = Counter()

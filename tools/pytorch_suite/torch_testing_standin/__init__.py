@@ -81,6 +81,9 @@ def install(backend: str = "leafgrad") -> None:
     sys.meta_path.insert(0, _Finder())
     # names the older file takes from torch.testing that PyTorch 2.x no longer has
     torch.testing.randn_like = torch.randn_like
+    from .legacy import get_all_dtypes
+
+    torch.testing.get_all_dtypes = get_all_dtypes
     from . import out_of_scope
 
     for name in ("format_time", "EventList", "FunctionEvent", "FunctionEventAvg", "emit_nvtx"):

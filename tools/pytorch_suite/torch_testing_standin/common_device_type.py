@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from .common_utils import _expand, _skip_decorator
+from .common_utils import OutOfScope, _expand, _skip_decorator
 
 
 class dtypes:
@@ -48,7 +48,6 @@ skipCUDAIfCudnnVersionLessThan = _noop
 skipXLA = _noop
 skipMPS = _noop
 precisionOverride = _noop
-deviceCountAtLeast = _noop
 skipCPUIf = _noop
 largeTensorTest = _noop
 onlyNativeDeviceTypesAnd = _noop
@@ -60,11 +59,25 @@ onlyMPS = _skip_decorator("MPS only")
 onlyAccelerator = _skip_decorator("accelerator only")
 
 
+def deviceCountAtLeast(count):
+    """The test takes a list of devices: ``["cpu"]`` here; more than one device is out of scope."""
+
+    def deco(fn):
+        fn._lg_min_devices = count
+        return fn
+
+    return deco
+
+
 def _device_variant(fn, dtype, kwargs, decorators):
+    count = getattr(fn, "_lg_min_devices", None)
+
     @functools.wraps(fn)
     def test(self):
+        if count is not None and count > 1:
+            raise OutOfScope(f"needs {count} devices (CUDA / devices)")
         extra = {} if dtype is None else {"dtype": dtype}
-        return fn(self, "cpu", **extra, **kwargs)
+        return fn(self, "cpu" if count is None else ["cpu"], **extra, **kwargs)
 
     test.__dict__.pop("__wrapped__", None)
     for dec in decorators:
@@ -87,9 +100,7 @@ def instantiate_device_type_tests(generic, scope, except_for=None, only_for=None
             base = f"{name}_{suffix}" if suffix else name
             for dtype in getattr(fn, "_lg_dtypes", [None]):
                 dname = "" if dtype is None else "_" + str(dtype).split(".")[-1]
-                members[f"{base}_cpu{dname}"] = _device_variant(
-                    fn, dname, dtype, kwargs, decorators
-                )
+                members[f"{base}_cpu{dname}"] = _device_variant(fn, dtype, kwargs, decorators)
     cls = type(generic.__name__ + "CPU", (generic,), members)
     for name in list(vars(generic)):
         if name.startswith("test") and callable(getattr(generic, name)):
