@@ -18,6 +18,7 @@ from .._engine import grad_mode
 from .._engine.graph import NO_GRAD_VIEW, Node, gradient_edge
 from .._engine.saved import SavedTensors
 from .._tensor import Tensor, _wrap
+from .._warn import warn_at_user
 from ..ops._primitive import register_view
 from ..ops.broadcast import sum_to
 from ..ops.inplace import apply_inplace
@@ -226,6 +227,19 @@ class Function(metaclass=_FunctionMeta):
             _forward.state.levels = active_levels
         is_tuple = isinstance(outputs, tuple)
         outs = outputs if is_tuple else (outputs,)
+        if node._dirty - {id(o) for o in outs}:
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as "
+                "output. The inputs that are modified inplace must all be outputs of the "
+                f"Function: {cls.__name__}.forward must return every tensor it passes to "
+                "ctx.mark_dirty()."
+            )
+        if node._dirty - {id(t) for t in tensor_args}:
+            warn_at_user(
+                "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
+                f"that have been mutated should be passed to ctx.mark_dirty() ({cls.__name__}); "
+                "a tensor made inside forward needs no marking."
+            )
         wrapped = []
         for i, o in enumerate(outs):
             if not isinstance(o, Tensor):
@@ -235,6 +249,8 @@ class Function(metaclass=_FunctionMeta):
                 record and id(o) not in node._non_differentiable and o._data.dtype.kind == "f"
             )
             if id(o) in node._dirty:
+                if differentiable and o._base is not None and len(outs) > 1:
+                    raise RuntimeError(_DIRTY_VIEW_MESSAGE.format(name=cls.__name__))
                 wrapped.append(_dirty_output(node, o, i, differentiable))
                 continue
             source = _aliased_input(o, tensor_args)
@@ -242,7 +258,11 @@ class Function(metaclass=_FunctionMeta):
                 # A fresh tensor: never hand back an input (or a graph tensor) with new history.
                 out = _wrap(o._data)
                 out._version_counter = o._shared_version_counter()
-                if source is not None:
+                # PyTorch hands back an input requiring grad that is returned as is, but not
+                # differentiated through, as a detached alias (not a view).
+                if source is not None and not (
+                    o is source and o._requires_grad and not differentiable
+                ):
                     _make_custom_view(out, source, cls.__name__, i)
             else:
                 out = o
@@ -270,10 +290,18 @@ def _aliased_input(output: Tensor, inputs: list):
 
 
 _CUSTOM_VIEW_MESSAGE = (
-    "Output {i} of {name} is a view of an input and is being modified in place. It was made "
-    "inside a custom Function (or an input was returned as is), whose backward would be "
-    "bypassed by the view/in-place machinery, giving wrong gradients; this is forbidden. "
+    "Output {i} of {name} is a view and is being modified inplace. This view was created "
+    "inside a custom Function (or because an input was returned as-is), whose backward the "
+    "view/in-place machinery would bypass, giving wrong gradients, so this is forbidden. "
     "Return a clone() from forward (or modify a clone of the output) instead."
+)
+
+
+_DIRTY_VIEW_MESSAGE = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your "
+    "Function cannot return more than one Tensor. {name} does both: pass a clone() of the "
+    "input (so it is not a view), or split the Function in two, one doing the in-place change "
+    "and returning that tensor alone, one doing the rest."
 )
 
 
