@@ -10,7 +10,7 @@ from . import _dtype
 from ._dtype import from_numpy_dtype
 
 # grad_mode imports nothing from the package: the Tensor reads the mode as ops do.
-from ._engine.grad_mode import is_inference_mode_enabled
+from ._engine.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ._exposure import numpy_names
 from ._memory_format import is_laid_out
 from ._tensor_str import tensor_repr
@@ -280,9 +280,11 @@ class Tensor:
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self._requires_grad and not force:
+        # Under no_grad PyTorch hands the array out: nothing recorded could be bypassed.
+        if self._requires_grad and not force and is_grad_enabled():
             raise RuntimeError(
-                "Can't call numpy() on a Tensor that requires grad; use tensor.detach().numpy()"
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
             )
         return self._data
 

@@ -171,3 +171,50 @@ def test_a_dirty_input_not_returned_raises(torch):
     a, b = torch.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="Some elements marked as dirty during the forward"):
         _dirty_adder(torch, "clone").apply(a.clone(), b)
+
+
+# ----- the engine's errors
+
+
+def test_backward_twice_says_to_retain_the_graph(torch):
+    x = torch.ones(2, requires_grad=True)
+    y = x.exp().sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="Specify retain_graph=True"):
+        y.backward()
+
+
+def test_an_unreachable_input_says_to_allow_unused(torch):
+    x, z = torch.ones(2, requires_grad=True), torch.ones(1, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Set allow_unused=True"):
+        torch.autograd.grad(x.sum(), [x, z])
+    with pytest.raises(RuntimeError, match="differentiated Tensor at index 1 appears to not"):
+        torch.autograd.grad(x.sum(), [x, z])
+
+
+def test_a_gradient_of_the_wrong_shape_is_described_exactly(torch):
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError) as info:
+        torch.autograd.grad(x * 2, x, torch.ones(3))
+    assert str(info.value) == (
+        "Mismatch in shape: grad_output[0] has a shape of torch.Size([3]) and output[0] has "
+        "a shape of torch.Size([2])."
+    )
+
+
+def test_numpy_of_a_tensor_requiring_grad(torch):
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError) as info:
+        x.numpy()
+    assert str(info.value).startswith(
+        "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+    )
+    with torch.no_grad():  # nothing recorded can be bypassed: allowed
+        assert x.numpy().tolist() == [1.0, 1.0]
+        assert (x * 3).numpy().tolist() == [3.0, 3.0]
+
+
+def test_gradcheck_of_outputs_that_change_without_requiring_grad(torch):
+    x = torch.ones(2, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Numerical gradient for function expected to be zero"):
+        torch.autograd.gradcheck(lambda a: torch.detach(a) * 2, (x,))
