@@ -169,6 +169,19 @@ def _check_can_require_grad(data: np.ndarray) -> None:
         )
 
 
+_UNDELETABLE = {
+    "data": (RuntimeError, "Deleting tensor data is not allowed. Delete tensor instead!"),
+    "requires_grad": (RuntimeError, "requires_grad cannot be deleted; set it to False instead"),
+    "_grad_fn": (RuntimeError, "Deletion of _grad_fn not allowed. Detach tensor instead!"),
+    "grad_fn": (AttributeError, "grad_fn cannot be deleted; use detach() for a tensor without"),
+    "_backward_hooks": (
+        RuntimeError,
+        "Deletion of _backwards_hooks not allowed! Remove each hook with the handle "
+        "register_hook returned.",
+    ),
+}
+
+
 class Tensor:
     """A multidimensional array that can record the operations applied to it."""
 
@@ -378,7 +391,9 @@ class Tensor:
     # ----- autograd metadata -----
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        # As PyTorch's: a view requires grad once its base does, even a view made before.
+        base = self._base
+        return self._requires_grad or (base is not None and base._requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -417,6 +432,30 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
+
+    @property
+    def _grad_fn(self):
+        """PyTorch's older name for ``grad_fn``."""
+        return self.grad_fn
+
+    @property
+    def volatile(self) -> bool:
+        """Always False: PyTorch removed volatile tensors (use ``no_grad``)."""
+        warn_at_user("volatile was removed (Variable.volatile is always False)")
+        return False
+
+    @volatile.setter
+    def volatile(self, value) -> None:
+        warn_at_user(
+            "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
+        )
+
+    def __delattr__(self, name: str) -> None:
+        # The autograd facts PyTorch refuses to delete (``del t.grad`` is allowed: None).
+        refusal = _UNDELETABLE.get(name)
+        if refusal is not None:
+            raise refusal[0](refusal[1])
+        object.__delattr__(self, name)
 
     @property
     def grad(self):

@@ -224,11 +224,11 @@ def _apply_watched(node: Node, buffer: list, needs: list) -> list:
     """``node.apply`` in anomaly mode: name the forward code on errors and NaN results."""
     try:
         outs = node.apply(buffer, needs)
-    except Exception:
+        if anomaly.state.check_nan:
+            anomaly.check_outputs(node, outs)
+    except Exception:  # NaN included: PyTorch warns with the forward trace for it too
         anomaly.report_error(node)
         raise
-    if anomaly.state.check_nan:
-        anomaly.check_outputs(node, outs)
     return outs
 
 

@@ -86,7 +86,10 @@ class BackwardCFunction(Node, FunctionCtx):
             return self._saved_forward
         return tuple(self._saved.unpack(self.name()))
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self) -> tuple:
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, 2)
+        return self.saved_tensors
 
     def release(self) -> None:
         self._saved.release(self.name())
@@ -185,6 +188,13 @@ class Function(metaclass=_FunctionMeta):
     def setup_context(ctx, inputs, output):
         raise NotImplementedError
 
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Make "
+            f"forward and backward of {type(self).__name__} static methods (forward(ctx, ...), "
+            f"backward(ctx, ...)) and call {type(self).__name__}.apply(...)."
+        )
+
     @classmethod
     def _backward_class(cls) -> type:
         """The class of this Function's nodes, ``<Name>Backward`` (made once per Function)."""
@@ -254,7 +264,11 @@ class Function(metaclass=_FunctionMeta):
                 wrapped.append(_dirty_output(node, o, i, differentiable))
                 continue
             source = _aliased_input(o, tensor_args)
-            if source is not None or o.grad_fn is not None or o._requires_grad:
+            if any(o is w for w in wrapped):
+                # A tensor made in forward returned twice: one object, numbered by its last
+                # place, as in PyTorch (the earlier output then gets no gradient).
+                out = o
+            elif source is not None or o.grad_fn is not None or o._requires_grad:
                 # A fresh tensor: never hand back an input (or a graph tensor) with new history.
                 out = _wrap(o._data)
                 out._version_counter = o._shared_version_counter()
@@ -414,12 +428,15 @@ def once_differentiable(backward):
             return result
         single = not isinstance(result, tuple)
         results = (result,) if single else result
-        guarded = tuple(
-            _DelayedError.apply(r, *[g for g in grads if isinstance(g, Tensor)])
-            if isinstance(r, Tensor)
-            else r
-            for r in results
-        )
+        # As PyTorch: one Error node takes every result, each as a new leaf that requires
+        # grad, so the node is recorded; differentiating through it raises.
+        leaves = tuple(_fake_leaf(r) for r in results)
+        guarded = _DelayedError.apply(*leaves)
+        node = next((g.grad_fn for g in guarded if isinstance(g, Tensor)), None)
+        if node is not None:  # unlike a Function's node, it has an edge per result, even None
+            node.next_functions = tuple(
+                gradient_edge(r) if isinstance(r, Tensor) else (None, 0) for r in leaves
+            )
         return guarded[0] if single else guarded
 
     return wrapper
@@ -443,10 +460,16 @@ class NestedIOFunction(Function):
         )
 
 
+def _fake_leaf(value):
+    if isinstance(value, Tensor) and value._data.dtype.kind == "f":
+        return value.detach().requires_grad_()
+    return value
+
+
 class _DelayedError(Function):
     @staticmethod
-    def forward(ctx, value, *grads):
-        return value.clone()
+    def forward(ctx, *values):
+        return tuple(v.clone() if isinstance(v, Tensor) else v for v in values)
 
     @staticmethod
     def backward(ctx, *grads):
@@ -460,4 +483,6 @@ class _DelayedErrorNode(BackwardCFunction):
         return "torch::autograd::Error"  # PyTorch's name for the node once_differentiable adds
 
 
+# PyTorch's class is named Error (type(node).__name__, as graph descriptions print it).
+_DelayedErrorNode.__name__ = _DelayedErrorNode.__qualname__ = "Error"
 _DelayedError._backward_cls = _DelayedErrorNode
