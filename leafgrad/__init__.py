@@ -117,6 +117,16 @@ def numel(input: Tensor) -> int:
     return input.numel()
 
 
+def detach(input: Tensor) -> Tensor:
+    """``input.detach()``: a tensor sharing its data, outside any graph."""
+    return input.detach()
+
+
+def detach_(input: Tensor) -> Tensor:
+    """``input.detach_()``: take ``input`` itself out of the graph."""
+    return input.detach_()
+
+
 from . import viz  # noqa: F401
 
 # nn and optim are built on the names above (``from .. import Tensor``); importing them last

@@ -413,7 +413,8 @@ def _legacy_data(args: tuple, device, dtype=None, size=None) -> np.ndarray:
             )
     default = _dtype.get_default_dtype() if dtype is None else dtype
     if len(args) == 1 and isinstance(args[0], Size):
-        args = tuple(args[0])
+        # A Size is a shape, even the empty one (a 0-d tensor; no arguments: shape [0]).
+        return np.zeros(_size(args, None, "Tensor"), default.np)
     if all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in args):
         return np.zeros(_size(args, None, "Tensor") if args else (0,), default.np)
     if len(args) == 1 and _is_sequence(args[0]) and not isinstance(args[0], (str, bytes)):

@@ -10,7 +10,7 @@ from . import _dtype
 from ._dtype import from_numpy_dtype
 
 # grad_mode imports nothing from the package: the Tensor reads the mode as ops do.
-from ._engine.grad_mode import is_inference_mode_enabled
+from ._engine.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ._exposure import numpy_names
 from ._memory_format import is_laid_out
 from ._tensor_str import tensor_repr
@@ -169,6 +169,19 @@ def _check_can_require_grad(data: np.ndarray) -> None:
         )
 
 
+_UNDELETABLE = {
+    "data": (RuntimeError, "Deleting tensor data is not allowed. Delete tensor instead!"),
+    "requires_grad": (RuntimeError, "requires_grad cannot be deleted; set it to False instead"),
+    "_grad_fn": (RuntimeError, "Deletion of _grad_fn not allowed. Detach tensor instead!"),
+    "grad_fn": (AttributeError, "grad_fn cannot be deleted; use detach() for a tensor without"),
+    "_backward_hooks": (
+        RuntimeError,
+        "Deletion of _backwards_hooks not allowed! Remove each hook with the handle "
+        "register_hook returned.",
+    ),
+}
+
+
 class Tensor:
     """A multidimensional array that can record the operations applied to it."""
 
@@ -280,9 +293,11 @@ class Tensor:
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self._requires_grad and not force:
+        # Under no_grad PyTorch hands the array out: nothing recorded could be bypassed.
+        if self._requires_grad and not force and is_grad_enabled():
             raise RuntimeError(
-                "Can't call numpy() on a Tensor that requires grad; use tensor.detach().numpy()"
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
             )
         return self._data
 
@@ -376,7 +391,9 @@ class Tensor:
     # ----- autograd metadata -----
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        # As PyTorch's: a view requires grad once its base does, even a view made before.
+        base = self._base
+        return self._requires_grad or (base is not None and base._requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -415,6 +432,30 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
+
+    @property
+    def _grad_fn(self):
+        """PyTorch's older name for ``grad_fn``."""
+        return self.grad_fn
+
+    @property
+    def volatile(self) -> bool:
+        """Always False: PyTorch removed volatile tensors (use ``no_grad``)."""
+        warn_at_user("volatile was removed (Variable.volatile is always False)")
+        return False
+
+    @volatile.setter
+    def volatile(self, value) -> None:
+        warn_at_user(
+            "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
+        )
+
+    def __delattr__(self, name: str) -> None:
+        # The autograd facts PyTorch refuses to delete (``del t.grad`` is allowed: None).
+        refusal = _UNDELETABLE.get(name)
+        if refusal is not None:
+            raise refusal[0](refusal[1])
+        object.__delattr__(self, name)
 
     @property
     def grad(self):

@@ -5,6 +5,7 @@ Off by default: ops then pay one flag check when they record a node.
 
 from __future__ import annotations
 
+import sys
 import traceback
 import warnings
 
@@ -94,8 +95,8 @@ def forward_trace(node) -> str:
     trace = node.metadata_.get("traceback_") if node.metadata_ else None
     if trace is None:
         return (
-            "No forward traceback: this node was created while anomaly mode was off; "
-            "enable it before running the forward pass."
+            "No forward pass information available. Enable detect anomaly during forward pass "
+            "for more information: this node was created while anomaly mode was off."
         )
     return f"Traceback of the forward call that created {node.name()}:\n{trace}"
 
@@ -111,6 +112,11 @@ def check_outputs(node, outs) -> None:
 
 
 def report_error(node) -> None:
-    warnings.warn(
-        f"Error detected in {node.name()}. {forward_trace(node)}", UserWarning, stacklevel=2
-    )
+    """Warn which node failed and where it was made; the caller re-raises the error."""
+    message = f"Error detected in {node.name()}. {forward_trace(node)}"
+    try:
+        warnings.warn(message, UserWarning, stacklevel=2)
+    except Warning:
+        # Warnings turned into errors must not replace the backward error itself: as in
+        # PyTorch, the report goes to stderr instead.
+        print(f"UserWarning: {message}", file=sys.stderr)

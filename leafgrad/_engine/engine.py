@@ -10,7 +10,7 @@ import numpy as np
 
 from .._memory_format import copy_for_grad
 from .._tensor import Tensor, _wrap
-from . import anomaly, grad_mode
+from . import anomaly, grad_mode, reentrant
 from .graph import AccumulateGrad, Node
 from .plan import Plan, plan_backward
 
@@ -73,6 +73,17 @@ def execute(
     its hooks and its rule, and sends the results down its edges; leaves accumulate them into
     ``.grad``. Without ``keep_graph`` each node releases its saved tensors once it has run.
     """
+    if len(_tasks.stack) >= reentrant.PER_THREAD:  # deep reentrant backward: a fresh stack
+        return reentrant.in_fresh_thread(
+            lambda: execute(
+                roots,
+                root_grads,
+                keep_graph=keep_graph,
+                create_graph=create_graph,
+                capture=capture,
+                inputs=inputs,
+            )
+        )
     plan = plan_backward([n for n, _ in roots], capture, inputs)
     captured = [None] * (len(capture) if capture else 0)
     buffers = _seed(roots, root_grads)
@@ -225,11 +236,11 @@ def _apply_watched(node: Node, buffer: list, needs: list) -> list:
     """``node.apply`` in anomaly mode: name the forward code on errors and NaN results."""
     try:
         outs = node.apply(buffer, needs)
-    except Exception:
+        if anomaly.state.check_nan:
+            anomaly.check_outputs(node, outs)
+    except Exception:  # NaN included: PyTorch warns with the forward trace for it too
         anomaly.report_error(node)
         raise
-    if anomaly.state.check_nan:
-        anomaly.check_outputs(node, outs)
     return outs
 
 

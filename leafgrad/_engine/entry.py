@@ -30,11 +30,11 @@ CREATE_GRAPH_WARNING = (
 )
 
 UNUSED_INPUT_MESSAGE = (
-    "autograd.grad: input {i} (shape {shape}) was not used to compute the outputs, so it has "
-    "no gradient. A common cause: the input was derived from another tensor (for example "
-    "sliced, x[:, 0]) after that tensor was used, so the slice is a new tensor that is not "
-    "part of the graph; slice first and build the outputs from the slices. Pass "
-    "allow_unused=True to get None (or materialize_grads=True for zeros) instead."
+    "The differentiated Tensor at index {i} appears to not have been used in the graph. Set "
+    "allow_unused=True if this is the desired behavior (None, or materialize_grads=True for "
+    "zeros). Input {i} has shape {shape}; a common cause: it was derived from another tensor "
+    "(for example sliced, x[:, 0]) after that tensor was used, so it is a new tensor outside "
+    "the graph; slice first and build the outputs from the slices."
 )
 
 
@@ -93,10 +93,10 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, caller: str) -> list:
                 f"{type(g).__name__}; wrap it, e.g. torch.tensor(...)"
             )
         if g._data.shape != out._data.shape:
+            # PyTorch's exact sentence: its own tests compare the whole message.
             raise RuntimeError(
-                f"{caller}: shape mismatch: the gradient for output {i} has shape "
-                f"{list(g._data.shape)} but output {i} has shape {list(out._data.shape)}; "
-                "pass one gradient of exactly the output's shape"
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                f"has a shape of {out.shape}."
             )
         # Like PyTorch, a gradient of another dtype (even an integer one) is converted.
         if g._data.dtype != out._data.dtype:

@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from .grad_mode import is_grad_enabled
 from .saved import SavedTensors, _Packed
 
 _sequence = itertools.count()
@@ -123,6 +124,21 @@ class Node:
         return f"<{self.name()} object at {hex(id(self))}>"
 
 
+def _check_call(node: Node, grads: tuple) -> None:
+    """TypeError unless ``grads`` has one Tensor (or None) per output of ``node``."""
+    if len(grads) != node.num_outputs:
+        raise TypeError(
+            f"expected {node.num_outputs} arguments, got {len(grads)} instead: {node.name()} "
+            "takes one gradient per output of the op that made it"
+        )
+    for i, g in enumerate(grads):
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(
+                f"argument {i} is not a Variable: {node.name()} takes Tensors (or None) as "
+                f"gradients, got {type(g).__name__}"
+            )
+
+
 class AccumulateGrad(Node):
     """The sink of a leaf that requires grad: adds incoming grads into ``variable.grad``.
 
@@ -142,6 +158,20 @@ class AccumulateGrad(Node):
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
+
+    def __call__(self, *grads) -> tuple:
+        """``acc(grad)``: add ``grad`` into the leaf's ``.grad`` (then its post-accumulate
+        hooks), as a backward pass would; returns ``()``, as PyTorch's node does."""
+        # why: the engine, which imports this module, owns accumulation.
+        from .engine import accumulate_grad
+
+        _check_call(self, grads)
+        leaf = self._variable()
+        if leaf is not None and grads[0] is not None:
+            accumulate_grad(leaf, grads[0], is_grad_enabled())
+            for fn in list((leaf._post_accumulate_hooks or {}).values()):
+                fn(leaf)
+        return ()
 
 
 # The accumulator of a view made in no-grad mode of a tensor that requires grad: none that
@@ -273,6 +303,19 @@ class OpNode(Node):
         saved = self._saved
         args = saved.unpack(self._name)
         return self._backward(grads, args, self.saved_result(), saved.params, needs)
+
+    def __call__(self, *grads):
+        """``grad_fn(*grad_outputs)``: the rule run directly, in the current grad mode and
+        without hooks, as PyTorch's nodes are callable: the gradients for ``next_functions``
+        as a tuple, or the one gradient of a node with a single edge."""
+        _check_call(self, grads)
+        n = len(self.next_functions)
+        outs = None
+        if any(g is not None for g in grads):
+            needs = [fn is not None for fn, _ in self.next_functions]
+            outs = self.apply(list(grads), needs)
+        outs = tuple(outs) if outs is not None else (None,) * n
+        return outs[0] if n == 1 else outs
 
     def release(self) -> None:
         """Drop the saved values, keeping only shapes and dtypes (see ``SavedTensors``)."""

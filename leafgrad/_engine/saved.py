@@ -22,10 +22,11 @@ from .._tensor import Tensor, _wrap
 from . import grad_mode
 
 FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or to read saved tensors after "
-    "they were freed). {op} released its saved tensors after the first backward() or "
-    "autograd.grad(). Pass retain_graph=True to the first call if you need to go through "
-    "the graph again."
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). {op} released its saved tensors in the first "
+    "backward() or autograd.grad(). Specify retain_graph=True in that first call if you "
+    "need to backward through the graph a second time or to access saved tensors after "
+    "calling backward."
 )
 
 _OP_SAVE_MODIFIED = (

@@ -40,6 +40,16 @@ class set_multithreading_enabled(grad_mode._DecoratorContextManager):
         return type(self)(self.mode)
 
 
+def __getattr__(name: str):
+    if name == "torch":
+        # PyTorch's autograd module holds the package (old code reads torch.autograd.torch).
+        # why: an upward reference; at the top it would be an import cycle.
+        import leafgrad
+
+        return leafgrad
+    raise AttributeError(f"module 'leafgrad.autograd' has no attribute {name!r}")
+
+
 __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "is_inference_mode_enabled", "Node", "gradcheck", "gradgradcheck",

@@ -17,10 +17,12 @@ def _as_tuple(inp, arg_name: str, fn_name: str) -> tuple[bool, tuple]:
     items = inp if is_tuple else (inp,)
     for i, el in enumerate(items):
         if not isinstance(el, Tensor):
-            where = f"entry {i} of the {arg_name}" if is_tuple else f"the {arg_name}"
+            # PyTorch's sentence first (its tests match it), then what to pass instead.
+            where = f"the value at index {i}" if is_tuple else f"the given {arg_name}"
             raise TypeError(
-                f"{fn_name}: the {arg_name} must be a Tensor or a tuple of Tensors, but "
-                f"{where} is a {type(el).__name__}"
+                f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of "
+                f"Tensors but {where} has type {type(el)}. Pass Tensors (wrap numbers with "
+                "torch.tensor)."
             )
     return is_tuple, items
 
@@ -72,34 +74,43 @@ def _validate_v(v: tuple, other: tuple, is_other_tuple: bool) -> None:
     if len(v) != len(other):
         if is_other_tuple:
             raise RuntimeError(
-                f"v is a tuple of {len(v)} Tensors but it must have one per entry, {len(other)}"
+                f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}. "
+                "Pass one Tensor per entry."
             )
-        raise RuntimeError(f"v must be a single Tensor here, got a tuple of {len(v)}")
+        raise RuntimeError(
+            f"The given v should contain a single Tensor. It is a tuple of {len(v)}; pass "
+            "one Tensor."
+        )
     for i, (el_v, el_other) in enumerate(zip(v, other)):
         if el_v.shape != el_other.shape:
-            where = f"entry {i} of v" if is_other_tuple else "v"
+            prepend = f"Entry {i} in " if is_other_tuple else ""
             raise RuntimeError(
-                f"{where} has shape {list(el_v.shape)} but must have shape {list(el_other.shape)}"
+                f"{prepend}v has invalid size: should be {el_other.shape} but got "
+                f"{el_v.shape}. Give v the shape of what it multiplies."
             )
 
 
+# PyTorch's sentences lead (its tests match them), followed by what to change.
 _STRICT_MESSAGES = {
     "outputs": (
-        "output {i} of the user-provided function does not require grad; in strict mode "
-        "every output must be computed differentiably from the inputs"
+        "Output {i} of the user-provided function does not require gradients. The outputs "
+        "must be computed in a differentiable manner from the input when running in strict "
+        "mode."
     ),
     "grad_inputs": (
-        "the gradient with respect to input {i} does not depend on the inputs of the "
-        "user-provided function, which strict mode does not allow"
+        "The gradient with respect to input {i} is independent of the inputs of the "
+        "user-provided function. This is not allowed in strict mode."
     ),
     "jacobian": (
-        "while computing the Hessian, the Jacobian with respect to input {i} turned out "
-        "independent of the inputs (a linear function?), which strict mode does not allow; "
-        "the function must be twice differentiable with a Jacobian that depends on the inputs"
+        "While computing the hessian, found that the jacobian of the user-provided function "
+        "with respect to input {i} is independent of the input. This is not allowed in strict "
+        "mode: the function must be twice differentiable with a Jacobian that depends on the "
+        "inputs (a linear function is not)."
     ),
     "hessian": (
-        "the Hessian with respect to input {i} is independent of the inputs, which strict "
-        "mode does not allow; the function must be thrice differentiable"
+        "The hessian of the user-provided function with respect to input {i} is independent "
+        "of the input. This is not allowed in strict mode: the function must be thrice "
+        "differentiable with a Hessian that depends on the inputs."
     ),
 }
 
@@ -111,8 +122,8 @@ def _check_requires_grad(tensors: tuple, kind: str, strict: bool) -> None:
     for i, t in enumerate(tensors):
         if t is None:
             raise RuntimeError(
-                f"the output of the user-provided function is independent of input {i}, "
-                "which strict mode does not allow"
+                f"The output of the user-provided function is independent of input {i}. "
+                "This is not allowed in strict mode; pass strict=False for zeros instead."
             )
         if not t.requires_grad:
             raise RuntimeError(_STRICT_MESSAGES[kind].format(i=i))
@@ -142,15 +153,16 @@ def _autograd_grad(
 
 
 _FILL_MESSAGES = {
-    "back": "the output of the user-provided function is independent of input {i}",
+    "back": "The output of the user-provided function is independent of input {i}.",
     "back_trick": (
-        "the gradient with respect to the inputs is independent of entry {i} of the "
-        "grad_outputs used by the double-backward trick for forward-mode products"
+        "The gradient with respect to the input is independent of entry {i} in the "
+        "grad_outputs when using the double backward trick to compute forward mode gradients."
     ),
-    "double_back": "the Jacobian of the user-provided function is independent of input {i}",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}.",
     "double_back_trick": (
-        "the Hessian of the user-provided function is independent of entry {i} of the "
-        "grad_jacobian used by the double-backward trick"
+        "The hessian of the user-provided function is independent of entry {i} in the "
+        "grad_jacobian, which prevents using the double backward trick to replace forward "
+        "mode AD."
     ),
 }
 
@@ -164,14 +176,16 @@ def _fill_in_zeros(
         if g is None:
             if strict:
                 raise RuntimeError(
-                    _FILL_MESSAGES[stage].format(i=i) + ", which strict mode does not allow"
+                    _FILL_MESSAGES[stage].format(i=i) + " This is not allowed in strict mode; "
+                    "pass strict=False for zeros instead."
                 )
             g = _zeros_like(refs[i])
         elif strict and create_graph and not g.requires_grad:
-            what = "Hessian" if "double" in stage else "Jacobian"
+            what = "hessian" if "double" in stage else "jacobian"
             raise RuntimeError(
-                f"the {what} of the user-provided function is independent of input {i}, which "
-                "strict mode with create_graph=True does not allow"
+                f"The {what} of the user-provided function is independent of input {i}. This "
+                "is not allowed in strict mode when create_graph=True; pass strict=False for "
+                "a result that does not require grad."
             )
         res.append(g)
     return tuple(res)

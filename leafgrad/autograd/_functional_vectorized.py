@@ -53,8 +53,9 @@ def _jacfwd(func, inputs, strict: bool, vectorize: bool):
     """The Jacobian by forward-mode AD: per input, one JVP batched over its elements."""
     if strict:
         raise RuntimeError(
-            'jacobian: strict=True is not supported with strategy="forward-mode"; set '
-            'strict=False or use strategy="reverse-mode"'
+            "torch.autograd.functional.jacobian: `strict=True` and "
+            '`strategy="forward-mode"` are not supported together (yet). Set `strict=False` '
+            'or `strategy="reverse-mode"`.'
         )
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     if not vectorize:

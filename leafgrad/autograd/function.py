@@ -18,6 +18,7 @@ from .._engine import grad_mode
 from .._engine.graph import NO_GRAD_VIEW, Node, gradient_edge
 from .._engine.saved import SavedTensors
 from .._tensor import Tensor, _wrap
+from .._warn import warn_at_user
 from ..ops._primitive import register_view
 from ..ops.broadcast import sum_to
 from ..ops.inplace import apply_inplace
@@ -85,7 +86,10 @@ class BackwardCFunction(Node, FunctionCtx):
             return self._saved_forward
         return tuple(self._saved.unpack(self.name()))
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self) -> tuple:
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, 2)
+        return self.saved_tensors
 
     def release(self) -> None:
         self._saved.release(self.name())
@@ -184,6 +188,13 @@ class Function(metaclass=_FunctionMeta):
     def setup_context(ctx, inputs, output):
         raise NotImplementedError
 
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Make "
+            f"forward and backward of {type(self).__name__} static methods (forward(ctx, ...), "
+            f"backward(ctx, ...)) and call {type(self).__name__}.apply(...)."
+        )
+
     @classmethod
     def _backward_class(cls) -> type:
         """The class of this Function's nodes, ``<Name>Backward`` (made once per Function)."""
@@ -226,6 +237,19 @@ class Function(metaclass=_FunctionMeta):
             _forward.state.levels = active_levels
         is_tuple = isinstance(outputs, tuple)
         outs = outputs if is_tuple else (outputs,)
+        if node._dirty - {id(o) for o in outs}:
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as "
+                "output. The inputs that are modified inplace must all be outputs of the "
+                f"Function: {cls.__name__}.forward must return every tensor it passes to "
+                "ctx.mark_dirty()."
+            )
+        if node._dirty - {id(t) for t in tensor_args}:
+            warn_at_user(
+                "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
+                f"that have been mutated should be passed to ctx.mark_dirty() ({cls.__name__}); "
+                "a tensor made inside forward needs no marking."
+            )
         wrapped = []
         for i, o in enumerate(outs):
             if not isinstance(o, Tensor):
@@ -235,14 +259,24 @@ class Function(metaclass=_FunctionMeta):
                 record and id(o) not in node._non_differentiable and o._data.dtype.kind == "f"
             )
             if id(o) in node._dirty:
+                if differentiable and o._base is not None and len(outs) > 1:
+                    raise RuntimeError(_DIRTY_VIEW_MESSAGE.format(name=cls.__name__))
                 wrapped.append(_dirty_output(node, o, i, differentiable))
                 continue
             source = _aliased_input(o, tensor_args)
-            if source is not None or o.grad_fn is not None or o._requires_grad:
+            if any(o is w for w in wrapped):
+                # A tensor made in forward returned twice: one object, numbered by its last
+                # place, as in PyTorch (the earlier output then gets no gradient).
+                out = o
+            elif source is not None or o.grad_fn is not None or o._requires_grad:
                 # A fresh tensor: never hand back an input (or a graph tensor) with new history.
                 out = _wrap(o._data)
                 out._version_counter = o._shared_version_counter()
-                if source is not None:
+                # PyTorch hands back an input requiring grad that is returned as is, but not
+                # differentiated through, as a detached alias (not a view).
+                if source is not None and not (
+                    o is source and o._requires_grad and not differentiable
+                ):
                     _make_custom_view(out, source, cls.__name__, i)
             else:
                 out = o
@@ -270,10 +304,18 @@ def _aliased_input(output: Tensor, inputs: list):
 
 
 _CUSTOM_VIEW_MESSAGE = (
-    "Output {i} of {name} is a view of an input and is being modified in place. It was made "
-    "inside a custom Function (or an input was returned as is), whose backward would be "
-    "bypassed by the view/in-place machinery, giving wrong gradients; this is forbidden. "
+    "Output {i} of {name} is a view and is being modified inplace. This view was created "
+    "inside a custom Function (or because an input was returned as-is), whose backward the "
+    "view/in-place machinery would bypass, giving wrong gradients, so this is forbidden. "
     "Return a clone() from forward (or modify a clone of the output) instead."
+)
+
+
+_DIRTY_VIEW_MESSAGE = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your "
+    "Function cannot return more than one Tensor. {name} does both: pass a clone() of the "
+    "input (so it is not a view), or split the Function in two, one doing the in-place change "
+    "and returning that tensor alone, one doing the rest."
 )
 
 
@@ -386,12 +428,15 @@ def once_differentiable(backward):
             return result
         single = not isinstance(result, tuple)
         results = (result,) if single else result
-        guarded = tuple(
-            _DelayedError.apply(r, *[g for g in grads if isinstance(g, Tensor)])
-            if isinstance(r, Tensor)
-            else r
-            for r in results
-        )
+        # As PyTorch: one Error node takes every result, each as a new leaf that requires
+        # grad, so the node is recorded; differentiating through it raises.
+        leaves = tuple(_fake_leaf(r) for r in results)
+        guarded = _DelayedError.apply(*leaves)
+        node = next((g.grad_fn for g in guarded if isinstance(g, Tensor)), None)
+        if node is not None:  # unlike a Function's node, it has an edge per result, even None
+            node.next_functions = tuple(
+                gradient_edge(r) if isinstance(r, Tensor) else (None, 0) for r in leaves
+            )
         return guarded[0] if single else guarded
 
     return wrapper
@@ -415,10 +460,16 @@ class NestedIOFunction(Function):
         )
 
 
+def _fake_leaf(value):
+    if isinstance(value, Tensor) and value._data.dtype.kind == "f":
+        return value.detach().requires_grad_()
+    return value
+
+
 class _DelayedError(Function):
     @staticmethod
-    def forward(ctx, value, *grads):
-        return value.clone()
+    def forward(ctx, *values):
+        return tuple(v.clone() if isinstance(v, Tensor) else v for v in values)
 
     @staticmethod
     def backward(ctx, *grads):
@@ -432,4 +483,6 @@ class _DelayedErrorNode(BackwardCFunction):
         return "torch::autograd::Error"  # PyTorch's name for the node once_differentiable adds
 
 
+# PyTorch's class is named Error (type(node).__name__, as graph descriptions print it).
+_DelayedErrorNode.__name__ = _DelayedErrorNode.__qualname__ = "Error"
 _DelayedError._backward_cls = _DelayedErrorNode

@@ -62,8 +62,8 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
             _validate_v(v, outputs, is_outputs_tuple)
         elif len(outputs) != 1 or outputs[0].numel() != 1:
             raise RuntimeError(
-                "vjp: v may be None only when the function returns a single Tensor with a "
-                "single element; pass v with the shape of the outputs"
+                "The vector v can only be None if the user-provided function returns a single "
+                "Tensor with a single element. Pass v with the shape of the outputs."
             )
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
@@ -92,8 +92,8 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
             _validate_v(v, inputs, is_inputs_tuple)
         elif len(inputs) != 1 or inputs[0].numel() != 1:
             raise RuntimeError(
-                "jvp: v may be None only when the function takes a single Tensor with a "
-                "single element; pass v with the shape of the inputs"
+                "The vector v can only be None if the input to the user-provided function is a "
+                "single Tensor with a single element. Pass v with the shape of the inputs."
             )
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(
@@ -158,8 +158,8 @@ def jacobian(
         _check_requires_grad(outputs, "outputs", strict)
         if vectorize and strict:
             raise RuntimeError(
-                "jacobian: strict=True and vectorize=True are not supported together; set "
-                "strict=False or vectorize=False"
+                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
+                "not supported together. Set `strict=False` or `vectorize=False`."
             )
 
         jac = []
@@ -186,15 +186,16 @@ def jacobian(
                     if g is None:
                         if strict:
                             raise RuntimeError(
-                                f"output {i} of the user-provided function is independent of "
-                                f"input {j}, which strict mode does not allow"
+                                f"Output {i} of the user-provided function is independent of "
+                                f"input {j}. This is not allowed in strict mode; pass "
+                                "strict=False for zeros instead."
                             )
                         g = _zeros_like(inp)
                     elif strict and create_graph and not g.requires_grad:
                         raise RuntimeError(
-                            f"the Jacobian of the user-provided function is independent of "
-                            f"input {i}, which strict mode with create_graph=True does not "
-                            "allow"
+                            f"The jacobian of the user-provided function is independent of "
+                            f"input {i}. This is not allowed in strict mode when "
+                            "create_graph=True; pass strict=False instead."
                         )
                     rows[j].append(g)
             jac.append(tuple(_stack_rows(rows[j], out_shape, inp) for j, inp in enumerate(inputs)))
@@ -229,11 +230,14 @@ def hessian(
         is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
         _check_requires_grad(t_out, "outputs", strict)
         if is_out_tuple or not isinstance(out, Tensor):
-            raise RuntimeError("hessian: the function must return a single Tensor, not a tuple")
+            raise RuntimeError(
+                "The function given to hessian should return a single Tensor, not a tuple"
+            )
         if out.numel() != 1:
             raise RuntimeError(
-                f"hessian: the function must return a Tensor with a single element, got shape "
-                f"{list(out.shape)}; reduce it (e.g. .sum()) or use jacobian"
+                "The Tensor returned by the function given to hessian should contain a single "
+                f"element; it has shape {list(out.shape)}. Reduce it (e.g. .sum()) or use "
+                "jacobian."
             )
         return out.squeeze()
 
@@ -261,11 +265,13 @@ def _scalar_function_output(func, inputs, name: str, strict: bool):
     is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", name)
     _check_requires_grad(outputs, "outputs", strict)
     if is_outputs_tuple:
-        raise RuntimeError(f"{name}: the function must return a single Tensor, not a tuple")
+        raise RuntimeError(
+            f"The function given to {name} should return a single Tensor, not a tuple"
+        )
     if outputs[0].numel() != 1:
         raise RuntimeError(
-            f"{name}: the function must return a Tensor with a single element, got shape "
-            f"{list(outputs[0].shape)}"
+            f"The Tensor returned by the function given to {name} should contain a single "
+            f"element; it has shape {list(outputs[0].shape)}. Reduce it (e.g. .sum())."
         )
     return is_outputs_tuple, outputs
 
@@ -277,8 +283,8 @@ def _prepare_v(v, inputs, is_inputs_tuple, create_graph, name):
         _validate_v(v, inputs, is_inputs_tuple)
     elif len(inputs) != 1 or inputs[0].numel() != 1:
         raise RuntimeError(
-            f"{name}: v may be None only when the function takes a single Tensor with a "
-            "single element; pass v with the shape of the inputs"
+            "The vector v can only be None if the input to the user-provided function is a "
+            "single Tensor with a single element. Pass v with the shape of the inputs."
         )
     return v
 

@@ -212,8 +212,9 @@ def gradcheck(
             if any(np.any(np.abs(b) > atol) for b in blocks):
                 return _fail(
                     raise_exception,
-                    "gradcheck: no output requires grad, but the outputs change with the "
-                    "inputs: the numerical gradient was expected to be zero",
+                    "Numerical gradient for function expected to be zero: no output "
+                    "requires grad, but the outputs change with the inputs (gradcheck); make "
+                    "the outputs differentiable, or constant in the inputs",
                 )
         return True
     if fast_mode:

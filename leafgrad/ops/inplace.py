@@ -87,10 +87,10 @@ def _check_target(target: Tensor, op: str) -> None:
             f"{op}: an inference tensor (made under inference_mode) cannot be modified in place "
             "outside inference mode; modify a clone() instead"
         )
-    if _state.enabled and target._requires_grad:
+    base = target._base
+    if _state.enabled and (target._requires_grad or (base is not None and base._requires_grad)):
         if target._view_meta is not None:
             raise _view_write_error(target, op)
-        base = target._base
         if base is not None and base.grad_fn is None and base._requires_grad:
             raise _leaf_error(op, "a view of a leaf Tensor")
         if target.grad_fn is None:
@@ -134,6 +134,23 @@ def _detach_saved_target(out: Tensor, target: Tensor) -> None:
     node.replace_saved_input(0, snap)
 
 
+def _write_through(target: np.ndarray, src: np.ndarray, op: str) -> bool:
+    """Write ``src`` into a read-only part of an expanded tensor whose elements are distinct
+    memory (``x.expand(3, 4)[:, 0]``), as PyTorch writes through to the memory it shares;
+    False (nothing written) where elements overlap or the memory itself is read-only.
+
+    ``fill_`` and ``zero_`` write one value everywhere, so PyTorch lets them overlap."""
+    overlap = any(stride == 0 and n > 1 for stride, n in zip(target.strides, target.shape))
+    if overlap and op not in ("fill_", "zero_"):
+        return False
+    try:
+        target.flags.writeable = True  # NumPy allows it only where the memory is writable
+    except ValueError:
+        return False
+    np.copyto(target, src)
+    return True
+
+
 def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
     """Write ``out`` into ``target`` and give ``target`` its history; returns ``target``."""
     if type(target) is BatchedTensor or type(out) is BatchedTensor:
@@ -148,10 +165,12 @@ def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
     try:
         np.copyto(target._data, out._data)
     except ValueError as exc:
-        raise RuntimeError(
-            f"{op}: this tensor cannot be written in place ({exc}); an expanded tensor has "
-            "several elements in one memory location: clone() it first"
-        ) from None
+        if not _write_through(target._data, out._data, op):
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                f"operation ({op}: {exc})."
+            ) from None
     counter = target._shared_version_counter()
     counter[0] += 1
     recording = _state.enabled and (out._requires_grad or target._requires_grad)

@@ -12,6 +12,8 @@ Function returned) become ``_InvalidatedView``s whose grad_fn raises, as PyTorch
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .._engine import grad_mode
@@ -132,36 +134,53 @@ copy_slices = primitive(
 )
 
 
+_BACKWARD = re.compile(r"Backward\d*$")
+
+
 def _view_write_error(view: Tensor, op: str, indirect: bool = False) -> RuntimeError:
-    """The RuntimeError PyTorch raises for a view it will not give a new history."""
-    kind, name, nr = view._view_meta
+    """The RuntimeError PyTorch raises for a view it will not give a new history; its
+    sentences lead (PyTorch's tests match them), then what to do in our words."""
+    kind = view._view_meta[0]
     changed = (
-        "its base (or another view of its base) was modified in place"
+        "its base or another view of its base has been modified inplace"
         if indirect
-        else f"{op} is modifying it in place"
+        else "is being modified inplace"
     )
+    fn = view.__dict__.get("grad_fn")  # not the property: an invalidated view's raises
+    # PyTorch names the view's node without its "Backward0" suffix ("Output 0 of Unbind").
+    who = "" if fn is None else f"Output {view._output_nr} of {_BACKWARD.sub('', fn.name())}"
+    if kind in ("no_grad", "inference") or fn is None:
+        prefix = (
+            "A view was created in"
+            if fn is None
+            else f"{who} is a view of a view which was created in"
+        )
+        if kind == "inference":
+            head = f"{prefix} inference mode and {changed} in normal mode."
+        else:  # a custom Function's view made without recording says "no_grad" too
+            head = f"{prefix} no_grad mode and {changed} with grad mode enabled."
+    else:
+        head = f"{who} is a view and {changed}."
     if kind == "custom_function":
         why = (
-            f"it is output {nr} of the custom Function {name} (made there, or an input returned "
-            "as is), whose backward the view/in-place machinery would bypass, giving wrong "
-            "gradients"
+            " This view was created inside a custom Function (or because an input was returned "
+            "as-is), whose backward the view/in-place machinery would bypass, giving wrong "
+            "gradients, so this is forbidden. Clone the output of the custom Function first."
         )
     elif kind == "multi_output":
         why = (
-            f"{name} returns several views of its input (output {nr} is this one), and their "
-            "histories cannot be rewritten one by one"
+            " This view is the output of a function that returns multiple views. Such "
+            "functions do not allow the output views to be modified inplace. Use an "
+            "out-of-place op instead (or clone() the view first)."
         )
     else:
-        mode = "no-grad" if kind == "no_grad" else "inference"
+        block = "no_grad" if kind == "no_grad" else "inference_mode"
         why = (
-            f"it was made by {name} in {mode} mode, so whether the change should be recorded "
-            "is ambiguous"
+            " Whether the change should be recorded is ambiguous, so this is forbidden. Make "
+            f"the view and the in-place change both inside the {block} block (not recorded) "
+            "or both outside it (recorded)."
         )
-    return RuntimeError(
-        f"a view is used where gradients are recorded but {changed}; PyTorch forbids this "
-        f"because {why}. Use an out-of-place op, or clone() the view (or the Function's "
-        "output) first"
-    )
+    return RuntimeError(head + why)
 
 
 def _set_history(tensor: Tensor, grad_fn, output_nr: int) -> None:

@@ -97,3 +97,47 @@ def test_anomaly_mode_off_records_no_traceback():
     x = lg.tensor([1.0], requires_grad=True)
     y = x * 2
     assert not (y.grad_fn.metadata_ or {}).get("traceback_")
+
+
+def _modified_after_use(m):
+    a = m.ones(5, requires_grad=True)
+    d1 = a + 1
+    d2 = d1**2
+    d1 += 1
+    return a, d2
+
+
+def test_an_error_in_backward_is_reported_as_a_warning_then_raised(torch):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.autograd.detect_anomaly():
+            a, d2 = _modified_after_use(torch)
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                torch.autograd.grad(d2.sum(), a)
+    messages = [str(w.message) for w in caught]
+    assert "Anomaly Detection has been enabled" in messages[0]
+    assert "Error detected in PowBackward0" in messages[1]
+
+
+def test_with_warnings_as_errors_the_report_goes_to_stderr(torch, capsys):
+    with warnings.catch_warnings():
+        with torch.autograd.detect_anomaly():
+            warnings.simplefilter("error")
+            a, d2 = _modified_after_use(torch)
+            # the backward error itself, not the warning, reaches the caller
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                torch.autograd.grad(d2.sum(), a)
+    assert "Error detected in PowBackward0" in capsys.readouterr().err
+
+
+def test_a_node_made_outside_anomaly_mode_has_no_forward_information(torch):
+    x = torch.zeros(2, requires_grad=True)
+    z = (x.sqrt() * 0.0).sum()  # nan in backward
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.autograd.detect_anomaly():
+            with pytest.raises(
+                RuntimeError, match="'SqrtBackward0' returned nan values in its 0th"
+            ):
+                z.backward()
+    assert any("No forward pass information" in str(w.message) for w in caught)

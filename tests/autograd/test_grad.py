@@ -206,7 +206,7 @@ def test_unused_input_message_explains_the_slicing_cause():
     with pytest.raises(RuntimeError, match="allow_unused=True") as info:
         leafgrad.autograd.grad((x * x).sum(), [x, y])
     message = str(info.value)
-    assert "input 1" in message and "slice" in message and "x[:, 0]" in message
+    assert "Input 1" in message and "slice" in message and "x[:, 0]" in message
 
 
 def test_slice_taken_after_use_is_an_unused_input(torch):
