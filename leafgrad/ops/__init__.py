@@ -61,6 +61,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     statistics,
     strided,
 )
+from . import index_writes, inplace_compare, shifts  # noqa: F401 - s4 inplace helper's families
 from ._operands import operator_method
 from .inplace import inplace
 

@@ -77,7 +77,12 @@ def _bitwise(name, fn, operator):
         kind=NonDifferentiable(),
         broadcast=True,
         scalars=True,
-        expose=public(operators=(f"__{operator}__",), reflected=(f"__r{operator}__",)),
+        expose=public(
+            inplace=True,
+            operators=(f"__{operator}__",),
+            reflected=(f"__r{operator}__",),
+            inplace_operators=(f"__i{operator}__",),
+        ),
     )
 
 
@@ -99,7 +104,7 @@ bitwise_not = primitive(
     _invert_forward,
     kind=NonDifferentiable(),
     dtype_rule="keep",
-    expose=public(operators=("__invert__",)),
+    expose=public(inplace=True, operators=("__invert__",)),
 )
 
 
