@@ -32,7 +32,9 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     elementwise,
     extrema,
     gamma,
+    index_writes,
     indexing,
+    inplace_compare,
     integration,
     jet_activations,
     jet_kernels,
@@ -53,6 +55,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     selection,
     sets,
     shape,
+    shifts,
     slicing,
     softmax,
     solvers,
@@ -61,7 +64,6 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     statistics,
     strided,
 )
-from . import index_writes, inplace_compare, shifts  # noqa: F401 - s4 inplace helper's families
 from ._operands import operator_method
 from .inplace import inplace
 

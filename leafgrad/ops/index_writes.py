@@ -199,8 +199,7 @@ def _index_key(op: str, indices) -> tuple:
     for k, t in enumerate(indices):
         if not isinstance(t, Tensor):
             raise TypeError(
-                f"{op}: expected Tensor as element {k} in argument 0, but got "
-                f"{type(t).__name__}"
+                f"{op}: expected Tensor as element {k} in argument 0, but got {type(t).__name__}"
             )
         kind = t._data.dtype.kind
         if kind not in "iub" or t._data.dtype in (np.int8, np.uint16, np.uint32, np.uint64):
@@ -237,7 +236,9 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
             f"tensor of shape {list(input.shape)}: {exc}"
         ) from None
     except RuntimeError as exc:
-        raise RuntimeError(f"{op}: values cannot be broadcast to shape {list(shape)}: {exc}")
+        raise RuntimeError(
+            f"{op}: values cannot be broadcast to shape {list(shape)}: {exc}"
+        ) from None
     return input + _index_put(spread, shape=input._data.shape, indices=arrays, accumulate=True)
 
 
@@ -268,8 +269,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     bad = idx[(idx < -n) | (idx >= n)]
     if bad.size:
         raise IndexError(
-            f"{op}: out of range: tried to access index {int(bad[0])} on a tensor of {n} "
-            "elements."
+            f"{op}: out of range: tried to access index {int(bad[0])} on a tensor of {n} elements."
         )
     flat = input.reshape(-1)
     positions = (_wrap(np.where(idx < 0, idx + n, idx)),)

@@ -19,7 +19,7 @@ def _shift(name: str, kernel: str, shift, past_width):
         if dtype.kind not in "iu":
             kind = "Bool" if dtype.kind == "b" else "Float"
             raise NotImplementedError(
-                f'"{kernel}_cpu" not implemented for \'{kind}\': {name} shifts integer tensors '
+                f"\"{kernel}_cpu\" not implemented for '{kind}': {name} shifts integer tensors "
                 "only; convert with .long() (or .int()) first"
             )
         x, y = x.astype(dtype, copy=False), y.astype(dtype, copy=False)
