@@ -35,6 +35,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     index_writes,
     indexing,
     inplace_compare,
+    inplace_extra,
     integration,
     jet_activations,
     jet_kernels,

@@ -67,7 +67,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
     return input + value * tensor1 / tensor2
 
 
-@public(inplace=True)
+@public()
 @accepts_out
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
