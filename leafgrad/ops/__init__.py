@@ -16,6 +16,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     arithmetic,
     binary,
     binning,
+    blas_adds,
     broadcast,
     cholesky,
     combinatorics,
@@ -64,6 +65,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     stacking,
     statistics,
     strided,
+    torch_inplace,
 )
 from ._operands import operator_method
 from .inplace import inplace
