@@ -66,6 +66,8 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     statistics,
     strided,
     torch_inplace,
+    view_copies,
+    view_scatter,
 )
 from ._operands import operator_method
 from .inplace import inplace
