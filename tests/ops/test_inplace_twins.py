@@ -173,9 +173,7 @@ def test_layout_changes_follow_torch(torch):
 
 def _torch_namespace_names(torch):
     return sorted(
-        n
-        for n in dir(torch)
-        if n.endswith("_") and not n.startswith("_") and hasattr(lg.Tensor, n)
+        n for n in dir(torch) if n.endswith("_") and not n.startswith("_") and hasattr(lg.Tensor, n)
     )
 
 
