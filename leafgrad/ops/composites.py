@@ -50,6 +50,17 @@ def _tensor(x, op: str) -> Tensor:
 @accepts_out
 def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     """``input + weight * (end - input)``."""
+    if isinstance(input, Tensor) and isinstance(end, Tensor):
+        if input._data.dtype != end._data.dtype:
+            raise RuntimeError(
+                f"lerp: expected dtype {input.dtype} for `end` but got dtype {end.dtype}; "
+                "convert end to input's dtype"
+            )
+        if input._data.dtype.kind != "f":
+            raise NotImplementedError(
+                f"lerp: not implemented for {input.dtype} tensors (PyTorch has no such "
+                "kernel); convert to a floating dtype first"
+            )
     return input + weight * (end - input)
 
 
@@ -71,6 +82,12 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
 @accepts_out
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
+    kinds = {t._data.dtype.kind for t in (input, other) if isinstance(t, Tensor)}
+    if kinds and "f" not in kinds:
+        raise NotImplementedError(
+            "hypot: not implemented for integer or bool tensors (PyTorch has no such kernel); "
+            "convert to a floating dtype first"
+        )
     return (input * input + other * other).sqrt()
 
 

@@ -202,6 +202,9 @@ ERRORS = [
     lambda m: m.zeros(3, 3, 2).fill_diagonal_(1.0),
     lambda m: m.zeros(3).lt_(m.zeros(2, 3)),
     lambda m: m.zeros(3).masked_fill_(m.tensor([[True], [False]]), 1.0),
+    lambda m: m.tensor([1, 2]).hypot_(m.tensor([1, 2])),
+    lambda m: m.tensor([1, 2]).lerp_(m.tensor([1, 2]), 0.5),
+    lambda m: m.tensor([1.0]).lerp_(m.tensor([1]), 0.5),
 ]
 
 
