@@ -17,6 +17,7 @@ from ._optable import PiecewiseLinear
 from ._primitive import primitive
 from .comparison import logical_and, logical_not, logical_or, logical_xor
 from .inplace import _check_target, apply_inplace
+from .view_history import refresh_views
 
 
 def _zero_grad(grad, *args, **_):
@@ -84,7 +85,10 @@ def _write_values(target: Tensor, values: Tensor, op: str) -> Tensor:
                 "the shape of its target"
             )
     np.copyto(target._data, np.broadcast_to(data, target._data.shape), casting="unsafe")
-    target._bump_version()
+    counter = target._shared_version_counter()
+    counter[0] += 1
+    if len(counter) > 1:  # views of changed memory get their histories regenerated
+        refresh_views(counter)
     return target
 
 

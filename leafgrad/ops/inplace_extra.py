@@ -5,48 +5,93 @@
 
 from __future__ import annotations
 
+import dataclasses
+import operator
+
 import numpy as np
 
+from .._engine import grad_mode
 from .._exposure import exports, public
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _normalize_dim, _wrap
+from ._primitive import _build
 from .composites import exp2, hypot
 from .indexing import masked_fill
 from .inplace import _check_target, apply_inplace
 from .power import float_power
-from .strided import _take_view_history, transpose_
+from .reorder import _transpose
+from .shape import _squeeze_all, _squeeze_dim, _squeeze_dims, _unsqueeze
+from .strided import _as_strided, _input_positions, _take_view_history
 
 # ----- layout changes: the tensor becomes its own view -----
+
+
+def _recorded_as(op, node_name: str):
+    """``op`` (a declared view primitive) recording its node under ``node_name``: PyTorch
+    names the in-place layout changes' nodes apart (``SqueezeBackward3`` for ``squeeze_()``),
+    though their key, rules and batching are the out-of-place op's."""
+    return _build(dataclasses.replace(op.primitive, node_name=node_name))
+
+
+_SQUEEZE_ = {
+    "all": _recorded_as(_squeeze_all, "SqueezeBackward3"),
+    "dim": _recorded_as(_squeeze_dim, "SqueezeBackward4"),
+    "dims": _recorded_as(_squeeze_dims, "SqueezeBackward5"),
+}
+_unsqueeze_ = _recorded_as(_unsqueeze, "UnsqueezeBackward1")
+_transpose_ = _recorded_as(_transpose, "TransposeBackward1")
+_as_strided_ = _recorded_as(_as_strided, "AsStridedBackward1")
+
+
+def _checked_view(make):
+    """The view the out-of-place op would give (its checks and errors), without recording."""
+    with grad_mode.no_grad():
+        return make()
 
 
 @public(function=False)
 def squeeze_(self: Tensor, dim=None) -> Tensor:
     """``squeeze`` in place: size-1 dims dropped (all, or those among ``dim``)."""
-    return _take_view_history(self, self.squeeze(dim), "squeeze_")
+    shape = tuple(_checked_view(lambda: self.squeeze(dim))._data.shape)
+    kind = "all" if dim is None else "dims" if isinstance(dim, (tuple, list)) else "dim"
+    return _take_view_history(self, _SQUEEZE_[kind](self, shape=shape), "squeeze_")
 
 
 @public(function=False)
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     """``unsqueeze`` in place: a size-1 dim inserted at ``dim``."""
-    return _take_view_history(self, self.unsqueeze(dim), "unsqueeze_")
+    d = _normalize_dim(operator.index(dim), self._data.ndim + 1, "unsqueeze_")
+    return _take_view_history(self, _unsqueeze_(self, dim=d), "unsqueeze_")
+
+
+def _swapped(self: Tensor, dim0: int, dim1: int, op: str) -> Tensor:
+    ndim = self._data.ndim
+    d0 = _normalize_dim(operator.index(dim0), ndim, op)
+    d1 = _normalize_dim(operator.index(dim1), ndim, op)
+    return _take_view_history(self, _transpose_(self, dim0=d0, dim1=d1), op)
 
 
 @public(function=False)
 def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
     """``transpose_(axis0, axis1)``."""
-    return transpose_(self, axis0, axis1)
+    return _swapped(self, axis0, axis1, "swapaxes_")
 
 
 @public(function=False)
 def swapdims_(self: Tensor, dim0: int, dim1: int) -> Tensor:
     """``transpose_(dim0, dim1)``."""
-    return transpose_(self, dim0, dim1)
+    return _swapped(self, dim0, dim1, "swapdims_")
 
 
 @public(function=False)
 def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
     """``as_strided`` in place: this tensor now looks at its storage with ``size``,
     ``stride`` and ``storage_offset``."""
-    return _take_view_history(self, self.as_strided(size, stride, storage_offset), "as_strided_")
+    checked = _checked_view(lambda: self.as_strided(size, stride, storage_offset))
+    size, stride = tuple(checked._data.shape), checked.stride()
+    offset = checked.storage_offset()
+    positions = _input_positions(self, size, stride, offset)
+    view = _as_strided_(self, size=size, stride=stride, storage_offset=offset, positions=positions)
+    return _take_view_history(self, view, "as_strided_")
 
 
 # ----- writes -----

@@ -151,6 +151,37 @@ def test_comparisons_record_a_zero_gradient_and_logic_keeps_the_history(torch):
     assert _histories(lg) == _histories(torch)
 
 
+def _view_histories(m):
+    w = m.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = w * 2
+    view = y[:2]
+    view.logical_not_()
+    lt = (w * 2)[1:]
+    lt.lt_(0.0)
+    return view.grad_fn.name(), y.grad_fn.name(), y._version, y.tolist(), lt.grad_fn.name()
+
+
+def test_in_place_logic_through_a_view_regenerates_the_views_history(torch):
+    assert _view_histories(lg) == _view_histories(torch)
+
+
+def _layout_nodes(m):
+    w = m.ones(1, 2, 1, requires_grad=True)
+    return [
+        (w * 1).squeeze_().grad_fn.name(),
+        (w * 1).squeeze_(0).grad_fn.name(),
+        (w * 1).squeeze_((0, 2)).grad_fn.name(),
+        (w * 1).unsqueeze_(0).grad_fn.name(),
+        (w * 1).swapaxes_(0, 1).grad_fn.name(),
+        (w * 1).swapdims_(2, 0).grad_fn.name(),
+        (w * 1).as_strided_((2,), (1,)).grad_fn.name(),
+    ]
+
+
+def test_layout_changes_record_torchs_in_place_nodes(torch):
+    assert _layout_nodes(lg) == _layout_nodes(torch)
+
+
 def test_comparison_gradients_are_zero(torch):
     for m in (lg, torch):
         w = m.tensor([1.0, -2.0, 3.0], requires_grad=True)
