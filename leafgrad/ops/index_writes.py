@@ -17,6 +17,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from . import inplace as _inplace
+from ._out import accepts_out
 from .scatter_reduce import scatter_reduce
 from .slicing import _index_put
 
@@ -103,6 +104,7 @@ def _put_slices(x: Tensor, d: int, idx: np.ndarray, src: Tensor, accumulate: boo
 
 
 @public(inplace=True)
+@accepts_out(same_dtype=True)
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """``input`` with ``alpha * source[i]`` added to slice ``index[i]`` along ``dim``."""
     op = "index_add_()"
@@ -124,6 +126,7 @@ def _dim_mask(x: Tensor, d: int, idx: np.ndarray) -> Tensor:
 
 
 @public(inplace=True)
+@accepts_out(same_dtype=True)
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``input`` with slice ``index[i]`` along ``dim`` replaced by ``source[i]``."""
     op = "index_copy_()"
@@ -165,6 +168,7 @@ _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
 
 
 @public(inplace=True)
+@accepts_out(same_dtype=True)
 def index_reduce(
     input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self=True
 ) -> Tensor:

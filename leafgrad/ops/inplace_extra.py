@@ -13,6 +13,7 @@ import numpy as np
 from .._engine import grad_mode
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
+from ._out import accepts_out
 from ._primitive import _build
 from .composites import exp2, hypot
 from .indexing import masked_fill
@@ -164,6 +165,7 @@ def hypot_(self: Tensor, other: Tensor) -> Tensor:
 
 
 @public(inplace=True)
+@accepts_out
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2 ** other`` (integers give the default float dtype)."""
     if not isinstance(input, Tensor):

@@ -210,16 +210,19 @@ def unfold_copy(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
 
 
 @public(method=False)
+@accepts_out(same_dtype=True)
 def unbind_copy(input: Tensor, dim: int = 0) -> tuple:
     return tuple(_copy(p) for p in input.unbind(dim))
 
 
 @public(method=False)
+@accepts_out(same_dtype=True)
 def split_copy(input: Tensor, split_size: int, dim: int = 0) -> tuple:
     return tuple(_copy(p) for p in split(input, split_size, dim))
 
 
 @public(method=False)
+@accepts_out(same_dtype=True)
 def split_with_sizes_copy(input: Tensor, split_sizes, dim: int = 0) -> tuple:
     return tuple(_copy(p) for p in split(input, list(split_sizes), dim))
 

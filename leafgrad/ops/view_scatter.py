@@ -9,6 +9,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._out import accepts_out
 from .index_writes import put
 
 
@@ -53,6 +54,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
 
 
 @public()
+@accepts_out(same_dtype=True)
 def slice_scatter(
     input: Tensor, src: Tensor, dim: int = 0, start=None, end=None, step: int = 1
 ) -> Tensor:

@@ -2,6 +2,8 @@
 unsafe splits against PyTorch: values, dtypes, derivatives to second order, memory and
 errors."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -139,3 +141,37 @@ def test_scatters_keep_the_inputs_dtype(torch):
         assert str(out.dtype).endswith("int64") and out.tolist() == [1, 0, 0]
         out = m.diagonal_scatter(m.zeros(2, 2), m.ones(2, dtype=m.float64))
         assert str(out.dtype).endswith("float32")
+
+
+OUTS = {
+    "ldexp": lambda m, o: m.ldexp(m.ones(3, 2), m.ones(3, 2), out=o),
+    "index_add": lambda m, o: m.index_add(m.zeros(3, 2), 0, m.tensor([0, 0]), m.ones(2, 2), out=o),
+    "index_copy": lambda m, o: m.index_copy(m.zeros(3, 2), 1, m.tensor([1]), m.ones(3, 1), out=o),
+    "index_reduce": lambda m, o: m.index_reduce(
+        m.ones(3, 2) * 2, 0, m.tensor([2, 2]), m.ones(2, 2) * 3, "prod", out=o
+    ),
+    "slice_scatter": lambda m, o: m.slice_scatter(m.zeros(3, 2), m.ones(1, 2), 0, 1, 2, out=o),
+    "view_copy": lambda m, o: m.view_copy(m.arange(6.0), (3, 2), out=o),
+    "addmv": lambda m, o: m.addmv(m.ones(3), m.ones(3, 2), m.ones(2), out=o),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUTS))
+def test_out_receives_the_result_as_in_torch(name, torch):
+    results = []
+    for m in (lg, torch):
+        out = m.empty(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            assert OUTS[name](m, out) is out
+        results.append(out.numpy())
+    np.testing.assert_array_equal(*results)
+
+
+def test_copies_of_several_views_fill_a_list_of_outs(torch):
+    results = []
+    for m in (lg, torch):
+        outs = [m.empty(2) for _ in range(3)]
+        m.unbind_copy(m.arange(6.0).view(3, 2), out=outs)
+        results.append(np.stack([o.numpy() for o in outs]))
+    np.testing.assert_array_equal(*results)
