@@ -72,6 +72,13 @@ from .ops.renorm import *  # noqa: F403
 from .ops.scatter import *  # noqa: F403
 from .ops.scatter_reduce import *  # noqa: F403
 from .ops.stacking import *  # noqa: F403
+from .ops.shifts import *  # noqa: F403
+from .ops.index_writes import *  # noqa: F403
+from .ops.inplace_extra import *  # noqa: F403
+from .ops.blas_adds import *  # noqa: F403
+from .ops.torch_inplace import *  # noqa: F403
+from .ops.view_copies import *  # noqa: F403
+from .ops.view_scatter import *  # noqa: F403
 from ._engine.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from ._engine.grad_mode import (  # noqa: F401
     enable_grad,

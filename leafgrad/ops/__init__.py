@@ -16,6 +16,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     arithmetic,
     binary,
     binning,
+    blas_adds,
     broadcast,
     cholesky,
     combinatorics,
@@ -32,7 +33,10 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     elementwise,
     extrema,
     gamma,
+    index_writes,
     indexing,
+    inplace_compare,
+    inplace_extra,
     integration,
     jet_activations,
     jet_kernels,
@@ -53,6 +57,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     selection,
     sets,
     shape,
+    shifts,
     slicing,
     softmax,
     solvers,
@@ -60,6 +65,9 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     stacking,
     statistics,
     strided,
+    torch_inplace,
+    view_copies,
+    view_scatter,
 )
 from ._operands import operator_method
 from ._out import without_out

@@ -131,7 +131,8 @@ def rules() -> dict:
         "sum", "sum.dim_IntList", "mean", "mean.dim", "amax", "amin", "all", "any", "logsumexp",
         "prod.dim_int", "norm", "var.correction", "std.correction", "max.dim", "min.dim",
         "cumsum", "softmax", "log_softmax", "unbind.int", "select.int", "slice.Tensor",
-        "split.Tensor", "split_with_sizes", "index_select", "flip",
+        "split.Tensor", "split_with_sizes", "index_select", "flip", "unsafe_split.Tensor",
+        "unsafe_split_with_sizes",
     ):  # fmt: skip
         RULES[_key] = _with_dims("dim", "dims")
     RULES["transpose.int"] = _with_dims("dim0", "dim1")

@@ -77,7 +77,12 @@ def _bitwise(name, fn, operator):
         kind=NonDifferentiable(),
         broadcast=True,
         scalars=True,
-        expose=public(operators=(f"__{operator}__",), reflected=(f"__r{operator}__",)),
+        expose=public(
+            inplace=True,
+            operators=(f"__{operator}__",),
+            reflected=(f"__r{operator}__",),
+            inplace_operators=(f"__i{operator}__",),
+        ),
     )
 
 
@@ -88,8 +93,9 @@ bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "xor")
 
 def _invert_forward(x):
     if x.dtype.kind == "f":
-        raise TypeError(
-            "bitwise_not (~): only defined for integer and bool tensors, not floating point"
+        raise NotImplementedError(
+            f"\"bitwise_not_cpu\" not implemented for '{x.dtype}': bitwise_not is only "
+            "defined for integer and bool tensors; use logical_not for a truth value"
         )
     return np.invert(x)
 
@@ -99,8 +105,19 @@ bitwise_not = primitive(
     _invert_forward,
     kind=NonDifferentiable(),
     dtype_rule="keep",
-    expose=public(operators=("__invert__",)),
+    expose=public(inplace=True),
 )
+
+
+@public(function=False, method=("__invert__",))
+def _invert(self: Tensor) -> Tensor:
+    """``~self``: as ``bitwise_not``, but a TypeError for a float tensor, as in PyTorch."""
+    if self._data.dtype.kind == "f":
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors; "
+            "use logical_not for a truth value"
+        )
+    return bitwise_not(self)
 
 
 def _close_forward(x, y, *, rtol, atol, equal_nan):

@@ -33,7 +33,7 @@ erfinv = unary(
     # PyTorch saves the input and recomputes erfinv for the derivative.
     d1=lambda x: _SQRT_PI_2 * exp(erfinv(x) ** 2),
     d2=lambda x, result: 2 * result * (_SQRT_PI_2 * exp(result * result)) ** 2,
-    expose=public(),
+    expose=public(inplace=True),
 )
 
 
@@ -46,21 +46,32 @@ def _tensor(x, op: str) -> Tensor:
 # ----- elementwise -----
 
 
-@public()
+@public(inplace=True)
 @accepts_out
 def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     """``input + weight * (end - input)``."""
+    if isinstance(input, Tensor) and isinstance(end, Tensor):
+        if input._data.dtype != end._data.dtype:
+            raise RuntimeError(
+                f"lerp: expected dtype {input.dtype} for `end` but got dtype {end.dtype}; "
+                "convert end to input's dtype"
+            )
+        if input._data.dtype.kind != "f":
+            raise NotImplementedError(
+                f"lerp: not implemented for {input.dtype} tensors (PyTorch has no such "
+                "kernel); convert to a floating dtype first"
+            )
     return input + weight * (end - input)
 
 
-@public()
+@public(inplace=True)
 @accepts_out
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
     return input + value * tensor1 * tensor2
 
 
-@public()
+@public(inplace=True)
 @accepts_out
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2``."""
@@ -71,10 +82,16 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
 @accepts_out
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
+    kinds = {t._data.dtype.kind for t in (input, other) if isinstance(t, Tensor)}
+    if kinds and "f" not in kinds:
+        raise NotImplementedError(
+            "hypot: not implemented for integer or bool tensors (PyTorch has no such kernel); "
+            "convert to a floating dtype first"
+        )
     return (input * input + other * other).sqrt()
 
 
-@public()
+@public(inplace=True)
 def exp2(input: Tensor) -> Tensor:
     """``2 ** input``."""
     return 2.0**input
@@ -88,7 +105,7 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     return top + (-(input - other).abs()).exp().log1p()
 
 
-@public()
+@public(inplace=True)
 def sinc(input: Tensor) -> Tensor:
     """``sin(pi x) / (pi x)``, 1 at 0."""
     px = input * math.pi
@@ -96,23 +113,28 @@ def sinc(input: Tensor) -> Tensor:
     return where(input == 0, 1.0, safe.sin() / safe)
 
 
-@public()
+@public(inplace=True)
 def deg2rad(input: Tensor) -> Tensor:
     return input * (math.pi / 180.0)
 
 
-@public()
+@public(inplace=True)
 def rad2deg(input: Tensor) -> Tensor:
     return input * (180.0 / math.pi)
 
 
-@public()
+@public(inplace=True)
 def frac(input: Tensor) -> Tensor:
     """The fractional part, ``input - trunc(input)`` (gradient 1)."""
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"frac: not implemented for {input.dtype} tensors (PyTorch has no such kernel); "
+            "convert to a floating dtype first"
+        )
     return input - input.trunc()
 
 
-@public()
+@public(inplace=True)
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:
     """NaN and infinities replaced by finite numbers (the dtype's extremes by default)."""
     info = np.finfo(input._data.dtype) if input._data.dtype.kind == "f" else None
@@ -150,7 +172,7 @@ def _tri_mask(x: Tensor, diagonal: int, upper: bool):
     return _wrap(mask)
 
 
-@public()
+@public(inplace=True)
 @accepts_out(same_dtype=True)
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dims (zeros below the ``diagonal``-th)."""
@@ -158,7 +180,7 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return where(_tri_mask(input, diagonal, True), input, 0)
 
 
-@public()
+@public(inplace=True)
 @accepts_out(same_dtype=True)
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two dims (zeros above the ``diagonal``-th)."""

@@ -259,7 +259,7 @@ _masked_fill_tensor = primitive(
 )
 
 
-@public()
+@public(inplace=True)
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """``input`` with ``value`` where the bool ``mask`` (broadcast against it) is True."""
     if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:

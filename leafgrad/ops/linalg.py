@@ -319,7 +319,7 @@ _addmm = primitive(
 )
 
 
-@public()
+@public(inplace=True)
 @accepts_out(same_dtype=True)
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to ``(n, m)``.

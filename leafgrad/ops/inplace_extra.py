@@ -1,0 +1,178 @@
+"""In-place methods that are more than an out-of-place op written back: layout changes
+(``squeeze_``, ``unsqueeze_``, ``swapaxes_``, ``as_strided_``), ``fill_diagonal_``,
+``float_power_`` (whose result must already be float64), and ``ldexp``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+
+import numpy as np
+
+from .._engine import grad_mode
+from .._exposure import exports, public
+from .._tensor import Tensor, _normalize_dim, _wrap
+from ._out import accepts_out
+from ._primitive import _build
+from .composites import exp2, hypot
+from .indexing import masked_fill
+from .inplace import _check_target, apply_inplace
+from .power import float_power
+from .reorder import _transpose
+from .shape import _squeeze_all, _squeeze_dim, _squeeze_dims, _unsqueeze
+from .strided import _as_strided, _input_positions, _take_view_history
+
+# ----- layout changes: the tensor becomes its own view -----
+
+
+def _recorded_as(op, node_name: str):
+    """``op`` (a declared view primitive) recording its node under ``node_name``: PyTorch
+    names the in-place layout changes' nodes apart (``SqueezeBackward3`` for ``squeeze_()``),
+    though their key, rules and batching are the out-of-place op's."""
+    return _build(dataclasses.replace(op.primitive, node_name=node_name))
+
+
+_SQUEEZE_ = {
+    "all": _recorded_as(_squeeze_all, "SqueezeBackward3"),
+    "dim": _recorded_as(_squeeze_dim, "SqueezeBackward4"),
+    "dims": _recorded_as(_squeeze_dims, "SqueezeBackward5"),
+}
+_unsqueeze_ = _recorded_as(_unsqueeze, "UnsqueezeBackward1")
+_transpose_ = _recorded_as(_transpose, "TransposeBackward1")
+_as_strided_ = _recorded_as(_as_strided, "AsStridedBackward1")
+
+
+def _checked_view(make):
+    """The view the out-of-place op would give (its checks and errors), without recording."""
+    with grad_mode.no_grad():
+        return make()
+
+
+@public(function=False)
+def squeeze_(self: Tensor, dim=None) -> Tensor:
+    """``squeeze`` in place: size-1 dims dropped (all, or those among ``dim``)."""
+    shape = tuple(_checked_view(lambda: self.squeeze(dim))._data.shape)
+    kind = "all" if dim is None else "dims" if isinstance(dim, (tuple, list)) else "dim"
+    return _take_view_history(self, _SQUEEZE_[kind](self, shape=shape), "squeeze_")
+
+
+@public(function=False)
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    """``unsqueeze`` in place: a size-1 dim inserted at ``dim``."""
+    d = _normalize_dim(operator.index(dim), self._data.ndim + 1, "unsqueeze_")
+    return _take_view_history(self, _unsqueeze_(self, dim=d), "unsqueeze_")
+
+
+def _swapped(self: Tensor, dim0: int, dim1: int, op: str) -> Tensor:
+    ndim = self._data.ndim
+    d0 = _normalize_dim(operator.index(dim0), ndim, op)
+    d1 = _normalize_dim(operator.index(dim1), ndim, op)
+    return _take_view_history(self, _transpose_(self, dim0=d0, dim1=d1), op)
+
+
+@public(function=False)
+def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``transpose_(axis0, axis1)``."""
+    return _swapped(self, axis0, axis1, "swapaxes_")
+
+
+@public(function=False)
+def swapdims_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``transpose_(dim0, dim1)``."""
+    return _swapped(self, dim0, dim1, "swapdims_")
+
+
+@public(function=False)
+def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
+    """``as_strided`` in place: this tensor now looks at its storage with ``size``,
+    ``stride`` and ``storage_offset``."""
+    checked = _checked_view(lambda: self.as_strided(size, stride, storage_offset))
+    size, stride = tuple(checked._data.shape), checked.stride()
+    offset = checked.storage_offset()
+    positions = _input_positions(self, size, stride, offset)
+    view = _as_strided_(self, size=size, stride=stride, storage_offset=offset, positions=positions)
+    return _take_view_history(self, view, "as_strided_")
+
+
+# ----- writes -----
+
+
+def _diagonal_positions(shape: tuple, wrap: bool) -> np.ndarray:
+    """A bool mask of the main diagonal of ``shape`` (all sizes equal beyond 2-D); with
+    ``wrap`` a tall matrix's diagonal starts again every ``cols + 1`` rows."""
+    mask = np.zeros(int(np.prod(shape)), bool)
+    if len(shape) == 2:
+        rows, cols = shape
+        step = cols + 1
+        end = mask.size if wrap and rows > cols else min(rows, cols) * cols
+        mask[:end:step] = True
+    else:
+        step = sum(int(np.prod(shape[k + 1 :])) for k in range(len(shape)))
+        mask[::step] = True
+    return mask.reshape(shape)
+
+
+@public(function=False)
+def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal with ``fill_value`` in place (every dim of equal size beyond
+    2-D; ``wrap``: a tall matrix's diagonal restarts below the square part)."""
+    _check_target(self, "fill_diagonal_")
+    shape = self._data.shape
+    if len(shape) < 2:
+        raise RuntimeError(
+            f"fill_diagonal_: dimensions must larger than 1, got a {len(shape)}-D tensor; "
+            "use fill_ or index a 2-D view"
+        )
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError(
+            f"fill_diagonal_: all dimensions of input must be of equal length, got shape "
+            f"{list(shape)}"
+        )
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    mask = _wrap(_diagonal_positions(shape, bool(wrap)))
+    return apply_inplace(self, masked_fill(self, mask, fill_value), "fill_diagonal_")
+
+
+@public(function=False)
+def float_power_(self: Tensor, exponent) -> Tensor:
+    """``float_power`` in place; the tensor must be float64, the dtype of the result."""
+    if isinstance(self, Tensor) and self._data.dtype != np.float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {self.dtype} but the operation's result "
+            "requires dtype Double (torch.float64); convert it with .double() first"
+        )
+    _check_target(self, "float_power_")
+    return apply_inplace(self, float_power(self, exponent), "float_power_")
+
+
+def _before_write(target: Tensor) -> Tensor:
+    """``target``'s current value with its history, for a composite that saves it in more
+    than its last op (PyTorch's in-place ops save the original ``self`` where they need it)."""
+    if not target._requires_grad or target.grad_fn is None:
+        return target
+    snap = _wrap(target._data.copy(), True)
+    snap.grad_fn, snap._output_nr = target.grad_fn, target._output_nr
+    return snap
+
+
+@public(function=False)
+def hypot_(self: Tensor, other: Tensor) -> Tensor:
+    """``hypot`` in place."""
+    _check_target(self, "hypot_")
+    return apply_inplace(self, hypot(_before_write(self), other), "hypot_")
+
+
+@public(inplace=True)
+@accepts_out
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """``input * 2 ** other`` (integers give the default float dtype)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"ldexp(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if not isinstance(other, Tensor):
+        raise TypeError(f"ldexp(): argument 'other' must be Tensor, not {type(other).__name__}")
+    return input * exp2(other)
+
+
+__all__ = exports(globals())
