@@ -145,3 +145,8 @@ from . import linalg  # noqa: F401
 from .ops.gamma import *  # noqa: F403
 from .ops.special import *  # noqa: F403
 from . import special  # noqa: F401
+
+# What a dense real tensor reports and refuses (conj, H, is_signed, layouts, sparse accessors).
+from ._layout import *  # noqa: F403
+from .ops.attributes import *  # noqa: F403
+from .ops.refusals import *  # noqa: F403

@@ -14,6 +14,7 @@ from .._tensor import Tensor
 from . import (  # noqa: F401 - importing a family declares its ops and their exposure
     activations,
     arithmetic,
+    attributes,
     binary,
     binning,
     broadcast,
@@ -46,6 +47,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     power,
     quantiles,
     reduction,
+    refusals,
     renorm,
     reorder,
     scatter,
