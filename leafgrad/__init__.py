@@ -150,3 +150,4 @@ from . import special  # noqa: F401
 from ._layout import *  # noqa: F403
 from .ops.attributes import *  # noqa: F403
 from .ops.refusals import *  # noqa: F403
+from .ops.random_fill import *  # noqa: F403

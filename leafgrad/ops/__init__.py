@@ -46,6 +46,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     polynomials,
     power,
     quantiles,
+    random_fill,
     reduction,
     refusals,
     renorm,
