@@ -151,3 +151,6 @@ from ._layout import *  # noqa: F403
 from .ops.attributes import *  # noqa: F403
 from .ops.refusals import *  # noqa: F403
 from .ops.random_fill import *  # noqa: F403
+from .ops.covariance import *  # noqa: F403
+from .ops.memory_views import *  # noqa: F403
+from .ops.value_parts import *  # noqa: F403

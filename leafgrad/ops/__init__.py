@@ -18,12 +18,14 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     binary,
     binning,
     broadcast,
+    callbacks,
     cholesky,
     combinatorics,
     comparison,
     composites,
     contraction,
     conversion,
+    covariance,
     cumulative,
     decompositions,
     determinants,
@@ -42,6 +44,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     lu,
     matmul,
     matrix_functions,
+    memory_views,
     piecewise,
     polynomials,
     power,
@@ -63,6 +66,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     stacking,
     statistics,
     strided,
+    value_parts,
 )
 from ._operands import operator_method
 from .inplace import inplace
