@@ -154,3 +154,4 @@ from .ops.random_fill import *  # noqa: F403
 from .ops.covariance import *  # noqa: F403
 from .ops.memory_views import *  # noqa: F403
 from .ops.value_parts import *  # noqa: F403
+from .ops.spectral import *  # noqa: F403

@@ -63,6 +63,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     softmax,
     solvers,
     special,
+    spectral,
     stacking,
     statistics,
     strided,
