@@ -281,3 +281,17 @@ def test_layouts_are_singletons_that_print_as_pytorchs(torch):
 def test_is_pinned_with_a_device_warns_it_is_deprecated():
     with pytest.warns(DeprecationWarning, match="deprecated"):
         assert lg.ones(2).is_pinned("cuda") is False
+
+
+def test_dtypes_leafgrad_lacks_are_named_objects_refused_as_arguments(torch):
+    for name in ("bfloat16", "complex32", "complex64", "complex128", "chalf", "cfloat", "cdouble"):
+        ours, theirs = getattr(lg, name), getattr(torch, name)
+        assert repr(ours) == repr(theirs)
+        assert (ours.is_complex, ours.is_floating_point, ours.itemsize, ours.is_signed) == (
+            theirs.is_complex, theirs.is_floating_point, theirs.itemsize, theirs.is_signed
+        )  # fmt: skip
+        assert name in coverage.count("torch", "leafgrad")["refused"]
+        with pytest.raises(TypeError, match=repr(theirs).replace(".", r"\.")):
+            lg.zeros(2, dtype=ours)
+    assert lg.cfloat is lg.complex64 and lg.float32 != lg.bfloat16
+    assert lg.ones(2).dtype not in (lg.bfloat16, lg.float16)
