@@ -162,3 +162,14 @@ from . import linalg  # noqa: F401
 from .ops.gamma import *  # noqa: F403
 from .ops.special import *  # noqa: F403
 from . import special  # noqa: F401
+
+# What a dense real tensor reports and refuses (conj, H, is_signed, layouts, sparse accessors).
+from ._layout import *  # noqa: F403
+from .ops.attributes import *  # noqa: F403
+from .ops.refusals import *  # noqa: F403
+from .ops.random_fill import *  # noqa: F403
+from .ops.covariance import *  # noqa: F403
+from .ops.memory_views import *  # noqa: F403
+from .ops.value_parts import *  # noqa: F403
+from .ops.spectral import *  # noqa: F403
+from ._missing_dtypes import *  # noqa: F403

@@ -4,7 +4,8 @@
 
 Needs PyTorch installed (the reference). For each namespace, every public PyTorch name is
 counted as present (leafgrad has it), refused (leafgrad has it on purpose as something
-that raises, as a CPU-only build of PyTorch raises, e.g. ``cuda.synchronize``), or absent.
+that raises, as a CPU-only build of PyTorch raises, e.g. ``cuda.synchronize``, or as a
+conversion leafgrad refuses on purpose, e.g. ``Tensor.to_sparse``), or absent.
 """
 
 from __future__ import annotations
@@ -56,9 +57,14 @@ def _public_names(namespace) -> list[str]:
 
 
 def _is_refusal(obj) -> bool:
-    """Whether ``obj`` is one of leafgrad's deliberate refusals (it says so in its docstring)."""
+    """Whether ``obj`` is one of leafgrad's deliberate refusals (it says so in its docstring:
+    what a CPU-only build of PyTorch refuses, or what leafgrad refuses on purpose)."""
     doc = getattr(obj, "__doc__", "") or ""
-    return "CPU-only build" in doc or getattr(obj, "__name__", "") == "_not_compiled"
+    return (
+        "CPU-only build" in doc
+        or doc.startswith("Refused on purpose")
+        or getattr(obj, "__name__", "") == "_not_compiled"
+    )
 
 
 def count(torch_path: str, leafgrad_path: str) -> dict:

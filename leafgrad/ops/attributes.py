@@ -1,0 +1,446 @@
+"""What a dense real CPU tensor reports about itself, as PyTorch's does: conjugate
+transposes, the complex-number views that are the tensor itself, device and layout
+predicates, ``dim_order``, ``as_subclass``, ``module_load`` ...
+
+leafgrad has no complex dtypes, so ``conj``, ``real``, ``resolve_conj`` ... return the
+tensor itself (as PyTorch does for a real tensor) and ``imag`` raises as PyTorch's does.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+import weakref
+
+import numpy as np
+
+from .. import _dtype
+from .._exposure import exports, public
+from .._layout import strided
+from .._memory_format import channels_last, channels_last_3d, contiguous_format, is_laid_out
+from .._storage import storage_array
+from .._tensor import Tensor, _wrap
+from .._warn import warn_at_user
+from .inplace import _check_target
+from .piecewise import where
+
+# ----- conjugate transposes: a real matrix's adjoint is its transpose -----
+
+
+def _H(self: Tensor) -> Tensor:
+    """The conjugate transpose of a matrix (its transpose: the values are real)."""
+    ndim = self._data.ndim
+    if ndim == 0:
+        warn_at_user("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+        return self
+    if ndim != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if ndim > 2 else ""
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor.{hint}"
+        )
+    return self.transpose(0, 1)
+
+
+def _mH(self: Tensor) -> Tensor:
+    """The conjugate transpose of each matrix in a batch (the transpose of the last two dims)."""
+    ndim = self._data.ndim
+    if ndim == 0:
+        warn_at_user("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+        return self
+    if ndim < 2:
+        raise RuntimeError(
+            f"tensor.mH is only supported on matrices or batches of matrices. Got {ndim}-D tensor."
+        )
+    return self.transpose(-2, -1)
+
+
+@public()
+def adjoint(input: Tensor) -> Tensor:
+    """``input.mH`` as a view: the last two dims swapped (conjugation is a no-op on reals)."""
+    ndim = input._data.ndim
+    if ndim < 2:
+        raise RuntimeError(
+            f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+            f"{ndim}-D tensor."
+        )
+    return input.transpose(-2, -1)
+
+
+# ----- complex views of a real tensor: the tensor itself -----
+
+
+@public()
+def conj(input: Tensor) -> Tensor:
+    """``input`` itself: a real tensor is its own conjugate (PyTorch returns it too)."""
+    return input
+
+
+@public()
+def conj_physical(input: Tensor) -> Tensor:
+    """``input`` itself for a real tensor, as in PyTorch."""
+    return input
+
+
+@public()
+def conj_physical_(input: Tensor) -> Tensor:
+    """Conjugate in place: a no-op on real values that still counts as a write (the
+    version moves, and a leaf that requires grad refuses, as in PyTorch)."""
+    _check_target(input, "conj_physical_")
+    input._bump_version()
+    return input
+
+
+@public()
+def resolve_conj(input: Tensor) -> Tensor:
+    """``input`` itself: leafgrad never holds a lazily conjugated tensor."""
+    return input
+
+
+@public()
+def resolve_neg(input: Tensor) -> Tensor:
+    """``input`` itself: leafgrad never holds a lazily negated tensor."""
+    return input
+
+
+@public()
+def is_conj(input: Tensor) -> bool:
+    """False: leafgrad has no lazy conjugation bit."""
+    return False
+
+
+@public()
+def is_neg(input: Tensor) -> bool:
+    """False: leafgrad has no lazy negation bit."""
+    return False
+
+
+@public(method=False)
+def real(input: Tensor) -> Tensor:
+    """``input`` itself: the real part of a real tensor (``Tensor.real`` is the property)."""
+    return input
+
+
+@public(method=False)
+def imag(input: Tensor) -> Tensor:
+    """RuntimeError, as PyTorch's for every non-complex dtype."""
+    raise RuntimeError(
+        "imag is not implemented for tensors with non-complex dtypes. leafgrad has no complex "
+        "dtypes: the imaginary part of a real tensor is zeros_like(x)"
+    )
+
+
+@public()
+def angle(input: Tensor) -> Tensor:
+    """The argument of each value: pi for negatives, 0 otherwise, NaN kept (floats for an
+    integer or bool input); its gradient is zero everywhere, as PyTorch's."""
+    data = input._data
+    dt = data.dtype if data.dtype.kind == "f" else _dtype.get_default_dtype().np
+    values = np.where(data < 0, math.pi, 0).astype(dt)
+    values[np.isnan(data)] = np.nan
+    if not input._requires_grad:
+        return _wrap(values)
+    # where(False, x, angle) keeps ``input`` in the graph with a zero gradient everywhere
+    return where(_wrap(np.zeros(data.shape, dtype=bool)), input, _wrap(values))
+
+
+@public()
+def positive(input: Tensor) -> Tensor:
+    """``input`` itself (unary plus); a RuntimeError for bool tensors, as in PyTorch."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError(
+            "The `+` operator, on a bool tensor is not supported. Convert it first, e.g. "
+            "x.int(), or use x itself"
+        )
+    return input
+
+
+# ----- predicates -----
+
+
+@public()
+def is_signed(input: Tensor) -> bool:
+    """Whether the dtype has a sign (floats and signed integers)."""
+    return input.dtype.is_signed
+
+
+@public()
+def is_nonzero(input: Tensor) -> bool:
+    """Whether the one value is nonzero; RuntimeError for no value or more than one."""
+    size = input._data.size
+    if size == 0:
+        raise RuntimeError(
+            "Boolean value of Tensor with no values is ambiguous; is_nonzero needs exactly "
+            "one element"
+        )
+    if size > 1:
+        raise RuntimeError(
+            f"Boolean value of Tensor with more than one value is ambiguous ({size} elements); "
+            "use .any() or .all()"
+        )
+    return bool(input._data.reshape(()))
+
+
+def _tensor_arg(op: str, name: str, position: int, value) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
+            f"{type(value).__name__}"
+        )
+    return value
+
+
+@public()
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    """Whether the two shapes are equal (dtypes may differ)."""
+    other = _tensor_arg("is_same_size", "other", 1, other)
+    return input._data.shape == other._data.shape
+
+
+@public(function=False)
+def is_set_to(self: Tensor, tensor: Tensor) -> bool:
+    """Whether both are the same memory seen the same way: storage, offset, sizes, strides."""
+    tensor = _tensor_arg("is_set_to", "tensor", 1, tensor)
+    a, b = self._data, tensor._data
+    return (
+        storage_array(a) is storage_array(b)
+        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+        and a.shape == b.shape
+        and a.strides == b.strides
+    )
+
+
+@public()
+def is_distributed(input: Tensor) -> bool:
+    """False: leafgrad tensors live in this process."""
+    return False
+
+
+@public()
+def get_device(input: Tensor) -> int:
+    """-1, PyTorch's answer for a CPU tensor."""
+    return -1
+
+
+@public(function=False)
+def is_pinned(self: Tensor, device=None) -> bool:
+    """False: there is no accelerator to pin memory for."""
+    if device is not None:
+        warnings.warn(
+            "The argument 'device' of Tensor.is_pinned() is deprecated. Please do not pass "
+            "this argument.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    return False
+
+
+@public(function=False)
+def pin_memory(self: Tensor, device=None) -> Tensor:
+    """Fails as on a CPU-only build of PyTorch: pinned memory needs an accelerator."""
+    raise RuntimeError(
+        "Cannot access accelerator device when none is available. pin_memory() pins memory "
+        "for copies to an accelerator; leafgrad runs on the CPU only, so leave it out"
+    )
+
+
+@public(function=False)
+def is_shared(self: Tensor) -> bool:
+    """Whether ``share_memory_()`` was called on this tensor (or a tensor of its memory)."""
+    storage = storage_array(self._data)
+    return _SHARED.get(id(storage)) is storage
+
+
+@public(function=False)
+def share_memory_(self: Tensor) -> Tensor:
+    """Mark this tensor's memory shared and return it. leafgrad's memory is the process's
+    own: a tensor sent to another process arrives as a copy, so updates do not travel back
+    (unlike PyTorch's shared memory)."""
+    storage = storage_array(self._data)
+    _SHARED[id(storage)] = storage
+    return self
+
+
+_SHARED = weakref.WeakValueDictionary()  # storages marked shared, by id (weakly held)
+
+
+@public(function=False)
+def dim_order(self: Tensor, *, ambiguity_check=False) -> tuple:
+    """The dims from outermost to innermost in memory (``(0, 2, 3, 1)`` for channels_last).
+
+    ``ambiguity_check=True`` raises a RuntimeError when size-1 dims or equal strides allow
+    more than one order; a list of memory formats accepts a tensor laid out as one of them.
+    """
+    if not isinstance(ambiguity_check, (bool, list)):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    shape, strides = self._data.shape, self.stride()
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    check = bool(ambiguity_check) if isinstance(ambiguity_check, bool) else True
+    if check and _has_many_orders(shape, strides) and not _one_format(self._data, formats):
+        raise RuntimeError(
+            "The tensor does not have unique dim order, or cannot map to exact one of the given "
+            "memory formats. Pass ambiguity_check=False, or a list of the formats to accept"
+        )
+    order, ambiguous = _memory_order(self._data, shape, strides)
+    if check and ambiguous:
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(order)
+
+
+def _has_many_orders(shape, strides) -> bool:
+    return 1 in shape or any(a == b for a, b in itertools.pairwise(strides))
+
+
+def _one_format(data: np.ndarray, formats: list) -> bool:
+    """Whether ``data`` is laid out as exactly one of ``formats``."""
+    return sum(is_laid_out(data, fmt) for fmt in formats) == 1
+
+
+def _memory_order(data: np.ndarray, shape, strides) -> tuple[list, bool]:
+    """Dims outermost first, by stride (dims with stride 0 or tied strides keep their place
+    unless their sizes decide), and whether some neighbours stayed undecided."""
+    ndim = len(shape)
+    if ndim <= 1:
+        return list(range(ndim)), False
+    cl = {4: channels_last, 5: channels_last_3d}.get(ndim)
+    row_major = is_laid_out(data, contiguous_format)
+    in_cl = cl is not None and is_laid_out(data, cl)
+    if row_major and not in_cl:
+        return list(range(ndim)), False
+    if in_cl and not row_major:
+        return [0, *range(2, ndim), 1], False
+
+    def outer(a: int, b: int) -> int:
+        """1 when dim ``a`` must go outside ``b`` in memory, -1 when it stays, 0 undecided."""
+        sa, sb = strides[a], strides[b]
+        if sa == 0 or sb == 0:
+            return 0
+        if sa == sb:
+            return 0 if _covers(shape[b], shape[a]) else 1
+        if _covers(sb, sa):
+            return -1
+        return 1 if _covers(sa, sb) else 0
+
+    inner_first = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):  # insertion sort that leaves undecided pairs in place
+        j = i
+        for k in range(i - 1, -1, -1):
+            decision = outer(inner_first[k], inner_first[j])
+            if decision > 0:
+                inner_first[k], inner_first[j] = inner_first[j], inner_first[k]
+                j = k
+            elif decision < 0:
+                break
+    ambiguous = any(outer(inner_first[i], inner_first[i + 1]) != -1 for i in range(ndim - 1))
+    return inner_first[::-1], ambiguous
+
+
+def _covers(a: int, b: int) -> bool:
+    """``a >= b`` in the sense strides are compared (a multiple counts, 0 is smallest)."""
+    if b == 0:
+        return True
+    if a == 0:
+        return False
+    return a >= b or a % b == 0
+
+
+@public(function=False)
+def const_data_ptr(self: Tensor) -> int:
+    """The address of the first element (``data_ptr()``; leafgrad has no read-only view)."""
+    return self.data_ptr()
+
+
+@public(function=False)
+def storage_type(self: Tensor):
+    """The class of ``self.storage()`` (PyTorch warns that typed storages are deprecated)."""
+    return type(self.storage())
+
+
+@public(function=False)
+def as_subclass(self: Tensor, cls) -> Tensor:
+    """This tensor as an instance of ``cls`` (a Tensor subclass), sharing its memory and
+    staying in its graph (an alias, as PyTorch's)."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(
+            "Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+            f"possible. Make sure your class inherits from Tensor (got {cls!r})."
+        )
+    out = self.view_as(self) if self._requires_grad else self.detach()
+    out.__class__ = cls
+    return out
+
+
+@public(function=False)
+def module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
+    """What ``Module.load_state_dict`` stores for this parameter or buffer: ``other``
+    detached when ``assign``, else this tensor with ``other``'s values copied in, detached."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
+
+
+def _layout(self: Tensor):
+    """``torch.strided``: every leafgrad tensor is dense."""
+    return strided
+
+
+def _name(self: Tensor):
+    """None: leafgrad has no named tensors (PyTorch's is None for an unnamed tensor)."""
+    return None
+
+
+def _grad_dtype(self: Tensor):
+    """The dtype ``.grad`` must have (the tensor's own unless set; None allows any)."""
+    return self.__dict__.get("_grad_dtype", self.dtype)
+
+
+def _set_grad_dtype(self: Tensor, value) -> None:
+    if value is not None and not isinstance(value, _dtype.dtype):
+        raise TypeError(f"grad_dtype must be a torch.dtype or None, not {type(value).__name__}")
+    self.__dict__["_grad_dtype"] = value
+
+
+def _volatile(self: Tensor) -> bool:
+    """False, with PyTorch's warning: volatile was removed."""
+    warn_at_user("volatile was removed (Variable.volatile is always False)")
+    return False
+
+
+def _set_volatile(self: Tensor, value) -> None:
+    warn_at_user("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.")
+
+
+def _false(self: Tensor) -> bool:
+    return False
+
+
+def _true(self: Tensor) -> bool:
+    return True
+
+
+Tensor.H = property(_H)
+Tensor.mH = property(_mH)
+Tensor.real = property(real)
+Tensor.imag = property(imag)
+Tensor.layout = property(_layout)
+Tensor.name = property(_name)
+Tensor.grad_dtype = property(_grad_dtype, _set_grad_dtype)
+Tensor.volatile = property(_volatile, _set_volatile)
+Tensor.is_cpu = property(_true, doc="True: every leafgrad tensor is on the CPU.")
+for _device_kind in ("xla", "xpu", "ipu", "maia", "mtia", "vulkan", "mkldnn", "sparse_csr"):
+    setattr(Tensor, f"is_{_device_kind}", property(_false, doc=f"False: never {_device_kind}."))
+
+
+@public(function=False)
+def sparse_dim(self: Tensor) -> int:
+    """0: a dense tensor has no sparse dims (as in PyTorch)."""
+    return 0
+
+
+@public(function=False)
+def dense_dim(self: Tensor) -> int:
+    """Every dim of a dense tensor is dense: its ``ndim`` (as in PyTorch)."""
+    return self._data.ndim
+
+
+__all__ = exports(globals())
