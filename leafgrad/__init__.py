@@ -28,10 +28,14 @@ from ._legacy import *  # noqa: F403
 from ._memory_format import *  # noqa: F403
 from ._typeinfo import finfo, iinfo  # noqa: F401
 from ._default_device import get_default_device, set_default_device  # noqa: F401
+# Before the op families: an op module declaring one of these names (with its Tensor method)
+# replaces the plain function.
+from ._torch_predicates import *  # noqa: F403
 from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
 from ._creation import *  # noqa: F403
 from ._random import *  # noqa: F403
 from ._ranges import *  # noqa: F403
+from ._windows import *  # noqa: F403
 from ._tensor_str import set_printoptions  # noqa: F401
 
 # Each family's __all__ is generated from its declarations (leafgrad/_exposure.py).
@@ -72,6 +76,8 @@ from .ops.renorm import *  # noqa: F403
 from .ops.scatter import *  # noqa: F403
 from .ops.scatter_reduce import *  # noqa: F403
 from .ops.stacking import *  # noqa: F403
+from .ops.differences import *  # noqa: F403
+from ._torch_numerics import *  # noqa: F403
 from ._engine.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from ._engine.grad_mode import (  # noqa: F401
     enable_grad,

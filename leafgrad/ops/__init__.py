@@ -27,6 +27,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     decompositions,
     determinants,
     diagonals,
+    differences,
     division,
     einsum,
     elementwise,
