@@ -28,9 +28,7 @@ from ._legacy import *  # noqa: F403
 from ._memory_format import *  # noqa: F403
 from ._typeinfo import finfo, iinfo  # noqa: F401
 from ._default_device import get_default_device, set_default_device  # noqa: F401
-# Before the op families: an op module declaring one of these names (with its Tensor method)
-# replaces the plain function.
-from ._torch_predicates import *  # noqa: F403
+from ._torch_predicates import *  # noqa: F403  (before the ops: their declarations win)
 from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
 from ._creation import *  # noqa: F403
 from ._random import *  # noqa: F403

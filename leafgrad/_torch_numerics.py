@@ -51,8 +51,16 @@ def can_cast(from_, to) -> bool:
     return not (from_ is not _dtype.bool and to is _dtype.bool)
 
 
-def scalar_tensor(s, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
-                  requires_grad: bool = False) -> Tensor:  # fmt: skip
+def scalar_tensor(
+    s,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad: bool = False,
+) -> Tensor:
     """A 0-dim tensor holding ``s``, of the default float dtype unless told otherwise."""
     if isinstance(s, Tensor) and s.dim() != 0:
         raise TypeError("scalar_tensor(): argument 's' (position 1) must be Number, not Tensor")
@@ -69,8 +77,18 @@ _RANGE_DEPRECATION = (
 )
 
 
-def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
-          pin_memory=False, requires_grad: bool = False) -> Tensor:  # fmt: skip
+def range(
+    start,
+    end,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad: bool = False,
+) -> Tensor:
     """``start, start + step, ...`` up to and including ``end`` (deprecated: use arange).
 
     The default float dtype even for integer bounds; ``floor((end - start) / step) + 1``

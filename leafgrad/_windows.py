@@ -93,21 +93,56 @@ def _hamming_values(alpha: float, beta: float):
     return values
 
 
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, out=None, dtype=None,
-                   layout=None, device=None, pin_memory=False,
-                   requires_grad: bool = False) -> Tensor:  # fmt: skip
+def hamming_window(
+    window_length,
+    periodic=True,
+    alpha=0.54,
+    beta=0.46,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad: bool = False,
+) -> Tensor:
     """``alpha - beta * cos(2 pi k / (N - 1))`` (``N`` one longer when ``periodic``)."""
     alpha = _real(alpha, "hamming_window", "alpha", 3)
     beta = _real(beta, "hamming_window", "beta", 4)
-    return _make("hamming_window", window_length, periodic, dtype, out, requires_grad, device,
-                 _hamming_values(alpha, beta))  # fmt: skip
+    return _make(
+        "hamming_window",
+        window_length,
+        periodic,
+        dtype,
+        out,
+        requires_grad,
+        device,
+        _hamming_values(alpha, beta),
+    )
 
 
-def hann_window(window_length, periodic=True, *, out=None, dtype=None, layout=None, device=None,
-                pin_memory=False, requires_grad: bool = False) -> Tensor:  # fmt: skip
+def hann_window(
+    window_length,
+    periodic=True,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad: bool = False,
+) -> Tensor:
     """``0.5 - 0.5 cos(2 pi k / (N - 1))``: the Hamming window with alpha = beta = 0.5."""
-    return _make("hann_window", window_length, periodic, dtype, out, requires_grad, device,
-                 _hamming_values(0.5, 0.5))  # fmt: skip
+    return _make(
+        "hann_window",
+        window_length,
+        periodic,
+        dtype,
+        out,
+        requires_grad,
+        device,
+        _hamming_values(0.5, 0.5),
+    )
 
 
 def _blackman_values(m, ct, rnd):
@@ -117,11 +152,28 @@ def _blackman_values(m, ct, rnd):
     return rnd(rnd(a - b) + ct(0.42))
 
 
-def blackman_window(window_length, periodic=True, *, out=None, dtype=None, layout=None,
-                    device=None, pin_memory=False, requires_grad: bool = False) -> Tensor:  # fmt: skip
+def blackman_window(
+    window_length,
+    periodic=True,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad: bool = False,
+) -> Tensor:
     """``0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1))``."""
-    return _make("blackman_window", window_length, periodic, dtype, out, requires_grad, device,
-                 _blackman_values)  # fmt: skip
+    return _make(
+        "blackman_window",
+        window_length,
+        periodic,
+        dtype,
+        out,
+        requires_grad,
+        device,
+        _blackman_values,
+    )
 
 
 def _bartlett_values(m, ct, rnd):
@@ -131,15 +183,42 @@ def _bartlett_values(m, ct, rnd):
     return w
 
 
-def bartlett_window(window_length, periodic=True, *, out=None, dtype=None, layout=None,
-                    device=None, pin_memory=False, requires_grad: bool = False) -> Tensor:  # fmt: skip
+def bartlett_window(
+    window_length,
+    periodic=True,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad: bool = False,
+) -> Tensor:
     """The triangular window ``1 - |2k / (N - 1) - 1|``."""
-    return _make("bartlett_window", window_length, periodic, dtype, out, requires_grad, device,
-                 _bartlett_values)  # fmt: skip
+    return _make(
+        "bartlett_window",
+        window_length,
+        periodic,
+        dtype,
+        out,
+        requires_grad,
+        device,
+        _bartlett_values,
+    )
 
 
-def kaiser_window(window_length, periodic=True, beta=12.0, *, out=None, dtype=None, layout=None,
-                  device=None, pin_memory=False, requires_grad: bool = False) -> Tensor:  # fmt: skip
+def kaiser_window(
+    window_length,
+    periodic=True,
+    beta=12.0,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad: bool = False,
+) -> Tensor:
     """``I0(beta sqrt(1 - ((k - a) / a)^2)) / I0(beta)`` with ``a = (N - 1) / 2``."""
     beta = _real(beta, "kaiser_window", "beta", 3)
 
@@ -150,8 +229,9 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, out=None, dtype=No
         arg = beta * np.sqrt(np.abs(1 - ((k - a) / a) ** 2))
         return (_i0(arg) / _i0(beta)).astype(ct)
 
-    return _make("kaiser_window", window_length, periodic, dtype, out, requires_grad, device,
-                 values)  # fmt: skip
+    return _make(
+        "kaiser_window", window_length, periodic, dtype, out, requires_grad, device, values
+    )
 
 
 __all__ = ["bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window"]
