@@ -75,6 +75,7 @@ from .ops.scatter import *  # noqa: F403
 from .ops.scatter_reduce import *  # noqa: F403
 from .ops.stacking import *  # noqa: F403
 from .ops.differences import *  # noqa: F403
+from .ops.torch_activations import *  # noqa: F403
 from ._torch_numerics import *  # noqa: F403
 from ._engine.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from ._engine.grad_mode import (  # noqa: F401
@@ -131,6 +132,7 @@ from .serialization import load, save  # noqa: F401
 from . import func  # noqa: F401
 from .func import vmap  # noqa: F401
 from . import nn  # noqa: F401
+from .nn._torch_level import *  # noqa: F403  (torch.conv2d, torch.dropout ...)
 from . import backends, cuda, distributed, version  # noqa: F401
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
 from ._as_torch import install_as_torch  # noqa: F401

@@ -61,6 +61,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     stacking,
     statistics,
     strided,
+    torch_activations,
 )
 from ._operands import operator_method
 from .inplace import inplace
