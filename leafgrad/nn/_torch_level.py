@@ -252,15 +252,21 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor:
     return rnn_step(input, hx, w_ih, w_hh, b_ih, b_hh, "relu")
 
 
+def _inplace_of(fn, name: str):
+    """``name``, writing ``fn``'s result into its input. ``fn`` runs on a copy: its inner ops
+    may save the input, which the write would otherwise change under them."""
+    return _inplace(lambda input, *args, **kwargs: fn(input.clone(), *args, **kwargs), name)
+
+
 # In-place twins: the result written into the input, which takes its history.
-dropout_ = _inplace(dropout, "dropout_")
-feature_dropout_ = _inplace(feature_dropout, "feature_dropout_")
-alpha_dropout_ = _inplace(alpha_dropout, "alpha_dropout_")
-feature_alpha_dropout_ = _inplace(feature_alpha_dropout, "feature_alpha_dropout_")
-celu_ = _inplace(celu, "celu_")
-selu_ = _inplace(selu, "selu_")
-rrelu_ = _inplace(rrelu, "rrelu_")
-threshold_ = _inplace(threshold, "threshold_")
+dropout_ = _inplace_of(dropout, "dropout_")
+feature_dropout_ = _inplace_of(feature_dropout, "feature_dropout_")
+alpha_dropout_ = _inplace_of(alpha_dropout, "alpha_dropout_")
+feature_alpha_dropout_ = _inplace_of(feature_alpha_dropout, "feature_alpha_dropout_")
+celu_ = _inplace_of(celu, "celu_")
+selu_ = _inplace_of(selu, "selu_")
+rrelu_ = _inplace_of(rrelu, "rrelu_")
+threshold_ = _inplace_of(threshold, "threshold_")
 
 
 __all__ = [
