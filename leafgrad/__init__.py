@@ -3,13 +3,26 @@
 import math as _math
 
 from ._dtype import (  # noqa: F401
+    bfloat16,
     bool,
+    cdouble,
+    cfloat,
+    chalf,
+    complex32,
+    complex64,
+    complex128,
     double,
     dtype,
     float,
     float16,
     float32,
     float64,
+    float4_e2m1fn_x2,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
     get_default_dtype,
     half,
     int,
@@ -22,6 +35,9 @@ from ._dtype import (  # noqa: F401
     set_default_dtype,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from ._tensor import Size, Tensor, device  # noqa: F401
 from ._legacy import *  # noqa: F403
