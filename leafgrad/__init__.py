@@ -151,6 +151,27 @@ from . import nn  # noqa: F401
 from .nn._torch_level import *  # noqa: F403  (torch.conv2d, torch.dropout ...)
 from . import backends, cuda, distributed, version  # noqa: F401
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
+from ._global_flags import *  # noqa: F403
+from . import amp  # noqa: F401
+from .amp import GradScaler, autocast  # noqa: F401
+from .amp import (  # noqa: F401
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
+)
+from .cuda import OutOfMemoryError  # noqa: F401
 from ._as_torch import install_as_torch  # noqa: F401
 from ._random import Generator  # noqa: F401
 

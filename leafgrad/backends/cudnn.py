@@ -1,5 +1,7 @@
 """``torch.backends.cudnn``: flags a script may set (they change nothing here)."""
 
+import sys
+
 enabled = True
 benchmark = False
 deterministic = False
@@ -12,3 +14,7 @@ def is_available() -> bool:
 
 def version() -> None:
     return None
+
+
+# PyTorch binds the module to itself as ``m`` (its flags live on a module subclass).
+m = sys.modules[__name__]
