@@ -1,6 +1,8 @@
 """torch.cuda's allocator, stream, event and device names as PyTorch's CPU-only build has them:
 the same answers where it answers, the same exception types where it fails."""
 
+import warnings
+
 import pytest
 
 import leafgrad as lg
@@ -47,7 +49,9 @@ CALLS = [
 
 def _call(m, name, args):
     try:
-        return "value", getattr(m.cuda, name)(*args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # reset_max_*: tested below
+            return "value", getattr(m.cuda, name)(*args)
     except Exception as exc:  # the type is what is compared
         return "raised", type(exc)
 
@@ -66,6 +70,9 @@ def test_renamed_memory_queries_warn_as_pytorch():
     for name in ("memory_cached", "max_memory_cached"):
         with pytest.warns(FutureWarning, match="has been renamed"):
             assert getattr(lg.cuda, name)() == 0
+    with pytest.warns(FutureWarning, match="resets /all/ peak memory stats"):
+        with pytest.raises(AttributeError):
+            lg.cuda.reset_max_memory_cached()
 
 
 def test_contexts_a_cpu_program_can_enter_do_nothing():

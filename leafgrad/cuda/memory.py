@@ -63,10 +63,24 @@ def host_memory_stats_as_nested_dict() -> dict:
 
 
 reset_peak_memory_stats = missing_binding("reset_peak_memory_stats", "_cuda_resetPeakMemoryStats")
-reset_max_memory_allocated = missing_binding(
-    "reset_max_memory_allocated", "_cuda_resetPeakMemoryStats"
-)
-reset_max_memory_cached = missing_binding("reset_max_memory_cached", "_cuda_resetPeakMemoryStats")
+
+
+def _resets_all_peaks(name: str):
+    def reset(device=None) -> None:
+        """FutureWarning, then AttributeError, as in a CPU-only build of PyTorch."""
+        warn_at_user(
+            f"torch.cuda.{name} now calls torch.cuda.reset_peak_memory_stats, which resets /all/ "
+            "peak memory stats.",
+            FutureWarning,
+        )
+        reset_peak_memory_stats(device)
+
+    reset.__name__ = reset.__qualname__ = name
+    return reset
+
+
+reset_max_memory_allocated = _resets_all_peaks("reset_max_memory_allocated")
+reset_max_memory_cached = _resets_all_peaks("reset_max_memory_cached")
 reset_accumulated_memory_stats = missing_binding(
     "reset_accumulated_memory_stats", "_cuda_resetAccumulatedMemoryStats"
 )
