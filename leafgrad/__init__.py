@@ -3,13 +3,26 @@
 import math as _math
 
 from ._dtype import (  # noqa: F401
+    bfloat16,
     bool,
+    cdouble,
+    cfloat,
+    chalf,
+    complex32,
+    complex64,
+    complex128,
     double,
     dtype,
     float,
     float16,
     float32,
     float64,
+    float4_e2m1fn_x2,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
     get_default_dtype,
     half,
     int,
@@ -22,16 +35,21 @@ from ._dtype import (  # noqa: F401
     set_default_dtype,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from ._tensor import Size, Tensor, device  # noqa: F401
 from ._legacy import *  # noqa: F403
 from ._memory_format import *  # noqa: F403
 from ._typeinfo import finfo, iinfo  # noqa: F401
 from ._default_device import get_default_device, set_default_device  # noqa: F401
+from ._torch_predicates import *  # noqa: F403  (before the ops: their declarations win)
 from . import ops as _ops  # noqa: F401  (gives Tensor its methods)
 from ._creation import *  # noqa: F403
 from ._random import *  # noqa: F403
 from ._ranges import *  # noqa: F403
+from ._windows import *  # noqa: F403
 from ._tensor_str import set_printoptions  # noqa: F401
 
 # Each family's __all__ is generated from its declarations (leafgrad/_exposure.py).
@@ -79,6 +97,9 @@ from .ops.blas_adds import *  # noqa: F403
 from .ops.torch_inplace import *  # noqa: F403
 from .ops.view_copies import *  # noqa: F403
 from .ops.view_scatter import *  # noqa: F403
+from .ops.differences import *  # noqa: F403
+from .ops.torch_activations import *  # noqa: F403
+from ._torch_numerics import *  # noqa: F403
 from ._engine.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from ._engine.grad_mode import (  # noqa: F401
     enable_grad,
@@ -144,8 +165,30 @@ from .serialization import load, save  # noqa: F401
 from . import func  # noqa: F401
 from .func import vmap  # noqa: F401
 from . import nn  # noqa: F401
+from .nn._torch_level import *  # noqa: F403  (torch.conv2d, torch.dropout ...)
 from . import backends, cuda, distributed, version  # noqa: F401
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
+from ._global_flags import *  # noqa: F403
+from . import amp  # noqa: F401
+from .amp import GradScaler, autocast  # noqa: F401
+from .amp import (  # noqa: F401
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
+)
+from .cuda import OutOfMemoryError  # noqa: F401
 from ._as_torch import install_as_torch  # noqa: F401
 from ._random import Generator  # noqa: F401
 

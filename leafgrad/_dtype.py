@@ -16,6 +16,9 @@ __all__ = [
     "int16",
     "int8",
     "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "bool",
     "get_default_dtype",
     "set_default_dtype",
@@ -65,13 +68,65 @@ int16 = dtype("int16", np.int16)
 int32 = dtype("int32", np.int32)
 int64 = dtype("int64", np.int64)
 bool = dtype("bool", np.bool_)
+# PyTorch's "barebones" unsigned types: storage, conversion and a few kernels; they promote
+# with no other integer type (see _promote).
+uint16 = dtype("uint16", np.uint16)
+uint32 = dtype("uint32", np.uint32)
+uint64 = dtype("uint64", np.uint64)
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 
-_ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool)
+_ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool, uint16, uint32, uint64)
 _FROM_NP = {d.np: d for d in _ALL}
+_BAREBONES = (uint16, uint32, uint64)
 _default = [float32]
+
+
+class _AbsentDtype(dtype):
+    """A PyTorch dtype NumPy cannot hold (bfloat16, complex, float8): it exists, so code can
+    name and compare it, and ``as_dtype`` refuses it wherever a tensor would be made."""
+
+    __slots__ = ("_complex", "_signed")
+
+    def __init__(self, name: str, itemsize: int, *, complex_: bool = False, signed=True) -> None:
+        self.name, self.np, self.itemsize = name, None, itemsize
+        self._category = _INT if complex_ else _FLOAT  # a complex dtype is not floating point
+        self._complex, self._signed = complex_, signed
+
+    @property
+    def is_complex(self) -> bool:
+        return self._complex
+
+    @property
+    def is_signed(self) -> bool:
+        return self._signed
+
+
+bfloat16 = _AbsentDtype("bfloat16", 2)
+complex32 = _AbsentDtype("complex32", 4, complex_=True)
+complex64 = _AbsentDtype("complex64", 8, complex_=True)
+complex128 = _AbsentDtype("complex128", 16, complex_=True)
+chalf, cfloat, cdouble = complex32, complex64, complex128
+float8_e4m3fn = _AbsentDtype("float8_e4m3fn", 1)
+float8_e4m3fnuz = _AbsentDtype("float8_e4m3fnuz", 1)
+float8_e5m2 = _AbsentDtype("float8_e5m2", 1)
+float8_e5m2fnuz = _AbsentDtype("float8_e5m2fnuz", 1)
+float8_e8m0fnu = _AbsentDtype("float8_e8m0fnu", 1, signed=False)
+float4_e2m1fn_x2 = _AbsentDtype("float4_e2m1fn_x2", 1)
+ABSENT = (bfloat16, complex32, complex64, complex128, float8_e4m3fn, float8_e4m3fnuz,
+          float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn_x2)  # fmt: skip
+
+
+def _refuse_absent(d: dtype) -> None:
+    why = (
+        "its ops and derivatives are real-only (keep real and imaginary parts apart)"
+        if d.is_complex
+        else f"NumPy, which holds its values, has no {d.name} type"
+    )
+    raise TypeError(
+        f"leafgrad has no {d} tensors: {why}; use torch.float32 or torch.float64 instead"
+    )
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
@@ -81,7 +136,7 @@ def from_numpy_dtype(np_dtype) -> dtype:
     except KeyError:
         raise TypeError(
             f"leafgrad has no dtype for NumPy dtype {np.dtype(np_dtype)}; "
-            "supported: float16/32/64, int8/16/32/64, uint8, bool"
+            "supported: float16/32/64, int8/16/32/64, uint8/16/32/64, bool"
         ) from None
 
 
@@ -91,6 +146,8 @@ def as_dtype(d) -> dtype:
     Like PyTorch, NumPy dtypes and strings are refused with a TypeError.
     """
     if isinstance(d, dtype):
+        if d.np is None:
+            _refuse_absent(d)
         return d
     if d is builtins.float:
         return float64
@@ -117,6 +174,8 @@ def set_default_dtype(d) -> None:
         )
     if not d.is_floating_point:
         raise TypeError(f"set_default_dtype: only floating-point dtypes are allowed, got {d}")
+    if d.np is None:
+        _refuse_absent(d)
     _default[0] = d
 
 
@@ -162,6 +221,13 @@ def _promote(a: dtype, b: dtype) -> dtype:
     """PyTorch's promotion table: a float absorbs any int or bool (float32 + int64 is float32)."""
     if a is b:
         return a
+    if a._category != b._category and _FLOAT in (a._category, b._category):
+        return a if a._category > b._category else b
+    if a in _BAREBONES or b in _BAREBONES:
+        raise RuntimeError(
+            f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+            f"{a} and {b}; convert one of them first (e.g. .to(torch.int64))"
+        )
     if a._category != b._category:
         return a if a._category > b._category else b
     # Within one category NumPy agrees with PyTorch (uint8 + int8 -> int16, f16 + f32 -> f32).

@@ -29,23 +29,51 @@ from ._memory_format import like_in_format
 from ._tensor import CPU, Tensor, _wrap, check_device
 from ._tensor import device as device_type
 
-_rng = [np.random.default_rng()]
+
+def _fresh_seed() -> int:
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
 
 
-def manual_seed(seed) -> np.random.Generator:
+# The global generator and the seed it started from (torch.initial_seed), both swapped by
+# manual_seed; default_generator reads them here.
+_seed = [_fresh_seed()]
+_rng = [np.random.default_rng(_seed[0])]
+
+
+def _check_seed(seed, op: str) -> int:
+    seed = int(seed)
+    if not _INT64_MIN <= seed <= _UINT64_MAX:
+        raise ValueError(f"{op}: seed {seed} does not fit in 64 bits")
+    return seed % 2**64
+
+
+def manual_seed(seed) -> Generator:
     """Seed leafgrad's random generator (NumPy's PCG64; streams differ from PyTorch's).
 
     Accepts what ``int()`` accepts, as PyTorch does; negative seeds wrap modulo 2**64 and
-    seeds outside [-2**63, 2**64) raise ValueError.
+    seeds outside [-2**63, 2**64) raise ValueError. Returns ``default_generator``.
     """
-    seed = int(seed)
-    if not _INT64_MIN <= seed <= _UINT64_MAX:
-        raise ValueError(f"manual_seed: seed {seed} does not fit in 64 bits")
-    _rng[0] = np.random.default_rng(seed % 2**64)
-    return _rng[0]
+    return default_generator.manual_seed(_check_seed(seed, "manual_seed"))
 
 
-seed = manual_seed
+def seed() -> int:
+    """Seed the global generator from fresh entropy; returns the seed."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    """The seed the global generator started from (the last ``manual_seed`` or ``seed``)."""
+    return _seed[0]
+
+
+def get_rng_state() -> Tensor:
+    """The global generator's state as a uint8 tensor (what ``set_rng_state`` takes back)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    """Restore a state from ``get_rng_state``."""
+    default_generator.set_state(new_state)
 
 
 _RANDOMNESS_ERROR = (
@@ -92,16 +120,13 @@ class Generator:
 
     def manual_seed(self, seed) -> Generator:
         """Seed it as ``leafgrad.manual_seed`` seeds the global generator; returns itself."""
-        seed = int(seed)
-        if not _INT64_MIN <= seed <= _UINT64_MAX:
-            raise ValueError(f"Generator.manual_seed: seed {seed} does not fit in 64 bits")
-        self._seed = seed % 2**64
+        self._seed = _check_seed(seed, "Generator.manual_seed")
         self._rng = np.random.default_rng(self._seed)
         return self
 
     def seed(self) -> int:
         """Seed it from fresh entropy; returns the seed."""
-        self.manual_seed(int(np.random.SeedSequence().generate_state(1, np.uint64)[0]))
+        self.manual_seed(_fresh_seed())
         return self._seed
 
     def initial_seed(self) -> int:
@@ -113,9 +138,35 @@ class Generator:
         return _finish(np.frombuffer(text.encode(), dtype=np.uint8).copy(), False)
 
     def set_state(self, new_state: Tensor) -> Generator:
-        state = json.loads(np.asarray(new_state._data, dtype=np.uint8).tobytes().decode())
-        self._rng.bit_generator.state = state
+        """Restore a state from ``get_state``; TypeError unless a uint8 tensor."""
+        if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
+            raise TypeError(
+                "RNG state must be a torch.ByteTensor (uint8), as get_state() / get_rng_state() "
+                f"returns; got {getattr(new_state, 'dtype', type(new_state).__name__)}"
+            )
+        try:
+            state = json.loads(new_state._data.tobytes().decode())
+            self._rng.bit_generator.state = state
+        except (ValueError, TypeError, KeyError) as exc:
+            raise RuntimeError(
+                f"set_state: this tensor is not a state of leafgrad's generator ({exc}); pass "
+                "what get_state() or get_rng_state() returned"
+            ) from None
         return self
+
+
+class _DefaultGenerator(Generator):
+    """The global generator as a Generator (``torch.default_generator``): seeding it seeds
+    ``manual_seed``'s stream, and the other way round."""
+
+    def __init__(self) -> None:
+        self.device = CPU
+
+    _rng = property(lambda self: _rng[0], lambda self, value: _rng.__setitem__(0, value))
+    _seed = property(lambda self: _seed[0], lambda self, value: _seed.__setitem__(0, value))
+
+
+default_generator = _DefaultGenerator()
 
 
 def _float_dtype(dtype, out, op: str) -> _dtype.dtype:
@@ -328,6 +379,7 @@ def _normal_of_batched(mean, std, size, generator, out) -> Tensor:
 
 
 __all__ = [
-    "Generator", "manual_seed", "seed", "rand", "randn", "randint", "rand_like", "randn_like",
+    "Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+    "default_generator", "rand", "randn", "randint", "rand_like", "randn_like",
     "randint_like", "randperm", "normal",
 ]  # fmt: skip

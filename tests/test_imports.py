@@ -23,6 +23,8 @@ WHY = re.compile(r"#.*\bwhy:", re.IGNORECASE)
 # ``leafgrad.nn`` exists after ``import leafgrad`` as ``torch.nn`` does after ``import torch``,
 # while nn and optim are built on that public face (``from .. import Tensor``).
 UPWARD = {("leafgrad", "leafgrad.nn"), ("leafgrad", "leafgrad.optim")}
+# torch.conv2d, torch.dropout ...: nn's layers under their ATen signatures, imported with nn.
+UPWARD.add(("leafgrad", "leafgrad.nn._torch_level"))
 
 # Function-level imports in packages this test's author does not own, each with what is to be
 # done (path relative to the repository, the import statement as written).

@@ -171,10 +171,8 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     return _lg.where(input > -3, inside, 0.0)
 
 
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """``0`` on ``[-lambd, lambd]``, else ``x``."""
-    _check_kernel_dtype("hardshrink", input)
-    return _lg.where((input >= -lambd) & (input <= lambd), 0.0, _recorded(input))
+# torch.hardshrink and torch.prelu, which are Tensor methods too (ops/torch_activations.py).
+hardshrink = _lg.hardshrink
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -188,24 +186,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     return _lg.where(input > lambd, x - lambd, below)
 
 
-def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    """``x`` where positive, else ``weight * x``; ``weight`` has 1 or ``C`` (dim 1) elements."""
-    _check_kernel_dtype("prelu", input, error=RuntimeError)
-    if not isinstance(weight, Tensor):
-        raise TypeError(f"prelu(): argument 'weight' must be a Tensor, not {type(weight).__name__}")
-    if weight.dim() > 1:
-        raise RuntimeError(f"prelu: weight must be a scalar or 1-D, got {weight.dim()}-D")
-    count = weight.numel()
-    if count != 1:
-        channels = input.shape[1] if input.dim() > 1 else 1
-        if input.dim() == 0 or channels != count:
-            raise RuntimeError(
-                f"prelu: weight has {count} parameters but the input of shape "
-                f"{list(input.shape)} has {channels} channels (dim 1); use 1 or {channels}"
-            )
-        weight = weight.reshape((count,) + (1,) * (input.dim() - 2))
-    x = _recorded(input)
-    return _lg.where(input > 0, x, weight * x)
+prelu = _lg.prelu
 
 
 def rrelu(

@@ -155,7 +155,8 @@ _TYPE_NAMES = {
     np.dtype(np.float16): "HalfTensor", np.dtype(np.int64): "LongTensor",
     np.dtype(np.int32): "IntTensor", np.dtype(np.int16): "ShortTensor",
     np.dtype(np.int8): "CharTensor", np.dtype(np.uint8): "ByteTensor",
-    np.dtype(np.bool_): "BoolTensor",
+    np.dtype(np.bool_): "BoolTensor", np.dtype(np.uint16): "UInt16Tensor",
+    np.dtype(np.uint32): "UInt32Tensor", np.dtype(np.uint64): "UInt64Tensor",
 }  # fmt: skip
 
 _CASTS = {

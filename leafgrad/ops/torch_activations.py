@@ -1,0 +1,63 @@
+"""Activations PyTorch has as ``torch.X`` and ``Tensor.X`` too: ``hardshrink`` and ``prelu``.
+
+Composed with ``where`` on PyTorch's branch conditions, so gradients at the kinks are PyTorch's,
+and differentiable to any order. The input passes through ``leaky_relu(x, 1)`` (an exact
+identity) when it requires grad, so that, as PyTorch's kernels, the backward depends on it and
+a second derivative is zeros rather than an error.
+"""
+
+from __future__ import annotations
+
+from .._exposure import exports, public
+from .._tensor import Tensor
+from .activations import leaky_relu
+from .piecewise import where
+
+_KINDS = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+          "int64": "Long"}  # fmt: skip
+
+
+def _floating(op: str, input, error) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if not input.is_floating_point():
+        kind = _KINDS.get(str(input.dtype).removeprefix("torch."), str(input.dtype))
+        raise error(
+            f"{op}: not implemented for '{kind}' inputs, as in PyTorch; it takes floating-point "
+            "tensors (convert with .float())"
+        )
+
+
+def _recorded(x: Tensor) -> Tensor:
+    return leaky_relu(x, 1.0) if x.requires_grad else x
+
+
+@public()
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``0`` on ``[-lambd, lambd]``, else ``x``."""
+    _floating("hardshrink", input, NotImplementedError)
+    return where((input >= -lambd) & (input <= lambd), 0.0, _recorded(input))
+
+
+@public()
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, else ``weight * x``; ``weight`` has 1 or ``C`` (dim 1) elements."""
+    _floating("prelu", input, RuntimeError)
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu(): argument 'weight' must be a Tensor, not {type(weight).__name__}")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: weight must be a scalar or 1-D, got {weight.dim()}-D")
+    count = weight.numel()
+    if count != 1:
+        channels = input.shape[1] if input.dim() > 1 else 1
+        if input.dim() == 0 or channels != count:
+            raise RuntimeError(
+                f"prelu: weight has {count} parameters but the input of shape "
+                f"{list(input.shape)} has {channels} channels (dim 1); use 1 or {channels}"
+            )
+        weight = weight.reshape((count,) + (1,) * (input.dim() - 2))
+    x = _recorded(input)
+    return where(input > 0, x, weight * x)
+
+
+__all__ = exports(globals())
