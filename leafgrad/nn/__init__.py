@@ -73,6 +73,7 @@ from .loss_more import (
     TripletMarginLoss,
 )
 from .module import Module
+from .multihead import MultiheadAttention
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .padding import (
     CircularPad1d,
@@ -116,6 +117,13 @@ from .pooling import (
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .upsampling import (
     PixelShuffle,
     PixelUnshuffle,
@@ -193,4 +201,8 @@ __all__ += [
     "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "KLDivLoss",
     "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss",
     "SoftMarginLoss", "TripletMarginLoss",
+]  # fmt: skip
+__all__ += [
+    "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+    "TransformerEncoder", "TransformerEncoderLayer",
 ]  # fmt: skip

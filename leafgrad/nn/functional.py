@@ -110,6 +110,30 @@ from ._pooling_functions import (
     max_pool3d_with_indices,
 )
 from ._unpool_functions import max_unpool1d, max_unpool2d, max_unpool3d
+from ._attention_functions import multi_head_attention_forward, scaled_dot_product_attention
+from ._fold_functions import fold, unfold
+from ._grid_functions import (
+    GRID_SAMPLE_INTERPOLATION_MODES,
+    GRID_SAMPLE_PADDING_MODES,
+    affine_grid,
+    grid_sample,
+)
+from ._misc_functions import (
+    celu_,
+    channel_shuffle,
+    elu_,
+    gumbel_softmax,
+    hardtanh_,
+    leaky_relu_,
+    local_response_norm,
+    native_channel_shuffle,
+    one_hot,
+    pdist,
+    relu_,
+    rrelu_,
+    selu_,
+    threshold_,
+)
 
 __all__ = [
     "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -164,6 +188,13 @@ __all__ += [
     "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "kl_div",
     "margin_ranking_loss", "multi_margin_loss", "multilabel_soft_margin_loss",
     "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
+]  # fmt: skip
+__all__ += [
+    "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES", "affine_grid", "celu_",
+    "channel_shuffle", "elu_", "fold", "grid_sample", "gumbel_softmax", "hardtanh_",
+    "leaky_relu_", "local_response_norm", "multi_head_attention_forward",
+    "native_channel_shuffle", "one_hot", "pdist", "relu_", "rrelu_",
+    "scaled_dot_product_attention", "selu_", "threshold_", "unfold",
 ]  # fmt: skip
 
 
