@@ -130,7 +130,9 @@ def local_response_norm(
 
 
 def _inplace_of(fn, name: str):
-    method = _inplace(fn, name)
+    # The composed activations save their input; a clone keeps those saved values intact
+    # when the result is written back over the input.
+    method = _inplace(lambda input, *args, **kwargs: fn(input.clone(), *args, **kwargs), name)
     method.__doc__ = f"In-place ``{fn.__name__}``: writes the result into ``input``."
     return method
 
