@@ -60,6 +60,7 @@ from .loss import (
     NLLLoss,
     SmoothL1Loss,
 )
+from .loss_extra import MultiLabelMarginLoss, TripletMarginWithDistanceLoss
 from .loss_more import (
     CosineEmbeddingLoss,
     GaussianNLLLoss,
@@ -72,6 +73,7 @@ from .loss_more import (
     SoftMarginLoss,
     TripletMarginLoss,
 )
+from .misc_layers import ChannelShuffle, CrossMapLRN2d, Fold, LocalResponseNorm, Unfold
 from .module import Module
 from .multihead import MultiheadAttention
 from .normalization import GroupNorm, LayerNorm, RMSNorm
@@ -205,4 +207,8 @@ __all__ += [
 __all__ += [
     "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
     "TransformerEncoder", "TransformerEncoderLayer",
+]  # fmt: skip
+__all__ += [
+    "ChannelShuffle", "CrossMapLRN2d", "Fold", "LocalResponseNorm", "MultiLabelMarginLoss",
+    "TripletMarginWithDistanceLoss", "Unfold",
 ]  # fmt: skip

@@ -118,6 +118,7 @@ from ._grid_functions import (
     affine_grid,
     grid_sample,
 )
+from ._loss_functions_extra import multilabel_margin_loss, triplet_margin_with_distance_loss
 from ._misc_functions import (
     celu_,
     channel_shuffle,
@@ -194,7 +195,8 @@ __all__ += [
     "channel_shuffle", "elu_", "fold", "grid_sample", "gumbel_softmax", "hardtanh_",
     "leaky_relu_", "local_response_norm", "multi_head_attention_forward",
     "native_channel_shuffle", "one_hot", "pdist", "relu_", "rrelu_",
-    "scaled_dot_product_attention", "selu_", "threshold_", "unfold",
+    "scaled_dot_product_attention", "selu_", "threshold_", "unfold", "multilabel_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]  # fmt: skip
 
 
