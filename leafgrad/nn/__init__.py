@@ -48,6 +48,7 @@ from .dropout import (
     FeatureAlphaDropout,
 )
 from .flatten import Flatten, Unflatten
+from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Bilinear, Identity, Linear
 from .loss import (
@@ -118,7 +119,7 @@ from .pooling import (
 )
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -212,3 +213,4 @@ __all__ += [
     "ChannelShuffle", "CrossMapLRN2d", "Fold", "LocalResponseNorm", "MultiLabelMarginLoss",
     "TripletMarginWithDistanceLoss", "Unfold",
 ]  # fmt: skip
+__all__ += ["EmbeddingBag", "FractionalMaxPool2d", "FractionalMaxPool3d"]

@@ -191,8 +191,16 @@ def multi_head_attention_forward(
         attn_mask = None if attn_mask is None else pad_one(attn_mask, (0, 1))
         key_padding_mask = None if key_padding_mask is None else pad_one(key_padding_mask, (0, 1))
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None else static_k
-    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v
+    k = (
+        k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+        if static_k is None
+        else static_k
+    )
+    v = (
+        v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+        if static_v is None
+        else static_v
+    )
     if add_zero_attn:
         k = _lg.cat([k, k.new_zeros((bsz * num_heads, 1, head_dim))], 1)
         v = _lg.cat([v, v.new_zeros((bsz * num_heads, 1, head_dim))], 1)

@@ -46,8 +46,12 @@ def _blocks(size, kernel, dil, pad, step) -> list[int]:
 def _positions(padded, blocks, kernel, dil, step) -> np.ndarray:
     """Flat position in the padded ``(Hp, Wp)`` plane of block element ``(c, k, l)``:
     ``(K * L,)`` ordered kernel offset first, then block."""
-    ky, kx = np.meshgrid(np.arange(kernel[0]) * dil[0], np.arange(kernel[1]) * dil[1], indexing="ij")
-    by, bx = np.meshgrid(np.arange(blocks[0]) * step[0], np.arange(blocks[1]) * step[1], indexing="ij")
+    ky, kx = np.meshgrid(
+        np.arange(kernel[0]) * dil[0], np.arange(kernel[1]) * dil[1], indexing="ij"
+    )
+    by, bx = np.meshgrid(
+        np.arange(blocks[0]) * step[0], np.arange(blocks[1]) * step[1], indexing="ij"
+    )
     rows = ky.reshape(-1, 1) + by.reshape(1, -1)
     cols = kx.reshape(-1, 1) + bx.reshape(1, -1)
     return (rows * padded[1] + cols).reshape(-1)

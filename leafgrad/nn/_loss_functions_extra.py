@@ -3,7 +3,7 @@ leafgrad ops so they differentiate to any order."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -23,7 +23,9 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """``(*, num_classes)`` int64 with a 1 at each index of the int64 ``tensor``; ``-1``
     infers ``num_classes`` as ``max + 1``."""
     if not isinstance(tensor, Tensor):
-        raise TypeError(f"one_hot(): argument 'input' must be a Tensor, not {type(tensor).__name__}")
+        raise TypeError(
+            f"one_hot(): argument 'input' must be a Tensor, not {type(tensor).__name__}"
+        )
     if tensor.dtype != _lg.int64:
         raise RuntimeError(
             "one_hot is only applicable to index tensor of type LongTensor. Got "
@@ -91,7 +93,9 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
             f"sizes {list(input.shape)}"
         )
     if groups <= 0:
-        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{groups}"
+        )
     channels = input.shape[1]
     if channels % groups:
         raise RuntimeError(

@@ -105,9 +105,7 @@ class CrossMapLRN2d(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         if input.dim() != 4:
-            raise ValueError(
-                f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead."
-            )
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
         windows = _lg.tensor(_cross_map_windows(input.shape[1], self.size), dtype=input.dtype)
         sums = _lg.einsum("cj,njhw->nchw", windows, input * input)
         return input * (sums * (self.alpha / self.size) + self.k) ** -self.beta

@@ -49,7 +49,9 @@ def test_fold_rejects_a_block_count_that_does_not_fit(torch):
 
 @pytest.mark.parametrize(
     "mode, padding_mode, align_corners",
-    list(itertools.product(["bilinear", "bicubic"], ["zeros", "border", "reflection"], [True, False])),
+    list(
+        itertools.product(["bilinear", "bicubic"], ["zeros", "border", "reflection"], [True, False])
+    ),
 )
 def test_grid_sample_2d_matches_pytorch(pt, mode, padding_mode, align_corners):
     grid = RNG.uniform(-1.3, 1.3, (2, 3, 6, 2))
@@ -132,7 +134,9 @@ def test_gumbel_softmax_samples_a_distribution_and_hard_is_straight_through():
     assert logits.grad is not None and float(logits.grad.abs().sum()) > 0
 
 
-SDPA_Q, SDPA_K, SDPA_V = (RNG.standard_normal(s) for s in ((2, 4, 3, 6), (2, 4, 5, 6), (2, 4, 5, 7)))
+SDPA_Q, SDPA_K, SDPA_V = (
+    RNG.standard_normal(s) for s in ((2, 4, 3, 6), (2, 4, 5, 6), (2, 4, 5, 7))
+)
 SDPA_BOOL = np.triu(np.ones((3, 5), bool), 3) == 0
 SDPA_BOOL[1] = False  # a query that may attend to nothing gives zeros
 

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-
 from tests._against_torch import compare
 
 RNG = np.random.default_rng(11)

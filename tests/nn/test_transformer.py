@@ -14,7 +14,9 @@ RNG = np.random.default_rng(7)
 
 
 def _pair(array, requires_grad=False):
-    return lg.tensor(array, requires_grad=requires_grad), torch.tensor(array, requires_grad=requires_grad)
+    return lg.tensor(array, requires_grad=requires_grad), torch.tensor(
+        array, requires_grad=requires_grad
+    )
 
 
 def _attention_pair(**kwargs):
