@@ -204,8 +204,11 @@ def test_convert_conv_weight_memory_format_relays_nested_convolutions():
         assert isinstance(weight, lg.nn.Parameter)
 
 
-@pytest.mark.parametrize("make, shape", [(lambda m: m.nn.Linear(4, 3), (2, 4)),
-                                         (lambda m: m.nn.ConvTranspose2d(2, 3, 2), (1, 2, 4, 4))])  # fmt: skip
+SPECTRAL = [(lambda m: m.nn.Linear(4, 3), (2, 4)),
+            (lambda m: m.nn.ConvTranspose2d(2, 3, 2), (1, 2, 4, 4))]  # fmt: skip
+
+
+@pytest.mark.parametrize("make, shape", SPECTRAL)
 def test_legacy_spectral_norm_matches_pytorch(make, shape):
     ours = lg.nn.utils.spectral_norm(make(lg).double(), n_power_iterations=2)
     theirs = torch.nn.utils.spectral_norm(make(torch).double(), n_power_iterations=2)
