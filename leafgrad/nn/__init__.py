@@ -38,6 +38,7 @@ from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .containers import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .deprecated import Container, NLLLoss2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import (
     AlphaDropout,
@@ -50,6 +51,21 @@ from .dropout import (
 from .flatten import Flatten, Unflatten
 from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+    LazyLinear,
+)
 from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss,
@@ -95,7 +111,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
-from .parameter import Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from .parameter_containers import ParameterDict, ParameterList
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -214,3 +230,10 @@ __all__ += [
     "TripletMarginWithDistanceLoss", "Unfold",
 ]  # fmt: skip
 __all__ += ["EmbeddingBag", "FractionalMaxPool2d", "FractionalMaxPool3d"]
+__all__ += [
+    "Buffer", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d",
+    "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+    "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+    "LazyLinear", "UninitializedBuffer", "UninitializedParameter",
+]  # fmt: skip
+__all__ += ["Container", "NLLLoss2d"]

@@ -106,7 +106,8 @@ def test_transformer_matches_pytorch_with_masks(kwargs):
     grads = lg.autograd.grad((out**2).sum(), [s_ours, t_ours, *ours.parameters()])
     ref_grads = torch.autograd.grad((ref**2).sum(), [s_theirs, t_theirs, *theirs.parameters()])
     for g, r in zip(grads, ref_grads):
-        assert_close(g, r)
+        # two stacks of layer norms: gradients that cancel to ~1e-21 differ in the last bits
+        assert_close(g, r, "iterative")
 
 
 def test_square_subsequent_mask_is_zero_below_and_minus_inf_above():
