@@ -77,7 +77,7 @@ from .loss import (
     NLLLoss,
     SmoothL1Loss,
 )
-from .loss_extra import MultiLabelMarginLoss, TripletMarginWithDistanceLoss
+from .loss_extra import CTCLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss
 from .loss_more import (
     CosineEmbeddingLoss,
     GaussianNLLLoss,
@@ -237,3 +237,4 @@ __all__ += [
     "LazyLinear", "UninitializedBuffer", "UninitializedParameter",
 ]  # fmt: skip
 __all__ += ["Container", "NLLLoss2d"]
+__all__ += ["CTCLoss"]

@@ -41,6 +41,7 @@ from ._activation_functions import (
 from ._attention_functions import multi_head_attention_forward, scaled_dot_product_attention
 from ._conv_functions import conv1d, conv2d, conv3d
 from ._conv_transpose_functions import conv_transpose1d, conv_transpose2d, conv_transpose3d
+from ._ctc_functions import ctc_loss
 from ._dropout_functions import (
     alpha_dropout,
     dropout1d,
@@ -205,7 +206,7 @@ __all__ += [
     "scaled_dot_product_attention", "selu_", "threshold_", "unfold", "multilabel_margin_loss",
     "triplet_margin_with_distance_loss", "embedding_bag", "fractional_max_pool2d",
     "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
-    "fractional_max_pool3d_with_indices",
+    "fractional_max_pool3d_with_indices", "ctc_loss",
 ]  # fmt: skip
 
 

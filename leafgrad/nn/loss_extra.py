@@ -1,4 +1,4 @@
-"""``MultiLabelMarginLoss`` and ``TripletMarginWithDistanceLoss``."""
+"""``MultiLabelMarginLoss``, ``TripletMarginWithDistanceLoss`` and ``CTCLoss``."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ from collections.abc import Callable
 
 from .. import Tensor
 from . import _loss_functions_extra as F
+from ._ctc_functions import ctc_loss
 from .distance import PairwiseDistance
 from .loss import _Loss
 
-__all__ = ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
+__all__ = ["CTCLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
 
 
 class MultiLabelMarginLoss(_Loss):
@@ -53,4 +54,25 @@ class TripletMarginWithDistanceLoss(_Loss):
             margin=self.margin,
             swap=self.swap,
             reduction=self.reduction,
+        )
+
+
+class CTCLoss(_Loss):
+    """``functional.ctc_loss``: the negative log-likelihood of the targets summed over every
+    alignment with the inputs."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths, target_lengths) -> Tensor:
+        return ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
         )
