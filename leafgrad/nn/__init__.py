@@ -34,6 +34,7 @@ from .activation_piecewise import (
     Softshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .containers import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d
@@ -238,3 +239,4 @@ __all__ += [
 ]  # fmt: skip
 __all__ += ["Container", "NLLLoss2d"]
 __all__ += ["CTCLoss"]
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
