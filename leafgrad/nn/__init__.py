@@ -34,10 +34,12 @@ from .activation_piecewise import (
     Softshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .containers import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .deprecated import Container, NLLLoss2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import (
     AlphaDropout,
@@ -48,7 +50,23 @@ from .dropout import (
     FeatureAlphaDropout,
 )
 from .flatten import Flatten, Unflatten
+from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+    LazyLinear,
+)
 from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss,
@@ -60,6 +78,7 @@ from .loss import (
     NLLLoss,
     SmoothL1Loss,
 )
+from .loss_extra import CTCLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss
 from .loss_more import (
     CosineEmbeddingLoss,
     GaussianNLLLoss,
@@ -72,7 +91,9 @@ from .loss_more import (
     SoftMarginLoss,
     TripletMarginLoss,
 )
+from .misc_layers import ChannelShuffle, CrossMapLRN2d, Fold, LocalResponseNorm, Unfold
 from .module import Module
+from .multihead import MultiheadAttention
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .padding import (
     CircularPad1d,
@@ -91,7 +112,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
-from .parameter import Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from .parameter_containers import ParameterDict, ParameterList
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -115,7 +136,14 @@ from .pooling import (
 )
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .upsampling import (
     PixelShuffle,
     PixelUnshuffle,
@@ -194,3 +222,21 @@ __all__ += [
     "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss",
     "SoftMarginLoss", "TripletMarginLoss",
 ]  # fmt: skip
+__all__ += [
+    "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+    "TransformerEncoder", "TransformerEncoderLayer",
+]  # fmt: skip
+__all__ += [
+    "ChannelShuffle", "CrossMapLRN2d", "Fold", "LocalResponseNorm", "MultiLabelMarginLoss",
+    "TripletMarginWithDistanceLoss", "Unfold",
+]  # fmt: skip
+__all__ += ["EmbeddingBag", "FractionalMaxPool2d", "FractionalMaxPool3d"]
+__all__ += [
+    "Buffer", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d",
+    "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+    "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+    "LazyLinear", "UninitializedBuffer", "UninitializedParameter",
+]  # fmt: skip
+__all__ += ["Container", "NLLLoss2d"]
+__all__ += ["CTCLoss"]
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]

@@ -38,14 +38,30 @@ from ._activation_functions import (
     tanhshrink,
     threshold,
 )
+from ._attention_functions import multi_head_attention_forward, scaled_dot_product_attention
 from ._conv_functions import conv1d, conv2d, conv3d
 from ._conv_transpose_functions import conv_transpose1d, conv_transpose2d, conv_transpose3d
+from ._ctc_functions import ctc_loss
 from ._dropout_functions import (
     alpha_dropout,
     dropout1d,
     dropout2d,
     dropout3d,
     feature_alpha_dropout,
+)
+from ._embedding_bag_functions import embedding_bag
+from ._fold_functions import fold, unfold
+from ._fractional_pool_functions import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
+from ._grid_functions import (
+    GRID_SAMPLE_INTERPOLATION_MODES,
+    GRID_SAMPLE_PADDING_MODES,
+    affine_grid,
+    grid_sample,
 )
 from ._interpolate_functions import (
     interpolate,
@@ -66,6 +82,7 @@ from ._loss_functions import (
     nll_loss,
     smooth_l1_loss,
 )
+from ._loss_functions_extra import multilabel_margin_loss, triplet_margin_with_distance_loss
 from ._loss_functions_more import (
     cosine_embedding_loss,
     gaussian_nll_loss,
@@ -77,6 +94,22 @@ from ._loss_functions_more import (
     poisson_nll_loss,
     soft_margin_loss,
     triplet_margin_loss,
+)
+from ._misc_functions import (
+    celu_,
+    channel_shuffle,
+    elu_,
+    gumbel_softmax,
+    hardtanh_,
+    leaky_relu_,
+    local_response_norm,
+    native_channel_shuffle,
+    one_hot,
+    pdist,
+    relu_,
+    rrelu_,
+    selu_,
+    threshold_,
 )
 from ._normalization_functions import (
     batch_norm,
@@ -164,6 +197,16 @@ __all__ += [
     "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "kl_div",
     "margin_ranking_loss", "multi_margin_loss", "multilabel_soft_margin_loss",
     "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
+]  # fmt: skip
+__all__ += [
+    "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES", "affine_grid", "celu_",
+    "channel_shuffle", "elu_", "fold", "grid_sample", "gumbel_softmax", "hardtanh_",
+    "leaky_relu_", "local_response_norm", "multi_head_attention_forward",
+    "native_channel_shuffle", "one_hot", "pdist", "relu_", "rrelu_",
+    "scaled_dot_product_attention", "selu_", "threshold_", "unfold", "multilabel_margin_loss",
+    "triplet_margin_with_distance_loss", "embedding_bag", "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices", "ctc_loss",
 ]  # fmt: skip
 
 

@@ -10,7 +10,7 @@ from .. import device as _device
 from .. import dtype as _dtype
 from .._tensor import check_device
 from ._module_hooks import ModuleHooks
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 __all__ = ["Module"]
 
@@ -187,6 +187,13 @@ class Module(ModuleHooks):
             modules[name] = None
             return
         buffers = d.get("_buffers")
+        if isinstance(value, Buffer):
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            forget(d, self._parameters, self._modules)
+            buffers.pop(name, None)  # register_buffer refuses a name already in use
+            self.register_buffer(name, value, persistent=getattr(value, "persistent", True))
+            return
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(

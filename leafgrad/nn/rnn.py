@@ -11,12 +11,13 @@ import math
 import numbers
 import warnings
 
-from .. import Tensor, cat, empty, stack, zeros
+from .. import Tensor, cat, empty, stack, tensor, where, zeros
 from . import functional as F
 from . import init
 from ._rnn_steps import gru_step, lstm_step, rnn_step
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence, pad_packed_sequence
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
 
@@ -150,9 +151,10 @@ class RNNBase(Module):
             raise RuntimeError(f"{name}: Expected hidden size {expected}, got {tuple(state.shape)}")
         return state
 
-    def _run(self, input: Tensor, hx: tuple | None):
+    def _run(self, input: Tensor, hx: tuple | None, masks: list | None = None):
         """``(output, states)`` with ``output`` (seq, batch, dirs*hidden) and each state
-        (layers*dirs, batch, size); ``input`` is sequence-first and batched here."""
+        (layers*dirs, batch, size); ``input`` is sequence-first and batched here. ``masks``
+        (one ``(batch, 1)`` bool per step) keep a state unchanged past its sequence's end."""
         dirs = 2 if self.bidirectional else 1
         lstm = self.mode == "LSTM"
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
@@ -169,8 +171,10 @@ class RNNBase(Module):
                 h = hx[0][index]
                 c = hx[1][index] if lstm else None
                 steps = layer_input if direction == 0 else layer_input[::-1]
+                step_masks = None if masks is None else masks[:: 1 if direction == 0 else -1]
                 seq = []
-                for x in steps:
+                for t, x in enumerate(steps):
+                    h_old, c_old = h, c
                     if lstm:
                         h, c = lstm_step(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr)
                     elif self.mode == "GRU":
@@ -178,6 +182,9 @@ class RNNBase(Module):
                     else:
                         act = "tanh" if self.mode == "RNN_TANH" else "relu"
                         h = rnn_step(x, h, w_ih, w_hh, b_ih, b_hh, act)
+                    if step_masks is not None:
+                        h = where(step_masks[t], h, h_old)
+                        c = where(step_masks[t], c, c_old) if lstm else None
                     seq.append(h)
                 outputs.append(seq if direction == 0 else seq[::-1])
                 h_out.append(h)
@@ -192,8 +199,30 @@ class RNNBase(Module):
         states = (stack(h_out, 0),) + ((stack(c_out, 0),) if lstm else ())
         return output, states
 
-    def _forward(self, input: Tensor, hx):
+    def _forward_packed(self, packed: PackedSequence, hx):
+        """Run on a packed batch: padded in sorted order, steps past a sequence's end
+        masked, outputs packed again; states in the caller's batch order."""
+        padded, lengths = pad_packed_sequence(
+            PackedSequence(packed.data, packed.batch_sizes, None, None)
+        )
+        if packed.sorted_indices is not None and hx is not None:
+            given = hx if self.mode == "LSTM" else (hx,)
+            given = tuple(s.index_select(1, packed.sorted_indices) for s in given)
+            hx = given if self.mode == "LSTM" else given[0]
+        sizes = lengths.numpy()
+        masks = [tensor((sizes > t)[:, None]) for t in range(padded.shape[0])]
+        output, states = self._forward(padded, hx, masks=masks, force_batched=True)
+        data = cat([output[t, : int(n)] for t, n in enumerate(packed.batch_sizes.numpy())], 0)
+        if packed.unsorted_indices is not None:
+            states = tuple(s.index_select(1, packed.unsorted_indices) for s in states)
+        out = PackedSequence(data, packed.batch_sizes, packed.sorted_indices,
+                             packed.unsorted_indices)  # fmt: skip
+        return out, states
+
+    def _forward(self, input: Tensor, hx, masks=None, force_batched=False):
         name = type(self).__name__
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if input.dim() not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D instead")
         if input.shape[-1] != self.input_size:
@@ -204,7 +233,7 @@ class RNNBase(Module):
         batched = input.dim() == 3
         if not batched:
             input = input.unsqueeze(1)
-        elif self.batch_first:
+        elif self.batch_first and not force_batched:
             input = input.transpose(0, 1)
         dirs = 2 if self.bidirectional else 1
         batch = input.shape[1]
@@ -218,11 +247,11 @@ class RNNBase(Module):
         else:
             given = hx if self.mode == "LSTM" else (hx,)
             states = tuple(self._check_state(s, e, batched) for s, e in zip(given, expected))
-        output, states = self._run(input, states)
+        output, states = self._run(input, states, masks)
         if not batched:
             output = output.squeeze(1)
             states = tuple(s.squeeze(1) for s in states)
-        elif self.batch_first:
+        elif self.batch_first and not force_batched:
             output = output.transpose(0, 1)
         return output, states
 

@@ -137,10 +137,7 @@ def test_avg_pool_zero_divisor_override_raises_as_pytorch():
 def test_pool_functions_are_exported_under_pytorchs_names():
     names = [n for n in dir(TF) if "pool" in n and not n.startswith("_")]
     missing = [n for n in names if not hasattr(F, n)]
-    assert missing == [
-        "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
-        "fractional_max_pool3d_with_indices",
-    ]  # fmt: skip
+    assert missing == []
     assert F.max_pool2d_with_indices.__name__ == "max_pool2d_with_indices"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 from ... import no_grad, norm, stack, tensor
 from ..._tensor import Tensor
@@ -35,16 +36,37 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, foreach=None) -> Tensor:  # fmt: skip
     """Scale the gradients so that their total norm is at most ``max_norm``; returns the norm
     before clipping."""
-    grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
+    parameters = _tensors(parameters)
+    grads = [p.grad for p in parameters if p.grad is not None]
     total = get_total_norm(grads, norm_type, error_if_nonfinite)
+    if grads:
+        clip_grads_with_norm_(parameters, max_norm, total)
+    return total
+
+
+def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None) -> None:
+    """Scale the gradients by ``max_norm / (total_norm + 1e-6)`` when that is below 1
+    (``total_norm`` as ``get_total_norm`` gives it)."""
+    grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
     if not grads:
-        return total
+        return
     with no_grad():
         # As PyTorch: the 1e-6 keeps the division finite, the clamp never scales up.
-        scale = (float(max_norm) / (total + 1e-6)).clamp(max=1.0)
+        scale = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
         for g in grads:
             g.mul_(scale.to(g.dtype))
-    return total
+
+
+def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach=None) -> Tensor:  # fmt: skip
+    """Deprecated alias of ``clip_grad_norm_`` (warns, as PyTorch does)."""
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:

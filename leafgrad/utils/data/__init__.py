@@ -8,18 +8,33 @@ PyTorch's for the same seed (as every leafgrad random stream does).
 
 from .collate import default_collate, default_convert
 from .dataset import (
+    ChainDataset,
     ConcatDataset,
     Dataset,
     IterableDataset,
+    StackDataset,
     Subset,
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .loader import DataLoader
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
+from .worker import get_worker_info
 
 __all__ = [
     "BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
     "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler",
     "TensorDataset", "default_collate", "default_convert", "random_split",
+]  # fmt: skip
+__all__ += [
+    "ChainDataset", "DistributedSampler", "StackDataset", "WeightedRandomSampler",
+    "get_worker_info",
 ]  # fmt: skip

@@ -103,3 +103,56 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list[Subset]:
         subsets.append(Subset(dataset, order[start : start + length]))
         start += length
     return subsets
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets one after another (chained lazily)."""
+
+    def __init__(self, datasets) -> None:
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
+
+
+class StackDataset(Dataset):
+    """Samples of equally long datasets side by side: a tuple (``*args``) or a dict
+    (``**kwargs``) per index."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if args and kwargs:
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                "input/output, but both types are given."
+            )
+        datasets = args or tuple(kwargs.values())
+        if not datasets:
+            raise ValueError("At least one dataset should be passed")
+        self._length = len(datasets[0])
+        if any(self._length != len(d) for d in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list) -> list:
+        """The samples at ``indices`` (what a DataLoader asks for in one call)."""
+        return [self[i] for i in indices]
+
+    def __len__(self) -> int:
+        return self._length

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from ... import randperm
+import numpy as np
+
+from ... import float64, randperm, tensor
+from ..._random import _generator
+from ..._tensor import Tensor
 
 
 class Sampler:
@@ -80,3 +84,54 @@ class BatchSampler(Sampler):
     def __len__(self) -> int:
         n = len(self.sampler)
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
+    replacement unless told otherwise), from ``generator``."""
+
+    def __init__(self, weights, num_samples: int, replacement: bool = True,
+                 generator=None) -> None:  # fmt: skip
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
+            )
+        if not isinstance(replacement, bool):
+            raise ValueError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
+        values = weights.numpy() if isinstance(weights, Tensor) else weights
+        values = np.asarray(values, dtype=np.float64)
+        if values.ndim != 1:
+            raise ValueError(
+                "weights should be a 1d sequence but given weights have shape "
+                f"{tuple(values.shape)}"
+            )
+        self.weights = tensor(values, dtype=float64)
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        weights = self.weights.numpy()
+        if weights.min() < 0 or not np.isfinite(weights).all():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if weights.sum() <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        rng = _generator(self.generator)
+        if self.replacement:
+            drawn = rng.choice(weights.size, self.num_samples, True, weights / weights.sum())
+            return iter(drawn.tolist())
+        if self.num_samples > weights.size:
+            raise RuntimeError(
+                "cannot sample n_sample > prob_dist.size(-1) samples without replacement; "
+                f"asked for {self.num_samples} of {weights.size}"
+            )
+        # An exponential race: the smallest E / w come first; zero weights last, as PyTorch
+        # draws them once the others are used up.
+        with np.errstate(divide="ignore"):
+            keys = rng.exponential(size=weights.size) / weights
+        return iter(np.argsort(keys, kind="stable")[: self.num_samples].tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples

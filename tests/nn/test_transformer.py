@@ -1,0 +1,117 @@
+"""MultiheadAttention and the Transformer stack against PyTorch with copied weights."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+
+from ._compare import assert_close, copy_weights
+
+torch = pytest.importorskip("torch")
+RNG = np.random.default_rng(7)
+
+
+def _pair(array, requires_grad=False):
+    return lg.tensor(array, requires_grad=requires_grad), torch.tensor(
+        array, requires_grad=requires_grad
+    )
+
+
+def _attention_pair(**kwargs):
+    ours = lg.nn.MultiheadAttention(8, 2, **kwargs).double()
+    theirs = torch.nn.MultiheadAttention(8, 2, **kwargs).double()
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    copy_weights(ours, theirs)
+    return ours, theirs
+
+
+PADDING = np.zeros((3, 5), bool)
+PADDING[0, 3:] = True
+BLOCKED = np.triu(np.ones((4, 5), bool), 2)
+MASKS = [{}, {"key_padding_mask": PADDING}, {"attn_mask": BLOCKED},
+         {"attn_mask": np.where(BLOCKED, -1.5, 0.0), "key_padding_mask": PADDING}]  # fmt: skip
+MODULES = [{}, {"batch_first": True}, {"add_bias_kv": True, "add_zero_attn": True},
+           {"kdim": 3, "vdim": 5}, {"bias": False}]  # fmt: skip
+CALLS = [{}, {"need_weights": False}, {"average_attn_weights": False}]
+
+
+@pytest.mark.parametrize("module_kwargs", MODULES)
+@pytest.mark.parametrize("call_kwargs", CALLS)
+@pytest.mark.parametrize("masks", MASKS)
+def test_multihead_attention_matches_pytorch(module_kwargs, call_kwargs, masks):
+    ours, theirs = _attention_pair(**module_kwargs)
+    q = RNG.standard_normal((4, 3, 8))
+    k = RNG.standard_normal((5, 3, module_kwargs.get("kdim", 8)))
+    v = RNG.standard_normal((5, 3, module_kwargs.get("vdim", 8)))
+    if module_kwargs.get("batch_first"):
+        q, k, v = (a.transpose(1, 0, 2).copy() for a in (q, k, v))
+    (q_ours, q_theirs), (k_ours, k_theirs), (v_ours, v_theirs) = (
+        _pair(q, True), _pair(k), _pair(v))  # fmt: skip
+    m_ours = {n: lg.tensor(m) for n, m in masks.items()}
+    m_theirs = {n: torch.tensor(m) for n, m in masks.items()}
+    out, weights = ours(q_ours, k_ours, v_ours, **m_ours, **call_kwargs)
+    ref, ref_weights = theirs(q_theirs, k_theirs, v_theirs, **m_theirs, **call_kwargs)
+    assert_close(out, ref)
+    assert_close(weights, ref_weights)
+    grads = lg.autograd.grad((out**2).sum(), [q_ours, *ours.parameters()])
+    ref_grads = torch.autograd.grad((ref**2).sum(), [q_theirs, *theirs.parameters()])
+    for g, r in zip(grads, ref_grads):
+        assert_close(g, r)
+
+
+def test_multihead_attention_unbatched_and_causal_hint():
+    ours, theirs = _attention_pair()
+    q_ours, q_theirs = _pair(RNG.standard_normal((4, 8)))
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.float64)
+    out, _ = ours(q_ours, q_ours, q_ours, attn_mask=lg.tensor(mask.numpy()), is_causal=True,
+                  need_weights=False)  # fmt: skip
+    ref, _ = theirs(q_theirs, q_theirs, q_theirs, attn_mask=mask, is_causal=True,
+                    need_weights=False)  # fmt: skip
+    assert_close(out, ref)
+    out, weights = ours(q_ours, q_ours, q_ours)
+    ref, ref_weights = theirs(q_theirs, q_theirs, q_theirs)
+    assert_close(out, ref)
+    assert_close(weights, ref_weights)
+    with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+        ours(q_ours, q_ours, q_ours, is_causal=True)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"batch_first": True, "norm_first": True, "activation": "gelu"}]
+)
+def test_transformer_matches_pytorch_with_masks(kwargs):
+    sizes = {"d_model": 8, "nhead": 2, "num_encoder_layers": 2, "num_decoder_layers": 2,
+             "dim_feedforward": 16, "dropout": 0.0}  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch's nested-tensor advice
+        ours = lg.nn.Transformer(**sizes, **kwargs).double()
+        theirs = torch.nn.Transformer(**sizes, **kwargs).double()
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    copy_weights(ours, theirs)
+    src, tgt = RNG.standard_normal((5, 2, 8)), RNG.standard_normal((4, 2, 8))
+    if kwargs.get("batch_first"):
+        src, tgt = src.transpose(1, 0, 2).copy(), tgt.transpose(1, 0, 2).copy()
+    (s_ours, s_theirs), (t_ours, t_theirs) = _pair(src, True), _pair(tgt, True)
+    tgt_mask = lg.nn.Transformer.generate_square_subsequent_mask(4, dtype=lg.float64)
+    padding = np.zeros((2, 5), bool)
+    padding[1, 4] = True
+    out = ours(s_ours, t_ours, tgt_mask=tgt_mask, src_key_padding_mask=lg.tensor(padding),
+               memory_key_padding_mask=lg.tensor(padding))  # fmt: skip
+    ref = theirs(s_theirs, t_theirs, tgt_mask=torch.tensor(tgt_mask.numpy()),
+                 src_key_padding_mask=torch.tensor(padding),
+                 memory_key_padding_mask=torch.tensor(padding))  # fmt: skip
+    assert_close(out, ref)
+    grads = lg.autograd.grad((out**2).sum(), [s_ours, t_ours, *ours.parameters()])
+    ref_grads = torch.autograd.grad((ref**2).sum(), [s_theirs, t_theirs, *theirs.parameters()])
+    for g, r in zip(grads, ref_grads):
+        # two stacks of layer norms: gradients that cancel to ~1e-21 differ in the last bits
+        assert_close(g, r, "iterative")
+
+
+def test_square_subsequent_mask_is_zero_below_and_minus_inf_above():
+    mask = lg.nn.Transformer.generate_square_subsequent_mask(3)
+    expected = torch.nn.Transformer.generate_square_subsequent_mask(3)
+    np.testing.assert_array_equal(mask.numpy(), expected.numpy())
+    assert mask.dtype == lg.float32
