@@ -5,7 +5,7 @@ dim 0 is level L's batch (``_value`` may itself be batched at an outer level, so
 vmaps nest these). The user sees per-example facts (``shape``, ``dim()``, ``dtype``): its
 ``_data`` is a stand-in array of the example's shape whose values cannot be read, so code
 that would compute on them raises instead of silently using something wrong. Every
-primitive that meets a BatchedTensor runs its batching rule (``ops/_batching.py``) on the
+primitive that meets a BatchedTensor runs its batching rule (``ops/_batch*.py``) on the
 ``_value``s; autograd and forward-mode tangents live on the ``_value``s, so derivatives of
 the batched computation are the per-example derivatives.
 """
