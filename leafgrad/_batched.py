@@ -29,6 +29,8 @@ class VmapLevel:
     level: int
     size: int
     randomness: str
+    # jacfwd's vmap over its basis batches tangents only: primals stay unbatched at it
+    tangent_only: bool = False
 
 
 class _Levels(threading.local):
@@ -221,6 +223,47 @@ def rewrap(value: Tensor, levels: tuple) -> Tensor:
     for level in reversed(levels):
         value = batched(value, level)
     return value
+
+
+def lower(t: Tensor, levels: tuple) -> Tensor:
+    """``t`` as seen under ``levels`` (innermost first): a tensor over their plain value (their
+    batch dims in front, outermost first), batched at the levels of ``t`` not among them."""
+    extra = sorted(set(levels_of(t)) - set(levels))
+    if not extra:
+        return physical(with_levels(t, levels))
+    ascending = sorted(set(extra) | set(levels))
+    value = physical(with_levels(t, tuple(reversed(ascending))))
+    order = [ascending.index(lv) for lv in extra + sorted(levels)]
+    return rewrap(_permuted(value, order), tuple(reversed(extra)))
+
+
+def lift(t: Tensor, levels: tuple) -> Tensor:
+    """The inverse of ``lower``: ``t`` over the plain value of ``levels``, maybe batched at
+    other levels, as the tensor batched at all of them."""
+    extra = sorted(levels_of(t))
+    if not extra:
+        return rewrap(t, levels)
+    if set(extra) & set(levels):
+        raise RuntimeError(
+            f"vmap: internal: a tensor under vmap levels {levels} is batched at one of them"
+        )
+    ascending = sorted(set(extra) | set(levels))
+    inner = sorted(levels)
+    value = physical(t)
+    order = [extra.index(lv) if lv in extra else len(extra) + inner.index(lv) for lv in ascending]
+    return rewrap(_permuted(value, order), tuple(reversed(ascending)))
+
+
+def _permuted(value: Tensor, order: list) -> Tensor:
+    """``value`` with its leading dims in ``order`` (the rest as they are)."""
+    if order == sorted(order):
+        return value
+    return value.permute(order + list(range(len(order), value.dim())))
+
+
+def tangent_only_levels() -> set:
+    """The active vmap levels at which only tangents are batched (jacfwd's)."""
+    return {lv.level for lv in STATE.active if lv.tangent_only}
 
 
 def union_levels(*tensors) -> tuple:

@@ -145,6 +145,8 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
             specs_seen = []
 
             def push(tangent, li=li, x=x, specs_seen=specs_seen):
+                # This vmap batches tangents only, unless random ops draw per column.
+                _VMAP.active[-1].tangent_only = randomness != "different"
                 with fwAD.dual_level() as level:
                     leaves = list(flat)
                     leaves[li] = fwAD.make_dual(x, tangent, level=level)

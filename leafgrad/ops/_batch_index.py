@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._batched import batched
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap
 from ._batching import aligned, at_level, batch_size, batched_out, materialized, pointwise, shift
 
 
@@ -115,3 +115,27 @@ def scatter(op, args, params, level):
     new = {**params, "dim": shift(params["dim"])}
     new["index"] = np.broadcast_to(index, (size,) + np.shape(index))
     return batched_out(op(*values, **new), level)
+
+
+def taken_at(op, args, params, level):
+    """sort/topk's values taken at the indices they computed: the indices broadcast along the
+    batch. (A batched sort() never gets here, ``_batch_whole.py``; a plain one does when its
+    tangent is batched where only tangents are, at jacfwd's basis.)"""
+    x = args[0]
+    indices = params["indices"]
+    indices = np.broadcast_to(indices, (x._value.shape[0],) + indices.shape)
+    return batched_out(op(x._value, dim=shift(params["dim"]), indices=indices), level)
+
+
+def at_positions(op, args, params, level):
+    """as_strided of a batched tangent of a plain input: each result element is the example's
+    element at the same storage place of the input (0 where the input has none), read in
+    row-major order, so the example's own layout does not matter. (A batched as_strided()
+    input batches as a whole, ``ops/strided.py``.)"""
+    value = args[0]._value
+    index = params["positions"].index
+    inside = index >= 0
+    taken = value.reshape(value.shape[0], -1).index_select(1, _wrap(np.where(inside, index, 0)))
+    if not inside.all():
+        taken = taken.where(_wrap(inside), 0.0)
+    return batched_out(taken.reshape((value.shape[0],) + tuple(params["size"])), level)

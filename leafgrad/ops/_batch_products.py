@@ -102,3 +102,23 @@ def trailing(op, args, params, level):
     size = batch_size(args, level)
     values = [materialized(a, level, size) if isinstance(a, Tensor) else a for a in args]
     return batched_out(op(*values, **params), level)
+
+
+def jet_linear_rule(op, args, params, level):
+    """jet_linear ``p @ w`` (``w`` 2-D): one GEMM with an unbatched ``w``, else batched."""
+    p, w = args
+    if not at_level(w, level):
+        return batched_out(op(p._value, w), level)
+    size = batch_size(args, level)
+    pv = materialized(p, level, size)
+    rows = pv.reshape(size, -1, pv.shape[-1]).matmul(w._value)
+    return batched_out(rows.reshape(tuple(pv.shape[:-1]) + (rows.shape[-1],)), level)
+
+
+def jet_outer_rule(op, args, params, level):
+    """jet_outer ``sum_r p_r^T g_r`` over the rows of each example."""
+    p, g = args
+    size = batch_size(args, level)
+    pv, gv = materialized(p, level, size), materialized(g, level, size)
+    rows_p = pv.reshape(size, -1, pv.shape[-1])
+    return batched_out(rows_p.transpose(1, 2).matmul(gv.reshape(size, -1, gv.shape[-1])), level)

@@ -27,6 +27,7 @@ from ._batch_dims import (
     with_dims,
 )
 from ._batch_index import (
+    at_positions,
     backward_of_view,
     gather,
     index_put,
@@ -36,19 +37,22 @@ from ._batch_index import (
     overwrite,
     regions,
     scatter,
+    taken_at,
 )
-from ._batch_products import addmm, einsum_rule, matmul_rule, solve, trailing
+from ._batch_products import (
+    addmm,
+    einsum_rule,
+    jet_linear_rule,
+    jet_outer_rule,
+    matmul_rule,
+    solve,
+    trailing,
+)
 from ._batching import pointwise
 from ._optable import REGISTRY, NonDifferentiable, PiecewiseLinear, Unary
 
 RULES: dict = {}  # "name.overload" -> rule, built on first use (the registry fills on import)
 NO_RULE: dict = {
-    "as_strided": "never meets a batched tensor: as_strided() batches as a whole (each "
-    "example's layout moved by its offset in the value, ops/strided.py)",
-    "sort": "never meets a batched tensor: sort() batches as a whole (ops/_batch_whole.py), "
-    "since its indices come from the values",
-    "topk": "never meets a batched tensor: topk() batches as a whole (ops/_batch_whole.py), "
-    "since its indices come from the values",
     "linalg_lstsq": "never meets a batched tensor: linalg.lstsq() batches as a whole (its "
     "rank and singular values come from values; ops/_batch_whole.py)",
     "linalg_pinv.atol_rtol_tensor": "never meets a batched tensor: linalg.pinv() batches as a "
@@ -70,8 +74,6 @@ NO_RULE.update(
     {
         key: "not batched yet: a fused Taylor kernel, called only by a Taylor pass"
         for key in (
-            "jet_linear",
-            "jet_outer",
             "jet_unary",
             "jet_unary_backward",
             "jet_act",
@@ -149,6 +151,10 @@ def rules() -> dict:
     for _key in ("select_backward", "slice_backward", "index_add", "scatter_add"):
         RULES[_key] = backward_of_view
     RULES["gather"] = gather
+    RULES["sort"] = RULES["topk"] = taken_at
+    RULES["as_strided"] = at_positions
+    RULES["jet_linear"] = jet_linear_rule
+    RULES["jet_outer"] = jet_outer_rule
     RULES["cat"] = RULES["stack"] = joined
     for _key in ("matmul", "matmul.clone", "mm", "mv", "bmm", "dot", "vecmat"):
         RULES[_key] = matmul_rule
