@@ -1,6 +1,8 @@
-"""jacfwd over every op sample equals the Jacobian from reverse mode. jacfwd's vmap over its
-basis batches the tangents only (the primal is computed once), so each op's forward rule
-meets a batched tangent of a plain primal: the op's batching rule must take it."""
+"""The Jacobian transforms over every op sample. jacfwd equals the Jacobian from reverse
+mode: its vmap over the basis batches the tangents only (the primal is computed once), so
+each op's forward rule meets a batched tangent of a plain primal. vmap(jacrev) equals the
+stacked per-example Jacobians: there the identity's rows are a level the outputs are not
+batched at, so each op's backward rule meets a gradient batched beyond its saved values."""
 
 import warnings
 
@@ -10,6 +12,10 @@ import pytest
 import leafgrad as lg
 from tests._tolerance import assert_close
 from tests.ops.test_op_table import IDS, SAMPLES
+
+from .test_vmap_rules import NOT_BATCHED
+
+B = 2
 
 
 def _floating_outputs(out):
@@ -39,6 +45,30 @@ def test_jacfwd_equals_the_reverse_mode_jacobian(sample):
     for o, row in enumerate(expected):
         for k, block in enumerate(row):
             assert_close(got[o][k], block.numpy(), "direct")
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
+def test_vmap_of_jacrev_equals_the_stacked_jacobians(sample):
+    if sample.test_id in NOT_BATCHED:
+        pytest.skip(NOT_BATCHED[sample.test_id])
+    examples = [[t.detach() for t in sample.inputs(seed)] for seed in range(B)]
+    wrt = tuple(i for i, x in enumerate(examples[0]) if x.dtype.is_floating_point)
+    if not wrt:
+        pytest.skip("no floating input to differentiate")
+
+    def f(*ys):
+        return _floating_outputs(sample.fn(*ys))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if not f(*examples[0]):
+            pytest.skip("no floating output")
+        per_example = [lg.func.jacrev(f, argnums=wrt)(*ex) for ex in examples]
+        stacked = [lg.stack(list(column)) for column in zip(*examples)]
+        got = lg.vmap(lg.func.jacrev(f, argnums=wrt))(*stacked)
+    for o, row in enumerate(got):
+        for k, block in enumerate(row):
+            assert_close(block, np.stack([p[o][k].numpy() for p in per_example]), "direct")
 
 
 def test_the_primal_is_computed_once_not_per_basis_vector():
