@@ -146,3 +146,9 @@ def joined(op, args, params, level):
     values = [materialized(a, level, size) for a in args]
     dim = params["dim"]
     return batched_out(op(*values, **{**params, "dim": dim + 1 if dim >= 0 else dim}), level)
+
+
+def whole_median(op, args, params, level):
+    """median()/nanmedian() of the whole example: the primitive's own leading batch dims, so
+    ties share the gradient within each example."""
+    return batched_out(op(args[0]._value, batch_dims=params.get("batch_dims", 0) + 1), level)

@@ -24,6 +24,7 @@ from ._batch_dims import (
     sum_to,
     transpose_2d,
     unsqueeze,
+    whole_median,
     with_dims,
 )
 from ._batch_index import (
@@ -57,10 +58,6 @@ NO_RULE: dict = {
     "rank and singular values come from values; ops/_batch_whole.py)",
     "linalg_pinv.atol_rtol_tensor": "never meets a batched tensor: linalg.pinv() batches as a "
     "whole (its tolerances come from values; ops/_batch_whole.py)",
-    "median": "not batched yet: the whole-example median shares its gradient among ties, "
-    "which median over a flattened dim does not",
-    "nanmedian": "not batched yet: the whole-example median shares its gradient among ties, "
-    "which median over a flattened dim does not",
     "histogram.bin_ct": "its bin edges come from each example's own range",
     "histogram.bins_tensor": "not batched yet",
     "bincount": "its length depends on each example's largest value",
@@ -138,6 +135,7 @@ def rules() -> dict:
     RULES["unsqueeze"] = unsqueeze
     RULES["argmax"] = RULES["argmin"] = flat_index
     RULES["max"] = RULES["min"] = full_extreme
+    RULES["median"] = RULES["nanmedian"] = whole_median
     for _key in ("view", "_reshape_alias", "_unsafe_view", "squeeze", "squeeze.dim",
                  "squeeze.dims", "expand"):  # fmt: skip
         RULES[_key] = new_shape
