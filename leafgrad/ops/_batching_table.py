@@ -58,8 +58,10 @@ NO_RULE: dict = {
     "rank and singular values come from values; ops/_batch_whole.py)",
     "linalg_pinv.atol_rtol_tensor": "never meets a batched tensor: linalg.pinv() batches as a "
     "whole (its tolerances come from values; ops/_batch_whole.py)",
-    "histogram.bin_ct": "its bin edges come from each example's own range",
-    "histogram.bins_tensor": "not batched yet",
+    "histogram.bin_ct": "never meets a batched tensor: histogram() batches as a whole (its "
+    "edges come from each example's range; ops/_batch_binning.py)",
+    "histogram.bins_tensor": "never meets a batched tensor: histogram() batches as a whole "
+    "(ops/_batch_binning.py)",
     "bincount": "its length depends on each example's largest value",
     "_unique2": "its length depends on each example's values",
     "unique_dim": "its length depends on each example's values",
