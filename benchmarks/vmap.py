@@ -1,14 +1,15 @@
 """Per-point Hessians with vmap: ``vmap(hessian(f))`` of a 2 -> 20 x 8 (tanh) -> 1 network.
 
-    python benchmarks/vmap.py [--n 10000] [--repeat 5] [--dtype float32]
+    python benchmarks/vmap.py [--n 10000] [--repeat 15] [--dtype float32]
 
 Three methods on the same weights and points, interleaved in one process, one thread each:
   torch-func       PyTorch: torch.func.vmap(torch.func.hessian(f))(x)
   leafgrad-func    leafgrad: leafgrad.func.vmap(leafgrad.func.hessian(f))(x)
   leafgrad-nested  leafgrad: the same Hessians by nested autograd.grad on the batch (one grad
                    for the gradient, then one per input dim with create_graph=False)
-Prints the best time of each and the ratios to torch-func and to leafgrad-nested, after
-checking that the three agree.
+Prints the median time of each over the rounds and the medians of the per-round ratios to
+torch-func and to leafgrad-nested (rounds interleave the methods, so load on a shared machine
+hits all alike), after checking that the three agree.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def nested_hessians(lib, params, x):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=10000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     args = parser.parse_args()
 
@@ -96,17 +97,22 @@ def main() -> None:
     for name, value in results.items():
         assert value.shape == (args.n, 2, 2), (name, value.shape)
         np.testing.assert_allclose(value, results["torch-func"], rtol=tol, atol=tol)
-    best = dict.fromkeys(methods, float("inf"))
+    times: dict = {name: [] for name in methods}
     for _ in range(args.repeat):  # interleaved, so load on a shared machine hits all alike
         for name, fn in methods.items():
             start = time.perf_counter()
             fn()
-            best[name] = min(best[name], time.perf_counter() - start)
-    print(f"vmap(hessian(f)) of a 2 -> 20x8 -> 1 tanh net, N={args.n}, {args.dtype}, 1 thread")
-    for name, t in best.items():
+            times[name].append(time.perf_counter() - start)
+    print(
+        f"vmap(hessian(f)) of a 2 -> 20x8 -> 1 tanh net, N={args.n}, {args.dtype}, 1 thread, "
+        f"medians of {args.repeat} rounds"
+    )
+    for name, ts in times.items():
+        to_torch = np.median(np.divide(ts, times["torch-func"]))
+        to_nested = np.median(np.divide(ts, times["leafgrad-nested"]))
         print(
-            f"  {name:16s} {t * 1e3:8.1f} ms   x{t / best['torch-func']:.2f} vs torch-func"
-            f"   x{t / best['leafgrad-nested']:.2f} vs leafgrad-nested"
+            f"  {name:16s} {np.median(ts) * 1e3:8.1f} ms   x{to_torch:.2f} vs torch-func"
+            f"   x{to_nested:.2f} vs leafgrad-nested"
         )
 
 

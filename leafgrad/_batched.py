@@ -3,9 +3,9 @@
 A ``BatchedTensor`` of vmap level ``L`` stands for one example of ``_value``, a Tensor whose
 dim 0 is level L's batch (``_value`` may itself be batched at an outer level, so nested
 vmaps nest these). The user sees per-example facts (``shape``, ``dim()``, ``dtype``): its
-``_data`` is a stand-in array of the example's shape whose values cannot be read, so code
-that would compute on them raises instead of silently using something wrong. Every
-primitive that meets a BatchedTensor runs its batching rule (``ops/_batching.py``) on the
+``_data`` is a stand-in array of the example's shape (``_stand_in.py``) whose values cannot
+be read, so code that would compute on them raises instead of using something wrong. Every
+primitive that meets a BatchedTensor runs its batching rule (``ops/_batch*.py``) on the
 ``_value``s; autograd and forward-mode tangents live on the ``_value``s, so derivatives of
 the batched computation are the per-example derivatives.
 """
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._stand_in import CONTROL_FLOW_ERROR, ITEM_ERROR, stand_in
 from ._tensor import Tensor, _normalize_dim, _wrap
 
 
@@ -28,6 +29,8 @@ class VmapLevel:
     level: int
     size: int
     randomness: str
+    # jacfwd's vmap over its basis batches tangents only: primals stay unbatched at it
+    tangent_only: bool = False
 
 
 class _Levels(threading.local):
@@ -51,15 +54,6 @@ def current_level() -> VmapLevel | None:
     return active[-1] if active else None
 
 
-_ITEM_ERROR = (
-    "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
-    "calling .item() on a Tensor, please try to rewrite what you're doing with other "
-    "operations."
-)
-_CONTROL_FLOW_ERROR = (
-    "vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
-    "flow. We don't support that yet; write it with torch.where or other tensor operations."
-)
 _DATA_ERROR = (
     "vmap: accessing `data` under vmap transform is not allowed (as in PyTorch); use "
     "detach() instead"
@@ -69,81 +63,6 @@ _REQUIRES_GRAD_ERROR = (
     "supported, as in PyTorch; use the transforms (leafgrad.func.grad, vjp, jacrev ...) or "
     "make the tensor require grad outside the vmapped function"
 )
-# NumPy functions that read only shapes and dtypes, so they may see a stand-in.
-_SHAPE_ONLY = {
-    np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.shape, np.ndim, np.size,
-    np.result_type, np.may_share_memory, np.shares_memory, np.broadcast_shapes,
-}  # fmt: skip
-
-
-class _StandIn(np.ndarray):
-    """An array with an example's shape and dtype whose values must not be read."""
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        raise _values_error(f"numpy.{ufunc.__name__}")
-
-    def __array_function__(self, func, types, args, kwargs):
-        if func is np.reshape:  # a view of an example: only the shape is computed
-            plain = np.reshape(self.view(np.ndarray), *args[1:], **kwargs)
-            return stand_in(plain.shape, self.dtype)
-        if func in _SHAPE_ONLY:
-            if func is np.may_share_memory or func is np.shares_memory:
-                return False
-            plain = [a.view(np.ndarray) if isinstance(a, _StandIn) else a for a in args]
-            return func(*plain, **kwargs)
-        raise _values_error(f"numpy.{func.__name__}")
-
-    def __getitem__(self, key):
-        raise _values_error("indexing its values")
-
-    def __setitem__(self, key, value):
-        raise _values_error("writing its values")
-
-    def item(self, *args):
-        raise RuntimeError(_ITEM_ERROR)
-
-    def tolist(self):
-        raise RuntimeError(_ITEM_ERROR)
-
-    def __bool__(self):
-        raise RuntimeError(_CONTROL_FLOW_ERROR)
-
-    def __float__(self):
-        raise RuntimeError(_ITEM_ERROR)
-
-    __int__ = __index__ = __float__
-
-    def astype(self, dtype, *args, **kwargs):
-        return stand_in(self.shape, np.dtype(dtype))
-
-    def copy(self, *args, **kwargs):
-        raise _values_error("copying its values")
-
-    def reshape(self, *args, **kwargs):
-        raise _values_error("reshaping its values")
-
-
-def _values_error(what: str) -> RuntimeError:
-    return RuntimeError(
-        f"vmap: {what} needs the values of a batched tensor, which leafgrad cannot give one "
-        "example at a time; the operation that did this has no batching rule. Use leafgrad "
-        "ops on the tensor (they batch), or move this computation out of vmap."
-    )
-
-
-_STAND_INS: dict = {}
-
-
-def stand_in(shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """A read-only stand-in array of ``shape`` and ``dtype`` (cached: they hold no data)."""
-    key = (shape, dtype)
-    arr = _STAND_INS.get(key)
-    if arr is None:
-        buf = np.zeros(1, dtype)
-        arr = np.ndarray.__new__(_StandIn, shape, dtype, buffer=buf, strides=(0,) * len(shape))
-        arr.flags.writeable = False
-        _STAND_INS[key] = arr
-    return arr
 
 
 class BatchedTensor(Tensor):
@@ -225,12 +144,12 @@ class BatchedTensor(Tensor):
         return self._value.storage_offset()
 
     def item(self):
-        raise RuntimeError(_ITEM_ERROR)
+        raise RuntimeError(ITEM_ERROR)
 
     __float__ = __int__ = __index__ = item
 
     def __bool__(self) -> bool:
-        raise RuntimeError(_CONTROL_FLOW_ERROR)
+        raise RuntimeError(CONTROL_FLOW_ERROR)
 
     def tolist(self):
         raise RuntimeError(
@@ -304,6 +223,47 @@ def rewrap(value: Tensor, levels: tuple) -> Tensor:
     for level in reversed(levels):
         value = batched(value, level)
     return value
+
+
+def lower(t: Tensor, levels: tuple) -> Tensor:
+    """``t`` as seen under ``levels`` (innermost first): a tensor over their plain value (their
+    batch dims in front, outermost first), batched at the levels of ``t`` not among them."""
+    extra = sorted(set(levels_of(t)) - set(levels))
+    if not extra:
+        return physical(with_levels(t, levels))
+    ascending = sorted(set(extra) | set(levels))
+    value = physical(with_levels(t, tuple(reversed(ascending))))
+    order = [ascending.index(lv) for lv in extra + sorted(levels)]
+    return rewrap(_permuted(value, order), tuple(reversed(extra)))
+
+
+def lift(t: Tensor, levels: tuple) -> Tensor:
+    """The inverse of ``lower``: ``t`` over the plain value of ``levels``, maybe batched at
+    other levels, as the tensor batched at all of them."""
+    extra = sorted(levels_of(t))
+    if not extra:
+        return rewrap(t, levels)
+    if set(extra) & set(levels):
+        raise RuntimeError(
+            f"vmap: internal: a tensor under vmap levels {levels} is batched at one of them"
+        )
+    ascending = sorted(set(extra) | set(levels))
+    inner = sorted(levels)
+    value = physical(t)
+    order = [extra.index(lv) if lv in extra else len(extra) + inner.index(lv) for lv in ascending]
+    return rewrap(_permuted(value, order), tuple(reversed(ascending)))
+
+
+def _permuted(value: Tensor, order: list) -> Tensor:
+    """``value`` with its leading dims in ``order`` (the rest as they are)."""
+    if order == sorted(order):
+        return value
+    return value.permute(order + list(range(len(order), value.dim())))
+
+
+def tangent_only_levels() -> set:
+    """The active vmap levels at which only tangents are batched (jacfwd's)."""
+    return {lv.level for lv in STATE.active if lv.tangent_only}
 
 
 def union_levels(*tensors) -> tuple:

@@ -11,10 +11,10 @@ from .._batched import (
     BatchedTensor,
     batch_map,
     levels_of,
+    lift,
+    lower,
     physical,
-    rewrap,
     union_levels,
-    with_levels,
 )
 from .._exposure import public
 from .._tensor import Tensor, _wrap
@@ -298,18 +298,14 @@ def _batched_grad(outputs, grads, inputs, input_tuple, retain_graph, create_grap
     """autograd.grad under vmap: the graph was recorded on the batched tensors' values, so
     differentiate the values, each output seeded with its gradient batched like it, and batch
     the input gradients again. Each input must be batched at every level its outputs are
-    (what is differentiated is then one example's function of one example's input)."""
+    (what is differentiated is then one example's function of one example's input). A
+    gradient batched at levels its output is not (jacrev's rows of an identity) stays batched
+    there: the backward rules run under those levels, one pass for all of them."""
     out_levels = union_levels(*outputs)
     values, seeds = [], []
-    for i, (o, g) in enumerate(zip(outputs, grads)):
-        levels = levels_of(o)
-        if g is not None and not set(levels_of(g)) <= set(levels):
-            raise RuntimeError(
-                f"autograd.grad: under vmap, the gradient for output {i} is batched at a vmap "
-                "level its output is not; batch the output too (e.g. compute it inside that vmap)"
-            )
+    for o, g in zip(outputs, grads):
         values.append(physical(o))
-        seeds.append(None if g is None else physical(with_levels(g, levels)))
+        seeds.append(None if g is None else lower(g, levels_of(o)))
     for i, t in enumerate(input_tuple):
         missing = set(out_levels) - set(levels_of(t))
         if missing and t._requires_grad:
@@ -327,7 +323,7 @@ def _batched_grad(outputs, grads, inputs, input_tuple, retain_graph, create_grap
         allow_unused=allow_unused,
         materialize_grads=materialize_grads,
     )
-    result = [None if g is None else rewrap(g, levels_of(t)) for g, t in zip(result, input_tuple)]
+    result = [None if g is None else lift(g, levels_of(t)) for g, t in zip(result, input_tuple)]
     if type(inputs) is dict:
         return dict(zip(inputs.keys(), result))
     return tuple(result)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import threading
 
-from .._batched import BatchedTensor, levels_of, rewrap
+from .._batched import BatchedTensor, levels_of, lift
 
 
 class _State(threading.local):
@@ -57,8 +57,9 @@ def tangent_of(tensor, level: int):
         return None
     tangent = tangents.get(level)
     if tangent is not None and type(tensor) is BatchedTensor:
-        # under vmap tangents live on the values: batch it as its tensor is batched
-        return rewrap(tangent, levels_of(tensor))
+        # under vmap tangents live on the values: batch it as its tensor is batched (and at
+        # the levels where only the tangent is, jacfwd's)
+        return lift(tangent, levels_of(tensor))
     return tangent
 
 

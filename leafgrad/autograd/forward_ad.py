@@ -13,7 +13,17 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .._batched import BatchedTensor, physical, rewrap, union_levels, with_levels
+from .._batched import (
+    BatchedTensor,
+    levels_of,
+    lift,
+    lower,
+    physical,
+    rewrap,
+    tangent_only_levels,
+    union_levels,
+    with_levels,
+)
 from .._engine import forward as _forward
 from .._engine.grad_mode import _DecoratorContextManager
 from .._tensor import Tensor, _wrap
@@ -57,6 +67,11 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         )
     if type(tensor) is BatchedTensor or type(tangent) is BatchedTensor:
         return _make_batched_dual(tensor, tangent, level)
+    return _attach(tensor, tangent, level)
+
+
+def _attach(tensor: Tensor, tangent: Tensor, level: int) -> Tensor:
+    """make_dual of a plain ``tensor`` (its tangent may be batched where only it is)."""
     if tensor._data.dtype.kind != "f":
         raise ValueError(f"make_dual: the primal must be floating point, got {tensor.dtype}")
     if tangent._data.shape != tensor._data.shape:
@@ -81,16 +96,19 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
 
 
 def _make_batched_dual(tensor: Tensor, tangent: Tensor, level: int) -> Tensor:
-    """make_dual under vmap: both batched alike, the dual made of their values."""
+    """make_dual under vmap: the dual made of the values, both batched alike, except at the
+    levels where only tangents are batched (jacfwd's basis): there the primal stays as it is
+    and its value carries a tangent batched at those levels, so the primal computation is
+    not repeated for every basis vector."""
     if tangent.shape != tensor.shape:
         raise RuntimeError(
             f"make_dual: the tangent's shape {list(tangent.shape)} must equal the primal's "
             f"{list(tensor.shape)}"
         )
-    levels = union_levels(tensor, tangent)
+    only = tangent_only_levels() - set(levels_of(tensor))
+    levels = tuple(lv for lv in union_levels(tensor, tangent) if lv not in only)
     primal = physical(with_levels(tensor, levels))
-    tangent = physical(with_levels(tangent, levels))
-    return rewrap(make_dual(primal, tangent, level=level), levels)
+    return rewrap(_attach(primal, lower(tangent, levels), level), levels)
 
 
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
@@ -102,7 +120,7 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
         levels = union_levels(tensor)
         primal, tangent = unpack_dual(physical(tensor), level=level)
         return UnpackedDualTensor(
-            rewrap(primal, levels), None if tangent is None else rewrap(tangent, levels)
+            rewrap(primal, levels), None if tangent is None else lift(tangent, levels)
         )
     tangent = _forward.tangent_of(tensor, level)
     if tangent is None:

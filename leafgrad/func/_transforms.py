@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 
 from .._batched import STATE as _VMAP
-from .._batched import physical, requires_grad_leaf, with_levels
+from .._batched import levels_of, physical, requires_grad_leaf, with_levels
 from .._engine.entry import grad as _autograd_grad
 from .._engine.grad_mode import enable_grad, is_grad_enabled
 from .._tensor import Tensor, _zeros_like
@@ -118,11 +118,14 @@ class _Level:
         """A new Tensor object for argument ``x`` that requires grad (call under enable_grad).
 
         Under vmap the copy is batched at every active level, so that its gradient is the
-        per-example gradient even where ``x`` itself is the same for every example.
+        per-example gradient even where ``x`` itself is the same for every example; not at
+        jacfwd's levels, which batch tangents only (no primal, so no gradient, depends on them).
         """
         _check_leaf(x)
         if _VMAP.active:
-            x = with_levels(x, tuple(lv.level for lv in reversed(_VMAP.active)))
+            own = set(levels_of(x))
+            levels = [lv.level for lv in _VMAP.active if not lv.tangent_only or lv.level in own]
+            x = with_levels(x, tuple(reversed(levels)))
         if x.requires_grad:
             return x.view_as(x)  # a new object that stays in the caller's graph
         leaf = requires_grad_leaf(_detach_keeping_tangents(x))

@@ -2,7 +2,7 @@
 
 The mapped dims of the inputs move to the front of BatchedTensors (``_batched.py``) of a
 new vmap level; the function runs once on them, every primitive applying its batching rule
-(``ops/_batching.py``), and the batch dims of the outputs move to ``out_dims``.
+(``ops/_batch*.py``), and the batch dims of the outputs move to ``out_dims``.
 """
 
 from __future__ import annotations

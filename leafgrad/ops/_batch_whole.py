@@ -1,7 +1,8 @@
 """Batching for functions that read their input's values before calling a primitive.
 
 sort, topk, argsort, cummax and cummin compute each example's order (indices) from its
-values in NumPy, then take the values at those indices with a primitive. A primitive-level
+values in NumPy, then take the values at those indices with a primitive; quantile and
+nanquantile compute their ranks from the sorted values. A primitive-level
 rule cannot batch them (a batched tensor's values are not readable one example at a time),
 so the whole function gets one: on a batched input it runs on the batch value with its dim
 shifted past the batch dim, which gives every example's indices at once and records the
@@ -17,6 +18,7 @@ import numpy as np
 
 from .._batched import BatchedTensor, batched
 from .._tensor import Tensor, _normalize_dim
+from ._reduce import _one_dim
 
 
 def batches_along(dim_name: str, op: str):
@@ -110,6 +112,38 @@ def batches_trailing(cores):
         return wrapper
 
     return decorate
+
+
+def batches_quantile(fn):
+    """Decorate ``_quantile(op, input, q, dim, keepdim, interpolation, ignore_nan)``: under vmap
+    it runs once on the batch value, over each example's elements (``dim`` None) or along
+    ``dim`` shifted past the batch dim; a 1-D ``q``'s dim then moves behind the batch dim."""
+
+    @functools.wraps(fn)
+    def wrapper(op, input, q, dim, keepdim, interpolation, ignore_nan):
+        if type(q) is BatchedTensor:
+            raise RuntimeError(
+                f"vmap: {op}() with q batched under vmap is not supported: pass q unbatched "
+                "(in_dims None for it), e.g. a 1-D q of every quantile the examples need"
+            )
+        if type(input) is not BatchedTensor:
+            return fn(op, input, q, dim, keepdim, interpolation, ignore_nan)
+        rank, value = input._data.ndim, input._value
+        size = value.shape[0]
+        if dim is None:
+            out = wrapper(op, value.reshape(size, -1), q, 1, False, interpolation, ignore_nan)
+            if keepdim:
+                out = out.reshape(tuple(out.shape) + (1,) * rank)
+        else:
+            d = _one_dim(dim, rank, op)
+            if rank == 0:  # a 0-d example's dim 0 is itself: one value per row
+                value, keepdim = value.reshape(size, 1), False
+            out = wrapper(op, value, q, d + 1, keepdim, interpolation, ignore_nan)
+        if isinstance(q, Tensor) and q.dim() == 1:
+            out = out.movedim(1, 0)  # (quantiles, batch, ...) -> (batch, quantiles, ...)
+        return batched(out, input._level)
+
+    return wrapper
 
 
 def _at(t, level: int) -> bool:

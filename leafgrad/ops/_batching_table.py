@@ -1,5 +1,5 @@
-"""Which batching rule each primitive gets (``_batching.py`` has the rules), and the dispatch
-every primitive call with a BatchedTensor among its arguments goes through.
+"""Which batching rule each primitive gets (the rules: ``_batching.py``, ``_batch_*.py``), and
+the dispatch every primitive call with a BatchedTensor among its arguments goes through.
 
 The table is built from the registry on first use: elementwise kinds (Unary,
 PiecewiseLinear, broadcasting NonDifferentiable ops) get the pointwise rule, the rest are
@@ -12,55 +12,56 @@ from __future__ import annotations
 import inspect
 
 from .._batched import BatchedTensor
-from ._batching import (
-    _addmm,
-    _backward_of_view,
-    _diagonal_backward,
-    _einsum,
-    _flat_index,
-    _flattened,
-    _full_extreme,
-    _gather,
-    _index,
-    _index_put,
-    _index_put_impl,
-    _joined,
-    _masked_fill_tensor,
-    _matmul,
-    _new_shape,
-    _overwrite,
-    _permute,
-    _regions,
-    _repeat,
-    _scatter,
-    _solve,
-    _sum_to,
-    _trailing,
-    _transpose_2d,
-    _unsqueeze,
-    _with_dims,
-    pointwise,
+from ._batch_dims import (
+    diagonal_backward,
+    flat_index,
+    flattened,
+    full_extreme,
+    joined,
+    new_shape,
+    permute,
+    repeat,
+    sum_to,
+    transpose_2d,
+    unsqueeze,
+    whole_median,
+    with_dims,
 )
+from ._batch_index import (
+    at_positions,
+    backward_of_view,
+    gather,
+    index_put,
+    index_put_impl,
+    index_rule,
+    masked_fill_tensor,
+    overwrite,
+    regions,
+    scatter,
+    taken_at,
+)
+from ._batch_products import (
+    addmm,
+    einsum_rule,
+    jet_linear_rule,
+    jet_outer_rule,
+    matmul_rule,
+    solve,
+    trailing,
+)
+from ._batching import pointwise
 from ._optable import REGISTRY, NonDifferentiable, PiecewiseLinear, Unary
 
 RULES: dict = {}  # "name.overload" -> rule, built on first use (the registry fills on import)
 NO_RULE: dict = {
-    "as_strided": "never meets a batched tensor: as_strided() batches as a whole (each "
-    "example's layout moved by its offset in the value, ops/strided.py)",
-    "sort": "never meets a batched tensor: sort() batches as a whole (ops/_batch_whole.py), "
-    "since its indices come from the values",
-    "topk": "never meets a batched tensor: topk() batches as a whole (ops/_batch_whole.py), "
-    "since its indices come from the values",
     "linalg_lstsq": "never meets a batched tensor: linalg.lstsq() batches as a whole (its "
     "rank and singular values come from values; ops/_batch_whole.py)",
     "linalg_pinv.atol_rtol_tensor": "never meets a batched tensor: linalg.pinv() batches as a "
     "whole (its tolerances come from values; ops/_batch_whole.py)",
-    "median": "not batched yet: the whole-example median shares its gradient among ties, "
-    "which median over a flattened dim does not",
-    "nanmedian": "not batched yet: the whole-example median shares its gradient among ties, "
-    "which median over a flattened dim does not",
-    "histogram.bin_ct": "its bin edges come from each example's own range",
-    "histogram.bins_tensor": "not batched yet",
+    "histogram.bin_ct": "never meets a batched tensor: histogram() batches as a whole (its "
+    "edges come from each example's range; ops/_batch_binning.py)",
+    "histogram.bins_tensor": "never meets a batched tensor: histogram() batches as a whole "
+    "(ops/_batch_binning.py)",
     "bincount": "its length depends on each example's largest value",
     "_unique2": "its length depends on each example's values",
     "unique_dim": "its length depends on each example's values",
@@ -72,8 +73,6 @@ NO_RULE.update(
     {
         key: "not batched yet: a fused Taylor kernel, called only by a Taylor pass"
         for key in (
-            "jet_linear",
-            "jet_outer",
             "jet_unary",
             "jet_unary_backward",
             "jet_act",
@@ -134,58 +133,63 @@ def rules() -> dict:
         "split.Tensor", "split_with_sizes", "index_select", "flip", "unsafe_split.Tensor",
         "unsafe_split_with_sizes",
     ):  # fmt: skip
-        RULES[_key] = _with_dims("dim", "dims")
-    RULES["transpose.int"] = _with_dims("dim0", "dim1")
-    RULES["unsqueeze"] = _unsqueeze
-    RULES["argmax"] = RULES["argmin"] = _flat_index
-    RULES["max"] = RULES["min"] = _full_extreme
+        RULES[_key] = with_dims("dim", "dims")
+    RULES["transpose.int"] = with_dims("dim0", "dim1")
+    RULES["unsqueeze"] = unsqueeze
+    RULES["argmax"] = RULES["argmin"] = flat_index
+    RULES["max"] = RULES["min"] = full_extreme
+    RULES["median"] = RULES["nanmedian"] = whole_median
     for _key in ("view", "_reshape_alias", "_unsafe_view", "squeeze", "squeeze.dim",
                  "squeeze.dims", "expand"):  # fmt: skip
-        RULES[_key] = _new_shape
-    RULES["sum_to"] = _sum_to
-    RULES["repeat"] = _repeat
-    RULES["permute"] = _permute
-    RULES["t"] = _transpose_2d
-    RULES["index.Tensor"] = _index
-    RULES["index_put_impl"] = _index_put_impl
-    RULES["index_put"] = _index_put
+        RULES[_key] = new_shape
+    RULES["sum_to"] = sum_to
+    RULES["repeat"] = repeat
+    RULES["permute"] = permute
+    RULES["t"] = transpose_2d
+    RULES["index.Tensor"] = index_rule
+    RULES["index_put_impl"] = index_put_impl
+    RULES["index_put"] = index_put
     for _key in ("select_backward", "slice_backward", "index_add", "scatter_add"):
-        RULES[_key] = _backward_of_view
-    RULES["gather"] = _gather
-    RULES["cat"] = RULES["stack"] = _joined
+        RULES[_key] = backward_of_view
+    RULES["gather"] = gather
+    RULES["sort"] = RULES["topk"] = taken_at
+    RULES["as_strided"] = at_positions
+    RULES["jet_linear"] = jet_linear_rule
+    RULES["jet_outer"] = jet_outer_rule
+    RULES["cat"] = RULES["stack"] = joined
     for _key in ("matmul", "matmul.clone", "mm", "mv", "bmm", "dot", "vecmat"):
-        RULES[_key] = _matmul
-    RULES["addmm"] = _addmm
-    RULES["prod"] = RULES["roll"] = _flattened
+        RULES[_key] = matmul_rule
+    RULES["addmm"] = addmm
+    RULES["prod"] = RULES["roll"] = flattened
     for _key in ("overwrite", "fill.Scalar", "fill.Tensor", "zero"):
-        RULES[_key] = _overwrite
-    RULES["diagonal"] = _with_dims("dim1", "dim2")
-    RULES["diagonal_backward"] = _diagonal_backward
+        RULES[_key] = overwrite
+    RULES["diagonal"] = with_dims("dim1", "dim2")
+    RULES["diagonal_backward"] = diagonal_backward
     for _key in ("cumprod", "logcumsumexp"):
-        RULES[_key] = _with_dims("dim")
+        RULES[_key] = with_dims("dim")
     for _key in ("median.dim", "nanmedian.dim", "kthvalue", "mode", "nansum"):
-        RULES[_key] = _with_dims("dim")
+        RULES[_key] = with_dims("dim")
     for _key in ("heaviside", "logaddexp2", "signbit", "scatter_reduce_prod_zeros_double_backward"):
         RULES[_key] = pointwise
     for _key in (
         "scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce",
         "scatter_reduce.two",
     ):  # fmt: skip
-        RULES[_key] = _scatter
-    RULES["view_replay"] = _regions
-    RULES["masked_fill.Tensor"] = _masked_fill_tensor
+        RULES[_key] = scatter
+    RULES["view_replay"] = regions
+    RULES["masked_fill.Tensor"] = masked_fill_tensor
     for _key in ("zero_region", "embed_region", "copy_slices"):
-        RULES[_key] = _regions
+        RULES[_key] = regions
     for _key in ("cholesky_solve", "linalg_solve_ex", "linalg_solve_triangular"):
-        RULES[_key] = _solve
+        RULES[_key] = solve
     for _key in ("einsum.mul", "einsum.permute", "einsum.sum", "einsum.view"):
-        RULES[_key] = _einsum
+        RULES[_key] = einsum_rule
     for _key in (
         "swap_last_two", "cholesky", "cholesky_inverse", "linalg_cholesky_ex",
         "linalg_det", "linalg_eigh", "linalg_inv_ex", "linalg_lu", "linalg_lu_factor_ex",
         "linalg_matrix_exp", "linalg_qr", "linalg_slogdet", "linalg_svd",
     ):  # fmt: skip
-        RULES[_key] = _trailing
+        RULES[_key] = trailing
     for _key in list(RULES):
         if _key in NO_RULE:
             del RULES[_key]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._batched import all_values
 from .._tensor import Tensor, _wrap
 
 
@@ -97,7 +98,8 @@ def diag_embed(v: Tensor) -> Tensor:
 def absent(grad) -> bool:
     """Whether an output's gradient is a zero that no graph produced: the engine's stand-in
     for an output that got no gradient, so a rule may take PyTorch's shortcut for it."""
-    return grad is None or (not grad.requires_grad and not grad._data.any())
+    # all_values: a gradient batched under vmap (jacrev's rows) is absent in every example
+    return grad is None or (not grad.requires_grad and not all_values(grad).any())
 
 
 def as_column(x: Tensor, vector: bool) -> Tensor:

@@ -10,9 +10,11 @@ from collections import namedtuple
 
 import numpy as np
 
+from .._batched import BatchedTensor
 from .._exposure import exports, public
 from .._ranges import _linspace_values
 from .._tensor import Tensor, _wrap
+from . import _batch_binning
 from ._optable import NoDerivative
 from ._out import with_out, with_outs
 from ._primitive import primitive
@@ -194,20 +196,27 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     outside are ignored. Floating inputs only; never requires grad (as in PyTorch)."""
     if out is not None:
         return with_out("histc", lambda: histc(input, bins, min, max), (), out)  # never recorded
-    x = _floating(input, "histc").reshape(-1)
+    x = _floating(input, "histc")
     _check_bins(bins, "histc")
     lo, hi = float(min), float(max)
+    if type(input) is BatchedTensor:
+        return _batch_binning.histc(input, int(bins), lo, hi, _check_histc_range)
+    x = x.reshape(-1)
     if lo == hi and x.size:
         lo, hi = float(np.min(x)), float(np.max(x))
     if lo == hi:
         lo, hi = lo - 1, hi + 1
+    _check_histc_range(lo, hi)
+    edges = _linspace_values(lo, hi, int(bins) + 1, x.dtype)
+    pos, _ = _positions(x, edges, linear=True)
+    return _wrap(_count(pos, int(bins), None, x.dtype))
+
+
+def _check_histc_range(lo: float, hi: float) -> None:
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
     if not lo < hi:
         raise RuntimeError(f"torch.histc: max must be larger than min (got min {lo}, max {hi})")
-    edges = _linspace_values(lo, hi, int(bins) + 1, x.dtype)
-    pos, _ = _positions(x, edges, linear=True)
-    return _wrap(_count(pos, int(bins), None, x.dtype))
 
 
 def _histogram_forward(x, *edges, bins, lo, hi, weight, density):
@@ -265,9 +274,14 @@ def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool
                 f"torch.histogram(): bins must be a 1-D tensor of at least one edge with the "
                 f"input's dtype {input.dtype}, got shape {list(bins.shape)} and {bins.dtype}"
             )
-        hist, edges = _histogram_bins(input, bins, **params)
     else:
         _check_bins(bins, "histogram")
+    if any(type(t) is BatchedTensor for t in (input, weight, bins)):
+        batched = _batch_binning.histogram(input, bins, range, weight, density, _check_range)
+        return _Histogram(*batched)
+    if isinstance(bins, Tensor):
+        hist, edges = _histogram_bins(input, bins, **params)
+    else:
         lo, hi = _outer_edges(x, range)
         params.update(bins=int(bins), lo=lo, hi=hi)
         hist, edges = _histogram_bin_ct(input, **params)
@@ -282,6 +296,13 @@ def _outer_edges(x: np.ndarray, range) -> tuple:
         lo, hi = float(np.min(x)), float(np.max(x))
     else:
         lo, hi = 0.0, 1.0
+    _check_range(lo, hi)
+    if lo == hi:  # NumPy's convention: a one-value range is widened by 0.5 each way
+        lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
+
+
+def _check_range(lo: float, hi: float) -> None:
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo}, {hi}] is not finite")
     if lo > hi:
@@ -289,9 +310,6 @@ def _outer_edges(x: np.ndarray, range) -> tuple:
             f"torch.histogramdd: min should not exceed max, but got min {lo} max {hi} for "
             "dimension 0"
         )
-    if lo == hi:  # NumPy's convention: a one-value range is widened by 0.5 each way
-        lo, hi = lo - 0.5, hi + 0.5
-    return lo, hi
 
 
 # ----- bincount -----

@@ -14,6 +14,7 @@ import numpy as np
 from .._dtype import as_dtype, from_numpy_dtype
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._batch_whole import batches_quantile
 from ._optable import Generic
 from ._out import with_out
 from ._primitive import primitive
@@ -90,6 +91,7 @@ def _rank_tangent(q: Tensor, sorted_data: np.ndarray, ranks: np.ndarray, ignore_
     return where(_wrap(np.broadcast_to(fixed, ranks.shape)), 0.0, tangent)
 
 
+@batches_quantile
 def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan) -> Tensor:
     _require_tensor(input, op)
     if input._data.dtype not in (np.float32, np.float64):

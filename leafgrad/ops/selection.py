@@ -13,12 +13,13 @@ from collections import namedtuple
 import numpy as np
 
 from .._exposure import exports, public
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap
 from ._optable import Generic
 from ._out import with_outs
 from ._primitive import primitive
 from ._reduce import _one_dim, _require_tensor
-from .extrema import _evenly_read_jvp, _extreme_all_grad, _select_grad, _select_jvp
+from .extrema import _select_grad, _select_jvp
+from .piecewise import where
 
 
 def _returned(name: str):
@@ -114,13 +115,45 @@ def _kth_positions(x, axis, *, k):
 
 
 def _whole(ignore_nan: bool):
-    def forward(x):
+    def forward(x, *, batch_dims=0):
+        lead = x.shape[:batch_dims]
         if x.size == 0:
-            return np.asarray(np.nan, dtype=x.dtype)
-        flat = x.reshape(-1)
-        return flat[_median_positions(flat, 0, ignore_nan)[0]]
+            return np.full(lead, np.nan, dtype=x.dtype)
+        flat = x.reshape(lead + (-1,))
+        picked = np.take_along_axis(flat, _median_positions(flat, batch_dims, ignore_nan), -1)
+        return picked[..., 0]
 
     return forward
+
+
+# The whole-tensor medians of each of the first ``batch_dims`` dims' entries (vmap's batch):
+# the gradient shared evenly among the entry's elements equal to its median (among its NaNs
+# when that is NaN), as PyTorch's evenly_distribute_backward and evenly_read_jvp do.
+
+
+def _trailing(x, batch_dims: int) -> tuple:
+    return tuple(range(batch_dims, x._data.ndim))
+
+
+def _picked(x, result, batch_dims: int, nan_picks: bool) -> np.ndarray:
+    xd = x._data
+    r = result._data.reshape(result._data.shape + (1,) * (xd.ndim - batch_dims))
+    return np.where(np.isnan(r), np.isnan(xd), xd == r) if nan_picks else xd == r
+
+
+def _evenly_grad(grad, x, result, *, batch_dims=0):
+    picked = _picked(x, result, batch_dims, True)
+    count = picked.sum(axis=_trailing(x, batch_dims), keepdims=True).astype(x._data.dtype)
+    grad = grad.reshape(tuple(grad.shape) + (1,) * (x._data.ndim - batch_dims))
+    return where(_wrap(picked), grad / _wrap(count), 0.0)
+
+
+def _evenly_jvp(tx, x, result, *, batch_dims=0):
+    # The tangent is masked by multiplying, so a non-finite tangent anywhere makes NaN.
+    picked = _picked(x, result, batch_dims, False).astype(x._data.dtype)
+    trailing = _trailing(x, batch_dims)
+    spread = tx / _wrap(picked.sum(axis=trailing, keepdims=True)) * _wrap(picked)
+    return spread.sum(trailing) if trailing or not batch_dims else spread
 
 
 def _vjp(grad, x, result, *, dim, keepdim, **which):
@@ -151,8 +184,8 @@ def _all_of(name, forward, node_name):
     return primitive(
         name,
         forward,
-        _extreme_all_grad,
-        kind=Generic(jvp=_evenly_read_jvp),
+        _evenly_grad,
+        kind=Generic(jvp=_evenly_jvp),
         saves=("self", "result"),
         node_name=node_name,
         dtype_rule="keep",

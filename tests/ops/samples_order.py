@@ -6,6 +6,7 @@ selected; each mode is then the row's smallest value (every value occurs once).
 """
 
 import leafgrad as lg
+from leafgrad.ops import selection
 
 from .optable import OpSample
 from .samples_reduction import distinct
@@ -15,6 +16,21 @@ S = OpSample
 SAMPLES = [
     S("median", lambda x: x.median(), ((3, 4),), make_inputs=distinct((3, 4)), id="median-all"),
     S("median", lambda x: lg.median(x), ((5,),), make_inputs=distinct((5,)), id="median-odd"),
+    # the whole median of each entry of the leading dims (what vmap of median() calls)
+    S(
+        "median",
+        lambda x: selection._median_all(x, batch_dims=1),
+        ((3, 2, 2),),
+        make_inputs=distinct((3, 2, 2)),
+        id="median-all-per-row",
+    ),
+    S(
+        "nanmedian",
+        lambda x: selection._nanmedian_all(x, batch_dims=2),
+        ((2, 2, 3),),
+        make_inputs=distinct((2, 2, 3)),
+        id="nanmedian-all-per-entry",
+    ),
     S(
         "median.dim",
         lambda x: lg.median(x, 1).values,

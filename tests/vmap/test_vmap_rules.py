@@ -16,17 +16,9 @@ from tests.ops.test_op_table import IDS, SAMPLES
 B = 3
 # Samples whose function cannot run under vmap, each with why.
 _RULELESS = "its primitive has no batching rule (ops/_batching_table.py NO_RULE says why)"
-_BY_VALUE = "computes its ranks from the sorted values in NumPy (NaN counts) before its primitives"
 NOT_BATCHED: dict = {
     "index-data-dependent-mask": "a mask's number of True values decides the shape, which "
     "differs per example (PyTorch's vmap refuses it too)",
-    "median-all": _RULELESS,
-    "median-odd": _RULELESS,
-    "nanmedian-all": _RULELESS,
-    "quantile-linear": _BY_VALUE,
-    "quantile-tensor-q-dim": _BY_VALUE,
-    "quantile-midpoint-keepdim": _BY_VALUE,
-    "nanquantile-nearest": _BY_VALUE,
 }
 # The fused Taylor path's kernels have no rule (NO_RULE says why).
 NOT_BATCHED.update(
