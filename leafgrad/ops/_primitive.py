@@ -37,7 +37,9 @@ from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
 from .._tensor import Tensor, _wrap
 from . import _jets, _optable
 from ._batching_table import batch_call
-from ._inputs import _broadcast_error, _check_args, _promote, _quietly
+from ._inputs import QUIET as _QUIET
+from ._inputs import QUIET_STATE as _QUIET_STATE
+from ._inputs import _broadcast_error, _check_args, _promote
 from ._optable import (
     Bilinear,
     Composite,
@@ -62,6 +64,7 @@ _forward = _forward_state  # active dual levels
 
 _REGISTRY = _optable.REGISTRY  # "name.overload" -> Primitive
 _NO_EDGE = (None, 0)
+_new = object.__new__
 
 
 def _fit(grad, inp, broadcast):
@@ -284,30 +287,54 @@ def _build(prim: Primitive):
             out = params.pop("out")
             if out is not None:
                 return with_out(name, lambda: op(*args, **params), args, out)
+        # One pass over the operands: who needs a gradient, the arrays, and whether they
+        # share one floating dtype (then no promotion is needed: the common case).
         needs_grad = False
+        arrays = []
+        first = None
+        uniform = True
         for a in args:
-            if not (type(a) is Tensor or isinstance(a, Tensor)):
+            if type(a) is Tensor or isinstance(a, Tensor):
+                if a._requires_grad:
+                    needs_grad = True
+                data = a._data
+                if uniform:
+                    if first is None:
+                        first = data.dtype
+                    elif data.dtype != first:
+                        uniform = False
+                arrays.append(data)
+            else:
                 _check_args(name, args, scalars)
-            elif a._requires_grad:
-                needs_grad = True
-        if promote:
+                if type(a) is not float:
+                    uniform = False
+                arrays.append(a)
+        if promote and not (uniform and first is not None and first.kind == "f"):
             arrays = _promote(args, float_only)
-        else:
-            arrays = [a._data if (type(a) is Tensor or isinstance(a, Tensor)) else a for a in args]
+        token = _QUIET.set(_QUIET_STATE)
         try:
-            out = _quietly(forward, arrays, params)
+            out = forward(*arrays, **params)
         except ValueError as exc:
             if not broadcast:
                 raise
             raise _broadcast_error(name, args) from exc
-        record = differentiable and needs_grad and _state.enabled
+        finally:
+            _QUIET.reset(token)
+        enabled = _state.enabled
+        record = differentiable and needs_grad and enabled
         if num_outputs == 1:
             if type(out) is not np.ndarray:
                 out = np.asarray(out)
-            # Only floating results can require grad (e.g. a cast to int leaves the graph).
-            record = record and out.dtype.kind == "f"
-            result = _wrap(out, record)
-            if needs_grad and not _state.enabled:
+            # _wrap inlined (a hot path). Only floating results can require grad (e.g. a
+            # cast to int leaves the graph).
+            result = _new(Tensor)
+            result._data = out
+            if record:
+                if out.dtype.kind == "f":
+                    result._requires_grad = True
+                else:
+                    record = False
+            elif needs_grad and not enabled:
                 result._provenance = "no_grad"  # read by autograd.explain
             if _state.inference:
                 result._is_inference = True
