@@ -12,6 +12,7 @@ from .. import _dtype
 from .._dtype import result_type
 from .._tensor import Tensor, _normalize_dim
 
+
 # NumPy warns on log(0), 1/0 and the like; PyTorch returns inf/nan silently. Entering
 # np.errstate costs ~1.5 us per op, so we set its context variable directly when this NumPy
 # exposes it (a private name, hence the fallback). ``QUIET.set(QUIET_STATE)`` silences NumPy
