@@ -104,6 +104,7 @@ cosh = unary(
     "cosh", np.cosh, d1=lambda x: sinh(x), d2=lambda x, result: result, expose=public(inplace=True)
 )
 
+
 def _act_backward(name, forward, output_grad, node_name):
     """``name(grad_output, output)``: the first derivative of an activation from its output,
     as one op (PyTorch's tanh_backward, sigmoid_backward). It is linear in ``grad_output``;
