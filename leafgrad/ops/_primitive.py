@@ -97,7 +97,11 @@ def _make_backward(vjp, vjp_all, broadcast, num_outputs):
         for i, need in enumerate(needs):
             if need:
                 g = vjp[i](grad, *args, result=result, **params)
-                outs.append(_fit(g, args[i], broadcast))
+                # _fit only where needed: most gradients match their input already.
+                data, like = g._data, args[i]._data
+                if data.dtype != like.dtype or (broadcast and data.shape != like.shape):
+                    g = _fit(g, args[i], broadcast)
+                outs.append(g)
             else:
                 outs.append(None)
         return outs
@@ -305,7 +309,8 @@ def _build(prim: Primitive):
                         uniform = False
                 arrays.append(data)
             else:
-                _check_args(name, args, scalars)
+                if not (scalars and (type(a) is float or type(a) is int)):
+                    _check_args(name, args, scalars)
                 if type(a) is not float:
                     uniform = False
                 arrays.append(a)
@@ -420,19 +425,25 @@ def _mark_views(op, args, params, source, result, multi_view) -> None:
     rest = args[1:]
     multiple = type(result) is tuple
     counter = parent._shared_version_counter()
+    inherited = parent._view_meta
+    # Only these modes (or several outputs) mark a view; otherwise it keeps its parent's mark.
+    marking = multi_view or _state.inference or not _state.enabled
     for i, r in enumerate(result if multiple else (result,)):
-        if not np.may_share_memory(r._data, source):
+        data = r._data
+        # A non-empty NumPy view of ``source`` itself shares its memory; anything else asks
+        # NumPy (which calls empty arrays unshared).
+        if not (data.base is source and data.size) and not np.may_share_memory(data, source):
             continue
         r._base = base
         r._version_counter = counter
         # A view is an inference tensor exactly when its base is one (whatever the mode).
         r._is_inference = parent._is_inference
-        if parent._requires_grad and r.grad_fn is None and r._data.dtype.kind == "f":
+        if parent._requires_grad and r.grad_fn is None and data.dtype.kind == "f":
             # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
             # gradients reaching it go nowhere (it has no valid accumulator).
             r._requires_grad = True
             r._accumulator = NO_GRAD_VIEW
-        meta = _creation_meta(op, r, i, multi_view, parent._view_meta)
+        meta = _creation_meta(op, r, i, multi_view, inherited) if marking else inherited
         if meta is not None:
             r._view_meta = meta
         if multiple:
