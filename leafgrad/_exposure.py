@@ -37,6 +37,9 @@ class Public:
     def __call__(self, fn):
         """Declare ``fn`` exposed this way; returns ``fn`` (taking NumPy's keyword names)."""
         fn._public = self
+        # Operators never get keywords, so they call ``fn`` past the wrappers that only
+        # handle keywords (NumPy's names here, ``out=`` from ``_out.accepts_out``).
+        operator = getattr(fn, "_without_out", fn)
         names = self.method if isinstance(self.method, tuple) else (fn.__name__,)
         if PYTHON_IN_TORCH.isdisjoint(names):
             fn = numpy_names(fn)
@@ -44,11 +47,11 @@ class Public:
             for name in self.method:
                 _add(METHODS, name, fn)
         for name in self.operators:
-            _add(METHODS, name, fn)
+            _add(METHODS, name, operator)
         for name in self.reflected:
-            _add(METHODS, name, _reflected(fn, name))
+            _add(METHODS, name, _reflected(operator, name))
         for name in self.inplace_operators:
-            _add(INPLACE, name, fn)
+            _add(INPLACE, name, operator if name.startswith("__") else fn)
         return fn
 
 

@@ -103,6 +103,7 @@ def rules() -> dict:
         "add.Tensor", "sub.Tensor", "rsub.Tensor", "rsub.Scalar", "mul.Tensor", "neg", "clone",
         "to", "alias", "masked_fill.Scalar", "masked_fill.Tensor", "where.self", "isclose",
         "pow.Scalar", "pow.Tensor_Tensor", "div.Tensor", "threshold_backward",
+        "tanh_backward", "sigmoid_backward",
     )  # fmt: skip
 
     for _key, _prim in REGISTRY.items():

@@ -100,6 +100,7 @@ def accepts_out(fn=None, *, same_dtype: bool = False):
             )
         return write_out(name, result, out, same_dtype=same_dtype)
 
+    with_out_param._without_out = fn  # what operators call (they pass no out=)
     return with_out_param
 
 

@@ -37,7 +37,9 @@ from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
 from .._tensor import Tensor, _wrap
 from . import _jets, _optable
 from ._batching_table import batch_call
-from ._inputs import _broadcast_error, _check_args, _promote, _quietly
+from ._inputs import QUIET as _QUIET
+from ._inputs import QUIET_STATE as _QUIET_STATE
+from ._inputs import _broadcast_error, _check_args, _promote
 from ._optable import (
     Bilinear,
     Composite,
@@ -62,6 +64,7 @@ _forward = _forward_state  # active dual levels
 
 _REGISTRY = _optable.REGISTRY  # "name.overload" -> Primitive
 _NO_EDGE = (None, 0)
+_new = object.__new__
 
 
 def _fit(grad, inp, broadcast):
@@ -94,7 +97,11 @@ def _make_backward(vjp, vjp_all, broadcast, num_outputs):
         for i, need in enumerate(needs):
             if need:
                 g = vjp[i](grad, *args, result=result, **params)
-                outs.append(_fit(g, args[i], broadcast))
+                # _fit only where needed: most gradients match their input already.
+                data, like = g._data, args[i]._data
+                if data.dtype != like.dtype or (broadcast and data.shape != like.shape):
+                    g = _fit(g, args[i], broadcast)
+                outs.append(g)
             else:
                 outs.append(None)
         return outs
@@ -284,30 +291,55 @@ def _build(prim: Primitive):
             out = params.pop("out")
             if out is not None:
                 return with_out(name, lambda: op(*args, **params), args, out)
+        # One pass over the operands: who needs a gradient, the arrays, and whether they
+        # share one floating dtype (then no promotion is needed: the common case).
         needs_grad = False
+        arrays = []
+        first = None
+        uniform = True
         for a in args:
-            if not (type(a) is Tensor or isinstance(a, Tensor)):
-                _check_args(name, args, scalars)
-            elif a._requires_grad:
-                needs_grad = True
-        if promote:
+            if type(a) is Tensor or isinstance(a, Tensor):
+                if a._requires_grad:
+                    needs_grad = True
+                data = a._data
+                if uniform:
+                    if first is None:
+                        first = data.dtype
+                    elif data.dtype != first:
+                        uniform = False
+                arrays.append(data)
+            else:
+                if not (scalars and (type(a) is float or type(a) is int)):
+                    _check_args(name, args, scalars)
+                if type(a) is not float:
+                    uniform = False
+                arrays.append(a)
+        if promote and not (uniform and first is not None and first.kind == "f"):
             arrays = _promote(args, float_only)
-        else:
-            arrays = [a._data if (type(a) is Tensor or isinstance(a, Tensor)) else a for a in args]
+        token = _QUIET.set(_QUIET_STATE)
         try:
-            out = _quietly(forward, arrays, params)
+            out = forward(*arrays, **params)
         except ValueError as exc:
             if not broadcast:
                 raise
             raise _broadcast_error(name, args) from exc
-        record = differentiable and needs_grad and _state.enabled
+        finally:
+            _QUIET.reset(token)
+        enabled = _state.enabled
+        record = differentiable and needs_grad and enabled
         if num_outputs == 1:
             if type(out) is not np.ndarray:
                 out = np.asarray(out)
-            # Only floating results can require grad (e.g. a cast to int leaves the graph).
-            record = record and out.dtype.kind == "f"
-            result = _wrap(out, record)
-            if needs_grad and not _state.enabled:
+            # _wrap inlined (a hot path). Only floating results can require grad (e.g. a
+            # cast to int leaves the graph).
+            result = _new(Tensor)
+            result._data = out
+            if record:
+                if out.dtype.kind == "f":
+                    result._requires_grad = True
+                else:
+                    record = False
+            elif needs_grad and not enabled:
                 result._provenance = "no_grad"  # read by autograd.explain
             if _state.inference:
                 result._is_inference = True
@@ -393,19 +425,25 @@ def _mark_views(op, args, params, source, result, multi_view) -> None:
     rest = args[1:]
     multiple = type(result) is tuple
     counter = parent._shared_version_counter()
+    inherited = parent._view_meta
+    # Only these modes (or several outputs) mark a view; otherwise it keeps its parent's mark.
+    marking = multi_view or _state.inference or not _state.enabled
     for i, r in enumerate(result if multiple else (result,)):
-        if not np.may_share_memory(r._data, source):
+        data = r._data
+        # A non-empty NumPy view of ``source`` itself shares its memory; anything else asks
+        # NumPy (which calls empty arrays unshared).
+        if not (data.base is source and data.size) and not np.may_share_memory(data, source):
             continue
         r._base = base
         r._version_counter = counter
         # A view is an inference tensor exactly when its base is one (whatever the mode).
         r._is_inference = parent._is_inference
-        if parent._requires_grad and r.grad_fn is None and r._data.dtype.kind == "f":
+        if parent._requires_grad and r.grad_fn is None and data.dtype.kind == "f":
             # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
             # gradients reaching it go nowhere (it has no valid accumulator).
             r._requires_grad = True
             r._accumulator = NO_GRAD_VIEW
-        meta = _creation_meta(op, r, i, multi_view, parent._view_meta)
+        meta = _creation_meta(op, r, i, multi_view, inherited) if marking else inherited
         if meta is not None:
             r._view_meta = meta
         if multiple:

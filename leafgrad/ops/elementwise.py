@@ -13,9 +13,9 @@ import numpy as np
 import scipy.special as sp
 
 from .._exposure import exports, public
-from ._optable import Generic
+from ._optable import Composite, Generic
 from ._primitive import primitive, unary
-from ._tangents import diagonal_jvp
+from ._tangents import diagonal_jvp, tangent_sum
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -103,9 +103,57 @@ sinh = unary(
 cosh = unary(
     "cosh", np.cosh, d1=lambda x: sinh(x), d2=lambda x, result: result, expose=public(inplace=True)
 )
+
+
+def _act_backward(name, forward, output_grad, node_name):
+    """``name(grad_output, output)``: the first derivative of an activation from its output,
+    as one op (PyTorch's tanh_backward, sigmoid_backward). It is linear in ``grad_output``;
+    ``output_grad(grad, grad_output, output)``, linear in ``grad``, is its VJP in ``output``
+    (and with a tangent for ``grad``, its JVP)."""
+
+    def grad_output_vjp(grad, g, y, result):
+        return op(grad, y)
+
+    def output_vjp(grad, g, y, result):
+        return output_grad(grad, g, y)
+
+    def jvp(tg, ty, g, y, result):
+        return tangent_sum(
+            None if tg is None else op(tg, y), None if ty is None else output_grad(ty, g, y)
+        )
+
+    op = primitive(
+        name,
+        forward,
+        (grad_output_vjp, output_vjp),
+        kind=Composite(taylor_as=lambda g, y: forward(g, y), jvp=jvp),
+        saves=("grad_output", "output"),
+        inputs=("grad_output", "output"),
+        node_name=node_name,
+    )
+    return op
+
+
+# One op for the backward of tanh and of sigmoid, as in PyTorch (whose second-order graphs
+# show TanhBackwardBackward0): a backward or a nested derivative then records one node, not
+# three. Both compute in PyTorch's order: grad * (1 - y * y) and grad * (1 - y) * y.
+tanh_backward = _act_backward(
+    "tanh_backward",
+    lambda g, y: g * (1 - y * y),
+    lambda grad, g, y: grad * (-2 * y * g),
+    "TanhBackwardBackward0",
+)
+sigmoid_backward = _act_backward(
+    "sigmoid_backward",
+    lambda g, y: g * (1 - y) * y,
+    lambda grad, g, y: grad * g * (-2 * y + 1),
+    "SigmoidBackwardBackward0",
+)
+
 tanh = unary(
     "tanh",
     np.tanh,
+    vjp=lambda grad, x, result: tanh_backward(grad, result),
     d1=lambda x, result: 1 - result * result,
     d2=lambda x, result: -2 * result * (1 - result * result),
     expose=public(inplace=True),
@@ -141,6 +189,7 @@ arcsinh, arccosh, arctanh = asinh, acosh, atanh
 sigmoid = unary(
     "sigmoid",
     sp.expit,
+    vjp=lambda grad, x, result: sigmoid_backward(grad, result),
     d1=lambda x, result: result * (1 - result),
     d2=lambda x, result: result * (1 - result) * (1 - 2 * result),
     expose=public(inplace=True),

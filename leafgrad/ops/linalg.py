@@ -129,8 +129,9 @@ _mm = primitive(
     "mm",
     _matmul_forward,
     (
-        lambda grad, a, b, result: mm(grad, t(b)),
-        lambda grad, a, b, result: mm(t(a), grad),
+        # The ops themselves: the public mm and t only check arguments (valid here).
+        lambda grad, a, b, result: _mm(grad, _t(b)),
+        lambda grad, a, b, result: _mm(_t(a), grad),
     ),
     saves=("self if mat2", "mat2 if self"),
     inputs=("self", "mat2"),

@@ -128,18 +128,22 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return _matmul_view(input, other)
 
 
+# What the operators call: matmul past its keyword wrappers (NumPy names, out=).
+_matmul_operands = matmul._without_out
+
+
 @public(function=False, method=False, operators=("__matmul__",))
 def _matmul_method(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
-    return matmul(self, other)
+    return _matmul_operands(self, other)
 
 
 @public(function=False, method=False, operators=("__rmatmul__",))
 def _rmatmul_method(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
-    return matmul(other, self)
+    return _matmul_operands(other, self)
 
 
 __all__ = exports(globals())

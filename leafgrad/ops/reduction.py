@@ -84,9 +84,8 @@ def _mean_forward(x, *, dim, keepdim, dtype=None):
 def _mean_grad(grad, x, result, *, dim, keepdim, dtype=None):
     shape = x._data.shape
     count = x._data.size if dim is None or not shape else int(np.prod([shape[d] for d in dim]))
-    # A fresh, writable gradient, as PyTorch's (it divides after expanding); copying the
-    # expanded quotient is cheaper, and later rules are faster on a contiguous array.
-    return _restore(grad / count, shape, dim, keepdim).clone()
+    # As PyTorch's: expanded, then divided, which gives a fresh, contiguous gradient.
+    return _restore(grad, shape, dim, keepdim) / count
 
 
 _mean_all = primitive(

@@ -2,6 +2,7 @@
 
 import leafgrad as lg
 from leafgrad.ops.activations import threshold_backward
+from leafgrad.ops.elementwise import sigmoid_backward, tanh_backward
 
 from .optable import OpSample, away_from
 
@@ -29,6 +30,8 @@ SAMPLES = [
     S("acosh", lambda x: x.acosh(), ((4,),), domain=(1.2, 3.0)),
     S("atanh", lambda x: x.atanh(), ((4,),), domain=_UNIT),
     S("sigmoid", lambda x: x.sigmoid(), ((2, 3),)),
+    S("tanh_backward", lambda g, x: tanh_backward(g, x.tanh()), ((2, 3), (2, 3))),
+    S("sigmoid_backward", lambda g, x: sigmoid_backward(g, x.sigmoid()), ((2, 3), (2, 3))),
     S("erf", lambda x: lg.erf(x), ((4,),)),
     S("erfc", lambda x: lg.erfc(x), ((4,),)),
     S("relu", lambda x: x.relu(), ((2, 3),), make_inputs=away_from([0.0])([(2, 3)])),
