@@ -33,5 +33,7 @@ def flags(
     finally:
         for name, value in saved.items():
             setattr(module, name, value)
+
+
 # PyTorch binds the module to itself as ``m`` (its flags live on a module subclass).
 m = sys.modules[__name__]
