@@ -150,11 +150,6 @@ def detach(input: Tensor) -> Tensor:
     return input.detach()
 
 
-def detach_(input: Tensor) -> Tensor:
-    """``input.detach_()``: take ``input`` itself out of the graph."""
-    return input.detach_()
-
-
 from . import viz  # noqa: F401
 
 # nn and optim are built on the names above (``from .. import Tensor``); importing them last
