@@ -210,4 +210,3 @@ from .ops.covariance import *  # noqa: F403
 from .ops.memory_views import *  # noqa: F403
 from .ops.value_parts import *  # noqa: F403
 from .ops.spectral import *  # noqa: F403
-from ._missing_dtypes import *  # noqa: F403

@@ -5,8 +5,7 @@ conjugation and negation bits are never set, so ``conj``, ``resolve_conj``, ``re
 ``real`` return their input itself. leafgrad has no complex dtype, so the functions that make
 or need complex tensors raise, saying so.
 
-This module is imported before the op families: where an op module later declares one of
-these names as a public function (with its Tensor method), that declaration wins.
+The Tensor methods of the same names are declared in ``ops/attributes.py``.
 """
 
 from __future__ import annotations

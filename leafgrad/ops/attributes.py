@@ -2,8 +2,9 @@
 transposes, the complex-number views that are the tensor itself, device and layout
 predicates, ``dim_order``, ``as_subclass``, ``module_load`` ...
 
-leafgrad has no complex dtypes, so ``conj``, ``real``, ``resolve_conj`` ... return the
-tensor itself (as PyTorch does for a real tensor) and ``imag`` raises as PyTorch's does.
+leafgrad has no complex dtypes, so ``conj``, ``resolve_conj`` ... return the tensor itself (as
+PyTorch does for a real tensor). The torch-level functions of the same names, which check
+their argument as PyTorch's do, are in ``_torch_predicates``.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _mH(self: Tensor) -> Tensor:
     return self.transpose(-2, -1)
 
 
-@public()
+@public(function=False)
 def adjoint(input: Tensor) -> Tensor:
     """``input.mH`` as a view: the last two dims swapped (conjugation is a no-op on reals)."""
     ndim = input._data.ndim
@@ -70,7 +71,7 @@ def adjoint(input: Tensor) -> Tensor:
 # ----- complex views of a real tensor: the tensor itself -----
 
 
-@public()
+@public(function=False)
 def conj(input: Tensor) -> Tensor:
     """``input`` itself: a real tensor is its own conjugate (PyTorch returns it too)."""
     return input
@@ -91,43 +92,28 @@ def conj_physical_(input: Tensor) -> Tensor:
     return input
 
 
-@public()
+@public(function=False)
 def resolve_conj(input: Tensor) -> Tensor:
     """``input`` itself: leafgrad never holds a lazily conjugated tensor."""
     return input
 
 
-@public()
+@public(function=False)
 def resolve_neg(input: Tensor) -> Tensor:
     """``input`` itself: leafgrad never holds a lazily negated tensor."""
     return input
 
 
-@public()
+@public(function=False)
 def is_conj(input: Tensor) -> bool:
     """False: leafgrad has no lazy conjugation bit."""
     return False
 
 
-@public()
+@public(function=False)
 def is_neg(input: Tensor) -> bool:
     """False: leafgrad has no lazy negation bit."""
     return False
-
-
-@public(method=False)
-def real(input: Tensor) -> Tensor:
-    """``input`` itself: the real part of a real tensor (``Tensor.real`` is the property)."""
-    return input
-
-
-@public(method=False)
-def imag(input: Tensor) -> Tensor:
-    """RuntimeError, as PyTorch's for every non-complex dtype."""
-    raise RuntimeError(
-        "imag is not implemented for tensors with non-complex dtypes. leafgrad has no complex "
-        "dtypes: the imaginary part of a real tensor is zeros_like(x)"
-    )
 
 
 @public()
@@ -144,7 +130,7 @@ def angle(input: Tensor) -> Tensor:
     return where(_wrap(np.zeros(data.shape, dtype=bool)), input, _wrap(values))
 
 
-@public()
+@public(function=False)
 def positive(input: Tensor) -> Tensor:
     """``input`` itself (unary plus); a RuntimeError for bool tensors, as in PyTorch."""
     if input._data.dtype == np.bool_:
@@ -158,13 +144,13 @@ def positive(input: Tensor) -> Tensor:
 # ----- predicates -----
 
 
-@public()
+@public(function=False)
 def is_signed(input: Tensor) -> bool:
     """Whether the dtype has a sign (floats and signed integers)."""
     return input.dtype.is_signed
 
 
-@public()
+@public(function=False)
 def is_nonzero(input: Tensor) -> bool:
     """Whether the one value is nonzero; RuntimeError for no value or more than one."""
     size = input._data.size
@@ -190,7 +176,7 @@ def _tensor_arg(op: str, name: str, position: int, value) -> Tensor:
     return value
 
 
-@public()
+@public(function=False)
 def is_same_size(input: Tensor, other: Tensor) -> bool:
     """Whether the two shapes are equal (dtypes may differ)."""
     other = _tensor_arg("is_same_size", "other", 1, other)
@@ -210,13 +196,13 @@ def is_set_to(self: Tensor, tensor: Tensor) -> bool:
     )
 
 
-@public()
+@public(function=False)
 def is_distributed(input: Tensor) -> bool:
     """False: leafgrad tensors live in this process."""
     return False
 
 
-@public()
+@public(function=False)
 def get_device(input: Tensor) -> int:
     """-1, PyTorch's answer for a CPU tensor."""
     return -1
@@ -410,6 +396,19 @@ def _set_volatile(self: Tensor, value) -> None:
     warn_at_user("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.")
 
 
+def _real(self: Tensor) -> Tensor:
+    """``Tensor.real``: the tensor itself (its real part)."""
+    return self
+
+
+def _imag(self: Tensor) -> Tensor:
+    """``Tensor.imag``: RuntimeError, as PyTorch's for every non-complex dtype."""
+    raise RuntimeError(
+        "imag is not implemented for tensors with non-complex dtypes. leafgrad has no complex "
+        "dtypes: the imaginary part of a real tensor is zeros_like(x)"
+    )
+
+
 def _false(self: Tensor) -> bool:
     return False
 
@@ -420,8 +419,8 @@ def _true(self: Tensor) -> bool:
 
 Tensor.H = property(_H)
 Tensor.mH = property(_mH)
-Tensor.real = property(real)
-Tensor.imag = property(imag)
+Tensor.real = property(_real)
+Tensor.imag = property(_imag)
 Tensor.layout = property(_layout)
 Tensor.name = property(_name)
 Tensor.grad_dtype = property(_grad_dtype, _set_grad_dtype)

@@ -142,17 +142,18 @@ def _as_strided_batched(x, size, stride, offset) -> Tensor:
 # ----- in-place metadata changes -----
 
 
-def _take_view_history(target: Tensor, view: Tensor, name: str, node_name: str) -> Tensor:
-    """``target`` becomes ``view`` (same memory, new layout) with its history, in place; the
-    node is named as PyTorch names the in-place op's (``t_``: ``TBackward1``)."""
+def _take_view_history(target: Tensor, view: Tensor, name: str, node_name=None) -> Tensor:
+    """``target`` becomes ``view`` (same memory, new layout) with its history, in place;
+    ``node_name`` renames the node as PyTorch names the in-place op's (``t_``: ``TBackward1``)."""
 
     _check_target(target, name)
     target._data = view._data
     target._bump_version()
     if view.grad_fn is not None:
         node = view.grad_fn
-        node.__class__ = OpNode.named(node_name)  # same slots: only the name differs
-        node._name = node_name
+        if node_name is not None:
+            node.__class__ = OpNode.named(node_name)  # same slots: only the name differs
+            node._name = node_name
         target.grad_fn = node
         target._output_nr = view._output_nr
     if target._base is not None and view._view_fn is not None:
