@@ -16,7 +16,7 @@ import inspect
 
 import numpy as np
 
-from .._batched import BatchedTensor, batched
+from .._batched import BatchedTensor, batched, physical, rewrap, union_levels, with_levels
 from .._tensor import Tensor, _normalize_dim
 from ._reduce import _one_dim
 
@@ -122,10 +122,7 @@ def batches_quantile(fn):
     @functools.wraps(fn)
     def wrapper(op, input, q, dim, keepdim, interpolation, ignore_nan):
         if type(q) is BatchedTensor:
-            raise RuntimeError(
-                f"vmap: {op}() with q batched under vmap is not supported: pass q unbatched "
-                "(in_dims None for it), e.g. a 1-D q of every quantile the examples need"
-            )
+            return _with_batched_q(fn, op, input, q, dim, keepdim, interpolation, ignore_nan)
         if type(input) is not BatchedTensor:
             return fn(op, input, q, dim, keepdim, interpolation, ignore_nan)
         rank, value = input._data.ndim, input._value
@@ -144,6 +141,32 @@ def batches_quantile(fn):
         return batched(out, input._level)
 
     return wrapper
+
+
+def _with_batched_q(fn, op, input, q, dim, keepdim, interpolation, ignore_nan):
+    """Quantiles with a ``q`` of each example's own: every vmap level of either flattened into
+    one dim of rows, each row with its q (``fn``'s ``q_rows``)."""
+    if q._data.ndim > 1:
+        raise RuntimeError(f"{op}() q must be a scalar or 1D tensor, got shape {list(q.shape)}")
+    levels = union_levels(input, q)
+    value = physical(with_levels(input, levels))
+    lead = tuple(value.shape[: len(levels)])
+    rows = int(np.prod(lead))
+    rank = input._data.ndim
+    value = value.reshape((rows,) + tuple(input._data.shape))
+    qs = physical(with_levels(q, levels)).reshape((rows,) + tuple(q._data.shape))
+    if dim is None:
+        out = fn(op, value.reshape(rows, -1), qs, 1, False, interpolation, ignore_nan, True)
+        if keepdim:
+            out = out.reshape(tuple(out.shape) + (1,) * rank)
+    else:
+        d = _one_dim(dim, rank, op)
+        if rank == 0:  # a 0-d example's dim 0 is itself: one value per row
+            value, keepdim = value.reshape(rows, 1), False
+        out = fn(op, value, qs, d + 1, keepdim, interpolation, ignore_nan, True)
+    if q._data.ndim == 1:
+        out = out.movedim(1, 0)  # (quantiles, rows, ...) -> (rows, quantiles, ...)
+    return rewrap(out.reshape(lead + tuple(out.shape[1:])), levels)
 
 
 def _at(t, level: int) -> bool:

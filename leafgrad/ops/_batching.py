@@ -6,8 +6,9 @@ dim 0 is the batch; those calls record the autograd graph (and forward-mode tang
 the values. An elementwise op only needs the batch dim in front with the example dims
 aligned behind it (NumPy broadcasting does the rest). The rules that remap dims live by
 family: ``_batch_dims.py`` (reductions, shapes), ``_batch_index.py`` (indexing, scatter,
-writes), ``_batch_products.py`` (matmul, einsum, linalg), ``_batch_quantiles.py``;
-``_batching_table.py`` says which primitive gets which.
+writes), ``_batch_products.py`` (matmul, einsum, linalg); ``_batching_table.py`` says which
+primitive gets which. Functions that read values before any primitive batch as a whole
+instead: ``_batch_whole.py`` (sort, topk, quantiles, lstsq, pinv), ``_batch_binning.py``.
 """
 
 from __future__ import annotations

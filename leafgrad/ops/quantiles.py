@@ -27,11 +27,12 @@ from .reduction import sum as _sum
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _q_array(q, input: Tensor, op: str) -> np.ndarray:
-    """``q`` as an array of the input's dtype (0-d or 1-D), range-checked as PyTorch does."""
+def _q_array(q, input: Tensor, op: str, rows: bool = False) -> np.ndarray:
+    """``q`` as an array of the input's dtype (0-d or 1-D; with ``rows``, one such per entry of
+    the input's dim 0), range-checked as PyTorch does."""
     dt = input._data.dtype
     if isinstance(q, Tensor):
-        if q._data.ndim > 1:
+        if q._data.ndim > 1 + rows:
             raise RuntimeError(f"{op}() q must be a scalar or 1D tensor, got shape {list(q.shape)}")
         if q._data.dtype != dt:
             raise RuntimeError(
@@ -51,11 +52,20 @@ def _q_array(q, input: Tensor, op: str) -> np.ndarray:
     return np.asarray(q, dtype=dt)
 
 
-def _ranks(sorted_data: np.ndarray, q: np.ndarray, ignore_nan: bool, interpolation: str):
+def _q_against(q, ndim: int, rows: bool):
+    """``q`` shaped ``(quantiles, 1, ..., 1)`` against sorted rows of ``ndim`` dims; with
+    ``rows`` (one q per entry of the rows' dim 0, vmap's batch) ``(quantiles, R, 1, ...)``."""
+    if not rows:
+        return q.reshape((-1,) + (1,) * ndim)
+    q = q.reshape(q.shape[0], -1).T
+    return q.reshape(tuple(q.shape) + (1,) * (ndim - 1))
+
+
+def _ranks(sorted_data, q, ignore_nan: bool, interpolation: str, rows: bool = False):
     """Per quantile and row, the (fractional) position in the sorted row, as PyTorch's
     quantile_compute computes it in the input's dtype: shape ``(len(q), *rows, 1)``."""
     n = sorted_data.shape[-1]
-    q = q.reshape((-1,) + (1,) * sorted_data.ndim)
+    q = _q_against(q, sorted_data.ndim, rows)
     nan = np.isnan(sorted_data)
     if ignore_nan:
         # All-NaN rows get rank 0, whose value is NaN.
@@ -74,7 +84,7 @@ def _ranks(sorted_data: np.ndarray, q: np.ndarray, ignore_nan: bool, interpolati
     return ranks
 
 
-def _rank_tangent(q: Tensor, sorted_data: np.ndarray, ranks: np.ndarray, ignore_nan: bool):
+def _rank_tangent(q: Tensor, sorted_data, ranks, ignore_nan: bool, rows: bool = False):
     """Zero in value, ``d rank / d q`` in gradient: the linear mode's weight is differentiable
     in ``q`` (as PyTorch's: the rank is ``q`` times the last index, or times the count of
     numbers less one; a constant where a NaN or an all-NaN row fixes it)."""
@@ -85,14 +95,16 @@ def _rank_tangent(q: Tensor, sorted_data: np.ndarray, ranks: np.ndarray, ignore_
         fixed, scale = count == 0, count - 1
     else:
         fixed, scale = nan.any(axis=-1, keepdims=True), np.full(nan.shape[:-1] + (1,), n - 1)
-    q = q.reshape((-1,) + (1,) * sorted_data.ndim)
+    q = _q_against(q, sorted_data.ndim, rows)
     tangent = (q - q.detach()) * _wrap(scale.astype(ranks.dtype))
     # PyTorch's masked_fill cuts a fixed rank off from q: no gradient (not 0 times a NaN).
     return where(_wrap(np.broadcast_to(fixed, ranks.shape)), 0.0, tangent)
 
 
 @batches_quantile
-def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan) -> Tensor:
+def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, q_rows=False) -> Tensor:
+    """The quantiles; ``q_rows``: ``q`` has one (0-d or 1-D) q per entry of the input's dim 0
+    (vmap's batch, which ``dim`` then never names)."""
     _require_tensor(input, op)
     if input._data.dtype not in (np.float32, np.float64):
         raise RuntimeError(
@@ -104,7 +116,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan) -> Tensor:
             f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
             f"but got {interpolation}"
         )
-    qs = _q_array(q, input, op)
+    qs = _q_array(q, input, op, q_rows)
     if input._data.size == 0:
         raise RuntimeError(f"{op}() input tensor must be non-empty (shape {list(input.shape)})")
     ndim = input._data.ndim
@@ -121,7 +133,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan) -> Tensor:
         else:
             out_shape = ()
     ordered = sort(rows, -1).values
-    ranks = _ranks(ordered._data, qs, ignore_nan, interpolation)
+    ranks = _ranks(ordered._data, qs, ignore_nan, interpolation, q_rows)
     expanded = ordered.unsqueeze(0).expand((ranks.shape[0],) + ordered._data.shape)
     below_idx = ranks.astype(np.int64)
     values = gather(expanded, -1, _wrap(below_idx))
@@ -132,10 +144,10 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan) -> Tensor:
         else:
             weights = _wrap(ranks - below_idx.astype(ranks.dtype))
             if isinstance(q, Tensor) and q.requires_grad:
-                weights = weights + _rank_tangent(q, ordered._data, ranks, ignore_nan)
+                weights = weights + _rank_tangent(q, ordered._data, ranks, ignore_nan, q_rows)
         values = values + weights * (above - values)
     values = values.reshape((ranks.shape[0],) + out_shape)
-    return values.squeeze(0) if qs.ndim == 0 else values
+    return values.squeeze(0) if qs.ndim == q_rows else values
 
 
 def _into(op: str, compute, out) -> Tensor:

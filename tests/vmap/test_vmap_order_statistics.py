@@ -81,10 +81,25 @@ def test_quantiles_of_zero_dim_examples_and_nested_vmaps(pytorch):
     same(pytorch, fn, [rand(3, 2, 4)])
 
 
-def test_a_batched_q_is_refused_with_a_clear_error(torch):
-    x, q = torch.rand(3, 5), torch.rand(3)
-    if torch.__name__ == "torch":
-        torch.vmap(torch.quantile)(x, q)  # PyTorch loops over the examples (its fallback)
-        return
-    with pytest.raises(RuntimeError, match="q batched under vmap"):
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantiles_with_each_examples_own_q(pytorch, name):
+    def fn(m, x, q, qs):
+        op = getattr(m, name)
+        own = m.vmap(op)(x.flatten(1), q)
+        several = m.vmap(lambda v, q: op(v, q, dim=1, keepdim=True))(x, qs)
+        only_q = m.vmap(lambda q: op(x[0], q, dim=0, interpolation="midpoint"))(qs)
+        nested = m.vmap(m.vmap(op), in_dims=(1, None))(x, q)
+        grads = m.vmap(m.func.grad(lambda v, q: op(v, q).sum(), argnums=(0, 1)))(x, qs)
+        return own, several, only_q, nested, grads
+
+    x = rand(4, 2, 5)
+    x[1, 0, 3] = NAN
+    q = np.array([0.1, 0.5, 0.8, 1.0])
+    qs = np.random.default_rng(3).random((4, 3))
+    same(pytorch, fn, [x, q, qs])
+
+
+def test_a_q_out_of_range_in_one_example_raises(torch):
+    x, q = torch.rand(3, 5), torch.tensor([0.2, 1.5, 0.3])
+    with pytest.raises(RuntimeError, match="range"):
         torch.vmap(torch.quantile)(x, q)
