@@ -30,6 +30,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     decompositions,
     determinants,
     diagonals,
+    dim_order,
     division,
     einsum,
     elementwise,
