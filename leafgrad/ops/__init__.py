@@ -32,6 +32,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     determinants,
     diagonals,
     differences,
+    dim_order,
     division,
     einsum,
     elementwise,
