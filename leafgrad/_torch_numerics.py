@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from . import _dtype
+from ._exposure import FUNCTIONS
 from ._factory import _checked_scalar, _finish, _number, _out_dtype
 from ._tensor import Tensor, _wrap
 from ._warn import warn_at_user
@@ -165,4 +166,9 @@ def unravel_index(indices, shape) -> tuple:
     return tuple(_wrap((flat // stride) % size) for stride, size in zip(strides, shape))
 
 
-__all__ = ["result_type", "can_cast", "scalar_tensor", "range", "unravel_index"]
+# Names an op module declares public stay those declarations (see nn/_torch_level.py).
+__all__ = [
+    name
+    for name in ("result_type", "can_cast", "scalar_tensor", "range", "unravel_index")
+    if name not in FUNCTIONS
+]

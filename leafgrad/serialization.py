@@ -49,7 +49,7 @@ FORMAT = "leafgrad.save"
 VERSION = 1
 MANIFEST_KEY = "__leafgrad__"
 _ALLOWED_DTYPES = frozenset(
-    np.dtype(t) for t in ("bool", "u1", "i1", "i2", "i4", "i8", "f2", "f4", "f8")
+    np.dtype(t) for t in ("bool", "u1", "i1", "i2", "i4", "i8", "f2", "f4", "f8", "u2", "u4", "u8")
 )
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _NPY_MAGIC = b"\x93NUMPY"
@@ -69,7 +69,8 @@ class _Encoder:
         if array.dtype not in _ALLOWED_DTYPES:
             raise TypeError(
                 f"save: cannot store an array of dtype {array.dtype} at {where}; supported "
-                "dtypes are bool, uint8, int8, int16, int32, int64, float16, float32, float64"
+                "dtypes are bool, uint8/16/32/64, int8, int16, int32, int64, float16, float32, "
+                "float64"
             )
         key = f"a{len(self.arrays)}"
         self.arrays[key] = array

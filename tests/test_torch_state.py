@@ -174,3 +174,11 @@ def test_dtypes_numpy_cannot_hold_exist_and_refuse_to_make_tensors(torch, name):
 
 def test_aliases_of_complex_dtypes_are_the_same_objects():
     assert lg.cfloat is lg.complex64 and lg.cdouble is lg.complex128 and lg.chalf is lg.complex32
+
+
+@pytest.mark.parametrize("name", ["uint16", "uint32", "uint64"])
+def test_wide_unsigned_tensors_save_and_load(tmp_path, name):
+    t = lg.tensor([0, 7, 65535], dtype=getattr(lg, name))
+    lg.save({"t": t}, tmp_path / "u.lg")
+    back = lg.load(tmp_path / "u.lg")["t"]
+    assert back.dtype == t.dtype and back.tolist() == t.tolist()

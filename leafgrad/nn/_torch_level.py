@@ -14,6 +14,7 @@ from __future__ import annotations
 import leafgrad as _lg
 
 from .. import Tensor
+from .._exposure import FUNCTIONS
 from ..ops.inplace import inplace as _inplace
 from . import functional as F
 from ._dropout_functions import _dropout
@@ -269,7 +270,7 @@ rrelu_ = _inplace_of(rrelu, "rrelu_")
 threshold_ = _inplace_of(threshold, "threshold_")
 
 
-__all__ = [
+_NAMES = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
     "batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "dropout",
     "feature_dropout", "alpha_dropout", "feature_alpha_dropout", "dropout_", "feature_dropout_",
@@ -282,3 +283,6 @@ __all__ = [
     "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "constant_pad_nd", "lstm_cell",
     "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
 ]  # fmt: skip
+# A name an op module declares public (with its Tensor method, in-place twin ...) stays that
+# declaration: only the names no op declares are exported from here.
+__all__ = [name for name in _NAMES if name not in FUNCTIONS]
