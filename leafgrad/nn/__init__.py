@@ -1,6 +1,7 @@
 """Neural-network building blocks: Module, layers, losses, ``init`` and ``functional``."""
 
-from . import functional, init, utils
+from . import functional, grad, init, utils
+from ._factory import factory_kwargs
 from .activation import (
     CELU,
     ELU,
@@ -112,6 +113,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
+from .parallel import DataParallel, SyncBatchNorm
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from .parameter_containers import ParameterDict, ParameterList
 from .pooling import (
@@ -240,3 +242,4 @@ __all__ += [
 __all__ += ["Container", "NLLLoss2d"]
 __all__ += ["CTCLoss"]
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
+__all__ += ["DataParallel", "SyncBatchNorm", "factory_kwargs", "grad"]

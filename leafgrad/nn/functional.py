@@ -9,6 +9,7 @@ from __future__ import annotations
 import leafgrad as _lg
 
 from .. import Tensor
+from . import grad
 from ._activation_functions import (
     celu,
     elu,
@@ -206,7 +207,7 @@ __all__ += [
     "scaled_dot_product_attention", "selu_", "threshold_", "unfold", "multilabel_margin_loss",
     "triplet_margin_with_distance_loss", "embedding_bag", "fractional_max_pool2d",
     "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
-    "fractional_max_pool3d_with_indices", "ctc_loss",
+    "fractional_max_pool3d_with_indices", "ctc_loss", "grad",
 ]  # fmt: skip
 
 
