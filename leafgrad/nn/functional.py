@@ -99,6 +99,7 @@ from ._loss_functions_more import (
 from ._misc_functions import (
     celu_,
     channel_shuffle,
+    conv_tbc,
     elu_,
     gumbel_softmax,
     hardtanh_,
@@ -207,7 +208,7 @@ __all__ += [
     "scaled_dot_product_attention", "selu_", "threshold_", "unfold", "multilabel_margin_loss",
     "triplet_margin_with_distance_loss", "embedding_bag", "fractional_max_pool2d",
     "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
-    "fractional_max_pool3d_with_indices", "ctc_loss", "grad",
+    "fractional_max_pool3d_with_indices", "ctc_loss", "grad", "conv_tbc",
 ]  # fmt: skip
 
 

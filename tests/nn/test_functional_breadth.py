@@ -196,3 +196,10 @@ def test_functional_breadth_names_exist():
     with warnings.catch_warnings():
         for name in ("fold", "unfold", "one_hot", "pdist", "grid_sample", "affine_grid"):
             assert callable(getattr(lg.nn.functional, name))
+
+
+@pytest.mark.parametrize("pad, taps", [(0, 2), (1, 3)])
+def test_conv_tbc_matches_pytorch_to_second_order(pt, pad, taps):
+    arrays = [RNG.standard_normal((6, 2, 3)), RNG.standard_normal((taps, 3, 4)),
+              RNG.standard_normal(4)]  # fmt: skip
+    compare(lambda m, x, w, b: m.nn.functional.conv_tbc(x, w, b, pad), arrays, torch=pt)
