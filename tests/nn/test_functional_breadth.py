@@ -203,3 +203,14 @@ def test_conv_tbc_matches_pytorch_to_second_order(pt, pad, taps):
     arrays = [RNG.standard_normal((6, 2, 3)), RNG.standard_normal((taps, 3, 4)),
               RNG.standard_normal(4)]  # fmt: skip
     compare(lambda m, x, w, b: m.nn.functional.conv_tbc(x, w, b, pad), arrays, torch=pt)
+
+
+def test_scaled_dot_product_attention_dropout_is_unbiased():
+    lg.manual_seed(3)
+    q, k, v = (lg.tensor(a[:1, :1]) for a in (SDPA_Q, SDPA_K, SDPA_V))
+    sdpa = lg.nn.functional.scaled_dot_product_attention
+    exact = sdpa(q, k, v).numpy()
+    many = sdpa(q.expand(4000, 1, 3, 6), k, v, dropout_p=0.3).numpy()
+    assert not np.allclose(many[0], exact[0])  # the draws differ from the exact attention
+    np.testing.assert_allclose(many.mean(0), exact[0], atol=0.08)
+    assert np.all(sdpa(q, k, v, dropout_p=1.0).numpy() == 0)
