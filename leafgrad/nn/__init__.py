@@ -1,6 +1,6 @@
 """Neural-network building blocks: Module, layers, losses, ``init`` and ``functional``."""
 
-from . import functional, grad, init, utils
+from . import attention, functional, grad, init, utils
 from ._factory import factory_kwargs
 from .activation import (
     CELU,
@@ -243,3 +243,4 @@ __all__ += ["Container", "NLLLoss2d"]
 __all__ += ["CTCLoss"]
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
 __all__ += ["DataParallel", "SyncBatchNorm", "factory_kwargs", "grad"]
+__all__ += ["attention"]

@@ -214,3 +214,21 @@ def test_scaled_dot_product_attention_dropout_is_unbiased():
     assert not np.allclose(many[0], exact[0])  # the draws differ from the exact attention
     np.testing.assert_allclose(many.mean(0), exact[0], atol=0.08)
     assert np.all(sdpa(q, k, v, dropout_p=1.0).numpy() == 0)
+
+
+def test_sdpa_kernel_selection_as_on_a_cpu_build(torch):
+    attention = torch.nn.attention
+    q = torch.ones(1, 2, 3, 4)
+    assert int(attention.SDPBackend.MATH) == 0 and int(attention.SDPBackend.ERROR) == -1
+    for backend in (attention.SDPBackend.MATH, attention.SDPBackend.FLASH_ATTENTION):
+        with attention.sdpa_kernel(backend):
+            torch.nn.functional.scaled_dot_product_attention(q, q, q)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch explains why each kernel was refused
+        with attention.sdpa_kernel([attention.SDPBackend.EFFICIENT_ATTENTION]):
+            with pytest.raises(RuntimeError, match="No viable backend"):
+                torch.nn.functional.scaled_dot_product_attention(q, q, q)
+    torch.nn.functional.scaled_dot_product_attention(q, q, q)  # restored on exit
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+        with attention.sdpa_kernel("math"):
+            pass
