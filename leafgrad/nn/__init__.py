@@ -2,6 +2,7 @@
 
 from . import attention, functional, grad, init, utils
 from ._factory import factory_kwargs
+from ._linear_cross_entropy import LinearCrossEntropyOptions
 from .activation import (
     CELU,
     ELU,
@@ -79,7 +80,12 @@ from .loss import (
     NLLLoss,
     SmoothL1Loss,
 )
-from .loss_extra import CTCLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss
+from .loss_extra import (
+    CTCLoss,
+    LinearCrossEntropyLoss,
+    MultiLabelMarginLoss,
+    TripletMarginWithDistanceLoss,
+)
 from .loss_more import (
     CosineEmbeddingLoss,
     GaussianNLLLoss,
@@ -244,3 +250,4 @@ __all__ += ["CTCLoss"]
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
 __all__ += ["DataParallel", "SyncBatchNorm", "factory_kwargs", "grad"]
 __all__ += ["attention"]
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]

@@ -73,6 +73,7 @@ from ._interpolate_functions import (
     upsample_nearest,
 )
 from ._layer_functions import bilinear, cosine_similarity, embedding, pad, pairwise_distance
+from ._linear_cross_entropy import linear_cross_entropy
 from ._loss_functions import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -208,7 +209,7 @@ __all__ += [
     "scaled_dot_product_attention", "selu_", "threshold_", "unfold", "multilabel_margin_loss",
     "triplet_margin_with_distance_loss", "embedding_bag", "fractional_max_pool2d",
     "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
-    "fractional_max_pool3d_with_indices", "ctc_loss", "grad", "conv_tbc",
+    "fractional_max_pool3d_with_indices", "ctc_loss", "grad", "conv_tbc", "linear_cross_entropy",
 ]  # fmt: skip
 
 
