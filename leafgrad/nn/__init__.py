@@ -1,6 +1,8 @@
 """Neural-network building blocks: Module, layers, losses, ``init`` and ``functional``."""
 
-from . import functional, init, utils
+from . import attention, functional, grad, init, utils
+from ._factory import factory_kwargs
+from ._linear_cross_entropy import LinearCrossEntropyOptions
 from .activation import (
     CELU,
     ELU,
@@ -78,7 +80,12 @@ from .loss import (
     NLLLoss,
     SmoothL1Loss,
 )
-from .loss_extra import CTCLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss
+from .loss_extra import (
+    CTCLoss,
+    LinearCrossEntropyLoss,
+    MultiLabelMarginLoss,
+    TripletMarginWithDistanceLoss,
+)
 from .loss_more import (
     CosineEmbeddingLoss,
     GaussianNLLLoss,
@@ -112,6 +119,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
+from .parallel import DataParallel, SyncBatchNorm
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from .parameter_containers import ParameterDict, ParameterList
 from .pooling import (
@@ -240,3 +248,6 @@ __all__ += [
 __all__ += ["Container", "NLLLoss2d"]
 __all__ += ["CTCLoss"]
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
+__all__ += ["DataParallel", "SyncBatchNorm", "factory_kwargs", "grad"]
+__all__ += ["attention"]
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]

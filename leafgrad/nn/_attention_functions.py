@@ -11,6 +11,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor
+from .attention import _check_kernel_available
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
@@ -70,6 +71,7 @@ def scaled_dot_product_attention(
             )
         key = key.repeat_interleave(heads // kv_heads, -3)
         value = value.repeat_interleave(heads // value.shape[-3], -3)
+    _check_kernel_available()
     length, source = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = _lg.matmul(query, key.transpose(-2, -1)) * scale

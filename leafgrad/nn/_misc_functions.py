@@ -13,7 +13,7 @@ from ..ops.inplace import inplace as _inplace
 from ._activation_functions import celu, elu, hardtanh, leaky_relu, relu, rrelu, selu, threshold
 
 __all__ = [
-    "celu_", "channel_shuffle", "elu_", "gumbel_softmax", "hardtanh_", "leaky_relu_",
+    "celu_", "channel_shuffle", "conv_tbc", "elu_", "gumbel_softmax", "hardtanh_", "leaky_relu_",
     "local_response_norm", "native_channel_shuffle", "one_hot", "pdist", "relu_", "rrelu_",
     "selu_", "threshold_",
 ]  # fmt: skip
@@ -149,3 +149,20 @@ leaky_relu_ = _inplace_of(leaky_relu, "leaky_relu_")
 hardtanh_ = _inplace_of(hardtanh, "hardtanh_")
 rrelu_ = _inplace_of(rrelu, "rrelu_")
 threshold_ = _inplace_of(threshold, "threshold_")
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """1-D convolution of time-batch-channel input ``(T, B, C_in)`` with ``weight``
+    ``(k, C_in, C_out)`` and ``bias`` ``(C_out,)``: ``(T', B, C_out)``."""
+    if input.dim() != 3 or weight.dim() != 3 or bias.dim() != 1:
+        raise RuntimeError(
+            "conv_tbc: expected input (T, B, C_in), weight (k, C_in, C_out) and bias (C_out,), "
+            f"got {list(input.shape)}, {list(weight.shape)} and {list(bias.shape)}"
+        )
+    if input.shape[2] != weight.shape[1] or bias.shape[0] != weight.shape[2]:
+        raise RuntimeError(
+            f"conv_tbc: input channels {input.shape[2]} must equal weight.size(1) "
+            f"{weight.shape[1]}, and bias size {bias.shape[0]} weight.size(2) {weight.shape[2]}"
+        )
+    out = _lg.nn.functional.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return out.permute(2, 0, 1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import leafgrad as _lg
 
 from .. import Tensor
+from . import grad
 from ._activation_functions import (
     celu,
     elu,
@@ -72,6 +73,7 @@ from ._interpolate_functions import (
     upsample_nearest,
 )
 from ._layer_functions import bilinear, cosine_similarity, embedding, pad, pairwise_distance
+from ._linear_cross_entropy import linear_cross_entropy
 from ._loss_functions import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -98,6 +100,7 @@ from ._loss_functions_more import (
 from ._misc_functions import (
     celu_,
     channel_shuffle,
+    conv_tbc,
     elu_,
     gumbel_softmax,
     hardtanh_,
@@ -206,7 +209,7 @@ __all__ += [
     "scaled_dot_product_attention", "selu_", "threshold_", "unfold", "multilabel_margin_loss",
     "triplet_margin_with_distance_loss", "embedding_bag", "fractional_max_pool2d",
     "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
-    "fractional_max_pool3d_with_indices", "ctc_loss",
+    "fractional_max_pool3d_with_indices", "ctc_loss", "grad", "conv_tbc", "linear_cross_entropy",
 ]  # fmt: skip
 
 

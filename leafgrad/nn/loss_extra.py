@@ -1,16 +1,22 @@
-"""``MultiLabelMarginLoss``, ``TripletMarginWithDistanceLoss`` and ``CTCLoss``."""
+"""``MultiLabelMarginLoss``, ``TripletMarginWithDistanceLoss``, ``CTCLoss`` and
+``LinearCrossEntropyLoss``."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from .. import Tensor
 from . import _loss_functions_extra as F
 from ._ctc_functions import ctc_loss
+from ._linear_cross_entropy import LinearCrossEntropyOptions, linear_cross_entropy
 from .distance import PairwiseDistance
-from .loss import _Loss
+from .linear import Linear
+from .loss import _Loss, _WeightedLoss
 
-__all__ = ["CTCLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
+__all__ = [
+    "CTCLoss", "LinearCrossEntropyLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss",
+]  # fmt: skip
 
 
 class MultiLabelMarginLoss(_Loss):
@@ -75,4 +81,64 @@ class CTCLoss(_Loss):
             self.blank,
             self.reduction,
             self.zero_infinity,
+        )
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of ``linear(input)`` logits ``(N, C, *out_features)``; the projection is
+    ``self.linear`` with ``C * prod(out_features)`` outputs."""
+
+    def __init__(
+        self,
+        in_features: int,
+        num_classes: int,
+        *,
+        out_features: tuple[int, ...] = (),
+        bias: bool = False,
+        device=None,
+        dtype=None,
+        reduction: str = "mean",
+        weight: Tensor | None = None,
+        ignore_index: int | None = None,
+        label_smoothing: float = 0.0,
+        options: LinearCrossEntropyOptions | None = None,
+    ) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(
+                f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}"
+            )
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(
+                f"expected label_smoothing to be in range [0, 1], got {label_smoothing}"
+            )
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        rows = math.prod(out_features) * num_classes
+        self.linear = Linear(in_features, rows, bias=bias, device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        shape = (self.num_classes, *self.out_features)
+        bias = self.linear.bias
+        return linear_cross_entropy(
+            input,
+            self.linear.weight.reshape(*shape, self.linear.in_features),
+            target,
+            linear_bias=None if bias is None else bias.reshape(shape),
+            weight=self.weight,
+            reduction=self.reduction,
+            ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing,
+            options=self.options,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+            f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+            f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+            f"label_smoothing={self.label_smoothing}, options={self.options}"
         )

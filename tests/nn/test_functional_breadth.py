@@ -196,3 +196,39 @@ def test_functional_breadth_names_exist():
     with warnings.catch_warnings():
         for name in ("fold", "unfold", "one_hot", "pdist", "grid_sample", "affine_grid"):
             assert callable(getattr(lg.nn.functional, name))
+
+
+@pytest.mark.parametrize("pad, taps", [(0, 2), (1, 3)])
+def test_conv_tbc_matches_pytorch_to_second_order(pt, pad, taps):
+    arrays = [RNG.standard_normal((6, 2, 3)), RNG.standard_normal((taps, 3, 4)),
+              RNG.standard_normal(4)]  # fmt: skip
+    compare(lambda m, x, w, b: m.nn.functional.conv_tbc(x, w, b, pad), arrays, torch=pt)
+
+
+def test_scaled_dot_product_attention_dropout_is_unbiased():
+    lg.manual_seed(3)
+    q, k, v = (lg.tensor(a[:1, :1]) for a in (SDPA_Q, SDPA_K, SDPA_V))
+    sdpa = lg.nn.functional.scaled_dot_product_attention
+    exact = sdpa(q, k, v).numpy()
+    many = sdpa(q.expand(4000, 1, 3, 6), k, v, dropout_p=0.3).numpy()
+    assert not np.allclose(many[0], exact[0])  # the draws differ from the exact attention
+    np.testing.assert_allclose(many.mean(0), exact[0], atol=0.08)
+    assert np.all(sdpa(q, k, v, dropout_p=1.0).numpy() == 0)
+
+
+def test_sdpa_kernel_selection_as_on_a_cpu_build(torch):
+    attention = torch.nn.attention
+    q = torch.ones(1, 2, 3, 4)
+    assert int(attention.SDPBackend.MATH) == 0 and int(attention.SDPBackend.ERROR) == -1
+    for backend in (attention.SDPBackend.MATH, attention.SDPBackend.FLASH_ATTENTION):
+        with attention.sdpa_kernel(backend):
+            torch.nn.functional.scaled_dot_product_attention(q, q, q)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch explains why each kernel was refused
+        with attention.sdpa_kernel([attention.SDPBackend.EFFICIENT_ATTENTION]):
+            with pytest.raises(RuntimeError, match="No viable backend"):
+                torch.nn.functional.scaled_dot_product_attention(q, q, q)
+    torch.nn.functional.scaled_dot_product_attention(q, q, q)  # restored on exit
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+        with attention.sdpa_kernel("math"):
+            pass
