@@ -272,7 +272,8 @@ class OpNode(Node):
     def apply(self, grads: list, needs: list) -> list:
         saved = self._saved
         args = saved.unpack(self._name)
-        return self._backward(grads, args, self.saved_result(), saved.params, needs)
+        result = None if saved.output is None else self.saved_result()
+        return self._backward(grads, args, result, saved.params, needs)
 
     def release(self) -> None:
         """Drop the saved values, keeping only shapes and dtypes (see ``SavedTensors``)."""
