@@ -123,24 +123,36 @@ def _run(node: Node, grads: list, plan: Plan, captured: list, create_graph: bool
     """
     if node in plan.capture_at:  # before the node's own hooks, as in PyTorch
         _capture(node, grads, plan, captured)
-    if node._tensor_pre_hooks or node._retain_grad_hooks or type(node) is AccumulateGrad:
+    if type(node) is AccumulateGrad:
+        return _accumulate(node, grads, create_graph)
+    if node._tensor_pre_hooks or node._retain_grad_hooks:
         _run_tensor_pre_hooks(node, grads)
     if node._pre_hooks:
         grads = _run_pre_hooks(node, grads)
-    if type(node) is AccumulateGrad:
-        # A leaf's sink: accumulation, the leaf's post-accumulate-grad hooks, the node's
-        # post hooks (``fn((), grad_outputs)``).
-        leaf = node._variable()
-        if leaf is not None:
-            if grads[0] is not None:
-                accumulate_grad(leaf, grads[0], create_graph)
-            if leaf._post_accumulate_hooks:
-                for fn in list(leaf._post_accumulate_hooks.values()):
-                    fn(leaf)
-        if node._post_hooks:
-            _run_post_hooks(node, (), grads)
-        return None
     return _call_rule(node, grads, plan.to_feed)
+
+
+def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
+    """A leaf's sink: its tensor hooks, the node's pre-hooks, accumulation, the leaf's
+    post-accumulate-grad hooks, the node's post hooks (``fn((), grad_outputs)``)."""
+    leaf = node._variable()
+    if (
+        node._tensor_pre_hooks
+        or node._retain_grad_hooks
+        or (leaf is not None and leaf._backward_hooks)
+    ):
+        _run_tensor_pre_hooks(node, grads)
+    if node._pre_hooks:
+        grads = _run_pre_hooks(node, grads)
+    if leaf is not None:
+        if grads[0] is not None:
+            accumulate_grad(leaf, grads[0], create_graph)
+        if leaf._post_accumulate_hooks:
+            for fn in list(leaf._post_accumulate_hooks.values()):
+                fn(leaf)
+    if node._post_hooks:
+        _run_post_hooks(node, (), grads)
+    return None
 
 
 def _send(node: Node, outs: list | None, buffers: dict, deps: dict, ready: list) -> None:
@@ -317,7 +329,7 @@ def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
         add = grad._data
         if data.flags.writeable and data.shape == add.shape and data.dtype == add.dtype:
             np.add(data, add, out=data)
-            old._bump_version()
+            old._shared_version_counter()[0] += 1
         else:  # e.g. a read-only broadcast view assigned to .grad by the user
             var._grad = _wrap(data + add)
 

@@ -85,7 +85,7 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, caller: str) -> list:
                     f"output {i} has shape {list(out._data.shape)}. Pass a gradient of that "
                     "shape (grad_outputs= / gradient=), or reduce the output first, e.g. .sum()"
                 )
-            grads.append(_wrap(np.ones_like(out._data)) if out._requires_grad else None)
+            grads.append(_ones_like(out._data) if out._requires_grad else None)
             continue
         if not isinstance(g, Tensor):
             raise TypeError(
@@ -103,6 +103,13 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, caller: str) -> list:
             g = g.to(out.dtype)
         grads.append(g)
     return grads
+
+
+def _ones_like(data: np.ndarray) -> Tensor:
+    """The implicit seed of a one-element output (``np.ones_like`` costs a few Python calls)."""
+    seed = np.empty(data.shape, data.dtype)
+    seed.fill(1)
+    return _wrap(seed)
 
 
 def _roots(outputs: tuple, grads: list, caller: str) -> tuple[list, list]:

@@ -302,7 +302,8 @@ class OpNode(Node):
     def apply(self, grads: list, needs: list) -> list:
         saved = self._saved
         args = saved.unpack(self._name)
-        return self._backward(grads, args, self.saved_result(), saved.params, needs)
+        result = None if saved.output is None else self.saved_result()
+        return self._backward(grads, args, result, saved.params, needs)
 
     def __call__(self, *grads):
         """``grad_fn(*grad_outputs)``: the rule run directly, in the current grad mode and

@@ -404,7 +404,7 @@ class SavedTensors:
             return
         self._values = _ReleasedValues(self._values, owner)
         params = self.params
-        if params and any(_holds_array(v) for v in params.values()):
+        if params and _any_array(params.values()):
             # Index arrays are saved values too (gather, index_select, advanced indexing).
             self.params = {k: _release_param(v, owner) for k, v in params.items()}
         output = self.output
@@ -510,6 +510,14 @@ class _FreedArray:
 
     def __repr__(self) -> str:
         return f"<values of a {list(self.shape)} {self.dtype} array freed by {self._op}>"
+
+
+def _any_array(values) -> bool:
+    """Whether any of ``values`` holds an array (a plain loop: this runs for every node)."""
+    for v in values:
+        if isinstance(v, (np.ndarray, Tensor, tuple)) and _holds_array(v):
+            return True
+    return False
 
 
 def _holds_array(value) -> bool:

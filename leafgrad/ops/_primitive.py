@@ -291,8 +291,9 @@ def _build(prim: Primitive):
             out = params.pop("out")
             if out is not None:
                 return with_out(name, lambda: op(*args, **params), args, out)
-        # One pass over the operands: who needs a gradient, the arrays, and whether they
-        # share one floating dtype (then no promotion is needed: the common case).
+        # One pass over the operands: who needs a gradient, the arrays, and whether the
+        # tensors share one floating dtype and the rest are Python numbers (then no
+        # promotion is needed: the common case).
         needs_grad = False
         arrays = []
         first = None
@@ -309,9 +310,11 @@ def _build(prim: Primitive):
                         uniform = False
                 arrays.append(data)
             else:
-                if not (scalars and (type(a) is float or type(a) is int)):
+                number = type(a) is float or type(a) is int
+                if not (scalars and number):
                     _check_args(name, args, scalars)
-                if type(a) is not float:
+                # A Python number takes a floating tensor's dtype (PyTorch's weak scalars).
+                if not number:
                     uniform = False
                 arrays.append(a)
         if promote and not (uniform and first is not None and first.kind == "f"):
@@ -353,19 +356,13 @@ def _build(prim: Primitive):
                 if extra:
                     checked += tuple(extra)
             for i in checked:
-                if getattr(args[i], "_is_inference", False):
+                a = args[i]
+                if a._is_inference if type(a) is Tensor else getattr(a, "_is_inference", False):
                     _refuse_saving_inference_tensor(name)
             node = node_class(
                 node_name,
                 backward,
-                tuple(
-                    [
-                        gradient_edge(a)
-                        if (type(a) is Tensor or isinstance(a, Tensor))
-                        else _NO_EDGE
-                        for a in args
-                    ]
-                ),
+                _edges(args),
                 args,
                 params,
                 1,
@@ -404,6 +401,18 @@ def _build(prim: Primitive):
     op.primitive = prim
     jvp_rule = prim.jvp
     return op
+
+
+def _edges(args) -> tuple:
+    """Where each operand's gradient goes: ``gradient_edge``, with a non-leaf's read here."""
+    edges = []
+    for a in args:
+        if type(a) is Tensor or isinstance(a, Tensor):
+            fn = a.grad_fn
+            edges.append(gradient_edge(a) if fn is None else (fn, a._output_nr))
+        else:
+            edges.append(_NO_EDGE)
+    return tuple(edges)
 
 
 def _refuse_saving_inference_tensor(name) -> None:

@@ -130,6 +130,9 @@ def _act_backward(name, forward, output_grad, node_name):
         saves=("grad_output", "output"),
         inputs=("grad_output", "output"),
         node_name=node_name,
+        # Under vmap the graph is recorded on the batched values, where a batched gradient
+        # meets an unbatched output: the output's gradient is summed back to its shape.
+        broadcast=True,
     )
     return op
 

@@ -255,3 +255,32 @@ def test_mixed_precision_gradient_is_cast_back_to_the_input_dtype():
 def test_sign_of_nan_is_zero_and_0d_inputs_work_like_torch():
     for vals in ([float("nan"), -2.0, 0.0, 3.0], float("nan"), -1.5):
         assert lg.sign(lg.tensor(vals)).tolist() == torch.sign(torch.tensor(vals)).tolist()
+
+
+@pytest.mark.parametrize("op", ["tanh", "sigmoid"])
+def test_first_derivative_of_tanh_and_sigmoid_is_one_node_as_in_torch(op):
+    """Their backward records one op (tanh_backward / sigmoid_backward), as PyTorch's does:
+    the second-order graph has PyTorch's nodes, saves and values."""
+    graphs = []
+    for lib in (lg, torch):
+        x = lib.tensor([-2.0, -0.3, 0.0, 0.7, 3.0], dtype=lib.float64, requires_grad=True)
+        y = getattr(x, op)()
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x, create_graph=True)
+        (ggg,) = lib.autograd.grad(gg.sum(), x)
+        node = g.grad_fn
+        graphs.append(
+            (
+                node.name(),
+                [n.name() if n else None for n, _ in node.next_functions],
+                np.asarray(node._saved_output.detach()),
+                [n.name() if n else None for n, _ in gg.grad_fn.next_functions],
+                [np.asarray(t.detach()) for t in (g, gg, ggg)],
+            )
+        )
+    ours, theirs = graphs
+    assert ours[0] == theirs[0] == f"{op.capitalize()}BackwardBackward0"
+    assert ours[1] == theirs[1] and ours[3] == theirs[3]
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-15)
+    for a, b in zip(ours[4], theirs[4]):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
