@@ -111,3 +111,10 @@ def test_later_gradients_add_into_the_first_one_keeping_its_layout(torch):
     assert a.grad is first
     assert a.grad.stride() == a.stride()
     assert_values(a.grad, np.full((1, 2, 2, 3), 3.0))
+
+
+def test_a_transposed_leaf_gets_a_transposed_gradient(torch):
+    x = torch.rand(3, 4).t().requires_grad_()
+    (x * 2.0).sum().backward()
+    assert x.grad.stride() == x.stride() == (1, 4)
+    assert_values(x.grad, np.full((4, 3), 2.0))

@@ -54,11 +54,30 @@ def gradgradcheck(fn, inputs, grad_outputs=None, **kwargs):
     return torch.autograd.gradgradcheck(fn, inputs, grad_outputs, **kwargs)
 
 
+SEED = 1234  # PyTorch's default --seed
+
+
+def set_rng_seed(seed):
+    """Seed the bound ``torch``, Python's ``random`` and NumPy, as PyTorch's helper does."""
+    import random
+
+    import numpy as np
+
+    importlib.import_module("torch").manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed)
+
+
 class TestCase(unittest.TestCase):
     """unittest.TestCase with a tensor-aware assertEqual."""
 
     exact_dtype = True
     precision = 1e-5
+
+    def setUp(self):
+        # Like PyTorch's TestCase: every test starts from the same seeds, so a run is
+        # reproducible and a random draw cannot make a test pass once and fail the next time.
+        set_rng_seed(SEED)
 
     def assertEqual(
         self,
