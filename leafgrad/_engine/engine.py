@@ -310,7 +310,7 @@ def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
     elif old is None:
         # Own the memory: never alias a gradient that someone else may modify. A gradient
         # nothing else can reach gives its memory instead, as PyTorch steals such a buffer.
-        var._grad = _wrap(grad._data if _unreachable_elsewhere(grad) else grad._data.copy())
+        var._grad = _wrap(grad._data if _unreachable_elsewhere(grad, var) else grad._data.copy())
     else:
         data = old._data
         add = grad._data
@@ -321,9 +321,10 @@ def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
             var._grad = _wrap(data + add)
 
 
-def _unreachable_elsewhere(grad: Tensor) -> bool:
+def _unreachable_elsewhere(grad: Tensor, var: Tensor) -> bool:
     """Whether only the caller's gradient list holds ``grad``, and only ``grad`` holds its
-    array, which owns contiguous writable memory: then no one else can see that memory.
+    array, which owns contiguous writable memory laid out as ``var``'s: then no one else can
+    see that memory, and it can be ``var``'s gradient as it is.
 
     The counts are CPython references: the gradient list, ``accumulate_grad``'s argument,
     this argument and ``getrefcount``'s own; for the array, the tensor's attribute and
@@ -336,6 +337,7 @@ def _unreachable_elsewhere(grad: Tensor) -> bool:
         and data.base is None
         and data.flags.c_contiguous
         and data.flags.writeable
+        and data.strides == var._data.strides
     )
 
 
