@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import threading
 
 import numpy as np
@@ -321,9 +322,14 @@ def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
         else:
             var._grad = old + grad
     elif old is None:
-        # Own the memory: never alias a gradient that someone else may modify. The copy
-        # takes the leaf's layout, as PyTorch's does.
-        var._grad = _wrap(copy_for_grad(grad._data, var._data))
+        # Own the memory: never alias a gradient that someone else may modify. A gradient
+        # nothing else can reach gives its memory instead, as PyTorch steals such a buffer;
+        # a copy takes the leaf's layout, as PyTorch's does.
+        var._grad = _wrap(
+            grad._data
+            if _unreachable_elsewhere(grad, var)
+            else copy_for_grad(grad._data, var._data)
+        )
     else:
         data = old._data
         add = grad._data
@@ -332,6 +338,26 @@ def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
             old._shared_version_counter()[0] += 1
         else:  # e.g. a read-only broadcast view assigned to .grad by the user
             var._grad = _wrap(data + add)
+
+
+def _unreachable_elsewhere(grad: Tensor, var: Tensor) -> bool:
+    """Whether only the caller's gradient list holds ``grad``, and only ``grad`` holds its
+    array, which owns contiguous writable memory laid out as ``var``'s: then no one else can
+    see that memory, and it can be ``var``'s gradient as it is.
+
+    The counts are CPython references: the gradient list, ``accumulate_grad``'s argument,
+    this argument and ``getrefcount``'s own; for the array, the tensor's attribute and
+    ``getrefcount``'s argument. tests/autograd/test_grad_buffers.py checks both ways.
+    """
+    data = grad._data
+    return (
+        sys.getrefcount(grad) <= 4
+        and sys.getrefcount(data) <= 3  # the tensor's attribute, ``data``, getrefcount's
+        and data.base is None
+        and data.flags.c_contiguous
+        and data.flags.writeable
+        and data.strides == var._data.strides
+    )
 
 
 def _validate(node: Node, i: int, grad) -> Tensor:

@@ -25,7 +25,8 @@ from .variable import Variable
 
 
 class set_multithreading_enabled(grad_mode._DecoratorContextManager):
-    """Accepted for PyTorch's API: leafgrad's backward pass always runs in the calling thread."""
+    """Accepted for PyTorch's API: leafgrad's backward pass runs in the calling thread (a
+    reentrant backward nested very deep continues in a fresh thread while the caller waits)."""
 
     def __init__(self, mode: bool) -> None:
         self.mode = bool(mode)
