@@ -84,8 +84,9 @@ _default = [float32]
 
 
 class _AbsentDtype(dtype):
-    """A PyTorch dtype NumPy cannot hold (bfloat16, complex, float8): it exists, so code can
-    name and compare it, and ``as_dtype`` refuses it wherever a tensor would be made."""
+    """Refused on purpose: a PyTorch dtype NumPy cannot hold (bfloat16, complex, float8). It
+    exists, so code can name and compare it; ``as_dtype`` refuses it wherever a tensor would
+    be made."""
 
     __slots__ = ("_complex", "_signed")
 
