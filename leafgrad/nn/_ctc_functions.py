@@ -3,9 +3,11 @@ the blank-extended targets written in leafgrad ops, vectorised over the batch.
 
 Log-space "minus infinity" is a large finite number here, so the gradients of unreachable
 states are exact zeros rather than NaN; a loss still at that level is infinite (no
-alignment exists). The gradient is the true derivative with respect to ``log_probs``;
-PyTorch's own kernel returns a gradient that differs from it by ``exp(log_probs)`` per
-frame, which cancels through the ``log_softmax`` that produces ``log_probs`` in practice.
+alignment exists). PyTorch's kernel returns, as the gradient with respect to
+``log_probs``, the gradient with respect to the logits of a ``log_softmax`` producing them:
+the true derivative plus ``exp(log_probs)`` per frame read. leafgrad gives the same (the
+extra term cancels through a ``log_softmax``, as PyTorch's does). A sample without any
+alignment gets a zero gradient (PyTorch's is NaN there unless ``zero_infinity``).
 """
 
 from __future__ import annotations
@@ -107,7 +109,13 @@ def ctc_loss(
     impossible = _lg.tensor(likelihood.detach().numpy() < _NEG / 2)
     if (in_lengths == 0).any():
         impossible = impossible | _lg.tensor((in_lengths == 0) & (tgt_lengths > 0))
-    loss = -likelihood
+    # PyTorch's kernel returns the gradient with respect to the logits behind a log_softmax
+    # (true gradient + exp(log_probs) on every frame read); this term is exactly zero in value
+    # and adds that exp(log_probs), so log_probs.grad matches PyTorch's too.
+    probs = lp.exp()
+    frames = _lg.tensor((np.arange(steps)[:, None] < in_lengths[None, :])[:, :, None])
+    shift = ((probs - probs.detach()) * frames.to(lp.dtype)).sum((0, 2))
+    loss = -likelihood + shift
     loss = _lg.where(impossible, 0.0 if zero_infinity else float("inf"), loss)
     if reduction == "mean":
         scale = _lg.tensor(np.maximum(tgt_lengths, 1), dtype=loss.dtype)

@@ -1,6 +1,6 @@
-"""ctc_loss / CTCLoss against PyTorch: values, and gradients with respect to the logits that
-feed ``log_softmax`` (PyTorch's kernel gradient with respect to ``log_probs`` itself is not
-the true derivative; through ``log_softmax`` both agree)."""
+"""ctc_loss / CTCLoss against PyTorch: values, and gradients both with respect to the logits
+that feed ``log_softmax`` and with respect to ``log_probs`` itself (where PyTorch's kernel
+returns the logits' gradient, and leafgrad follows it)."""
 
 import numpy as np
 import pytest
@@ -62,3 +62,16 @@ def test_ctc_loss_checks_input_lengths(torch):
     lp = torch.zeros(3, 1, 4)
     with pytest.raises(RuntimeError, match="Expected input_lengths to have value at most 3"):
         torch.nn.functional.ctc_loss(lp, torch.tensor([[1]]), torch.tensor([5]), torch.tensor([1]))
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_ctc_loss_gradient_wrt_log_probs_is_pytorchs(pt, reduction):
+    log_probs = pt.log_softmax(pt.tensor(LOGITS), 2).numpy()
+
+    def fn(m, lp):
+        return m.nn.functional.ctc_loss(
+            lp, m.tensor(PADDED), m.tensor(INPUT_LENGTHS), m.tensor(TARGET_LENGTHS),
+            reduction=reduction,
+        )  # fmt: skip
+
+    compare(fn, [log_probs], torch=pt, second=False)
