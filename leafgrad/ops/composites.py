@@ -177,7 +177,8 @@ def _tri_mask(x: Tensor, diagonal: int, upper: bool):
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dims (zeros below the ``diagonal``-th)."""
     _check_matrix(input, "triu")
-    return where(_tri_mask(input, diagonal, True), input, 0)
+    zero = _wrap(np.zeros((), input._data.dtype))  # input's dtype: bool stays bool
+    return where(_tri_mask(input, diagonal, True), input, zero)
 
 
 @public(inplace=True)
@@ -185,7 +186,8 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two dims (zeros above the ``diagonal``-th)."""
     _check_matrix(input, "tril")
-    return where(_tri_mask(input, diagonal, False), input, 0)
+    zero = _wrap(np.zeros((), input._data.dtype))  # input's dtype: bool stays bool
+    return where(_tri_mask(input, diagonal, False), input, zero)
 
 
 def _check_matrix(x, op):

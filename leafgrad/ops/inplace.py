@@ -336,9 +336,10 @@ def setitem(self: Tensor, key, value) -> None:
 def _random_fill(name, draw):
     @public(function=False, method=(name,))
     def method(self, *args, generator=None, **kwargs):
+        # A write as copy_ is: a leaf that requires grad refuses, the old values get zero.
+        _check_target(self, name)
         values = inplace_draw(self, draw, generator, name, *args, **kwargs)
-        with grad_mode.no_grad():
-            return apply_inplace(self, values, name)
+        return apply_inplace(self, overwrite(self, values), name)
 
     method.__name__ = name
     return method

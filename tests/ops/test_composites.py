@@ -122,3 +122,13 @@ def test_meshgrid_ij_matches_torch():
     theirs = torch.meshgrid(torch.tensor(x), torch.tensor(y), indexing="ij")
     for a, b in zip(ours, theirs):
         assert a.tolist() == b.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "float64"])
+def test_triangles_keep_the_dtype(dtype):
+    torch = pytest.importorskip("torch")
+    for fn in ("tril", "triu"):
+        ours = getattr(lg.ones(3, 3, dtype=getattr(lg, dtype)), fn)(1)
+        theirs = getattr(torch.ones(3, 3, dtype=getattr(torch, dtype)), fn)(1)
+        assert str(ours.dtype) == str(theirs.dtype)
+        assert ours.tolist() == theirs.tolist()

@@ -219,3 +219,16 @@ def test_a_generator_seed_repeats_the_draw():
     a = lg.zeros(8).cauchy_()
     lg.manual_seed(3)
     assert lg.zeros(8).cauchy_().tolist() == a.tolist()
+
+
+@pytest.mark.parametrize("fill", ["uniform_", "normal_"])
+def test_uniform_and_normal_are_writes_as_pytorch_s(torch, fill):
+    for m in (lg, torch):
+        leaf = m.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError):
+            getattr(leaf, fill)()  # a leaf that requires grad refuses in-place writes
+        b = leaf * 2
+        getattr(b, fill)()
+        assert b.requires_grad and b.grad_fn is not None
+        b.sum().backward()
+        assert leaf.grad.tolist() == [0.0, 0.0, 0.0]  # the replaced values get no gradient
