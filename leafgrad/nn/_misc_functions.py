@@ -11,6 +11,7 @@ import leafgrad as _lg
 from .. import Tensor
 from ..ops.inplace import inplace as _inplace
 from ._activation_functions import celu, elu, hardtanh, leaky_relu, relu, rrelu, selu, threshold
+from ._negative_slope import guard_negative_slope, rrelu_slope
 
 __all__ = [
     "celu_", "channel_shuffle", "conv_tbc", "elu_", "gumbel_softmax", "hardtanh_", "leaky_relu_",
@@ -145,9 +146,22 @@ relu_ = _inplace_of(relu, "relu_")
 elu_ = _inplace_of(elu, "elu_")
 celu_ = _inplace_of(celu, "celu_")
 selu_ = _inplace_of(selu, "selu_")
-leaky_relu_ = _inplace_of(leaky_relu, "leaky_relu_")
 hardtanh_ = _inplace_of(hardtanh, "hardtanh_")
-rrelu_ = _inplace_of(rrelu, "rrelu_")
+
+
+def _leaky_relu_guarded(input, negative_slope=0.01, inplace=False):
+    return guard_negative_slope(leaky_relu(input, negative_slope), "leaky_relu_", negative_slope)
+
+
+def _rrelu_guarded(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    slope = rrelu_slope(lower, upper, training)
+    return guard_negative_slope(rrelu(input, lower, upper, training), "rrelu_", slope)
+
+
+leaky_relu_ = _inplace_of(_leaky_relu_guarded, "leaky_relu_")
+rrelu_ = _inplace_of(_rrelu_guarded, "rrelu_")
+leaky_relu_.__doc__ = "In-place ``leaky_relu``; with a negative slope it has no backward."
+rrelu_.__doc__ = "In-place ``rrelu``; with a negative slope outside training, no backward."
 threshold_ = _inplace_of(threshold, "threshold_")
 
 

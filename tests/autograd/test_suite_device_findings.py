@@ -118,3 +118,36 @@ def test_a_transposed_leaf_gets_a_transposed_gradient(torch):
     (x * 2.0).sum().backward()
     assert x.grad.stride() == x.stride() == (1, 4)
     assert_values(x.grad, np.full((4, 3), 2.0))
+
+
+# ----- in-place leaky ReLUs with a negative slope: forward works, backward refuses
+
+
+def test_in_place_leaky_relu_with_a_negative_slope_has_no_backward(torch):
+    a = torch.tensor([-1.0, 1.0], requires_grad=True)
+    b = torch.nn.functional.leaky_relu_(a.clone(), -2)
+    assert_values(b, [2.0, 1.0])
+    assert type(b.grad_fn).__name__ == "LeakyReluBackward1"
+    with pytest.raises(RuntimeError, match="out-of-place version"):
+        b.backward(torch.ones(2))
+    assert a.grad is None
+
+
+def test_in_place_rrelu_outside_training_with_a_negative_mean_slope_has_no_backward(torch):
+    a = torch.tensor([-1.0, 1.0], requires_grad=True)
+    b = torch.nn.functional.rrelu_(a.clone(), -5.0, 1.0)  # slope (lower + upper) / 2 = -2
+    assert_values(b, [2.0, 1.0])
+    with pytest.raises(RuntimeError, match="out-of-place version"):
+        b.backward(torch.ones(2))
+
+
+def test_in_place_leaky_relu_with_slope_zero_or_more_differentiates(torch):
+    a = torch.tensor([-2.0, 0.0, 2.0], requires_grad=True)
+    torch.nn.functional.leaky_relu_(a.clone(), 0.0).backward(torch.ones(3))
+    assert_values(a.grad, [0.0, 0.0, 1.0])
+    a.grad = None
+    torch.nn.functional.leaky_relu_(a.clone(), 0.5).sum().backward()
+    assert_values(a.grad, [0.5, 0.5, 1.0])
+    plain = torch.tensor([-1.0, 3.0])  # nothing needs a gradient: no error either way
+    torch.nn.functional.leaky_relu_(plain, -2)
+    assert_values(plain, [2.0, 3.0])
