@@ -96,8 +96,9 @@ def ctc_loss(
     skip_t = _lg.tensor(skip)
     pad1, pad2 = lp.new_full((batch, 1), _NEG), lp.new_full((batch, 2), _NEG)
     for t in range(1, steps):
-        one = _lg.cat([pad1, alpha[:, :-1]], 1)
-        two = _lg.where(skip_t, _lg.cat([pad2, alpha[:, :-2]], 1), neg)
+        # alpha shifted right by one and two states (cut to width: it may be 1, all targets empty)
+        one = _lg.cat([pad1, alpha], 1)[:, :width]
+        two = _lg.where(skip_t, _lg.cat([pad2, alpha], 1)[:, :width], neg)
         step = _lg.logsumexp(_lg.stack([alpha, one, two]), 0) + emit[t]
         running = _lg.tensor((t < in_lengths)[:, None] & valid)
         alpha = _lg.where(running, step, alpha)

@@ -151,3 +151,24 @@ def test_in_place_leaky_relu_with_slope_zero_or_more_differentiates(torch):
     plain = torch.tensor([-1.0, 3.0])  # nothing needs a gradient: no error either way
     torch.nn.functional.leaky_relu_(plain, -2)
     assert_values(plain, [2.0, 3.0])
+
+
+# ----- ctc_loss: empty targets (some or all target lengths 0)
+
+
+@pytest.mark.parametrize("target_lengths", [[0, 0, 0], [0, 2, 1], [3, 0, 2]])
+def test_ctc_loss_with_empty_targets_matches_torch(torch, pytorch, target_lengths):
+    rng = np.random.default_rng(3)
+    logits = rng.standard_normal((6, 3, 5))
+    targets = rng.integers(1, 5, (3, 3))
+
+    def run(lib):
+        x = lib.tensor(logits, requires_grad=True)
+        log_probs = lib.log_softmax(x, 2)
+        args = (log_probs, lib.tensor(targets), [6, 4, 5], target_lengths)
+        loss = lib.nn.functional.ctc_loss(*args, reduction="none")
+        lib.nn.functional.ctc_loss(*args).backward()
+        return loss, x.grad
+
+    for ours, theirs in zip(run(torch), run(pytorch)):
+        assert_values(ours, theirs.detach().numpy())
