@@ -51,7 +51,7 @@ def test_functional_form_chains_and_names_clash(data, request):
     assert repr(Source(2)) == str(Source(2)) == Source.__qualname__
     with pytest.raises(Exception, match="already taken"):
         data.functional_datapipe(name)(Scale)
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+    with pytest.raises(AttributeError, match="no attribute 'nope"):
         Source(1).nope  # noqa: B018
     with pytest.raises(TypeError):
         len(Source(2))
