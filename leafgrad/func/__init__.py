@@ -23,12 +23,17 @@ Differences from ``torch.func``:
   the function uses.
 """
 
+from ._extras import debug_unwrap, functionalize, linearize, replace_all_batch_norm_modules_
 from ._functional_call import functional_call, stack_module_state
 from ._jacobians import hessian, jacfwd, jacrev
+from ._rearrange import rearrange
 from ._transforms import grad, grad_and_value, jvp, vjp
 from ._vmap import vmap
 
 __all__ = [
     "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp",
     "vmap", "stack_module_state",
+]  # fmt: skip
+__all__ += [
+    "debug_unwrap", "functionalize", "linearize", "rearrange", "replace_all_batch_norm_modules_",
 ]  # fmt: skip
