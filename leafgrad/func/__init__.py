@@ -19,8 +19,12 @@ Differences from ``torch.func``:
   PyTorch's does, and composes with the other transforms in both orders. ``jacrev`` and
   ``jacfwd`` vmap over the rows or columns of an identity as PyTorch's do
   (``_jacobians.py``), except that ``jacrev`` under an enclosing vmap goes row by row.
-- Forward-mode transforms (``jvp``, ``jacfwd``, ``hessian``) need a JVP rule for every op
-  the function uses.
+- Forward-mode transforms (``jvp``, ``jacfwd``, ``hessian``, ``linearize``) need a JVP rule
+  for every op the function uses; ``linearize``'s ``jvp_fn`` reruns the JVP on each call
+  where PyTorch replays a traced graph (same values).
+- ``functionalize`` calls the function as it is (``_extras.py``): eagerly, removing
+  mutations changes no result, and PyTorch's too writes input mutations back.
+- ``rearrange`` parses einops patterns itself (``_rearrange.py``); einops is not needed.
 """
 
 from ._extras import debug_unwrap, functionalize, linearize, replace_all_batch_norm_modules_
