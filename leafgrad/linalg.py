@@ -1,10 +1,9 @@
 """``torch.linalg``: every real-valued function, batched over leading dimensions.
 
-The maths lives in ``leafgrad.ops`` (solvers, cholesky, lu, decompositions, determinants,
+The maths lives in ``leafgrad.ops`` (solvers, cholesky, lu, ldl, decompositions, determinants,
 matrix_functions, norms); this module names it as PyTorch does and adds the few functions
 that only rearrange others. ``eig`` and ``eigvals``, whose results are complex, raise
-NotImplementedError (leafgrad has no complex dtype) pointing to ``eigh``; the LDL
-family are not here yet.
+NotImplementedError (leafgrad has no complex dtype) pointing to ``eigh``.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from .ops.decompositions import linalg_svd as svd
 from .ops.determinants import det
 from .ops.determinants import linalg_slogdet as slogdet
 from .ops.joining import stack
+from .ops.ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from .ops.lu import linalg_lu as lu
 from .ops.lu import linalg_lu_solve as lu_solve
 from .ops.lu import lu_factor, lu_factor_ex
@@ -130,6 +130,19 @@ def _complex_results(op: str, A) -> NotImplementedError:
     )
 
 
+# The notes PyTorch's linalg docstrings share, by the same keys (our words; nothing here
+# runs on a device, so the synchronisation notes say so).
+common_notes = {
+    "experimental_warning": 'This function is "experimental" and may change in a future release.',
+    "sync_note": "Inputs on a CUDA device would make this function synchronize with the CPU "
+    "(leafgrad runs on the CPU only).",
+    "sync_note_ex": "Inputs on a CUDA device would make this function synchronize only when "
+    ":attr:`check_errors` is True (leafgrad runs on the CPU only).",
+    "sync_note_has_ex": "Inputs on a CUDA device would make this function synchronize with the "
+    "CPU; {} does not (leafgrad runs on the CPU only).",
+}
+
+
 def eig(A: Tensor, *, out=None):
     """Refused with NotImplementedError: its results are complex (see ``eigh``)."""
     raise _complex_results("eig", A)
@@ -144,6 +157,7 @@ __all__ = [
     "LinAlgError",
     "cholesky",
     "cholesky_ex",
+    "common_notes",
     "cond",
     "cross",
     "det",
@@ -155,6 +169,9 @@ __all__ = [
     "householder_product",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
     "lu",
     "lu_factor",

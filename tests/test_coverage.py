@@ -2,6 +2,7 @@
 
 import pytest
 
+import leafgrad
 from leafgrad import coverage
 
 pytest.importorskip("torch")
@@ -11,7 +12,9 @@ def test_names_are_counted_as_present_refused_or_absent():
     c = coverage.count("torch.cuda", "leafgrad.cuda")
     assert "is_available" in c["present"] and "manual_seed" in c["present"]
     assert "synchronize" in c["refused"] and "current_device" in c["refused"]
-    assert "nccl" in c["absent"] or "Stream" in c["absent"]
+    assert "nccl" in c["refused"] and "Stream" in c["refused"]
+    missing = coverage.count("torch", "leafgrad")["absent"]
+    assert missing and not any(hasattr(leafgrad, n) for n in missing)
     assert not set(c["present"]) & set(c["absent"])
 
 
@@ -19,7 +22,9 @@ def test_the_report_has_a_row_per_namespace_and_lists_what_is_absent(tmp_path):
     text = coverage.report(missing=True)
     for label, _, _ in coverage.NAMESPACES:
         assert f"| `{label}` |" in text
-    assert "## Absent from `torch.cuda`" in text
+    for label, torch_path, leafgrad_path in coverage.NAMESPACES:
+        listed = f"## Absent from `{label}`" in text
+        assert listed == bool(coverage.count(torch_path, leafgrad_path)["absent"])
     out = tmp_path / "coverage.md"
     assert coverage.main(["--write", str(out)]) == 0
     assert out.read_text().startswith("# PyTorch API coverage")

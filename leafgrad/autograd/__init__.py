@@ -18,8 +18,15 @@ from .._engine.grad_mode import (
 )
 from .._engine.graph import Node
 from . import functional, graph
+from ._layout_policy import enforce_grad_layout_policy
 from .explain import explain
-from .function import BackwardCFunction, Function, FunctionCtx, once_differentiable
+from .function import (
+    BackwardCFunction,
+    Function,
+    FunctionCtx,
+    NestedIOFunction,
+    once_differentiable,
+)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 
@@ -59,3 +66,4 @@ __all__ = [
     "is_anomaly_check_nan_enabled", "functional", "grad_mode", "Variable",
     "set_multithreading_enabled", "graph",
 ]  # fmt: skip
+__all__ += ["NestedIOFunction", "enforce_grad_layout_policy"]

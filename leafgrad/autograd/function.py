@@ -451,13 +451,22 @@ class InplaceFunction(Function):
 
 
 class NestedIOFunction(Function):
-    """PyTorch's legacy base for Functions taking nested inputs; refused in leafgrad."""
+    """Refused on purpose: PyTorch's legacy base for Functions with nested inputs
+    (``forward_extended``/``backward_extended``), kept there only for old code and failing
+    when used in PyTorch 2.13 itself; leafgrad does not provide it."""
+
+    _REFUSAL = (
+        "NestedIOFunction is a legacy API (PyTorch keeps it for backward compatibility only, "
+        "and it no longer runs there); leafgrad does not provide it: subclass "
+        "autograd.Function with static forward/backward and call .apply instead"
+    )
 
     def __init__(self, *args, **kwargs) -> None:
-        raise NotImplementedError(
-            "NestedIOFunction is a legacy API leafgrad does not provide; subclass Function "
-            "with static forward/backward instead"
-        )
+        raise NotImplementedError(self._REFUSAL)
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        raise NotImplementedError(cls._REFUSAL)
 
 
 def _fake_leaf(value):

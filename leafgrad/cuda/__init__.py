@@ -4,8 +4,10 @@ accepted, and anything that needs a GPU fails as PyTorch's CPU build fails."""
 from __future__ import annotations
 
 from .._legacy import CUDA_TYPES
-from . import amp, memory, random, streams  # noqa: F401
+from . import amp, graphs, jiterator, memory, nccl, nvtx, profiler, random, sparse, streams, tunable  # noqa: F401
+from ._more import *  # noqa: F403
 from ._refusals import _not_compiled, needs_nvml
+from .graphs import graph, graph_pool_handle, make_graphed_callables  # noqa: F401
 from .memory import *  # noqa: F403
 from .random import *  # noqa: F403
 from .streams import *  # noqa: F403

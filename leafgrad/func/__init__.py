@@ -19,16 +19,25 @@ Differences from ``torch.func``:
   PyTorch's does, and composes with the other transforms in both orders. ``jacrev`` and
   ``jacfwd`` vmap over the rows or columns of an identity as PyTorch's do
   (``_jacobians.py``), except that ``jacrev`` under an enclosing vmap goes row by row.
-- Forward-mode transforms (``jvp``, ``jacfwd``, ``hessian``) need a JVP rule for every op
-  the function uses.
+- Forward-mode transforms (``jvp``, ``jacfwd``, ``hessian``, ``linearize``) need a JVP rule
+  for every op the function uses; ``linearize``'s ``jvp_fn`` reruns the JVP on each call
+  where PyTorch replays a traced graph (same values).
+- ``functionalize`` calls the function as it is (``_extras.py``): eagerly, removing
+  mutations changes no result, and PyTorch's too writes input mutations back.
+- ``rearrange`` parses einops patterns itself (``_rearrange.py``); einops is not needed.
 """
 
+from ._extras import debug_unwrap, functionalize, linearize, replace_all_batch_norm_modules_
 from ._functional_call import functional_call, stack_module_state
 from ._jacobians import hessian, jacfwd, jacrev
+from ._rearrange import rearrange
 from ._transforms import grad, grad_and_value, jvp, vjp
 from ._vmap import vmap
 
 __all__ = [
     "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp",
     "vmap", "stack_module_state",
+]  # fmt: skip
+__all__ += [
+    "debug_unwrap", "functionalize", "linearize", "rearrange", "replace_all_batch_norm_modules_",
 ]  # fmt: skip

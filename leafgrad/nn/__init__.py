@@ -1,6 +1,18 @@
 """Neural-network building blocks: Module, layers, losses, ``init`` and ``functional``."""
 
-from . import attention, functional, grad, init, utils
+from . import (
+    attention,
+    common_types,
+    functional,
+    grad,
+    init,
+    intrinsic,
+    modules,
+    qat,
+    quantizable,
+    quantized,
+    utils,
+)
 from ._factory import factory_kwargs
 from ._linear_cross_entropy import LinearCrossEntropyOptions
 from .activation import (
@@ -251,3 +263,4 @@ __all__ += ["AdaptiveLogSoftmaxWithLoss"]
 __all__ += ["DataParallel", "SyncBatchNorm", "factory_kwargs", "grad"]
 __all__ += ["attention"]
 __all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+__all__ += ["common_types", "intrinsic", "modules", "qat", "quantizable", "quantized"]

@@ -1,6 +1,8 @@
 """Optimisers and learning-rate schedulers with ``torch.optim``'s API and arithmetic."""
 
 from . import lr_scheduler, swa_utils
+from ._refused import Muon, SparseAdam
+from ._swap_in import swap_in_optimizer_params_and_state
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
@@ -39,3 +41,4 @@ __all__ = [
     "register_optimizer_step_post_hook",
     "register_optimizer_step_pre_hook",
 ]
+__all__ += ["Muon", "SparseAdam", "swap_in_optimizer_params_and_state"]

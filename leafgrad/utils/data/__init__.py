@@ -7,6 +7,18 @@ PyTorch's for the same seed (as every leafgrad random stream does).
 """
 
 from .collate import default_collate, default_convert
+from .datapipes import (
+    DataChunk,
+    DFIterDataPipe,
+    IterDataPipe,
+    MapDataPipe,
+    argument_validation,
+    functional_datapipe,
+    guaranteed_datapipes_determinism,
+    non_deterministic,
+    runtime_validation,
+    runtime_validation_disabled,
+)
 from .dataset import (
     ChainDataset,
     ConcatDataset,
@@ -37,4 +49,9 @@ __all__ = [
 __all__ += [
     "ChainDataset", "DistributedSampler", "StackDataset", "WeightedRandomSampler",
     "get_worker_info",
+]  # fmt: skip
+__all__ += [
+    "DFIterDataPipe", "DataChunk", "IterDataPipe", "MapDataPipe", "argument_validation",
+    "functional_datapipe", "guaranteed_datapipes_determinism", "non_deterministic",
+    "runtime_validation", "runtime_validation_disabled",
 ]  # fmt: skip
