@@ -111,8 +111,11 @@ def collapsed(func, x: Tensor, weights=None):
     directions, scales = _directions(weights, d)
     eye = np.eye(d, dtype=x._data.dtype)
     mode = ("collapsed", scales)
-    channels = np.zeros((len(directions) + 1,) + x._data.shape, dtype=x._data.dtype)
-    channels[: len(directions)] = np.asarray(directions, dtype=x._data.dtype)[:, None, :]
+    # The same row at every point: a broadcast view (no (K, N, d) array), which the first
+    # layer's jet_linear maps with one row per channel (jet_kernels._constant_rows).
+    rows = np.zeros((len(directions) + 1, 1, d), dtype=x._data.dtype)
+    rows[: len(directions), 0] = np.asarray(directions, dtype=x._data.dtype)
+    channels = np.broadcast_to(rows, (len(directions) + 1,) + x._data.shape)
     u, jet = _run(
         func,
         [(x, PackedJet(_wrap(channels), mode))],
@@ -120,7 +123,10 @@ def collapsed(func, x: Tensor, weights=None):
         lambda u: (tuple(_zeros_like(u) for _ in scales), _zeros_like(u)),
     )
     if type(jet) is PackedJet:  # derivatives along the directions on the last axis
-        along, second = movedim(jet.channels[: len(scales)], 0, -1), jet.channels[len(scales)]
+        channels = jet.channels
+        if not channels._data.flags.writeable:  # still a broadcast seed: give arrays of its own
+            channels = channels.clone()
+        along, second = movedim(channels[: len(scales)], 0, -1), channels[len(scales)]
     else:
         along, second = stack(list(jet[0]), dim=-1), jet[1]
     basis = np.stack(directions, axis=0).astype(x._data.dtype)  # (k, d)

@@ -95,14 +95,24 @@ def _active_weights(weights: tuple, dtype) -> tuple:
 
 
 # ---------------------------------------------------------------------------- jet_linear
+def _constant_rows(p) -> bool:
+    """Whether ``p: (K, N, n)`` repeats one row per channel (a broadcast seed, e.g. the unit
+    directions ``taylor.collapsed`` starts from): its products then need one row each."""
+    return p.ndim == 3 and p.shape[1] > 1 and p.strides[1] == 0
+
+
 def _linear_forward(p, w):
     n, m = w.shape
+    if _constant_rows(p):  # every row of a channel is the same: (K, 1, n) @ w, broadcast
+        return np.broadcast_to(np.matmul(p[:, :1], w), p.shape[:-1] + (m,))
     if n == 1:  # an outer product (a 1-output layer's backward): one broadcast product,
         return np.multiply(p, w[0])  # far cheaper than a GEMM with inner size 1, and exact
     return np.matmul(p.reshape(-1, n), w).reshape(p.shape[:-1] + (m,))
 
 
 def _outer_forward(p, g):
+    if _constant_rows(p):  # sum_k p_k^T (sum of g_k's rows): no (n, K*N) product
+        return np.matmul(p[:, 0].T, g.sum(axis=tuple(range(1, g.ndim - 1))))
     return np.matmul(p.reshape(-1, p.shape[-1]).T, g.reshape(-1, g.shape[-1]))
 
 
