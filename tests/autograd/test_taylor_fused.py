@@ -345,3 +345,15 @@ def test_a_single_linear_layer_gives_writable_results_and_weight_gradients():
     with lg.no_grad():
         g.add_(1.0)  # the seed's rows were broadcast; the results are arrays of their own
     assert_close(g, g_ref.detach() + 1.0)
+
+
+def test_diagonal_of_a_single_linear_layer_is_writable_and_exact():
+    params = _params(3, lg.float64, depth=0, out=1)
+    x = _points(5, 3, lg.float64)
+    _u, g, diag = taylor.diagonal(_mlp(params, lg.tanh), x)
+    assert_close(g, params[0][0].t().expand(5, 1, 3))
+    assert_close(diag, lg.zeros(5, 1, 3, dtype=lg.float64))
+    with lg.no_grad():
+        g.mul_(2.0)
+        diag.add_(1.0)
+    assert_close(g, 2.0 * params[0][0].detach().t().expand(5, 1, 3))
