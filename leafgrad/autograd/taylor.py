@@ -111,8 +111,11 @@ def collapsed(func, x: Tensor, weights=None):
     directions, scales = _directions(weights, d)
     eye = np.eye(d, dtype=x._data.dtype)
     mode = ("collapsed", scales)
-    channels = np.zeros((len(directions) + 1,) + x._data.shape, dtype=x._data.dtype)
-    channels[: len(directions)] = np.asarray(directions, dtype=x._data.dtype)[:, None, :]
+    # The same row at every point: a broadcast view (no (K, N, d) array), which the first
+    # layer's jet_linear maps with one row per channel (jet_kernels._constant_rows).
+    rows = np.zeros((len(directions) + 1, 1, d), dtype=x._data.dtype)
+    rows[: len(directions), 0] = np.asarray(directions, dtype=x._data.dtype)
+    channels = np.broadcast_to(rows, (len(directions) + 1,) + x._data.shape)
     u, jet = _run(
         func,
         [(x, PackedJet(_wrap(channels), mode))],
@@ -120,9 +123,10 @@ def collapsed(func, x: Tensor, weights=None):
         lambda u: (tuple(_zeros_like(u) for _ in scales), _zeros_like(u)),
     )
     if type(jet) is PackedJet:  # derivatives along the directions on the last axis
-        along, second = movedim(jet.channels[: len(scales)], 0, -1), jet.channels[len(scales)]
+        channels = _own(jet.channels)
+        along, second = movedim(channels[: len(scales)], 0, -1), channels[len(scales)]
     else:
-        along, second = stack(list(jet[0]), dim=-1), jet[1]
+        along, second = stack(list(jet[0]), dim=-1), _own(jet[1])
     basis = np.stack(directions, axis=0).astype(x._data.dtype)  # (k, d)
     if np.array_equal(basis, eye):
         grad = along
@@ -165,10 +169,11 @@ def diagonal(func, x, dims=None):
     seeded, start = [], 0
     for xi in xs:
         k = xi._data.shape[1]
-        channels = np.zeros((d + s,) + xi._data.shape, dtype=xi._data.dtype)
+        seed = np.zeros((d + s, 1, k), dtype=xi._data.dtype)  # broadcast, as in collapsed
         for j in range(k):
-            channels[start + j, :, j] = 1
+            seed[start + j, 0, j] = 1
         start += k
+        channels = np.broadcast_to(seed, (d + s,) + xi._data.shape)
         seeded.append((xi, PackedJet(_wrap(channels), mode)))
     u, jet = _run(
         func,
@@ -180,7 +185,8 @@ def diagonal(func, x, dims=None):
         ),
     )
     if type(jet) is PackedJet:
-        firsts, seconds = jet.channels[:d], jet.channels[d : d + len(rows)]
+        channels = _own(jet.channels)
+        firsts, seconds = channels[:d], channels[d : d + len(rows)]
         return u, movedim(firsts, 0, -1), movedim(seconds, 0, -1)
     second = (jet[1] if isinstance(jet[1], tuple) else (jet[1],))[: len(rows)]
     diag = (
@@ -189,6 +195,11 @@ def diagonal(func, x, dims=None):
         else _wrap(np.zeros(u._data.shape + (0,), u._data.dtype))
     )
     return u, stack(list(jet[0]), dim=-1), diag
+
+
+def _own(channels: Tensor) -> Tensor:
+    """``channels``, cloned when still (a part of) a broadcast seed: results are writable."""
+    return channels if channels._data.flags.writeable else channels.clone()
 
 
 def _directions(weights, d: int):

@@ -15,6 +15,8 @@ computed by the activation's own ``d1``/``d2`` rules, which carry the dependence
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._tensor import Tensor, _wrap, _zeros_like
@@ -77,16 +79,40 @@ def _mix(w: np.ndarray, x: Tensor) -> Tensor:
 
 def _channel_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``sum_c a[c] * b[c]`` without a (C, ...) temporary (and faster than ``.sum(0)``)."""
+    if len(a) == 1:  # one product: einsum's setup costs more than it
+        return np.multiply(a[0], b[0])
     return np.einsum("c...,c...->...", a, b)
 
 
+@functools.lru_cache(maxsize=64)
+def _active_weights(weights: tuple, dtype) -> tuple:
+    """``_active`` of the weight matrix, and its transpose made contiguous, per (weights,
+    dtype): the same few layouts every layer of every step (read-only arrays)."""
+    sel, w = _active(_weight_array(weights, dtype))
+    wt = np.ascontiguousarray(w.T)
+    w.flags.writeable = wt.flags.writeable = False
+    return sel, w, wt
+
+
 # ---------------------------------------------------------------------------- jet_linear
+def _constant_rows(p) -> bool:
+    """Whether ``p: (K, N, n)`` repeats one row per channel (a broadcast seed, e.g. the unit
+    directions ``taylor.collapsed`` starts from): its products then need one row each."""
+    return p.ndim == 3 and p.shape[1] > 1 and p.strides[1] == 0
+
+
 def _linear_forward(p, w):
     n, m = w.shape
+    if _constant_rows(p):  # every row of a channel is the same: (K, 1, n) @ w, broadcast
+        return np.broadcast_to(np.matmul(p[:, :1], w), p.shape[:-1] + (m,))
+    if n == 1:  # an outer product (a 1-output layer's backward): one broadcast product,
+        return np.multiply(p, w[0])  # far cheaper than a GEMM with inner size 1, and exact
     return np.matmul(p.reshape(-1, n), w).reshape(p.shape[:-1] + (m,))
 
 
 def _outer_forward(p, g):
+    if _constant_rows(p):  # sum_k p_k^T (sum of g_k's rows): no (n, K*N) product
+        return np.matmul(p[:, 0].T, g.sum(axis=tuple(range(1, g.ndim - 1))))
     return np.matmul(p.reshape(-1, p.shape[-1]).T, g.reshape(-1, g.shape[-1]))
 
 
@@ -127,7 +153,7 @@ jet_outer = primitive(
 def _unary_forward(p, d1, d2, *, first, weights):
     out = np.multiply(p, d1)
     if weights:
-        sel, w = _active(_weight_array(weights, p.dtype))
+        sel, w, _ = _active_weights(weights, p.dtype)
         if w.size:
             q = _mix_arrays(w, np.square(p[sel]))
             q *= d2  # q is (a view of) a fresh array
@@ -176,11 +202,11 @@ def _backward_forward(grad, p, d1, d2, *, first, weights):
     gd1 = _channel_dot(grad, p)
     if not weights:
         return gp, gd1, np.zeros_like(d2)
-    sel, w = _active(_weight_array(weights, p.dtype))
+    sel, w, wt = _active_weights(weights, p.dtype)
     if not w.size:
         return gp, gd1, np.zeros_like(d2)
     j = p[sel]
-    rj = _mix_arrays(np.ascontiguousarray(w.T), grad[first:]) * j
+    rj = _mix_arrays(wt, grad[first:]) * j
     gd2 = _channel_dot(rj, j)
     rj *= d2
     rj *= 2

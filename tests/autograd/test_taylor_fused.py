@@ -313,3 +313,47 @@ def test_derivatives_of_the_laplacian_by_the_points_match_nested_reverse(act):
     (fourth_ref,) = lg.autograd.grad(third_ref[:, 0].sum(), x)
     assert_close(third, third_ref)
     assert_close(fourth, fourth_ref)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_seed_rows_are_mapped_once_and_match_a_materialised_seed(dtype):
+    from leafgrad.ops import jet_kernels as jk
+
+    dt = DTYPES[dtype]
+    rng = np.random.default_rng(4)
+    rows = rng.standard_normal((3, 1, 2)).astype(np.dtype(dtype))
+    seed = lg.tensor(np.broadcast_to(rows, (3, 5, 2)))  # as taylor.collapsed seeds x
+    dense = lg.tensor(np.ascontiguousarray(seed.numpy()))
+    w = lg.tensor(rng.standard_normal((2, 4)), dtype=dt)
+    g = lg.tensor(rng.standard_normal((3, 5, 4)), dtype=dt)
+    assert_close(jk.jet_linear(seed, w), jk.jet_linear(dense, w), _kind(dt))
+    assert_close(jk.jet_outer(seed, g), jk.jet_outer(dense, g), _kind(dt))
+
+
+def test_a_single_linear_layer_gives_writable_results_and_weight_gradients():
+    params = _params(2, lg.float64, depth=0, out=2)
+    f = _mlp(params, lg.tanh)
+    x = _points(6, 2, lg.float64)
+    _u, g, lap = taylor.collapsed(f, x, [1.0, 0.0])
+    w = params[0][0]
+    g_ref = w.t().expand(6, 2, 2)  # u = x @ w + b: du_c/dx_i = w[i, c] at every point
+    assert_close(g, g_ref)
+    assert_close(lap, lg.zeros(6, 2, dtype=lg.float64))
+    (ours,) = lg.autograd.grad((g * g).sum(), w)
+    (ref,) = lg.autograd.grad((g_ref * g_ref).sum(), w)
+    assert_close(ours, ref)
+    with lg.no_grad():
+        g.add_(1.0)  # the seed's rows were broadcast; the results are arrays of their own
+    assert_close(g, g_ref.detach() + 1.0)
+
+
+def test_diagonal_of_a_single_linear_layer_is_writable_and_exact():
+    params = _params(3, lg.float64, depth=0, out=1)
+    x = _points(5, 3, lg.float64)
+    _u, g, diag = taylor.diagonal(_mlp(params, lg.tanh), x)
+    assert_close(g, params[0][0].t().expand(5, 1, 3))
+    assert_close(diag, lg.zeros(5, 1, 3, dtype=lg.float64))
+    with lg.no_grad():
+        g.mul_(2.0)
+        diag.add_(1.0)
+    assert_close(g, 2.0 * params[0][0].detach().t().expand(5, 1, 3))
