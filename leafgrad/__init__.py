@@ -216,3 +216,4 @@ from .ops.spectral import *  # noqa: F403
 from ._torch_eager import *  # noqa: F403
 from ._torch_refused import *  # noqa: F403
 from . import cpu  # noqa: F401
+from ._storage_legacy import *  # noqa: F403
