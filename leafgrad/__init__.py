@@ -217,3 +217,5 @@ from ._torch_eager import *  # noqa: F403
 from ._torch_refused import *  # noqa: F403
 from . import cpu  # noqa: F401
 from ._storage_legacy import *  # noqa: F403
+from .ops.torch_rest import *  # noqa: F403
+from .nn._torch_aten import *  # noqa: F403

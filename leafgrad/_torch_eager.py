@@ -14,6 +14,7 @@ import math
 from . import _dtype, amp
 from ._tensor import Tensor
 from ._tensor import device as device_type
+from ._torch_predicates import _no_complex
 
 __all__ = [
     "compile", "cond", "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt",
@@ -23,7 +24,8 @@ __all__ = [
     "get_autocast_xla_dtype", "set_autocast_ipu_dtype", "set_autocast_xla_dtype",
     "is_autocast_ipu_enabled", "is_autocast_xla_enabled", "set_autocast_ipu_enabled",
     "set_autocast_xla_enabled", "get_device_module", "thread_safe_generator",
-    "cudnn_is_acceptable", "dsmm", "spmm", "Stream", "Event",
+    "cudnn_is_acceptable", "dsmm", "spmm", "Stream", "Event", "view_as_real_copy",
+    "view_as_complex_copy",
 ]  # fmt: skip
 
 
@@ -328,3 +330,7 @@ class Event:
             "elapsed_time: leafgrad's CPU events record no time; time the code with "
             "time.perf_counter() instead"
         )
+
+
+view_as_real_copy = _no_complex("view_as_real_copy")
+view_as_complex_copy = _no_complex("view_as_complex_copy")

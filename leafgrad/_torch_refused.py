@@ -47,6 +47,16 @@ _DISPATCH = (
     "call the ops directly",
 )
 
+_SPARSE_ONLY = (
+    "sparse tensors, the only ones PyTorch's native_norm takes (Could not run "
+    "'aten::native_norm' with arguments from the 'CPU' backend)",
+    "use torch.linalg.vector_norm",
+)
+_LOBPCG = (
+    "LOBPCG eigensolver",
+    "use torch.linalg.eigh (dense symmetric) and keep the k eigenpairs needed",
+)
+
 TABLE = [
     (_SPARSE, RuntimeError, [
         "sparse_coo_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
@@ -98,6 +108,8 @@ TABLE = [
         "ThroughputBenchmark", "TracingState", "TupleType", "Type", "UnionType", "Use",
         "Value"], ["cpp"]),
     (_EXPORT, RuntimeError, [], [], ["export"]),
+    (_SPARSE_ONLY, NotImplementedError, ["native_norm"], [], []),
+    (_LOBPCG, NotImplementedError, ["lobpcg"], [], []),
     (_SYMBOLIC, TypeError, [], ["SymInt", "SymFloat", "SymBool"], []),
     (_DISPATCH, RuntimeError, [], [
         "DispatchKey", "DispatchKeySet", "ExcludeDispatchKeyGuard", "DisableTorchFunction",
