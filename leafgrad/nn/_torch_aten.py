@@ -167,17 +167,24 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq: bool = False, mo
     ends = starts[1:] + [indices.numel()]
     sizes = [sum(1 for i in flat[s:e] if i != padding_idx) for s, e in zip(starts, ends)]
     long = _lg.int64
+    offset2bag, bag_size = _lg.tensor(bag_of, dtype=long), _lg.tensor(sizes, dtype=long)
     if mode == 0:
         zeros = _lg.zeros(bags, dtype=long)
-        return out, _lg.zeros(0, dtype=long), zeros, zeros.clone()
-    offset2bag, bag_size = _lg.tensor(bag_of, dtype=long), _lg.tensor(sizes, dtype=long)
+        if weight.dtype == _lg.float32 and padding_idx is None:  # ATen's fast path keeps none
+            offset2bag = _lg.zeros(0, dtype=long)
+        return out, offset2bag, zeros, zeros.clone()
     if mode == 1:
         return out, offset2bag, bag_size, bag_size.clone()
-    rows = weight[indices.reshape(-1)]
     picks = []
-    for s, e in zip(starts, ends):
-        picks.append(indices.reshape(-1)[s + rows[s:e].argmax(0)] if e > s else
-                     _lg.full((weight.shape[1],), -1, dtype=long))  # fmt: skip
+    with _lg.no_grad():
+        rows = weight[indices.reshape(-1)]
+        if padding_idx is not None:  # padding rows never win
+            rows = rows.masked_fill(
+                (indices.reshape(-1) == padding_idx).unsqueeze(1), -float("inf")
+            )
+        for s, e in zip(starts, ends):
+            picks.append(indices.reshape(-1)[s + rows[s:e].argmax(0)] if e > s else
+                         _lg.full((weight.shape[1],), -1, dtype=long))  # fmt: skip
     return out, offset2bag, bag_size, _lg.stack(picks)
 
 

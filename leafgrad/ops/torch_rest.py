@@ -67,10 +67,10 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
             f"torch.ormqr: input3 must have {m} {'rows' if left else 'columns'} (the reflectors' "
             f"length), got shape {tuple(input3.shape)}"
         )
-    full = input
-    if input.shape[-1] < m:  # the reflectors of a wide Q span all m rows: pad to square
-        pad = input.new_zeros(input.shape[:-1] + (m - input.shape[-1],))
-        full = cat([input, pad], -1)
+    # Q is m x m: the reflectors (the first min(m, n) columns) padded with zeros to square
+    full = input[..., :m]
+    if full.shape[-1] < m:
+        full = cat([full, full.new_zeros(full.shape[:-1] + (m - full.shape[-1],))], -1)
     q = householder_product(full, input2)
     q = q.mT if transpose else q
     return q @ input3 if left else input3 @ q
