@@ -327,11 +327,10 @@ def test_native_dropout(torch):
 def test_convolution(torch, transposed):
     x = rng.standard_normal((1, 4, 5, 5))
     w = rng.standard_normal((4, 2, 3, 3))
-    b = rng.standard_normal(4 if transposed else 4)
-    b = rng.standard_normal(4) if not transposed else rng.standard_normal(4)
+    b = rng.standard_normal(4)  # out channels: 4 = 2 per group x 2 groups either way
 
     def fn(m, a, c, d):
-        return m.convolution(a, c, d[: 4 if not transposed else 4], [1, 2], [1, 0], [1, 1],
+        return m.convolution(a, c, d, [1, 2], [1, 0], [1, 1],
                              transposed, [0, 1] if transposed else [0, 0], 2)  # fmt: skip
 
     compare(fn, [x, w, b], torch=torch, second=False)
@@ -347,8 +346,8 @@ def test_grid_sampler_and_affine_grid_generator(torch):
     grid = rng.uniform(-1.1, 1.1, (1, 3, 3, 2))
     for interp, pad in [(0, 0), (1, 1), (0, 2)]:
         for name in ("grid_sampler", "grid_sampler_2d"):
-            compare(lambda m, a, g, n=name: getattr(m, n)(a, g, interp, pad, False), [x, grid],
-                    torch=torch, second=False)  # fmt: skip
+            compare(lambda m, a, g, n=name, i=interp, p=pad: getattr(m, n)(a, g, i, p, False),
+                    [x, grid], torch=torch, second=False)  # fmt: skip
     x3 = rng.standard_normal((1, 1, 3, 3, 3))
     grid3 = rng.uniform(-1, 1, (1, 2, 2, 2, 3))
     compare(lambda m, a, g: m.grid_sampler_3d(a, g, 0, 0, True), [x3, grid3], torch=torch,
