@@ -427,3 +427,17 @@ def test_embedding_renorm_(torch):
     assert lg.embedding_renorm_(ours, lg.tensor(idx), 1.0, 2.0) is ours
     torch.embedding_renorm_(theirs, torch.tensor(idx), 1.0, 2.0)
     assert_close(ours, theirs.numpy())
+
+
+def test_compiler_namespace_answers_as_outside_compilation(torch):
+    for name in ("is_compiling", "is_dynamo_compiling", "is_exporting"):
+        assert getattr(lg.compiler, name)() is getattr(torch.compiler, name)() is False
+
+    def f(x):
+        return x + 1
+
+    assert lg.compiler.disable(f) is f and lg.compiler.disable()(f) is f
+    assert lg.compiler.allow_in_graph(f) is f and lg.compiler.compile is lg.compile
+    with lg.compiler.set_stance("force_eager"):
+        assert f(1) == 2
+    assert lg.compiler.reset() is None and lg.compiler.list_backends() == []
