@@ -441,3 +441,51 @@ def test_compiler_namespace_answers_as_outside_compilation(torch):
     with lg.compiler.set_stance("force_eager"):
         assert f(1) == 2
     assert lg.compiler.reset() is None and lg.compiler.list_backends() == []
+
+
+def _rnn_weights(gates, size, hidden, layers, dirs, biases, proj=0):
+    ws = []
+    for layer in range(layers):
+        inp = size if layer == 0 else (proj or hidden) * dirs
+        for _ in range(dirs):
+            ws += [rng.standard_normal((gates * hidden, inp)) * 0.5,
+                   rng.standard_normal((gates * hidden, proj or hidden)) * 0.5]  # fmt: skip
+            if biases:
+                ws += [rng.standard_normal(gates * hidden) * 0.5 for _ in range(2)]
+            if proj:
+                ws.append(rng.standard_normal((proj, hidden)) * 0.5)
+    return ws
+
+
+@pytest.mark.parametrize("layers, dirs, biases, batch_first", [
+    (1, 1, True, False), (2, 2, True, True), (2, 1, False, False)])  # fmt: skip
+def test_lstm_gru_rnn_over_flat_weights(torch, layers, dirs, biases, batch_first):
+    T, B, size, hidden = 4, 2, 3, 5
+    x = rng.standard_normal((B, T, size) if batch_first else (T, B, size))
+    h0 = rng.standard_normal((layers * dirs, B, hidden))
+    c0 = rng.standard_normal((layers * dirs, B, hidden))
+    flags = (biases, layers, 0.0, False, dirs == 2, batch_first)
+    lstm_w = _rnn_weights(4, size, hidden, layers, dirs, biases)
+    compare(lambda m, a, h, c, *w: m.lstm(a, (h, c), list(w), *flags), [x, h0, c0, *lstm_w],
+            torch=torch, second=False)  # fmt: skip
+    gru_w = _rnn_weights(3, size, hidden, layers, dirs, biases)
+    compare(lambda m, a, h, *w: m.gru(a, h, list(w), *flags), [x, h0, *gru_w], torch=torch,
+            second=False)  # fmt: skip
+    rnn_w = _rnn_weights(1, size, hidden, layers, dirs, biases)
+    for name in ("rnn_tanh", "rnn_relu"):
+        compare(lambda m, a, h, *w, n=name: getattr(m, n)(a, h, list(w), *flags),
+                [x, h0, *rnn_w], torch=torch, second=False)  # fmt: skip
+
+
+def test_lstm_projected_and_a_2d_input_refused(torch):
+    x = rng.standard_normal((4, 2, 3))
+    h0, c0 = rng.standard_normal((1, 2, 2)), rng.standard_normal((1, 2, 5))
+    w = _rnn_weights(4, 3, 5, 1, 1, True, proj=2)
+    flags = (True, 1, 0.0, False, False, False)
+    compare(lambda m, a, h, c, *ws: m.lstm(a, (h, c), list(ws), *flags), [x, h0, c0, *w],
+            torch=torch, second=False)  # fmt: skip
+    for m in (lg, torch):
+        with pytest.raises(IndexError):
+            m.gru(m.tensor(x[:, 0]), m.tensor(h0[:, 0]), [m.tensor(v) for v in w[:4]], *flags)
+    with pytest.raises(RuntimeError, match="expected 4 weights"):
+        lg.gru(lg.tensor(x), lg.tensor(h0), [lg.ones(1)], *flags)

@@ -14,6 +14,7 @@ from .. import Tensor
 from .._exposure import FUNCTIONS
 from . import functional as F
 from ._torch_level import _reduction, channel_shuffle
+from ._torch_rnn import gru, lstm, rnn_relu, rnn_tanh  # noqa: F401  (exported below)
 
 
 def _stats(x: Tensor, dims: tuple, eps: float):
@@ -205,6 +206,6 @@ _NAMES = [
     "native_layer_norm", "native_batch_norm", "native_group_norm", "native_dropout",
     "native_channel_shuffle", "convolution", "conv_tbc", "grid_sampler", "grid_sampler_2d",
     "grid_sampler_3d", "affine_grid_generator", "ctc_loss", "embedding_bag",
-    "embedding_renorm_",
+    "embedding_renorm_", "lstm", "gru", "rnn_tanh", "rnn_relu",
 ]  # fmt: skip
 __all__ = [name for name in _NAMES if name not in FUNCTIONS]
