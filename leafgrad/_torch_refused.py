@@ -152,7 +152,7 @@ class _RefusedModule:
         self.__doc__ = f"Refused on purpose: {self._message}."
 
     def __getattr__(self, attribute: str):
-        if attribute.startswith("__"):
+        if attribute.startswith("_"):  # what inspect, copy and hasattr probe: not there
             raise AttributeError(attribute)
         raise self._exc(f"{self._message} (asked for {self.__name__}.{attribute})")
 
