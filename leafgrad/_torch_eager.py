@@ -83,14 +83,25 @@ def sym_float(a) -> float:
     return float(_number(a, "sym_float"))
 
 
+def _plain(*values) -> None:
+    """sym_max/sym_min take numbers only, as PyTorch's (AssertionError for a tensor)."""
+    for v in values:
+        if isinstance(v, Tensor):
+            raise AssertionError(
+                f"expected int or float, got {type(v).__name__}; pass .item() of a 0-d tensor"
+            )
+
+
 def sym_max(a, b):
     """The larger; a float if either is one (as PyTorch's)."""
+    _plain(a, b)
     a, b = _number(a, "sym_max"), _number(b, "sym_max")
     result = builtins.max(a, b)
     return float(result) if isinstance(a, float) or isinstance(b, float) else result
 
 
 def sym_min(a, b):
+    _plain(a, b)
     a, b = _number(a, "sym_min"), _number(b, "sym_min")
     result = builtins.min(a, b)
     return float(result) if isinstance(a, float) or isinstance(b, float) else result

@@ -60,6 +60,12 @@ def test_sym_functions_on_plain_numbers(torch):
     for name, args in cases:
         ours, theirs = getattr(lg, name)(*args), getattr(torch, name)(*args)
         assert ours == theirs and type(ours) is type(theirs), name
+    x = 3.7
+    for name in ("sym_int", "sym_float", "sym_sqrt", "sym_not"):  # 0-d tensors too
+        assert getattr(lg, name)(lg.tensor(x)) == getattr(torch, name)(torch.tensor(x)), name
+    for m in (lg, torch):
+        with pytest.raises(AssertionError):
+            m.sym_max(m.tensor(2.0), 3)
     assert lg.sym_constrain_range(3, min=0, max=5) is None
     with pytest.raises(RuntimeError):
         lg.sym_constrain_range(9, min=0, max=5)
