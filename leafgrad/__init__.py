@@ -210,3 +210,13 @@ from .ops.covariance import *  # noqa: F403
 from .ops.memory_views import *  # noqa: F403
 from .ops.value_parts import *  # noqa: F403
 from .ops.spectral import *  # noqa: F403
+
+# The rest of the torch namespace: eager stand-ins for the compiler and TorchScript helpers,
+# and the features leafgrad refuses on purpose (sparse, quantized, vendor kernels, JIT).
+from ._torch_eager import *  # noqa: F403
+from ._torch_refused import *  # noqa: F403
+from . import cpu  # noqa: F401
+from ._storage_legacy import *  # noqa: F403
+from .ops.torch_rest import *  # noqa: F403
+from .nn._torch_aten import *  # noqa: F403
+from . import compiler  # noqa: F401

@@ -12,7 +12,8 @@ import warnings
 
 import numpy as np
 
-from ._dtype import from_numpy_dtype
+from ._dtype import as_dtype, from_numpy_dtype, get_default_dtype
+from ._warn import warn_at_user
 
 
 def storage_array(data: np.ndarray) -> np.ndarray:
@@ -40,8 +41,10 @@ def _address(array: np.ndarray) -> int:
 class UntypedStorage:
     """A tensor's memory as bytes."""
 
-    def __init__(self, array: np.ndarray) -> None:
-        self._array = array
+    def __init__(self, *args, device=None) -> None:
+        # An array is the tensor's own memory (untyped_storage()); a size or a sequence of
+        # byte values makes fresh memory, as torch.UntypedStorage(n) / ([...]) does.
+        self._array = _fresh(args, np.uint8, "UntypedStorage", device)
 
     def data_ptr(self) -> int:
         return _address(self._array)
@@ -79,9 +82,13 @@ class UntypedStorage:
 class TypedStorage:
     """A tensor's memory as elements of its dtype (PyTorch deprecates it, so it warns)."""
 
-    def __init__(self, array: np.ndarray, np_dtype) -> None:
-        self._array = array
-        self._np_dtype = np.dtype(np_dtype)
+    def __init__(self, *args, dtype=None, device=None) -> None:
+        if len(args) == 2 and isinstance(args[0], np.ndarray):  # a tensor's memory, typed
+            self._array, self._np_dtype = args[0], np.dtype(args[1])
+            return
+        _deprecated_typed()
+        self._np_dtype = np.dtype(as_dtype(dtype if dtype is not None else get_default_dtype()).np)
+        self._array = _fresh(args, self._np_dtype, "TypedStorage", device)
 
     @property
     def dtype(self):
@@ -115,6 +122,31 @@ class TypedStorage:
 
     def __repr__(self) -> str:
         return f"<TypedStorage of {self.size()} {self.dtype} elements at {hex(self.data_ptr())}>"
+
+
+def _fresh(args: tuple, np_dtype, name: str, device) -> np.ndarray:
+    """The memory a storage constructor was given or asked for."""
+    if device is not None and str(device) != "cpu":
+        raise RuntimeError(f"{name}: leafgrad runs on the CPU only, got device={device!r}")
+    if len(args) == 1 and isinstance(args[0], np.ndarray):
+        return args[0]
+    if not args:
+        return np.zeros(0, np_dtype)
+    if len(args) == 1 and isinstance(args[0], (int, np.integer)) and not isinstance(args[0], bool):
+        return np.zeros(int(args[0]), np_dtype)  # PyTorch leaves it uninitialized
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return np.array(args[0], dtype=np_dtype).reshape(-1)
+    raise TypeError(
+        f"{name}(): expected a size (int) or a sequence of values, got "
+        f"{', '.join(type(a).__name__ for a in args)}"
+    )
+
+
+def _deprecated_typed() -> None:
+    warn_at_user(
+        "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will "
+        "be the only storage class (as in PyTorch): use tensor.untyped_storage() instead"
+    )
 
 
 def untyped_storage(tensor) -> UntypedStorage:

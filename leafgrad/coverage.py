@@ -14,6 +14,7 @@ import argparse
 import importlib
 import os
 import sys
+import types
 
 # (label, PyTorch's module or "torch.Tensor", leafgrad's counterpart)
 NAMESPACES = [
@@ -53,7 +54,21 @@ def _public_names(namespace) -> list[str]:
     names = getattr(namespace, "__all__", None)
     if names is None or isinstance(namespace, type):
         names = dir(namespace)
-    return sorted({n for n in names if not n.startswith("_")})
+    return sorted({n for n in names if not n.startswith("_") and not _borrowed(namespace, n)})
+
+
+_TYPING_MODULES = ("typing", "typing_extensions", "collections.abc")
+
+
+def _borrowed(namespace, name: str) -> bool:
+    """Whether PyTorch's ``namespace.name`` is not its API but something its source imported:
+    a module from outside the namespace (``math``, ``np``, ``torch`` in torch.nn.functional)
+    or a typing helper (``Callable``, ``Optional``, ``TYPE_CHECKING``)."""
+    obj = getattr(namespace, name, None)
+    if isinstance(obj, types.ModuleType):
+        home = getattr(namespace, "__name__", "")
+        return obj.__name__ != home and not obj.__name__.startswith(home + ".")
+    return name == "TYPE_CHECKING" or getattr(obj, "__module__", None) in _TYPING_MODULES
 
 
 def _is_refusal(obj) -> bool:

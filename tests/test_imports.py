@@ -25,6 +25,8 @@ WHY = re.compile(r"#.*\bwhy:", re.IGNORECASE)
 UPWARD = {("leafgrad", "leafgrad.nn"), ("leafgrad", "leafgrad.optim")}
 # torch.conv2d, torch.dropout ...: nn's layers under their ATen signatures, imported with nn.
 UPWARD.add(("leafgrad", "leafgrad.nn._torch_level"))
+# torch.native_layer_norm, torch.convolution ...: ATen's multi-output forms, likewise.
+UPWARD.add(("leafgrad", "leafgrad.nn._torch_aten"))
 
 # Function-level imports in packages this test's author does not own, each with what is to be
 # done (path relative to the repository, the import statement as written).

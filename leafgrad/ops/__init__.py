@@ -76,6 +76,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     strided,
     torch_activations,
     torch_inplace,
+    torch_rest,
     value_parts,
     view_copies,
     view_scatter,
