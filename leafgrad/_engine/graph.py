@@ -281,7 +281,7 @@ class OpNode(Node):
         data = self._saved.output
         if data is None:
             return None
-        if type(data) is not np.ndarray and type(data) is not tuple:
+        if type(data) is not np.ndarray:
             data = self._saved.output_arrays()  # packed by a saved tensors hook
         if self.num_outputs == 1:
             out = _wrap(data, True)

@@ -269,6 +269,7 @@ def _build(prim: Primitive):
     # Several outputs are always kept (their shapes fill in missing grads); one, if saved.
     keep_result = bool(saved_outputs) or num_outputs > 1
     guard_output = saved_outputs[0] if saved_outputs else None
+    guard_outputs = tuple(dict.fromkeys(saved_outputs))  # each saved output, once
     names = {n: (what, index) for n, what, index, _ in saved} or None
     if backward is not None:
         backward.saved_names = names  # read by grad_fn._saved_<name>
@@ -385,7 +386,9 @@ def _build(prim: Primitive):
                     out,
                     None
                     if guard_output is None
-                    else (result if num_outputs == 1 else result[guard_output]),
+                    else result
+                    if num_outputs == 1
+                    else tuple(result[i] for i in guard_outputs),
                 )
         if view:
             _mark_views(op, args, params, arrays[0], result, multi_view)
