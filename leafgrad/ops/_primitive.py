@@ -282,6 +282,8 @@ def _build(prim: Primitive):
     float_only = dtype_rule == "float"
     promote = dtype_rule in ("promote", "float")
     node_class = OpNode.named(node_name)
+    if type(prim.kind) is NoDerivative:
+        node_class._runs_first = True  # as PyTorch's NotImplemented nodes (see the engine)
 
     def op(*args, **params):
         if _VMAP.active:
