@@ -450,6 +450,7 @@ def _mark_views(op, args, params, source, result, multi_view) -> None:
             continue
         r._base = base
         r._version_counter = counter
+        r._view_version = counter[0]
         # A view is an inference tensor exactly when its base is one (whatever the mode).
         r._is_inference = parent._is_inference
         if parent._requires_grad and r.grad_fn is None and data.dtype.kind == "f":
