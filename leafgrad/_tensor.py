@@ -161,7 +161,7 @@ _DEFAULT_DEVICE.append(CPU)
 _warned = {"float_requires_grad": False}
 
 
-def _views_follow_base(counter: list, requires_grad: bool) -> None:
+def _views_follow_base(base: Tensor, counter: list, requires_grad: bool) -> None:
     """The leaf views made before their base started (or stopped) requiring grad: as in
     PyTorch they require grad with it, and ops on them record, but gradients reaching them go
     nowhere (no accumulator, as for a view made under no_grad), unless their memory changed
@@ -172,12 +172,14 @@ def _views_follow_base(counter: list, requires_grad: bool) -> None:
 
     for ref in counter[1]:
         view = ref()
-        if view is None or view.grad_fn is not None or view._data.dtype.kind != "f":
+        if view is None or view._base is not base or view.grad_fn is not None:
+            continue  # (a detached alias shares the counter, not the views)
+        if view._data.dtype.kind != "f":
             continue
         if requires_grad and not view._requires_grad:
             made_at = view._view_version
             if made_at is not None and made_at != counter[0] and view._view_fn is not None:
-                _regenerate(view, view._base)  # PyTorch's AsStridedBackward0
+                _regenerate(view, base)  # PyTorch's AsStridedBackward0
                 continue
             view._requires_grad = True
             view._accumulator = NO_GRAD_VIEW
@@ -441,7 +443,7 @@ class Tensor:
         self._requires_grad = bool(value)
         counter = self._version_counter
         if counter is not None and len(counter) > 1 and self._base is None:
-            _views_follow_base(counter, value)
+            _views_follow_base(self, counter, value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not isinstance(requires_grad, bool):

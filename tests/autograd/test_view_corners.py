@@ -44,6 +44,16 @@ def test_a_view_whose_memory_changed_before_its_base_required_grad_is_regenerate
     assert_values(x.grad, [3.0, 3.0, 0.0])
 
 
+def test_only_the_views_of_the_tensor_that_starts_requiring_grad_follow_it(torch):
+    x = torch.ones(2, 2)
+    v = x.squeeze()
+    d = x.detach()  # shares x's memory and version counter, but is not its view's base
+    w = d[0]
+    d.requires_grad_()
+    assert not v.requires_grad and not (x / v).requires_grad
+    assert w.requires_grad
+
+
 def test_a_change_before_the_view_was_made_does_not_regenerate_it(torch):
     x = torch.ones(3)
     x.mul_(3)
