@@ -166,9 +166,8 @@ def _views_follow_base(base: Tensor, counter: list, requires_grad: bool) -> None
     PyTorch they require grad with it, and ops on them record, but gradients reaching them go
     nowhere (no accumulator, as for a view made under no_grad), unless their memory changed
     in place since they were made: then their history is regenerated from the base's."""
-    # why: the engine and the ops import this module
-    from ._engine.graph import NO_GRAD_VIEW
-    from .ops.view_history import _regenerate
+    from ._engine.graph import NO_GRAD_VIEW  # why: the engine imports this module
+    from .ops.view_history import _regenerate  # why: the ops import this module
 
     for ref in counter[1]:
         view = ref()

@@ -325,7 +325,7 @@ def setitem(self: Tensor, key, value) -> None:
     if all(type(k) in _BASIC_INDEX for k in keys):
         whole = all(k is Ellipsis or k == slice(None) for k in keys)
         target = self if whole else self[key]
-        if _overlaps(target._data):
+        if type(target) is not BatchedTensor and _overlaps(target._data):
             # PyTorch copies the value in (a number too), and copy_ refuses overlap
             raise RuntimeError(
                 "unsupported operation: more than one element of the written-to tensor "
