@@ -161,6 +161,32 @@ _DEFAULT_DEVICE.append(CPU)
 _warned = {"float_requires_grad": False}
 
 
+def _views_follow_base(base: Tensor, counter: list, requires_grad: bool) -> None:
+    """The leaf views made before their base started (or stopped) requiring grad: as in
+    PyTorch they require grad with it, and ops on them record, but gradients reaching them go
+    nowhere (no accumulator, as for a view made under no_grad), unless their memory changed
+    in place since they were made: then their history is regenerated from the base's."""
+    from ._engine.graph import NO_GRAD_VIEW  # why: the engine imports this module
+    from .ops.view_history import _regenerate  # why: the ops import this module
+
+    for ref in counter[1]:
+        view = ref()
+        if view is None or view._base is not base or view.grad_fn is not None:
+            continue  # (a detached alias shares the counter, not the views)
+        if view._data.dtype.kind != "f":
+            continue
+        if requires_grad and not view._requires_grad:
+            made_at = view._view_version
+            if made_at is not None and made_at != counter[0] and view._view_fn is not None:
+                _regenerate(view, base)  # PyTorch's AsStridedBackward0
+                continue
+            view._requires_grad = True
+            view._accumulator = NO_GRAD_VIEW
+        elif not requires_grad and view._accumulator is NO_GRAD_VIEW:
+            view._requires_grad = False
+            view._accumulator = None
+
+
 def _check_can_require_grad(data: np.ndarray) -> None:
     if data.dtype.kind != "f":
         raise RuntimeError(
@@ -194,6 +220,7 @@ class Tensor:
     _accumulator = None
     _version_counter = None
     _base = None  # for a view: the tensor whose memory it shares (never itself a view)
+    _view_version = None  # for a view: the version of its memory when it was made
     _view_fn = None  # for a view: base -> this view, as leafgrad ops
     _view_meta = None  # for a view PyTorch refuses to change in place: why (ops/_primitive)
     _tangents = None  # forward mode: {dual level: tangent}
@@ -413,6 +440,9 @@ class Tensor:
                     "inference_mode) outside inference mode; clone() it first"
                 )
         self._requires_grad = bool(value)
+        counter = self._version_counter
+        if counter is not None and len(counter) > 1 and self._base is None:
+            _views_follow_base(self, counter, value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not isinstance(requires_grad, bool):

@@ -88,7 +88,8 @@ def execute(
     plan = plan_backward([n for n, _ in roots], capture, inputs)
     captured = [None] * (len(capture) if capture else 0)
     buffers = _seed(roots, root_grads)
-    ready = [(-n.sequence_nr, id(n), n) for n in buffers if n not in plan.deps]
+    tick = itertools.count().__next__  # ties (leaves' sinks) go first come, first served
+    ready = [(_priority(n), tick(), n) for n in buffers if n not in plan.deps]
     heapq.heapify(ready)
     stack = _tasks.stack
     stack.append((next(_task_ids), plan, roots, capture is not None))
@@ -108,7 +109,7 @@ def execute(
                         _run_tensor_pre_hooks(node, grads)
                         if node in plan.capture_at:
                             _capture(node, grads, plan, captured)
-                _send(node, outs, buffers, plan.deps, ready)
+                _send(node, outs, buffers, plan.deps, ready, tick)
     finally:
         stack.pop()
     return captured
@@ -156,7 +157,18 @@ def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
     return None
 
 
-def _send(node: Node, outs: list | None, buffers: dict, deps: dict, ready: list) -> None:
+def _priority(node: Node) -> float:
+    """The ready node run first has the least: the newest node, except that PyTorch numbers
+    leaves' accumulators and nodes that only raise (NotImplemented) after every other node,
+    so they run as soon as they are ready (and a backward that reaches such a node before a
+    leaf's accumulator raises before filling that leaf's .grad)."""
+    return _FIRST if node._runs_first else -node.sequence_nr
+
+
+_FIRST = -float("inf")
+
+
+def _send(node: Node, outs: list | None, buffers: dict, deps: dict, ready: list, tick) -> None:
     """Add the node's results into its children's buffers; queue the children it was the
     last to wait for (also when it computed nothing for them)."""
     i = -1
@@ -177,7 +189,7 @@ def _send(node: Node, outs: list | None, buffers: dict, deps: dict, ready: list)
         left = deps[nxt] - 1
         deps[nxt] = left
         if left == 0:
-            heapq.heappush(ready, (-nxt.sequence_nr, id(nxt), nxt))
+            heapq.heappush(ready, (_priority(nxt), tick(), nxt))
 
 
 def _seed(roots: list, root_grads: list) -> dict:
@@ -217,6 +229,12 @@ def _call_rule(node: Node, grads: list, to_feed) -> list | None:
                 outs = _apply_watched(node, grads, needs)
             else:
                 outs = node.apply(grads, needs)
+        else:
+            node.check_saved()
+    else:
+        # PyTorch's nodes unpack their saves before looking at the gradients, so a freed
+        # or modified save raises even where no gradient is computed.
+        node.check_saved()
     if node._post_hooks:
         if outs is None:
             outs = [None] * len(node.next_functions)

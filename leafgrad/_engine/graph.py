@@ -64,6 +64,7 @@ class Node:
 
     num_outputs = 1
     _runs_without_grads = False  # True: ``apply`` runs even when no gradient arrived
+    _runs_first = False  # True: run as soon as ready (PyTorch's largest sequence number)
 
     def name(self) -> str:
         return type(self).__name__
@@ -77,6 +78,10 @@ class Node:
 
     def release(self) -> None:
         """Drop saved tensors once backward is done with them."""
+
+    def check_saved(self) -> None:
+        """RuntimeError, as running the rule would raise, if the saves were freed or
+        modified in place: for a node that runs without computing a gradient."""
 
     def saved_input(self, i: int):
         """What this node saved as its ``i``-th input, unchecked (None if nothing)."""
@@ -147,6 +152,7 @@ class AccumulateGrad(Node):
     """
 
     __slots__ = ("_variable",)
+    _runs_first = True
 
     def __init__(self, variable) -> None:
         super().__init__(())
@@ -281,7 +287,7 @@ class OpNode(Node):
         data = self._saved.output
         if data is None:
             return None
-        if type(data) is not np.ndarray and type(data) is not tuple:
+        if type(data) is not np.ndarray:
             data = self._saved.output_arrays()  # packed by a saved tensors hook
         if self.num_outputs == 1:
             out = _wrap(data, True)
@@ -317,6 +323,9 @@ class OpNode(Node):
             outs = self.apply(list(grads), needs)
         outs = tuple(outs) if outs is not None else (None,) * n
         return outs[0] if n == 1 else outs
+
+    def check_saved(self) -> None:
+        self._saved.unpack(self._name)
 
     def release(self) -> None:
         """Drop the saved values, keeping only shapes and dtypes (see ``SavedTensors``)."""

@@ -185,6 +185,7 @@ class SavedTensors:
     __slots__ = (
         "_checked",
         "_from_ctx",
+        "_more_guards",
         "_output_guard",
         "_output_saved",
         "_packed",
@@ -210,6 +211,8 @@ class SavedTensors:
         # output: arrays, the op's output or a tuple of its outputs; _output_guard: (version
         # counter, version at save); output_tangents: forward mode, the output's tangents.
         self.output = self._output_guard = self.output_tangents = None
+        # _more_guards: the guards of a multi-output op's other saved outputs (qr's R).
+        self._more_guards = None
         # _output_saved: guarded, not only kept for its shapes; _packed: by saved tensors hooks.
         self._output_saved = self._released = self._packed = False
         self._from_ctx = from_ctx
@@ -287,6 +290,9 @@ class SavedTensors:
             self.output = data
             return
         self._output_saved = True
+        if type(tensor) is tuple:  # a multi-output op's saved outputs (Q and R)
+            self._save_outputs(data, tensor)
+            return
         if _pushed and _hooks.stack and type(data) is not tuple:
             pack, unpack = _hooks.stack[-1]
             self.output = _PackedOutput(_Packed(tensor, pack, unpack))
@@ -295,9 +301,27 @@ class SavedTensors:
         counter = tensor._shared_version_counter()
         self._output_guard = (counter, counter[0])
 
+    def _save_outputs(self, data: tuple, tensors: tuple) -> None:
+        """Guard each of ``tensors`` (some of the outputs ``data``), or, under saved tensors
+        hooks, keep what ``pack`` makes of each (the others are kept for their shapes)."""
+        if _pushed and _hooks.stack:
+            pack, unpack = _hooks.stack[-1]
+            packed = {id(t._data): _PackedOutput(_Packed(t, pack, unpack)) for t in tensors}
+            self.output = tuple(packed.get(id(d), d) for d in data)
+            return
+        self.output = data
+        guards = []
+        for t in tensors:
+            counter = t._shared_version_counter()
+            guards.append((counter, counter[0]))
+        self._output_guard = guards[0]
+        self._more_guards = tuple(guards[1:]) or None
+
     def output_arrays(self):
         """The saved output's arrays (through the unpack hook if it was packed)."""
         output = self.output
+        if type(output) is tuple:
+            return tuple(o.saved.unpack()._data if type(o) is _PackedOutput else o for o in output)
         if type(output) is _PackedOutput:
             return output.saved.unpack()._data
         return output
@@ -338,6 +362,8 @@ class SavedTensors:
         guard = self._output_guard
         if guard is not None and guard[0][0] != guard[1]:
             raise self._modified(owner, None, guard[0][0], guard[1])
+        if self._more_guards is not None:
+            self._check_more_guards(owner)
         if self._packed:
             return tuple(a.unpack() if type(a) is _Packed else a for a in self._values)
         return self._values
@@ -367,6 +393,8 @@ class SavedTensors:
             guard = self._output_guard
             if guard is not None and guard[0][0] != guard[1]:
                 raise self._modified(owner, None, guard[0][0], guard[1])
+            if self._more_guards is not None:
+                self._check_more_guards(owner)
             out = result()
             return out if type(out) is not tuple else out[index]
         value = self._values[index]
@@ -379,6 +407,11 @@ class SavedTensors:
                 raise self._modified(owner, index, counter[0], self._versions[k])
             return value
         return _wrap(np.asarray(value))  # PyTorch saves a number operand as a 0-d tensor
+
+    def _check_more_guards(self, owner: str) -> None:
+        for counter, version in self._more_guards:
+            if counter[0] != version:
+                raise self._modified(owner, None, counter[0], version)
 
     def check_not_released(self, owner: str) -> None:
         """RuntimeError if these saves held anything and were released (a second backward)."""
@@ -398,7 +431,7 @@ class SavedTensors:
         if self._released:
             return
         self._released = True
-        self._output_guard = None
+        self._output_guard = self._more_guards = None
         if self._from_ctx:
             self._values = (None,) * len(self._values)  # the count says something was saved
             return

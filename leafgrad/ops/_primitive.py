@@ -269,6 +269,7 @@ def _build(prim: Primitive):
     # Several outputs are always kept (their shapes fill in missing grads); one, if saved.
     keep_result = bool(saved_outputs) or num_outputs > 1
     guard_output = saved_outputs[0] if saved_outputs else None
+    guard_outputs = tuple(dict.fromkeys(saved_outputs))  # each saved output, once
     names = {n: (what, index) for n, what, index, _ in saved} or None
     if backward is not None:
         backward.saved_names = names  # read by grad_fn._saved_<name>
@@ -281,6 +282,8 @@ def _build(prim: Primitive):
     float_only = dtype_rule == "float"
     promote = dtype_rule in ("promote", "float")
     node_class = OpNode.named(node_name)
+    if type(prim.kind) is NoDerivative:
+        node_class._runs_first = True  # as PyTorch's NotImplemented nodes (see the engine)
 
     def op(*args, **params):
         if _VMAP.active:
@@ -385,7 +388,9 @@ def _build(prim: Primitive):
                     out,
                     None
                     if guard_output is None
-                    else (result if num_outputs == 1 else result[guard_output]),
+                    else result
+                    if num_outputs == 1
+                    else tuple(result[i] for i in guard_outputs),
                 )
         if view:
             _mark_views(op, args, params, arrays[0], result, multi_view)
@@ -445,6 +450,7 @@ def _mark_views(op, args, params, source, result, multi_view) -> None:
             continue
         r._base = base
         r._version_counter = counter
+        r._view_version = counter[0]
         # A view is an inference tensor exactly when its base is one (whatever the mode).
         r._is_inference = parent._is_inference
         if parent._requires_grad and r.grad_fn is None and data.dtype.kind == "f":

@@ -81,7 +81,9 @@ _cholesky_ex = primitive(
     _cholesky_forward,
     vjp_all=_cholesky_vjp,
     kind=Generic(jvp=_cholesky_ex_jvp),
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("self",),
+    outputs=("L", "info"),
+    saves=("L", "upper"),
     node_name="LinalgCholeskyExBackward0",
     dtype_rule="keep",
     num_outputs=2,
@@ -112,7 +114,8 @@ _cholesky = primitive(
     _cholesky_deprecated_forward,
     lambda grad, A, *, result, upper: _cholesky_grad(grad, result, upper),
     kind=Generic(jvp=lambda tA, A, *, result, upper: _cholesky_tangent(tA, result, upper)),
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("self",),
+    saves=("result", "upper"),
     node_name="CholeskyBackward0",
     dtype_rule="keep",
 )
@@ -174,7 +177,8 @@ _cholesky_solve = primitive(
     _cholesky_solve_forward,
     vjp_all=_cholesky_solve_vjp,
     kind=Generic(jvp=_cholesky_solve_jvp),
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("self", "input2"),
+    saves=("self", "input2", "result", "upper"),
     node_name="CholeskySolveBackward0",
     dtype_rule="keep",
     broadcast=True,
@@ -223,7 +227,8 @@ _cholesky_inverse = primitive(
     _cholesky_inverse_forward,
     _cholesky_inverse_vjp,
     kind=Generic(jvp=_cholesky_inverse_jvp),
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("self",),
+    saves=("self", "result", "upper"),
     node_name="CholeskyInverseBackward0",
     dtype_rule="keep",
 )

@@ -85,7 +85,8 @@ _det = primitive(
     np.linalg.det,
     _det_vjp,
     kind=Generic(jvp=_det_jvp),
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("A",),
+    saves=("A", "result"),  # PyTorch also saves its LU factors, made inside
     node_name="LinalgDetBackward0",
     dtype_rule="keep",
 )
@@ -120,7 +121,9 @@ _slogdet = primitive(
     _slogdet_forward,
     vjp_all=_slogdet_vjp,
     kind=Generic(jvp=_slogdet_jvp),
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("A",),
+    outputs=("sign", "logabsdet"),
+    saves=("A", "sign"),  # PyTorch also saves its LU factors, made inside
     node_name="LinalgSlogdetBackward0",
     dtype_rule="keep",
     num_outputs=2,

@@ -140,15 +140,22 @@ def _write_through(target: np.ndarray, src: np.ndarray, op: str) -> bool:
     False (nothing written) where elements overlap or the memory itself is read-only.
 
     ``fill_`` and ``zero_`` write one value everywhere, so PyTorch lets them overlap."""
-    overlap = any(stride == 0 and n > 1 for stride, n in zip(target.strides, target.shape))
-    if overlap and op not in ("fill_", "zero_"):
+    if op not in ("fill_", "zero_") and _overlaps(target):
         return False
     try:
         target.flags.writeable = True  # NumPy allows it only where the memory is writable
     except ValueError:
         return False
-    np.copyto(target, src)
+    try:
+        np.copyto(target, src)
+    finally:
+        target.flags.writeable = False  # later writes are checked again (add_ after fill_)
     return True
+
+
+def _overlaps(target: np.ndarray) -> bool:
+    """Whether elements of ``target`` share memory (a dimension expanded by stride 0)."""
+    return any(stride == 0 and n > 1 for stride, n in zip(target.strides, target.shape))
 
 
 def apply_inplace(target: Tensor, out: Tensor, op: str) -> Tensor:
@@ -318,6 +325,14 @@ def setitem(self: Tensor, key, value) -> None:
     if all(type(k) in _BASIC_INDEX for k in keys):
         whole = all(k is Ellipsis or k == slice(None) for k in keys)
         target = self if whole else self[key]
+        if type(target) is not BatchedTensor and _overlaps(target._data):
+            # PyTorch copies the value in (a number too), and copy_ refuses overlap
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor "
+                f"refers to a single memory location (__setitem__ at {key!r} of an expanded "
+                f"tensor, strides {list(target.stride())}). Please clone() the tensor before "
+                "performing the operation."
+            )
         if value._data.ndim == 0 and target._data.ndim != 0:
             fill_(target, value)
         else:

@@ -128,12 +128,6 @@ def _P(piv: Tensor, A: Tensor) -> Tensor:
     return map_values(lambda p: _permutations(p, m, dtype), piv)
 
 
-def _P_of(A: Tensor) -> Tensor:
-    """The permutation of A's LU factorization (batched like A under vmap)."""
-    m = A._data.shape[-2]
-    return map_values(lambda a: _permutations(_getrf(a)[1], m, a.dtype), A)
-
-
 # ----- lu_factor -----
 
 
@@ -160,7 +154,9 @@ _lu_factor_ex = primitive(
     _lu_factor_forward,
     vjp_all=_lu_factor_vjp,
     kind=Generic(jvp=_lu_factor_jvp),
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("self",),
+    outputs=("LU", "pivots", "info"),
+    saves=("LU", "pivots"),
     node_name="LinalgLuFactorExBackward0",
     dtype_rule="keep",
     num_outputs=3,
@@ -201,33 +197,36 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
 
 
 def _lu_forward(a):
-    lu, _, _ = _getrf(a)
+    lu, pivots, _ = _getrf(a)
     m, n = a.shape[-2:]
     k = min(m, n)
     L = np.tril(lu, -1)[..., :, :k] + np.eye(m, k, dtype=a.dtype)
-    return L, np.triu(lu)[..., :k, :]
+    return L, np.triu(lu)[..., :k, :], pivots
 
 
 def _lu_vjp(grads, A, *, result, needs):
-    P = _P_of(A)
-    return [_lu_grad(P, *result, *grads)]
+    L, U, pivots = result
+    return [_lu_grad(_P(pivots, A), L, U, *grads[:2])]
 
 
 def _lu_jvp(tA, A, *, result):
-    P = _P_of(A)
-    return _lu_tangent(P, *result, tA)
+    L, U, pivots = result
+    return (*_lu_tangent(_P(pivots, A), L, U, tA), None)
 
 
-# P is not differentiable (PyTorch: no grad_fn), so the primitive gives L and U only.
+# P is not differentiable (PyTorch: no grad_fn), so the primitive gives L, U and the pivots
+# (integers: no gradient) that P is built from; the rules read those, not A.
 _lu = primitive(
     "linalg_lu",
     _lu_forward,
     vjp_all=_lu_vjp,
     kind=Generic(jvp=_lu_jvp),
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("self",),
+    outputs=("L", "U", "pivots"),
+    saves=("L", "U"),
     node_name="LinalgLuBackward0",
     dtype_rule="keep",
-    num_outputs=2,
+    num_outputs=3,
 )
 
 
@@ -236,8 +235,8 @@ def linalg_lu(A: Tensor, *, pivot: bool = True, out=None):
     """``(P, L, U)`` with ``A = P L U``: P (*, m, m) a permutation (no gradient), L
     (*, m, k) unit lower triangular, U (*, k, n) upper, k = min(m, n)."""
     _check_lu("linalg.lu", A, pivot)
-    P = _P_of(A)
-    return _LU(P, *_lu(A))
+    L, U, pivots = _lu(A)
+    return _LU(_P(pivots, A), L, U)
 
 
 @public(method=False)

@@ -53,7 +53,8 @@ _matrix_exp = primitive(
     kind=Generic(jvp=lambda tA, A, *, result: _exp_differential(A, tA)),
     node_name="LinalgMatrixExpBackward0",
     dtype_rule="keep",
-    saves=("*",),  # its rule reads every operand
+    inputs=("self",),
+    saves=("self",),
 )
 
 
@@ -148,7 +149,8 @@ _pinv = primitive(
         )
     ),
     overload="atol_rtol_tensor",
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("self", "atol", "rtol"),
+    saves=("self", "result"),
     node_name="LinalgPinvBackward0",
     dtype_rule="keep",
 )
@@ -272,7 +274,9 @@ _lstsq = primitive(
     _lstsq_forward,
     vjp_all=_lstsq_vjp,
     kind=Generic(jvp=_lstsq_jvp),
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("self", "b"),
+    outputs=("solution", "residuals"),
+    saves=("self", "b", "solution"),
     node_name="LinalgLstsqBackward0",
     dtype_rule="keep",
     broadcast=True,

@@ -83,7 +83,9 @@ _inv_ex = primitive(
     _inv_forward,
     vjp_all=_inv_vjp,
     kind=Generic(jvp=_inv_jvp),
-    saves=("result",),
+    inputs=("self",),
+    outputs=("inverse", "info"),
+    saves=("inverse",),
     node_name="LinalgInvExBackward0",
     dtype_rule="keep",
     num_outputs=2,
@@ -162,7 +164,9 @@ _solve_ex = primitive(
     _solve_forward,
     vjp_all=_solve_vjp,
     kind=Generic(jvp=_solve_jvp),
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("A", "B"),
+    outputs=("result", "info"),
+    saves=("A", "result", "left"),  # PyTorch also saves A's LU factors, made inside
     node_name="LinalgSolveExBackward0",
     dtype_rule="keep",
     broadcast=True,
@@ -245,7 +249,8 @@ _solve_triangular = primitive(
     _trsm_forward,
     vjp_all=_trsm_vjp,
     kind=Generic(jvp=_trsm_jvp),
-    saves=("*", "result"),  # its rule reads every operand
+    inputs=("self", "B"),
+    saves=("self", "result", "upper", "left", "unitriangular"),
     node_name="LinalgSolveTriangularBackward0",
     dtype_rule="keep",
     broadcast=True,

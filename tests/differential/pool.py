@@ -653,14 +653,7 @@ op("logsumexp", lambda T, x, *, dim, keepdim: T.logsumexp(x, dim, keepdim=keepdi
 op("softmax", lambda T, x, *, dim: T.softmax(x, dim), kinds=(F,), params=a_dim())
 op("log_softmax", lambda T, x, *, dim: x.log_softmax(dim=dim), kinds=(F,), params=a_dim())
 op("cumsum", lambda T, x, *, dim: T.cumsum(x, dim), kinds=(F,), params=a_dim())
-# weight=0: its single-op test runs, and the 320 graphs are drawn as before. A weight of 1
-# redraws them all, and the new draws meet two leafgrad differences that have nothing to
-# do with cumprod (graphs 243, 249): var of a view made under inference_mode of a tensor
-# that requires grad is not run by backward (so a second backward does not raise as
-# PyTorch's does); backward over [floor_divide output, leaf] fills the leaf's .grad before
-# raising (PyTorch's engine reaches the failing node first and leaves it None).
-op("cumprod", lambda T, x, *, dim: x.cumprod(dim), kinds=(F,), params=a_dim(), valid=away(0.0),
-   weight=0.0)
+op("cumprod", lambda T, x, *, dim: x.cumprod(dim), kinds=(F,), params=a_dim(), valid=away(0.0))
 
 # Shape.
 op("reshape", lambda T, x, *, shape: x.reshape(shape), kinds=(FIB,), params=reshape_params,
