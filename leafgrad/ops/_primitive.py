@@ -65,6 +65,9 @@ _forward = _forward_state  # active dual levels
 
 _REGISTRY = _optable.REGISTRY  # "name.overload" -> Primitive
 _NO_EDGE = (None, 0)
+# The parameters a node keeps when its op took none: one shared dict that nothing writes to
+# (rules get them as keywords), so a node holds one object fewer.
+_NO_PARAMS: dict = {}
 _new = object.__new__
 
 
@@ -368,7 +371,7 @@ def _build(prim: Primitive):
                 backward,
                 _edges(args),
                 args,
-                params,
+                params or _NO_PARAMS,
                 1,
                 # Only the saved inputs are checked for in-place changes (as in PyTorch):
                 # the rules read the others' shapes and dtypes only.
