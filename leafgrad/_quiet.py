@@ -12,6 +12,9 @@ import numpy as np
 class _ErrstateFallback:
     """``np.errstate(all="ignore")`` behind the context variable's set/reset interface."""
 
+    def get(self):
+        return self  # never the quiet state (None): callers always enter it
+
     def set(self, state):
         quiet = np.errstate(all="ignore")
         quiet.__enter__()

@@ -231,10 +231,14 @@ def _call_rule(node: Node, grads: list, to_feed) -> list | None:
     if not (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)) or (
         node._runs_without_grads
     ):
+        # Plain loops: a comprehension is a function call of its own, per node.
+        needs = []
         if to_feed is None:
-            needs = [n is not None for n, _ in node.next_functions]
+            for n, _ in node.next_functions:
+                needs.append(n is not None)
         else:
-            needs = [n is not None and n in to_feed for n, _ in node.next_functions]
+            for n, _ in node.next_functions:
+                needs.append(n is not None and n in to_feed)
         if True in needs:
             if anomaly.state.enabled:
                 outs = _apply_watched(node, grads, needs)

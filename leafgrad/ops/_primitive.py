@@ -103,7 +103,9 @@ def _make_backward(vjp, vjp_all, broadcast, num_outputs):
                 g = vjp[i](grad, *args, result=result, **params)
                 # _fit only where needed: most gradients match their input already.
                 data, like = g._data, args[i]._data
-                if data.dtype != like.dtype or (broadcast and data.shape != like.shape):
+                if (data.dtype is not like.dtype and data.dtype != like.dtype) or (
+                    broadcast and data.shape != like.shape
+                ):
                     g = _fit(g, args[i], broadcast)
                 outs.append(g)
             else:
@@ -310,7 +312,7 @@ def _build(prim: Primitive):
                 if uniform:
                     if first is None:
                         first = data.dtype
-                    elif data.dtype != first:
+                    elif data.dtype is not first and data.dtype != first:  # `is`: cheap
                         uniform = False
                 arrays.append(data)
             else:
@@ -323,7 +325,8 @@ def _build(prim: Primitive):
                 arrays.append(a)
         if promote and not (uniform and first is not None and first.kind == "f"):
             arrays = _promote(args, float_only)
-        token = _QUIET.set(_QUIET_STATE)
+        # Quiet already (inside a backward rule, see OpNode.apply): no set and reset.
+        token = None if _QUIET.get() is _QUIET_STATE else _QUIET.set(_QUIET_STATE)
         try:
             out = forward(*arrays, **params)
         except ValueError as exc:
@@ -331,7 +334,8 @@ def _build(prim: Primitive):
                 raise
             raise _broadcast_error(name, args) from exc
         finally:
-            _QUIET.reset(token)
+            if token is not None:
+                _QUIET.reset(token)
         # Grad mode matters only when an operand requires grad; the other modes only while
         # some thread is in one (_SPECIAL): each thread-local read costs ~0.1 us.
         enabled = needs_grad and _state.enabled
@@ -441,7 +445,9 @@ def _mark_views(op, args, params, source, result, multi_view) -> None:
     parent_fn = parent._view_fn
     rest = args[1:]
     multiple = type(result) is tuple
-    counter = parent._shared_version_counter()
+    counter = parent._version_counter
+    if counter is None:
+        counter = parent._shared_version_counter()
     inherited = parent._view_meta
     # Only these modes (or several outputs) mark a view; otherwise it keeps its parent's mark.
     marking = multi_view or (_SPECIAL[0] and _state.inference) or not _state.enabled
@@ -453,8 +459,10 @@ def _mark_views(op, args, params, source, result, multi_view) -> None:
             continue
         r._base = base
         r._version_counter = counter
-        # A view is an inference tensor exactly when its base is one (whatever the mode).
-        r._is_inference = parent._is_inference
+        # A view is an inference tensor exactly when its base is one (whatever the mode);
+        # a result is not one unless made in inference mode, so only then is there a change.
+        if parent._is_inference or r._is_inference:
+            r._is_inference = parent._is_inference
         if parent._requires_grad and r.grad_fn is None and data.dtype.kind == "f":
             # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
             # gradients reaching it go nowhere (it has no valid accumulator).
