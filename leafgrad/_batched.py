@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._engine.grad_mode import count_special
 from ._stand_in import CONTROL_FLOW_ERROR, ITEM_ERROR, stand_in
 from ._tensor import Tensor, _normalize_dim, _wrap
 
@@ -289,11 +290,15 @@ def batch_map(fn, batched_args: tuple, size: int, others: tuple = ()):
     level = VmapLevel(next_level(), size, "error")
     args = tuple(batched(a, level.level) for a in batched_args)
     active = STATE.active
+    if not active:
+        count_special(True)
     active.append(level)
     try:
         out = fn(*args, *others)
     finally:
         active.pop()
+        if not active:
+            count_special(False)
     single = not isinstance(out, tuple)
     outs = (out,) if single else out
     results = []

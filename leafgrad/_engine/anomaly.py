@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .grad_mode import _DecoratorContextManager
+from .grad_mode import _DecoratorContextManager, count_special
 
 
 class _State:
@@ -23,6 +23,12 @@ class _State:
 
 
 state = _State()
+
+
+def _set(enabled: bool, check_nan: bool) -> None:
+    if bool(enabled) != bool(state.enabled):
+        count_special(bool(enabled))
+    state.enabled, state.check_nan = enabled, check_nan
 
 
 def is_anomaly_enabled() -> bool:
@@ -52,10 +58,10 @@ class detect_anomaly(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self._prev = (state.enabled, state.check_nan)
-        state.enabled, state.check_nan = True, self.check_nan
+        _set(True, self.check_nan)
 
     def __exit__(self, *exc) -> None:
-        state.enabled, state.check_nan = self._prev
+        _set(*self._prev)
 
     def clone(self):
         clone = object.__new__(type(self))
@@ -69,13 +75,13 @@ class set_detect_anomaly(_DecoratorContextManager):
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
         self._prev = (state.enabled, state.check_nan)
         self.mode, self.check_nan = mode, check_nan
-        state.enabled, state.check_nan = bool(mode), bool(check_nan)
+        _set(bool(mode), bool(check_nan))
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc) -> None:
-        state.enabled, state.check_nan = self._prev
+        _set(*self._prev)
 
     def clone(self):
         return type(self)(self.mode, self.check_nan)

@@ -10,8 +10,10 @@ import threading
 import numpy as np
 
 from .._memory_format import copy_for_grad
+from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _wrap
 from . import anomaly, grad_mode, reentrant
+from .grad_mode import SPECIAL
 from .graph import AccumulateGrad, Node
 from .plan import Plan, plan_backward
 
@@ -185,11 +187,32 @@ def _send(node: Node, outs: list | None, buffers: dict, deps: dict, ready: list,
                 if buf is None:
                     buf = buffers[nxt] = [None] * nxt.num_outputs
                 old = buf[nr]
-                buf[nr] = g if old is None else old + g
+                buf[nr] = g if old is None else _sum(old, g)
         left = deps[nxt] - 1
         deps[nxt] = left
         if left == 0:
             heapq.heappush(ready, (_priority(nxt), tick(), nxt))
+
+
+def _sum(a: Tensor, b: Tensor) -> Tensor:
+    """``a + b`` for two gradients arriving at one output. Two plain floating tensors of one
+    shape and dtype that record nothing (neither requires grad, no special mode on) are added
+    by NumPy directly, quietly as ops are: the op's own path costs more than the addition."""
+    x, y = a._data, b._data
+    if (
+        type(a) is Tensor
+        and type(b) is Tensor
+        and not (a._requires_grad or b._requires_grad or SPECIAL[0])
+        and x.dtype == y.dtype
+        and x.dtype.kind == "f"
+        and x.shape == y.shape
+    ):
+        token = QUIET.set(QUIET_STATE)
+        try:
+            return _wrap(np.add(x, y))
+        finally:
+            QUIET.reset(token)
+    return a + b
 
 
 def _seed(roots: list, root_grads: list) -> dict:
@@ -220,10 +243,14 @@ def _call_rule(node: Node, grads: list, to_feed) -> list | None:
     if not (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)) or (
         node._runs_without_grads
     ):
+        # Plain loops: a comprehension is a function call of its own, per node.
+        needs = []
         if to_feed is None:
-            needs = [n is not None for n, _ in node.next_functions]
+            for n, _ in node.next_functions:
+                needs.append(n is not None)
         else:
-            needs = [n is not None and n in to_feed for n, _ in node.next_functions]
+            for n, _ in node.next_functions:
+                needs.append(n is not None and n in to_feed)
         if True in needs:
             if anomaly.state.enabled:
                 outs = _apply_watched(node, grads, needs)

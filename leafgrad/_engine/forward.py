@@ -10,6 +10,7 @@ import itertools
 import threading
 
 from .._batched import BatchedTensor, levels_of, lift
+from .grad_mode import count_special
 
 
 class _State(threading.local):
@@ -23,6 +24,8 @@ _level_ids = itertools.count()
 
 def enter_dual_level() -> int:
     level = next(_level_ids)
+    if not state.levels:
+        count_special(True)
     state.levels.append(level)
     return level
 
@@ -36,6 +39,8 @@ def exit_dual_level(*, level: int | None = None) -> None:
             f"({state.levels[-1]}); exit levels in reverse order of entry"
         )
     state.levels.pop()
+    if not state.levels:
+        count_special(False)
 
 
 def current_level(level: int | None = None) -> int:
@@ -105,7 +110,13 @@ class jet_mode:
 
     def __enter__(self) -> None:
         self.previous = jet_state.mode
-        jet_state.mode = self.mode
+        _set_jet_mode(self.mode)
 
     def __exit__(self, *exc) -> None:
-        jet_state.mode = self.previous
+        _set_jet_mode(self.previous)
+
+
+def _set_jet_mode(mode) -> None:
+    if (mode is None) != (jet_state.mode is None):
+        count_special(mode is not None)
+    jet_state.mode = mode

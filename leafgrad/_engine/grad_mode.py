@@ -21,6 +21,25 @@ class _State(threading.local):
 
 _state = _State()
 
+# How many special modes are on, over all threads: vmap levels, dual levels, a jet mode,
+# anomaly mode, inference mode (each counted when a thread's mode turns on, uncounted when it
+# turns off). Zero: no thread is in any of them, so every op skips reading their thread-local
+# state (a read costs as much as a small NumPy call); nonzero: ops read their own thread's.
+SPECIAL = [0]
+_special_lock = threading.Lock()
+
+
+def count_special(turned_on: bool) -> None:
+    """Note that a special mode turned on (True) or off (False) in this thread."""
+    with _special_lock:
+        SPECIAL[0] += 1 if turned_on else -1
+
+
+def _set_inference(mode: bool) -> None:
+    if bool(mode) != bool(_state.inference):
+        count_special(bool(mode))
+    _state.inference = mode
+
 
 def is_grad_enabled() -> bool:
     """Whether ops executed now record a graph."""
@@ -172,10 +191,11 @@ class inference_mode(_DecoratorContextManager):
     def __enter__(self) -> None:
         self._prev = (_state.enabled, _state.inference)
         _state.enabled = not self.mode
-        _state.inference = self.mode
+        _set_inference(self.mode)
 
     def __exit__(self, *exc) -> None:
-        _state.enabled, _state.inference = self._prev
+        _state.enabled = self._prev[0]
+        _set_inference(self._prev[1])
 
     def clone(self):
         return type(self)(self.mode)

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _wrap
 from .grad_mode import is_grad_enabled
 from .saved import SavedTensors, _Packed
@@ -309,7 +310,13 @@ class OpNode(Node):
         saved = self._saved
         args = saved.unpack(self._name)
         result = None if saved.output is None else self.saved_result()
-        return self._backward(grads, args, result, saved.params, needs)
+        # The rule is leafgrad ops only: NumPy stays quiet for all of them at once, which
+        # spares each op its own switch (saved tensors hooks ran above, outside it).
+        token = QUIET.set(QUIET_STATE)
+        try:
+            return self._backward(grads, args, result, saved.params, needs)
+        finally:
+            QUIET.reset(token)
 
     def __call__(self, *grads):
         """``grad_fn(*grad_outputs)``: the rule run directly, in the current grad mode and

@@ -162,6 +162,9 @@ def _versions(values: tuple, checked: tuple) -> list:
     return versions
 
 
+_ZEROS = tuple((0,) * n for n in range(8))
+
+
 class SavedTensors:
     """What one node saved for backward: values (Tensors or not), parameters and an output.
 
@@ -225,14 +228,20 @@ class SavedTensors:
             self._values = values = _shapes_only(values, check_versions, owner)
         self._checked = check_versions
         if check_versions:
-            versions = []
+            # Most saved tensors were never changed in place: their versions are a shared
+            # tuple of zeros, one object fewer per node for the garbage collector to count.
+            n = len(check_versions)
+            versions = _ZEROS[n] if n < 8 else (0,) * n
+            k = 0
             for i in check_versions:
                 a = values[i]
                 if type(a) is Tensor or isinstance(a, Tensor):
                     counter = a._version_counter
-                    versions.append(0 if counter is None else counter[0])
-                else:
-                    versions.append(0)
+                    if counter is not None and counter[0]:
+                        if type(versions) is tuple:
+                            versions = list(versions)
+                        versions[k] = counter[0]
+                k += 1
             self._versions = versions
             if _pushed and _hooks.stack:
                 self._pack_values()
@@ -337,7 +346,9 @@ class SavedTensors:
         values = self._values
         self._values = values[:i] + (tensor,) + values[i + 1 :]
         if i in self._checked and self._versions is not None:
-            self._versions[self._checked.index(i)] = _versions((tensor,), (0,))[0]
+            versions = list(self._versions)
+            versions[self._checked.index(i)] = _versions((tensor,), (0,))[0]
+            self._versions = versions
 
     def unpack(self, owner: str) -> tuple:
         """The saved values for ``owner``'s backward.

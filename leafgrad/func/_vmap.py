@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 
 from .._batched import STATE, VmapLevel, batched, is_batched_at, next_level
+from .._engine.grad_mode import count_special
 from .._tensor import Tensor
 from ..ops.joining import cat
 from ._pytree import _is_namedtuple, tree_flatten, tree_unflatten
@@ -157,11 +158,15 @@ def _run(func, leaves, dims, spec, kwargs, size, randomness, out_dims):
         for x, d in zip(leaves, dims)
     ]
     active = STATE.active
+    if not active:
+        count_special(True)
     active.append(level)
     try:
         output = func(*tree_unflatten(inputs, spec), **kwargs)
     finally:
         active.pop()
+        if not active:
+            count_special(False)
     out_leaves, out_spec = tree_flatten(output)
     odims: list = []
     _broadcast_out_dims(out_dims, output, func, odims)

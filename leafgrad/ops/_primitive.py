@@ -60,10 +60,14 @@ from ._tangents import (
 )
 
 _state = grad_mode._state
+_SPECIAL = grad_mode.SPECIAL
 _forward = _forward_state  # active dual levels
 
 _REGISTRY = _optable.REGISTRY  # "name.overload" -> Primitive
 _NO_EDGE = (None, 0)
+# The parameters a node keeps when its op took none: one shared dict that nothing writes to
+# (rules get them as keywords), so a node holds one object fewer.
+_NO_PARAMS: dict = {}
 _new = object.__new__
 
 
@@ -99,7 +103,9 @@ def _make_backward(vjp, vjp_all, broadcast, num_outputs):
                 g = vjp[i](grad, *args, result=result, **params)
                 # _fit only where needed: most gradients match their input already.
                 data, like = g._data, args[i]._data
-                if data.dtype != like.dtype or (broadcast and data.shape != like.shape):
+                if (data.dtype is not like.dtype and data.dtype != like.dtype) or (
+                    broadcast and data.shape != like.shape
+                ):
                     g = _fit(g, args[i], broadcast)
                 outs.append(g)
             else:
@@ -286,7 +292,7 @@ def _build(prim: Primitive):
         node_class._runs_first = True  # as PyTorch's NotImplemented nodes (see the engine)
 
     def op(*args, **params):
-        if _VMAP.active:
+        if _SPECIAL[0] and _VMAP.active:
             for a in args:
                 if type(a) is BatchedTensor:
                     return batch_call(op, args, params)
@@ -309,7 +315,7 @@ def _build(prim: Primitive):
                 if uniform:
                     if first is None:
                         first = data.dtype
-                    elif data.dtype != first:
+                    elif data.dtype is not first and data.dtype != first:  # `is`: cheap
                         uniform = False
                 arrays.append(data)
             else:
@@ -322,7 +328,8 @@ def _build(prim: Primitive):
                 arrays.append(a)
         if promote and not (uniform and first is not None and first.kind == "f"):
             arrays = _promote(args, float_only)
-        token = _QUIET.set(_QUIET_STATE)
+        # Quiet already (inside a backward rule, see OpNode.apply): no set and reset.
+        token = None if _QUIET.get() is _QUIET_STATE else _QUIET.set(_QUIET_STATE)
         try:
             out = forward(*arrays, **params)
         except ValueError as exc:
@@ -330,9 +337,13 @@ def _build(prim: Primitive):
                 raise
             raise _broadcast_error(name, args) from exc
         finally:
-            _QUIET.reset(token)
-        enabled = _state.enabled
-        record = differentiable and needs_grad and enabled
+            if token is not None:
+                _QUIET.reset(token)
+        # Grad mode matters only when an operand requires grad; the other modes only while
+        # some thread is in one (_SPECIAL): each thread-local read costs ~0.1 us.
+        enabled = needs_grad and _state.enabled
+        record = differentiable and enabled
+        special = _SPECIAL[0]
         if num_outputs == 1:
             if type(out) is not np.ndarray:
                 out = np.asarray(out)
@@ -347,7 +358,7 @@ def _build(prim: Primitive):
                     record = False
             elif needs_grad and not enabled:
                 result._provenance = "no_grad"  # read by autograd.explain
-            if _state.inference:
+            if special and _state.inference:
                 result._is_inference = True
         else:
             out = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in out)
@@ -367,13 +378,13 @@ def _build(prim: Primitive):
                 backward,
                 _edges(args),
                 args,
-                params,
+                params or _NO_PARAMS,
                 1,
                 # Only the saved inputs are checked for in-place changes (as in PyTorch):
                 # the rules read the others' shapes and dtypes only.
                 checked,
             )
-            if _anomaly.enabled:
+            if special and _anomaly.enabled:
                 _record_creation(node)
             if num_outputs == 1:
                 result.grad_fn = node
@@ -394,10 +405,11 @@ def _build(prim: Primitive):
                 )
         if view:
             _mark_views(op, args, params, arrays[0], result, multi_view)
-        if _forward.levels and differentiable:
-            _push_tangents(op, jvp_rule, args, params, result, num_outputs)
-        if _jet_state.mode is not None and differentiable:
-            _jets.push(op, args, params, result)
+        if special and differentiable:
+            if _forward.levels:
+                _push_tangents(op, jvp_rule, args, params, result, num_outputs)
+            if _jet_state.mode is not None:
+                _jets.push(op, args, params, result)
         return result
 
     op.__name__ = op.__qualname__ = name
@@ -438,10 +450,12 @@ def _mark_views(op, args, params, source, result, multi_view) -> None:
     parent_fn = parent._view_fn
     rest = args[1:]
     multiple = type(result) is tuple
-    counter = parent._shared_version_counter()
+    counter = parent._version_counter
+    if counter is None:
+        counter = parent._shared_version_counter()
     inherited = parent._view_meta
     # Only these modes (or several outputs) mark a view; otherwise it keeps its parent's mark.
-    marking = multi_view or _state.inference or not _state.enabled
+    marking = multi_view or (_SPECIAL[0] and _state.inference) or not _state.enabled
     for i, r in enumerate(result if multiple else (result,)):
         data = r._data
         # A non-empty NumPy view of ``source`` itself shares its memory; anything else asks
@@ -451,8 +465,10 @@ def _mark_views(op, args, params, source, result, multi_view) -> None:
         r._base = base
         r._version_counter = counter
         r._view_version = counter[0]
-        # A view is an inference tensor exactly when its base is one (whatever the mode).
-        r._is_inference = parent._is_inference
+        # A view is an inference tensor exactly when its base is one (whatever the mode);
+        # a result is not one unless made in inference mode, so only then is there a change.
+        if parent._is_inference or r._is_inference:
+            r._is_inference = parent._is_inference
         if parent._requires_grad and r.grad_fn is None and data.dtype.kind == "f":
             # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
             # gradients reaching it go nowhere (it has no valid accumulator).
