@@ -58,6 +58,26 @@ from ._fractional_pool_functions import (
     fractional_max_pool3d,
     fractional_max_pool3d_with_indices,
 )
+from ._functional_internals import (
+    BroadcastingList1,
+    BroadcastingList2,
+    BroadcastingList3,
+    DType,
+    ScalingType,
+    SwizzleType,
+    assert_int_or_pair,
+    boolean_dispatch,
+    grouped_mm,
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+    reproducibility_notes,
+    scaled_grouped_mm,
+    scaled_mm,
+    sparse_support_notes,
+    tf32_notes,
+)
 from ._grid_functions import (
     GRID_SAMPLE_INTERPOLATION_MODES,
     GRID_SAMPLE_PADDING_MODES,
@@ -247,3 +267,25 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input * 0.0
     keep = _lg.rand(*input.shape, dtype=_lg.float64) < (1.0 - p)
     return input * (keep.to(input.dtype) * (1.0 / (1.0 - p)))
+
+
+__all__ += [
+    "BroadcastingList1",
+    "BroadcastingList2",
+    "BroadcastingList3",
+    "DType",
+    "ScalingType",
+    "SwizzleType",
+    "assert_int_or_pair",
+    "boolean_dispatch",
+    "grouped_mm",
+    "handle_torch_function",
+    "has_torch_function",
+    "has_torch_function_unary",
+    "has_torch_function_variadic",
+    "reproducibility_notes",
+    "scaled_grouped_mm",
+    "scaled_mm",
+    "sparse_support_notes",
+    "tf32_notes",
+]
