@@ -14,26 +14,25 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _input_grad(conv, input_size, weight, grad_output, stride, padding, dilation, groups):
-    probe = _lg.zeros(tuple(input_size), dtype=grad_output.dtype, requires_grad=True)
-    out = conv(probe, weight, None, stride, padding, dilation, groups)
+def _probe_grad(conv, what: str, size, input, weight, grad_output, *args):
+    """The gradient of ``conv`` with respect to its ``what`` ("input" or "weight") of shape
+    ``size``: a zero probe of that shape stands in for it and is differentiated."""
+    probe = _lg.zeros(tuple(size), dtype=grad_output.dtype, requires_grad=True)
+    out = conv(probe, weight, None, *args) if what == "input" else conv(input, probe, None, *args)
     if tuple(out.shape) != tuple(grad_output.shape):
         raise RuntimeError(
-            f"conv input gradient: grad_output has shape {list(grad_output.shape)}, but the "
-            f"convolution of an input of size {list(input_size)} gives {list(out.shape)}"
+            f"conv {what} gradient: grad_output has shape {list(grad_output.shape)}, but the "
+            f"convolution with {what} size {list(size)} gives {list(out.shape)}"
         )
     return _lg.autograd.grad(out, probe, grad_output, create_graph=True)[0]
 
 
-def _weight_grad(conv, input, weight_size, grad_output, stride, padding, dilation, groups):
-    probe = _lg.zeros(tuple(weight_size), dtype=grad_output.dtype, requires_grad=True)
-    out = conv(input, probe, None, stride, padding, dilation, groups)
-    if tuple(out.shape) != tuple(grad_output.shape):
-        raise RuntimeError(
-            f"conv weight gradient: grad_output has shape {list(grad_output.shape)}, but the "
-            f"convolution with a weight of size {list(weight_size)} gives {list(out.shape)}"
-        )
-    return _lg.autograd.grad(out, probe, grad_output, create_graph=True)[0]
+def _input_grad(conv, input_size, weight, grad_output, *args):
+    return _probe_grad(conv, "input", input_size, None, weight, grad_output, *args)
+
+
+def _weight_grad(conv, input, weight_size, grad_output, *args):
+    return _probe_grad(conv, "weight", weight_size, input, None, grad_output, *args)
 
 
 def conv1d_input(input_size, weight: Tensor, grad_output: Tensor, stride=1, padding=0,
