@@ -660,8 +660,9 @@ def _wrap(data: np.ndarray, requires_grad: bool = False) -> Tensor:
 
 
 def _zeros_like(t: Tensor) -> Tensor:
-    """Zeros of ``t``'s shape and dtype, outside any graph (unlike ``zeros_like``, unmarked)."""
-    return _wrap(np.zeros_like(t._data))
+    """Zeros of ``t``'s shape and dtype, outside any graph (unlike ``zeros_like``, unmarked);
+    ``t`` may be an array (in a plain rule, see ``OpNode.apply_plain``)."""
+    return _wrap(np.zeros_like(t if type(t) is np.ndarray else t._data))
 
 
 def _normalize_dim(dim: int, ndim: int, op: str) -> int:

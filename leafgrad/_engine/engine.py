@@ -14,7 +14,7 @@ from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _wrap
 from . import anomaly, grad_mode, reentrant
 from .grad_mode import SPECIAL
-from .graph import AccumulateGrad, Node
+from .graph import NOT_PLAIN, AccumulateGrad, Node
 from .plan import Plan, plan_backward
 
 _task_ids = itertools.count()
@@ -133,7 +133,8 @@ def _run(node: Node, grads: list, plan: Plan, captured: list, create_graph: bool
         _run_tensor_pre_hooks(node, grads)
     if node._pre_hooks:
         grads = _run_pre_hooks(node, grads)
-    return _call_rule(node, grads, plan.to_feed)
+    # Plain: nothing is recorded, so rules that can run on the arrays themselves do.
+    return _call_rule(node, grads, plan.to_feed, not create_graph and not SPECIAL[0])
 
 
 def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
@@ -232,7 +233,7 @@ def _capture(node: Node, grads: list, plan: Plan, captured: list) -> None:
         captured[position] = grads[nr]
 
 
-def _call_rule(node: Node, grads: list, to_feed) -> list | None:
+def _call_rule(node: Node, grads: list, to_feed, plain: bool = False) -> list | None:
     """The node's rule and post hooks: gradients for its edges, or None if it computes none
     (no gradient arrived, or no edge leads where one is needed).
 
@@ -255,7 +256,9 @@ def _call_rule(node: Node, grads: list, to_feed) -> list | None:
             if anomaly.state.enabled:
                 outs = _apply_watched(node, grads, needs)
             else:
-                outs = node.apply(grads, needs)
+                outs = node.apply_plain(grads, needs) if plain else NOT_PLAIN
+                if outs is NOT_PLAIN:
+                    outs = node.apply(grads, needs)
         else:
             node.check_saved()
     else:

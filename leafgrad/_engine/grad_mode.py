@@ -17,6 +17,8 @@ class _State(threading.local):
     def __init__(self) -> None:
         self.enabled = True
         self.inference = False
+        # True while a plain rule runs (OpNode.apply_plain): ops given arrays compute on them.
+        self.plain = False
 
 
 _state = _State()

@@ -13,10 +13,11 @@ import numpy as np
 
 from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _wrap
-from .grad_mode import is_grad_enabled
+from .grad_mode import _state, is_grad_enabled
 from .saved import SavedTensors, _Packed
 
 _sequence = itertools.count()
+NOT_PLAIN = object()  # apply_plain's answer when the rule must run on tensors
 
 
 class RemovableHandle:
@@ -76,6 +77,11 @@ class Node:
     def apply(self, grads: list, needs: list) -> list:
         """Input grads, one per ``next_functions`` entry (None where not needed)."""
         raise NotImplementedError(f"{self.name()} has no backward rule")
+
+    def apply_plain(self, grads: list, needs: list):
+        """``apply`` on NumPy arrays, where nothing is recorded; ``NOT_PLAIN`` if the node
+        cannot (see ``OpNode.apply_plain``)."""
+        return NOT_PLAIN
 
     def release(self) -> None:
         """Drop saved tensors once backward is done with them."""
@@ -317,6 +323,45 @@ class OpNode(Node):
             return self._backward(grads, args, result, saved.params, needs)
         finally:
             QUIET.reset(token)
+
+    def apply_plain(self, grads: list, needs: list):
+        """The rule on the arrays themselves, when the engine records nothing (no
+        create_graph, no special mode) and the op declared ``plain_rules``: the same NumPy
+        calls as ``apply`` makes through ops, without an op's cost around each.
+
+        Only where every tensor the rule reads (gradients, saved inputs, output) has one
+        dtype, so NumPy's promotion cannot differ from PyTorch's; a rule that reaches a
+        tensor-only call raises AttributeError or TypeError on an array and runs on tensors
+        instead. ``NOT_PLAIN``: run ``apply``.
+        """
+        on_arrays = getattr(self._backward, "on_arrays", None)
+        if on_arrays is None:
+            return NOT_PLAIN
+        saved = self._saved
+        output = saved.output
+        grad = grads[0]._data  # one output (on_arrays is made for those only), gradient set
+        dtype = grad.dtype
+        if output is not None and (type(output) is not np.ndarray or output.dtype is not dtype):
+            return NOT_PLAIN  # packed by saved tensors hooks, or another dtype
+        args = []
+        for a in saved.unpack(self._name):
+            if isinstance(a, Tensor):
+                a = a._data
+                if a.dtype is not dtype and a.dtype != dtype:
+                    return NOT_PLAIN
+            args.append(a)
+        state = _state
+        state.plain = True
+        token = QUIET.set(QUIET_STATE)
+        try:
+            outs = on_arrays(grad, args, output, saved.params, needs)
+        except (AttributeError, TypeError):  # a tensor-only call: the rule runs on tensors
+            return NOT_PLAIN
+        finally:
+            QUIET.reset(token)
+            state.plain = False
+        # The incoming gradient passed on as it is stays the same tensor (add, expand ...).
+        return [None if o is None else grads[0] if o is grad else _wrap(o) for o in outs]
 
     def __call__(self, *grads):
         """``grad_fn(*grad_outputs)``: the rule run directly, in the current grad mode and

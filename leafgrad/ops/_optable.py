@@ -216,6 +216,7 @@ class Primitive:
     scalars: bool
     num_outputs: int
     view: bool
+    plain_rules: bool = False  # its rules also run on NumPy arrays (_primitive.plain_backward)
 
     @property
     def key(self) -> str:

@@ -115,6 +115,75 @@ def _make_backward(vjp, vjp_all, broadcast, num_outputs):
     return backward
 
 
+def plain_backward(vjp, vjp_all, broadcast):
+    """The op's rules run on NumPy arrays: what ``OpNode.apply_plain`` calls when nothing is
+    recorded (no ``create_graph``, no special mode), so that each step of a rule is the NumPy
+    call itself rather than an op. Operators act on the arrays directly; a leafgrad op that
+    meets an array runs its forward on it (``op``, while ``grad_mode._state.plain``).
+    Same NumPy calls in the same order as on tensors, so the same results. One output only
+    (``backward(grad, args, result, params, needs)``, ``grad`` an array)."""
+    if vjp_all is not None:
+
+        def backward(grad, args, result, params, needs):
+            outs = vjp_all(grad, *args, result=result, needs=needs, **params)
+            return [
+                None if g is None or not n else _fit_array(g, a, broadcast)
+                for g, a, n in zip(outs, args, needs)
+            ]
+
+        return backward
+
+    def backward(grad, args, result, params, needs):
+        outs = []
+        for i, need in enumerate(needs):
+            if need:
+                g = vjp[i](grad, *args, result=result, **params)
+                like = args[i]
+                # Most gradients fit their input already: checked in that order, cheaply.
+                if not (
+                    type(g) is np.ndarray and g.dtype is like.dtype and g.shape == like.shape
+                ):
+                    g = _fit_array(g, like, broadcast)
+                outs.append(g)
+            else:
+                outs.append(None)
+        return outs
+
+    return backward
+
+
+def _fit_array(grad, like, broadcast):
+    """``_fit`` on arrays: a NumPy scalar (0-d arithmetic gives them) made an array again."""
+    if type(grad) is not np.ndarray:
+        grad = np.asarray(grad)
+    if broadcast and grad.shape != like.shape:
+        grad = _sum_to_forward(grad, shape=like.shape)
+    if grad.dtype != like.dtype:
+        grad = grad.astype(like.dtype)
+    return grad
+
+
+def _sum_to_forward(x, *, shape):
+    """``x`` summed over its broadcast dimensions to ``shape`` (sum_to's forward)."""
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1
+    )
+    out = x.sum(axis=axes, keepdims=True) if axes else x
+    return out.reshape(shape)
+
+
+def _holds_array(args) -> bool:
+    for a in args:
+        if type(a) is np.ndarray or isinstance(a, np.generic):
+            return True
+    return False
+
+
+def _arrays_of(args) -> list:
+    return [a._data if isinstance(a, Tensor) else a for a in args]
+
+
 def _materialize(grads, result):
     return tuple(g if g is not None else _zeros_like_data(r._data) for g, r in zip(grads, result))
 
@@ -136,6 +205,7 @@ def primitive(
     scalars: bool = False,
     num_outputs: int = 1,
     view: bool = False,
+    plain_rules: bool = False,
     expose=None,
 ):
     """Declare an op and register it under ``name.overload``; returns ``op(*inputs, **params)``.
@@ -155,7 +225,9 @@ def primitive(
     ``scalars``: Python numbers are accepted as inputs. ``num_outputs``: how many arrays the
     forward returns. ``view``: when the forward returns a NumPy view of the first input, the
     result is a leafgrad view of it (shares its version counter; in-place writes through it
-    rebase the base's history). ``expose``: how the op itself is public, a
+    rebase the base's history). ``plain_rules``: the rules read their operands only through
+    arithmetic operators, ``.shape`` and leafgrad ops, so they also run on NumPy arrays when
+    nothing is recorded (``plain_backward``). ``expose``: how the op itself is public, a
     ``_exposure.public(...)`` (most ops are exposed through a function that dispatches to
     their primitives). Unknown keywords, kinds or ``saves`` entries raise TypeError, a second
     declaration of one key ValueError.
@@ -196,6 +268,7 @@ def primitive(
         scalars=scalars,
         num_outputs=num_outputs,
         view=view,
+        plain_rules=plain_rules,
     )
     _optable.check(declared)
     op = _build(declared)
@@ -266,6 +339,12 @@ def _build(prim: Primitive):
     node_name, dtype_rule = prim.node_name, prim.dtype_rule
     differentiable = prim.differentiable
     backward = _make_backward(vjp, vjp_all, broadcast, num_outputs) if differentiable else None
+    if backward is not None:
+        backward.on_arrays = (
+            plain_backward(vjp, vjp_all, broadcast)
+            if prim.plain_rules and num_outputs == 1
+            else None
+        )
     saved = prim.saved()
     saved_inputs = [(index, guard) for _, what, index, guard in saved if what == "input"]
     always = tuple(index for index, guard in saved_inputs if guard is None)
@@ -321,6 +400,8 @@ def _build(prim: Primitive):
             else:
                 number = type(a) is float or type(a) is int
                 if not (scalars and number):
+                    if _state.plain and _holds_array(args):  # in a plain rule: arrays in, out
+                        return forward(*_arrays_of(args), **params)
                     _check_args(name, args, scalars)
                 # A Python number takes a floating tensor's dtype (PyTorch's weak scalars).
                 if not number:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._dtype import as_dtype
 from .._tensor import Tensor, _normalize_dim
+from .broadcast import _expand
 
 
 def _dims(dim, ndim: int, op: str):
@@ -45,15 +46,17 @@ def _np_axis(x, dims):
 
 
 def _keepdims(t: Tensor, shape, dims, keepdim: bool) -> Tensor:
-    """A reduced tensor reshaped so its reduced dimensions are 1 (broadcasts against input)."""
-    if not keepdim and dims is not None and t._data.ndim != len(shape):
+    """A reduced tensor reshaped so its reduced dimensions are 1 (broadcasts against input).
+    Also an array, in a plain rule: only ``ndim`` and ``reshape``, which both have."""
+    if not keepdim and dims is not None and t.ndim != len(shape):
         t = t.reshape(tuple(1 if i in dims else s for i, s in enumerate(shape)))
     return t
 
 
-def _restore(grad: Tensor, shape, dims, keepdim: bool) -> Tensor:
-    """Broadcast a reduced gradient back to the input's ``shape``."""
-    return _keepdims(grad, shape, dims, keepdim).expand(shape)
+def _restore(grad: Tensor, shape: tuple, dims, keepdim: bool) -> Tensor:
+    """Broadcast a reduced gradient back to the input's ``shape`` (a tensor, or an array in
+    a plain rule)."""
+    return _expand(_keepdims(grad, shape, dims, keepdim), shape=shape)
 
 
 def _as_np(dtype):

@@ -46,6 +46,7 @@ threshold_backward = primitive(
     inputs=("grad_output", "self"),
     node_name="ThresholdBackwardBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 relu = primitive(
@@ -57,6 +58,7 @@ relu = primitive(
     node_name="ReluBackward0",
     dtype_rule="promote",
     expose=public(inplace=True),
+    plain_rules=True,
 )
 
 

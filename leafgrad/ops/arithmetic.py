@@ -30,6 +30,7 @@ add_ = primitive(
     broadcast=True,
     scalars=True,
     expose=public(function=False, method=False, operators=("__add__", "__radd__")),
+    plain_rules=True,
 )
 
 sub_ = primitive(
@@ -46,6 +47,7 @@ sub_ = primitive(
     node_name="SubBackward0",
     broadcast=True,
     scalars=True,
+    plain_rules=True,
 )
 
 
@@ -65,6 +67,7 @@ _rsub_tensor = primitive(
     node_name="RsubBackward0",
     broadcast=True,
     scalars=True,
+    plain_rules=True,
 )
 
 
@@ -84,6 +87,7 @@ _rsub_scalar = primitive(
     ),
     overload="Scalar",
     node_name="RsubBackward1",
+    plain_rules=True,
 )
 
 
@@ -108,6 +112,7 @@ mul = primitive(
     broadcast=True,
     scalars=True,
     expose=public(inplace=True, operators=("__mul__", "__rmul__"), inplace_operators=("__imul__",)),
+    plain_rules=True,
 )
 
 
@@ -142,6 +147,7 @@ _true_div = primitive(
     broadcast=True,
     scalars=True,
     expose=public(function=False, method=False, operators=("__truediv__",)),
+    plain_rules=True,
 )
 
 
@@ -214,6 +220,7 @@ neg_ = primitive(
     kind=Linear(),
     node_name="NegBackward0",
     dtype_rule="promote",
+    plain_rules=True,
 )
 
 
@@ -246,6 +253,7 @@ sign = primitive(
     node_name="SignBackward0",
     dtype_rule="promote",
     expose=public(inplace=True),
+    plain_rules=True,
 )
 sgn = sign
 
@@ -257,6 +265,7 @@ abs = unary(
     node_name="AbsBackward0",
     dtype_rule="promote",
     expose=public(inplace=True, operators=("__abs__",)),
+    plain_rules=True,
 )
 absolute = abs
 
@@ -267,6 +276,7 @@ reciprocal = unary(
     d2=lambda x, result: 2 * result * result * result,
     node_name="ReciprocalBackward0",
     expose=public(inplace=True),
+    plain_rules=True,
 )
 
 sqrt = unary(
@@ -276,6 +286,7 @@ sqrt = unary(
     d2=lambda x, result: -0.25 / (result * result * result),
     node_name="SqrtBackward0",
     expose=public(inplace=True),
+    plain_rules=True,
 )
 
 
@@ -290,6 +301,7 @@ rsqrt = unary(
     d2=lambda x, result: 0.75 * result**5,
     node_name="RsqrtBackward0",
     expose=public(inplace=True),
+    plain_rules=True,
 )
 
 

@@ -14,7 +14,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor
 from ._inputs import _varargs_or_keyword
 from ._optable import Linear
-from ._primitive import primitive
+from ._primitive import _sum_to_forward, primitive
 
 
 def _broadcast_shapes_error(op, shape, target):
@@ -24,22 +24,14 @@ def _broadcast_shapes_error(op, shape, target):
     )
 
 
-def _sum_to_forward(x, *, shape):
-    lead = x.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1
-    )
-    out = x.sum(axis=axes, keepdims=True) if axes else x
-    return out.reshape(shape)
-
-
 _sum_to = primitive(
     "sum_to",
     _sum_to_forward,
-    lambda grad, x, result, *, shape: expand(grad, x._data.shape),
+    lambda grad, x, result, *, shape: _expand(grad, shape=tuple(x.shape)),
     node_name="SumBackward1",
     dtype_rule="keep",
     kind=Linear(),
+    plain_rules=True,
 )
 
 
@@ -78,12 +70,19 @@ def _expand_forward(x, *, shape):
 _expand = primitive(
     "expand",
     _expand_forward,
-    lambda grad, x, result, *, shape: sum_to(grad, x._data.shape),
+    lambda grad, x, result, *, shape: summed_to(grad, tuple(x.shape)),
     node_name="ExpandBackward0",
     dtype_rule="keep",
     kind=Linear(),
     view=True,
+    plain_rules=True,
 )
+
+
+def summed_to(grad, shape: tuple):
+    """``grad`` (a tensor, or an array in a plain rule) summed over broadcast dimensions to
+    ``shape``: itself when it has that shape already."""
+    return grad if grad.shape == shape else _sum_to(grad, shape=shape)
 
 
 def _expand_shape(x_shape, sizes, op):

@@ -16,6 +16,7 @@ from .._exposure import exports, public
 from ._optable import Composite, Generic
 from ._primitive import primitive, unary
 from ._tangents import diagonal_jvp, tangent_sum
+from .arithmetic import reciprocal
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -25,6 +26,7 @@ exp = unary(
     d1=lambda x, result: result,
     d2=lambda x, result: result,
     expose=public(inplace=True),
+    plain_rules=True,
 )
 expm1 = unary(
     "expm1",
@@ -36,9 +38,10 @@ expm1 = unary(
 log = unary(
     "log",
     np.log,
-    d1=lambda x: x.reciprocal(),
+    d1=lambda x: reciprocal(x),
     d2=lambda x: -(x * x).reciprocal(),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 log1p = unary(
     "log1p",
@@ -64,10 +67,20 @@ log10 = unary(
 )
 
 sin = unary(
-    "sin", np.sin, d1=lambda x: cos(x), d2=lambda x, result: -result, expose=public(inplace=True)
+    "sin",
+    np.sin,
+    d1=lambda x: cos(x),
+    d2=lambda x, result: -result,
+    expose=public(inplace=True),
+    plain_rules=True,
 )
 cos = unary(
-    "cos", np.cos, d1=lambda x: -sin(x), d2=lambda x, result: -result, expose=public(inplace=True)
+    "cos",
+    np.cos,
+    d1=lambda x: -sin(x),
+    d2=lambda x, result: -result,
+    expose=public(inplace=True),
+    plain_rules=True,
 )
 tan = unary(
     "tan",
@@ -75,6 +88,7 @@ tan = unary(
     d1=lambda x, result: 1 + result * result,
     d2=lambda x, result: 2 * result * (1 + result * result),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 asin = unary(
     "asin",
@@ -98,10 +112,20 @@ atan = unary(
     expose=public(inplace=True),
 )
 sinh = unary(
-    "sinh", np.sinh, d1=lambda x: cosh(x), d2=lambda x, result: result, expose=public(inplace=True)
+    "sinh",
+    np.sinh,
+    d1=lambda x: cosh(x),
+    d2=lambda x, result: result,
+    expose=public(inplace=True),
+    plain_rules=True,
 )
 cosh = unary(
-    "cosh", np.cosh, d1=lambda x: sinh(x), d2=lambda x, result: result, expose=public(inplace=True)
+    "cosh",
+    np.cosh,
+    d1=lambda x: sinh(x),
+    d2=lambda x, result: result,
+    expose=public(inplace=True),
+    plain_rules=True,
 )
 
 
@@ -133,6 +157,7 @@ def _act_backward(name, forward, output_grad, node_name):
         # Under vmap the graph is recorded on the batched values, where a batched gradient
         # meets an unbatched output: the output's gradient is summed back to its shape.
         broadcast=True,
+        plain_rules=True,
     )
     return op
 
@@ -160,6 +185,7 @@ tanh = unary(
     d1=lambda x, result: 1 - result * result,
     d2=lambda x, result: -2 * result * (1 - result * result),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 asinh = unary(
     "asinh",
@@ -196,6 +222,7 @@ sigmoid = unary(
     d1=lambda x, result: result * (1 - result),
     d2=lambda x, result: result * (1 - result) * (1 - 2 * result),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 
 erf = unary(

@@ -78,11 +78,12 @@ def _t_forward(x):
 _t = primitive(
     "t",
     _t_forward,
-    (lambda grad, x, result: t(grad),),
+    (lambda grad, x, result: _t(grad),),
     node_name="TBackward0",
     dtype_rule="keep",
     kind=Linear(),
     view=True,
+    plain_rules=True,
 )
 
 
@@ -110,6 +111,7 @@ _swap_last_two = primitive(
     node_name="TransposeBackward0",
     dtype_rule="keep",
     kind=Linear(),
+    plain_rules=True,
 )
 
 
@@ -138,6 +140,7 @@ _mm = primitive(
     node_name="MmBackward0",
     dtype_rule="keep",
     kind=Bilinear(),
+    plain_rules=True,
 )
 
 

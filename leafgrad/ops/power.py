@@ -91,6 +91,7 @@ _pow_tensor_scalar = primitive(
     overload="Tensor_Scalar",
     saves=("self", "exponent"),
     node_name="PowBackward0",
+    plain_rules=True,
 )
 _pow_tensor_tensor = primitive(
     "pow",

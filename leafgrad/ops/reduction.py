@@ -7,6 +7,7 @@ log_softmax) and ``statistics.py`` (var, std, norm).
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -38,11 +39,17 @@ def _sum_forward(x, *, dim, keepdim, dtype=None):
 
 
 def _sum_grad(grad, x, result, *, dim, keepdim, dtype=None):
-    return _restore(grad, x._data.shape, dim, keepdim)
+    return _restore(grad, tuple(x.shape), dim, keepdim)
 
 
 _sum_all = primitive(
-    "sum", _sum_forward, _sum_grad, kind=Linear(), node_name="SumBackward0", dtype_rule="keep"
+    "sum",
+    _sum_forward,
+    _sum_grad,
+    kind=Linear(),
+    node_name="SumBackward0",
+    dtype_rule="keep",
+    plain_rules=True,
 )
 _sum_dim = primitive(
     "sum",
@@ -53,6 +60,7 @@ _sum_dim = primitive(
     saves=("dim", "keepdim"),
     node_name="SumBackward1",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 
@@ -82,14 +90,20 @@ def _mean_forward(x, *, dim, keepdim, dtype=None):
 
 
 def _mean_grad(grad, x, result, *, dim, keepdim, dtype=None):
-    shape = x._data.shape
-    count = x._data.size if dim is None or not shape else int(np.prod([shape[d] for d in dim]))
+    shape = tuple(x.shape)  # a tensor's, or an array's in a plain rule
+    count = math.prod(shape) if dim is None or not shape else math.prod(shape[d] for d in dim)
     # As PyTorch's: expanded, then divided, which gives a fresh, contiguous gradient.
     return _restore(grad, shape, dim, keepdim) / count
 
 
 _mean_all = primitive(
-    "mean", _mean_forward, _mean_grad, kind=Linear(), node_name="MeanBackward0", dtype_rule="keep"
+    "mean",
+    _mean_forward,
+    _mean_grad,
+    kind=Linear(),
+    node_name="MeanBackward0",
+    dtype_rule="keep",
+    plain_rules=True,
 )
 _mean_dim = primitive(
     "mean",
@@ -100,6 +114,7 @@ _mean_dim = primitive(
     saves=("dim", "keepdim"),
     node_name="MeanBackward1",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 

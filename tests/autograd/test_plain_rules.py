@@ -1,0 +1,142 @@
+"""Plain rules: where nothing is recorded, ops declared ``plain_rules`` run their backward
+rules on the NumPy arrays themselves (``OpNode.apply_plain``). The results must be exactly
+those of the same rules run on tensors, and the path must really be taken."""
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from leafgrad._engine import graph
+from leafgrad.ops._optable import REGISTRY
+
+from ..ops.test_op_table import SAMPLES
+
+PLAIN_KEYS = {key for key, prim in REGISTRY.items() if prim.plain_rules}
+PLAIN_SAMPLES = [s for s in SAMPLES if s.name in PLAIN_KEYS]
+
+
+def _tensors_only(monkeypatch):
+    monkeypatch.setattr(graph.OpNode, "apply_plain", lambda self, grads, needs: graph.NOT_PLAIN)
+
+
+def _count_plain(monkeypatch) -> dict:
+    ran: dict = {}
+    apply_plain = graph.OpNode.apply_plain
+
+    def counting(self, grads, needs):
+        out = apply_plain(self, grads, needs)
+        if out is not graph.NOT_PLAIN:
+            ran[self.name()] = ran.get(self.name(), 0) + 1
+        return out
+
+    monkeypatch.setattr(graph.OpNode, "apply_plain", counting)
+    return ran
+
+
+def _gradients(sample, dtype):
+    inputs = [t.detach().to(dtype).requires_grad_() for t in sample.inputs()]
+    out = sample.fn(*inputs)
+    outs = [o for o in (out if isinstance(out, tuple) else (out,)) if o.requires_grad]
+    rng = np.random.default_rng(1)
+    seeds = [lg.tensor(rng.standard_normal(o.shape), dtype=o.dtype) for o in outs]
+    return lg.autograd.grad(outs, inputs, seeds, allow_unused=True)
+
+
+def test_hot_ops_declare_plain_rules():
+    for key in ("mul.Tensor", "add.Tensor", "sub.Tensor", "div.Tensor", "tanh", "sigmoid",
+                "tanh_backward", "mm", "t", "sum", "mean", "expand", "sum_to", "relu",
+                "pow.Tensor_Scalar", "exp", "sin", "cos"):  # fmt: skip
+        assert key in PLAIN_KEYS, key
+
+
+@pytest.mark.parametrize("dtype", [lg.float64, lg.float32])
+@pytest.mark.parametrize("sample", PLAIN_SAMPLES, ids=[s.test_id for s in PLAIN_SAMPLES])
+def test_plain_rules_give_the_tensor_rules_results(sample, dtype, monkeypatch):
+    plain = _gradients(sample, dtype)
+    with monkeypatch.context() as m:
+        _tensors_only(m)
+        on_tensors = _gradients(sample, dtype)
+    for a, b in zip(plain, on_tensors):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("sample", PLAIN_SAMPLES, ids=[s.test_id for s in PLAIN_SAMPLES])
+def test_plain_rules_run_on_arrays(sample, monkeypatch):
+    ran = _count_plain(monkeypatch)
+    _gradients(sample, lg.float64)
+    assert ran.get(REGISTRY[sample.name].node_name, 0) >= 1, ran
+
+
+def _chain(x, w, b):
+    h = (x * w + b).tanh()
+    h = h * h.sigmoid() + (x - b).exp() * 0.5
+    h = (h / (w * w + 1.0)).sin() ** 2
+    return (h.relu() + h.abs().sqrt()).mean()
+
+
+def test_a_chain_and_an_mlp_run_plain_and_match_torch(monkeypatch, torch):
+    ran = _count_plain(monkeypatch)
+    rng = np.random.default_rng(0)
+    arrays = [rng.uniform(-1, 1, 8) for _ in range(3)] + [
+        rng.standard_normal((5, 3)),
+        rng.standard_normal((3, 4)),
+        rng.standard_normal(4),
+    ]
+    results = []
+    for lib in (lg, torch):
+        ts = [lib.tensor(a, dtype=lib.float32, requires_grad=True) for a in arrays]
+        x, w, b, inp, w1, b1 = ts
+        loss = _chain(x, w, b) + (lib.tanh(inp @ w1 + b1) ** 2).mean()
+        loss.backward()
+        results.append([t.grad.numpy() for t in ts])
+    for ours, theirs in zip(*results):
+        assert ours.dtype == theirs.dtype == np.float32
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+    for name in ("MulBackward0", "TanhBackward0", "MmBackward0", "AddBackward0", "MeanBackward0"):
+        assert ran.get(name, 0) >= 1, ran
+
+
+def test_create_graph_and_hooks_keep_tensors(monkeypatch):
+    ran = _count_plain(monkeypatch)
+    x = lg.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    (g,) = lg.autograd.grad((x * x).sum(), x, create_graph=True)
+    assert g.grad_fn is not None and ran == {}
+    seen = []
+    y = x.tanh()
+    y.register_hook(lambda grad: seen.append(type(grad)))
+    y.sum().backward()
+    assert seen == [lg.Tensor] and ran.get("TanhBackward0") == 1
+    np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh(x.detach().numpy()) ** 2, rtol=1e-6)
+
+
+def test_mixed_dtypes_run_on_tensors(monkeypatch, torch):
+    ran = _count_plain(monkeypatch)
+    x = lg.tensor([0.5, 1.5], dtype=lg.float32, requires_grad=True)
+    y = lg.tensor([2.0, 3.0], dtype=lg.float64, requires_grad=True)
+    (x * y).sum().backward()
+    assert "MulBackward0" not in ran
+    tx = torch.tensor([0.5, 1.5], dtype=torch.float32, requires_grad=True)
+    ty = torch.tensor([2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    (tx * ty).sum().backward()
+    assert x.grad.dtype == lg.float32 and y.grad.dtype == lg.float64
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    np.testing.assert_array_equal(y.grad.numpy(), ty.grad.numpy())
+
+
+def test_an_op_given_an_array_still_refuses_it_outside_plain_rules():
+    with pytest.raises(TypeError):
+        lg.mul(np.ones(2), lg.ones(2))
+    with pytest.raises(TypeError):
+        lg.tanh(np.ones(2))
+
+
+def test_a_saved_tensor_changed_in_place_still_raises():
+    x = lg.tensor([0.5, 1.5], requires_grad=True)
+    y = x * 1.0
+    z = y * y
+    y.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
