@@ -140,9 +140,7 @@ def plain_backward(vjp, vjp_all, broadcast):
                 g = vjp[i](grad, *args, result=result, **params)
                 like = args[i]
                 # Most gradients fit their input already: checked in that order, cheaply.
-                if not (
-                    type(g) is np.ndarray and g.dtype is like.dtype and g.shape == like.shape
-                ):
+                if not (type(g) is np.ndarray and g.dtype is like.dtype and g.shape == like.shape):
                     g = _fit_array(g, like, broadcast)
                 outs.append(g)
             else:
