@@ -253,12 +253,14 @@ def _call_rule(node: Node, grads: list, to_feed, plain: bool = False) -> list | 
             for n, _ in node.next_functions:
                 needs.append(n is not None and n in to_feed)
         if True in needs:
-            if anomaly.state.enabled:
-                outs = _apply_watched(node, grads, needs)
-            else:
-                outs = node.apply_plain(grads, needs) if plain else NOT_PLAIN
+            if plain:  # then no special mode is on, anomaly mode included
+                outs = node.apply_plain(grads, needs)
                 if outs is NOT_PLAIN:
                     outs = node.apply(grads, needs)
+            elif SPECIAL[0] and anomaly.state.enabled:
+                outs = _apply_watched(node, grads, needs)
+            else:
+                outs = node.apply(grads, needs)
         else:
             node.check_saved()
     else:

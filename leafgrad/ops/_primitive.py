@@ -295,7 +295,7 @@ def adjoint_pair(
     """
 
     def op_vjp(grad, x, *, result, **params):
-        return adjoint(grad, shape=x._data.shape, **params)
+        return adjoint(grad, shape=tuple(x.shape), **params)
 
     def adjoint_vjp(grad, g, *, result, shape, **params):
         return op(grad, **params)
@@ -310,6 +310,7 @@ def adjoint_pair(
         node_name=node_name,
         dtype_rule="keep",
         view=view,
+        plain_rules=True,
     )
     adjoint = primitive(
         adjoint_name,
@@ -318,6 +319,7 @@ def adjoint_pair(
         kind=Linear(),
         node_name=adjoint_node_name,
         dtype_rule="keep",
+        plain_rules=True,
     )
     return op, adjoint
 
