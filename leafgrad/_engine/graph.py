@@ -361,7 +361,11 @@ class OpNode(Node):
             QUIET.reset(token)
             state.plain = False
         # The incoming gradient passed on as it is stays the same tensor (add, expand ...).
-        return [None if o is None else grads[0] if o is grad else _wrap(o) for o in outs]
+        # A plain loop: a comprehension costs a call of its own, per node.
+        results = []
+        for o in outs:
+            results.append(None if o is None else grads[0] if o is grad else _wrap(o))
+        return results
 
     def __call__(self, *grads):
         """``grad_fn(*grad_outputs)``: the rule run directly, in the current grad mode and
