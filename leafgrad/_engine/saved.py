@@ -227,7 +227,12 @@ class SavedTensors:
         output=None,
         output_tensor=None,
     ) -> None:
-        # One per recorded op: kept lean (chained assignments, loops inline, shared tuples).
+        self._setup(values, params, check_versions, from_ctx, owner, output, output_tensor)
+
+    def _setup(self, values, params, check_versions, from_ctx, owner, output, output_tensor):
+        """``__init__``'s work, returning self: an op's node makes its saves with
+        ``_new(SavedTensors)._setup(...)``, cheaper than calling the class (one per op)."""
+        # Kept lean: chained assignments, loops inline, shared tuples.
         self.params = params
         # _output_guard: (version counter, version at save); output_tangents: forward mode,
         # the output's tangents; _more_guards: a multi-output op's other saved outputs (qr's R).
@@ -273,6 +278,7 @@ class SavedTensors:
             if counter is None:
                 counter = output_tensor._version_counter = [0]
             self._output_guard = (counter, counter[0])
+        return self
 
     def _pack_values(self) -> None:
         """Keep what the innermost saved tensors hooks' ``pack`` makes of each saved tensor."""

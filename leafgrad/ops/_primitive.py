@@ -373,7 +373,10 @@ def _build(prim: Primitive):
             for a in args:
                 if type(a) is Tensor or isinstance(a, Tensor):
                     fn = a.grad_fn
-                    edges.append(gradient_edge(a) if fn is None else (fn, a._output_nr))
+                    if fn is not None:
+                        edges.append((fn, a._output_nr))
+                    else:
+                        edges.append(gradient_edge(a) if a._requires_grad else _NO_EDGE)
                     if a._is_inference:
                         inference = True
                 else:
@@ -386,13 +389,18 @@ def _build(prim: Primitive):
                 checked = always
             if inference:
                 _check_saving_inference(name, args, checked)
-            guard = None  # the output tensor(s) whose version counter guards the saved output
-            if guard_output is not None:
-                guard = result if num_outputs == 1 else tuple(result[i] for i in guard_outputs)
-            # Under saved tensors hooks the output is packed once it hangs from the node (pack
-            # hooks see its grad_fn); otherwise the node saves it as it is made.
-            late = keep_result and _saved_state._pushed
-            node = node_class(
+            keep = guard = late = None  # the output arrays kept, and the tensor(s) guarding them
+            if keep_result:
+                keep = out
+                if guard_output is not None:
+                    guard = result if num_outputs == 1 else tuple(result[i] for i in guard_outputs)
+                if _saved_state._pushed:
+                    # Saved tensors hooks somewhere: the output is packed once it hangs from
+                    # the node (pack hooks see its grad_fn), below.
+                    late, keep, guard = (keep, guard), None, None
+            # The node (an OpNode.named class) made without calling the class: cheaper.
+            node = _new(node_class)
+            node._record(
                 node_name,
                 backward,
                 tuple(edges),
@@ -401,8 +409,8 @@ def _build(prim: Primitive):
                 # Only the saved inputs are checked for in-place changes (as in PyTorch):
                 # the rules read the others' shapes and dtypes only.
                 checked,
-                out if keep_result and not late else None,
-                None if late else guard,
+                keep,
+                guard,
             )
             if special and _anomaly.enabled:
                 _record_creation(node)
@@ -414,8 +422,8 @@ def _build(prim: Primitive):
                     if r._requires_grad:  # integer outputs (indices) stay leaves
                         r.grad_fn = node
                         r._output_nr = i
-            if late:
-                node.save_result(out, guard)
+            if late is not None:
+                node.save_result(*late)
         if view:
             _mark_views(op, args, params, arrays[0], result, multi_view)
         if special and differentiable:
