@@ -218,6 +218,7 @@ def gradient_edge(tensor) -> tuple:
 
 
 _NODE_CLASSES: dict = {}  # node name -> its OpNode subclass
+_new = object.__new__
 
 
 class OpNode(Node):
@@ -229,24 +230,33 @@ class OpNode(Node):
 
     __slots__ = ("_backward", "_name", "num_outputs")
 
-    def __init__(self, name, backward, next_functions, args, params, num_outputs=1, track=True):
-        # Node.__init__ inlined: one node per recorded op, so this is a hot path.
+    def __init__(self, name, backward, next_functions, args, params, track, output, guard):
+        self._record(name, backward, next_functions, args, params, track, output, guard)
+
+    def _record(self, name, backward, next_functions, args, params, track, output, guard):
+        """``__init__``'s work: ops make their nodes with ``object.__new__(cls)._record(...)``,
+        cheaper than calling the class (one per recorded op: Node.__init__ is inlined here).
+
+        ``track``: the indices of the inputs the op saves (True: all), checked for in-place
+        changes; the rules read only the shapes of the others, as in PyTorch. ``output``:
+        the output arrays, if kept; ``guard``: the output tensor(s) whose version counter
+        guards them (None: kept for their shapes only), see ``SavedTensors.save_output``.
+        """
         self.next_functions = next_functions
         self.sequence_nr = next(_sequence)
         self._tensor_pre_hooks = self._retain_grad_hooks = None
         self._pre_hooks = self._post_hooks = self.metadata_ = None
         self._name = name
         self._backward = backward
-        self.num_outputs = num_outputs
-        # ``track``: which inputs the op saves (the indices; True: all), checked for in-place
-        # changes; the rules read only the shapes of the others, as in PyTorch.
-        self._saved = SavedTensors(args, params, track, owner=name)
+        self.num_outputs = 1
+        self._saved = _new(SavedTensors)._setup(args, params, track, False, name, output, guard)
 
     def name(self) -> str:
         return self._name
 
-    def save_result(self, data, tensor: Tensor) -> None:
-        """Save the output arrays ``data`` for the rule; ``tensor``'s version guards them."""
+    def save_result(self, data, tensor) -> None:
+        """Save the output arrays ``data`` for the rule; ``tensor``'s version guards them
+        (the constructor's ``output`` and ``guard``, once the outputs hang from this node)."""
         self._saved.save_output(data, tensor)
 
     def save_result_tangents(self, tangents) -> None:

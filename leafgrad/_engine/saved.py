@@ -162,20 +162,34 @@ def _versions(values: tuple, checked: tuple) -> list:
     return versions
 
 
-_ZEROS = tuple((0,) * n for n in range(8))
+class _Shared(dict):
+    """``n -> make(n)``, each built once: tuples that every node of ``n`` inputs shares."""
+
+    def __init__(self, make) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, n: int) -> tuple:
+        value = self[n] = self._make(n)
+        return value
+
+
+_ZEROS = _Shared(lambda n: (0,) * n)  # the versions of n saved tensors never changed
+_ALL = _Shared(lambda n: tuple(range(n)))  # the indices of n values, all saved
 
 
 class SavedTensors:
     """What one node saved for backward: values (Tensors or not), parameters and an output.
 
     ``check_versions`` says which values are saved in PyTorch's sense: True (all), False
-    (none: rules read only their shapes; all kept as given) or the indices of those (an
-    op's declared saves: the other Tensors are kept as shapes and dtypes only, so their
-    arrays can be freed, and a rule reading their values raises, naming ``owner``); they are
-    recorded with the versions their tensors have now and checked when unpacked, and once
-    released a second unpack raises. The output is kept as arrays, since a Tensor whose
-    ``grad_fn`` is the node would be a reference cycle, and is saved (guarded by the version
-    counter of the tensor that holds it) or only kept for its shapes. Under saved tensors
+    (none) or the indices of those (an op's declared saves). The other Tensors are kept as
+    shapes and dtypes only (stand-ins shared by every node), so their arrays can be freed,
+    and a rule reading their values raises, naming ``owner``. Saved values are recorded
+    with the versions their tensors have now and checked when unpacked, and once released
+    a second unpack raises; numbers nobody saved stay. The output is kept as arrays, since
+    a Tensor whose ``grad_fn`` is the node would be a reference cycle, and is saved
+    (guarded by the version counter of the tensor that holds it) or only kept for its
+    shapes. Under saved tensors
     hooks the saved values and output are what ``pack`` made of them (not version-checked).
 
     ``from_ctx``: saved by a custom Function's ``ctx.save_for_backward``, as PyTorch does it:
@@ -183,6 +197,9 @@ class SavedTensors:
     of an op) release leaves stand-ins that know only shapes and dtypes, so rules that need
     no values (add, sum, view, ...) still run a second time, as PyTorch's nodes that save
     only sizes do; reading a value through a stand-in raises.
+
+    ``output`` and ``output_tensor``: as ``save_output`` takes them (an op's node passes
+    them here, which spares a call per recorded op).
     """
 
     __slots__ = (
@@ -207,31 +224,36 @@ class SavedTensors:
         check_versions: bool | tuple = True,
         from_ctx: bool = False,
         owner: str = "an op",
+        output=None,
+        output_tensor=None,
     ) -> None:
-        # One per recorded op: kept lean (chained assignments, the version loop inline).
-        self._values = values
+        self._setup(values, params, check_versions, from_ctx, owner, output, output_tensor)
+
+    def _setup(self, values, params, check_versions, from_ctx, owner, output, output_tensor):
+        """``__init__``'s work, returning self: an op's node makes its saves with
+        ``_new(SavedTensors)._setup(...)``, cheaper than calling the class (one per op)."""
+        # Kept lean: chained assignments, loops inline, shared tuples.
         self.params = params
-        # output: arrays, the op's output or a tuple of its outputs; _output_guard: (version
-        # counter, version at save); output_tangents: forward mode, the output's tangents.
-        self.output = self._output_guard = self.output_tangents = None
-        # _more_guards: the guards of a multi-output op's other saved outputs (qr's R).
-        self._more_guards = None
+        # _output_guard: (version counter, version at save); output_tangents: forward mode,
+        # the output's tangents; _more_guards: a multi-output op's other saved outputs (qr's R).
+        self._output_guard = self.output_tangents = self._more_guards = None
         # _output_saved: guarded, not only kept for its shapes; _packed: by saved tensors hooks.
         self._output_saved = self._released = self._packed = False
         self._from_ctx = from_ctx
         if check_versions.__class__ is not tuple:
-            check_versions = tuple(range(len(values))) if check_versions is True else ()
-        elif len(check_versions) < len(values):
+            check_versions = _ALL[len(values)] if check_versions is True else ()
+        if len(check_versions) < len(values):
             # Named saves (an op's): the inputs whose shapes alone the rules read are not
             # kept, so their arrays are freed as soon as nothing else holds them (an add no
             # longer keeps the product before it alive), as PyTorch keeps only their sizes.
-            self._values = values = _shapes_only(values, check_versions, owner)
+            values = _shapes_only(values, check_versions, owner)
+        self._values = values
         self._checked = check_versions
+        self._versions = None
         if check_versions:
             # Most saved tensors were never changed in place: their versions are a shared
             # tuple of zeros, one object fewer per node for the garbage collector to count.
-            n = len(check_versions)
-            versions = _ZEROS[n] if n < 8 else (0,) * n
+            versions = _ZEROS[len(check_versions)]
             k = 0
             for i in check_versions:
                 a = values[i]
@@ -245,8 +267,18 @@ class SavedTensors:
             self._versions = versions
             if _pushed and _hooks.stack:
                 self._pack_values()
-        else:
-            self._versions = None
+        if output_tensor is None or _pushed or type(output_tensor) is tuple:
+            self.output = None
+            if output is not None:
+                self.save_output(output, output_tensor)
+        else:  # save_output's common case inline: one fresh output, no hooks anywhere
+            self.output = output
+            self._output_saved = True
+            counter = output_tensor._version_counter
+            if counter is None:
+                counter = output_tensor._version_counter = [0]
+            self._output_guard = (counter, counter[0])
+        return self
 
     def _pack_values(self) -> None:
         """Keep what the innermost saved tensors hooks' ``pack`` makes of each saved tensor."""
@@ -360,16 +392,18 @@ class SavedTensors:
         if self._released:
             if self._from_ctx or self.holds_saves:
                 raise RuntimeError(FREED_MESSAGE.format(op=owner))
-            return tuple(self._values)  # stand-ins that know shapes only
+            return self._values  # stand-ins that know shapes only (and numbers)
         versions = self._versions
         if versions is not None:
             values = self._values
-            for k, i in enumerate(self._checked):
+            k = 0
+            for i in self._checked:
                 a = values[i]
                 if type(a) is Tensor or isinstance(a, Tensor):
                     counter = a._version_counter
                     if counter is not None and counter[0] != versions[k]:
                         raise self._modified(owner, i, counter[0], versions[k])
+                k += 1
         guard = self._output_guard
         if guard is not None and guard[0][0] != guard[1]:
             raise self._modified(owner, None, guard[0][0], guard[1])
@@ -436,8 +470,11 @@ class SavedTensors:
     def release(self, owner: str) -> None:
         """Drop the saved values once backward is done with them (idempotent).
 
-        ``from_ctx`` saves keep nothing; an op's saves keep shapes and dtypes (see
-        ``_FreedArray``), with index arrays among the parameters freed too.
+        ``from_ctx`` saves keep nothing; an op's saves keep shapes and dtypes: each saved
+        value becomes a stand-in shared by every node (see ``_FreedArray``), the inputs kept
+        for their shapes only are stand-ins already, and index arrays among the parameters
+        are freed too. Release runs for every node of every backward: it drops references
+        and builds nothing where nothing was saved.
         """
         if self._released:
             return
@@ -446,16 +483,18 @@ class SavedTensors:
         if self._from_ctx:
             self._values = (None,) * len(self._values)  # the count says something was saved
             return
-        self._values = _ReleasedValues(self._values, owner)
+        if self._checked:
+            self._values = _freed_values(self._values, self._checked, owner)
         params = self.params
         if params and _any_array(params.values()):
             # Index arrays are saved values too (gather, index_select, advanced indexing).
             self.params = {k: _release_param(v, owner) for k, v in params.items()}
         output = self.output
-        if type(output) is tuple:
-            self.output = tuple(_FreedArray(r.shape, r.dtype, owner) for r in output)
-        elif output is not None:
-            self.output = _FreedArray(output.shape, output.dtype, owner)
+        if output is not None:
+            if type(output) is tuple:
+                self.output = tuple(_freed(r.shape, r.dtype, owner) for r in output)
+            else:
+                self.output = _freed(output.shape, output.dtype, owner)
 
 
 class _PackedOutput:
@@ -473,42 +512,6 @@ class _PackedOutput:
     @property
     def dtype(self):
         return self.saved.dtype
-
-
-class _ReleasedValues:
-    """The values of released saves: stand-ins that know only shapes and dtypes.
-
-    Release happens for every node of every backward, so it only notes shapes and dtypes;
-    the stand-ins are built when something reads them (a second backward, explain, viz).
-    """
-
-    __slots__ = ("_metas", "_op", "_stand_ins")
-
-    def __init__(self, values: tuple, op: str) -> None:
-        self._metas = [
-            (True, a._data.shape, a._data.dtype, a._requires_grad)
-            if (type(a) is Tensor or isinstance(a, Tensor))
-            else (True, a.shape, a.dtype, a.requires_grad)
-            if type(a) is _Packed
-            else (False, a)
-            for a in values
-        ]
-        self._op = op
-        self._stand_ins = None
-
-    def _built(self) -> tuple:
-        if self._stand_ins is None:
-            self._stand_ins = tuple(_stand_in(m, self._op) for m in self._metas)
-        return self._stand_ins
-
-    def __iter__(self):
-        return iter(self._built())
-
-    def __getitem__(self, i):
-        return self._built()[i]
-
-    def __len__(self) -> int:
-        return len(self._metas)
 
 
 class _FreedArray:
@@ -582,24 +585,71 @@ def _release_param(value, op: str):
 
 def _shapes_only(values: tuple, saved: tuple, owner: str) -> tuple:
     """``values`` with each Tensor not in ``saved`` replaced by one that knows its shape,
-    dtype and requires_grad only."""
-    out = list(values)
-    for i, v in enumerate(out):
-        if i not in saved and (type(v) is Tensor or isinstance(v, Tensor)):
+    dtype and requires_grad only (one per kind of input, shared by every node)."""
+    out = []
+    i = 0
+    for v in values:  # a plain loop with a counter: the cheapest here (runs per op)
+        if (type(v) is Tensor or isinstance(v, Tensor)) and i not in saved:
             d = v._data
             key = (d.shape, d.dtype, v._requires_grad, owner)
-            stand_in = _stand_ins.get(key)
-            if stand_in is None:
-                if len(_stand_ins) > 4096:  # bounded: a loop meets the same few shapes
-                    _stand_ins.clear()
-                stand_in = _stand_ins[key] = _wrap(_UnsavedArray(d.shape, d.dtype, owner), key[2])
-            out[i] = stand_in
+            stand_in = _unsaved.get(key)
+            out.append(stand_in if stand_in is not None else _new_stand_in(_unsaved, key))
+        else:
+            out.append(v)
+        i += 1
     return tuple(out)
 
 
-# (shape, dtype, requires_grad, op) -> the stand-in of an unsaved input: they hold no values
-# and nothing writes to them, so one serves every node (recording stays cheap).
-_stand_ins: dict = {}
+def _freed_values(values: tuple, saved: tuple, owner: str) -> tuple:
+    """``values`` once released: each saved one (``saved``: indices) replaced by a stand-in
+    that knows only its shape and dtype (the others are stand-ins or numbers already)."""
+    out = list(values)
+    for i in saved:
+        v = out[i]
+        if type(v) is Tensor or isinstance(v, Tensor):
+            key = (v._data.shape, v._data.dtype, v._requires_grad, owner)
+        elif type(v) is _Packed:
+            key = (v.shape, v.dtype, v.requires_grad, owner)
+        else:
+            out[i] = _freed_number(v, owner)
+            continue
+        stand_in = _released.get(key)
+        out[i] = stand_in if stand_in is not None else _new_stand_in(_released, key)
+    return tuple(out)
+
+
+def _freed(shape: tuple, dtype, owner: str) -> _FreedArray:
+    """The (shared) freed array of ``shape`` and ``dtype`` for ``owner``'s saves."""
+    return _freed_array(_FreedArray, shape, dtype, owner)
+
+
+def _freed_array(kind: type, shape: tuple, dtype, owner: str):
+    key = (kind, shape, dtype, owner)
+    array = _arrays.get(key)
+    if array is None:
+        if len(_arrays) > _CACHE_SIZE:
+            _arrays.clear()
+        array = _arrays[key] = kind(shape, dtype, owner)
+    return array
+
+
+def _new_stand_in(cache: dict, key: tuple) -> Tensor:
+    """The Tensor for ``cache``'s ``key``: ``(shape, dtype, requires_grad, owner)``."""
+    shape, dtype, requires_grad, owner = key
+    kind = _UnsavedArray if cache is _unsaved else _FreedArray
+    if len(cache) > _CACHE_SIZE:  # bounded: a loop meets the same few shapes
+        cache.clear()
+    stand_in = cache[key] = _wrap(_freed_array(kind, shape, dtype, owner), requires_grad)
+    return stand_in
+
+
+# (shape, dtype, requires_grad, op) -> the stand-in of an input an op does not save, or of a
+# saved one once released: they hold no values and nothing writes to them, so one serves
+# every node (recording and release stay cheap); likewise the arrays inside them.
+_unsaved: dict = {}
+_released: dict = {}
+_arrays: dict = {}
+_CACHE_SIZE = 4096
 
 
 class _UnsavedArray(_FreedArray):
@@ -621,19 +671,15 @@ class _UnsavedArray(_FreedArray):
     __hash__ = object.__hash__
 
 
-def _stand_in(meta: tuple, op: str):
-    """A stand-in for a saved value: Tensors and Python numbers lose their values."""
-    if meta[0]:
-        _, shape, dtype, requires_grad = meta
-        return _wrap(_FreedArray(shape, dtype, op), requires_grad)
-    value = meta[1]
+def _freed_number(value, op: str):
+    """What release keeps of a saved value that is not a Tensor: PyTorch saves a number
+    operand of mul/div as a tensor, so it is freed as well; anything else stays."""
     if isinstance(value, (bool, int, float, np.number)):
-        # PyTorch saves a number operand of mul/div as a tensor, so it is freed as well.
         if isinstance(value, bool):
             dtype = np.dtype(np.bool_)
         elif isinstance(value, (int, np.integer)):
             dtype = np.dtype(np.int64)
         else:
             dtype = _dtype.get_default_dtype().np
-        return _wrap(_FreedArray((), dtype, op))
+        return _wrap(_freed((), dtype, op))
     return value

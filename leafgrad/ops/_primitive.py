@@ -29,11 +29,13 @@ from .. import _dtype
 from .._batched import STATE as _VMAP
 from .._batched import BatchedTensor
 from .._engine import grad_mode
+from .._engine import saved as _saved_state
 from .._engine.anomaly import record_creation as _record_creation
 from .._engine.anomaly import state as _anomaly
 from .._engine.forward import jet_state as _jet_state
 from .._engine.forward import state as _forward_state
 from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
+from .._engine.saved import _ALL
 from .._tensor import Tensor, _wrap
 from . import _jets, _optable
 from ._batching_table import batch_call
@@ -445,25 +447,51 @@ def _build(prim: Primitive):
             out = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in out)
             result = tuple(_wrap(o, record and o.dtype.kind == "f") for o in out)
         if record:
-            checked = tuple(range(len(args))) if every_input else always
-            if guarded:  # saved only if that other input needs a gradient
-                extra = [i for i, g in guarded if getattr(args[g], "_requires_grad", False)]
-                if extra:
-                    checked += tuple(extra)
-            for i in checked:
-                a = args[i]
-                if a._is_inference if type(a) is Tensor else getattr(a, "_is_inference", False):
-                    _refuse_saving_inference_tensor(name)
-            node = node_class(
+            # Where each operand's gradient goes (gradient_edge, a non-leaf's read here), and
+            # whether any operand is an inference tensor (then: may it be saved?).
+            edges = []
+            inference = False
+            for a in args:
+                if type(a) is Tensor or isinstance(a, Tensor):
+                    fn = a.grad_fn
+                    if fn is not None:
+                        edges.append((fn, a._output_nr))
+                    else:
+                        edges.append(gradient_edge(a) if a._requires_grad else _NO_EDGE)
+                    if a._is_inference:
+                        inference = True
+                else:
+                    edges.append(_NO_EDGE)
+            if every_input:
+                checked = _ALL[len(args)]
+            elif guarded:  # saved only if that other input needs a gradient
+                checked = _saves_when(always, guarded, args)
+            else:
+                checked = always
+            if inference:
+                _check_saving_inference(name, args, checked)
+            keep = guard = late = None  # the output arrays kept, and the tensor(s) guarding them
+            if keep_result:
+                keep = out
+                if guard_output is not None:
+                    guard = result if num_outputs == 1 else tuple(result[i] for i in guard_outputs)
+                if _saved_state._pushed:
+                    # Saved tensors hooks somewhere: the output is packed once it hangs from
+                    # the node (pack hooks see its grad_fn), below.
+                    late, keep, guard = (keep, guard), None, None
+            # The node (an OpNode.named class) made without calling the class: cheaper.
+            node = _new(node_class)
+            node._record(
                 node_name,
                 backward,
-                _edges(args),
+                tuple(edges),
                 args,
                 params or _NO_PARAMS,
-                1,
                 # Only the saved inputs are checked for in-place changes (as in PyTorch):
                 # the rules read the others' shapes and dtypes only.
                 checked,
+                keep,
+                guard,
             )
             if special and _anomaly.enabled:
                 _record_creation(node)
@@ -475,15 +503,8 @@ def _build(prim: Primitive):
                     if r._requires_grad:  # integer outputs (indices) stay leaves
                         r.grad_fn = node
                         r._output_nr = i
-            if keep_result:
-                node.save_result(
-                    out,
-                    None
-                    if guard_output is None
-                    else result
-                    if num_outputs == 1
-                    else tuple(result[i] for i in guard_outputs),
-                )
+            if late is not None:
+                node.save_result(*late)
         if view:
             _mark_views(op, args, params, arrays[0], result, multi_view)
         if special and differentiable:
@@ -501,23 +522,24 @@ def _build(prim: Primitive):
     return op
 
 
-def _edges(args) -> tuple:
-    """Where each operand's gradient goes: ``gradient_edge``, with a non-leaf's read here."""
-    edges = []
-    for a in args:
-        if type(a) is Tensor or isinstance(a, Tensor):
-            fn = a.grad_fn
-            edges.append(gradient_edge(a) if fn is None else (fn, a._output_nr))
-        else:
-            edges.append(_NO_EDGE)
-    return tuple(edges)
+def _saves_when(always: tuple, guarded: tuple, args) -> tuple:
+    """The inputs an op saves: ``always``, and each ``(index, guard)`` of ``guarded`` whose
+    guard input needs a gradient (``"self if other"``)."""
+    checked = always
+    for i, g in guarded:
+        if getattr(args[g], "_requires_grad", False):
+            checked += (i,)
+    return checked
 
 
-def _refuse_saving_inference_tensor(name) -> None:
-    raise RuntimeError(
-        f"{name}: inference tensors (made under inference_mode) cannot be saved for "
-        "backward; make a normal tensor with .clone() outside inference mode first"
-    )
+def _check_saving_inference(name, args, checked) -> None:
+    """RuntimeError if a saved input is an inference tensor (made under inference_mode)."""
+    for i in checked:
+        if getattr(args[i], "_is_inference", False):
+            raise RuntimeError(
+                f"{name}: inference tensors (made under inference_mode) cannot be saved for "
+                "backward; make a normal tensor with .clone() outside inference mode first"
+            )
 
 
 def _mark_views(op, args, params, source, result, multi_view) -> None:

@@ -29,11 +29,14 @@ def test_a_tensor_modified_before_it_was_saved_unpacks():
     assert SavedTensors((x,)).unpack("SinBackward0")[0] is x
 
 
-def test_saves_without_version_checks_ignore_in_place_changes():
-    x = lg.tensor([1.0, 2.0])
-    saved = SavedTensors((x,), check_versions=False)
-    x.add_(1)
-    assert saved.unpack("AddBackward0")[0] is x
+def test_saves_without_version_checks_keep_shapes_only_and_ignore_in_place_changes():
+    x = lg.tensor([1.0, 2.0], requires_grad=True)
+    saved = SavedTensors((x,), check_versions=False, owner="AddBackward0")
+    x.detach().add_(1)  # shares x's version counter
+    (stand_in,) = saved.unpack("AddBackward0")
+    assert stand_in is not x and stand_in.shape == (2,) and stand_in.requires_grad
+    with pytest.raises(RuntimeError, match="AddBackward0: its backward rule read the values"):
+        stand_in + 1
 
 
 def test_a_saved_output_is_guarded_by_the_version_counter_of_its_tensor():
@@ -72,19 +75,36 @@ def test_replacing_a_saved_value_checks_the_new_tensor_from_its_current_version(
 
 def test_released_op_saves_keep_shapes_and_refuse_values_pointing_to_retain_graph():
     x = lg.tensor([[1.0, 2.0, 3.0]])
-    # Held for their shapes only, not saved: unpacking after release gives stand-ins.
+    # Held for their shapes only, not saved: unpacking after release gives stand-ins, and a
+    # number operand nobody saved stays (PyTorch frees only what it saved).
     saved = SavedTensors((x, 2.0), {"index": np.array([0])}, check_versions=False)
     saved.save_output(np.ones(3), None)
     saved.release("MulBackward0")
     assert saved.released
     stand_in, number = saved.unpack("MulBackward0")
-    assert stand_in.shape == (1, 3) and saved.output.shape == (3,)
-    with pytest.raises(RuntimeError, match="retain_graph=True"):
+    assert stand_in.shape == (1, 3) and saved.output.shape == (3,) and number == 2.0
+    with pytest.raises(RuntimeError, match="its backward rule read the values"):
         stand_in + 1
-    with pytest.raises(RuntimeError, match="MulBackward0 released"):
-        number + 1
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        saved.output + 1
     with pytest.raises(RuntimeError, match="retain_graph=True"):
         np.asarray(saved.params["index"])
+
+
+def test_released_saved_values_become_stand_ins_that_point_to_retain_graph():
+    x = lg.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    saved = SavedTensors((x, 2.0, "mode"), check_versions=(0, 1, 2))
+    saved.release("MulBackward0")
+    freed, number, other = saved.values
+    assert freed.shape == (1, 3) and freed.dtype == lg.float32 and freed.requires_grad
+    assert number.shape == () and other == "mode"
+    for value in (freed, number):
+        with pytest.raises(RuntimeError, match="MulBackward0 released its saved tensors"):
+            value + 1
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        saved.unpack("MulBackward0")
+    saved.release("MulBackward0")  # idempotent
+    assert saved.values[0].shape == (1, 3)
 
 
 def test_released_op_saves_holding_values_raise_on_unpack():
