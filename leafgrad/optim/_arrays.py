@@ -1,0 +1,164 @@
+"""The optimisers' fast path: update forms computed on the tensors' NumPy arrays in place.
+
+An optimiser writes its update once, with the forms of ``_update._OnTensors`` (the general
+path, leafgrad ops) or of ``_OnArrays`` here, which ``_update_forms`` picks per parameter.
+``_OnArrays`` rounds exactly as the general path does (same NumPy operations, same order:
+PyTorch's single-tensor order) and bumps each written tensor's version counter once per
+in-place form, as the general path's in-place ops do; it only skips the Tensor wrappers, so
+it applies only where those would record nothing and change nothing but the values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import Tensor
+from .._engine import grad_mode
+from .._engine.saved import write_watchers
+from .._tensor import _wrap
+from ..nn.parameter import Parameter
+from ..ops.view_history import refresh_views
+from ._update import _OnTensors
+
+_grad_state = grad_mode._state
+_SPECIAL = grad_mode.SPECIAL
+_PLAIN_TYPES = (Tensor, Parameter)  # subclasses may override the in-place methods
+
+
+def _written(t: Tensor) -> None:
+    """After an in-place write into ``t``'s array: bump its version and refresh its views."""
+    counter = t._version_counter
+    if counter is None:
+        counter = t._shared_version_counter()
+    counter[0] += 1
+    if len(counter) > 1:  # live views share it: their history follows, as after any add_
+        refresh_views(counter)
+
+
+def _value(scalar):
+    """A hyperparameter (a number or a one-element tensor, e.g. a tensor lr) as a Python float,
+    which NumPy rounds to the array's dtype as PyTorch casts a scalar operand."""
+    return scalar if type(scalar) is float else float(scalar)
+
+
+class _OnArrays:
+    """``_OnTensors``' forms on the arrays, written in place; new values are Tensors outside
+    any graph. (Temporaries are not reused with ``out=``: a 0-d result is a NumPy scalar.)"""
+
+    @staticmethod
+    def neg(x: Tensor) -> Tensor:
+        return _wrap(np.negative(x._data))
+
+    @staticmethod
+    def add(x: Tensor, y: Tensor, alpha) -> Tensor:
+        return _wrap(np.add(x._data, np.multiply(y._data, _value(alpha))))
+
+    @staticmethod
+    def add_(t: Tensor, y: Tensor, alpha=1) -> Tensor:
+        a = t._data
+        np.add(a, y._data if alpha == 1 else np.multiply(y._data, _value(alpha)), out=a)
+        _written(t)
+        return t
+
+    @staticmethod
+    def mul_(t: Tensor, value) -> Tensor:
+        a = t._data
+        np.multiply(a, _value(value), out=a)
+        _written(t)
+        return t
+
+    @staticmethod
+    def lerp_(start: Tensor, end: Tensor, weight) -> Tensor:
+        a, e = start._data, end._data
+        weight = _value(weight)
+        if abs(weight) < 0.5:
+            np.add(a, np.multiply(np.subtract(e, a), weight), out=a)
+        else:
+            np.subtract(e, np.multiply(np.subtract(e, a), 1 - weight), out=a)
+        _written(start)
+        return start
+
+    @staticmethod
+    def addcmul_(t: Tensor, tensor1: Tensor, tensor2: Tensor, value) -> Tensor:
+        a = t._data
+        np.add(a, np.multiply(np.multiply(tensor1._data, _value(value)), tensor2._data), out=a)
+        _written(t)
+        return t
+
+    @staticmethod
+    def addcdiv_(t: Tensor, tensor1: Tensor, tensor2: Tensor, value) -> Tensor:
+        a = t._data
+        np.add(a, np.divide(np.multiply(tensor1._data, _value(value)), tensor2._data), out=a)
+        _written(t)
+        return t
+
+    @staticmethod
+    def maximum_(t: Tensor, other: Tensor) -> Tensor:
+        a = t._data
+        np.maximum(a, other._data, out=a)
+        _written(t)
+        return t
+
+    @staticmethod
+    def sqrt_div_add(x: Tensor, divisor, eps) -> Tensor:
+        return _wrap(np.add(np.divide(np.sqrt(x._data), _value(divisor)), _value(eps)))
+
+    clone = staticmethod(_OnTensors.clone)  # once per buffer: the general form is fine
+
+    @staticmethod
+    def increment(step: Tensor) -> float:
+        a = step._data
+        np.add(a, 1, out=a)
+        _written(step)
+        return float(a)
+
+
+def _plain(t: Tensor) -> bool:
+    """Whether ``t`` is a plain tensor (no subclass, not an inference tensor)."""
+    return type(t) in _PLAIN_TYPES and not t._is_inference
+
+
+def _writable(t: Tensor) -> bool:
+    """Whether ``t`` is plain and its array can be written in place, element by element."""
+    a = t._data
+    return (
+        type(t) in _PLAIN_TYPES
+        and not t._is_inference
+        and type(a) is np.ndarray  # (a 0-d result may be a NumPy scalar)
+        and a.flags.writeable
+        and 0 not in a.strides  # an expanded array: elements share memory
+    )
+
+
+def _update_forms(group: dict, p: Tensor, grad: Tensor, *state: Tensor | None, step=None):
+    """``_OnArrays`` (the fast path) where it gives what ``_OnTensors`` would, else that.
+
+    The fast path needs a step that records nothing (not ``differentiable``, grad mode off,
+    no vmap / forward / Taylor mode, no ``allow_mutation_on_saved_tensors``), plain float
+    tensors: ``p``, its ``grad`` and the ``state`` buffers of one dtype and shape, buffers
+    and the 0-d ``step`` count not requiring grad; ``None`` buffers are skipped.
+    """
+    if group.get("differentiable") or _grad_state.enabled or _SPECIAL[0] or write_watchers:
+        return _OnTensors
+    data = p._data
+    if data.dtype.kind != "f" or not _writable(p) or not _plain(grad):
+        return _OnTensors
+    g = grad._data
+    if g.dtype != data.dtype or g.shape != data.shape:
+        return _OnTensors
+    for buffer in state:
+        if buffer is None:
+            continue
+        b = buffer._data
+        if b.dtype != data.dtype or b.shape != data.shape or buffer._requires_grad:
+            return _OnTensors
+        if not _writable(buffer):
+            return _OnTensors
+    if step is not None and (
+        step._requires_grad
+        or not _writable(step)
+        or step._data.ndim
+        or step._data.dtype.kind != "f"
+    ):
+        return _OnTensors
+    return _OnArrays
