@@ -103,6 +103,27 @@ class _OnArrays:
     def sqrt_div_add(x: Tensor, divisor, eps) -> Tensor:
         return _wrap(np.add(np.divide(np.sqrt(x._data), _value(divisor)), _value(eps)))
 
+    @staticmethod
+    def sqrt_add(x: Tensor, eps) -> Tensor:
+        return _wrap(np.add(np.sqrt(x._data), _value(eps)))
+
+    @staticmethod
+    def div_sqrt_add(x: Tensor, divisor, eps) -> Tensor:
+        return _wrap(np.add(np.sqrt(np.divide(x._data, _value(divisor))), _value(eps)))
+
+    @staticmethod
+    def sqrt_var_add(square_avg: Tensor, avg: Tensor, eps) -> Tensor:
+        a = avg._data
+        return _wrap(np.add(np.sqrt(np.subtract(square_avg._data, a * a)), _value(eps)))
+
+    @staticmethod
+    def abs_add(x: Tensor, eps) -> Tensor:
+        return _wrap(np.add(np.abs(x._data), _value(eps)))
+
+    @staticmethod
+    def div(x: Tensor, y: Tensor) -> Tensor:
+        return _wrap(np.divide(x._data, y._data))
+
     clone = staticmethod(_OnTensors.clone)  # once per buffer: the general form is fine
 
     @staticmethod
@@ -130,13 +151,13 @@ def _writable(t: Tensor) -> bool:
     )
 
 
-def _update_forms(group: dict, p: Tensor, grad: Tensor, *state: Tensor | None, step=None):
+def _update_forms(group: dict, p: Tensor, grad: Tensor, *state: Tensor | None, scalars=()):
     """``_OnArrays`` (the fast path) where it gives what ``_OnTensors`` would, else that.
 
     The fast path needs a step that records nothing (not ``differentiable``, grad mode off,
     no vmap / forward / Taylor mode, no ``allow_mutation_on_saved_tensors``), plain float
     tensors: ``p``, its ``grad`` and the ``state`` buffers of one dtype and shape, buffers
-    and the 0-d ``step`` count not requiring grad; ``None`` buffers are skipped.
+    and the 0-d float ``scalars`` (``step``...) not requiring grad; ``None`` buffers are skipped.
     """
     if group.get("differentiable") or _grad_state.enabled or _SPECIAL[0] or write_watchers:
         return _OnTensors
@@ -154,11 +175,9 @@ def _update_forms(group: dict, p: Tensor, grad: Tensor, *state: Tensor | None, s
             return _OnTensors
         if not _writable(buffer):
             return _OnTensors
-    if step is not None and (
-        step._requires_grad
-        or not _writable(step)
-        or step._data.ndim
-        or step._data.dtype.kind != "f"
-    ):
-        return _OnTensors
+    for scalar in scalars:
+        if scalar._requires_grad or not _writable(scalar):
+            return _OnTensors
+        if scalar._data.ndim or scalar._data.dtype.kind != "f":
+            return _OnTensors
     return _OnArrays

@@ -82,6 +82,30 @@ class _OnTensors:
         return (x.sqrt() / divisor).add_(eps)
 
     @staticmethod
+    def sqrt_add(x: Tensor, eps) -> Tensor:
+        """``sqrt(x) + eps``, a new tensor."""
+        return x.sqrt().add_(eps)
+
+    @staticmethod
+    def div_sqrt_add(x: Tensor, divisor, eps) -> Tensor:
+        """``sqrt(x / divisor) + eps``, a new tensor."""
+        return (x / divisor).sqrt().add_(eps)
+
+    @staticmethod
+    def sqrt_var_add(square_avg: Tensor, avg: Tensor, eps) -> Tensor:
+        """``sqrt(square_avg - avg * avg) + eps``, a new tensor (centered RMSprop)."""
+        return (square_avg - avg * avg).sqrt().add_(eps)
+
+    @staticmethod
+    def abs_add(x: Tensor, eps) -> Tensor:
+        """``|x| + eps``, a new tensor."""
+        return x.abs().add_(eps)
+
+    @staticmethod
+    def div(x: Tensor, y: Tensor) -> Tensor:
+        return x / y
+
+    @staticmethod
     def clone(x: Tensor) -> Tensor:
         """A copy of ``x`` outside any graph (a new state buffer)."""
         return x.detach().clone()

@@ -91,7 +91,7 @@ class Adam(Optimizer):
                 max_exp_avg_sq = state["max_exp_avg_sq"] if amsgrad else None
                 # PyTorch's single-tensor order, on arrays where nothing needs recording
                 on = _update_forms(
-                    group, p, p.grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step=state["step"]
+                    group, p, p.grad, exp_avg, exp_avg_sq, max_exp_avg_sq, scalars=(state["step"],)
                 )
                 grad = on.neg(p.grad) if group["maximize"] else p.grad
                 step = on.increment(state["step"])

@@ -41,7 +41,31 @@ FAST = {
     "adam_decoupled": ("Adam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     "adamw": ("AdamW", {"lr": 0.05}),
     "adamw_amsgrad_maximize": ("AdamW", {"lr": 0.02, "amsgrad": True, "maximize": True}),
+    "adagrad": ("Adagrad", {"lr": 0.1}),
+    "adagrad_options": (
+        "Adagrad",
+        {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.1, "initial_accumulator_value": 0.5},
+    ),
+    "adagrad_maximize": ("Adagrad", {"lr": 0.05, "maximize": True, "eps": 1e-6}),
+    "adamax": ("Adamax", {"lr": 0.05}),
+    "adamax_options": ("Adamax", {"lr": 0.05, "weight_decay": 0.1, "maximize": True}),
+    "nadam": ("NAdam", {"lr": 0.05}),
+    "nadam_weight_decay": ("NAdam", {"lr": 0.05, "weight_decay": 0.1, "momentum_decay": 0.01}),
+    "nadam_decoupled_maximize": (
+        "NAdam",
+        {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True},
+    ),
+    "rmsprop": ("RMSprop", {"lr": 0.01}),
+    "rmsprop_centered_momentum": (
+        "RMSprop",
+        {"lr": 0.01, "centered": True, "momentum": 0.9, "weight_decay": 0.1},
+    ),
+    "rmsprop_momentum_maximize": ("RMSprop", {"lr": 0.01, "momentum": 0.5, "maximize": True}),
+    "rmsprop_centered": ("RMSprop", {"lr": 0.01, "centered": True, "alpha": 0.9}),
 }
+
+# the modules whose steps choose their forms with _update_forms
+STEPPING_MODULES = ("adagrad", "adam", "adamax", "nadam", "rmsprop", "sgd")
 
 
 def _run(lib, cls, options, dtype, steps=6, seed=0):
@@ -84,14 +108,15 @@ def _update_forms_of(opt, p):
     """The forms the step chose for ``p`` (its state as the step passes it)."""
     group = opt.param_groups[0]
     state = opt.state[p]
-    buffers = [v for k, v in state.items() if k != "step"]
+    scalars = [v for k, v in state.items() if k in ("step", "mu_product")]
+    buffers = [v for k, v in state.items() if k not in ("step", "mu_product")]
     with leafgrad.no_grad():
-        return _arrays._update_forms(group, p, p.grad, *buffers, step=state.get("step"))
+        return _arrays._update_forms(group, p, p.grad, *buffers, scalars=scalars)
 
 
 def _general_only(monkeypatch):
     """Make every optimiser step take the general path (leafgrad ops on Tensors)."""
-    for module in ("adam", "sgd"):
+    for module in STEPPING_MODULES:
         monkeypatch.setattr(
             f"leafgrad.optim.{module}._update_forms", lambda *a, **k: _update._OnTensors
         )
@@ -118,8 +143,9 @@ def _refuse_arrays(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the fast path ran where it does not apply")
 
-    for name in ("neg", "add", "add_", "mul_", "lerp_", "addcmul_", "addcdiv_", "increment"):
-        monkeypatch.setattr(_arrays._OnArrays, name, staticmethod(refuse))
+    for name in vars(_arrays._OnArrays):
+        if not name.startswith("_"):
+            monkeypatch.setattr(_arrays._OnArrays, name, staticmethod(refuse))
 
 
 class _MyTensor(leafgrad.Tensor):
