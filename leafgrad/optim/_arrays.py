@@ -134,17 +134,14 @@ class _OnArrays:
         return float(a)
 
 
-def _plain(t: Tensor) -> bool:
-    """Whether ``t`` is a plain tensor (no subclass, not an inference tensor)."""
-    return type(t) in _PLAIN_TYPES and not t._is_inference
-
-
 def _writable(t: Tensor) -> bool:
-    """Whether ``t`` is plain and its array can be written in place, element by element."""
+    """Whether ``t`` is a plain tensor (no subclass, not an inference tensor, not requiring
+    grad) whose array can be written in place, element by element."""
     a = t._data
     return (
         type(t) in _PLAIN_TYPES
         and not t._is_inference
+        and not t._requires_grad
         and type(a) is np.ndarray  # (a 0-d result may be a NumPy scalar)
         and a.flags.writeable
         and 0 not in a.strides  # an expanded array: elements share memory
@@ -155,29 +152,30 @@ def _update_forms(group: dict, p: Tensor, grad: Tensor, *state: Tensor | None, s
     """``_OnArrays`` (the fast path) where it gives what ``_OnTensors`` would, else that.
 
     The fast path needs a step that records nothing (not ``differentiable``, grad mode off,
-    no vmap / forward / Taylor mode, no ``allow_mutation_on_saved_tensors``), plain float
-    tensors: ``p``, its ``grad`` and the ``state`` buffers of one dtype and shape, buffers
-    and the 0-d float ``scalars`` (``step``...) not requiring grad; ``None`` buffers are skipped.
+    no vmap / forward / Taylor mode, no ``allow_mutation_on_saved_tensors``) and plain
+    tensors: ``p`` (float), its ``grad`` and the ``state`` buffers of its dtype and shape,
+    buffers and the 0-d float ``scalars`` (``step``...) not requiring grad; ``None`` buffers
+    are skipped.
     """
     if group.get("differentiable") or _grad_state.enabled or _SPECIAL[0] or write_watchers:
         return _OnTensors
-    data = p._data
-    if data.dtype.kind != "f" or not _writable(p) or not _plain(grad):
+    a, g = p._data, grad._data
+    dtype, shape = a.dtype, a.shape
+    # (native float dtypes are singletons, so `is` compares them; anything else falls back)
+    if dtype.kind != "f" or g.dtype is not dtype or g.shape != shape:
         return _OnTensors
-    g = grad._data
-    if g.dtype != data.dtype or g.shape != data.shape:
+    if type(grad) not in _PLAIN_TYPES or grad._is_inference:
+        return _OnTensors
+    if type(p) not in _PLAIN_TYPES or p._is_inference or type(a) is not np.ndarray:
+        return _OnTensors
+    if not a.flags.writeable or 0 in a.strides:
         return _OnTensors
     for buffer in state:
-        if buffer is None:
-            continue
-        b = buffer._data
-        if b.dtype != data.dtype or b.shape != data.shape or buffer._requires_grad:
-            return _OnTensors
-        if not _writable(buffer):
-            return _OnTensors
+        if buffer is not None:
+            b = buffer._data
+            if b.dtype is not dtype or b.shape != shape or not _writable(buffer):
+                return _OnTensors
     for scalar in scalars:
-        if scalar._requires_grad or not _writable(scalar):
-            return _OnTensors
-        if scalar._data.ndim or scalar._data.dtype.kind != "f":
+        if not _writable(scalar) or scalar._data.ndim or scalar._data.dtype.kind != "f":
             return _OnTensors
     return _OnArrays
