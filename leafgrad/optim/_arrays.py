@@ -41,6 +41,11 @@ def _value(scalar):
     return scalar if type(scalar) is float else float(scalar)
 
 
+def _operand(value):
+    """A Tensor's array, or a number as ``_value`` gives it."""
+    return value._data if isinstance(value, Tensor) else _value(value)
+
+
 class _OnArrays:
     """``_OnTensors``' forms on the arrays, written in place; new values are Tensors outside
     any graph. (Temporaries are not reused with ``out=``: a 0-d result is a NumPy scalar.)"""
@@ -121,8 +126,36 @@ class _OnArrays:
         return _wrap(np.add(np.abs(x._data), _value(eps)))
 
     @staticmethod
-    def div(x: Tensor, y: Tensor) -> Tensor:
-        return _wrap(np.divide(x._data, y._data))
+    def add_sqrt(x: Tensor, eps) -> Tensor:
+        return _wrap(np.sqrt(np.add(x._data, _value(eps))))
+
+    @staticmethod
+    def sub(x: Tensor, y: Tensor) -> Tensor:
+        return _wrap(np.subtract(x._data, y._data))
+
+    @staticmethod
+    def mul(x: Tensor, y) -> Tensor:
+        return _wrap(np.multiply(x._data, _operand(y)))
+
+    @staticmethod
+    def div(x: Tensor, y) -> Tensor:
+        return _wrap(np.divide(x._data, _operand(y)))
+
+    @staticmethod
+    def rdiv(number, x: Tensor) -> Tensor:
+        return _wrap(np.divide(_value(number), x._data))
+
+    @staticmethod
+    def copy_(t: Tensor, src: Tensor) -> Tensor:
+        np.copyto(t._data, src._data)
+        _written(t)
+        return t
+
+    @staticmethod
+    def fill_(t: Tensor, value) -> Tensor:
+        np.copyto(t._data, _value(value))
+        _written(t)
+        return t
 
     clone = staticmethod(_OnTensors.clone)  # once per buffer: the general form is fine
 

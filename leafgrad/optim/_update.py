@@ -102,8 +102,36 @@ class _OnTensors:
         return x.abs().add_(eps)
 
     @staticmethod
-    def div(x: Tensor, y: Tensor) -> Tensor:
+    def add_sqrt(x: Tensor, eps) -> Tensor:
+        """``sqrt(x + eps)``, a new tensor."""
+        return (x + eps).sqrt()
+
+    @staticmethod
+    def sub(x: Tensor, y: Tensor) -> Tensor:
+        return x - y
+
+    @staticmethod
+    def mul(x: Tensor, y) -> Tensor:
+        """``x * y`` for a tensor or a number ``y``."""
+        return x * y
+
+    @staticmethod
+    def div(x: Tensor, y) -> Tensor:
+        """``x / y`` for a tensor or a number ``y``."""
         return x / y
+
+    @staticmethod
+    def rdiv(number, x: Tensor) -> Tensor:
+        """``number / x``."""
+        return number / x
+
+    @staticmethod
+    def copy_(t: Tensor, src: Tensor) -> Tensor:
+        return t.copy_(src)
+
+    @staticmethod
+    def fill_(t: Tensor, value) -> Tensor:
+        return t.fill_(value)
 
     @staticmethod
     def clone(x: Tensor) -> Tensor:

@@ -62,13 +62,35 @@ FAST = {
     ),
     "rmsprop_momentum_maximize": ("RMSprop", {"lr": 0.01, "momentum": 0.5, "maximize": True}),
     "rmsprop_centered": ("RMSprop", {"lr": 0.01, "centered": True, "alpha": 0.9}),
+    "radam": ("RAdam", {"lr": 0.05}),
+    "radam_weight_decay_maximize": ("RAdam", {"lr": 0.05, "weight_decay": 0.1, "maximize": True}),
+    "radam_decoupled": ("RAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    "adadelta": ("Adadelta", {}),
+    "adadelta_options": (
+        "Adadelta",
+        {"lr": 0.5, "rho": 0.8, "weight_decay": 0.1, "maximize": True},
+    ),
+    "asgd": ("ASGD", {"lr": 0.05}),
+    "asgd_averaging": ("ASGD", {"lr": 0.05, "t0": 2, "lambd": 0.01, "weight_decay": 0.1}),
+    "asgd_maximize": ("ASGD", {"lr": 0.01, "t0": 3, "maximize": True}),
 }
 
 # the modules whose steps choose their forms with _update_forms
-STEPPING_MODULES = ("adagrad", "adam", "adamax", "nadam", "rmsprop", "sgd")
+STEPPING_MODULES = (
+    "adadelta",
+    "adagrad",
+    "adam",
+    "adamax",
+    "asgd",
+    "nadam",
+    "radam",
+    "rmsprop",
+    "sgd",
+)
+SCALAR_STATE = ("step", "mu_product", "eta", "mu")
 
 
-def _run(lib, cls, options, dtype, steps=6, seed=0):
+def _run(lib, cls, options, dtype, steps=8, seed=0):
     """``steps`` steps with random gradients; the parameters and the optimiser."""
     rng = np.random.default_rng(seed)
     dt = getattr(lib, dtype)
@@ -108,8 +130,8 @@ def _update_forms_of(opt, p):
     """The forms the step chose for ``p`` (its state as the step passes it)."""
     group = opt.param_groups[0]
     state = opt.state[p]
-    scalars = [v for k, v in state.items() if k in ("step", "mu_product")]
-    buffers = [v for k, v in state.items() if k not in ("step", "mu_product")]
+    scalars = [v for k, v in state.items() if k in SCALAR_STATE]
+    buffers = [v for k, v in state.items() if k not in SCALAR_STATE]
     with leafgrad.no_grad():
         return _arrays._update_forms(group, p, p.grad, *buffers, scalars=scalars)
 
@@ -183,7 +205,7 @@ def test_the_general_path_runs_where_the_fast_path_does_not_apply(name, case, mo
     )
     opt = getattr(leafgrad.optim, cls)(params, **options)
     with context():
-        for _ in range(6):
+        for _ in range(8):
             for p in params:
                 p.grad = leafgrad.tensor(rng.standard_normal(p.shape), dtype=leafgrad.float64)
             opt.step()
