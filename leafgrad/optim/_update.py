@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import Tensor, float32, float64, get_default_dtype, zeros, zeros_like
+from .. import Tensor, float32, float64, get_default_dtype, maximum, tensor, zeros_like
 
 
 def _scalar(value):
@@ -46,6 +46,104 @@ def _addcdiv_(t: Tensor, tensor1: Tensor, tensor2: Tensor, value: float) -> Tens
     return t.add_(value * tensor1 / tensor2)
 
 
+class _OnTensors:
+    """The update forms as leafgrad ops on Tensors: the general path (recorded when the step is
+    differentiable). ``_arrays._OnArrays`` computes the same forms, rounded the same way."""
+
+    lerp_ = staticmethod(_lerp_)
+    addcmul_ = staticmethod(_addcmul_)
+    addcdiv_ = staticmethod(_addcdiv_)
+
+    @staticmethod
+    def neg(x: Tensor) -> Tensor:
+        return -x
+
+    @staticmethod
+    def add(x: Tensor, y: Tensor, alpha) -> Tensor:
+        """``x + alpha * y``, a new tensor."""
+        return x.add(y, alpha=alpha)
+
+    @staticmethod
+    def add_(t: Tensor, y: Tensor, alpha=1) -> Tensor:
+        return t.add_(y, alpha=alpha)
+
+    @staticmethod
+    def mul_(t: Tensor, value) -> Tensor:
+        return t.mul_(value)
+
+    @staticmethod
+    def maximum_(t: Tensor, other: Tensor) -> Tensor:
+        """``t`` replaced by the elementwise maximum of ``t`` and ``other`` (NaN wins)."""
+        return t.copy_(maximum(t, other))
+
+    @staticmethod
+    def sqrt_div_add(x: Tensor, divisor, eps) -> Tensor:
+        """``sqrt(x) / divisor + eps``, a new tensor (Adam's denominator, in its order)."""
+        return (x.sqrt() / divisor).add_(eps)
+
+    @staticmethod
+    def sqrt_add(x: Tensor, eps) -> Tensor:
+        """``sqrt(x) + eps``, a new tensor."""
+        return x.sqrt().add_(eps)
+
+    @staticmethod
+    def div_sqrt_add(x: Tensor, divisor, eps) -> Tensor:
+        """``sqrt(x / divisor) + eps``, a new tensor."""
+        return (x / divisor).sqrt().add_(eps)
+
+    @staticmethod
+    def sqrt_var_add(square_avg: Tensor, avg: Tensor, eps) -> Tensor:
+        """``sqrt(square_avg - avg * avg) + eps``, a new tensor (centered RMSprop)."""
+        return (square_avg - avg * avg).sqrt().add_(eps)
+
+    @staticmethod
+    def abs_add(x: Tensor, eps) -> Tensor:
+        """``|x| + eps``, a new tensor."""
+        return x.abs().add_(eps)
+
+    @staticmethod
+    def add_sqrt(x: Tensor, eps) -> Tensor:
+        """``sqrt(x + eps)``, a new tensor."""
+        return (x + eps).sqrt()
+
+    @staticmethod
+    def sub(x: Tensor, y: Tensor) -> Tensor:
+        return x - y
+
+    @staticmethod
+    def mul(x: Tensor, y) -> Tensor:
+        """``x * y`` for a tensor or a number ``y``."""
+        return x * y
+
+    @staticmethod
+    def div(x: Tensor, y) -> Tensor:
+        """``x / y`` for a tensor or a number ``y``."""
+        return x / y
+
+    @staticmethod
+    def rdiv(number, x: Tensor) -> Tensor:
+        """``number / x``."""
+        return number / x
+
+    @staticmethod
+    def copy_(t: Tensor, src: Tensor) -> Tensor:
+        return t.copy_(src)
+
+    @staticmethod
+    def fill_(t: Tensor, value) -> Tensor:
+        return t.fill_(value)
+
+    @staticmethod
+    def clone(x: Tensor) -> Tensor:
+        """A copy of ``x`` outside any graph (a new state buffer)."""
+        return x.detach().clone()
+
+    @staticmethod
+    def increment(step: Tensor) -> float:
+        """``step += 1`` in place; returns the new count as a Python float."""
+        return step.add_(1).item()
+
+
 def _params_with_grad(group: dict[str, Any]) -> list[Tensor]:
     """The parameters of ``group`` that have a gradient (the others are skipped)."""
     return [p for p in group["params"] if p.grad is not None]
@@ -57,7 +155,8 @@ def _scalar_state_tensor(value: float = 0.0) -> Tensor:
     float64 under a float64 default dtype, else float32 — whatever the parameters' dtype, so
     scalars kept this way round to float32 in an ordinary run, as in PyTorch.
     """
-    return zeros((), dtype=float64 if get_default_dtype() == float64 else float32).fill_(value)
+    # Made with its value (not filled afterwards), so its version starts at 0 as PyTorch's.
+    return tensor(float(value), dtype=float64 if get_default_dtype() == float64 else float32)
 
 
 def _step_count_tensor() -> Tensor:
@@ -75,9 +174,7 @@ def _state_of(optimizer, p: Tensor, *buffers: str) -> dict:
     return state
 
 
-def _increment(step: Tensor) -> float:
-    """``step += 1`` in place; returns the new count as a Python float."""
-    return step.add_(1).item()
+_increment = _OnTensors.increment
 
 
 def _restore_scalar_tensors(optimizer, keys: tuple[str, ...] = ("step",)) -> None:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ._arrays import _update_forms
 from ._step import _use_grad_for_differentiable
 from ._update import (
-    _addcmul_,
     _check_hyperparameters,
-    _increment,
     _lr,
     _params_with_grad,
     _scalar,
@@ -70,13 +69,18 @@ class Adadelta(Optimizer):
             rho, eps, weight_decay = group["rho"], group["eps"], group["weight_decay"]
             for p in _params_with_grad(group):
                 state = _state_of(self, p, "square_avg", "acc_delta")
-                _increment(state["step"])
-                grad = -p.grad if group["maximize"] else p.grad
+                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+                # PyTorch's single-tensor order, on arrays where nothing needs recording
+                on = _update_forms(
+                    group, p, p.grad, square_avg, acc_delta, scalars=(state["step"],)
+                )
+                on.increment(state["step"])
+                grad = on.neg(p.grad) if group["maximize"] else p.grad
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                square_avg = _addcmul_(state["square_avg"].mul_(rho), grad, grad, 1 - rho)
-                std = (square_avg + eps).sqrt()
-                delta = (state["acc_delta"] + eps).sqrt() / std * grad
-                _addcmul_(state["acc_delta"].mul_(rho), delta, delta, 1 - rho)
-                p.add_(delta, alpha=-_scalar(lr))
+                    grad = on.add(grad, p, weight_decay)
+                on.addcmul_(on.mul_(square_avg, rho), grad, grad, 1 - rho)
+                std = on.add_sqrt(square_avg, eps)
+                delta = on.mul(on.div(on.add_sqrt(acc_delta, eps), std), grad)
+                on.addcmul_(on.mul_(acc_delta, rho), delta, delta, 1 - rho)
+                on.add_(p, delta, -_scalar(lr))
         return loss

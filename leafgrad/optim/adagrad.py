@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .. import full_like
+from ._arrays import _update_forms
 from ._step import _use_grad_for_differentiable
 from ._update import (
-    _addcdiv_,
-    _addcmul_,
     _check_hyperparameters,
-    _increment,
     _lr,
     _params_with_grad,
     _step_count_tensor,
@@ -93,12 +91,14 @@ class Adagrad(Optimizer):
             weight_decay = group["weight_decay"]
             for p in _params_with_grad(group):
                 state = self.state[p] or self._init_state(p)
-                step = _increment(state["step"])
-                grad = -p.grad if group["maximize"] else p.grad
+                # PyTorch's single-tensor order, on arrays where nothing needs recording
+                on = _update_forms(group, p, p.grad, state["sum"], scalars=(state["step"],))
+                step = on.increment(state["step"])
+                grad = on.neg(p.grad) if group["maximize"] else p.grad
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                    grad = on.add(grad, p, weight_decay)
                 clr = lr / (1 + (step - 1) * group["lr_decay"])
-                state_sum = _addcmul_(state["sum"], grad, grad, 1)
-                std = state_sum.sqrt().add_(group["eps"])
-                _addcdiv_(p, grad, std, -clr)
+                state_sum = on.addcmul_(state["sum"], grad, grad, 1)
+                std = on.sqrt_add(state_sum, group["eps"])
+                on.addcdiv_(p, grad, std, -clr)
         return loss

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .. import maximum
+from ._arrays import _update_forms
 from ._step import _use_grad_for_differentiable
 from ._update import (
-    _addcmul_,
     _check_hyperparameters,
-    _increment,
-    _lerp_,
     _lr,
     _params_with_grad,
     _scalar,
@@ -90,29 +87,32 @@ class Adam(Optimizer):
                 state = _state_of(
                     self, p, "exp_avg", "exp_avg_sq", *(("max_exp_avg_sq",) if amsgrad else ())
                 )
-                grad = -p.grad if group["maximize"] else p.grad
-                step = _increment(state["step"])
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                max_exp_avg_sq = state["max_exp_avg_sq"] if amsgrad else None
+                # PyTorch's single-tensor order, on arrays where nothing needs recording
+                on = _update_forms(
+                    group, p, p.grad, exp_avg, exp_avg_sq, max_exp_avg_sq, scalars=(state["step"],)
+                )
+                grad = on.neg(p.grad) if group["maximize"] else p.grad
+                step = on.increment(state["step"])
                 if weight_decay != 0:
                     if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
+                        on.mul_(p, 1 - lr * weight_decay)
                     else:
-                        grad = grad.add(p, alpha=weight_decay)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                _lerp_(exp_avg, grad, 1 - beta1)
-                _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
+                        grad = on.add(grad, p, weight_decay)
+                on.lerp_(exp_avg, grad, 1 - beta1)
+                on.addcmul_(on.mul_(exp_avg_sq, beta2), grad, grad, 1 - beta2)
 
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 step_size = lr / bias_correction1
                 bias_correction2_sqrt = bias_correction2**0.5
                 if amsgrad:
-                    max_exp_avg_sq = state["max_exp_avg_sq"]
-                    max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq))
-                    denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                    on.maximum_(max_exp_avg_sq, exp_avg_sq)
+                    denom = on.sqrt_div_add(max_exp_avg_sq, bias_correction2_sqrt, eps)
                 else:
-                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                # addcdiv_'s order: p + (value * exp_avg) / denom
-                p.add_((-step_size) * exp_avg / denom)
+                    denom = on.sqrt_div_add(exp_avg_sq, bias_correction2_sqrt, eps)
+                on.addcdiv_(p, exp_avg, denom, -step_size)
         return loss
 
 

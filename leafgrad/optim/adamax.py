@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .. import maximum
+from ._arrays import _update_forms
 from ._step import _use_grad_for_differentiable
 from ._update import (
-    _addcdiv_,
     _check_hyperparameters,
-    _increment,
-    _lerp_,
     _lr,
     _params_with_grad,
     _state_of,
@@ -72,13 +69,15 @@ class Adamax(Optimizer):
             eps, weight_decay = group["eps"], group["weight_decay"]
             for p in _params_with_grad(group):
                 state = _state_of(self, p, "exp_avg", "exp_inf")
-                grad = -p.grad if group["maximize"] else p.grad
-                step = _increment(state["step"])
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
                 exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
-                _lerp_(exp_avg, grad, 1 - beta1)
-                exp_inf.copy_(maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
+                # PyTorch's single-tensor order, on arrays where nothing needs recording
+                on = _update_forms(group, p, p.grad, exp_avg, exp_inf, scalars=(state["step"],))
+                grad = on.neg(p.grad) if group["maximize"] else p.grad
+                step = on.increment(state["step"])
+                if weight_decay != 0:
+                    grad = on.add(grad, p, weight_decay)
+                on.lerp_(exp_avg, grad, 1 - beta1)
+                on.maximum_(on.mul_(exp_inf, beta2), on.abs_add(grad, eps))
                 clr = lr / (1 - beta1**step)
-                _addcdiv_(p, exp_avg, exp_inf, -clr)
+                on.addcdiv_(p, exp_avg, exp_inf, -clr)
         return loss

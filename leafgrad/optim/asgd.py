@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .. import zeros_like
+from ._arrays import _update_forms
 from ._step import _use_grad_for_differentiable
 from ._update import (
     _check_hyperparameters,
-    _increment,
     _lr,
     _params_with_grad,
     _scalar,
@@ -79,18 +79,21 @@ class ASGD(Optimizer):
                     state["eta"] = _scalar_state_tensor(_scalar(lr))
                     state["mu"] = _scalar_state_tensor(1.0)
                     state["ax"] = zeros_like(p)
-                grad = -p.grad if group["maximize"] else p.grad
-                step = _increment(state["step"])
+                ax, eta_t, mu_t = state["ax"], state["eta"], state["mu"]
+                # PyTorch's single-tensor order, on arrays where nothing needs recording
+                on = _update_forms(group, p, p.grad, ax, scalars=(state["step"], eta_t, mu_t))
+                grad = on.neg(p.grad) if group["maximize"] else p.grad
+                step = on.increment(state["step"])
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                eta = state["eta"].item()
-                p.mul_(1 - lambd * eta)
-                p.add_(grad, alpha=-eta)
-                mu = state["mu"].item()
+                    grad = on.add(grad, p, weight_decay)
+                eta = eta_t.item()
+                on.mul_(p, 1 - lambd * eta)
+                on.add_(p, grad, -eta)
+                mu = mu_t.item()
                 if mu != 1:
-                    state["ax"].add_((p - state["ax"]) * mu)
+                    on.add_(ax, on.mul(on.sub(p, ax), mu))
                 else:
-                    state["ax"].copy_(p)
-                state["eta"].fill_(_scalar(lr / ((1 + lambd * lr * step) ** alpha)))
-                state["mu"].fill_(1 / max(1, step - t0))
+                    on.copy_(ax, p)
+                on.fill_(eta_t, _scalar(lr / ((1 + lambd * lr * step) ** alpha)))
+                on.fill_(mu_t, 1 / max(1, step - t0))
         return loss

@@ -5,13 +5,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .. import zeros_like
+from ._arrays import _update_forms
 from ._step import _use_grad_for_differentiable
 from ._update import (
-    _addcdiv_,
-    _addcmul_,
     _check_hyperparameters,
-    _increment,
-    _lerp_,
     _lr,
     _params_with_grad,
     _scalar_state_tensor,
@@ -87,24 +84,27 @@ class NAdam(Optimizer):
                     state["mu_product"] = _scalar_state_tensor(1.0)
                     state["exp_avg"] = zeros_like(p)
                     state["exp_avg_sq"] = zeros_like(p)
-                grad = -p.grad if group["maximize"] else p.grad
-                step = _increment(state["step"])
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                # PyTorch's single-tensor order, on arrays where nothing needs recording
+                scalars = (state["step"], state["mu_product"])
+                on = _update_forms(group, p, p.grad, exp_avg, exp_avg_sq, scalars=scalars)
+                grad = on.neg(p.grad) if group["maximize"] else p.grad
+                step = on.increment(state["step"])
                 bias_correction2 = 1 - beta2**step
                 if weight_decay != 0:
                     if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
+                        on.mul_(p, 1 - lr * weight_decay)
                     else:
-                        grad = grad.add(p, alpha=weight_decay)
+                        grad = on.add(grad, p, weight_decay)
                 # the momentum coefficients mu_t and mu_{t+1} of the warming schedule
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 # rounded in the state tensor's dtype before use, as PyTorch's is
-                mu_product = state["mu_product"].mul_(mu).item()
+                mu_product = on.mul_(state["mu_product"], mu).item()
                 mu_product_next = mu_product * mu_next
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                _lerp_(exp_avg, grad, 1 - beta1)
-                _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
-                denom = (exp_avg_sq / bias_correction2).sqrt().add_(group["eps"])
-                _addcdiv_(p, grad, denom, -lr * (1.0 - mu) / (1.0 - mu_product))
-                _addcdiv_(p, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
+                on.lerp_(exp_avg, grad, 1 - beta1)
+                on.addcmul_(on.mul_(exp_avg_sq, beta2), grad, grad, 1 - beta2)
+                denom = on.div_sqrt_add(exp_avg_sq, bias_correction2, group["eps"])
+                on.addcdiv_(p, grad, denom, -lr * (1.0 - mu) / (1.0 - mu_product))
+                on.addcdiv_(p, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
         return loss

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ._arrays import _update_forms
 from ._step import _use_grad_for_differentiable
 from ._update import (
-    _addcmul_,
     _check_hyperparameters,
-    _increment,
-    _lerp_,
     _lr,
     _params_with_grad,
     _state_of,
@@ -78,19 +76,21 @@ class RAdam(Optimizer):
             rho_inf = 2 / (1 - beta2) - 1
             for p in _params_with_grad(group):
                 state = _state_of(self, p, "exp_avg", "exp_avg_sq")
-                grad = -p.grad if group["maximize"] else p.grad
-                step = _increment(state["step"])
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                # PyTorch's single-tensor order, on arrays where nothing needs recording
+                on = _update_forms(group, p, p.grad, exp_avg, exp_avg_sq, scalars=(state["step"],))
+                grad = on.neg(p.grad) if group["maximize"] else p.grad
+                step = on.increment(state["step"])
                 if weight_decay != 0:
                     if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
+                        on.mul_(p, 1 - lr * weight_decay)
                     else:
-                        grad = grad.add(p, alpha=weight_decay)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                _lerp_(exp_avg, grad, 1 - beta1)
-                _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
+                        grad = on.add(grad, p, weight_decay)
+                on.lerp_(exp_avg, grad, 1 - beta1)
+                on.addcmul_(on.mul_(exp_avg_sq, beta2), grad, grad, 1 - beta2)
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
-                bias_corrected_exp_avg = exp_avg / bias_correction1
+                bias_corrected_exp_avg = on.div(exp_avg, bias_correction1)
                 rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
                 if rho_t > 5.0:
                     rect = (
@@ -99,8 +99,11 @@ class RAdam(Optimizer):
                         * rho_inf
                         / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
                     ) ** 0.5
-                    adaptive_lr = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(group["eps"])
-                    p.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
+                    adaptive_lr = on.rdiv(
+                        bias_correction2**0.5, on.sqrt_add(exp_avg_sq, group["eps"])
+                    )
+                    scaled = on.mul(on.mul(bias_corrected_exp_avg, lr), adaptive_lr)
+                    on.add_(p, on.mul(scaled, rect), -1.0)
                 else:
-                    p.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
+                    on.add_(p, on.mul(bias_corrected_exp_avg, lr), -1.0)
         return loss

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ._arrays import _update_forms
 from ._step import _use_grad_for_differentiable
 from ._update import (
-    _addcmul_,
     _check_hyperparameters,
-    _increment,
-    _lerp_,
     _params_with_grad,
     _scalar,
     _state_of,
@@ -84,21 +82,27 @@ class RMSprop(Optimizer):
                     ("grad_avg",) if group["centered"] else ()
                 )
                 state = _state_of(self, p, "square_avg", *optional)
-                grad = -p.grad if group["maximize"] else p.grad
-                _increment(state["step"])
+                # PyTorch's single-tensor order, on arrays where nothing needs recording
+                on = _update_forms(
+                    group,
+                    p,
+                    p.grad,
+                    *(state[k] for k in ("square_avg", *optional)),
+                    scalars=(state["step"],),
+                )
+                grad = on.neg(p.grad) if group["maximize"] else p.grad
+                on.increment(state["step"])
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                square_avg = _addcmul_(state["square_avg"].mul_(alpha), grad, grad, 1 - alpha)
+                    grad = on.add(grad, p, weight_decay)
+                square_avg = on.addcmul_(on.mul_(state["square_avg"], alpha), grad, grad, 1 - alpha)
                 if group["centered"]:
-                    grad_avg = _lerp_(state["grad_avg"], grad, 1 - alpha)
-                    avg = (square_avg - grad_avg * grad_avg).sqrt()
+                    grad_avg = on.lerp_(state["grad_avg"], grad, 1 - alpha)
+                    avg = on.sqrt_var_add(square_avg, grad_avg, eps)
                 else:
-                    avg = square_avg.sqrt()
-                avg.add_(eps)
+                    avg = on.sqrt_add(square_avg, eps)
                 if momentum > 0:
-                    buf = state["momentum_buffer"].mul_(momentum).add_(grad / avg)
-                    p.add_(buf, alpha=-lr)
+                    buf = on.add_(on.mul_(state["momentum_buffer"], momentum), on.div(grad, avg))
+                    on.add_(p, buf, -lr)
                 else:
-                    # addcdiv_'s order: p + (value * grad) / avg
-                    p.add_((-lr) * grad / avg)
+                    on.addcdiv_(p, grad, avg, -lr)
         return loss

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ._arrays import _update_forms
 from ._step import _use_grad_for_differentiable
 from ._update import _params_with_grad, _scalar
 from .optimizer import Optimizer
@@ -81,16 +82,18 @@ class SGD(Optimizer):
             momentum = group["momentum"]
             dampening = group["dampening"]
             for p in _params_with_grad(group):
-                grad = -p.grad if group["maximize"] else p.grad
+                state = self.state[p] if momentum != 0 else None
+                buf = state.get("momentum_buffer") if momentum != 0 else None
+                # PyTorch's single-tensor order, on arrays where nothing needs recording
+                on = _update_forms(group, p, p.grad, buf)
+                grad = on.neg(p.grad) if group["maximize"] else p.grad
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                    grad = on.add(grad, p, weight_decay)
                 if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = state["momentum_buffer"] = grad.detach().clone()
+                        buf = state["momentum_buffer"] = on.clone(grad)
                     else:
-                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                    grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-                p.add_(grad, alpha=-lr)
+                        on.add_(on.mul_(buf, momentum), grad, 1 - dampening)
+                    grad = on.add(grad, buf, momentum) if group["nesterov"] else buf
+                on.add_(p, grad, -lr)
         return loss
