@@ -155,7 +155,6 @@ jet_outer = primitive(
 )
 
 
-
 # -------------------------------------------------------------------- jet_linear_backward
 def _linear_backward_forward(grad, p, w):
     """``(grad @ w^T, p^T grad)``: both of jet_linear's gradients, two matrix products."""
