@@ -33,7 +33,12 @@ def _weight_array(weights, dtype) -> np.ndarray:
 
 
 def _is_identity(w: np.ndarray) -> bool:
-    return w.shape[0] == w.shape[1] and np.array_equal(w, np.eye(w.shape[0]))
+    n = w.shape[0]
+    if n != w.shape[1]:
+        return False
+    if n == 1:  # one direction weighed once (a hot case): no identity matrix to build
+        return bool(w[0, 0] == 1)
+    return np.array_equal(w, np.eye(n))
 
 
 def _active(w: np.ndarray):
