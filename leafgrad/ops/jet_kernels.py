@@ -11,6 +11,8 @@ and through ``x @ w`` every channel is multiplied by ``w``. Each is one primitiv
 large NumPy calls, instead of one recorded op per coefficient's arithmetic. The rules are in
 leafgrad ops, so both stay differentiable to any order (``f'`` and ``f''`` come in as tensors
 computed by the activation's own ``d1``/``d2`` rules, which carry the dependence on ``x``).
+A Linear layer's backward is one primitive too (``jet_linear_backward``: the channels' and
+the weight's gradients by two matrix products, one node), its own rules again in leafgrad ops.
 """
 
 from __future__ import annotations
