@@ -115,6 +115,18 @@ def jet_linear_rule(op, args, params, level):
     return batched_out(rows.reshape(tuple(pv.shape[:-1]) + (rows.shape[-1],)), level)
 
 
+def jet_linear_backward_rule(op, args, params, level):
+    """jet_linear_backward ``(grad w^T, p^T grad)``: per example, as batched products."""
+    grad, p, w = args
+    size = batch_size(args, level)
+    gv, pv = materialized(grad, level, size), materialized(p, level, size)
+    wv = w._value if at_level(w, level) else w
+    rows_g = gv.reshape(size, -1, gv.shape[-1])
+    gp = rows_g.matmul(wv.transpose(-1, -2))
+    gw = pv.reshape(size, -1, pv.shape[-1]).transpose(1, 2).matmul(rows_g)
+    return batched_out((gp.reshape(tuple(gv.shape[:-1]) + (gp.shape[-1],)), gw), level)
+
+
 def jet_outer_rule(op, args, params, level):
     """jet_outer ``sum_r p_r^T g_r`` over the rows of each example."""
     p, g = args

@@ -43,6 +43,7 @@ from ._batch_index import (
 from ._batch_products import (
     addmm,
     einsum_rule,
+    jet_linear_backward_rule,
     jet_linear_rule,
     jet_outer_rule,
     matmul_rule,
@@ -157,6 +158,7 @@ def rules() -> dict:
     RULES["as_strided"] = at_positions
     RULES["jet_linear"] = jet_linear_rule
     RULES["jet_outer"] = jet_outer_rule
+    RULES["jet_linear_backward"] = jet_linear_backward_rule
     RULES["cat"] = RULES["stack"] = joined
     for _key in ("matmul", "matmul.clone", "mm", "mv", "bmm", "dot", "vecmat"):
         RULES[_key] = matmul_rule

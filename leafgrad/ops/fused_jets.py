@@ -30,6 +30,7 @@ from .joining import stack, unbind
 _MATRIX_PRODUCTS = ("mm", "matmul", "matmul.clone")  # (..., n) @ (n, m), one key per node name
 _PASS_THROUGH = ("add.Tensor", "sub.Tensor")  # x + b, x - b: x's channels, unchanged
 NOT_FUSED = object()
+_new = object.__new__
 
 
 def fusable(mode) -> bool:
@@ -59,7 +60,15 @@ class PackedJet:
         self.first, self.weights = layout(mode)
 
     def like(self, channels: Tensor) -> PackedJet:
-        return PackedJet(channels, self.mode)
+        """A jet of the same mode (its layout copied, not worked out again)."""
+        jet = _new(PackedJet)
+        jet.channels, jet.mode, jet.first, jet.weights = (
+            channels,
+            self.mode,
+            self.first,
+            self.weights,
+        )
+        return jet
 
     def unpack(self) -> tuple:
         """The generic jet of ``_jets`` for this mode."""

@@ -11,6 +11,8 @@ and through ``x @ w`` every channel is multiplied by ``w``. Each is one primitiv
 large NumPy calls, instead of one recorded op per coefficient's arithmetic. The rules are in
 leafgrad ops, so both stay differentiable to any order (``f'`` and ``f''`` come in as tensors
 computed by the activation's own ``d1``/``d2`` rules, which carry the dependence on ``x``).
+A Linear layer's backward is one primitive too (``jet_linear_backward``: the channels' and
+the weight's gradients by two matrix products, one node), its own rules again in leafgrad ops.
 """
 
 from __future__ import annotations
@@ -33,7 +35,12 @@ def _weight_array(weights, dtype) -> np.ndarray:
 
 
 def _is_identity(w: np.ndarray) -> bool:
-    return w.shape[0] == w.shape[1] and np.array_equal(w, np.eye(w.shape[0]))
+    n = w.shape[0]
+    if n != w.shape[1]:
+        return False
+    if n == 1:  # one direction weighed once (a hot case): no identity matrix to build
+        return bool(w[0, 0] == 1)
+    return np.array_equal(w, np.eye(n))
 
 
 def _active(w: np.ndarray):
@@ -118,13 +125,19 @@ def _outer_forward(p, g):
 
 # ``p: (K, ..., n) @ w: (n, m)`` as one (K*..., n) x (n, m) product. Bilinear, so its forward
 # and Taylor rules are the product rule and Cauchy products with itself.
+def _linear_vjp(grad, p, w, *, result, needs):
+    """Both gradients by one ``jet_linear_backward``; one of them by its own product."""
+    if needs[0] and needs[1]:
+        return jet_linear_backward(grad, p, w)
+    if needs[0]:
+        return jet_linear(grad, t(w)), None
+    return None, jet_outer(p, grad)
+
+
 jet_linear = primitive(
     "jet_linear",
     _linear_forward,
-    (
-        lambda grad, p, w, result: jet_linear(grad, t(w)),
-        lambda grad, p, w, result: jet_outer(p, grad),
-    ),
+    vjp_all=_linear_vjp,
     kind=Bilinear(),
     inputs=("p", "w"),
     saves=("w if p", "p if w"),
@@ -146,6 +159,51 @@ jet_outer = primitive(
     saves=("g if p", "p if g"),
     node_name="JetOuterBackward0",
     dtype_rule="keep",
+)
+
+
+# -------------------------------------------------------------------- jet_linear_backward
+def _linear_backward_forward(grad, p, w):
+    """``(grad @ w^T, p^T grad)``: both of jet_linear's gradients, two matrix products."""
+    return _linear_forward(grad, w.T), _outer_forward(p, grad)
+
+
+def _linear_backward_vjp(grads, grad, p, w, *, result, needs):
+    """Cotangents ``(a, c)`` of ``(g_p, g_w) = (grad w^T, p^T grad)``, to every input."""
+    a, c = grads
+    out_grad = jet_linear(a, w) + jet_linear(p, c) if needs[0] else None
+    out_p = jet_linear(grad, t(c)) if needs[1] else None
+    out_w = jet_outer(a, grad) if needs[2] else None
+    return out_grad, out_p, out_w
+
+
+def _linear_backward_jvp(tg, tp, tw, grad, p, w, *, result):
+    """Tangents of ``(grad w^T, p^T grad)``: the product rule on each."""
+    gp = tangent_sum(
+        None if tg is None else jet_linear(tg, t(w)),
+        None if tw is None else jet_linear(grad, t(tw)),
+    )
+    gw = tangent_sum(
+        None if tp is None else jet_outer(tp, grad), None if tg is None else jet_outer(p, tg)
+    )
+    return (
+        gp if gp is not None else _zeros_like(result[0]),
+        gw if gw is not None else _zeros_like(result[1]),
+    )
+
+
+# jet_linear's backward when both its inputs want a gradient (every layer but the first):
+# one node and no transpose op, the gradients of the channels and the weight together.
+jet_linear_backward = primitive(
+    "jet_linear_backward",
+    _linear_backward_forward,
+    vjp_all=_linear_backward_vjp,
+    kind=Generic(jvp=_linear_backward_jvp),
+    inputs=("grad", "p", "w"),
+    saves=("grad", "p if grad", "w if grad"),
+    node_name="JetLinearBackwardBackward0",
+    dtype_rule="keep",
+    num_outputs=2,
 )
 
 

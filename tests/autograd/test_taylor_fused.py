@@ -2,6 +2,7 @@
 with one primitive each; results equal nested reverse mode to round-off in float32 and
 float64, parameter gradients included, and anything else falls back to the generic rules."""
 
+import collections
 import gc
 import itertools
 import math
@@ -93,6 +94,19 @@ def _node_names(t) -> set:
         names.add(node.name())
         stack.extend(fn for fn, _ in node.next_functions)
     return names
+
+
+def _node_counts(tensors) -> collections.Counter:
+    """How many nodes of each name the graphs of ``tensors`` hold (each node once)."""
+    seen, counts, stack = set(), collections.Counter(), [t.grad_fn for t in tensors]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        counts[node.name()] += 1
+        stack.extend(fn for fn, _ in node.next_functions)
+    return counts
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -195,6 +209,34 @@ def test_parameter_gradients_match_nested_reverse(dtype):
     ref = lg.autograd.grad(loss(u, g, diag.sum(-1)), leaves)
     for a, b in zip(ours, ref):
         assert_close(a, b, _kind(dt))
+
+
+def test_a_layer_backward_is_one_node_and_its_second_derivatives_match_nested_reverse():
+    params = _params(2, lg.float64, depth=3)
+    f = _mlp(params, lg.tanh)
+    x = _points(6, 2, lg.float64)
+    weights = [w for w, _ in params]
+    v = [
+        lg.tensor(np.random.default_rng(7).standard_normal(w.shape), dtype=lg.float64)
+        for w in weights
+    ]
+
+    def hvp(u, g, lap):
+        r = lap.reshape(-1) + u.reshape(-1) * g[:, 0, 0]
+        grads = lg.autograd.grad((r * r).mean(), weights, create_graph=True)
+        dot = sum((gw * vw).sum() for gw, vw in zip(grads, v))
+        return grads, lg.autograd.grad(dot, weights)
+
+    u, g, lap = taylor.laplacian(f, x)
+    grads, ours = hvp(u, g, lap)
+    # Behind the first layer (whose seed channels need no gradient) each layer's channel
+    # and weight gradients come from one node: no separate products for them.
+    counts = _node_counts(grads)
+    assert counts["JetLinearBackwardBackward0"] == len(params) - 1
+    assert counts["JetOuterBackward0"] == 1 and counts["JetLinearBackward0"] == len(params)
+    u, g, diag = _nested(f, x)
+    for a, b in zip(ours, hvp(u, g, diag.sum(-1))[1]):
+        assert_close(a, b)
 
 
 def test_gradcheck_and_gradgradcheck_with_respect_to_weights():

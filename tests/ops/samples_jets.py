@@ -89,6 +89,13 @@ SAMPLES = [
     OpSample("jet_linear", jk.jet_linear, ((3, 4, 5), (5, 2))),
     OpSample("jet_linear", jk.jet_linear, ((2, 3, 2, 4), (4, 3)), id="jet_linear-batched"),
     OpSample("jet_outer", jk.jet_outer, ((3, 4, 5), (3, 4, 2))),
+    OpSample("jet_linear_backward", jk.jet_linear_backward, ((3, 4, 2), (3, 4, 5), (5, 2))),
+    OpSample(
+        "jet_linear_backward",
+        jk.jet_linear_backward,
+        ((2, 3, 1), (2, 3, 4), (4, 1)),
+        id="jet_linear_backward-one-output",  # g w^T as an outer product
+    ),
     *(_unary(name, *layout) for name, layout in _LAYOUTS.items()),
     *(_backward(name, *layout) for name, layout in _LAYOUTS.items()),
 ]
