@@ -549,48 +549,65 @@ def _mark_views(op, args, params, source, result, multi_view) -> None:
     change of any alias regenerates its history (``view_history.refresh_views``).
     """
     parent = args[0]
-    base = parent._base if parent._base is not None else parent
-    parent_fn = parent._view_fn
-    rest = args[1:]
-    multiple = type(result) is tuple
     counter = parent._version_counter
     if counter is None:
         counter = parent._shared_version_counter()
-    inherited = parent._view_meta
     # Only these modes (or several outputs) mark a view; otherwise it keeps its parent's mark.
     marking = multi_view or (_SPECIAL[0] and _state.inference) or not _state.enabled
-    for i, r in enumerate(result if multiple else (result,)):
-        data = r._data
-        # A non-empty NumPy view of ``source`` itself shares its memory; anything else asks
-        # NumPy (which calls empty arrays unshared).
-        if not (data.base is source and data.size) and not np.may_share_memory(data, source):
-            continue
-        r._base = base
-        r._version_counter = counter
-        r._view_version = counter[0]
-        # A view is an inference tensor exactly when its base is one (whatever the mode);
-        # a result is not one unless made in inference mode, so only then is there a change.
-        if parent._is_inference or r._is_inference:
-            r._is_inference = parent._is_inference
-        if parent._requires_grad and r.grad_fn is None and data.dtype.kind == "f":
-            # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
-            # gradients reaching it go nowhere (it has no valid accumulator).
-            r._requires_grad = True
-            r._accumulator = NO_GRAD_VIEW
-        meta = _creation_meta(op, r, i, multi_view, inherited) if marking else inherited
-        if meta is not None:
-            r._view_meta = meta
-        if multiple:
+    if type(result) is not tuple:  # one output: the common case
+        if _aliases(result._data, source):
+            _make_view(op, args, params, parent, counter, result, None, marking, multi_view)
+        return
+    for i, r in enumerate(result):
+        if _aliases(r._data, source):
+            _make_view(op, args, params, parent, counter, r, i, marking, multi_view)
 
-            def fn(t, i=i):
-                return op(t, *rest, **params)[i]
-        else:
 
-            def fn(t):
-                return op(t, *rest, **params)
+def _aliases(data: np.ndarray, source: np.ndarray) -> bool:
+    """Whether ``data`` shares memory with ``source``: a non-empty NumPy view of ``source``
+    itself does; anything else asks NumPy (which calls empty arrays unshared)."""
+    return (data.base is source and data.size != 0) or np.may_share_memory(data, source)
 
-        r._view_fn = fn if parent_fn is None else _compose(parent_fn, fn)
-        register_view(counter, r)
+
+def _make_view(op, args, params, parent, counter, view, output_nr, marking, multi_view) -> None:
+    """Mark ``view`` (output ``output_nr`` of ``op(*args, **params)``, None when the op has
+    one output) as a view of ``parent``'s base sharing ``counter``, replayable from it."""
+    base = parent._base
+    view._base = parent if base is None else base
+    view._version_counter = counter
+    view._view_version = counter[0]
+    # A view is an inference tensor exactly when its base is one (whatever the mode);
+    # a result is not one unless made in inference mode, so only then is there a change.
+    if parent._is_inference or view._is_inference:
+        view._is_inference = parent._is_inference
+    if view.grad_fn is None and parent._requires_grad and view._data.dtype.kind == "f":
+        # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
+        # gradients reaching it go nowhere (it has no valid accumulator).
+        view._requires_grad = True
+        view._accumulator = NO_GRAD_VIEW
+    inherited = parent._view_meta
+    if marking:
+        inherited = _creation_meta(op, view, output_nr or 0, multi_view, inherited)
+    if inherited is not None:
+        view._view_meta = inherited
+    if len(args) == 1 and not params:  # t(), alias(): nothing to pass on
+
+        def fn(t):
+            return op(t)
+    elif output_nr is None:
+        rest = args[1:]
+
+        def fn(t):
+            return op(t, *rest, **params)
+    else:
+        rest = args[1:]
+
+        def fn(t, i=output_nr):
+            return op(t, *rest, **params)[i]
+
+    parent_fn = parent._view_fn
+    view._view_fn = fn if parent_fn is None else _compose(parent_fn, fn)
+    register_view(counter, view)
 
 
 def register_view(counter: list, view) -> None:
