@@ -542,58 +542,54 @@ def _check_saving_inference(name, args, checked) -> None:
             )
 
 
-def _mark_views(op, args, params, source, result, multi_view) -> None:
+def _mark_views(op, args, params, source, result, multi_view, output_nr=None) -> None:
     """Make each result that aliases ``args[0]`` a view: shared counter, base, view_fn.
 
     Each view is listed (weakly) beside the version counter it shares, so that an in-place
-    change of any alias regenerates its history (``view_history.refresh_views``).
+    change of any alias regenerates its history (``view_history.refresh_views``). Several
+    results are marked one by one (``output_nr``: which; None for an op's only output).
     """
+    if type(result) is tuple:
+        for i, r in enumerate(result):
+            _mark_views(op, args, params, source, r, multi_view, i)
+        return
+    data = result._data
+    # A non-empty NumPy view of ``source`` itself shares its memory; anything else asks
+    # NumPy (which calls empty arrays unshared).
+    if not (data.base is source and data.size) and not np.may_share_memory(data, source):
+        return
     parent = args[0]
     counter = parent._version_counter
     if counter is None:
         counter = parent._shared_version_counter()
-    # Only these modes (or several outputs) mark a view; otherwise it keeps its parent's mark.
-    marking = multi_view or (_SPECIAL[0] and _state.inference) or not _state.enabled
-    if type(result) is not tuple:  # one output: the common case
-        if _aliases(result._data, source):
-            _make_view(op, args, params, parent, counter, result, None, marking, multi_view)
-        return
-    for i, r in enumerate(result):
-        if _aliases(r._data, source):
-            _make_view(op, args, params, parent, counter, r, i, marking, multi_view)
-
-
-def _aliases(data: np.ndarray, source: np.ndarray) -> bool:
-    """Whether ``data`` shares memory with ``source``: a non-empty NumPy view of ``source``
-    itself does; anything else asks NumPy (which calls empty arrays unshared)."""
-    return (data.base is source and data.size != 0) or np.may_share_memory(data, source)
-
-
-def _make_view(op, args, params, parent, counter, view, output_nr, marking, multi_view) -> None:
-    """Mark ``view`` (output ``output_nr`` of ``op(*args, **params)``, None when the op has
-    one output) as a view of ``parent``'s base sharing ``counter``, replayable from it."""
     base = parent._base
-    view._base = parent if base is None else base
-    view._version_counter = counter
-    view._view_version = counter[0]
+    result._base = parent if base is None else base
+    result._version_counter = counter
+    result._view_version = counter[0]
     # A view is an inference tensor exactly when its base is one (whatever the mode);
     # a result is not one unless made in inference mode, so only then is there a change.
-    if parent._is_inference or view._is_inference:
-        view._is_inference = parent._is_inference
-    if view.grad_fn is None and parent._requires_grad and view._data.dtype.kind == "f":
+    if parent._is_inference or result._is_inference:
+        result._is_inference = parent._is_inference
+    if result.grad_fn is None and parent._requires_grad and data.dtype.kind == "f":
         # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
         # gradients reaching it go nowhere (it has no valid accumulator).
-        view._requires_grad = True
-        view._accumulator = NO_GRAD_VIEW
-    inherited = parent._view_meta
-    if marking:
-        inherited = _creation_meta(op, view, output_nr or 0, multi_view, inherited)
-    if inherited is not None:
-        view._view_meta = inherited
-    if len(args) == 1 and not params:  # t(), alias(): nothing to pass on
+        result._requires_grad = True
+        result._accumulator = NO_GRAD_VIEW
+    # Only these modes (or several outputs) mark a view; otherwise it keeps its parent's mark.
+    meta = parent._view_meta
+    if multi_view or (_SPECIAL[0] and _state.inference) or not _state.enabled:
+        meta = _creation_meta(op, result, output_nr or 0, multi_view, meta)
+    if meta is not None:
+        result._view_meta = meta
+    result._view_fn = _replay(op, args, params, output_nr, parent._view_fn)
+    register_view(counter, result)
 
-        def fn(t):
-            return op(t)
+
+def _replay(op, args, params, output_nr, parent_fn):
+    """The view's ``view_fn``: base -> the view, ``op`` applied after ``parent_fn`` (how the
+    parent was made from the base; None when the parent is the base)."""
+    if output_nr is None and len(args) == 1 and not params:  # t(), alias(): op itself
+        fn = op
     elif output_nr is None:
         rest = args[1:]
 
@@ -602,12 +598,10 @@ def _make_view(op, args, params, parent, counter, view, output_nr, marking, mult
     else:
         rest = args[1:]
 
-        def fn(t, i=output_nr):
-            return op(t, *rest, **params)[i]
+        def fn(t):
+            return op(t, *rest, **params)[output_nr]
 
-    parent_fn = parent._view_fn
-    view._view_fn = fn if parent_fn is None else _compose(parent_fn, fn)
-    register_view(counter, view)
+    return fn if parent_fn is None else _compose(parent_fn, fn)
 
 
 def register_view(counter: list, view) -> None:
