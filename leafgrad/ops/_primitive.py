@@ -576,8 +576,13 @@ def _mark_views(op, args, params, source, result, multi_view, output_nr=None) ->
         result._requires_grad = True
         result._accumulator = NO_GRAD_VIEW
     # Only these modes (or several outputs) mark a view; otherwise it keeps its parent's mark.
+    # (A recorded view was made with grad mode on: no need to read the thread's mode.)
     meta = parent._view_meta
-    if multi_view or (_SPECIAL[0] and _state.inference) or not _state.enabled:
+    if (
+        multi_view
+        or (_SPECIAL[0] and _state.inference)
+        or (result.grad_fn is None and not _state.enabled)
+    ):
         meta = _creation_meta(op, result, output_nr or 0, multi_view, meta)
     if meta is not None:
         result._view_meta = meta

@@ -303,7 +303,9 @@ def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
     out, dim, advanced, from_mask = x, 0, {}, []
     for k in key:
         if type(k) is slice:  # (slice cannot be subclassed)
-            out = _apply_slice(out, dim, k, True)
+            # A bare ``:`` is skipped at once (as _apply_slice would skip it).
+            if not (k.start is None and k.stop is None and k.step is None):
+                out = _apply_slice(out, dim, k, True)
             dim += 1
         elif type(k) is int:
             out = select(out, dim, k)
