@@ -542,55 +542,71 @@ def _check_saving_inference(name, args, checked) -> None:
             )
 
 
-def _mark_views(op, args, params, source, result, multi_view) -> None:
+def _mark_views(op, args, params, source, result, multi_view, output_nr=None) -> None:
     """Make each result that aliases ``args[0]`` a view: shared counter, base, view_fn.
 
     Each view is listed (weakly) beside the version counter it shares, so that an in-place
-    change of any alias regenerates its history (``view_history.refresh_views``).
+    change of any alias regenerates its history (``view_history.refresh_views``). Several
+    results are marked one by one (``output_nr``: which; None for an op's only output).
     """
+    if type(result) is tuple:
+        for i, r in enumerate(result):
+            _mark_views(op, args, params, source, r, multi_view, i)
+        return
+    data = result._data
+    # A non-empty NumPy view of ``source`` itself shares its memory; anything else asks
+    # NumPy (which calls empty arrays unshared).
+    if not (data.base is source and data.size) and not np.may_share_memory(data, source):
+        return
     parent = args[0]
-    base = parent._base if parent._base is not None else parent
-    parent_fn = parent._view_fn
-    rest = args[1:]
-    multiple = type(result) is tuple
     counter = parent._version_counter
     if counter is None:
         counter = parent._shared_version_counter()
-    inherited = parent._view_meta
+    base = parent._base
+    result._base = parent if base is None else base
+    result._version_counter = counter
+    result._view_version = counter[0]
+    # A view is an inference tensor exactly when its base is one (whatever the mode);
+    # a result is not one unless made in inference mode, so only then is there a change.
+    if parent._is_inference or result._is_inference:
+        result._is_inference = parent._is_inference
+    if result.grad_fn is None and parent._requires_grad and data.dtype.kind == "f":
+        # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
+        # gradients reaching it go nowhere (it has no valid accumulator).
+        result._requires_grad = True
+        result._accumulator = NO_GRAD_VIEW
     # Only these modes (or several outputs) mark a view; otherwise it keeps its parent's mark.
-    marking = multi_view or (_SPECIAL[0] and _state.inference) or not _state.enabled
-    for i, r in enumerate(result if multiple else (result,)):
-        data = r._data
-        # A non-empty NumPy view of ``source`` itself shares its memory; anything else asks
-        # NumPy (which calls empty arrays unshared).
-        if not (data.base is source and data.size) and not np.may_share_memory(data, source):
-            continue
-        r._base = base
-        r._version_counter = counter
-        r._view_version = counter[0]
-        # A view is an inference tensor exactly when its base is one (whatever the mode);
-        # a result is not one unless made in inference mode, so only then is there a change.
-        if parent._is_inference or r._is_inference:
-            r._is_inference = parent._is_inference
-        if parent._requires_grad and r.grad_fn is None and data.dtype.kind == "f":
-            # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
-            # gradients reaching it go nowhere (it has no valid accumulator).
-            r._requires_grad = True
-            r._accumulator = NO_GRAD_VIEW
-        meta = _creation_meta(op, r, i, multi_view, inherited) if marking else inherited
-        if meta is not None:
-            r._view_meta = meta
-        if multiple:
+    # (A recorded view was made with grad mode on: no need to read the thread's mode.)
+    meta = parent._view_meta
+    if (
+        multi_view
+        or (_SPECIAL[0] and _state.inference)
+        or (result.grad_fn is None and not _state.enabled)
+    ):
+        meta = _creation_meta(op, result, output_nr or 0, multi_view, meta)
+    if meta is not None:
+        result._view_meta = meta
+    result._view_fn = _replay(op, args, params, output_nr, parent._view_fn)
+    register_view(counter, result)
 
-            def fn(t, i=i):
-                return op(t, *rest, **params)[i]
-        else:
 
-            def fn(t):
-                return op(t, *rest, **params)
+def _replay(op, args, params, output_nr, parent_fn):
+    """The view's ``view_fn``: base -> the view, ``op`` applied after ``parent_fn`` (how the
+    parent was made from the base; None when the parent is the base)."""
+    if output_nr is None and len(args) == 1 and not params:  # t(), alias(): op itself
+        fn = op
+    elif output_nr is None:
+        rest = args[1:]
 
-        r._view_fn = fn if parent_fn is None else _compose(parent_fn, fn)
-        register_view(counter, r)
+        def fn(t):
+            return op(t, *rest, **params)
+    else:
+        rest = args[1:]
+
+        def fn(t):
+            return op(t, *rest, **params)[output_nr]
+
+    return fn if parent_fn is None else _compose(parent_fn, fn)
 
 
 def register_view(counter: list, view) -> None:

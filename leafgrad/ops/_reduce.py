@@ -29,6 +29,8 @@ def _dims(dim, ndim: int, op: str):
 
 def _axes(dim, ndim: int, op: str) -> tuple:
     """Like ``_dims`` but None (or ``()``) spelled out as every axis."""
+    if type(dim) is int and 0 <= dim < ndim:
+        return (dim,)  # the common case, without the general checks
     dims = _dims(dim, ndim, op)
     return tuple(range(ndim)) if dims is None else dims
 

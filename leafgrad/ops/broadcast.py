@@ -55,7 +55,7 @@ def _expand_forward(x, *, shape):
     if lead < 0 or not x.flags.c_contiguous:
         return np.broadcast_to(x, shape)
     strides = [0] * lead
-    for n, s, stride in zip(x.shape, shape[lead:], x.strides):
+    for n, s, stride in zip(x.shape, shape[lead:] if lead else shape, x.strides):
         if n == s:
             strides.append(stride)
         elif n == 1:
@@ -63,7 +63,7 @@ def _expand_forward(x, *, shape):
         else:
             return np.broadcast_to(x, shape)  # raises NumPy's error
     out = np.ndarray(shape, x.dtype, x, 0, tuple(strides))
-    out.flags.writeable = False
+    out.setflags(write=False)  # (cheaper than through out.flags)
     return out
 
 
@@ -86,27 +86,25 @@ def summed_to(grad, shape: tuple):
 
 
 def _expand_shape(x_shape, sizes, op):
+    """The shape ``x_shape`` expands to for ``sizes`` (-1 keeps a dimension)."""
     sizes = tuple(sizes)
-    if len(sizes) < len(x_shape):
+    lead = len(sizes) - len(x_shape)
+    if lead < 0:
         raise RuntimeError(
             f"{op}: the number of sizes ({len(sizes)}) must be at least the tensor's number of "
             f"dimensions ({len(x_shape)}); tensor shape {list(x_shape)}, sizes {list(sizes)}"
         )
-    lead = len(sizes) - len(x_shape)
-    out = []
-    for i, s in enumerate(sizes):
-        if i < lead:
-            if s < 0:
-                raise RuntimeError(
-                    f"{op}: -1 is not allowed for a new leading dimension ({list(sizes)})"
-                )
+    out = list(sizes[:lead]) if lead else []
+    for s in out:
+        if s < 0:
+            raise RuntimeError(
+                f"{op}: -1 is not allowed for a new leading dimension ({list(sizes)})"
+            )
+    for cur, s in zip(x_shape, sizes[lead:] if lead else sizes):
+        if s == cur or (cur == 1 and s != -1):
             out.append(s)
-            continue
-        cur = x_shape[i - lead]
-        if s == -1:
+        elif s == -1:
             out.append(cur)
-        elif cur == 1 or cur == s:
-            out.append(s)
         else:
             raise _broadcast_shapes_error(op, x_shape, sizes)
     return tuple(out)
@@ -115,7 +113,8 @@ def _expand_shape(x_shape, sizes, op):
 @public(function=False)
 def expand(x: Tensor, *sizes, size=None) -> Tensor:
     """A broadcast view of ``x`` with ``sizes`` (-1 keeps a dimension)."""
-    sizes = _varargs_or_keyword(sizes, size, "size", "expand")
+    if size is not None:
+        sizes = _varargs_or_keyword(sizes, size, "size", "expand")
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     return _expand(x, shape=_expand_shape(x._data.shape, sizes, "expand"))

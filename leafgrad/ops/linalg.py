@@ -90,7 +90,8 @@ _t = primitive(
 @public()
 def t(input: Tensor) -> Tensor:
     """The transpose of a matrix; 0-D and 1-D tensors come back unchanged (as a new view)."""
-    _check_tensors("t", input)
+    if not isinstance(input, Tensor):
+        _check_tensors("t", input)
     if input._data.ndim > 2:
         raise RuntimeError(
             f"t: expects a tensor with at most 2 dimensions, got shape {_shape(input)}; use "

@@ -74,9 +74,15 @@ def _slice_backward_forward(grad, *, shape, dim, start, stop, step):
     return out
 
 
+def _slice_forward(x, *, dim, start, stop, step):
+    if dim == 0:  # the common case, without building a key
+        return x[start:stop:step]
+    return x[_slice_key(dim, start, stop, step)]
+
+
 _slice, _slice_backward = adjoint_pair(
     "slice",
-    lambda x, *, dim, start, stop, step: x[_slice_key(dim, start, stop, step)],
+    _slice_forward,
     "slice_backward",
     _slice_backward_forward,
     overload="Tensor",
@@ -260,7 +266,7 @@ def getitem(self: Tensor, key) -> Tensor:
     """``self[key]`` with PyTorch's semantics (a negative slice step is a ValueError)."""
     if not isinstance(key, tuple):
         if isinstance(key, slice):
-            return _apply_slice(self, 0, key, skip_full=False)
+            return _apply_slice(self, 0, key, False)
         if key is None:
             return _unsqueeze(self, dim=0)
         if key is Ellipsis:
@@ -284,7 +290,9 @@ def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
     ndim = x._data.ndim
     used = ellipses = 0
     for k in key:
-        if k is Ellipsis:
+        if type(k) is slice or type(k) is int:  # the common entries, checked first
+            used += 1
+        elif k is Ellipsis:
             ellipses += 1
         else:
             used += _consumed(k)
@@ -294,13 +302,17 @@ def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
         raise IndexError(f"index: too many indices ({used}) for a tensor of dimension {ndim}")
     out, dim, advanced, from_mask = x, 0, {}, []
     for k in key:
-        if k is None:
+        if type(k) is slice:  # (slice cannot be subclassed)
+            # A bare ``:`` is skipped at once (as _apply_slice would skip it).
+            if not (k.start is None and k.stop is None and k.step is None):
+                out = _apply_slice(out, dim, k, True)
+            dim += 1
+        elif type(k) is int:
+            out = select(out, dim, k)
+        elif k is None:
             out, dim = _unsqueeze(out, dim=dim), dim + 1
         elif k is Ellipsis:
             dim += ndim - used
-        elif isinstance(k, slice):
-            out = _apply_slice(out, dim, k, skip_full=True)
-            dim += 1
         elif isinstance(k, (bool, np.bool_)) or _scalar_kind(k) == "b":
             # True/False add a dim of size 1 and take all (1) or none (0) of it
             out = _unsqueeze(out, dim=dim)
@@ -332,24 +344,34 @@ def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
     return _index(out, indices=indices, accumulate=accumulate)
 
 
-def _apply_slice(x: Tensor, dim: int, s: slice, *, skip_full: bool) -> Tensor:
-    step = 1 if s.step is None else operator.index(s.step)
-    if step == 0:
-        raise ValueError("index: a slice step cannot be zero")
-    if step < 0:
-        raise ValueError(
-            "index: a slice step must be positive (negative steps are not supported); use flip()"
-        )
-    if x._data.ndim == 0:
+def _apply_slice(x: Tensor, dim: int, s: slice, skip_full: bool) -> Tensor:
+    """``x`` sliced by ``s`` at ``dim``; inside a tuple index (``skip_full``) a slice that
+    keeps the whole dim is skipped, as PyTorch skips it."""
+    step = s.step
+    if step is not None:
+        step = operator.index(step)
+        if step == 0:
+            raise ValueError("index: a slice step cannot be zero")
+        if step < 0:
+            raise ValueError(
+                "index: a slice step must be positive (negative steps are not supported); "
+                "use flip()"
+            )
+    shape = x._data.shape
+    if not shape:
         raise IndexError("index: a 0-dim tensor cannot be sliced; unsqueeze it first")
-    size = x._data.shape[dim]
-    start = None if s.start is None else operator.index(s.start)
-    stop = None if s.stop is None else operator.index(s.stop)
-    # PyTorch skips a slice that keeps a whole dim, but only inside a tuple index.
-    if skip_full and start in (None, 0) and (stop is None or stop >= size) and step == 1:
-        return x
-    start, stop, step = slice(start, stop, step).indices(size)
-    return _slice(x, dim=dim, start=start, stop=max(start, stop), step=step)
+    size = shape[dim]
+    start, stop = s.start, s.stop
+    if start is not None and type(start) is not int:
+        start = operator.index(start)
+    if stop is not None and type(stop) is not int:
+        stop = operator.index(stop)
+    if skip_full and (start is None or start == 0) and (stop is None or stop >= size):
+        if step is None or step == 1:
+            return x
+    # The bounds made non-negative and clipped to the dim, as Python's.
+    start, stop, step = s.indices(size)
+    return _slice(x, dim=dim, start=start, stop=stop if stop > start else start, step=step)
 
 
 __all__ = exports(globals())
