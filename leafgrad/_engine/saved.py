@@ -163,14 +163,17 @@ def _versions(values: tuple, checked: tuple) -> list:
 
 
 class _Shared(dict):
-    """``n -> make(n)``, each built once: tuples that every node of ``n`` inputs shares."""
+    """``n -> make(n)``: tuples that every node of ``n`` inputs shares, each built once for
+    the usual few inputs (built afresh for more, so that ever longer lists cost no memory)."""
 
     def __init__(self, make) -> None:
         super().__init__()
         self._make = make
 
     def __missing__(self, n: int) -> tuple:
-        value = self[n] = self._make(n)
+        value = self._make(n)
+        if n < 64:
+            self[n] = value
         return value
 
 
