@@ -246,10 +246,23 @@ class SavedTensors:
         if check_versions.__class__ is not tuple:
             check_versions = _ALL[len(values)] if check_versions is True else ()
         if len(check_versions) < len(values):
-            # Named saves (an op's): the inputs whose shapes alone the rules read are not
-            # kept, so their arrays are freed as soon as nothing else holds them (an add no
-            # longer keeps the product before it alive), as PyTorch keeps only their sizes.
-            values = _shapes_only(values, check_versions, owner)
+            # The inputs whose shapes alone the rules read are not kept, so their arrays are
+            # freed as soon as nothing else holds them (an add no longer keeps the product
+            # before it alive), as PyTorch keeps only their sizes: each becomes a stand-in
+            # that knows its shape, dtype and requires_grad only, one per kind of input
+            # shared by every node. (Inline, with a counter: this runs for most ops.)
+            out = []
+            i = 0
+            for v in values:
+                if (type(v) is Tensor or isinstance(v, Tensor)) and i not in check_versions:
+                    d = v._data
+                    key = (d.shape, d.dtype, v._requires_grad, owner)
+                    stand_in = _unsaved.get(key)
+                    out.append(stand_in if stand_in is not None else _new_stand_in(_unsaved, key))
+                else:
+                    out.append(v)
+                i += 1
+            values = tuple(out)
         self._values = values
         self._checked = check_versions
         self._versions = None
@@ -584,23 +597,6 @@ def _release_param(value, op: str):
     if isinstance(value, tuple):
         return tuple(_release_param(v, op) for v in value)
     return value
-
-
-def _shapes_only(values: tuple, saved: tuple, owner: str) -> tuple:
-    """``values`` with each Tensor not in ``saved`` replaced by one that knows its shape,
-    dtype and requires_grad only (one per kind of input, shared by every node)."""
-    out = []
-    i = 0
-    for v in values:  # a plain loop with a counter: the cheapest here (runs per op)
-        if (type(v) is Tensor or isinstance(v, Tensor)) and i not in saved:
-            d = v._data
-            key = (d.shape, d.dtype, v._requires_grad, owner)
-            stand_in = _unsaved.get(key)
-            out.append(stand_in if stand_in is not None else _new_stand_in(_unsaved, key))
-        else:
-            out.append(v)
-        i += 1
-    return tuple(out)
 
 
 def _freed_values(values: tuple, saved: tuple, owner: str) -> tuple:

@@ -383,10 +383,11 @@ def _build(prim: Primitive):
                     edges.append(_NO_EDGE)
             if every_input:
                 checked = _ALL[len(args)]
-            elif guarded:  # saved only if that other input needs a gradient
-                checked = _saves_when(always, guarded, args)
             else:
                 checked = always
+                for i, g in guarded:  # saved only if that other input needs a gradient
+                    if getattr(args[g], "_requires_grad", False):
+                        checked += (i,)
             if inference:
                 _check_saving_inference(name, args, checked)
             keep = guard = late = None  # the output arrays kept, and the tensor(s) guarding them
@@ -439,16 +440,6 @@ def _build(prim: Primitive):
     op.primitive = prim
     jvp_rule = prim.jvp
     return op
-
-
-def _saves_when(always: tuple, guarded: tuple, args) -> tuple:
-    """The inputs an op saves: ``always``, and each ``(index, guard)`` of ``guarded`` whose
-    guard input needs a gradient (``"self if other"``)."""
-    checked = always
-    for i, g in guarded:
-        if getattr(args[g], "_requires_grad", False):
-            checked += (i,)
-    return checked
 
 
 def _check_saving_inference(name, args, checked) -> None:
