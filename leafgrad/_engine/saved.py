@@ -192,8 +192,8 @@ class SavedTensors:
     a second unpack raises; numbers nobody saved stay. The output is kept as arrays, since
     a Tensor whose ``grad_fn`` is the node would be a reference cycle, and is saved
     (guarded by the version counter of the tensor that holds it) or only kept for its
-    shapes. Under saved tensors
-    hooks the saved values and output are what ``pack`` made of them (not version-checked).
+    shapes. Under saved tensors hooks the saved values and output are what ``pack`` made of
+    them (not version-checked).
 
     ``from_ctx``: saved by a custom Function's ``ctx.save_for_backward``, as PyTorch does it:
     version errors name the index, and unpacking after release raises. Otherwise (the saves
