@@ -162,23 +162,15 @@ def _versions(values: tuple, checked: tuple) -> list:
     return versions
 
 
-class _Shared(dict):
-    """``n -> make(n)``: tuples that every node of ``n`` inputs shares, each built once for
-    the usual few inputs (built afresh for more, so that ever longer lists cost no memory)."""
-
-    def __init__(self, make) -> None:
-        super().__init__()
-        self._make = make
-
-    def __missing__(self, n: int) -> tuple:
-        value = self._make(n)
-        if n < 64:
-            self[n] = value
-        return value
+# Tuples that every node of n (< 64) inputs shares: the versions of n saved tensors never
+# changed, and the indices of n values all saved (more inputs: built afresh).
+_ZEROS = tuple((0,) * n for n in range(64))
+_ALL = tuple(tuple(range(n)) for n in range(64))
 
 
-_ZEROS = _Shared(lambda n: (0,) * n)  # the versions of n saved tensors never changed
-_ALL = _Shared(lambda n: tuple(range(n)))  # the indices of n values, all saved
+def _all(n: int) -> tuple:
+    """The indices of ``n`` values, all saved."""
+    return _ALL[n] if n < 64 else tuple(range(n))
 
 
 class SavedTensors:
@@ -244,7 +236,7 @@ class SavedTensors:
         self._output_saved = self._released = self._packed = False
         self._from_ctx = from_ctx
         if check_versions.__class__ is not tuple:
-            check_versions = _ALL[len(values)] if check_versions is True else ()
+            check_versions = _all(len(values)) if check_versions is True else ()
         if len(check_versions) < len(values):
             # The inputs whose shapes alone the rules read are not kept, so their arrays are
             # freed as soon as nothing else holds them (an add no longer keeps the product
@@ -269,7 +261,8 @@ class SavedTensors:
         if check_versions:
             # Most saved tensors were never changed in place: their versions are a shared
             # tuple of zeros, one object fewer per node for the garbage collector to count.
-            versions = _ZEROS[len(check_versions)]
+            n = len(check_versions)
+            versions = _ZEROS[n] if n < 64 else (0,) * n
             k = 0
             for i in check_versions:
                 a = values[i]
@@ -680,5 +673,7 @@ def _freed_number(value, op: str):
             dtype = np.dtype(np.int64)
         else:
             dtype = _dtype.get_default_dtype().np
-        return _wrap(_freed((), dtype, op))
+        key = ((), dtype, False, op)
+        stand_in = _released.get(key)
+        return stand_in if stand_in is not None else _new_stand_in(_released, key)
     return value

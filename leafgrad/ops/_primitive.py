@@ -35,7 +35,7 @@ from .._engine.anomaly import state as _anomaly
 from .._engine.forward import jet_state as _jet_state
 from .._engine.forward import state as _forward_state
 from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
-from .._engine.saved import _ALL
+from .._engine.saved import _all
 from .._tensor import Tensor, _wrap
 from . import _jets, _optable
 from ._batching_table import batch_call
@@ -382,7 +382,7 @@ def _build(prim: Primitive):
                 else:
                     edges.append(_NO_EDGE)
             if every_input:
-                checked = _ALL[len(args)]
+                checked = _all(len(args))
             else:
                 checked = always
                 for i, g in guarded:  # saved only if that other input needs a gradient
