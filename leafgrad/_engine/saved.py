@@ -162,20 +162,15 @@ def _versions(values: tuple, checked: tuple) -> list:
     return versions
 
 
-class _Shared(dict):
-    """``n -> make(n)``, each built once: tuples that every node of ``n`` inputs shares."""
-
-    def __init__(self, make) -> None:
-        super().__init__()
-        self._make = make
-
-    def __missing__(self, n: int) -> tuple:
-        value = self[n] = self._make(n)
-        return value
+# Tuples that every node of n (< 64) inputs shares: the versions of n saved tensors never
+# changed, and the indices of n values all saved (more inputs: built afresh).
+_ZEROS = tuple((0,) * n for n in range(64))
+_ALL = tuple(tuple(range(n)) for n in range(64))
 
 
-_ZEROS = _Shared(lambda n: (0,) * n)  # the versions of n saved tensors never changed
-_ALL = _Shared(lambda n: tuple(range(n)))  # the indices of n values, all saved
+def _all(n: int) -> tuple:
+    """The indices of ``n`` values, all saved."""
+    return _ALL[n] if n < 64 else tuple(range(n))
 
 
 class SavedTensors:
@@ -189,8 +184,8 @@ class SavedTensors:
     a second unpack raises; numbers nobody saved stay. The output is kept as arrays, since
     a Tensor whose ``grad_fn`` is the node would be a reference cycle, and is saved
     (guarded by the version counter of the tensor that holds it) or only kept for its
-    shapes. Under saved tensors
-    hooks the saved values and output are what ``pack`` made of them (not version-checked).
+    shapes. Under saved tensors hooks the saved values and output are what ``pack`` made of
+    them (not version-checked).
 
     ``from_ctx``: saved by a custom Function's ``ctx.save_for_backward``, as PyTorch does it:
     version errors name the index, and unpacking after release raises. Otherwise (the saves
@@ -241,19 +236,33 @@ class SavedTensors:
         self._output_saved = self._released = self._packed = False
         self._from_ctx = from_ctx
         if check_versions.__class__ is not tuple:
-            check_versions = _ALL[len(values)] if check_versions is True else ()
+            check_versions = _all(len(values)) if check_versions is True else ()
         if len(check_versions) < len(values):
-            # Named saves (an op's): the inputs whose shapes alone the rules read are not
-            # kept, so their arrays are freed as soon as nothing else holds them (an add no
-            # longer keeps the product before it alive), as PyTorch keeps only their sizes.
-            values = _shapes_only(values, check_versions, owner)
+            # The inputs whose shapes alone the rules read are not kept, so their arrays are
+            # freed as soon as nothing else holds them (an add no longer keeps the product
+            # before it alive), as PyTorch keeps only their sizes: each becomes a stand-in
+            # that knows its shape, dtype and requires_grad only, one per kind of input
+            # shared by every node. (Inline, with a counter: this runs for most ops.)
+            out = []
+            i = 0
+            for v in values:
+                if (type(v) is Tensor or isinstance(v, Tensor)) and i not in check_versions:
+                    d = v._data
+                    key = (d.shape, d.dtype, v._requires_grad, owner)
+                    stand_in = _unsaved.get(key)
+                    out.append(stand_in if stand_in is not None else _new_stand_in(_unsaved, key))
+                else:
+                    out.append(v)
+                i += 1
+            values = tuple(out)
         self._values = values
         self._checked = check_versions
         self._versions = None
         if check_versions:
             # Most saved tensors were never changed in place: their versions are a shared
             # tuple of zeros, one object fewer per node for the garbage collector to count.
-            versions = _ZEROS[len(check_versions)]
+            n = len(check_versions)
+            versions = _ZEROS[n] if n < 64 else (0,) * n
             k = 0
             for i in check_versions:
                 a = values[i]
@@ -583,23 +592,6 @@ def _release_param(value, op: str):
     return value
 
 
-def _shapes_only(values: tuple, saved: tuple, owner: str) -> tuple:
-    """``values`` with each Tensor not in ``saved`` replaced by one that knows its shape,
-    dtype and requires_grad only (one per kind of input, shared by every node)."""
-    out = []
-    i = 0
-    for v in values:  # a plain loop with a counter: the cheapest here (runs per op)
-        if (type(v) is Tensor or isinstance(v, Tensor)) and i not in saved:
-            d = v._data
-            key = (d.shape, d.dtype, v._requires_grad, owner)
-            stand_in = _unsaved.get(key)
-            out.append(stand_in if stand_in is not None else _new_stand_in(_unsaved, key))
-        else:
-            out.append(v)
-        i += 1
-    return tuple(out)
-
-
 def _freed_values(values: tuple, saved: tuple, owner: str) -> tuple:
     """``values`` once released: each saved one (``saved``: indices) replaced by a stand-in
     that knows only its shape and dtype (the others are stand-ins or numbers already)."""
@@ -681,5 +673,7 @@ def _freed_number(value, op: str):
             dtype = np.dtype(np.int64)
         else:
             dtype = _dtype.get_default_dtype().np
-        return _wrap(_freed((), dtype, op))
+        key = ((), dtype, False, op)
+        stand_in = _released.get(key)
+        return stand_in if stand_in is not None else _new_stand_in(_released, key)
     return value

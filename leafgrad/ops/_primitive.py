@@ -35,7 +35,7 @@ from .._engine.anomaly import state as _anomaly
 from .._engine.forward import jet_state as _jet_state
 from .._engine.forward import state as _forward_state
 from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
-from .._engine.saved import _ALL
+from .._engine.saved import _all
 from .._tensor import Tensor, _wrap
 from . import _jets, _optable
 from ._batching_table import batch_call
@@ -463,11 +463,12 @@ def _build(prim: Primitive):
                 else:
                     edges.append(_NO_EDGE)
             if every_input:
-                checked = _ALL[len(args)]
-            elif guarded:  # saved only if that other input needs a gradient
-                checked = _saves_when(always, guarded, args)
+                checked = _all(len(args))
             else:
                 checked = always
+                for i, g in guarded:  # saved only if that other input needs a gradient
+                    if getattr(args[g], "_requires_grad", False):
+                        checked += (i,)
             if inference:
                 _check_saving_inference(name, args, checked)
             keep = guard = late = None  # the output arrays kept, and the tensor(s) guarding them
@@ -520,16 +521,6 @@ def _build(prim: Primitive):
     op.primitive = prim
     jvp_rule = prim.jvp
     return op
-
-
-def _saves_when(always: tuple, guarded: tuple, args) -> tuple:
-    """The inputs an op saves: ``always``, and each ``(index, guard)`` of ``guarded`` whose
-    guard input needs a gradient (``"self if other"``)."""
-    checked = always
-    for i, g in guarded:
-        if getattr(args[g], "_requires_grad", False):
-            checked += (i,)
-    return checked
 
 
 def _check_saving_inference(name, args, checked) -> None:
