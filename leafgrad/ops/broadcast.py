@@ -14,7 +14,8 @@ from .._exposure import exports, public
 from .._tensor import Tensor
 from ._inputs import _varargs_or_keyword
 from ._optable import Linear
-from ._primitive import _sum_to_forward, primitive
+from ._plain import _sum_to_forward
+from ._primitive import primitive
 
 
 def _broadcast_shapes_error(op, shape, target):

@@ -1,0 +1,81 @@
+"""Plain rules: an op's backward rules run on NumPy arrays where nothing is recorded.
+
+When a backward records nothing (no ``create_graph``, no special mode), ``OpNode.apply_plain``
+runs the rules of ops declared ``plain_rules=True`` on the arrays themselves: operators act
+on the arrays, and a leafgrad op handed an array inside such a rule runs its forward on it
+(``_primitive``'s ``op``, while ``grad_mode._state.plain``). The same NumPy calls in the same
+order as on tensors, so the same results, without an op's cost around each step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+
+
+def plain_backward(vjp, vjp_all, broadcast):
+    """The op's rules run on NumPy arrays: what ``OpNode.apply_plain`` calls when nothing is
+    recorded (no ``create_graph``, no special mode), so that each step of a rule is the NumPy
+    call itself rather than an op. Operators act on the arrays directly; a leafgrad op that
+    meets an array runs its forward on it (``op``, while ``grad_mode._state.plain``).
+    Same NumPy calls in the same order as on tensors, so the same results. One output only
+    (``backward(grad, args, result, params, needs)``, ``grad`` an array)."""
+    if vjp_all is not None:
+
+        def backward(grad, args, result, params, needs):
+            outs = vjp_all(grad, *args, result=result, needs=needs, **params)
+            return [
+                None if g is None or not n else _fit_array(g, a, broadcast)
+                for g, a, n in zip(outs, args, needs)
+            ]
+
+        return backward
+
+    def backward(grad, args, result, params, needs):
+        outs = []
+        for i, need in enumerate(needs):
+            if need:
+                g = vjp[i](grad, *args, result=result, **params)
+                like = args[i]
+                # Most gradients fit their input already: checked in that order, cheaply.
+                if not (type(g) is np.ndarray and g.dtype is like.dtype and g.shape == like.shape):
+                    g = _fit_array(g, like, broadcast)
+                outs.append(g)
+            else:
+                outs.append(None)
+        return outs
+
+    return backward
+
+
+def _fit_array(grad, like, broadcast):
+    """``_fit`` on arrays: a NumPy scalar (0-d arithmetic gives them) made an array again."""
+    if type(grad) is not np.ndarray:
+        grad = np.asarray(grad)
+    if broadcast and grad.shape != like.shape:
+        grad = _sum_to_forward(grad, shape=like.shape)
+    if grad.dtype != like.dtype:
+        grad = grad.astype(like.dtype)
+    return grad
+
+
+def _sum_to_forward(x, *, shape):
+    """``x`` summed over its broadcast dimensions to ``shape`` (sum_to's forward)."""
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1
+    )
+    out = x.sum(axis=axes, keepdims=True) if axes else x
+    return out.reshape(shape)
+
+
+def _holds_array(args) -> bool:
+    for a in args:
+        if type(a) is np.ndarray or isinstance(a, np.generic):
+            return True
+    return False
+
+
+def _arrays_of(args) -> list:
+    return [a._data if isinstance(a, Tensor) else a for a in args]
