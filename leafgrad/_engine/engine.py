@@ -191,8 +191,8 @@ def _send(node: Node, outs: list | None, buffers: dict, deps: dict, ready: list,
                 buf[nr] = g if old is None else _sum(old, g)
         left = deps[nxt] - 1
         deps[nxt] = left
-        if left == 0:  # _priority inlined: once per edge
-            heapq.heappush(ready, (_FIRST if nxt._runs_first else -nxt.sequence_nr, tick(), nxt))
+        if left == 0:
+            heapq.heappush(ready, (_priority(nxt), tick(), nxt))
 
 
 def _sum(a: Tensor, b: Tensor) -> Tensor:

@@ -351,7 +351,9 @@ class OpNode(Node):
         output = saved.output
         grad = grads[0]._data  # one output (on_arrays is made for those only), gradient set
         dtype = grad.dtype
-        if output is not None and (type(output) is not np.ndarray or output.dtype is not dtype):
+        if output is not None and (
+            type(output) is not np.ndarray or (output.dtype is not dtype and output.dtype != dtype)
+        ):
             return NOT_PLAIN  # packed by saved tensors hooks, or another dtype
         args = []
         for a in saved.unpack(self._name):

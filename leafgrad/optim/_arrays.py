@@ -46,6 +46,14 @@ def _operand(value):
     return value._data if isinstance(value, Tensor) else _value(value)
 
 
+def _add_combined(t: Tensor, combine, tensor1: Tensor, tensor2: Tensor, value) -> Tensor:
+    """``t += combine(tensor1 * value, tensor2)`` in place (addcmul_, addcdiv_: PyTorch's order)."""
+    a = t._data
+    np.add(a, combine(np.multiply(tensor1._data, _value(value)), tensor2._data), out=a)
+    _written(t)
+    return t
+
+
 class _OnArrays:
     """``_OnTensors``' forms on the arrays, written in place; new values are Tensors outside
     any graph. (Temporaries are not reused with ``out=``: a 0-d result is a NumPy scalar.)"""
@@ -85,17 +93,11 @@ class _OnArrays:
 
     @staticmethod
     def addcmul_(t: Tensor, tensor1: Tensor, tensor2: Tensor, value) -> Tensor:
-        a = t._data
-        np.add(a, np.multiply(np.multiply(tensor1._data, _value(value)), tensor2._data), out=a)
-        _written(t)
-        return t
+        return _add_combined(t, np.multiply, tensor1, tensor2, value)
 
     @staticmethod
     def addcdiv_(t: Tensor, tensor1: Tensor, tensor2: Tensor, value) -> Tensor:
-        a = t._data
-        np.add(a, np.divide(np.multiply(tensor1._data, _value(value)), tensor2._data), out=a)
-        _written(t)
-        return t
+        return _add_combined(t, np.divide, tensor1, tensor2, value)
 
     @staticmethod
     def maximum_(t: Tensor, other: Tensor) -> Tensor:
