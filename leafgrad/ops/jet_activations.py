@@ -22,11 +22,14 @@ from . import elementwise, piecewise
 from ._optable import Generic
 from ._primitive import primitive
 from .jet_kernels import (
-    _backward_forward,
+    _active_or_none,
+    _backward_block,
+    _backward_blocked,
     _backward_jvp,
     _backward_vjp,
     _mix,
-    _unary_forward,
+    _unary_block,
+    _unary_blocked,
     _unary_jvp,
     _weight_array,
 )
@@ -197,8 +200,13 @@ def _pairs(xp, z, n, fn, op_params):
 
 # ---------------------------------------------------------------------------------- jet_act
 def _act_forward(p, z, *, fn, op_params, first, weights):
-    ((d1, d2),) = _pairs(_Arrays, z, 1, fn, op_params)
-    return _unary_forward(p, d1, d2, first=first, weights=weights)
+    active = _active_or_none(weights, p.dtype)
+
+    def block(p, z, out=None):  # the derivatives of a block of rows, used while in cache
+        ((d1, d2),) = _pairs(_Arrays, z, 1, fn, op_params)
+        return _unary_block(p, d1, d2, first, active, out)
+
+    return _unary_blocked(block, p, (z,), live=3)
 
 
 def _act_vjp(grad, p, z, *, result, needs, **params):
@@ -227,12 +235,19 @@ jet_act = primitive(
 
 # ------------------------------------------------------------------------- jet_act_backward
 def _act_backward_forward(grad, p, z, *, fn, op_params, first, weights):
-    (d1, d2), (e1, e2) = _pairs(_Arrays, z, 2, fn, op_params)
-    gp, gz, gd2 = _backward_forward(grad, p, d1, d2, first=first, weights=weights)
-    gz *= e1  # g_d1 is a fresh array: g_z = g_d1 D1' + g_d2 D2' written into it
-    if weights:
-        gd2 *= e2
-        gz += gd2
+    active = _active_or_none(weights, p.dtype)
+
+    def block(grad, p, z, outs=(None, None, None)):
+        (d1, d2), (e1, e2) = _pairs(_Arrays, z, 2, fn, op_params)
+        gp, gz, gd2 = _backward_block(grad, p, d1, d2, first, active, outs[:2] + (None,))
+        gz *= e1  # g_d1 is fresh (or ours): g_z = g_d1 D1' + g_d2 D2' written into it
+        if weights:
+            gd2 = np.zeros_like(d2) if gd2 is None else gd2  # as jet_unary_backward's
+            gd2 *= e2
+            gz += gd2
+        return gp, gz, None
+
+    gp, gz, _ = _backward_blocked(block, grad, p, (z,), None, live=4.5)
     return gp, gz.astype(p.dtype, copy=False)
 
 

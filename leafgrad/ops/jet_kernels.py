@@ -25,6 +25,7 @@ from .._tensor import Tensor, _wrap, _zeros_like
 from ._optable import Bilinear, Generic
 from ._primitive import primitive
 from ._tangents import tangent_sum
+from .jet_blocks import blockable, blocks
 from .joining import cat
 from .linalg import mm, t
 from .shape import reshape
@@ -84,11 +85,11 @@ def _mix(w: np.ndarray, x: Tensor) -> Tensor:
     return reshape(mm(_wrap(w.astype(x._data.dtype, copy=False)), flat), (w.shape[0],) + shape[1:])
 
 
-def _channel_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _channel_dot(a: np.ndarray, b: np.ndarray, out=None) -> np.ndarray:
     """``sum_c a[c] * b[c]`` without a (C, ...) temporary (and faster than ``.sum(0)``)."""
     if len(a) == 1:  # one product: einsum's setup costs more than it
-        return np.multiply(a[0], b[0])
-    return np.einsum("c...,c...->...", a, b)
+        return np.multiply(a[0], b[0], out=out)
+    return np.einsum("c...,c...->...", a, b, out=out)
 
 
 @functools.lru_cache(maxsize=64)
@@ -99,6 +100,14 @@ def _active_weights(weights: tuple, dtype) -> tuple:
     wt = np.ascontiguousarray(w.T)
     w.flags.writeable = wt.flags.writeable = False
     return sel, w, wt
+
+
+def _active_or_none(weights: tuple, dtype):
+    """``_active_weights``, or None when no second-order row weighs any direction."""
+    if not weights:
+        return None
+    active = _active_weights(weights, dtype)
+    return active if active[1].size else None
 
 
 # ---------------------------------------------------------------------------- jet_linear
@@ -208,15 +217,36 @@ jet_linear_backward = primitive(
 
 
 # ----------------------------------------------------------------------------- jet_unary
-def _unary_forward(p, d1, d2, *, first, weights):
-    out = np.multiply(p, d1)
-    if weights:
-        sel, w, _ = _active_weights(weights, p.dtype)
-        if w.size:
-            q = _mix_arrays(w, np.square(p[sel]))
-            q *= d2  # q is (a view of) a fresh array
-            out[first:] += q
+def _unary_block(p, d1, d2, first, active, out=None):
+    """jet_unary's forward on one block of rows (``active``: ``_active_or_none``), into
+    ``out`` when given."""
+    out = np.multiply(p, d1, out=out)
+    if active is not None:
+        sel, w, _ = active
+        q = _mix_arrays(w, np.square(p[sel]))
+        q *= d2  # q is (a view of) a fresh array
+        out[first:] += q
     return out
+
+
+def _unary_blocked(block, p, z, live):
+    """``block(p, *z, out=)`` over the row blocks of ``p`` (``z``: the per-point arrays)."""
+    rows = blocks(p, *z, live=live)
+    if len(rows) == 1:
+        return block(p, *z)
+    out = np.empty(p.shape, p.dtype)
+    for r in rows:
+        block(p[:, r], *(a[r] for a in z), out=out[:, r])
+    return out
+
+
+def _unary_forward(p, d1, d2, *, first, weights):
+    active = _active_or_none(weights, p.dtype)
+
+    def block(p, d1, d2, out=None):
+        return _unary_block(p, d1, d2, first, active, out)
+
+    return _unary_blocked(block, p, (d1, d2), live=2.5)
 
 
 def _unary_vjp(grad, p, d1, d2, *, result, needs, first, weights):
@@ -255,21 +285,45 @@ jet_unary = primitive(
 # ---------------------------------------------------------------------- jet_unary_backward
 # With R = W^T gL (one per direction), jet_unary's gradients are
 #   g_J = d1 gJ + 2 d2 R J,  g_L = d1 gL,  g_d1 = sum_c g_c p_c,  g_d2 = sum_k R_k J_k^2.
-def _backward_forward(grad, p, d1, d2, *, first, weights):
-    gp = np.multiply(grad, d1)
-    gd1 = _channel_dot(grad, p)
-    if not weights:
-        return gp, gd1, np.zeros_like(d2)
-    sel, w, wt = _active_weights(weights, p.dtype)
-    if not w.size:
-        return gp, gd1, np.zeros_like(d2)
+def _backward_block(grad, p, d1, d2, first, active, outs=(None, None, None)):
+    """jet_unary_backward's forward on one block of rows, into ``outs`` where given; its
+    ``g_d2`` is None when ``active`` is (no second-order row weighs a direction)."""
+    gp = np.multiply(grad, d1, out=outs[0])
+    gd1 = _channel_dot(grad, p, out=outs[1])
+    if active is None:
+        return gp, gd1, None
+    sel, _, wt = active
     j = p[sel]
     rj = _mix_arrays(wt, grad[first:]) * j
-    gd2 = _channel_dot(rj, j)
+    gd2 = _channel_dot(rj, j, out=outs[2])
     rj *= d2
     rj *= 2
     gp[sel] += rj
     return gp, gd1, gd2
+
+
+def _backward_blocked(block, grad, p, z, active, live):
+    """``block(grad, p, z, outs)`` over the row blocks of ``p`` (``z``: the per-point
+    arrays, ``z[0]`` giving ``g_d1``'s shape): ``(g_p, g_d1, g_d2 or None)``."""
+    rows = blocks(p, *z, live=live) if blockable(p, grad) else (slice(None),)
+    if len(rows) == 1:
+        return block(grad, p, *z)
+    gp, gd1 = np.empty(p.shape, p.dtype), np.empty(z[0].shape, p.dtype)
+    gd2 = None if active is None else np.empty(z[0].shape, p.dtype)
+    for r in rows:
+        outs = (gp[:, r], gd1[r], None if gd2 is None else gd2[r])
+        block(grad[:, r], p[:, r], *(a[r] for a in z), outs=outs)
+    return gp, gd1, gd2
+
+
+def _backward_forward(grad, p, d1, d2, *, first, weights):
+    active = _active_or_none(weights, p.dtype)
+
+    def block(grad, p, d1, d2, outs=(None, None, None)):
+        return _backward_block(grad, p, d1, d2, first, active, outs)
+
+    gp, gd1, gd2 = _backward_blocked(block, grad, p, (d1, d2), active, live=4)
+    return gp, gd1, np.zeros_like(d2) if gd2 is None else gd2
 
 
 def _backward_vjp(grads, grad, p, d1, d2, *, result, needs, first, weights):
