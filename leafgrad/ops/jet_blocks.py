@@ -31,19 +31,23 @@ def row_blocks(jet: np.ndarray, live: float = 1.0) -> tuple:
     return tuple(slice(i, min(i + step, rows)) for i in range(0, rows, step))
 
 
-def blockable(jet: np.ndarray, *arrays) -> bool:
-    """Whether ``arrays`` are ndarrays of one point per row of ``jet: (K, N, ...)``, in its
-    dtype, so that a block of rows slices each of them alike (else: the whole arrays)."""
-    shape, dtype = jet.shape[1:], jet.dtype
-    for a in arrays:
-        if type(a) is not np.ndarray or a.shape != shape or a.dtype != dtype:
-            return False
-    return jet.ndim > 1 and type(jet) is np.ndarray
+def blockable(jet: np.ndarray, *arrays, jets=()) -> bool:
+    """Whether ``arrays`` are ndarrays of one point per row of ``jet: (K, N, ...)`` and
+    ``jets`` ndarrays of its shape, all in its dtype, so that a block of rows slices each of
+    them alike (else the kernels take the whole arrays)."""
+    if type(jet) is not np.ndarray or jet.ndim < 2:
+        return False
+    for shape, group in ((jet.shape[1:], arrays), (jet.shape, jets)):
+        for a in group:
+            if type(a) is not np.ndarray or a.shape != shape or a.dtype != jet.dtype:
+                return False
+    return True
 
 
-def blocks(jet: np.ndarray, *arrays, live: float = 1.0) -> tuple:
-    """``row_blocks(jet, live)`` when ``blockable(jet, *arrays)``, else the one whole block."""
-    if not blockable(jet, *arrays):
+def blocks(jet: np.ndarray, *arrays, jets=(), live: float = 1.0) -> tuple:
+    """``row_blocks(jet, live)`` when ``blockable(jet, *arrays, jets=jets)``, else the one
+    whole block."""
+    if not blockable(jet, *arrays, jets=jets):
         return (slice(None),)
     return row_blocks(jet, live)
 

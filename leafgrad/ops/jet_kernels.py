@@ -22,10 +22,10 @@ import functools
 import numpy as np
 
 from .._tensor import Tensor, _wrap, _zeros_like
+from . import jet_blocks
 from ._optable import Bilinear, Generic
 from ._primitive import primitive
 from ._tangents import tangent_sum
-from .jet_blocks import blockable, blocks
 from .joining import cat
 from .linalg import mm, t
 from .shape import reshape
@@ -231,7 +231,7 @@ def _unary_block(p, d1, d2, first, active, out=None):
 
 def _unary_blocked(block, p, z, live):
     """``block(p, *z, out=)`` over the row blocks of ``p`` (``z``: the per-point arrays)."""
-    rows = blocks(p, *z, live=live)
+    rows = jet_blocks.blocks(p, *z, live=live)
     if len(rows) == 1:
         return block(p, *z)
     out = np.empty(p.shape, p.dtype)
@@ -305,7 +305,7 @@ def _backward_block(grad, p, d1, d2, first, active, outs=(None, None, None)):
 def _backward_blocked(block, grad, p, z, active, live):
     """``block(grad, p, z, outs)`` over the row blocks of ``p`` (``z``: the per-point
     arrays, ``z[0]`` giving ``g_d1``'s shape): ``(g_p, g_d1, g_d2 or None)``."""
-    rows = blocks(p, *z, live=live) if blockable(p, grad) else (slice(None),)
+    rows = jet_blocks.blocks(p, *z, jets=(grad,), live=live)
     if len(rows) == 1:
         return block(grad, p, *z)
     gp, gd1 = np.empty(p.shape, p.dtype), np.empty(z[0].shape, p.dtype)

@@ -28,9 +28,17 @@ ROWS, FEATURES = 37, 5  # 37 rows: blocks of 4 leave a short last one
 
 @pytest.fixture
 def tiny_blocks(monkeypatch):
-    """Blocks of a few rows, so that every kernel below runs blocked."""
+    """Blocks of one row; the list of how many blocks each kernel call ran over."""
     monkeypatch.setattr(jet_blocks, "BLOCK_BYTES", 1)
-    return lambda jet, live: len(jet_blocks.row_blocks(jet, live))
+    counts, blocks = [], jet_blocks.blocks
+
+    def counted(*args, **kwargs):
+        rows = blocks(*args, **kwargs)
+        counts.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(jet_blocks, "blocks", counted)
+    return counts
 
 
 def _whole(monkeypatch):
@@ -70,8 +78,9 @@ def test_one_block_when_it_covers_every_row(monkeypatch):
 
 def test_arrays_of_another_shape_or_dtype_are_not_blocked(tiny_blocks):
     p = np.zeros((3, 10, 2))
-    assert jet_blocks.blocks(p, np.zeros((10, 2)), live=1) != (slice(None),)
+    assert jet_blocks.blocks(p, np.zeros((10, 2)), jets=(p,), live=1) != (slice(None),)
     assert jet_blocks.blocks(p, np.zeros((1, 2)), live=1) == (slice(None),)
+    assert jet_blocks.blocks(p, np.zeros((10, 2)), jets=(p[:1],), live=1) == (slice(None),)
     assert jet_blocks.blocks(p, np.zeros((10, 2), np.float32), live=1) == (slice(None),)
     assert jet_blocks.blocks(p, 2.0, live=1) == (slice(None),)
 
@@ -82,8 +91,8 @@ def test_jet_unary_and_its_backward_blocked_equal_whole(layout, dtype, tiny_bloc
     first, weights, p, grad, x = _arrays(layout, dtype)
     d1, d2 = np.cos(x), -np.sin(x)
     kw = {"first": first, "weights": weights}
-    assert tiny_blocks(p, 4) > 4
     blocked = (jk._unary_forward(p, d1, d2, **kw), *jk._backward_forward(grad, p, d1, d2, **kw))
+    assert tiny_blocks == [ROWS, ROWS]
     _whole(monkeypatch)
     whole = (jk._unary_forward(p, d1, d2, **kw), *jk._backward_forward(grad, p, d1, d2, **kw))
     _assert_identical(blocked, whole)
@@ -98,8 +107,8 @@ def test_jet_act_and_its_backward_blocked_equal_whole(fn, layout, dtype, tiny_bl
     z = z.get(fn, lambda v: v)(x).astype(dtype)
     op_params = (("beta", 2.0), ("threshold", 1.5)) if fn == "softplus" else ()
     kw = {"fn": fn, "op_params": op_params, "first": first, "weights": weights}
-    assert tiny_blocks(p, 4) > 4
     blocked = (ja._act_forward(p, z, **kw), *ja._act_backward_forward(grad, p, z, **kw))
+    assert tiny_blocks == [ROWS, ROWS]
     _whole(monkeypatch)
     whole = (ja._act_forward(p, z, **kw), *ja._act_backward_forward(grad, p, z, **kw))
     _assert_identical(blocked, whole)
@@ -131,5 +140,6 @@ def _laplacian_step(dtype):
 @pytest.mark.parametrize("dtype", [lg.float32, lg.float64])
 def test_laplacian_and_its_gradients_blocked_equal_whole(dtype, tiny_blocks, monkeypatch):
     blocked = _laplacian_step(dtype)
+    assert tiny_blocks.count(ROWS) == 4  # two activations, forward and backward
     _whole(monkeypatch)
     _assert_identical(blocked, _laplacian_step(dtype))
