@@ -94,12 +94,13 @@ def _channel_dot(a: np.ndarray, b: np.ndarray, out=None) -> np.ndarray:
 
 @functools.lru_cache(maxsize=64)
 def _active_weights(weights: tuple, dtype) -> tuple:
-    """``_active`` of the weight matrix, and its transpose made contiguous, per (weights,
-    dtype): the same few layouts every layer of every step (read-only arrays)."""
+    """``_active`` of the weight matrix, its transpose made contiguous, and whether it is one
+    row of ones (a Laplacian), per (weights, dtype): the same few layouts every layer of
+    every step (read-only arrays)."""
     sel, w = _active(_weight_array(weights, dtype))
     wt = np.ascontiguousarray(w.T)
     w.flags.writeable = wt.flags.writeable = False
-    return sel, w, wt
+    return sel, w, wt, w.shape[0] == 1 and w.shape[1] > 1 and bool(np.all(w == 1))
 
 
 def _active_or_none(weights: tuple, dtype):
@@ -222,8 +223,10 @@ def _unary_block(p, d1, d2, first, active, out=None):
     ``out`` when given."""
     out = np.multiply(p, d1, out=out)
     if active is not None:
-        sel, w, _ = active
-        q = _mix_arrays(w, np.square(p[sel]))
+        sel, w, _, ones = active
+        j = p[sel]
+        # Q = W (J^2): one sum of squares for a Laplacian, without the squares' temporary
+        q = _channel_dot(j, j)[None] if ones else _mix_arrays(w, np.square(j))
         q *= d2  # q is (a view of) a fresh array
         out[first:] += q
     return out
@@ -292,9 +295,16 @@ def _backward_block(grad, p, d1, d2, first, active, outs=(None, None, None)):
     gd1 = _channel_dot(grad, p, out=outs[1])
     if active is None:
         return gp, gd1, None
-    sel, _, wt = active
+    sel, _, wt, ones = active
     j = p[sel]
-    rj = _mix_arrays(wt, grad[first:]) * j
+    r = _mix_arrays(wt, grad[first:])
+    if ones:  # R the same for every direction: g_d2 = R sum_k J_k^2, and R 2 d2 once
+        gd2 = np.multiply(r[0], _channel_dot(j, j), out=outs[2])
+        r2 = np.multiply(r[0], d2)
+        r2 *= 2
+        gp[sel] += j * r2
+        return gp, gd1, gd2
+    rj = r * j
     gd2 = _channel_dot(rj, j, out=outs[2])
     rj *= d2
     rj *= 2
