@@ -68,8 +68,8 @@ NO_RULE: dict = {
     "unique_dim": "its length depends on each example's values",
     "unique_consecutive": "its length depends on each example's values",
 }
-# The fused Taylor path's kernels (jet_kernels.py, jet_activations.py): called only inside a
-# Taylor pass on packed derivative channels, which vmap does not batch yet.
+# The fused Taylor path's kernels (jet_kernels.py, jet_activations.py, jet_dense.py): called
+# only inside a Taylor pass on packed derivative channels, which vmap does not batch yet.
 NO_RULE.update(
     {
         key: "not batched yet: a fused Taylor kernel, called only by a Taylor pass"
@@ -78,6 +78,8 @@ NO_RULE.update(
             "jet_unary_backward",
             "jet_act",
             "jet_act_backward",
+            "jet_dense",
+            "jet_dense_backward",
         )
     }
 )

@@ -21,9 +21,11 @@ again, so the ops after it are fused again.
 from __future__ import annotations
 
 from .._engine.forward import jet_mode
+from .._engine.grad_mode import is_grad_enabled, set_grad_enabled
 from .._tensor import Tensor
 from ._optable import Bilinear, Composite, Linear, Unary
 from .jet_activations import jet_act, variable
+from .jet_dense import dense_rows, jet_dense
 from .jet_kernels import jet_linear, jet_unary
 from .joining import stack, unbind
 
@@ -50,24 +52,45 @@ def layout(mode) -> tuple:
 
 
 class PackedJet:
-    """A tensor's derivative channels ``(first + S, *shape)`` in jet mode ``mode``."""
+    """A tensor's derivative channels ``(first + S, *shape)`` in jet mode ``mode``.
 
-    __slots__ = ("channels", "first", "mode", "weights")
+    A Linear layer's channels ``p @ w`` are left pending (``linear``) until first read, so
+    that an activation right after it can map both at once (``jet_dense``).
+    """
+
+    __slots__ = ("_channels", "_pending", "first", "mode", "weights")
 
     def __init__(self, channels: Tensor, mode) -> None:
-        self.channels = channels
+        self._channels, self._pending = channels, None
         self.mode = mode
         self.first, self.weights = layout(mode)
 
-    def like(self, channels: Tensor) -> PackedJet:
+    @property
+    def channels(self) -> Tensor:
+        """The channels; a pending Linear layer's made now (in the grad mode it met)."""
+        if self._pending is not None:
+            p, w, grad_mode = self._pending
+            with set_grad_enabled(grad_mode):
+                self._channels = jet_linear(p, w)
+            self._pending = None
+        return self._channels
+
+    def like(self, channels: Tensor | None) -> PackedJet:
         """A jet of the same mode (its layout copied, not worked out again)."""
         jet = _new(PackedJet)
-        jet.channels, jet.mode, jet.first, jet.weights = (
+        jet._channels, jet._pending, jet.mode, jet.first, jet.weights = (
             channels,
+            None,
             self.mode,
             self.first,
             self.weights,
         )
+        return jet
+
+    def linear(self, p: Tensor, w: Tensor) -> PackedJet:
+        """A jet of the same mode whose channels are ``jet_linear(p, w)``, made when read."""
+        jet = self.like(None)
+        jet._pending = (p, w, is_grad_enabled())
         return jet
 
     def unpack(self) -> tuple:
@@ -118,13 +141,14 @@ def _fused(op, args, params, result, jets, like: PackedJet):
     shape = result._data.shape
     if key in _MATRIX_PRODUCTS:
         if with_jet == [0] and args[0]._data.ndim >= 2 and args[1]._data.ndim == 2:
-            return like.like(jet_linear(jets[0].channels, args[1]))
+            return like.linear(jets[0].channels, args[1])
         return NOT_FUSED
     if key == "addmm":  # beta * input + alpha * mat1 @ mat2, nn.Linear's op
         if with_jet == [1]:
-            channels = jet_linear(jets[1].channels, args[2])
             alpha = params.get("alpha", 1)
-            return like.like(channels if alpha == 1 else channels * alpha)
+            if alpha == 1:
+                return like.linear(jets[1].channels, args[2])
+            return like.like(jet_linear(jets[1].channels, args[2]) * alpha)
         return NOT_FUSED
     if any(args[i]._data.shape != shape for i in with_jet):
         return NOT_FUSED  # broadcasting the jet itself: the generic rules
@@ -156,27 +180,43 @@ def _channel_args(args, jets, zero: bool = True) -> list:
 
 def _unary(kind: Unary, op, args, params, result, jet: PackedJet, like: PackedJet):
     x, extra = args[0], args[1:]
+    z = variable(op.primitive.key, params) if not extra else None
+    if z is not None:  # derivatives inside the kernel: nothing but p and z saved
+        act = {
+            "fn": op.primitive.key,
+            "op_params": tuple(sorted(params.items())),
+            "first": like.first,
+            "weights": like.weights,
+        }
+        z = result if z == "result" else x
+        dense = _dense(jet, z, act)
+        if dense is not None:
+            return like.like(dense)
+        if jet.channels.dtype != result.dtype:
+            return NOT_FUSED
+        return like.like(jet_act(jet.channels, z, **act))
     channels = jet.channels
     if channels.dtype != result.dtype:
         return NOT_FUSED
-    z = variable(op.primitive.key, params) if not extra else None
-    if z is not None:  # derivatives inside the kernel: nothing but p and z saved
-        return like.like(
-            jet_act(
-                channels,
-                result if z == "result" else x,
-                fn=op.primitive.key,
-                op_params=tuple(sorted(params.items())),
-                first=like.first,
-                weights=like.weights,
-            )
-        )
     d1 = _derivative(kind.d1, kind.d1_takes_result, x, extra, result, params)
     d2 = _derivative(kind.d2, kind.d2_takes_result, x, extra, result, params)
     for d in (d1, d2):
         if not isinstance(d, Tensor) or d._data.shape != x._data.shape or d.dtype != result.dtype:
             return NOT_FUSED
     return like.like(jet_unary(channels, d1, d2, first=like.first, weights=like.weights))
+
+
+def _dense(jet: PackedJet, z: Tensor, act: dict):
+    """``jet_dense``'s output channels when ``jet`` is a pending Linear layer too large for
+    the caches (then ``jet`` gets the layer's channels from it too), else None."""
+    if jet._pending is None:
+        return None
+    p, w, grad_mode = jet._pending
+    if grad_mode != is_grad_enabled() or len(dense_rows(p._data, w._data, z._data, 4)) < 2:
+        return None
+    out, jet._channels = jet_dense(p, w, z, **act)
+    jet._pending = None
+    return out
 
 
 def _derivative(rule, takes_result, x, extra, result, params):

@@ -199,12 +199,18 @@ def _pairs(xp, z, n, fn, op_params):
 
 
 # ---------------------------------------------------------------------------------- jet_act
+def act_block(p, z, fn, op_params, first, active, out=None):
+    """jet_act's forward on one block of rows (its derivatives made there, used while in
+    cache), into ``out`` when given."""
+    ((d1, d2),) = _pairs(_Arrays, z, 1, fn, op_params)
+    return _unary_block(p, d1, d2, first, active, out)
+
+
 def _act_forward(p, z, *, fn, op_params, first, weights):
     active = _active_or_none(weights, p.dtype)
 
-    def block(p, z, out=None):  # the derivatives of a block of rows, used while in cache
-        ((d1, d2),) = _pairs(_Arrays, z, 1, fn, op_params)
-        return _unary_block(p, d1, d2, first, active, out)
+    def block(p, z, out=None):
+        return act_block(p, z, fn, op_params, first, active, out)
 
     return _unary_blocked(block, p, (z,), live=3)
 
@@ -234,18 +240,25 @@ jet_act = primitive(
 
 
 # ------------------------------------------------------------------------- jet_act_backward
+def act_backward_block(grad, p, z, fn, op_params, first, weights, active, outs=(None, None)):
+    """jet_act_backward's forward on one block of rows, into ``outs`` where given:
+    ``(g_p, g_z)``."""
+    (d1, d2), (e1, e2) = _pairs(_Arrays, z, 2, fn, op_params)
+    gp, gz, gd2 = _backward_block(grad, p, d1, d2, first, active, (*outs, None))
+    gz *= e1  # g_d1 is fresh (or ours): g_z = g_d1 D1' + g_d2 D2' written into it
+    if weights:
+        gd2 = np.zeros_like(d2) if gd2 is None else gd2  # as jet_unary_backward's
+        gd2 *= e2
+        gz += gd2
+    return gp, gz
+
+
 def _act_backward_forward(grad, p, z, *, fn, op_params, first, weights):
     active = _active_or_none(weights, p.dtype)
 
     def block(grad, p, z, outs=(None, None, None)):
-        (d1, d2), (e1, e2) = _pairs(_Arrays, z, 2, fn, op_params)
-        gp, gz, gd2 = _backward_block(grad, p, d1, d2, first, active, outs[:2] + (None,))
-        gz *= e1  # g_d1 is fresh (or ours): g_z = g_d1 D1' + g_d2 D2' written into it
-        if weights:
-            gd2 = np.zeros_like(d2) if gd2 is None else gd2  # as jet_unary_backward's
-            gd2 *= e2
-            gz += gd2
-        return gp, gz, None
+        outs = outs[:2]
+        return (*act_backward_block(grad, p, z, fn, op_params, first, weights, active, outs), None)
 
     gp, gz, _ = _backward_blocked(block, grad, p, (z,), None, live=4.5)
     return gp, gz.astype(p.dtype, copy=False)

@@ -2,6 +2,7 @@
 
 import leafgrad as lg
 from leafgrad.ops import jet_activations as ja
+from leafgrad.ops import jet_dense as jd
 from leafgrad.ops import jet_kernels as jk
 
 from .optable import OpSample
@@ -53,6 +54,31 @@ _ACTIVATIONS = {
 }
 
 
+def _dense(name, layout, backward=False):
+    """jet_dense ``p: (k, 3, 4) @ w: (4, 2)`` then activation ``name`` (its z from x)."""
+    fn, op_params = _ACTIVATIONS[name]
+    first, weights = _LAYOUTS[layout]
+    k = first + len(weights)
+    params = {"fn": name, "op_params": op_params, "first": first, "weights": weights}
+
+    def z(x):
+        return fn(x) if fn is not None else x
+
+    if backward:
+        return OpSample(
+            "jet_dense_backward",
+            lambda g, p, w, x, q: jd.jet_dense_backward(g, p, w, z(x), q, **params),
+            ((k, 3, 2), (k, 3, 4), (4, 2), (3, 2), (k, 3, 2)),
+            id=f"jet_dense_backward-{name}-{layout}",
+        )
+    return OpSample(
+        "jet_dense",
+        lambda p, w, x: jd.jet_dense(p, w, z(x), **params),
+        ((k, 3, 4), (4, 2), (3, 2)),
+        id=f"jet_dense-{name}-{layout}",
+    )
+
+
 def _act(name, layout, backward=False):
     fn, op_params = _ACTIVATIONS[name]
     first, weights = _LAYOUTS[layout]
@@ -86,6 +112,11 @@ SAMPLES = [
     _act("softplus", "first-only", backward=True),
     _act("sin", "sparse", backward=True),
     _act("silu", "unit", backward=True),
+    _dense("tanh", "collapsed"),
+    _dense("sin", "mixed"),
+    _dense("gelu", "first-only"),
+    _dense("tanh", "diagonal", backward=True),
+    _dense("silu", "sparse", backward=True),
     OpSample("jet_linear", jk.jet_linear, ((3, 4, 5), (5, 2))),
     OpSample("jet_linear", jk.jet_linear, ((2, 3, 2, 4), (4, 3)), id="jet_linear-batched"),
     OpSample("jet_outer", jk.jet_outer, ((3, 4, 5), (3, 4, 2))),

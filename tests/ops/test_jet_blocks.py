@@ -1,13 +1,12 @@
 """The fused Taylor path's kernels over row blocks (ops/jet_blocks.py) give bit-identical
-results to the whole arrays, for every layout and activation, in float32 and float64."""
+results to the whole arrays, for every layout and activation, in float32 and float64
+(a whole network over blocks, jet_dense included: tests/autograd/test_taylor_dense.py)."""
 
 import itertools
 
 import numpy as np
 import pytest
 
-import leafgrad as lg
-from leafgrad.autograd import taylor
 from leafgrad.ops import jet_activations as ja
 from leafgrad.ops import jet_blocks
 from leafgrad.ops import jet_kernels as jk
@@ -112,34 +111,3 @@ def test_jet_act_and_its_backward_blocked_equal_whole(fn, layout, dtype, tiny_bl
     _whole(monkeypatch)
     whole = (ja._act_forward(p, z, **kw), *ja._act_backward_forward(grad, p, z, **kw))
     _assert_identical(blocked, whole)
-
-
-def _laplacian_step(dtype):
-    """A d=3 Laplacian through a tanh network, and the parameters' gradients of a loss."""
-    rng = np.random.default_rng(2)
-    sizes = [3, 6, 6, 1]
-    params = [
-        (lg.tensor(rng.standard_normal((m, n)), dtype=dtype).requires_grad_(),
-         lg.tensor(rng.standard_normal(n), dtype=dtype).requires_grad_())
-        for m, n in itertools.pairwise(sizes)
-    ]  # fmt: skip
-    x = lg.tensor(rng.uniform(-1, 1, (ROWS, 3)), dtype=dtype)
-
-    def f(h):
-        for i, (w, b) in enumerate(params):
-            h = h @ w + b
-            h = lg.tanh(h) if i < len(params) - 1 else h
-        return h
-
-    u, g, lap = taylor.laplacian(f, x)
-    loss = ((lap + u) ** 2).mean() + (g**2).mean()
-    grads = lg.autograd.grad(loss, [t for pair in params for t in pair])
-    return [t.detach().numpy() for t in (u, g, lap, *grads)]
-
-
-@pytest.mark.parametrize("dtype", [lg.float32, lg.float64])
-def test_laplacian_and_its_gradients_blocked_equal_whole(dtype, tiny_blocks, monkeypatch):
-    blocked = _laplacian_step(dtype)
-    assert tiny_blocks.count(ROWS) == 4  # two activations, forward and backward
-    _whole(monkeypatch)
-    _assert_identical(blocked, _laplacian_step(dtype))
