@@ -297,8 +297,8 @@ def _backward_block(grad, p, d1, d2, first, active, outs=(None, None, None)):
         return gp, gd1, None
     sel, _, wt, ones = active
     j = p[sel]
-    r = _mix_arrays(wt, grad[first:])
-    if ones:  # R the same for every direction: g_d2 = R sum_k J_k^2, and R 2 d2 once
+    r = grad[first:] if ones else _mix_arrays(wt, grad[first:])
+    if ones:  # R = g_L for every direction: g_d2 = R sum_k J_k^2, and R 2 d2 once
         gd2 = np.multiply(r[0], _channel_dot(j, j), out=outs[2])
         r2 = np.multiply(r[0], d2)
         r2 *= 2
