@@ -69,11 +69,23 @@ class PackedJet:
     def channels(self) -> Tensor:
         """The channels; a pending Linear layer's made now (in the grad mode it met)."""
         if self._pending is not None:
-            p, w, grad_mode = self._pending
+            p, w, grad_mode = self._operands()
             with set_grad_enabled(grad_mode):
                 self._channels = jet_linear(p, w)
             self._pending = None
         return self._channels
+
+    def _operands(self) -> tuple:
+        """A pending layer's ``(p, w, grad mode)``; RuntimeError when ``p`` or ``w`` changed
+        in place since (the channels would not be those of the product that was taken)."""
+        p, w, grad_mode, versions = self._pending
+        if (p._version, w._version) != versions:
+            raise RuntimeError(
+                f"Taylor mode: an operand of a matrix product ({list(w.shape)} weight) was "
+                "modified by an inplace operation before the product's result was used; its "
+                "derivative channels are formed when first used, so modify a clone() instead"
+            )
+        return p, w, grad_mode
 
     def like(self, channels: Tensor | None) -> PackedJet:
         """A jet of the same mode (its layout copied, not worked out again)."""
@@ -90,7 +102,7 @@ class PackedJet:
     def linear(self, p: Tensor, w: Tensor) -> PackedJet:
         """A jet of the same mode whose channels are ``jet_linear(p, w)``, made when read."""
         jet = self.like(None)
-        jet._pending = (p, w, is_grad_enabled())
+        jet._pending = (p, w, is_grad_enabled(), (p._version, w._version))
         return jet
 
     def unpack(self) -> tuple:
@@ -211,7 +223,7 @@ def _dense(jet: PackedJet, z: Tensor, act: dict):
     the caches (then ``jet`` gets the layer's channels from it too), else None."""
     if jet._pending is None:
         return None
-    p, w, grad_mode = jet._pending
+    p, w, grad_mode = jet._operands()
     if grad_mode != is_grad_enabled() or len(dense_rows(p._data, w._data, z._data, 4)) < 2:
         return None
     out, jet._channels = jet_dense(p, w, z, **act)

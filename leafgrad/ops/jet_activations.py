@@ -18,18 +18,16 @@ import math
 import numpy as np
 import scipy.special as sp
 
-from . import elementwise, piecewise
+from . import elementwise, jet_blocks, piecewise
 from ._optable import Generic
 from ._primitive import primitive
 from .jet_kernels import (
     _active_or_none,
     _backward_block,
-    _backward_blocked,
     _backward_jvp,
     _backward_vjp,
     _mix,
     _unary_block,
-    _unary_blocked,
     _unary_jvp,
     _weight_array,
 )
@@ -212,7 +210,7 @@ def _act_forward(p, z, *, fn, op_params, first, weights):
     def block(p, z, out=None):
         return act_block(p, z, fn, op_params, first, active, out)
 
-    return _unary_blocked(block, p, (z,), live=3)
+    return jet_blocks.forward_blocked(block, p, (z,), live=3)
 
 
 def _act_vjp(grad, p, z, *, result, needs, **params):
@@ -260,7 +258,7 @@ def _act_backward_forward(grad, p, z, *, fn, op_params, first, weights):
         outs = outs[:2]
         return (*act_backward_block(grad, p, z, fn, op_params, first, weights, active, outs), None)
 
-    gp, gz, _ = _backward_blocked(block, grad, p, (z,), None, live=4.5)
+    gp, gz, _ = jet_blocks.backward_blocked(block, grad, p, (z,), False, live=4.5)
     return gp, gz.astype(p.dtype, copy=False)
 
 

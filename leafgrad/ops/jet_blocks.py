@@ -6,6 +6,8 @@ temporary to memory and reads it back. Done over blocks of rows (the points axis
 the channels are axis 0), each pass after the first reads its operands from cache. Every
 kernel blocked here reduces over channels only, never over rows, so a blocked result is
 bit-identical to the whole-array one; ``tests/ops/test_jet_blocks.py`` checks that.
+``row_blocks`` gives the slices; ``forward_blocked`` / ``backward_blocked`` run a kernel's
+block function over them (jet_unary, jet_act and their backwards).
 """
 
 from __future__ import annotations
@@ -50,6 +52,33 @@ def blocks(jet: np.ndarray, *arrays, jets=(), live: float = 1.0) -> tuple:
     if not blockable(jet, *arrays, jets=jets):
         return (slice(None),)
     return row_blocks(jet, live)
+
+
+def forward_blocked(block, p, z, live: float):
+    """``block(p, *z, out=)`` over the row blocks of ``p`` (``z``: the per-point arrays),
+    into one result; ``block(p, *z)`` itself when one block covers them."""
+    rows = blocks(p, *z, live=live)
+    if len(rows) == 1:
+        return block(p, *z)
+    out = np.empty(p.shape, p.dtype)
+    for r in rows:
+        block(p[:, r], *(a[r] for a in z), out=out[:, r])
+    return out
+
+
+def backward_blocked(block, grad, p, z, second: bool, live: float):
+    """``block(grad, p, *z, outs=)`` over the row blocks of ``p`` (``z``: the per-point
+    arrays, ``z[0]`` giving a point's shape): ``(g_p, g_d1, g_d2)``, ``g_d2`` None unless
+    ``second``; ``block(grad, p, *z)`` itself when one block covers them."""
+    rows = blocks(p, *z, jets=(grad,), live=live)
+    if len(rows) == 1:
+        return block(grad, p, *z)
+    gp, gd1 = np.empty(p.shape, p.dtype), np.empty(z[0].shape, p.dtype)
+    gd2 = np.empty(z[0].shape, p.dtype) if second else None
+    for r in rows:
+        outs = (gp[:, r], gd1[r], None if gd2 is None else gd2[r])
+        block(grad[:, r], p[:, r], *(a[r] for a in z), outs=outs)
+    return gp, gd1, gd2
 
 
 __all__: list = []

@@ -232,24 +232,13 @@ def _unary_block(p, d1, d2, first, active, out=None):
     return out
 
 
-def _unary_blocked(block, p, z, live):
-    """``block(p, *z, out=)`` over the row blocks of ``p`` (``z``: the per-point arrays)."""
-    rows = jet_blocks.blocks(p, *z, live=live)
-    if len(rows) == 1:
-        return block(p, *z)
-    out = np.empty(p.shape, p.dtype)
-    for r in rows:
-        block(p[:, r], *(a[r] for a in z), out=out[:, r])
-    return out
-
-
 def _unary_forward(p, d1, d2, *, first, weights):
     active = _active_or_none(weights, p.dtype)
 
     def block(p, d1, d2, out=None):
         return _unary_block(p, d1, d2, first, active, out)
 
-    return _unary_blocked(block, p, (d1, d2), live=2.5)
+    return jet_blocks.forward_blocked(block, p, (d1, d2), live=2.5)
 
 
 def _unary_vjp(grad, p, d1, d2, *, result, needs, first, weights):
@@ -312,27 +301,13 @@ def _backward_block(grad, p, d1, d2, first, active, outs=(None, None, None)):
     return gp, gd1, gd2
 
 
-def _backward_blocked(block, grad, p, z, active, live):
-    """``block(grad, p, z, outs)`` over the row blocks of ``p`` (``z``: the per-point
-    arrays, ``z[0]`` giving ``g_d1``'s shape): ``(g_p, g_d1, g_d2 or None)``."""
-    rows = jet_blocks.blocks(p, *z, jets=(grad,), live=live)
-    if len(rows) == 1:
-        return block(grad, p, *z)
-    gp, gd1 = np.empty(p.shape, p.dtype), np.empty(z[0].shape, p.dtype)
-    gd2 = None if active is None else np.empty(z[0].shape, p.dtype)
-    for r in rows:
-        outs = (gp[:, r], gd1[r], None if gd2 is None else gd2[r])
-        block(grad[:, r], p[:, r], *(a[r] for a in z), outs=outs)
-    return gp, gd1, gd2
-
-
 def _backward_forward(grad, p, d1, d2, *, first, weights):
     active = _active_or_none(weights, p.dtype)
 
     def block(grad, p, d1, d2, outs=(None, None, None)):
         return _backward_block(grad, p, d1, d2, first, active, outs)
 
-    gp, gd1, gd2 = _backward_blocked(block, grad, p, (d1, d2), active, live=4)
+    gp, gd1, gd2 = jet_blocks.backward_blocked(block, grad, p, (d1, d2), active is not None, live=4)
     return gp, gd1, np.zeros_like(d2) if gd2 is None else gd2
 
 

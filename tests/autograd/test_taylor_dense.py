@@ -147,3 +147,18 @@ def test_jets_within_one_block_keep_the_two_primitives():
     assert nodes["JetDenseBackward0"] == 0
     assert nodes["JetLinearBackward0"] == len(SIZES) - 1
     assert nodes["JetActBackward0"] == len(SIZES) - 2
+
+
+def test_weight_changed_in_place_before_its_product_is_used_raises():
+    """A Linear layer's channels are formed when first used: a weight modified in place in
+    between would give the wrong ones, so that raises, as a saved tensor modified would."""
+    w = lg.tensor(np.random.default_rng(0).standard_normal((D, 4)))
+
+    def f(x):
+        h = x @ w
+        w.mul_(2.0)
+        return lg.tanh(h).sum(1, keepdim=True)
+
+    x = lg.tensor(np.random.default_rng(1).uniform(-1, 1, (ROWS, D)))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        taylor.laplacian(f, x)
