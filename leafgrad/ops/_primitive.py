@@ -53,7 +53,7 @@ from ._optable import (
     Unary,
 )
 from ._out import with_out
-from ._plain import _arrays_of, _holds_array, plain_backward
+from ._plain import _holds_array, plain_backward
 from ._tangents import (
     _linear_jvp,
     _push_tangents,
@@ -322,6 +322,7 @@ def _build(prim: Primitive):
         arrays = []
         first = None
         uniform = True
+        on_arrays = False  # in a plain rule, given arrays: compute on them, record nothing
         for a in args:
             if type(a) is Tensor or isinstance(a, Tensor):
                 if a._requires_grad:
@@ -335,14 +336,17 @@ def _build(prim: Primitive):
                 arrays.append(data)
             else:
                 number = type(a) is float or type(a) is int
-                if not (scalars and number):
+                if not (scalars and number) and not on_arrays:
                     if _state.plain and _holds_array(args):  # in a plain rule: arrays in, out
-                        return forward(*_arrays_of(args), **params)
-                    _check_args(name, args, scalars)
+                        on_arrays = True
+                    else:
+                        _check_args(name, args, scalars)
                 # A Python number takes a floating tensor's dtype (PyTorch's weak scalars).
                 if not number:
                     uniform = False
                 arrays.append(a)
+        if on_arrays:  # ``arrays`` holds the operands' arrays and the other arguments
+            return forward(*arrays, **params)
         if promote and not (uniform and first is not None and first.kind == "f"):
             arrays = _promote(args, float_only)
         # Quiet already (inside a backward rule, see OpNode.apply): no set and reset.
