@@ -376,7 +376,14 @@ class OpNode(Node):
         # A plain loop: a comprehension costs a call of its own, per node.
         results = []
         for o in outs:
-            results.append(None if o is None else grads[0] if o is grad else _wrap(o))
+            if o is None:
+                results.append(None)
+            elif o is grad:
+                results.append(grads[0])
+            else:  # _wrap inline: once per gradient
+                t = _new(Tensor)
+                t._data = o
+                results.append(t)
         return results
 
     def __call__(self, *grads):

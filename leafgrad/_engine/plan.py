@@ -66,9 +66,11 @@ def _walk(roots: list, targets: set | None) -> tuple[dict, set | None]:
     behind the targets (earlier training steps, say) is never walked. PyTorch prunes the same
     way with its topological numbers.
     """
+    if targets is None:
+        return _count_edges(roots), None
     deps: dict = {}
-    leads = None if targets is None else set()  # nodes with a path to a target
-    reaches = None if targets is None else set(targets)  # targets, and nodes leading there
+    leads = set()  # nodes with a path to a target
+    reaches = set(targets)  # targets, and nodes leading there
     oldest = min(t.sequence_nr for t in targets) if targets else -1
     seen: set = set()
     stack = list(roots)
@@ -86,9 +88,8 @@ def _walk(roots: list, targets: set | None) -> tuple[dict, set | None]:
         if node in seen:
             continue
         seen.add(node)
-        if leads is not None:
-            push(node)
-            push(_FINISHED)
+        push(node)
+        push(_FINISHED)
         for nxt, _ in node.next_functions:
             if nxt is not None and nxt.sequence_nr >= oldest:
                 if nxt in deps:
@@ -98,3 +99,25 @@ def _walk(roots: list, targets: set | None) -> tuple[dict, set | None]:
                 if nxt not in seen:
                     push(nxt)
     return deps, leads
+
+
+def _count_edges(roots: list) -> dict:
+    """``_walk`` without targets (``backward()``): the edges into each node reached from
+    ``roots``. Order does not matter here, so each node is pushed once, when first reached."""
+    deps: dict = {}
+    seen: set = set()  # the nodes walked (a root may also be reached from another root)
+    stack = list(roots)
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                    push(nxt)
+    return deps

@@ -337,7 +337,8 @@ def _build(prim: Primitive):
             else:
                 number = type(a) is float or type(a) is int
                 if not (scalars and number) and not on_arrays:
-                    if _state.plain and _holds_array(args):  # in a plain rule: arrays in, out
+                    # In a plain rule: arrays in, arrays out (mostly ``a`` is one itself).
+                    if _state.plain and (type(a) is np.ndarray or _holds_array(args)):
                         on_arrays = True
                     else:
                         _check_args(name, args, scalars)
@@ -405,7 +406,9 @@ def _build(prim: Primitive):
             else:
                 checked = always
                 for i, g in guarded:  # saved only if that other input needs a gradient
-                    if getattr(args[g], "_requires_grad", False):
+                    other = args[g]
+                    # (No getattr with a default: on a number it raises and catches inside.)
+                    if isinstance(other, Tensor) and other._requires_grad:
                         checked += (i,)
             if inference:
                 _check_saving_inference(name, args, checked)
