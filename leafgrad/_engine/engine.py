@@ -263,7 +263,7 @@ def _call_rule(node: Node, grads: list, to_feed, plain: bool = False) -> list | 
                 needs.append(n is not None)
         else:
             for n, _ in node.next_functions:
-                needs.append(n is not None and n in to_feed)
+                needs.append(n in to_feed)  # (None never is)
         if True in needs:
             if plain:  # then no special mode is on, anomaly mode included
                 outs = node.apply_plain(grads, needs)

@@ -334,9 +334,11 @@ def _build(prim: Primitive):
                     elif data.dtype is not first and data.dtype != first:  # `is`: cheap
                         uniform = False
                 arrays.append(data)
+            elif on_arrays:  # the rest of a plain rule's arguments, taken as they are
+                arrays.append(a)
             else:
                 number = type(a) is float or type(a) is int
-                if not (scalars and number) and not on_arrays:
+                if not (scalars and number):
                     # In a plain rule: arrays in, arrays out (mostly ``a`` is one itself).
                     if _state.plain and (type(a) is np.ndarray or _holds_array(args)):
                         on_arrays = True
