@@ -177,11 +177,7 @@ def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
     """A leaf's sink: its tensor hooks, the node's pre-hooks, accumulation, the leaf's
     post-accumulate-grad hooks, the node's post hooks (``fn((), grad_outputs)``)."""
     leaf = node._variable()
-    if (
-        node._tensor_pre_hooks
-        or node._retain_grad_hooks
-        or (leaf is not None and leaf._backward_hooks)
-    ):
+    if node._tensor_pre_hooks or node._retain_grad_hooks or (leaf is not None and leaf._leaf_hooks):
         _run_tensor_pre_hooks(node, grads)
     if node._pre_hooks:
         grads = _run_pre_hooks(node, grads)
@@ -333,7 +329,7 @@ def _run_tensor_pre_hooks(node: Node, buffer: list) -> None:
     if type(node) is AccumulateGrad:
         # A leaf keeps its hooks itself: its accumulator lives only while a graph uses it.
         leaf = node.variable
-        hooks = {0: leaf._backward_hooks} if leaf is not None and leaf._backward_hooks else None
+        hooks = {0: leaf._leaf_hooks} if leaf is not None and leaf._leaf_hooks else None
     if hooks:
         # Called with None too where no gradient arrived for that output, as in PyTorch.
         for nr, fns in hooks.items():
