@@ -14,7 +14,7 @@ import numpy as np
 from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _wrap
 from .grad_mode import _state, is_grad_enabled
-from .saved import SavedTensors, _Packed
+from .saved import SavedTensors, _Packed, _UnsavedArray
 
 _sequence = itertools.count()
 NOT_PLAIN = object()  # apply_plain's answer when the rule must run on tensors
@@ -340,7 +340,8 @@ class OpNode(Node):
         calls as ``apply`` makes through ops, without an op's cost around each.
 
         Only where every tensor the rule reads (gradients, saved inputs, output) has one
-        dtype, so NumPy's promotion cannot differ from PyTorch's; a rule that reaches a
+        dtype, or is a bool mask (or an unsaved input, whose values are never read), so
+        NumPy's promotion cannot differ from PyTorch's; a rule that reaches a
         tensor-only call raises AttributeError or TypeError on an array and runs on tensors
         instead. ``NOT_PLAIN``: run ``apply``.
         """
@@ -359,7 +360,14 @@ class OpNode(Node):
         for a in saved.unpack(self._name):
             if isinstance(a, Tensor):
                 a = a._data
-                if a.dtype is not dtype and a.dtype != dtype:
+                # Masks (bool) mix into arithmetic alike in NumPy and PyTorch; of an input
+                # not saved the rule reads only the shape and dtype.
+                if (
+                    a.dtype is not dtype
+                    and a.dtype != dtype
+                    and a.dtype.kind != "b"
+                    and type(a) is not _UnsavedArray
+                ):
                     return NOT_PLAIN
             args.append(a)
         state = _state

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._engine.grad_mode import _state as _grad_state
+from .._tensor import Tensor, _wrap
 
 
 def plain_backward(vjp, vjp_all, broadcast):
@@ -79,3 +80,28 @@ def _holds_array(args) -> bool:
 
 def _arrays_of(args) -> list:
     return [a._data if isinstance(a, Tensor) else a for a in args]
+
+
+# Helpers for rules that run both ways: on tensors, and on arrays in a plain rule.
+def in_plain_rule() -> bool:
+    """Whether a plain rule is running (its operands are arrays): public functions that
+    check their arguments are Tensors let arrays through only then."""
+    return _grad_state.plain
+
+
+def values_of(x) -> np.ndarray:
+    """The array of a tensor, or the array itself in a plain rule."""
+    return x if type(x) is np.ndarray else x._data
+
+
+def cast_like(x, like):
+    """``x`` in ``like``'s dtype: ``Tensor.to`` on tensors, ``astype`` on arrays."""
+    if type(x) is np.ndarray:
+        return x.astype(like.dtype)
+    return x.to(like.dtype)
+
+
+def operand(array: np.ndarray, like):
+    """A NumPy array computed inside a rule, as an operand beside ``like``: a tensor beside
+    tensors, the array itself beside arrays."""
+    return array if type(like) is np.ndarray else _wrap(array)
