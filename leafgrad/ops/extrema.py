@@ -171,13 +171,14 @@ def _select_forward(arg):
 
 def _select_grad(grad, x, result, *, dim, keepdim):
     # Only the selected index receives the gradient (PyTorch's value_selecting_reduction).
-    values_grad, indices = grad[0], result[1]
-    shape = x._data.shape
-    if x._data.ndim == 0:
+    values_grad, indices = grad[0], values_of(result[1])
+    shape = tuple(x.shape)
+    if not shape:
         return values_grad
-    idx = indices._data if keepdim else np.expand_dims(indices._data, dim)
+    idx = indices if keepdim else np.expand_dims(indices, dim)
     positions = np.arange(shape[dim]).reshape([-1 if i == dim else 1 for i in range(len(shape))])
-    return where(_wrap(positions == idx), _restore(values_grad, shape, (dim,), keepdim), 0.0)
+    picked = operand(positions == idx, values_grad)
+    return where(picked, _restore(values_grad, shape, (dim,), keepdim), 0.0)
 
 
 def _select_jvp(tx, x, result, *, dim, keepdim):
@@ -202,6 +203,7 @@ _max_dim = primitive(
     node_name="MaxBackward0",
     dtype_rule="keep",
     num_outputs=2,
+    plain_rules=True,
 )
 _min_dim = primitive(
     "min",
@@ -214,6 +216,7 @@ _min_dim = primitive(
     node_name="MinBackward0",
     dtype_rule="keep",
     num_outputs=2,
+    plain_rules=True,
 )
 
 _MaxResult = namedtuple("max", ["values", "indices"])

@@ -178,9 +178,10 @@ def _split_forward(x, *, dim, sizes):
 
 
 def _split_grads(grad, x, *, result, needs, dim, sizes):
-    if isinstance(grad, Tensor):  # a single piece: the identity
+    if type(grad) is not tuple:  # a single piece: the identity
         return [grad]
-    return [cat(list(grad), dim)]
+    # cat's op itself (the public cat checks its list of tensors; the pieces share a dtype)
+    return [_cat(*grad, dim=dim, dtype=values_of(grad[0]).dtype)]
 
 
 def _split_primitive(name, overload, node_name):
@@ -194,6 +195,7 @@ def _split_primitive(name, overload, node_name):
         dtype_rule="keep",
         num_outputs=2,
         view=True,
+        plain_rules=True,
     )
 
 
@@ -274,9 +276,10 @@ def _unbind_forward(x, *, dim):
 
 
 def _unbind_grads(grad, x, *, result, needs, dim):
-    if isinstance(grad, Tensor):
+    if type(grad) is not tuple:  # a single piece
         return [unsqueeze(grad, dim)]
-    return [stack(list(grad), dim)]
+    # stack's op itself, as _split_grads uses cat's
+    return [_stack(*grad, dim=dim, dtype=values_of(grad[0]).dtype)]
 
 
 _unbind = primitive(
@@ -289,6 +292,7 @@ _unbind = primitive(
     dtype_rule="keep",
     num_outputs=2,
     view=True,
+    plain_rules=True,
 )
 
 

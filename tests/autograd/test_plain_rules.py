@@ -190,3 +190,27 @@ def test_a_saved_tensor_changed_in_place_still_raises():
     y.add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
+
+
+def test_ops_of_several_outputs_run_plain_with_zeros_for_unused_pieces(monkeypatch, torch):
+    """split, unbind and max(dim) have several outputs; pieces no gradient reached count as
+    zeros, and the integer indices of max do not stop the plain path."""
+    rng = np.random.default_rng(4)
+    data = rng.standard_normal((4, 6))
+
+    def grads(lib):
+        x = lib.tensor(data, dtype=lib.float32, requires_grad=True)
+        first, _, third = x.split(2, 1)
+        rows = x.unbind(0)
+        values, _ = x.max(1)
+        loss = (first * third).sum() + rows[2].sum() * 3 + (values**2).sum()
+        loss.backward()
+        return x.grad.numpy()
+
+    expected = grads(torch)
+    ran = _count_plain(monkeypatch)
+    ours = grads(lg)
+    assert ours.dtype == expected.dtype == np.float32
+    np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-6)
+    for name in ("SplitBackward0", "UnbindBackward0", "MaxBackward0"):
+        assert ran.get(name, 0) == 1, (name, ran)
