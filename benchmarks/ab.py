@@ -22,6 +22,7 @@ import sys
 
 _CHILD = r"""
 import json, statistics, sys, time
+import numpy  # loaded first: threadpool_limits limits only libraries already loaded
 from threadpoolctl import threadpool_limits
 threadpool_limits(1)
 import torch

@@ -277,9 +277,7 @@ def _build(prim: Primitive):
     backward = _make_backward(vjp, vjp_all, broadcast, num_outputs) if differentiable else None
     if backward is not None:
         backward.on_arrays = (
-            plain_backward(vjp, vjp_all, broadcast)
-            if prim.plain_rules and num_outputs == 1
-            else None
+            plain_backward(vjp, vjp_all, broadcast, num_outputs) if prim.plain_rules else None
         )
     saved = prim.saved()
     saved_inputs = [(index, guard) for _, what, index, guard in saved if what == "input"]
