@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine.grad_mode import _state as _grad_state
-from .._tensor import Tensor, _wrap
+from .._tensor import _wrap
 
 
 def plain_backward(vjp, vjp_all, broadcast, num_outputs=1):
@@ -86,10 +86,6 @@ def _holds_array(args) -> bool:
         if type(a) is np.ndarray or isinstance(a, np.generic):
             return True
     return False
-
-
-def _arrays_of(args) -> list:
-    return [a._data if isinstance(a, Tensor) else a for a in args]
 
 
 # Helpers for rules that run both ways: on tensors, and on arrays in a plain rule.
