@@ -300,6 +300,47 @@ def tiny_pinn(n: int = 100) -> Workload:
     )
 
 
+def pinn_script(n: int = 1000) -> Workload:
+    """Burgers' residual as PyTorch PINN scripts write it: an ``nn.Sequential`` of Linear and
+    Tanh, ``torch.cat`` of the x and t columns, ``autograd.grad`` with ``grad_outputs=
+    ones_like``, column slices, ``nn.MSELoss`` and Adam (the nn and functional layers on
+    top of the ops the other Burgers rows time)."""
+
+    def make(lib):
+        lib.manual_seed(0)
+        layers = [lib.nn.Linear(2, 32), lib.nn.Tanh()]
+        for _ in range(2):
+            layers += [lib.nn.Linear(32, 32), lib.nn.Tanh()]
+        model = lib.nn.Sequential(*layers, lib.nn.Linear(32, 1))
+        rng = _rng(1)
+        x = _tensor(lib, rng.uniform(-1, 1, (n, 1)), "float32", True)
+        t = _tensor(lib, rng.uniform(0, 1, (n, 1)), "float32", True)
+        _, xb, ub = _burgers_data(lib, 1, "float32", False)  # the 300 boundary points
+        opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+        mse = lib.nn.MSELoss()
+
+        def step():
+            opt.zero_grad()
+            u = model(lib.cat([x, t], dim=1))
+            ones = lib.ones_like(u)
+            u_x, u_t = lib.autograd.grad(u, (x, t), grad_outputs=ones, create_graph=True)
+            (u_xx,) = lib.autograd.grad(u_x, x, grad_outputs=ones, create_graph=True)
+            f = u_t + u * u_x - NU * u_xx
+            loss = mse(f, lib.zeros_like(f)) + mse(model(xb), ub)
+            loss.backward()
+            opt.step()
+
+        return step
+
+    return Workload(
+        "pinn-script",
+        f"Burgers written as PyTorch scripts are: nn.Sequential 2 -> 32x3 -> 1 tanh, cat, "
+        f"grad(grad_outputs=ones_like), MSELoss, Adam, N={n} + 300 boundary points, float32",
+        {"n": n, "dtype": "float32"},
+        {"torch": make, "leafgrad": make},
+    )
+
+
 def out_of_place_loop(steps: int = 100, n: int = 100) -> Workload:
     """Parameters updated out of place and carried as non-leaf tensors (as functional
     optimizers do): each step's ``autograd.grad`` is taken with respect to the current
@@ -339,6 +380,7 @@ def all_workloads(quick: bool = False, large: bool = False) -> list:
             op_chain("medium", (100, 10), number=2),
             mlp_regression(64),
             tiny_pinn(16),
+            pinn_script(16),
             out_of_place_loop(steps=6, n=16),
             burgers(64, "float64"),
             burgers(64, "float32"),
@@ -350,6 +392,7 @@ def all_workloads(quick: bool = False, large: bool = False) -> list:
         op_chain("medium", (1000, 100), number=5),
         mlp_regression(1024),
         tiny_pinn(100),
+        pinn_script(1000),
         out_of_place_loop(steps=100, n=100),
         *(burgers(n, dtype) for n in sizes for dtype in ("float64", "float32")),
         laplacian(10000, d=10),

@@ -199,13 +199,17 @@ _UNDELETABLE = {
     "data": (RuntimeError, "Deleting tensor data is not allowed. Delete tensor instead!"),
     "requires_grad": (RuntimeError, "requires_grad cannot be deleted; set it to False instead"),
     "_grad_fn": (RuntimeError, "Deletion of _grad_fn not allowed. Detach tensor instead!"),
-    "grad_fn": (AttributeError, "grad_fn cannot be deleted; use detach() for a tensor without"),
     "_backward_hooks": (
         RuntimeError,
         "Deletion of _backwards_hooks not allowed! Remove each hook with the handle "
         "register_hook returned.",
     ),
 }
+
+
+def _refuse_deletion(name: str):
+    error, message = _UNDELETABLE[name]
+    raise error(message)
 
 
 class Tensor:
@@ -226,7 +230,7 @@ class Tensor:
     _tangents = None  # forward mode: {dual level: tangent}
     _jet = None  # Taylor / collapsed mode: higher coefficients (leafgrad.autograd.taylor)
     _is_inference = False  # made under inference_mode (PyTorch's inference tensors)
-    _backward_hooks = None
+    _leaf_hooks = None  # see _backward_hooks
     _post_accumulate_hooks = None
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
 
@@ -444,6 +448,10 @@ class Tensor:
         if counter is not None and len(counter) > 1 and self._base is None:
             _views_follow_base(self, counter, value)
 
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        _refuse_deletion("requires_grad")
+
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not isinstance(requires_grad, bool):
             raise TypeError(
@@ -468,6 +476,10 @@ class Tensor:
         """PyTorch's older name for ``grad_fn``."""
         return self.grad_fn
 
+    @_grad_fn.deleter
+    def _grad_fn(self) -> None:
+        _refuse_deletion("_grad_fn")
+
     @property
     def volatile(self) -> bool:
         """Always False: PyTorch removed volatile tensors (use ``no_grad``)."""
@@ -480,12 +492,23 @@ class Tensor:
             "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
         )
 
-    def __delattr__(self, name: str) -> None:
-        # The autograd facts PyTorch refuses to delete (``del t.grad`` is allowed: None).
-        refusal = _UNDELETABLE.get(name)
-        if refusal is not None:
-            raise refusal[0](refusal[1])
-        object.__delattr__(self, name)
+    # No ``__delattr__`` here: defining one (or ``__setattr__``) in Python sends every
+    # attribute store on every tensor through a slow generic slot (~80 ns each, several per
+    # op). The autograd facts PyTorch refuses to delete are properties with deleters that
+    # raise instead (``del t.grad`` is allowed: None).
+
+    @property
+    def _backward_hooks(self):
+        """A leaf's tensor hooks (``{id: fn}``, or None): what ``register_hook`` adds to."""
+        return self._leaf_hooks
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks) -> None:
+        self._leaf_hooks = hooks
+
+    @_backward_hooks.deleter
+    def _backward_hooks(self) -> None:
+        _refuse_deletion("_backward_hooks")
 
     @property
     def grad(self):
@@ -586,6 +609,10 @@ class Tensor:
             _check_can_require_grad(value._data)
         self._data = value._data
 
+    @data.deleter
+    def data(self) -> None:
+        _refuse_deletion("data")
+
     @property
     def T(self):
         if self._data.ndim != 2:
@@ -644,7 +671,7 @@ class Tensor:
 _INSTANCE_NAMES = (
     "_data", "_requires_grad", "grad_fn", "_version_counter", "_provenance", "_base",
     "_view_fn", "_view_version", "_view_meta", "_output_nr", "_accumulator", "_grad", "_jet",
-    "_tangents", "_is_inference", "_retains_grad", "_backward_hooks", "_post_accumulate_hooks",
+    "_tangents", "_is_inference", "_retains_grad", "_leaf_hooks", "_post_accumulate_hooks",
 )  # fmt: skip
 
 

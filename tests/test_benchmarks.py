@@ -20,6 +20,7 @@ WORKLOADS = {
     "burgers-64-float32",
     "laplacian-d3-32",
     "tiny-pinn",
+    "pinn-script",
     "out-of-place-loop",
 }
 

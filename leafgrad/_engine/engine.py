@@ -96,13 +96,25 @@ def execute(
     stack = _tasks.stack
     stack.append((next(_task_ids), plan, roots, capture is not None))
     to_run = plan.to_run
+    deps, to_feed, capture_at = plan.deps, plan.to_feed, plan.capture_at
+    pop, push = heapq.heappop, heapq.heappush
     try:
         with grad_mode.set_grad_enabled(create_graph):
             while ready:
-                node = heapq.heappop(ready)[2]
+                node = pop(ready)[2]
                 grads = buffers.pop(node, None) or [None] * node.num_outputs
                 if to_run is None or node in to_run:
-                    outs = _run(node, grads, plan, captured, create_graph)
+                    # _run inline (this runs for every node): capture, hooks, the rule.
+                    if capture_at and node in capture_at:  # before the node's own hooks
+                        _capture(node, grads, plan, captured)
+                    if type(node) is AccumulateGrad:
+                        outs = _accumulate(node, grads, create_graph)
+                    else:
+                        if node._tensor_pre_hooks or node._retain_grad_hooks:
+                            _run_tensor_pre_hooks(node, grads)
+                        if node._pre_hooks:
+                            grads = _run_pre_hooks(node, grads)
+                        outs = _call_rule(node, grads, to_feed, not create_graph and not SPECIAL[0])
                     if not keep_graph:
                         node.release()
                 else:
@@ -111,7 +123,31 @@ def execute(
                         _run_tensor_pre_hooks(node, grads)
                         if node in plan.capture_at:
                             _capture(node, grads, plan, captured)
-                _send(node, outs, buffers, plan.deps, ready, tick)
+                # Send the results down the node's edges, and queue the children it was the
+                # last to wait for (also when it computed nothing for them). Inline: this
+                # runs for every node.
+                i = -1
+                for nxt, nr in node.next_functions:
+                    i += 1
+                    if nxt is None or nxt not in deps:  # not in deps: older than every target
+                        continue
+                    if outs is not None:
+                        g = outs[i]
+                        if g is not None:
+                            if type(g) is not Tensor:
+                                _validate(node, i, g)
+                            buf = buffers.get(nxt)
+                            if buf is None:
+                                buf = buffers[nxt] = [None] * nxt.num_outputs
+                            old = buf[nr]
+                            buf[nr] = g if old is None else _sum(old, g)
+                    left = deps[nxt] - 1
+                    deps[nxt] = left
+                    if left == 0:
+                        push(ready, (_FIRST if nxt._runs_first else -nxt.sequence_nr, tick(), nxt))
+                # Hold no gradient here: a leaf takes a gradient's memory only if nothing else
+                # refers to it (accumulate_grad).
+                g = old = None
     finally:
         stack.pop()
     return captured
@@ -141,11 +177,7 @@ def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
     """A leaf's sink: its tensor hooks, the node's pre-hooks, accumulation, the leaf's
     post-accumulate-grad hooks, the node's post hooks (``fn((), grad_outputs)``)."""
     leaf = node._variable()
-    if (
-        node._tensor_pre_hooks
-        or node._retain_grad_hooks
-        or (leaf is not None and leaf._backward_hooks)
-    ):
+    if node._tensor_pre_hooks or node._retain_grad_hooks or (leaf is not None and leaf._leaf_hooks):
         _run_tensor_pre_hooks(node, grads)
     if node._pre_hooks:
         grads = _run_pre_hooks(node, grads)
@@ -169,30 +201,6 @@ def _priority(node: Node) -> float:
 
 
 _FIRST = -float("inf")
-
-
-def _send(node: Node, outs: list | None, buffers: dict, deps: dict, ready: list, tick) -> None:
-    """Add the node's results into its children's buffers; queue the children it was the
-    last to wait for (also when it computed nothing for them)."""
-    i = -1
-    for nxt, nr in node.next_functions:
-        i += 1
-        if nxt is None or nxt not in deps:  # not in deps: older than every target (plan)
-            continue
-        if outs is not None:
-            g = outs[i]
-            if g is not None:
-                if type(g) is not Tensor:
-                    _validate(node, i, g)
-                buf = buffers.get(nxt)
-                if buf is None:
-                    buf = buffers[nxt] = [None] * nxt.num_outputs
-                old = buf[nr]
-                buf[nr] = g if old is None else _sum(old, g)
-        left = deps[nxt] - 1
-        deps[nxt] = left
-        if left == 0:
-            heapq.heappush(ready, (_priority(nxt), tick(), nxt))
 
 
 def _sum(a: Tensor, b: Tensor) -> Tensor:
@@ -251,7 +259,7 @@ def _call_rule(node: Node, grads: list, to_feed, plain: bool = False) -> list | 
                 needs.append(n is not None)
         else:
             for n, _ in node.next_functions:
-                needs.append(n is not None and n in to_feed)
+                needs.append(n in to_feed)  # (None never is)
         if True in needs:
             if plain:  # then no special mode is on, anomaly mode included
                 outs = node.apply_plain(grads, needs)
@@ -321,7 +329,7 @@ def _run_tensor_pre_hooks(node: Node, buffer: list) -> None:
     if type(node) is AccumulateGrad:
         # A leaf keeps its hooks itself: its accumulator lives only while a graph uses it.
         leaf = node.variable
-        hooks = {0: leaf._backward_hooks} if leaf is not None and leaf._backward_hooks else None
+        hooks = {0: leaf._leaf_hooks} if leaf is not None and leaf._leaf_hooks else None
     if hooks:
         # Called with None too where no gradient arrived for that output, as in PyTorch.
         for nr, fns in hooks.items():

@@ -14,7 +14,7 @@ import numpy as np
 from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _wrap
 from .grad_mode import _state, is_grad_enabled
-from .saved import SavedTensors, _Packed
+from .saved import SavedTensors, _Packed, _UnsavedArray
 
 _sequence = itertools.count()
 NOT_PLAIN = object()  # apply_plain's answer when the rule must run on tensors
@@ -221,6 +221,20 @@ _NODE_CLASSES: dict = {}  # node name -> its OpNode subclass
 _new = object.__new__
 
 
+def _several_on_arrays(grads: list, outputs) -> tuple:
+    """``(arrays, dtype)`` for a rule of several outputs on arrays: each gradient's array (None
+    where none arrived), all of one floating dtype, as every floating output is (integer
+    outputs, e.g. indices, are read as indices). ``(NOT_PLAIN, None)`` otherwise."""
+    arrays = [None if g is None else g._data for g in grads]
+    dtype = next(a.dtype for a in arrays if a is not None)
+    if any(a is not None and a.dtype != dtype for a in arrays) or type(outputs) is not tuple:
+        return NOT_PLAIN, None  # several dtypes, or outputs packed by saved tensors hooks
+    for o in outputs:
+        if type(o) is not np.ndarray or (o.dtype != dtype and o.dtype.kind in "fc"):
+            return NOT_PLAIN, None
+    return arrays, dtype
+
+
 class OpNode(Node):
     """The grad_fn of a primitive op: its saved inputs, result and backward rule.
 
@@ -340,7 +354,8 @@ class OpNode(Node):
         calls as ``apply`` makes through ops, without an op's cost around each.
 
         Only where every tensor the rule reads (gradients, saved inputs, output) has one
-        dtype, so NumPy's promotion cannot differ from PyTorch's; a rule that reaches a
+        dtype, or is a bool mask (or an unsaved input, whose values are never read), so
+        NumPy's promotion cannot differ from PyTorch's; a rule that reaches a
         tensor-only call raises AttributeError or TypeError on an array and runs on tensors
         instead. ``NOT_PLAIN``: run ``apply``.
         """
@@ -349,17 +364,30 @@ class OpNode(Node):
             return NOT_PLAIN
         saved = self._saved
         output = saved.output
-        grad = grads[0]._data  # one output (on_arrays is made for those only), gradient set
-        dtype = grad.dtype
-        if output is not None and (
-            type(output) is not np.ndarray or (output.dtype is not dtype and output.dtype != dtype)
-        ):
-            return NOT_PLAIN  # packed by saved tensors hooks, or another dtype
+        if self.num_outputs == 1:
+            grad = grads[0]._data  # the engine calls a rule once some gradient arrived
+            dtype = grad.dtype
+            if output is not None and (
+                type(output) is not np.ndarray
+                or (output.dtype is not dtype and output.dtype != dtype)
+            ):
+                return NOT_PLAIN  # packed by saved tensors hooks, or another dtype
+        else:
+            grad, dtype = _several_on_arrays(grads, output)
+            if grad is NOT_PLAIN:
+                return NOT_PLAIN
         args = []
         for a in saved.unpack(self._name):
             if isinstance(a, Tensor):
                 a = a._data
-                if a.dtype is not dtype and a.dtype != dtype:
+                # Masks (bool) mix into arithmetic alike in NumPy and PyTorch; of an input
+                # not saved the rule reads only the shape and dtype.
+                if (
+                    a.dtype is not dtype
+                    and a.dtype != dtype
+                    and a.dtype.kind != "b"
+                    and type(a) is not _UnsavedArray
+                ):
                     return NOT_PLAIN
             args.append(a)
         state = _state
@@ -376,7 +404,14 @@ class OpNode(Node):
         # A plain loop: a comprehension costs a call of its own, per node.
         results = []
         for o in outs:
-            results.append(None if o is None else grads[0] if o is grad else _wrap(o))
+            if o is None:
+                results.append(None)
+            elif o is grad:
+                results.append(grads[0])
+            else:  # _wrap inline: once per gradient
+                t = _new(Tensor)
+                t._data = o
+                results.append(t)
         return results
 
     def __call__(self, *grads):

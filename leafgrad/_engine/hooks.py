@@ -28,10 +28,10 @@ def register_hook(self: Tensor, hook) -> RemovableHandle:
         raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
     if self.grad_fn is not None:
         return self.grad_fn._add_tensor_pre_hook(self._output_nr, hook)
-    if self._backward_hooks is None:
-        self._backward_hooks = {}
-    handle = RemovableHandle(self._backward_hooks)
-    self._backward_hooks[handle.id] = hook
+    if self._leaf_hooks is None:
+        self._leaf_hooks = {}
+    handle = RemovableHandle(self._leaf_hooks)
+    self._leaf_hooks[handle.id] = hook
     return handle
 
 

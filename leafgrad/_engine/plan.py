@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-# Pushed right above a node on the walk's stack: when it is popped, everything below that
-# node has been walked, so the node can be looked at again (post-order).
-_FINISHED = object()
+from operator import attrgetter
+
+_age = attrgetter("sequence_nr")
 
 
 class Plan:
@@ -57,44 +57,61 @@ def plan_backward(roots: list, capture: list | None = None, inputs: list | None 
 
 def _walk(roots: list, targets: set | None) -> tuple[dict, set | None]:
     """Edges into each node reached from ``roots``, and (given ``targets``) the nodes with a
-    path to a target: the one walk of the graph, iterative (graphs can be deep).
+    path to a target: one walk of the graph, iterative (graphs can be deep).
 
-    Depth-first; with targets it looks at each node again once all nodes below it are
-    walked (post-order), to see whether one of its children leads to a target. With targets
-    it also stops at nodes older than every target: a node's edges lead only to nodes made
-    before it (sequence numbers grow), so such a node leads to no target, and the history
-    behind the targets (earlier training steps, say) is never walked. PyTorch prunes the same
-    way with its topological numbers.
+    A node's edges lead only to nodes made before it (sequence numbers grow). So the walk
+    stops at nodes older than every target, which lead to no target: the history behind the
+    targets (earlier training steps, say) is never walked, as PyTorch prunes with its
+    topological numbers. And the nodes walked, taken oldest first, come children before
+    parents: one pass in that order finds which of them lead to a target.
     """
+    if targets is None:
+        return _count_edges(roots), None
     deps: dict = {}
-    leads = None if targets is None else set()  # nodes with a path to a target
-    reaches = None if targets is None else set(targets)  # targets, and nodes leading there
     oldest = min(t.sequence_nr for t in targets) if targets else -1
     seen: set = set()
     stack = list(roots)
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
-        if node is _FINISHED:
-            node = pop()
-            for nxt, _ in node.next_functions:
-                if nxt in reaches:
-                    leads.add(node)
-                    reaches.add(node)
-                    break
-            continue
         if node in seen:
             continue
         seen.add(node)
-        if leads is not None:
-            push(node)
-            push(_FINISHED)
         for nxt, _ in node.next_functions:
             if nxt is not None and nxt.sequence_nr >= oldest:
                 if nxt in deps:
                     deps[nxt] += 1
                 else:
                     deps[nxt] = 1
-                if nxt not in seen:
                     push(nxt)
+    leads = set()  # nodes with a path to a target
+    reaches = set(targets)  # targets, and nodes leading there
+    for node in sorted(seen, key=_age):
+        for nxt, _ in node.next_functions:
+            if nxt in reaches:
+                leads.add(node)
+                reaches.add(node)
+                break
     return deps, leads
+
+
+def _count_edges(roots: list) -> dict:
+    """``_walk`` without targets (``backward()``): the edges into each node reached from
+    ``roots``. Order does not matter here, so each node is pushed once, when first reached."""
+    deps: dict = {}
+    seen: set = set()  # the nodes walked (a root may also be reached from another root)
+    stack = list(roots)
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                    push(nxt)
+    return deps

@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._engine.grad_mode import _state as _grad_state
+from .._tensor import _wrap
 
 
-def plain_backward(vjp, vjp_all, broadcast):
+def plain_backward(vjp, vjp_all, broadcast, num_outputs=1):
     """The op's rules run on NumPy arrays: what ``OpNode.apply_plain`` calls when nothing is
     recorded (no ``create_graph``, no special mode), so that each step of a rule is the NumPy
     call itself rather than an op. Operators act on the arrays directly; a leafgrad op that
     meets an array runs its forward on it (``op``, while ``grad_mode._state.plain``).
-    Same NumPy calls in the same order as on tensors, so the same results. One output only
-    (``backward(grad, args, result, params, needs)``, ``grad`` an array)."""
+    Same NumPy calls in the same order as on tensors, so the same results.
+    ``backward(grad, args, result, params, needs)``: ``grad`` an array, or for several outputs
+    a list of arrays and Nones (then zeros, as on tensors)."""
     if vjp_all is not None:
 
         def backward(grad, args, result, params, needs):
+            if num_outputs > 1:
+                grad = _materialized(grad, result)
             outs = vjp_all(grad, *args, result=result, needs=needs, **params)
             return [
                 None if g is None or not n else _fit_array(g, a, broadcast)
@@ -33,6 +37,8 @@ def plain_backward(vjp, vjp_all, broadcast):
         return backward
 
     def backward(grad, args, result, params, needs):
+        if num_outputs > 1:
+            grad = _materialized(grad, result)
         outs = []
         for i, need in enumerate(needs):
             if need:
@@ -47,6 +53,11 @@ def plain_backward(vjp, vjp_all, broadcast):
         return outs
 
     return backward
+
+
+def _materialized(grads: list, result: tuple) -> tuple:
+    """Zeros for the outputs no gradient reached (``_primitive._materialize`` on arrays)."""
+    return tuple(np.zeros(r.shape, r.dtype) if g is None else g for g, r in zip(grads, result))
 
 
 def _fit_array(grad, like, broadcast):
@@ -77,5 +88,26 @@ def _holds_array(args) -> bool:
     return False
 
 
-def _arrays_of(args) -> list:
-    return [a._data if isinstance(a, Tensor) else a for a in args]
+# Helpers for rules that run both ways: on tensors, and on arrays in a plain rule.
+def in_plain_rule() -> bool:
+    """Whether a plain rule is running (its operands are arrays): public functions that
+    check their arguments are Tensors let arrays through only then."""
+    return _grad_state.plain
+
+
+def values_of(x) -> np.ndarray:
+    """The array of a tensor, or the array itself in a plain rule."""
+    return x if type(x) is np.ndarray else x._data
+
+
+def cast_like(x, like):
+    """``x`` in ``like``'s dtype: ``Tensor.to`` on tensors, ``astype`` on arrays."""
+    if type(x) is np.ndarray:
+        return x.astype(like.dtype)
+    return x.to(like.dtype)
+
+
+def operand(array: np.ndarray, like):
+    """A NumPy array computed inside a rule, as an operand beside ``like``: a tensor beside
+    tensors, the array itself beside arrays."""
+    return array if type(like) is np.ndarray else _wrap(array)

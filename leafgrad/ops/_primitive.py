@@ -53,7 +53,7 @@ from ._optable import (
     Unary,
 )
 from ._out import with_out
-from ._plain import _arrays_of, _holds_array, plain_backward
+from ._plain import _holds_array, plain_backward
 from ._tangents import (
     _linear_jvp,
     _push_tangents,
@@ -277,9 +277,7 @@ def _build(prim: Primitive):
     backward = _make_backward(vjp, vjp_all, broadcast, num_outputs) if differentiable else None
     if backward is not None:
         backward.on_arrays = (
-            plain_backward(vjp, vjp_all, broadcast)
-            if prim.plain_rules and num_outputs == 1
-            else None
+            plain_backward(vjp, vjp_all, broadcast, num_outputs) if prim.plain_rules else None
         )
     saved = prim.saved()
     saved_inputs = [(index, guard) for _, what, index, guard in saved if what == "input"]
@@ -322,6 +320,7 @@ def _build(prim: Primitive):
         arrays = []
         first = None
         uniform = True
+        on_arrays = False  # in a plain rule, given arrays: compute on them, record nothing
         for a in args:
             if type(a) is Tensor or isinstance(a, Tensor):
                 if a._requires_grad:
@@ -333,16 +332,22 @@ def _build(prim: Primitive):
                     elif data.dtype is not first and data.dtype != first:  # `is`: cheap
                         uniform = False
                 arrays.append(data)
+            elif on_arrays:  # the rest of a plain rule's arguments, taken as they are
+                arrays.append(a)
             else:
                 number = type(a) is float or type(a) is int
                 if not (scalars and number):
-                    if _state.plain and _holds_array(args):  # in a plain rule: arrays in, out
-                        return forward(*_arrays_of(args), **params)
-                    _check_args(name, args, scalars)
+                    # In a plain rule: arrays in, arrays out (mostly ``a`` is one itself).
+                    if _state.plain and (type(a) is np.ndarray or _holds_array(args)):
+                        on_arrays = True
+                    else:
+                        _check_args(name, args, scalars)
                 # A Python number takes a floating tensor's dtype (PyTorch's weak scalars).
                 if not number:
                     uniform = False
                 arrays.append(a)
+        if on_arrays:  # ``arrays`` holds the operands' arrays and the other arguments
+            return forward(*arrays, **params)
         if promote and not (uniform and first is not None and first.kind == "f"):
             arrays = _promote(args, float_only)
         # Quiet already (inside a backward rule, see OpNode.apply): no set and reset.
@@ -401,7 +406,9 @@ def _build(prim: Primitive):
             else:
                 checked = always
                 for i, g in guarded:  # saved only if that other input needs a gradient
-                    if getattr(args[g], "_requires_grad", False):
+                    other = args[g]
+                    # (No getattr with a default: on a number it raises and catches inside.)
+                    if isinstance(other, Tensor) and other._requires_grad:
                         checked += (i,)
             if inference:
                 _check_saving_inference(name, args, checked)

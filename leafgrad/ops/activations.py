@@ -78,6 +78,7 @@ _leaky_relu = primitive(
     saves=("self", "negative_slope"),
     node_name="LeakyReluBackward0",
     dtype_rule="float",
+    plain_rules=True,
 )
 
 
@@ -98,6 +99,7 @@ _elu = unary(
     d1=lambda x, *, alpha=1.0: where(x > 0, 1.0, alpha * exp(x)),
     d2=lambda x, *, alpha=1.0: where(x > 0, 0.0, alpha * exp(x)),
     saves=("self", "alpha"),
+    plain_rules=True,
 )
 
 
@@ -135,7 +137,9 @@ def _gelu_d2(x, *, approximate="none"):
     return pdf * (2 - x * x)
 
 
-_gelu = unary("gelu", _gelu_forward, d1=_gelu_d1, d2=_gelu_d2, saves=("self", "approximate"))
+_gelu = unary(
+    "gelu", _gelu_forward, d1=_gelu_d1, d2=_gelu_d2, saves=("self", "approximate"), plain_rules=True
+)
 
 
 @public(method=False)
@@ -156,6 +160,7 @@ silu = unary(
     d1=lambda x: _silu_d1(x),
     d2=lambda x: _silu_d2(x),
     expose=public(method=False),
+    plain_rules=True,
 )
 
 
@@ -183,6 +188,7 @@ _softplus = unary(
         x * beta > threshold, 0.0, beta * sigmoid(x * beta) * (1 - sigmoid(x * beta))
     ),
     saves=("self", "beta", "threshold"),
+    plain_rules=True,
 )
 
 

@@ -54,6 +54,7 @@ _logaddexp2 = primitive(
     saves=("self", "other"),
     node_name="Logaddexp2Backward0",
     broadcast=True,
+    plain_rules=True,
 )
 
 
@@ -129,6 +130,7 @@ _nextafter = primitive(
     saves=("self", "other"),  # as PyTorch's node, though its rules read neither
     node_name="NextafterBackward0",
     broadcast=True,
+    plain_rules=True,
 )
 
 

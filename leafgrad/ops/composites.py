@@ -34,6 +34,7 @@ erfinv = unary(
     d1=lambda x: _SQRT_PI_2 * exp(erfinv(x) ** 2),
     d2=lambda x, result: 2 * result * (_SQRT_PI_2 * exp(result * result)) ** 2,
     expose=public(inplace=True),
+    plain_rules=True,
 )
 
 

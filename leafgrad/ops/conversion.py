@@ -28,13 +28,21 @@ def _to_copy_forward(x, *, dtype, memory_format=None):
     return out
 
 
+def _to_copy_grad(grad, x, result, **kw):
+    """The gradient back in the input's dtype (``x``: its shape and dtype only)."""
+    if type(grad) is np.ndarray:  # a plain rule: x is an array's stand-in, its dtype NumPy's
+        return grad.astype(x.dtype)
+    return grad.to(_dtype.from_numpy_dtype(x._data.dtype))
+
+
 _to_copy = primitive(
     "to",
     _to_copy_forward,
-    (lambda grad, x, result, **kw: grad.to(_dtype.from_numpy_dtype(x._data.dtype)),),
+    (_to_copy_grad,),
     node_name="ToCopyBackward0",
     dtype_rule="keep",
     kind=Linear(),
+    plain_rules=True,
 )
 
 
@@ -45,6 +53,7 @@ clone_ = primitive(
     node_name="CloneBackward0",
     dtype_rule="keep",
     kind=Linear(),
+    plain_rules=True,
 )
 
 

@@ -85,6 +85,7 @@ _rounded_div = primitive(
     node_name="DivBackward2",
     broadcast=True,
     scalars=True,
+    plain_rules=True,
 )
 
 
@@ -102,6 +103,7 @@ def _remainder_primitive(name, forward, rounding_mode, overload, node_name, save
         node_name=node_name,
         broadcast=True,
         scalars=True,
+        plain_rules=True,
     )
 
 

@@ -16,7 +16,7 @@ from .._exposure import exports, public
 from ._optable import Composite, Generic
 from ._primitive import primitive, unary
 from ._tangents import diagonal_jvp, tangent_sum
-from .arithmetic import reciprocal
+from .arithmetic import reciprocal, rsqrt
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -34,12 +34,13 @@ expm1 = unary(
     d1=lambda x, result: result + 1,
     d2=lambda x, result: result + 1,
     expose=public(inplace=True),
+    plain_rules=True,
 )
 log = unary(
     "log",
     np.log,
     d1=lambda x: reciprocal(x),
-    d2=lambda x: -(x * x).reciprocal(),
+    d2=lambda x: -reciprocal(x * x),
     expose=public(inplace=True),
     plain_rules=True,
 )
@@ -47,23 +48,26 @@ log1p = unary(
     "log1p",
     np.log1p,
     node_name="Log1PBackward0",
-    d1=lambda x: (x + 1).reciprocal(),
-    d2=lambda x: -((x + 1) * (x + 1)).reciprocal(),
+    d1=lambda x: reciprocal(x + 1),
+    d2=lambda x: -reciprocal((x + 1) * (x + 1)),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 log2 = unary(
     "log2",
     np.log2,
-    d1=lambda x: (x * math.log(2.0)).reciprocal(),
-    d2=lambda x: -(x * x * math.log(2.0)).reciprocal(),
+    d1=lambda x: reciprocal(x * math.log(2.0)),
+    d2=lambda x: -reciprocal(x * x * math.log(2.0)),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 log10 = unary(
     "log10",
     np.log10,
-    d1=lambda x: (x * math.log(10.0)).reciprocal(),
-    d2=lambda x: -(x * x * math.log(10.0)).reciprocal(),
+    d1=lambda x: reciprocal(x * math.log(10.0)),
+    d2=lambda x: -reciprocal(x * x * math.log(10.0)),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 
 sin = unary(
@@ -93,23 +97,26 @@ tan = unary(
 asin = unary(
     "asin",
     np.arcsin,
-    d1=lambda x: (1 - x * x).rsqrt(),
+    d1=lambda x: rsqrt(1 - x * x),
     d2=lambda x: x * (1 - x * x) ** -1.5,
     expose=public(inplace=True),
+    plain_rules=True,
 )
 acos = unary(
     "acos",
     np.arccos,
-    d1=lambda x: -(1 - x * x).rsqrt(),
+    d1=lambda x: -rsqrt(1 - x * x),
     d2=lambda x: -x * (1 - x * x) ** -1.5,
     expose=public(inplace=True),
+    plain_rules=True,
 )
 atan = unary(
     "atan",
     np.arctan,
-    d1=lambda x: (1 + x * x).reciprocal(),
+    d1=lambda x: reciprocal(1 + x * x),
     d2=lambda x: -2 * x * (1 + x * x) ** -2,
     expose=public(inplace=True),
+    plain_rules=True,
 )
 sinh = unary(
     "sinh",
@@ -212,23 +219,26 @@ tanh = unary(
 asinh = unary(
     "asinh",
     np.arcsinh,
-    d1=lambda x: (x * x + 1).rsqrt(),
+    d1=lambda x: rsqrt(x * x + 1),
     d2=lambda x: -x * (x * x + 1) ** -1.5,
     expose=public(inplace=True),
+    plain_rules=True,
 )
 acosh = unary(
     "acosh",
     np.arccosh,
-    d1=lambda x: (x * x - 1).rsqrt(),
+    d1=lambda x: rsqrt(x * x - 1),
     d2=lambda x: -x * (x * x - 1) ** -1.5,
     expose=public(inplace=True),
+    plain_rules=True,
 )
 atanh = unary(
     "atanh",
     np.arctanh,
-    d1=lambda x: (1 - x * x).reciprocal(),
+    d1=lambda x: reciprocal(1 - x * x),
     d2=lambda x: 2 * x * (1 - x * x) ** -2,
     expose=public(inplace=True),
+    plain_rules=True,
 )
 
 arcsin, arccos, arctan = asin, acos, atan
@@ -253,6 +263,7 @@ erf = unary(
     d1=lambda x: _TWO_OVER_SQRT_PI * exp(-(x * x)),
     d2=lambda x: -2 * _TWO_OVER_SQRT_PI * x * exp(-(x * x)),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 erfc = unary(
     "erfc",
@@ -260,6 +271,7 @@ erfc = unary(
     d1=lambda x: -_TWO_OVER_SQRT_PI * exp(-(x * x)),
     d2=lambda x: 2 * _TWO_OVER_SQRT_PI * x * exp(-(x * x)),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 
 _ATAN2_RULES = (
@@ -276,6 +288,7 @@ atan2 = primitive(
     dtype_rule="float",
     broadcast=True,
     expose=public(inplace=True),
+    plain_rules=True,
 )
 arctan2 = atan2
 

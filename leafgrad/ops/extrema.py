@@ -16,6 +16,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, NonDifferentiable
 from ._out import accepts_out, with_outs
+from ._plain import operand, values_of
 from ._primitive import primitive
 from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
 from .piecewise import maximum, minimum, where
@@ -58,10 +59,11 @@ def _amin_forward(x, *, dim, keepdim):
 
 def _even_split_grad(grad, x, result, *, dim, keepdim):
     # Ties share the gradient evenly (PyTorch's scale_grad_by_count).
-    shape = x._data.shape
-    picked = x._data == _keepdims(result, shape, dim, keepdim)._data
-    count = picked.sum(axis=_np_axis(x._data, dim), keepdims=True)
-    return (_keepdims(grad, shape, dim, keepdim) / _wrap(count)) * _wrap(picked)
+    xd = values_of(x)
+    shape = xd.shape
+    picked = xd == values_of(_keepdims(result, shape, dim, keepdim))
+    count = picked.sum(axis=_np_axis(xd, dim), keepdims=True)
+    return (_keepdims(grad, shape, dim, keepdim) / operand(count, grad)) * operand(picked, grad)
 
 
 def _even_split_jvp(tx, x, result, *, dim, keepdim):
@@ -84,6 +86,7 @@ _amax = primitive(
     saves=("self", "result", "dim", "keepdim"),
     node_name="AmaxBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 _amin = primitive(
     "amin",
@@ -93,6 +96,7 @@ _amin = primitive(
     saves=("self", "result", "dim", "keepdim"),
     node_name="AminBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 
@@ -118,9 +122,9 @@ def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 def _extreme_all_grad(grad, x, result):
     # Evenly among the elements equal to the result, or among the NaNs when it is NaN.
-    xd, rd = x._data, result._data
+    xd, rd = values_of(x), values_of(result)
     picked = np.isnan(xd) if np.isnan(rd) else xd == rd
-    return where(_wrap(picked), grad / int(picked.sum()), 0.0)
+    return where(operand(picked, grad), grad / int(picked.sum()), 0.0)
 
 
 def _evenly_read_jvp(tx, x, result):
@@ -138,6 +142,7 @@ _max_all = primitive(
     saves=("self", "result"),
     node_name="MaxBackward1",
     dtype_rule="keep",
+    plain_rules=True,
 )
 _min_all = primitive(
     "min",
@@ -147,6 +152,7 @@ _min_all = primitive(
     saves=("self", "result"),
     node_name="MinBackward1",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 
@@ -165,13 +171,14 @@ def _select_forward(arg):
 
 def _select_grad(grad, x, result, *, dim, keepdim):
     # Only the selected index receives the gradient (PyTorch's value_selecting_reduction).
-    values_grad, indices = grad[0], result[1]
-    shape = x._data.shape
-    if x._data.ndim == 0:
+    values_grad, indices = grad[0], values_of(result[1])
+    shape = tuple(x.shape)
+    if not shape:
         return values_grad
-    idx = indices._data if keepdim else np.expand_dims(indices._data, dim)
+    idx = indices if keepdim else np.expand_dims(indices, dim)
     positions = np.arange(shape[dim]).reshape([-1 if i == dim else 1 for i in range(len(shape))])
-    return where(_wrap(positions == idx), _restore(values_grad, shape, (dim,), keepdim), 0.0)
+    picked = operand(positions == idx, values_grad)
+    return where(picked, _restore(values_grad, shape, (dim,), keepdim), 0.0)
 
 
 def _select_jvp(tx, x, result, *, dim, keepdim):
@@ -196,6 +203,7 @@ _max_dim = primitive(
     node_name="MaxBackward0",
     dtype_rule="keep",
     num_outputs=2,
+    plain_rules=True,
 )
 _min_dim = primitive(
     "min",
@@ -208,6 +216,7 @@ _min_dim = primitive(
     node_name="MinBackward0",
     dtype_rule="keep",
     num_outputs=2,
+    plain_rules=True,
 )
 
 _MaxResult = namedtuple("max", ["values", "indices"])

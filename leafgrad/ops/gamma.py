@@ -26,6 +26,7 @@ lgamma = unary(
     d1=lambda x: digamma(x),
     d2=lambda x: _polygamma(x, n=1),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 
 digamma = unary(
@@ -34,6 +35,7 @@ digamma = unary(
     d1=lambda x: _polygamma(x, n=1),
     d2=lambda x: _polygamma(x, n=2),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 
 
@@ -46,6 +48,7 @@ _polygamma = unary(
     _polygamma_forward,
     d1=lambda x, *, n: _polygamma(x, n=n + 1),
     d2=lambda x, *, n: _polygamma(x, n=n + 2),
+    plain_rules=True,
 )
 
 
@@ -118,6 +121,7 @@ _zetas = [
         dtype_rule="float",
         broadcast=True,
         scalars=True,
+        plain_rules=True,
     )
     for i, overload in enumerate(("", "self_scalar", "other_scalar"))
 ]

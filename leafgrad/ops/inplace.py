@@ -62,6 +62,7 @@ def _overwrite(name, overload, node_name):
         dtype_rule="keep",
         broadcast=True,
         scalars=True,
+        plain_rules=True,
     )
 
 

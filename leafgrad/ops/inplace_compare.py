@@ -41,6 +41,7 @@ def _compare_twin(name: str, ufunc):
         dtype_rule="keep",
         broadcast=True,
         scalars=True,
+        plain_rules=True,
     )
     tensor = primitive(
         f"{name}_",
@@ -51,6 +52,7 @@ def _compare_twin(name: str, ufunc):
         node_name=f"{node}1",
         dtype_rule="keep",
         broadcast=True,
+        plain_rules=True,
     )
 
     def method(self: Tensor, other) -> Tensor:

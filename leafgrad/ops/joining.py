@@ -15,9 +15,10 @@ import numpy as np
 
 from .._engine.forward import jet_state as _jet_state
 from .._exposure import exports, public
-from .._tensor import Tensor, _normalize_dim, _wrap
+from .._tensor import Tensor, _normalize_dim
 from ._optable import Linear
 from ._out import with_out
+from ._plain import operand, values_of
 from ._primitive import primitive, with_outputs
 from .shape import unsqueeze
 from .slicing import narrow, select
@@ -67,11 +68,12 @@ def _cat_forward(*arrays, dim, dtype):
 def _cat_grads(grad, *args, result, needs, dim, dtype):
     outs, offset = [], 0
     for a, need in zip(args, needs):
-        data = a._data
-        if _is_legacy_empty(data) and grad._data.ndim != 1:
-            outs.append(_wrap(np.zeros((0,), dtype=grad._data.dtype)) if need else None)
+        shape = tuple(a.shape)
+        if shape == (0,) and grad.ndim != 1:  # a legacy empty operand (see _is_legacy_empty)
+            empty = np.zeros((0,), dtype=values_of(grad).dtype)
+            outs.append(operand(empty, grad) if need else None)
             continue
-        size = data.shape[dim]
+        size = shape[dim]
         outs.append(narrow(grad, dim, offset, size) if need else None)
         offset += size
     return outs
@@ -84,6 +86,7 @@ _cat = primitive(
     kind=Linear(),
     node_name="CatBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 
@@ -142,6 +145,7 @@ _stack = primitive(
     kind=Linear(),
     node_name="StackBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 
@@ -174,9 +178,10 @@ def _split_forward(x, *, dim, sizes):
 
 
 def _split_grads(grad, x, *, result, needs, dim, sizes):
-    if isinstance(grad, Tensor):  # a single piece: the identity
+    if type(grad) is not tuple:  # a single piece: the identity
         return [grad]
-    return [cat(list(grad), dim)]
+    # cat's op itself (the public cat checks its list of tensors; the pieces share a dtype)
+    return [_cat(*grad, dim=dim, dtype=values_of(grad[0]).dtype)]
 
 
 def _split_primitive(name, overload, node_name):
@@ -190,6 +195,7 @@ def _split_primitive(name, overload, node_name):
         dtype_rule="keep",
         num_outputs=2,
         view=True,
+        plain_rules=True,
     )
 
 
@@ -270,9 +276,10 @@ def _unbind_forward(x, *, dim):
 
 
 def _unbind_grads(grad, x, *, result, needs, dim):
-    if isinstance(grad, Tensor):
+    if type(grad) is not tuple:  # a single piece
         return [unsqueeze(grad, dim)]
-    return [stack(list(grad), dim)]
+    # stack's op itself, as _split_grads uses cat's
+    return [_stack(*grad, dim=dim, dtype=values_of(grad[0]).dtype)]
 
 
 _unbind = primitive(
@@ -285,6 +292,7 @@ _unbind = primitive(
     dtype_rule="keep",
     num_outputs=2,
     view=True,
+    plain_rules=True,
 )
 
 
@@ -296,7 +304,7 @@ def _unbind_op(n: int):
 @public()
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices of ``input`` along ``dim``, each without that dim."""
-    shape = input._data.shape
+    shape = tuple(input.shape)  # an array too, in a plain rule
     if not shape:
         raise IndexError("unbind: a 0-dim tensor has no dim to unbind along")
     d = _normalize_dim(operator.index(dim), len(shape), "unbind")

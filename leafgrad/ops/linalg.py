@@ -199,6 +199,7 @@ _dot = primitive(
     node_name="DotBackward0",
     dtype_rule="keep",
     kind=Bilinear(),
+    plain_rules=True,
 )
 
 
@@ -308,9 +309,10 @@ _addmm = primitive(
     "addmm",
     _addmm_forward,
     (
+        # As mm's rules: the ops themselves (the public mm and t only check arguments).
         lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(grad, beta),
-        lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(mm(grad, t(b)), alpha),
-        lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(mm(t(a), grad), alpha),
+        lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(_mm(grad, _t(b)), alpha),
+        lambda grad, x, a, b, result, *, beta=1, alpha=1: _scaled(_mm(_t(a), grad), alpha),
     ),
     kind=Composite(
         taylor_as=lambda x, a, b, *, beta=1, alpha=1: _scaled(x, beta) + _scaled(mm(a, b), alpha),
@@ -321,6 +323,7 @@ _addmm = primitive(
     node_name="AddmmBackward0",
     dtype_rule="keep",
     broadcast=True,
+    plain_rules=True,
 )
 
 

@@ -13,6 +13,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
 from ._optable import PiecewiseLinear
 from ._out import accepts_out
+from ._plain import cast_like, in_plain_rule
 from ._primitive import primitive
 from .comparison import nonzero
 
@@ -30,6 +31,7 @@ floor = primitive(
     node_name="FloorBackward0",
     dtype_rule="promote",
     expose=public(inplace=True),
+    plain_rules=True,
 )
 ceil = primitive(
     "ceil",
@@ -39,6 +41,7 @@ ceil = primitive(
     node_name="CeilBackward0",
     dtype_rule="promote",
     expose=public(inplace=True),
+    plain_rules=True,
 )
 trunc = primitive(
     "trunc",
@@ -48,6 +51,7 @@ trunc = primitive(
     node_name="TruncBackward0",
     dtype_rule="promote",
     expose=public(inplace=True),
+    plain_rules=True,
 )
 fix = trunc
 
@@ -63,6 +67,7 @@ _round = primitive(
     kind=PiecewiseLinear(),
     node_name="RoundBackward0",
     dtype_rule="promote",
+    plain_rules=True,
 )
 _round_decimals = primitive(
     "round",
@@ -72,6 +77,7 @@ _round_decimals = primitive(
     overload="decimals",
     node_name="RoundBackward1",
     dtype_rule="promote",
+    plain_rules=True,
 )
 
 
@@ -88,7 +94,7 @@ def _max_min_grad(pick_first, maximum):
     def rule(grad, x, y, result):
         mine, other = (x, y) if pick_first else (y, x)
         loses = mine < other if maximum else mine > other
-        return grad * where(mine == other, 0.5, (~loses).to(grad.dtype))
+        return grad * where(mine == other, 0.5, cast_like(~loses, grad))
 
     return rule
 
@@ -102,6 +108,7 @@ maximum = primitive(
     node_name="MaximumBackward0",
     broadcast=True,
     expose=public(),
+    plain_rules=True,
 )
 minimum = primitive(
     "minimum",
@@ -112,6 +119,7 @@ minimum = primitive(
     node_name="MinimumBackward0",
     broadcast=True,
     expose=public(),
+    plain_rules=True,
 )
 
 
@@ -143,6 +151,7 @@ def _clamp_scalar_primitive(name, node_name):
         saves=("self", "min", "max"),
         node_name=node_name,
         dtype_rule="keep",
+        plain_rules=True,
     )
 
 
@@ -167,6 +176,7 @@ _clamp_tensor = primitive(
     node_name="ClampBackward0",
     broadcast=True,
     scalars=True,
+    plain_rules=True,
 )
 
 
@@ -191,6 +201,7 @@ def _clamp_bound_primitive(name, overload, node_name, upper: bool, bound: str):
         saves=("self", bound),
         inputs=("self", bound),
         node_name=node_name,
+        plain_rules=True,
         broadcast=True,
         scalars=True,
     )
@@ -265,6 +276,7 @@ _where = primitive(
     dtype_rule="keep",
     broadcast=True,
     scalars=True,
+    plain_rules=True,
 )
 
 
@@ -278,6 +290,9 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor):
+        # A rule's mask, on arrays (a NumPy bool for a 0-d one).
+        if type(condition) in (np.ndarray, np.bool_) and in_plain_rule():
+            return _where(condition, input, other)
         raise TypeError(f"where(): condition must be a bool Tensor, not {type(condition).__name__}")
     if condition._data.dtype != np.bool_:
         raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")

@@ -117,6 +117,7 @@ _pow_scalar_tensor = primitive(
     saves=("exponent", "result"),
     inputs=("exponent",),
     node_name="PowBackward2",
+    plain_rules=True,
 )
 
 

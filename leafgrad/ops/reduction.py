@@ -77,7 +77,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
     np_dtype = None if dtype is None else _as_np(dtype)
     if dim is None and not keepdim:
         return _sum_all(input, dim=None, keepdim=False, dtype=np_dtype)
-    dims = _axes(dim, input._data.ndim, "sum")
+    dims = _axes(dim, input.ndim, "sum")  # .ndim: an array too, in a plain rule
     return _sum_dim(input, dim=dims, keepdim=keepdim, dtype=np_dtype)
 
 
@@ -160,7 +160,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     np_dtype = None if dtype is None else _as_np(dtype)
     if dim is None and not keepdim:
         return _mean_all(input, dim=None, keepdim=False, dtype=np_dtype)
-    dims = _axes(dim, input._data.ndim, "mean")
+    dims = _axes(dim, input.ndim, "mean")  # .ndim: an array too, in a plain rule
     return _mean_dim(input, dim=dims, keepdim=keepdim, dtype=np_dtype)
 
 
@@ -276,6 +276,7 @@ _cumsum = primitive(
     saves=("dim",),
     node_name="CumsumBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 

@@ -54,6 +54,7 @@ _permute = primitive(
     dtype_rule="keep",
     kind=Linear(),
     view=True,
+    plain_rules=True,
 )
 
 
@@ -89,6 +90,7 @@ _transpose = primitive(
     dtype_rule="keep",
     kind=Linear(),
     view=True,
+    plain_rules=True,
 )
 
 
@@ -150,6 +152,7 @@ _flip = primitive(
     node_name="FlipBackward0",
     dtype_rule="keep",
     kind=Linear(),
+    plain_rules=True,
 )
 
 
@@ -214,6 +217,7 @@ _roll = primitive(
     node_name="RollBackward0",
     dtype_rule="keep",
     kind=Linear(),
+    plain_rules=True,
 )
 
 
@@ -242,11 +246,11 @@ def _repeat_forward(x, *, repeats):
 
 
 def _repeat_grad(grad, x, *, repeats, **_):
-    shape = x._data.shape
+    shape = tuple(x.shape)
     padded = (1,) * (len(repeats) - len(shape)) + shape
     interleaved = tuple(v for pair in zip(repeats, padded) for v in pair)
     summed = grad.reshape(interleaved).sum(tuple(range(0, len(interleaved), 2)))
-    return summed if summed._data.shape == shape else summed.reshape(shape)
+    return summed if tuple(summed.shape) == shape else summed.reshape(shape)
 
 
 _repeat = primitive(
@@ -256,6 +260,7 @@ _repeat = primitive(
     node_name="RepeatBackward0",
     dtype_rule="keep",
     kind=Linear(),
+    plain_rules=True,
 )
 
 

@@ -64,6 +64,7 @@ _scatter_value = primitive(
     saves=("dim", "index"),
     node_name="ScatterBackward1",
     dtype_rule="keep",
+    plain_rules=True,
 )
 _scatter_reduce_src = primitive(
     "scatter", _write_forward, kind=NoDerivative(), overload="reduce", dtype_rule="keep"

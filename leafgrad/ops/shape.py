@@ -32,11 +32,12 @@ def _reshaping(name: str, node_name: str, view: bool):
     return primitive(
         name,
         _reshape_forward,
-        lambda grad, x, result, *, shape: grad.reshape(x._data.shape),
+        lambda grad, x, result, *, shape: grad.reshape(x.shape),
         node_name=node_name,
         dtype_rule="keep",
         kind=Linear(),
         view=view,
+        plain_rules=True,
     )
 
 
@@ -194,7 +195,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 
 
 def _squeeze_grad(grad, x, **_):
-    return grad.reshape(x._data.shape)
+    return grad.reshape(x.shape)
 
 
 def _squeeze_op(number: int, overload: str):
@@ -207,6 +208,7 @@ def _squeeze_op(number: int, overload: str):
         node_name=f"SqueezeBackward{number}",
         dtype_rule="keep",
         view=True,
+        plain_rules=True,
     )
 
 
@@ -237,11 +239,12 @@ def _unsqueeze_forward(x, *, dim):
 _unsqueeze = primitive(
     "unsqueeze",
     _unsqueeze_forward,
-    lambda grad, x, *, dim, **_: _squeeze_dim(grad, shape=x._data.shape),
+    lambda grad, x, *, dim, **_: _squeeze_dim(grad, shape=tuple(x.shape)),
     node_name="UnsqueezeBackward0",
     dtype_rule="keep",
     kind=Linear(),
     view=True,
+    plain_rules=True,
 )
 
 

@@ -95,7 +95,7 @@ _slice, _slice_backward = adjoint_pair(
 @public()
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     """The view of ``length`` entries of ``input`` along ``dim`` from ``start``."""
-    shape = input._data.shape
+    shape = tuple(input.shape)  # an array too, in a plain rule
     if not shape:
         raise RuntimeError("narrow: a 0-dim tensor has no dim to narrow; unsqueeze it first")
     d = _normalize_dim(operator.index(dim), len(shape), "narrow")
@@ -124,6 +124,7 @@ alias = primitive(
     dtype_rule="keep",
     kind=Linear(),
     view=True,
+    plain_rules=True,
 )
 
 

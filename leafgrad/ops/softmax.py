@@ -13,6 +13,8 @@ from ._optable import Generic
 from ._out import accepts_out
 from ._primitive import primitive
 from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
+from .elementwise import exp
+from .reduction import sum as _sum
 
 
 def _shifted(x, axis, finite_shift=False):
@@ -39,8 +41,8 @@ def _logsumexp_forward(x, *, dim, keepdim):
 
 
 def _logsumexp_grad(grad, x, result, *, dim, keepdim):
-    shape = x._data.shape
-    return _restore(grad, shape, dim, keepdim) * (x - _keepdims(result, shape, dim, keepdim)).exp()
+    shape = tuple(x.shape)
+    return _restore(grad, shape, dim, keepdim) * exp(x - _keepdims(result, shape, dim, keepdim))
 
 
 def _logsumexp_jvp(tx, x, result, *, dim, keepdim):
@@ -63,6 +65,7 @@ _logsumexp = primitive(
     saves=("self", "result", "dim", "keepdim"),
     node_name="LogsumexpBackward0",
     dtype_rule="float",
+    plain_rules=True,
 )
 
 
@@ -91,22 +94,24 @@ def _log_softmax_forward(x, *, dim):
 _softmax = primitive(
     "softmax",
     _softmax_forward,
-    lambda grad, x, result, *, dim: result * (grad - (grad * result).sum(dim, keepdim=True)),
+    lambda grad, x, result, *, dim: result * (grad - _sum(grad * result, dim, keepdim=True)),
     kind=Generic(
         jvp=lambda tx, x, result, *, dim: result * (tx - (result * tx).sum(dim, keepdim=True))
     ),
     saves=("result", "dim"),
     node_name="SoftmaxBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 _log_softmax = primitive(
     "log_softmax",
     _log_softmax_forward,
-    lambda grad, x, result, *, dim: grad - result.exp() * grad.sum(dim, keepdim=True),
+    lambda grad, x, result, *, dim: grad - exp(result) * _sum(grad, dim, keepdim=True),
     kind=Generic(jvp=lambda tx, x, result, *, dim: tx - (result.exp() * tx).sum(dim, keepdim=True)),
     saves=("result", "dim"),
     node_name="LogSoftmaxBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 

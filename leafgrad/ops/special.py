@@ -34,6 +34,7 @@ erfcx = unary(
     saves=("self", "result"),  # its derivative reads both, as PyTorch's
     d1=lambda x, result: 2 * x * result - _TWO_OVER_SQRT_PI,
     d2=lambda x, result: 2 * result + 2 * x * (2 * x * result - _TWO_OVER_SQRT_PI),
+    plain_rules=True,
 )
 
 # ----- logit -----
@@ -97,6 +98,7 @@ def _scalar_overloads(name, forward, rules, node, overloads, **declaration):
             dtype_rule="float",
             broadcast=True,
             scalars=True,
+            plain_rules=True,
             **declaration,
         )
         for i, overload in enumerate(overloads)
@@ -182,6 +184,7 @@ i0 = unary(
     d1=lambda x: i1(x),
     d2=lambda x: _i1_d1(x, i1(x)),
     expose=public(inplace=True),
+    plain_rules=True,
 )
 i0e = unary(
     "special_i0e",
@@ -217,6 +220,7 @@ entr = unary(
     node_name="SpecialEntrBackward0",
     d1=lambda x: -(log(x) + 1),
     d2=lambda x: -x.reciprocal(),
+    plain_rules=True,
 )
 
 
@@ -236,6 +240,7 @@ ndtri = unary(
     node_name="SpecialNdtriBackward0",
     d1=_ndtri_d1,
     d2=lambda x, result: result * _ndtri_d1(x, result) ** 2,
+    plain_rules=True,
 )
 
 
@@ -250,6 +255,7 @@ log_ndtr = unary(
     saves=("self", "result"),  # its derivative reads both, as PyTorch's
     d1=_log_ndtr_d1,
     d2=lambda x, result: _log_ndtr_d1(x, result) * (-x - _log_ndtr_d1(x, result)),
+    plain_rules=True,
 )
 
 # ----- functions PyTorch records without a derivative (results never require grad) -----

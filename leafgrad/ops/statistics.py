@@ -11,9 +11,12 @@ from .._tensor import Tensor, _wrap, _zeros_like
 from .._warn import warn_at_user
 from ._optable import Generic
 from ._out import accepts_out, check_out, write_out
+from ._plain import operand, values_of
 from ._primitive import primitive
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
+from .arithmetic import abs, sign
 from .piecewise import where
+from .reduction import mean
 
 
 def _count(shape, dims) -> int:
@@ -37,16 +40,16 @@ def _var_forward(x, *, dim, correction, keepdim):
 
 def _var_backward(grad, x, dim, correction, keepdim):
     """d var / dx = 2 (x - mean) / (n - correction), as PyTorch's var_backward."""
-    shape = x._data.shape
-    if dim is None or x._data.ndim == 0:
-        dof = x._data.size - correction
+    shape = tuple(x.shape)
+    if dim is None or not shape:
+        dof = math.prod(shape) - correction
         if dof <= 0:
             # 2 / 0 is inf; times (x - mean) it is nan where x equals the mean.
-            return grad * where(x == x.mean(), math.nan, math.inf)
-        return (2.0 / dof) * grad * (x - x.mean())
+            return grad * where(x == mean(x), math.nan, math.inf)
+        return (2.0 / dof) * grad * (x - mean(x))
     dof = _count(shape, dim) - correction
     scale = 2.0 / dof if dof != 0 else math.inf
-    return scale * _keepdims(grad, shape, dim, keepdim) * (x - x.mean(dim, keepdim=True))
+    return scale * _keepdims(grad, shape, dim, keepdim) * (x - mean(x, dim, keepdim=True))
 
 
 def _std_grad(grad, x, result, *, dim, correction, keepdim):
@@ -79,6 +82,7 @@ _var = primitive(
     saves=("self", "correction", "dim", "keepdim"),
     node_name="VarBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 _std = primitive(
     "std",
@@ -89,6 +93,7 @@ _std = primitive(
     saves=("self", "result", "correction", "dim", "keepdim"),
     node_name="StdBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 
@@ -163,25 +168,25 @@ def _norm_forward(x, *, ord, dim, keepdim):
 
 def _norm_grad(grad, x, result, *, ord, dim, keepdim):
     """PyTorch's linalg_vector_norm_backward; 0 wherever the norm is 0 (a subgradient)."""
-    shape = x._data.shape
+    shape = tuple(x.shape)
     g = _keepdims(grad, shape, dim, keepdim)
     norm = _keepdims(result, shape, dim, keepdim)
     if ord == 1:
-        return x.sign() * g
+        return sign(x) * g
     if ord == 2:
         return g * where(norm == 0, 0.0, x / norm)
     if math.isinf(ord):
-        a = np.abs(x._data)
-        picked = (a == norm._data) | np.isnan(a)
+        a = np.abs(values_of(x))
+        picked = (a == values_of(norm)) | np.isnan(a)
         count = picked.sum(axis=_np_axis(a, dim), keepdims=True)
-        return x.sign() * ((g / _wrap(count)) * _wrap(picked))
+        return sign(x) * ((g / operand(count, g)) * operand(picked, g))
     if ord < 1:
-        scaled = x.sign() * where(x == 0, 0.0, x.abs() ** (ord - 1))
+        scaled = sign(x) * where(x == 0, 0.0, abs(x) ** (ord - 1))
         return scaled * g * norm ** (1 - ord)
     scale = where(norm == 0, 0.0, g / norm ** (ord - 1))
     if ord < 2:
-        return x.sign() * x.abs() ** (ord - 1) * scale
-    return x * x.abs() ** (ord - 2) * scale
+        return sign(x) * abs(x) ** (ord - 1) * scale
+    return x * abs(x) ** (ord - 2) * scale
 
 
 def _norm_vjp_all(grad, x, *, result, needs, ord, dim, keepdim):
@@ -230,6 +235,7 @@ _norm = primitive(
     saves=("self", "result", "ord", "dim", "keepdim"),
     node_name="LinalgVectorNormBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 

@@ -64,6 +64,7 @@ zero_region = primitive(
     node_name="ZeroRegionBackward0",
     dtype_rule="keep",
     kind=Linear(),
+    plain_rules=True,
 )
 
 
@@ -88,6 +89,7 @@ embed_region = primitive(
     node_name="EmbedRegionBackward0",
     dtype_rule="keep",
     kind=Linear(),
+    plain_rules=True,
 )
 
 
@@ -131,6 +133,7 @@ copy_slices = primitive(
     kind=Generic(jvp=_copy_slices_jvp),
     node_name="torch::autograd::CopySlices",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 

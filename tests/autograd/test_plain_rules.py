@@ -45,7 +45,11 @@ def _gradients(sample, dtype):
 def test_hot_ops_declare_plain_rules():
     for key in ("mul.Tensor", "add.Tensor", "sub.Tensor", "div.Tensor", "tanh", "sigmoid",
                 "tanh_backward", "mm", "t", "sum", "mean", "expand", "sum_to", "relu",
-                "pow.Tensor_Scalar", "exp", "sin", "cos"):  # fmt: skip
+                "pow.Tensor_Scalar", "exp", "sin", "cos", "addmm", "view", "_unsafe_view",
+                "squeeze.dim", "unsqueeze", "cat", "stack", "softmax", "log_softmax",
+                "logsumexp", "where.self", "maximum", "clamp", "to", "permute", "gelu", "silu",
+                "transpose.int", "softplus", "elu", "leaky_relu", "norm",
+                "var.correction"):  # fmt: skip
         assert key in PLAIN_KEYS, key
 
 
@@ -136,6 +140,47 @@ def test_an_op_given_an_array_still_refuses_it_outside_plain_rules():
         lg.mul(np.ones(2), lg.ones(2))
     with pytest.raises(TypeError):
         lg.tanh(np.ones(2))
+    with pytest.raises(TypeError):  # where lets an array mask through only inside a rule
+        lg.where(np.ones(2, dtype=bool), lg.ones(2), 0.0)
+
+
+def _script_step(lib, arrays):
+    """What PyTorch scripts write: Linear layers, cat, a view, softmax and cross_entropy, a
+    where, a norm penalty, a cast."""
+    x, w1, b1, w2, b2, labels = arrays
+    x = lib.tensor(x, dtype=lib.float32)
+    params = [lib.tensor(a, dtype=lib.float32, requires_grad=True) for a in (w1, b1, w2, b2)]
+    w1, b1, w2, b2 = params
+    h = lib.nn.functional.linear(x, w1, b1)
+    h = lib.cat([h[:, :4], lib.nn.functional.gelu(h[:, 4:])], 1)
+    h = lib.where(h > 0.1, h, lib.nn.functional.softplus(h)).view(-1, 2, 4).permute(0, 2, 1)
+    logits = lib.nn.functional.linear(h.reshape(len(x), -1), w2, b2)
+    loss = lib.nn.functional.cross_entropy(logits, lib.tensor(labels))
+    loss = loss + 0.01 * lib.linalg.vector_norm(w1) + logits.log_softmax(1).var()
+    loss.double().backward()
+    return [p.grad.numpy() for p in params]
+
+
+def test_a_script_of_common_ops_runs_plain_and_matches_torch(monkeypatch, torch):
+    rng = np.random.default_rng(3)
+    arrays = [
+        rng.standard_normal((6, 3)),
+        rng.standard_normal((8, 3)) / 3,
+        rng.standard_normal(8) * 0.1,
+        rng.standard_normal((4, 8)) / 3,
+        rng.standard_normal(4) * 0.1,
+        rng.integers(0, 4, 6),
+    ]
+    expected = _script_step(torch, arrays)
+    ran = _count_plain(monkeypatch)
+    ours = _script_step(lg, arrays)
+    for a, b in zip(ours, expected):
+        assert a.dtype == b.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+    for name in ("AddmmBackward0", "CatBackward0", "GeluBackward0", "WhereBackward0",
+                 "SoftplusBackward0", "ViewBackward0", "PermuteBackward0", "LogSoftmaxBackward0",
+                 "LinalgVectorNormBackward0", "VarBackward0", "ToCopyBackward0"):  # fmt: skip
+        assert ran.get(name, 0) >= 1, (name, ran)
 
 
 def test_a_saved_tensor_changed_in_place_still_raises():
@@ -145,3 +190,27 @@ def test_a_saved_tensor_changed_in_place_still_raises():
     y.add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
+
+
+def test_ops_of_several_outputs_run_plain_with_zeros_for_unused_pieces(monkeypatch, torch):
+    """split, unbind and max(dim) have several outputs; pieces no gradient reached count as
+    zeros, and the integer indices of max do not stop the plain path."""
+    rng = np.random.default_rng(4)
+    data = rng.standard_normal((4, 6))
+
+    def grads(lib):
+        x = lib.tensor(data, dtype=lib.float32, requires_grad=True)
+        first, _, third = x.split(2, 1)
+        rows = x.unbind(0)
+        values, _ = x.max(1)
+        loss = (first * third).sum() + rows[2].sum() * 3 + (values**2).sum()
+        loss.backward()
+        return x.grad.numpy()
+
+    expected = grads(torch)
+    ran = _count_plain(monkeypatch)
+    ours = grads(lg)
+    assert ours.dtype == expected.dtype == np.float32
+    np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-6)
+    for name in ("SplitBackward0", "UnbindBackward0", "MaxBackward0"):
+        assert ran.get(name, 0) == 1, (name, ran)
