@@ -234,6 +234,7 @@ jet_act = primitive(
     saves=("p", "z"),
     node_name="JetActBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 

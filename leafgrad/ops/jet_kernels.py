@@ -153,6 +153,7 @@ jet_linear = primitive(
     saves=("w if p", "p if w"),
     node_name="JetLinearBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 # ``sum_r p_r^T g_r`` over every row of ``p: (..., n)`` and ``g: (..., m)``: jet_linear's
@@ -271,6 +272,7 @@ jet_unary = primitive(
     saves=("p", "d1", "d2"),
     node_name="JetUnaryBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 
