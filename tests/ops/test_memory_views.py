@@ -48,10 +48,10 @@ X = np.arange(24.0).reshape(2, 3, 4)
         lambda m, x: m.ones(3).set_(x.untyped_storage(), 1, (2, 2), (1, 1)),
         lambda m, x: m.ones(3).set_(x.untyped_storage(), 0, (2, 2)),
         lambda m, x: m.ones(3, requires_grad=True).set_(x),
-        lambda m, x: m.empty_strided((2, 3), (1, 2)).mul(0),
+        lambda m, x: m.empty_strided((2, 3), (1, 2)).zero_(),  # not mul(0): NaN garbage stays NaN
         lambda m, x: m.empty_strided((2, 3), (1,)), lambda m, x: m.empty_strided((2, 3), (-1, 1)),
         lambda m, x: m.empty_strided((2, 3), (0, 1), dtype=m.int64).mul(0),
-        lambda m, x: x.new_empty_strided((3, 2), (1, 3)).mul(0),
+        lambda m, x: x.new_empty_strided((3, 2), (1, 3)).zero_(),
         lambda m, x: x.new_empty_strided((3, 2), (1, 3), dtype=m.int32).mul(0),
     ],
 )  # fmt: skip
