@@ -12,9 +12,10 @@ import operator
 import numpy as np
 
 from .._exposure import exports, public
-from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
+from .._tensor import Tensor, _normalize_dim, _zeros_like
 from ._optable import Composite, Linear
 from ._out import accepts_out, with_out
+from ._plain import operand, values_of
 from ._primitive import adjoint_pair, primitive
 from .broadcast import expand
 from .piecewise import where
@@ -211,12 +212,13 @@ def _masked_fill_forward(x, mask, value=None, *, fill=None):
     return np.where(mask, np.asarray(v).astype(x.dtype), x)
 
 
+# The op itself, as the public masked_fill only checks its arguments (valid here).
 def _masked_fill_grad_input(grad, x, mask, *args, **_):
-    return masked_fill(grad, mask, 0)
+    return _masked_fill_scalar(grad, mask, fill=0)
 
 
 def _masked_fill_grad_value(grad, x, mask, value, **_):
-    return masked_fill(grad, _wrap(~mask._data), 0).sum()
+    return _masked_fill_scalar(grad, operand(~values_of(mask), grad), fill=0).sum()
 
 
 def _masked_fill_jvp_scalar(tx, _tmask, x, mask, result, *, fill):
@@ -244,6 +246,7 @@ _masked_fill_scalar = primitive(
     node_name="MaskedFillBackward0",
     dtype_rule="keep",
     broadcast=True,
+    plain_rules=True,
 )
 _masked_fill_tensor = primitive(
     "masked_fill",
@@ -256,6 +259,7 @@ _masked_fill_tensor = primitive(
     node_name="MaskedFillBackward1",
     dtype_rule="keep",
     broadcast=True,
+    plain_rules=True,
 )
 
 

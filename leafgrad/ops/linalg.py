@@ -161,14 +161,16 @@ _bmm = primitive(
     "bmm",
     _matmul_forward,
     (
-        lambda grad, a, b, result: bmm(grad, _swap_last_two(b)),
-        lambda grad, a, b, result: bmm(_swap_last_two(a), grad),
+        # The op itself, as mm's rules (the public bmm only checks arguments, valid here).
+        lambda grad, a, b, result: _bmm(grad, _swap_last_two(b)),
+        lambda grad, a, b, result: _bmm(_swap_last_two(a), grad),
     ),
     saves=("self if mat2", "mat2 if self"),
     inputs=("self", "mat2"),
     node_name="BmmBackward0",
     dtype_rule="keep",
     kind=Bilinear(),
+    plain_rules=True,
 )
 
 

@@ -49,7 +49,7 @@ def test_hot_ops_declare_plain_rules():
                 "squeeze.dim", "unsqueeze", "cat", "stack", "softmax", "log_softmax",
                 "logsumexp", "where.self", "maximum", "clamp", "to", "permute", "gelu", "silu",
                 "transpose.int", "softplus", "elu", "leaky_relu", "norm",
-                "var.correction"):  # fmt: skip
+                "var.correction", "bmm", "masked_fill.Scalar", "masked_fill.Tensor"):  # fmt: skip
         assert key in PLAIN_KEYS, key
 
 
