@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from .._tensor import check_device as _check_device
 from .._tensor import device as _device
 from ._optable import Linear
+from ._plain import cast_like
 from ._primitive import primitive
 
 
@@ -28,17 +29,10 @@ def _to_copy_forward(x, *, dtype, memory_format=None):
     return out
 
 
-def _to_copy_grad(grad, x, result, **kw):
-    """The gradient back in the input's dtype (``x``: its shape and dtype only)."""
-    if type(grad) is np.ndarray:  # a plain rule: x is an array's stand-in, its dtype NumPy's
-        return grad.astype(x.dtype)
-    return grad.to(_dtype.from_numpy_dtype(x._data.dtype))
-
-
 _to_copy = primitive(
     "to",
     _to_copy_forward,
-    (_to_copy_grad,),
+    (lambda grad, x, result, **kw: cast_like(grad, x),),  # x: its dtype only
     node_name="ToCopyBackward0",
     dtype_rule="keep",
     kind=Linear(),

@@ -68,12 +68,11 @@ def _cat_forward(*arrays, dim, dtype):
 def _cat_grads(grad, *args, result, needs, dim, dtype):
     outs, offset = [], 0
     for a, need in zip(args, needs):
-        shape = tuple(a.shape)
-        if shape == (0,) and grad.ndim != 1:  # a legacy empty operand (see _is_legacy_empty)
+        if _is_legacy_empty(a) and grad.ndim != 1:
             empty = np.zeros((0,), dtype=values_of(grad).dtype)
             outs.append(operand(empty, grad) if need else None)
             continue
-        size = shape[dim]
+        size = a.shape[dim]
         outs.append(narrow(grad, dim, offset, size) if need else None)
         offset += size
     return outs
