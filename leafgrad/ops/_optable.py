@@ -217,6 +217,8 @@ class Primitive:
     num_outputs: int
     view: bool
     plain_rules: bool = False  # its rules also run on NumPy arrays (_primitive.plain_backward)
+    # a vjp_all rule of several outputs given None for those no gradient reached, not zeros
+    materialize_grads: bool = True
 
     @property
     def key(self) -> str:
@@ -272,6 +274,8 @@ def check(prim: Primitive) -> None:
         raise TypeError(f"{where}: a differentiable op needs vjp rules (or vjp_all)")
     if not prim.differentiable and rules:
         raise TypeError(f"{where}: a NonDifferentiable op takes no vjp rules")
+    if not prim.materialize_grads and (prim.vjp_all is None or prim.num_outputs < 2):
+        raise TypeError(f"{where}: materialize_grads=False is for vjp_all rules of several outputs")
 
 
 def _check_saves(prim: Primitive, where: str) -> None:

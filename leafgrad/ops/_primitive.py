@@ -85,11 +85,14 @@ def _fit(grad, inp, broadcast):
     return grad
 
 
-def _make_backward(vjp, vjp_all, broadcast, num_outputs):
+def _make_backward(vjp, vjp_all, broadcast, num_outputs, materialize=True):
     if vjp_all is not None:
 
         def backward(grads, args, result, params, needs):
-            grad = grads[0] if num_outputs == 1 else _materialize(grads, result)
+            if num_outputs == 1:
+                grad = grads[0]
+            else:
+                grad = _materialize(grads, result) if materialize else tuple(grads)
             outs = vjp_all(grad, *args, result=result, needs=needs, **params)
             return [
                 None if g is None or not n else _fit(g, a, broadcast)
@@ -140,6 +143,7 @@ def primitive(
     num_outputs: int = 1,
     view: bool = False,
     plain_rules: bool = False,
+    materialize_grads: bool = True,
     expose=None,
 ):
     """Declare an op and register it under ``name.overload``; returns ``op(*inputs, **params)``.
@@ -161,7 +165,10 @@ def primitive(
     result is a leafgrad view of it (shares its version counter; in-place writes through it
     rebase the base's history). ``plain_rules``: the rules read their operands only through
     arithmetic operators, ``.shape`` and leafgrad ops, so they also run on NumPy arrays when
-    nothing is recorded (``plain_backward``). ``expose``: how the op itself is public, a
+    nothing is recorded (``plain_backward``). ``materialize_grads=False``: a ``vjp_all`` rule
+    of several outputs gets None for the outputs no gradient reached instead of zeros
+    (PyTorch's ``ctx.set_materialize_grads(False)``), sparing a large op zeros it would only
+    add or test. ``expose``: how the op itself is public, a
     ``_exposure.public(...)`` (most ops are exposed through a function that dispatches to
     their primitives). Unknown keywords, kinds or ``saves`` entries raise TypeError, a second
     declaration of one key ValueError.
@@ -203,6 +210,7 @@ def primitive(
         num_outputs=num_outputs,
         view=view,
         plain_rules=plain_rules,
+        materialize_grads=materialize_grads,
     )
     _optable.check(declared)
     op = _build(declared)
@@ -274,7 +282,11 @@ def _build(prim: Primitive):
     num_outputs = prim.num_outputs
     node_name, dtype_rule = prim.node_name, prim.dtype_rule
     differentiable = prim.differentiable
-    backward = _make_backward(vjp, vjp_all, broadcast, num_outputs) if differentiable else None
+    backward = (
+        _make_backward(vjp, vjp_all, broadcast, num_outputs, prim.materialize_grads)
+        if differentiable
+        else None
+    )
     if backward is not None:
         backward.on_arrays = (
             plain_backward(vjp, vjp_all, broadcast, num_outputs) if prim.plain_rules else None

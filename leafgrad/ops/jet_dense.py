@@ -77,15 +77,25 @@ def _dense_forward(p, w, z, *, fn, op_params, first, weights):
 
 
 def _dense_vjp(grads, p, w, z, *, result, needs, **params):
-    """One ``jet_dense_backward`` when ``q`` got no gradient of its own (the engine fills in
-    zeros), else ``q``'s gradient added to the activation's before the Linear layer's."""
+    """One ``jet_dense_backward`` when ``q`` got no gradient of its own (the usual case: the
+    layer's channels go on through ``out``), else ``q``'s gradient added to the activation's
+    before the Linear layer's. Missing gradients come as None (``materialize_grads=False``):
+    zeros of ``q``'s size would cost a fill and a scan per layer."""
     grad, grad_q = grads
-    q = result[1]
-    if needs[0] and needs[1] and not grad_q.requires_grad and not grad_q._data.any():
+    out, q = result
+    if grad is None:
+        grad = _zeros_like(out)
+    if (
+        needs[0]
+        and needs[1]
+        and (grad_q is None or (not grad_q.requires_grad and not grad_q._data.any()))
+    ):
         gp, gw, gz = jet_dense_backward(grad, p, w, z, q, **params)
         return gp, gw, gz if needs[2] else None
     gq, gz = jet_act_backward(grad, q, z, **params)
-    gp, gw = _linear_vjp(gq + grad_q, p, w, result=q, needs=needs[:2])
+    if grad_q is not None:
+        gq = gq + grad_q
+    gp, gw = _linear_vjp(gq, p, w, result=q, needs=needs[:2])
     return gp, gw, gz if needs[2] else None
 
 
@@ -110,6 +120,7 @@ jet_dense = primitive(
     node_name="JetDenseBackward0",
     dtype_rule="keep",
     num_outputs=2,
+    materialize_grads=False,
 )
 
 

@@ -50,6 +50,38 @@ def test_saves_takes_only_the_result():
         primitive("bad_saves_for_test", np.negative, _rule, kind=Linear(), saves="result")
 
 
+def test_materialize_grads_false_is_for_rules_of_several_outputs():
+    with pytest.raises(TypeError, match="materialize_grads"):
+        primitive(
+            "bad_materialize_for_test", np.negative, _rule, kind=Linear(), materialize_grads=False
+        )
+    assert "bad_materialize_for_test" not in REGISTRY
+
+
+def test_a_rule_that_takes_missing_gradients_gets_none_not_zeros():
+    seen = []
+
+    def rule(grads, x, *, result, needs):
+        seen.append(grads)
+        return (grads[0] * 2.0,)
+
+    halves = primitive(
+        "halves_for_test",
+        lambda x: (x * 2.0, x * 3.0),
+        vjp_all=rule,
+        kind=Generic(),
+        dtype_rule="keep",
+        num_outputs=2,
+        materialize_grads=False,
+    )
+    REGISTRY.pop("halves_for_test")
+    x = lg.tensor([1.0, 2.0], requires_grad=True)
+    a, _ = halves(x)
+    a.sum().backward()
+    assert seen[0][1] is None and seen[0][0].tolist() == [1.0, 1.0]
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
 def test_saves_name_inputs_outputs_and_parameters_as_pytorch_does():
     rules = (lambda grad, x, y, result: grad * y, lambda grad, x, y, result: grad * x)
     declared = primitive(
