@@ -98,13 +98,56 @@ def execute(
     to_run = plan.to_run
     deps, to_feed, capture_at = plan.deps, plan.to_feed, plan.capture_at
     pop, push = heapq.heappop, heapq.heappush
+    # Plain: nothing is recorded, so rules that can run on the arrays themselves do. NumPy
+    # quiet and plain mode are turned on once for a run of such nodes (``quiet`` holds the
+    # token) and off again before anything else runs: hooks, custom Functions, rules on
+    # tensors and accumulation see neither.
+    plain = not create_graph
+    state = grad_mode._state
+    quiet = None
     try:
         with grad_mode.set_grad_enabled(create_graph):
             while ready:
                 node = pop(ready)[2]
                 grads = buffers.pop(node, None) or [None] * node.num_outputs
-                if to_run is None or node in to_run:
-                    # _run inline (this runs for every node): capture, hooks, the rule.
+                if (
+                    plain
+                    and grads[0] is not None
+                    and not SPECIAL[0]
+                    and node._post_hooks is None
+                    and node._pre_hooks is None
+                    and node._tensor_pre_hooks is None
+                    and node._retain_grad_hooks is None
+                    and type(node) is not AccumulateGrad
+                    and (to_run is None or node in to_run)
+                    and not (capture_at and node in capture_at)
+                ):
+                    # ``_call_rule``'s common case, inline (this runs for most nodes): a
+                    # gradient arrived, no hooks, the rule on the arrays.
+                    needs = []
+                    if to_feed is None:
+                        for n, _ in node.next_functions:
+                            needs.append(n is not None)
+                    else:
+                        for n, _ in node.next_functions:
+                            needs.append(n in to_feed)  # (None never is)
+                    if True in needs:
+                        if quiet is None:
+                            state.plain = True
+                            quiet = QUIET.set(QUIET_STATE)
+                        outs = node.apply_on_arrays(grads, needs)
+                        if outs is NOT_PLAIN:
+                            quiet = _loud(state, quiet)
+                            outs = node.apply(grads, needs)
+                    else:
+                        outs = None
+                        node.check_saved()
+                    if not keep_graph:
+                        node.release()
+                elif to_run is None or node in to_run:
+                    if quiet is not None:
+                        quiet = _loud(state, quiet)
+                    # _run inline: capture, hooks, the rule.
                     if capture_at and node in capture_at:  # before the node's own hooks
                         _capture(node, grads, plan, captured)
                     if type(node) is AccumulateGrad:
@@ -114,10 +157,12 @@ def execute(
                             _run_tensor_pre_hooks(node, grads)
                         if node._pre_hooks:
                             grads = _run_pre_hooks(node, grads)
-                        outs = _call_rule(node, grads, to_feed, not create_graph and not SPECIAL[0])
+                        outs = _call_rule(node, grads, to_feed, plain and not SPECIAL[0])
                     if not keep_graph:
                         node.release()
                 else:
+                    if quiet is not None:
+                        quiet = _loud(state, quiet)
                     outs = None
                     if node in plan.hooks_only:
                         _run_tensor_pre_hooks(node, grads)
@@ -149,8 +194,16 @@ def execute(
                 # refers to it (accumulate_grad).
                 g = old = None
     finally:
+        if quiet is not None:
+            _loud(state, quiet)
         stack.pop()
     return captured
+
+
+def _loud(state, quiet) -> None:
+    """Plain mode and NumPy's quiet off again (``quiet``: the token of turning it on)."""
+    state.plain = False
+    QUIET.reset(quiet)
 
 
 def _run(node: Node, grads: list, plan: Plan, captured: list, create_graph: bool):

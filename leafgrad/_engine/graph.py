@@ -83,6 +83,10 @@ class Node:
         cannot (see ``OpNode.apply_plain``)."""
         return NOT_PLAIN
 
+    def apply_on_arrays(self, grads: list, needs: list):
+        """``apply_plain`` with NumPy quiet and plain mode already on."""
+        return NOT_PLAIN
+
     def release(self) -> None:
         """Drop saved tensors once backward is done with them."""
 
@@ -352,17 +356,32 @@ class OpNode(Node):
         """The rule on the arrays themselves, when the engine records nothing (no
         create_graph, no special mode) and the op declared ``plain_rules``: the same NumPy
         calls as ``apply`` makes through ops, without an op's cost around each.
+        ``NOT_PLAIN``: run ``apply``. (``on_arrays`` with NumPy quiet and plain mode on.)
+        """
+        state = _state
+        state.plain = True
+        token = QUIET.set(QUIET_STATE)
+        try:
+            return self.apply_on_arrays(grads, needs)
+        finally:
+            QUIET.reset(token)
+            state.plain = False
+
+    def apply_on_arrays(self, grads: list, needs: list):
+        """``apply_plain``'s work, for a caller that has turned NumPy quiet and plain mode
+        on (the engine, once for a run of such nodes): ``NOT_PLAIN`` or the gradients.
 
         Only where every tensor the rule reads (gradients, saved inputs, output) has one
         dtype, or is a bool mask (or an unsaved input, whose values are never read), so
         NumPy's promotion cannot differ from PyTorch's; a rule that reaches a
         tensor-only call raises AttributeError or TypeError on an array and runs on tensors
-        instead. ``NOT_PLAIN``: run ``apply``.
+        instead. Saves packed by saved tensors hooks go to ``apply``, whose unpacking runs
+        the user's hooks outside plain mode.
         """
-        on_arrays = getattr(self._backward, "on_arrays", None)
-        if on_arrays is None:
-            return NOT_PLAIN
+        on_arrays = self._backward.on_arrays
         saved = self._saved
+        if on_arrays is None or saved._packed:
+            return NOT_PLAIN
         output = saved.output
         if self.num_outputs == 1:
             grad = grads[0]._data  # the engine calls a rule once some gradient arrived
@@ -378,7 +397,7 @@ class OpNode(Node):
                 return NOT_PLAIN
         args = []
         for a in saved.unpack(self._name):
-            if isinstance(a, Tensor):
+            if type(a) is Tensor or isinstance(a, Tensor):
                 a = a._data
                 # Masks (bool) mix into arithmetic alike in NumPy and PyTorch; of an input
                 # not saved the rule reads only the shape and dtype.
@@ -390,16 +409,10 @@ class OpNode(Node):
                 ):
                     return NOT_PLAIN
             args.append(a)
-        state = _state
-        state.plain = True
-        token = QUIET.set(QUIET_STATE)
         try:
             outs = on_arrays(grad, args, output, saved.params, needs)
         except (AttributeError, TypeError):  # a tensor-only call: the rule runs on tensors
             return NOT_PLAIN
-        finally:
-            QUIET.reset(token)
-            state.plain = False
         # The incoming gradient passed on as it is stays the same tensor (add, expand ...).
         # A plain loop: a comprehension costs a call of its own, per node.
         results = []

@@ -325,6 +325,15 @@ def _build(prim: Primitive):
             out = params.pop("out")
             if out is not None:
                 return with_out(name, lambda: op(*args, **params), args, out)
+        # In a plain rule, arrays in and arrays out: the forward on them as they are. (The
+        # loop below does the same, checked argument by argument; this is its common case,
+        # once per step of every plain rule.)
+        if args and type(args[0]) is np.ndarray and _state.plain:
+            for a in args:
+                if isinstance(a, Tensor):
+                    break
+            else:
+                return forward(*args, **params)
         # One pass over the operands: who needs a gradient, the arrays, and whether the
         # tensors share one floating dtype and the rest are Python numbers (then no
         # promotion is needed: the common case).

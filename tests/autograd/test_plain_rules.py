@@ -16,20 +16,20 @@ PLAIN_SAMPLES = [s for s in SAMPLES if s.name in PLAIN_KEYS]
 
 
 def _tensors_only(monkeypatch):
-    monkeypatch.setattr(graph.OpNode, "apply_plain", lambda self, grads, needs: graph.NOT_PLAIN)
+    monkeypatch.setattr(graph.OpNode, "apply_on_arrays", lambda self, grads, needs: graph.NOT_PLAIN)
 
 
 def _count_plain(monkeypatch) -> dict:
     ran: dict = {}
-    apply_plain = graph.OpNode.apply_plain
+    apply_on_arrays = graph.OpNode.apply_on_arrays
 
     def counting(self, grads, needs):
-        out = apply_plain(self, grads, needs)
+        out = apply_on_arrays(self, grads, needs)
         if out is not graph.NOT_PLAIN:
             ran[self.name()] = ran.get(self.name(), 0) + 1
         return out
 
-    monkeypatch.setattr(graph.OpNode, "apply_plain", counting)
+    monkeypatch.setattr(graph.OpNode, "apply_on_arrays", counting)
     return ran
 
 
