@@ -2,7 +2,8 @@
 plain slot (no Python ``__delattr__``) while deletions PyTorch refuses still raise; the walk
 that finds which nodes lead to an input (oldest first) and the one that only counts edges
 for ``backward()``; a plain rule's op given several arrays; a guarded save next to a number
-operand."""
+operand; user code in the middle of a run of plain nodes sees neither plain mode nor a quiet
+NumPy."""
 
 from __future__ import annotations
 
@@ -162,3 +163,72 @@ def test_a_number_operand_leaves_the_other_unsaved_as_in_pytorch(torch):
     assert z.grad_fn._saved_other.tolist() == [1.0, -2.0]
     (g,) = torch.autograd.grad((y + z).sum(), x)
     assert g.tolist() == [3.0, 0.0]
+
+
+# The engine turns NumPy quiet and plain mode on once for a run of plain nodes: user code in
+# the middle of such a run (hooks, custom Functions, accumulation hooks, saved tensors hooks)
+# must see neither, and both are off again after a backward, also one that raised.
+def _mode_now() -> tuple:
+    return grad_mode._state.plain, np.geterr()["divide"]
+
+
+def _mode_before_backward() -> tuple:
+    return False, np.geterr()["divide"]
+
+
+_BACKWARD_SAW: list = []  # the modes _Double.backward ran in
+
+
+class _Double(leafgrad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        _BACKWARD_SAW.append(_mode_now())
+        return grad * 2
+
+
+def test_user_code_between_plain_nodes_sees_neither_plain_mode_nor_quiet_numpy():
+    expected = _mode_before_backward()
+    seen = []
+    x = leafgrad.randn(4, requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(("leaf", _mode_now())))
+    h = x.sin().exp()
+    h.register_hook(lambda g: seen.append(("tensor", _mode_now())))
+    h.grad_fn.register_prehook(lambda grads: seen.append(("pre", _mode_now())))
+    y = _Double.apply(h.cos()).tanh()
+    y.grad_fn.register_hook(lambda gi, go: seen.append(("post", _mode_now())))
+    _BACKWARD_SAW.clear()
+    y.sum().backward()
+    assert [kind for kind, _ in seen] == ["post", "tensor", "pre", "leaf"]
+    assert all(mode == expected for _, mode in seen)
+    assert _BACKWARD_SAW == [expected]
+    assert _mode_now() == expected
+
+
+def test_saved_tensors_hooks_unpack_outside_plain_mode():
+    expected = _mode_before_backward()
+    seen = []
+
+    def unpack(t):
+        seen.append(_mode_now())
+        return t
+
+    x = leafgrad.randn(5, requires_grad=True)
+    with leafgrad.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+        y = (x * x).sin().sum()
+    y.backward()
+    assert seen and all(mode == expected for mode in seen)
+    assert np.allclose(x.grad._data, np.cos(x._data**2) * 2 * x._data)
+
+
+def test_a_backward_that_raises_leaves_plain_mode_and_numpy_as_they_were():
+    expected = _mode_before_backward()
+    x = leafgrad.randn(3, requires_grad=True)
+    y = x.exp().sin().sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()
+    assert _mode_now() == expected
