@@ -22,6 +22,7 @@ from .._tensor import Tensor, _wrap
 from ._batch_whole import batches_along
 from ._optable import Generic
 from ._out import with_out, with_outs
+from ._plain import cast_like, operand, values_of
 from ._primitive import primitive
 from ._reduce import _as_np, _int_to_long, _one_dim, _require_tensor
 from .indexing import gather
@@ -59,22 +60,28 @@ def _omitted_products_grad(grad, x, dim):
 
 def _first_zero_grad(grad, x, result, dim, zero):
     """The same gradient in O(n): before the first zero, ``reversed_cumsum(grad * result) /
-    x``; at it, the products that skip it; after it, 0 (each product there holds a zero)."""
+    x``; at it, the products that skip it; after it, 0 (each product there holds a zero).
+    Tensors, or a plain rule's arrays (the masks are operands beside ``x``)."""
     zeros_so_far = np.cumsum(zero, axis=dim)
-    before = _wrap(zeros_so_far == 0)
-    first = zero & (zeros_so_far == 1)
-    from_first = _wrap(np.cumsum(first, axis=dim) > 0)
+    before = operand(zeros_so_far == 0, x)
+    first_zero = zero & (zeros_so_far == 1)
+    first = operand(first_zero, x)
+    from_first = operand(np.cumsum(first_zero, axis=dim) > 0, x)
     head = _cumsum(where(before, grad * result, 0), dim=dim, reverse=True) / where(before, x, 1)
-    skipping = _cumprod(where(_wrap(first), 1, x), dim=dim)
+    skipping = _cumprod(where(first, 1, x), dim=dim)
     at_zero = _cumsum(where(from_first, grad * skipping, 0), dim=dim, reverse=True)
-    return where(before, head, 0) + where(_wrap(first), at_zero, 0)
+    return where(before, head, 0) + where(first, at_zero, 0)
 
 
+# cumprod's rule runs on tensors and on a plain rule's arrays alike (shapes through .shape,
+# values through values_of); the graph-recording formula below needs tensors, and a plain
+# rule records nothing.
 def _cumprod_grad(grad, x, result, *, dim, dtype=None):
-    if grad._data.dtype != x._data.dtype:  # PyTorch casts grad to the input's dtype first
-        grad = grad.to(x.dtype)
-    zero = x._data == 0  # read first: after release this raises, as PyTorch's unpacking does
-    if x._data.ndim == 0 or x._data.shape[dim] <= 1:
+    data = values_of(x)
+    if values_of(grad).dtype != data.dtype:  # PyTorch casts grad to the input's dtype first
+        grad = cast_like(grad, x)
+    zero = data == 0  # read first: after release this raises, as PyTorch's unpacking does
+    if x.ndim == 0 or x.shape[dim] <= 1:
         return grad
     if not zero.any():
         return _cumsum(result * grad, dim=dim, reverse=True) / x
@@ -103,6 +110,7 @@ _cumprod = primitive(
     saves=("self", "dim", "result"),
     node_name="CumprodBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 

@@ -21,6 +21,7 @@ from ._optable import Generic, NonDifferentiable
 from ._out import accepts_out
 from ._primitive import primitive, unary
 from ._tangents import diagonal_jvp
+from .arithmetic import reciprocal
 from .elementwise import erf, exp, log
 from .piecewise import where
 
@@ -46,13 +47,14 @@ def _logit_forward(x, *, eps=None):
     return np.log(x / (1 - x))
 
 
+# logit's rules run on tensors and on a plain rule's arrays alike (operators and functions).
 def _outside(x, eps):
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1 - eps)
-    return (x < lo).logical_or(x > hi)
+    return (x < lo) | (x > hi)
 
 
 def _logit_d1(x, *, eps=None):
-    return where(_outside(x, eps), math.nan if eps is None else 0.0, (x * (1 - x)).reciprocal())
+    return where(_outside(x, eps), math.nan if eps is None else 0.0, reciprocal(x * (1 - x)))
 
 
 def _logit_d2(x, *, eps=None):
@@ -60,7 +62,7 @@ def _logit_d2(x, *, eps=None):
     return where(_outside(x, eps), math.nan if eps is None else 0.0, (2 * x - 1) / (inner * inner))
 
 
-_logit = unary("logit", _logit_forward, d1=_logit_d1, d2=_logit_d2)
+_logit = unary("logit", _logit_forward, d1=_logit_d1, d2=_logit_d2, plain_rules=True)
 
 
 @public(inplace=True)
