@@ -37,9 +37,11 @@ _sum_to = primitive(
 
 
 @public(method=("sum_to_size",))
-def sum_to(x: Tensor, shape) -> Tensor:
-    """Sum ``x`` over broadcast dimensions so it has ``shape`` (the inverse of expand)."""
-    shape = tuple(shape)
+def sum_to(x: Tensor, *shape, size=None) -> Tensor:
+    """Sum ``x`` over broadcast dimensions so it has ``shape`` (the inverse of expand); as
+    ``Tensor.sum_to_size`` the sizes may come as varargs, one sequence or ``size=``."""
+    shape = _varargs_or_keyword(shape, size, "size", "sum_to_size")
+    shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
     if x._data.shape == shape:
         return x
     return _sum_to(x, shape=shape)
