@@ -42,7 +42,7 @@ def sum_to(x: Tensor, *shape, size=None) -> Tensor:
     ``Tensor.sum_to_size`` the sizes may come as varargs, one sequence or ``size=``."""
     shape = _varargs_or_keyword(shape, size, "size", "sum_to_size")
     shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-    if x._data.shape == shape:
+    if x.shape == shape:  # .shape: an array too, in a plain rule
         return x
     return _sum_to(x, shape=shape)
 
