@@ -1,6 +1,7 @@
 """Shared by the matrix families (solvers, determinants, decompositions, matrix functions):
 argument checks with PyTorch's error types, ``LinAlgError``, and small Tensor helpers that the
-derivative rules are written with (only Tensor methods, so the rules stay differentiable)."""
+derivative rules are written with (leafgrad ops, so the rules stay differentiable; ``mT``,
+``as_column`` and ``from_column`` also take a plain rule's arrays)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import numpy as np
 
 from .._batched import all_values
 from .._tensor import Tensor, _wrap
+from .reorder import transpose
+from .shape import unsqueeze
 
 
 class LinAlgError(RuntimeError):
@@ -83,7 +86,8 @@ def failure(op: str, infos: np.ndarray, text) -> LinAlgError:
 
 
 def mT(x: Tensor) -> Tensor:
-    return x.transpose(-2, -1)
+    # The function, not the method: ndarray.transpose(-2, -1) would permute, not swap.
+    return transpose(x, -2, -1)
 
 
 def eye(n: int, like: Tensor) -> Tensor:
@@ -103,7 +107,7 @@ def absent(grad) -> bool:
 
 
 def as_column(x: Tensor, vector: bool) -> Tensor:
-    return x.unsqueeze(-1) if vector else x
+    return unsqueeze(x, -1) if vector else x
 
 
 def from_column(x: Tensor, vector: bool) -> Tensor:

@@ -299,7 +299,8 @@ index_put = primitive(
     (_index_put_target_grad, _index_put_value_grad),
     node_name="IndexPutBackward0",
     dtype_rule="keep",
-    kind=Linear(),    plain_rules=True,
+    kind=Linear(),
+    plain_rules=True,
 )
 
 
