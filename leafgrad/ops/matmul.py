@@ -120,13 +120,15 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     _check_inner("matmul", input, other)
     if da > 2 or db > 2:
         _batch_shape(input, other)
-    return _product(input, other)
+    return _product(input, other, da, db)
 
 
-def _product(a, b):
+def _product(a, b, da=None, db=None):
     """``matmul`` past its checks: the primitive PyTorch would record for these ranks (on a
-    plain rule's arrays each computes ``np.matmul``, as on tensors)."""
-    da, db = a.ndim, b.ndim
+    plain rule's arrays each computes ``np.matmul``, as on tensors). ``da``, ``db``: the
+    operands' ranks, if known."""
+    if da is None:
+        da, db = a.ndim, b.ndim
     if da == 1 and db == 1:
         return _dot(a, b)
     if da == 2 and db == 2:
