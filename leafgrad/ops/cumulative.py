@@ -25,10 +25,12 @@ from ._out import with_out, with_outs
 from ._plain import cast_like, operand, values_of
 from ._primitive import primitive
 from ._reduce import _as_np, _int_to_long, _one_dim, _require_tensor
+from .arithmetic import abs
+from .elementwise import exp, log
 from .indexing import gather
 from .piecewise import where
 from .reduction import _cumsum
-from .reorder import movedim
+from .reorder import flip, movedim
 
 _state = grad_mode._state
 
@@ -190,21 +192,23 @@ def _logcumsumexp_forward(x, *, dim):
 
 
 def _reversed_logcumsumexp(t: Tensor, dim: int) -> Tensor:
-    return _logcumsumexp(t.flip(dim), dim=dim).flip(dim)
+    return flip(_logcumsumexp(flip(t, dim), dim=dim), dim)
 
 
 def _logcumsumexp_grad(grad, x, result, *, dim):
     """PyTorch's stable form of ``exp(x) * reversed_cumsum(grad * exp(-result))``: the
-    positive and negative parts of ``grad`` summed in log space."""
-    if grad._data.ndim == 0 or grad._data.size == 0:
+    positive and negative parts of ``grad`` summed in log space (tensors, or a plain rule's
+    arrays: functions, not methods)."""
+    values = values_of(grad)
+    if values.ndim == 0 or values.size == 0:
         return grad
-    lowest = float(np.finfo(grad._data.dtype).min)
-    log_abs = grad.abs().log()
+    lowest = float(np.finfo(values.dtype).min)
+    log_abs = log(abs(grad))
     positive = where(grad > 0, log_abs, lowest)
     negative = where(grad < 0, log_abs, lowest)
-    return (_reversed_logcumsumexp(positive - result, dim) + x).exp() - (
+    return exp(_reversed_logcumsumexp(positive - result, dim) + x) - exp(
         _reversed_logcumsumexp(negative - result, dim) + x
-    ).exp()
+    )
 
 
 def _logcumsumexp_jvp(t, x, result, *, dim):
@@ -226,6 +230,7 @@ _logcumsumexp = primitive(
     saves=("self", "dim", "result"),
     node_name="LogcumsumexpBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 

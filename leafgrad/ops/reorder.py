@@ -160,7 +160,7 @@ _flip = primitive(
 def flip(input: Tensor, *dim_args, dims=None) -> Tensor:
     """A copy of ``input`` with the order of entries reversed along ``dims``."""
     dims = _dim_args(_varargs_or_keyword(dim_args, dims, "dims", "flip"))
-    return _flip(input, dims=_unique_dims(dims, input._data.ndim, "flip"))
+    return _flip(input, dims=_unique_dims(dims, input.ndim, "flip"))  # .ndim: arrays too
 
 
 @public()

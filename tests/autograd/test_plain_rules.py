@@ -53,7 +53,8 @@ def test_hot_ops_declare_plain_rules():
                 "vecmat", "matmul", "matmul.clone", "einsum.view", "einsum.sum", "einsum.mul",
                 "einsum.permute", "pow.Tensor_Tensor", "pow.Scalar", "prod", "prod.dim_int",
                 "cumprod", "logit", "nansum", "scatter.src", "sort", "topk", "index_put",
-                "linalg_inv_ex", "linalg_solve_ex"):  # fmt: skip
+                "linalg_inv_ex", "linalg_solve_ex", "median", "median.dim", "nanmedian",
+                "nanmedian.dim", "kthvalue", "mode", "logcumsumexp"):  # fmt: skip
         assert key in PLAIN_KEYS, key
 
 
