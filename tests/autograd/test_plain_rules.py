@@ -54,7 +54,8 @@ def test_hot_ops_declare_plain_rules():
                 "einsum.permute", "pow.Tensor_Tensor", "pow.Scalar", "prod", "prod.dim_int",
                 "cumprod", "logit", "nansum", "scatter.src", "sort", "topk", "index_put",
                 "linalg_inv_ex", "linalg_solve_ex", "median", "median.dim", "nanmedian",
-                "nanmedian.dim", "kthvalue", "mode", "logcumsumexp"):  # fmt: skip
+                "nanmedian.dim", "kthvalue", "mode", "logcumsumexp", "copysign.Tensor",
+                "copysign.Scalar"):  # fmt: skip
         assert key in PLAIN_KEYS, key
 
 
