@@ -14,7 +14,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor
 from ._inputs import _varargs_or_keyword
 from ._optable import Linear
-from ._plain import _sum_to_forward
+from ._plain import _sum_to_forward, values_of
 from ._primitive import primitive
 
 
@@ -40,9 +40,11 @@ _sum_to = primitive(
 def sum_to(x: Tensor, *shape, size=None) -> Tensor:
     """Sum ``x`` over broadcast dimensions so it has ``shape`` (the inverse of expand); as
     ``Tensor.sum_to_size`` the sizes may come as varargs, one sequence or ``size=``."""
-    shape = _varargs_or_keyword(shape, size, "size", "sum_to_size")
-    shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-    if x.shape == shape:  # .shape: an array too, in a plain rule
+    if size is not None:
+        shape = _varargs_or_keyword(shape, size, "size", "sum_to_size")
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if values_of(x).shape == shape:  # an array too, in a plain rule
         return x
     return _sum_to(x, shape=shape)
 
