@@ -55,7 +55,7 @@ def test_hot_ops_declare_plain_rules():
                 "cumprod", "logit", "nansum", "scatter.src", "sort", "topk", "index_put",
                 "linalg_inv_ex", "linalg_solve_ex", "median", "median.dim", "nanmedian",
                 "nanmedian.dim", "kthvalue", "mode", "logcumsumexp", "copysign.Tensor",
-                "copysign.Scalar"):  # fmt: skip
+                "copysign.Scalar", "linalg_det", "linalg_slogdet"):  # fmt: skip
         assert key in PLAIN_KEYS, key
 
 
@@ -257,3 +257,24 @@ def test_products_powers_and_writes_run_plain_and_match_torch(monkeypatch, torch
                  "ProdBackward1", "CumprodBackward0", "LogitBackward0", "IndexPutBackward0",
                  "LinalgSolveExBackward0"):  # fmt: skip
         assert ran.get(name, 0) >= 1, (name, ran)
+
+
+def test_det_at_a_singular_matrix_runs_on_tensors(monkeypatch):
+    """det's gradient is plain for invertible matrices; at a singular one its SVD formula
+    needs tensors, so the rule goes back to them, with the same result."""
+    data = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [0.5, 3.0]]])
+
+    def grad_of_det():
+        a = lg.tensor(data, requires_grad=True)
+        lg.linalg.det(a).sum().backward()
+        return a.grad.numpy()
+
+    with monkeypatch.context() as m:
+        _tensors_only(m)
+        on_tensors = grad_of_det()
+    ran = _count_plain(monkeypatch)
+    np.testing.assert_array_equal(grad_of_det(), on_tensors)
+    assert "LinalgDetBackward0" not in ran
+    data = data[1:]
+    grad_of_det()
+    assert ran.get("LinalgDetBackward0") == 1
