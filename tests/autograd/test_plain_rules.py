@@ -55,7 +55,8 @@ def test_hot_ops_declare_plain_rules():
                 "cumprod", "logit", "nansum", "scatter.src", "sort", "topk", "index_put",
                 "linalg_inv_ex", "linalg_solve_ex", "median", "median.dim", "nanmedian",
                 "nanmedian.dim", "kthvalue", "mode", "logcumsumexp", "copysign.Tensor",
-                "copysign.Scalar", "linalg_det", "linalg_slogdet"):  # fmt: skip
+                "copysign.Scalar", "linalg_det", "linalg_slogdet", "special_i0e", "special_i1",
+                "special_i1e"):  # fmt: skip
         assert key in PLAIN_KEYS, key
 
 
