@@ -1,13 +1,17 @@
 """Shared by the matrix families (solvers, determinants, decompositions, matrix functions):
 argument checks with PyTorch's error types, ``LinAlgError``, and small Tensor helpers that the
-derivative rules are written with (only Tensor methods, so the rules stay differentiable)."""
+derivative rules are written with (leafgrad ops, so the rules stay differentiable; ``mT``,
+``eye``, ``diag_embed``, ``as_column`` and ``from_column`` also take a plain rule's arrays)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .._batched import all_values
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
+from ._plain import operand, values_of
+from .reorder import transpose
+from .shape import unsqueeze
 
 
 class LinAlgError(RuntimeError):
@@ -83,16 +87,18 @@ def failure(op: str, infos: np.ndarray, text) -> LinAlgError:
 
 
 def mT(x: Tensor) -> Tensor:
-    return x.transpose(-2, -1)
+    # The function, not the method: ndarray.transpose(-2, -1) would permute, not swap.
+    return transpose(x, -2, -1)
 
 
 def eye(n: int, like: Tensor) -> Tensor:
-    return _wrap(np.eye(n, dtype=like._data.dtype))
+    """The identity in ``like``'s dtype, an operand beside it (an array in a plain rule)."""
+    return operand(np.eye(n, dtype=values_of(like).dtype), like)
 
 
 def diag_embed(v: Tensor) -> Tensor:
     """``(*, n)`` -> ``(*, n, n)`` with ``v`` on the diagonal."""
-    return v.unsqueeze(-1) * eye(v._data.shape[-1], v)
+    return unsqueeze(v, -1) * eye(v.shape[-1], v)
 
 
 def absent(grad) -> bool:
@@ -103,7 +109,7 @@ def absent(grad) -> bool:
 
 
 def as_column(x: Tensor, vector: bool) -> Tensor:
-    return x.unsqueeze(-1) if vector else x
+    return unsqueeze(x, -1) if vector else x
 
 
 def from_column(x: Tensor, vector: bool) -> Tensor:

@@ -12,13 +12,14 @@ import numpy as np
 
 from .._dtype import result_type
 from .._exposure import exports, public
-from .._tensor import Tensor, _zeros_like
+from .._tensor import Tensor
 from ._optable import Generic, NoDerivative, NonDifferentiable, PiecewiseLinear
 from ._out import with_out
+from ._plain import operand, values_of
 from ._primitive import primitive
 from ._tangents import tangent_sum
 from .composites import exp2
-from .indexing import masked_fill
+from .indexing import _masked_fill_scalar
 
 
 def _tensor_pair(op: str, input, other) -> None:
@@ -75,11 +76,12 @@ def logaddexp2(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 def _copysign_grad(grad, x, result):
     """PyTorch's ``grad * (result / x)`` with 0 where ``x`` is 0, written as it is so the
     second derivative matches too (0, and NaN at a zero input: 0 / 0 in the quotient)."""
-    return grad * masked_fill(result / x, x == 0, 0)
+    return grad * _masked_fill_scalar(result / x, x == 0, fill=0)  # masked_fill past its checks
 
 
 def _no_grad_rule(grad, *args, result, **params):
-    return _zeros_like(grad)
+    # zeros outside any graph: a tensor, or an array in a plain rule
+    return operand(np.zeros_like(values_of(grad)), grad)
 
 
 _copysign_tensor = primitive(
@@ -92,6 +94,7 @@ _copysign_tensor = primitive(
     node_name="CopysignBackward0",
     dtype_rule="float",
     broadcast=True,
+    plain_rules=True,
 )
 _copysign_scalar = primitive(
     "copysign",
@@ -102,6 +105,7 @@ _copysign_scalar = primitive(
     overload="Scalar",
     node_name="CopysignBackward1",
     dtype_rule="float",
+    plain_rules=True,
 )
 
 

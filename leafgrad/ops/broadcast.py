@@ -14,7 +14,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor
 from ._inputs import _varargs_or_keyword
 from ._optable import Linear
-from ._plain import _sum_to_forward
+from ._plain import _sum_to_forward, values_of
 from ._primitive import primitive
 
 
@@ -37,10 +37,14 @@ _sum_to = primitive(
 
 
 @public(method=("sum_to_size",))
-def sum_to(x: Tensor, shape) -> Tensor:
-    """Sum ``x`` over broadcast dimensions so it has ``shape`` (the inverse of expand)."""
-    shape = tuple(shape)
-    if x._data.shape == shape:
+def sum_to(x: Tensor, *shape, size=None) -> Tensor:
+    """Sum ``x`` over broadcast dimensions so it has ``shape`` (the inverse of expand); as
+    ``Tensor.sum_to_size`` the sizes may come as varargs, one sequence or ``size=``."""
+    if size is not None:
+        shape = _varargs_or_keyword(shape, size, "size", "sum_to_size")
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if values_of(x).shape == shape:  # an array too, in a plain rule
         return x
     return _sum_to(x, shape=shape)
 

@@ -22,12 +22,15 @@ from .._tensor import Tensor, _wrap
 from ._batch_whole import batches_along
 from ._optable import Generic
 from ._out import with_out, with_outs
+from ._plain import cast_like, operand, values_of
 from ._primitive import primitive
 from ._reduce import _as_np, _int_to_long, _one_dim, _require_tensor
+from .arithmetic import abs
+from .elementwise import exp, log
 from .indexing import gather
 from .piecewise import where
 from .reduction import _cumsum
-from .reorder import movedim
+from .reorder import flip, movedim
 
 _state = grad_mode._state
 
@@ -59,22 +62,28 @@ def _omitted_products_grad(grad, x, dim):
 
 def _first_zero_grad(grad, x, result, dim, zero):
     """The same gradient in O(n): before the first zero, ``reversed_cumsum(grad * result) /
-    x``; at it, the products that skip it; after it, 0 (each product there holds a zero)."""
+    x``; at it, the products that skip it; after it, 0 (each product there holds a zero).
+    Tensors, or a plain rule's arrays (the masks are operands beside ``x``)."""
     zeros_so_far = np.cumsum(zero, axis=dim)
-    before = _wrap(zeros_so_far == 0)
-    first = zero & (zeros_so_far == 1)
-    from_first = _wrap(np.cumsum(first, axis=dim) > 0)
+    before = operand(zeros_so_far == 0, x)
+    first_zero = zero & (zeros_so_far == 1)
+    first = operand(first_zero, x)
+    from_first = operand(np.cumsum(first_zero, axis=dim) > 0, x)
     head = _cumsum(where(before, grad * result, 0), dim=dim, reverse=True) / where(before, x, 1)
-    skipping = _cumprod(where(_wrap(first), 1, x), dim=dim)
+    skipping = _cumprod(where(first, 1, x), dim=dim)
     at_zero = _cumsum(where(from_first, grad * skipping, 0), dim=dim, reverse=True)
-    return where(before, head, 0) + where(_wrap(first), at_zero, 0)
+    return where(before, head, 0) + where(first, at_zero, 0)
 
 
+# cumprod's rule runs on tensors and on a plain rule's arrays alike (shapes through .shape,
+# values through values_of); the graph-recording formula below needs tensors, and a plain
+# rule records nothing.
 def _cumprod_grad(grad, x, result, *, dim, dtype=None):
-    if grad._data.dtype != x._data.dtype:  # PyTorch casts grad to the input's dtype first
-        grad = grad.to(x.dtype)
-    zero = x._data == 0  # read first: after release this raises, as PyTorch's unpacking does
-    if x._data.ndim == 0 or x._data.shape[dim] <= 1:
+    data = values_of(x)
+    if values_of(grad).dtype != data.dtype:  # PyTorch casts grad to the input's dtype first
+        grad = cast_like(grad, x)
+    zero = data == 0  # read first: after release this raises, as PyTorch's unpacking does
+    if x.ndim == 0 or x.shape[dim] <= 1:
         return grad
     if not zero.any():
         return _cumsum(result * grad, dim=dim, reverse=True) / x
@@ -103,6 +112,7 @@ _cumprod = primitive(
     saves=("self", "dim", "result"),
     node_name="CumprodBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 
@@ -182,21 +192,23 @@ def _logcumsumexp_forward(x, *, dim):
 
 
 def _reversed_logcumsumexp(t: Tensor, dim: int) -> Tensor:
-    return _logcumsumexp(t.flip(dim), dim=dim).flip(dim)
+    return flip(_logcumsumexp(flip(t, dim), dim=dim), dim)
 
 
 def _logcumsumexp_grad(grad, x, result, *, dim):
     """PyTorch's stable form of ``exp(x) * reversed_cumsum(grad * exp(-result))``: the
-    positive and negative parts of ``grad`` summed in log space."""
-    if grad._data.ndim == 0 or grad._data.size == 0:
+    positive and negative parts of ``grad`` summed in log space (tensors, or a plain rule's
+    arrays: functions, not methods)."""
+    values = values_of(grad)
+    if values.ndim == 0 or values.size == 0:
         return grad
-    lowest = float(np.finfo(grad._data.dtype).min)
-    log_abs = grad.abs().log()
+    lowest = float(np.finfo(values.dtype).min)
+    log_abs = log(abs(grad))
     positive = where(grad > 0, log_abs, lowest)
     negative = where(grad < 0, log_abs, lowest)
-    return (_reversed_logcumsumexp(positive - result, dim) + x).exp() - (
+    return exp(_reversed_logcumsumexp(positive - result, dim) + x) - exp(
         _reversed_logcumsumexp(negative - result, dim) + x
-    ).exp()
+    )
 
 
 def _logcumsumexp_jvp(t, x, result, *, dim):
@@ -218,6 +230,7 @@ _logcumsumexp = primitive(
     saves=("self", "dim", "result"),
     node_name="LogcumsumexpBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 

@@ -20,10 +20,13 @@ from . import _matrices as mx
 from ._matrices import diag_embed, mT
 from ._optable import Generic
 from ._out import accepts_out
+from ._plain import values_of
 from ._primitive import primitive
+from .broadcast import _expand
 from .decompositions import _svd
 from .joining import cat
 from .piecewise import where
+from .shape import unsqueeze
 from .solvers import _solve
 
 _Slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
@@ -45,17 +48,21 @@ def _adjugate_by_svd(A: Tensor) -> Tensor:
 
 
 def _adjugate_by_solve(A: Tensor, det: Tensor) -> Tensor:
-    n = A._data.shape[-1]
-    return _solve(mT(A), det.unsqueeze(-1).unsqueeze(-1) * mx.eye(n, A))
+    n = A.shape[-1]
+    return _solve(mT(A), unsqueeze(unsqueeze(det, -1), -1) * mx.eye(n, A))
 
 
 def _cofactors(A: Tensor, det: Tensor) -> Tensor:
-    """``d det(A) / dA`` (the transposed adjugate), batch by batch the stable formula."""
-    if A._data.size == 0:
+    """``d det(A) / dA`` (the transposed adjugate), batch by batch the stable formula.
+    Invertible matrices also on a plain rule's arrays; the SVD's formula takes tensors."""
+    a = values_of(A)
+    if a.size == 0:
         return A * 0
-    singular = np.abs(det._data) < 100 * np.finfo(A._data.dtype).eps
+    singular = np.abs(values_of(det)) < 100 * np.finfo(a.dtype).eps
     if not singular.any():
         return _adjugate_by_solve(A, det)
+    if type(A) is np.ndarray:  # a plain rule: run it on tensors instead (OpNode.apply_plain)
+        raise TypeError("det's gradient at a singular matrix is written for tensors")
     if singular.all():
         return _adjugate_by_svd(A)
     # Each formula on its own matrices: the solve has no answer for the singular ones.
@@ -73,7 +80,7 @@ def _cofactors(A: Tensor, det: Tensor) -> Tensor:
 
 
 def _det_vjp(grad, A, *, result):
-    return grad.unsqueeze(-1).unsqueeze(-1) * _cofactors(A, result)
+    return unsqueeze(unsqueeze(grad, -1), -1) * _cofactors(A, result)
 
 
 def _det_jvp(tA, A, *, result):
@@ -89,6 +96,7 @@ _det = primitive(
     saves=("A", "result"),  # PyTorch also saves its LU factors, made inside
     node_name="LinalgDetBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 
@@ -107,8 +115,9 @@ def _slogdet_forward(a):
 
 def _slogdet_vjp(grads, A, *, result, needs):
     g = grads[1]  # the sign of a real matrix is locally constant
-    n = A._data.shape[-1]
-    return [_solve(mT(A), diag_embed(g.unsqueeze(-1).expand(g._data.shape + (n,))))]
+    n = A.shape[-1]
+    # expand past its argument handling (the sizes are explicit): arrays too, in a plain rule
+    return [_solve(mT(A), diag_embed(_expand(unsqueeze(g, -1), shape=tuple(g.shape) + (n,))))]
 
 
 def _slogdet_jvp(tA, A, *, result):
@@ -127,6 +136,7 @@ _slogdet = primitive(
     node_name="LinalgSlogdetBackward0",
     dtype_rule="keep",
     num_outputs=2,
+    plain_rules=True,
 )
 
 

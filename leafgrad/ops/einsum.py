@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._exposure import exports, public
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
 from ._inputs import _check_tensors
 from ._optable import Generic
+from ._plain import operand, values_of
 from ._primitive import primitive
 from ._tangents import tangent_sum
 
@@ -175,7 +176,7 @@ def _einsum_operand_grad(grad, args, terms, out, k, sizes):
     """
     used = set("".join(terms) + out)
     fresh = iter(c for c in _LETTERS if c not in used)
-    dtype = grad._data.dtype
+    dtype = values_of(grad).dtype
     operands = [grad]
     in_terms = [out]
     for j, term in enumerate(terms):
@@ -184,11 +185,11 @@ def _einsum_operand_grad(grad, args, terms, out, k, sizes):
             in_terms.append(term)
     carried: dict = {}
     for op, term in zip(operands, in_terms):
-        for c, s in zip(term, op._data.shape):
+        for c, s in zip(term, op.shape):
             carried[c] = max(carried.get(c, 0), s)
     for c in dict.fromkeys(terms[k]):
         if carried.get(c, 0) != sizes[c]:
-            operands.append(_wrap(np.ones(sizes[c], dtype)))
+            operands.append(operand(np.ones(sizes[c], dtype), grad))
             in_terms.append(c)
     target = ""
     for c in terms[k]:
@@ -196,11 +197,11 @@ def _einsum_operand_grad(grad, args, terms, out, k, sizes):
             f = next(fresh, None)
             if f is None:
                 raise _einsum_error("too many subscripts to differentiate this diagonal")
-            operands.append(_wrap(np.eye(sizes[c], dtype=dtype)))
+            operands.append(operand(np.eye(sizes[c], dtype=dtype), grad))
             in_terms.append(c + f)
             c = f
         target += c
-    return einsum(",".join(in_terms) + "->" + target, *operands)
+    return _contract(",".join(in_terms) + "->" + target, operands)
 
 
 def _einsum_jvp(*tangents_and_args, result, equation, sizes):
@@ -225,6 +226,7 @@ def _einsum_primitive(overload, node_name, saves):
         node_name=node_name,
         dtype_rule="keep",
         broadcast=True,
+        plain_rules=True,
     )
 
 
@@ -282,8 +284,15 @@ def einsum(*args) -> Tensor:
     else:
         equation, operands = _sublist_equation(args)
     _check_tensors("einsum", *operands)
-    in_terms, out, sizes = _normalize_equation(equation, [o._data.shape for o in operands])
-    if len({o._data.dtype for o in operands}) > 1:
+    return _contract(equation, operands)
+
+
+def _contract(equation: str, operands) -> Tensor:
+    """``einsum`` past its argument parsing: the primitive PyTorch's einsum ends in, with the
+    equation made explicit. Operands are tensors, or a plain rule's arrays (of one floating
+    dtype, as a rule's gradients are)."""
+    in_terms, out, sizes = _normalize_equation(equation, [o.shape for o in operands])
+    if len({values_of(o).dtype for o in operands}) > 1:
         names = ", ".join(str(o.dtype) for o in operands)
         raise RuntimeError(
             f"einsum(): operands must have the same dtype, got {names}; convert with .to(dtype)"
@@ -291,13 +300,15 @@ def einsum(*args) -> Tensor:
     summed = set("".join(in_terms)) - set(out)
     if len(operands) == 1:
         x = operands[0]
-        if summed and x._data.dtype.kind in "bui" and x._data.dtype != np.int64:
+        dt = values_of(x).dtype
+        if summed and dt.kind in "bui" and dt != np.int64:
             x = x.long()  # PyTorch sums integers in int64
         op = _einsum_sum if summed else _einsum_permute
         operands = (x,)
     else:
         contracted = any(sum(c in term for term in in_terms) > 1 for c in summed)
-        kind, dt = operands[0]._data.dtype.kind, operands[0]._data.dtype
+        dt = values_of(operands[0]).dtype
+        kind = dt.kind
         if contracted and kind == "b":
             raise NotImplementedError(
                 "einsum(): contractions are not implemented for torch.bool tensors; convert "

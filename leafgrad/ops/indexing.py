@@ -60,7 +60,7 @@ def _take_sorted_forward(x, *, dim, indices):
 
 
 def _sorted_values_grad(grad, x, *, result, dim, indices):
-    return _scatter_add(grad, shape=x._data.shape, dim=dim, index=indices)
+    return _scatter_add(grad, shape=tuple(x.shape), dim=dim, index=indices)
 
 
 def _sorted_values(name, node_name):
@@ -74,6 +74,7 @@ def _sorted_values(name, node_name):
         saves=("dim", "indices"),
         node_name=node_name,
         dtype_rule="keep",
+        plain_rules=True,
     )
 
 

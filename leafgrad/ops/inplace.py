@@ -284,7 +284,9 @@ def _index_put_forward(x, value, *, key):
 
 
 def _index_put_value_grad(grad, x, value, result, *, key):
-    return sum_to(grad[key], value._data.shape)
+    # A plain rule's array reads the key as NumPy does, as the forward writes it.
+    taken = grad[_index_key(key)] if type(grad) is np.ndarray else grad[key]
+    return sum_to(taken, value.shape)
 
 
 def _index_put_target_grad(grad, x, value, result, *, key):
@@ -298,6 +300,7 @@ index_put = primitive(
     node_name="IndexPutBackward0",
     dtype_rule="keep",
     kind=Linear(),
+    plain_rules=True,
 )
 
 

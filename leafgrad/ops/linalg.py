@@ -17,7 +17,6 @@ from ._optable import Bilinear, Composite, Linear
 from ._out import accepts_out
 from ._primitive import primitive
 from ._tangents import scaled, tangent_sum
-from .shape import reshape
 
 # ---------------------------------------------------------------------------------------------
 # Checks shared by every product
@@ -117,7 +116,8 @@ _swap_last_two = primitive(
 
 
 def _unsqueeze_last(x: Tensor) -> Tensor:
-    return reshape(x, x._data.shape + (1,))
+    """``x`` with a trailing dimension of size 1 (a tensor, or an array in a plain rule)."""
+    return x.reshape(x.shape + (1,))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,14 +229,16 @@ _mv = primitive(
     "mv",
     _matmul_forward,
     (
-        lambda grad, a, v, result: outer(grad, v),
-        lambda grad, a, v, result: mv(t(a), grad),
+        # The ops themselves: the public outer, mv and t only check arguments (valid here).
+        lambda grad, a, v, result: _outer(grad, v),
+        lambda grad, a, v, result: _mv(_t(a), grad),
     ),
     saves=("self if vec", "vec if self"),
     inputs=("self", "vec"),
     node_name="MvBackward0",
     dtype_rule="keep",
     kind=Bilinear(),
+    plain_rules=True,
 )
 
 
@@ -257,13 +259,15 @@ _vecmat = primitive(
     "vecmat",
     _matmul_forward,
     (
-        lambda grad, v, b, result: mv(b, grad),
-        lambda grad, v, b, result: outer(v, grad),
+        # As mv's rules: the ops themselves.
+        lambda grad, v, b, result: _mv(b, grad),
+        lambda grad, v, b, result: _outer(v, grad),
     ),
     saves=("self if other", "other if self"),
     node_name="SqueezeBackward4",
     dtype_rule="keep",
     kind=Bilinear(),
+    plain_rules=True,
 )
 
 
@@ -274,7 +278,12 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     _check_tensors("outer", input, vec2)
     _check_ndim("outer", input, (1,), "input")
     _check_ndim("outer", vec2, (1,), "vec2")
-    return _unsqueeze_last(input) * vec2
+    return _outer(input, vec2)
+
+
+def _outer(a, b):
+    """``outer`` past its checks: ``a[:, None] * b`` (tensors, or arrays in a plain rule)."""
+    return _unsqueeze_last(a) * b
 
 
 ger = outer

@@ -16,7 +16,7 @@ from ._inputs import _check_tensors
 from ._optable import Bilinear
 from ._out import accepts_out
 from ._primitive import primitive
-from .broadcast import sum_to
+from .broadcast import _sum_to
 from .linalg import (
     _check_dtypes,
     _check_inner,
@@ -29,30 +29,32 @@ from .linalg import (
     _unsqueeze_last,
     _vecmat,
 )
-from .shape import reshape
 
 
 def _unsqueeze_second_last(x: Tensor) -> Tensor:
-    s = x._data.shape
-    return reshape(x, s[:-1] + (1,) + s[-1:])
+    s = x.shape
+    return x.reshape(s[:-1] + (1,) + s[-1:])
 
 
+# The rules read shapes through .shape and .ndim and call the products past their checks
+# (_product, _sum_to), so they also run on a plain rule's arrays. The 1-D operand's cases
+# have a batched other operand (ndim >= 3), so sum_to's shapes always differ there.
 def _matmul_nd_grad_a(grad, a, b, result):
-    if b._data.ndim == 1:  # a: (..., n, k), grad: (..., n)
+    if b.ndim == 1:  # a: (..., n, k), grad: (..., n)
         return _unsqueeze_last(grad) * b
-    if a._data.ndim == 1:  # a: (k,), b: (..., k, m), grad: (..., m)
-        g = matmul(b, _unsqueeze_last(grad))  # (..., k, 1)
-        return reshape(sum_to(g, a._data.shape + (1,)), a._data.shape)
-    return matmul(grad, _swap_last_two(b))  # summed over broadcast batch dims by the machinery
+    if a.ndim == 1:  # a: (k,), b: (..., k, m), grad: (..., m)
+        g = _product(b, _unsqueeze_last(grad))  # (..., k, 1)
+        return _sum_to(g, shape=tuple(a.shape) + (1,)).reshape(tuple(a.shape))
+    return _product(grad, _swap_last_two(b))  # summed over broadcast batch dims by the machinery
 
 
 def _matmul_nd_grad_b(grad, a, b, result):
-    if a._data.ndim == 1:  # a: (k,), b: (..., k, m), grad: (..., m)
+    if a.ndim == 1:  # a: (k,), b: (..., k, m), grad: (..., m)
         return _unsqueeze_last(a) * _unsqueeze_second_last(grad)
-    if b._data.ndim == 1:  # a: (..., n, k), b: (k,), grad: (..., n)
-        g = matmul(_swap_last_two(a), _unsqueeze_last(grad))  # (..., k, 1)
-        return reshape(sum_to(g, b._data.shape + (1,)), b._data.shape)
-    return matmul(_swap_last_two(a), grad)
+    if b.ndim == 1:  # a: (..., n, k), b: (k,), grad: (..., n)
+        g = _product(_swap_last_two(a), _unsqueeze_last(grad))  # (..., k, 1)
+        return _sum_to(g, shape=tuple(b.shape) + (1,)).reshape(tuple(b.shape))
+    return _product(_swap_last_two(a), grad)
 
 
 def _matmul_nd(overload, node_name):
@@ -66,6 +68,7 @@ def _matmul_nd(overload, node_name):
         node_name=node_name,
         dtype_rule="keep",
         broadcast=True,
+        plain_rules=True,
     )
 
 
@@ -89,10 +92,11 @@ def _batch_shape(a: Tensor, b: Tensor) -> tuple:
 
 
 def _transposes_problem(a: Tensor, b: Tensor) -> bool:
-    da, db = a._data.ndim, b._data.ndim
-    if not a._requires_grad or db < 3:
+    da, db = a.ndim, b.ndim
+    # A plain rule's arrays record nothing: there both products compute the same.
+    if db < 3 or type(a) is np.ndarray or not a._requires_grad:
         return False
-    return da == 2 or (da == 3 and db == 3 and a._data.shape[0] == 1 and b._data.shape[0] != 1)
+    return da == 2 or (da == 3 and db == 3 and a.shape[0] == 1 and b.shape[0] != 1)
 
 
 @public()
@@ -114,18 +118,28 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         )
     _check_dtypes("matmul", input, other)
     _check_inner("matmul", input, other)
+    if da > 2 or db > 2:
+        _batch_shape(input, other)
+    return _product(input, other, da, db)
+
+
+def _product(a, b, da=None, db=None):
+    """``matmul`` past its checks: the primitive PyTorch would record for these ranks (on a
+    plain rule's arrays each computes ``np.matmul``, as on tensors). ``da``, ``db``: the
+    operands' ranks, if known."""
+    if da is None:
+        da, db = a.ndim, b.ndim
     if da == 1 and db == 1:
-        return _dot(input, other)
+        return _dot(a, b)
     if da == 2 and db == 2:
-        return _mm(input, other)
+        return _mm(a, b)
     if da == 2 and db == 1:
-        return _mv(input, other)
+        return _mv(a, b)
     if da == 1 and db == 2:
-        return _vecmat(input, other)
-    _batch_shape(input, other)
-    if _transposes_problem(input, other):
-        return _matmul_clone(input, other)
-    return _matmul_view(input, other)
+        return _vecmat(a, b)
+    if _transposes_problem(a, b):
+        return _matmul_clone(a, b)
+    return _matmul_view(a, b)
 
 
 # What the operators call: matmul past its keyword wrappers (NumPy names, out=).

@@ -18,6 +18,7 @@ from ._primitive import primitive
 from ._tangents import tangent_sum
 from .arithmetic import _promoted
 from .conversion import to
+from .elementwise import log
 from .piecewise import where
 
 
@@ -50,9 +51,11 @@ def _int_pow_negative(x, y):
     return np.where(y < 0, special, out).astype(out.dtype, copy=False)
 
 
+# The rules run on tensors and on a plain rule's arrays alike: an operand is a tensor (or
+# array) unless it is the Python number of PowBackward0 / PowBackward2.
 def _pow_grad_base(grad, x, y, result):
     # d/dx x**y = y * x**(y-1), but exactly 0 where y == 0 (PyTorch's convention, avoids 0*inf).
-    if not isinstance(y, Tensor):
+    if not isinstance(y, (Tensor, np.ndarray)):
         if y == 0:
             return _zeros_like(grad)  # a constant, outside the graph, as in PyTorch
         return grad * (y * x ** (y - 1))
@@ -61,11 +64,11 @@ def _pow_grad_base(grad, x, y, result):
 
 def _pow_grad_exponent(grad, x, y, result):
     # d/dy x**y = x**y * log(x), defined as 0 where x == 0 and y >= 0.
-    if not isinstance(x, Tensor):
+    if not isinstance(x, (Tensor, np.ndarray)):
         if x == 0:
             return grad * where(y >= 0, 0.0, result * float("-inf"))
         return grad * (result * float(np.log(x)))
-    return grad * where((x == 0) & (y >= 0), 0.0, result * x.log())
+    return grad * where((x == 0) & (y >= 0), 0.0, result * log(x))
 
 
 def _pow_jvp(tx, ty, x, y, result):
@@ -104,6 +107,7 @@ _pow_tensor_tensor = primitive(
     node_name="PowBackward1",
     broadcast=True,
     scalars=True,
+    plain_rules=True,
 )
 _pow_scalar_tensor = primitive(
     "pow",

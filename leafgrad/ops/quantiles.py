@@ -17,6 +17,7 @@ from .._tensor import Tensor, _wrap
 from ._batch_whole import batches_quantile
 from ._optable import Generic
 from ._out import with_out
+from ._plain import cast_like, operand, values_of
 from ._primitive import primitive
 from ._reduce import _dims, _int_to_long, _np_axis, _one_dim, _require_tensor, _restore
 from .composites import sort
@@ -195,7 +196,9 @@ def _nansum_forward(x, *, dim, keepdim, dtype):
 
 
 def _not_nan(x: Tensor) -> Tensor:
-    return _wrap(~np.isnan(x._data)).to(x.dtype)
+    """1 where ``x`` is not NaN, else 0, in its dtype (a tensor, or an array in a plain rule)."""
+    mask = np.asarray(~np.isnan(values_of(x)))  # an array even for 0-d x
+    return cast_like(operand(mask, x), x)
 
 
 _nansum = primitive(
@@ -203,7 +206,7 @@ _nansum = primitive(
     _nansum_forward,
     # PyTorch multiplies by the mask, so an infinite gradient still makes NaN at a NaN.
     lambda grad, x, result, *, dim, keepdim, dtype: (
-        _restore(grad, x._data.shape, dim, keepdim) * _not_nan(x)
+        _restore(grad, tuple(x.shape), dim, keepdim) * _not_nan(x)
     ),
     kind=Generic(
         jvp=lambda tx, x, result, *, dim, keepdim, dtype: where(x.isnan(), 0.0, tx).sum(
@@ -213,6 +216,7 @@ _nansum = primitive(
     saves=("self", "dim", "keepdim"),
     node_name="NansumBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 

@@ -17,6 +17,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, Linear, NonDifferentiable
 from ._out import accepts_out
+from ._plain import operand, values_of
 from ._primitive import primitive
 from ._reduce import (
     _as_np,
@@ -171,12 +172,14 @@ def _prod_forward(x, *, dim, keepdim, dtype=None):
     return np.prod(x, axis=_np_axis(x, dim), keepdims=keepdim, dtype=_int_to_long(x, dtype))
 
 
+# prod's rules run on tensors and on a plain rule's arrays alike (shapes through .shape,
+# values through values_of, the ops themselves).
 def _prod_grad(grad, x, result, *, dim, keepdim, dtype=None):
-    shape = x._data.shape
-    if x._data.ndim == 0:
+    shape = tuple(x.shape)
+    if x.ndim == 0:
         return grad
     g = _restore(grad, shape, dim, keepdim)
-    if not (x._data == 0).any():
+    if not (values_of(x) == 0).any():
         return g * (_keepdims(result, shape, dim, keepdim) / x)
     if dim is None:
         return g * _prod_of_others(x.reshape(-1), 0).reshape(shape)
@@ -192,13 +195,13 @@ def _prod_of_others(x: Tensor, d: int) -> Tensor:
     and only when a graph is being recorded (higher order) is it built as a product over a
     ``(n, n)`` copy with the diagonal set to 1, whose derivatives are exact.
     """
-    data = x._data
+    data = values_of(x)
     zero = data == 0
-    zeros_per_slice = _wrap(zero.sum(axis=d, keepdims=True))
-    zero_t = _wrap(zero)
+    zeros_per_slice = operand(zero.sum(axis=d, keepdims=True), x)
+    zero_t = operand(zero, x)
     safe = where(zero_t, 1.0, x)
-    prod_safe = prod(safe, d, keepdim=True)
-    lone_zero = where(zero_t, x, 0.0).sum(d, keepdim=True)
+    prod_safe = _prod_dim(safe, dim=(d,), keepdim=True, dtype=None)  # prod past its checks
+    lone_zero = sum(where(zero_t, x, 0.0), d, keepdim=True)
     one_zero = where(zero_t, prod_safe, prod_safe * lone_zero / safe)
     many = 0.0
     if grad_mode._state.enabled and (zero.sum(axis=d) >= 2).any():
@@ -226,6 +229,7 @@ _prod_all = primitive(
     saves=("self", "result"),
     node_name="ProdBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 _prod_dim = primitive(
     "prod",
@@ -236,6 +240,7 @@ _prod_dim = primitive(
     saves=("self", "result", "dim", "keepdim"),
     node_name="ProdBackward1",
     dtype_rule="keep",
+    plain_rules=True,
 )
 
 

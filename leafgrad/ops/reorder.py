@@ -97,7 +97,7 @@ _transpose = primitive(
 @public()
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view of ``input`` with dims ``dim0`` and ``dim1`` swapped."""
-    ndim = input._data.ndim
+    ndim = input.ndim  # an array too, in a plain rule
     d0 = _normalize_dim(operator.index(dim0), ndim, "transpose")
     d1 = _normalize_dim(operator.index(dim1), ndim, "transpose")
     return _transpose(input, dim0=d0, dim1=d1)
@@ -160,7 +160,7 @@ _flip = primitive(
 def flip(input: Tensor, *dim_args, dims=None) -> Tensor:
     """A copy of ``input`` with the order of entries reversed along ``dims``."""
     dims = _dim_args(_varargs_or_keyword(dim_args, dims, "dims", "flip"))
-    return _flip(input, dims=_unique_dims(dims, input._data.ndim, "flip"))
+    return _flip(input, dims=_unique_dims(dims, input.ndim, "flip"))  # .ndim: arrays too
 
 
 @public()

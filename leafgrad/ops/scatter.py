@@ -14,12 +14,12 @@ import operator
 import numpy as np
 
 from .._exposure import exports, public
-from .._tensor import Tensor, _normalize_dim, _wrap
+from .._tensor import Tensor, _normalize_dim
 from .._warn import warn_at_user
 from ._optable import Linear, NoDerivative, PiecewiseLinear
 from ._out import with_out
 from ._primitive import primitive
-from .indexing import _gather_key, _index_tensor, _scatter_add, gather
+from .indexing import _gather, _gather_key, _index_tensor, _scatter_add
 
 
 def _write_forward(x, src=None, *, dim, index, value=None, reduce=None):
@@ -38,7 +38,7 @@ def _write_forward(x, src=None, *, dim, index, value=None, reduce=None):
 def _scatter_src_grads(grad, x, src, *, result, needs, dim, index):
     return (
         _scatter_value(grad, dim=dim, index=index, value=0) if needs[0] else None,
-        gather(grad, dim, _wrap(index)) if needs[1] else None,
+        _gather(grad, dim=dim, index=index) if needs[1] else None,  # gather past its checks
     )
 
 
@@ -52,6 +52,7 @@ _scatter_src = primitive(
     saves=("dim", "index"),
     node_name="ScatterBackward0",
     dtype_rule="keep",
+    plain_rules=True,
 )
 _scatter_value = primitive(
     "scatter",

@@ -16,6 +16,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic
 from ._out import with_outs
+from ._plain import operand, values_of
 from ._primitive import primitive
 from ._reduce import _one_dim, _require_tensor
 from .extrema import _select_grad, _select_jvp
@@ -131,21 +132,23 @@ def _whole(ignore_nan: bool):
 # when that is NaN), as PyTorch's evenly_distribute_backward and evenly_read_jvp do.
 
 
+# The rules run on tensors and on a plain rule's arrays alike (values through values_of,
+# masks as operands beside the gradient).
 def _trailing(x, batch_dims: int) -> tuple:
-    return tuple(range(batch_dims, x._data.ndim))
+    return tuple(range(batch_dims, x.ndim))
 
 
 def _picked(x, result, batch_dims: int, nan_picks: bool) -> np.ndarray:
-    xd = x._data
-    r = result._data.reshape(result._data.shape + (1,) * (xd.ndim - batch_dims))
+    xd, rd = values_of(x), values_of(result)
+    r = rd.reshape(rd.shape + (1,) * (xd.ndim - batch_dims))
     return np.where(np.isnan(r), np.isnan(xd), xd == r) if nan_picks else xd == r
 
 
 def _evenly_grad(grad, x, result, *, batch_dims=0):
     picked = _picked(x, result, batch_dims, True)
-    count = picked.sum(axis=_trailing(x, batch_dims), keepdims=True).astype(x._data.dtype)
-    grad = grad.reshape(tuple(grad.shape) + (1,) * (x._data.ndim - batch_dims))
-    return where(_wrap(picked), grad / _wrap(count), 0.0)
+    count = picked.sum(axis=_trailing(x, batch_dims), keepdims=True).astype(values_of(x).dtype)
+    grad = grad.reshape(tuple(grad.shape) + (1,) * (x.ndim - batch_dims))
+    return where(operand(picked, grad), grad / operand(count, grad), 0.0)
 
 
 def _evenly_jvp(tx, x, result, *, batch_dims=0):
@@ -177,6 +180,7 @@ def _per_dim(name, positions, node_name, overload=""):
         node_name=node_name,
         dtype_rule="keep",
         num_outputs=2,
+        plain_rules=True,  # max.dim's rule, already written for both
     )
 
 
@@ -189,6 +193,7 @@ def _all_of(name, forward, node_name):
         saves=("self", "result"),
         node_name=node_name,
         dtype_rule="keep",
+        plain_rules=True,
     )
 
 

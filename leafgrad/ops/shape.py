@@ -251,9 +251,8 @@ _unsqueeze = primitive(
 @public()
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """A view of ``input`` with a size-1 dim inserted at ``dim`` (in [-ndim-1, ndim])."""
-    return _unsqueeze(
-        input, dim=_normalize_dim(operator.index(dim), input._data.ndim + 1, "unsqueeze")
-    )
+    # .ndim: an array too, in a plain rule
+    return _unsqueeze(input, dim=_normalize_dim(operator.index(dim), input.ndim + 1, "unsqueeze"))
 
 
 __all__ = exports(globals())

@@ -89,6 +89,7 @@ _inv_ex = primitive(
     node_name="LinalgInvExBackward0",
     dtype_rule="keep",
     num_outputs=2,
+    plain_rules=True,
 )
 
 
@@ -171,6 +172,7 @@ _solve_ex = primitive(
     dtype_rule="keep",
     broadcast=True,
     num_outputs=2,
+    plain_rules=True,
 )
 
 

@@ -19,8 +19,10 @@ from .._exposure import exports, public
 from .._tensor import Tensor
 from ._optable import Generic, NonDifferentiable
 from ._out import accepts_out
+from ._plain import values_of
 from ._primitive import primitive, unary
 from ._tangents import diagonal_jvp
+from .arithmetic import abs, reciprocal, sign
 from .elementwise import erf, exp, log
 from .piecewise import where
 
@@ -46,13 +48,14 @@ def _logit_forward(x, *, eps=None):
     return np.log(x / (1 - x))
 
 
+# logit's rules run on tensors and on a plain rule's arrays alike (operators and functions).
 def _outside(x, eps):
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1 - eps)
-    return (x < lo).logical_or(x > hi)
+    return (x < lo) | (x > hi)
 
 
 def _logit_d1(x, *, eps=None):
-    return where(_outside(x, eps), math.nan if eps is None else 0.0, (x * (1 - x)).reciprocal())
+    return where(_outside(x, eps), math.nan if eps is None else 0.0, reciprocal(x * (1 - x)))
 
 
 def _logit_d2(x, *, eps=None):
@@ -60,7 +63,7 @@ def _logit_d2(x, *, eps=None):
     return where(_outside(x, eps), math.nan if eps is None else 0.0, (2 * x - 1) / (inner * inner))
 
 
-_logit = unary("logit", _logit_forward, d1=_logit_d1, d2=_logit_d2)
+_logit = unary("logit", _logit_forward, d1=_logit_d1, d2=_logit_d2, plain_rules=True)
 
 
 @public(inplace=True)
@@ -147,12 +150,12 @@ xlog1py = _scalar_overloads(
 
 
 def _tiny(x):
-    return x.abs() <= float(np.finfo(x._data.dtype).eps)
+    return abs(x) <= float(np.finfo(values_of(x).dtype).eps)
 
 
 def _safe(x):
     """x, with eps where |x| <= eps (where 1/x would overflow), as PyTorch's rules do."""
-    return where(_tiny(x), float(np.finfo(x._data.dtype).eps), x)
+    return where(_tiny(x), float(np.finfo(values_of(x).dtype).eps), x)
 
 
 def _i1_d1(x, result):
@@ -167,13 +170,13 @@ def _i1_d2(x, result):
 
 def _i1e_d1(x, result):
     s = _safe(x)
-    return where(_tiny(x), 0.5, i0e(s) - result * (s.sign() + s.reciprocal()))
+    return where(_tiny(x), 0.5, i0e(s) - result * (sign(s) + reciprocal(s)))
 
 
 def _i1e_d2(x, result):
     s = _safe(x)
-    d1 = i0e(s) - result * (s.sign() + s.reciprocal())
-    second = (result - s.sign() * i0e(s)) - d1 * (s.sign() + s.reciprocal()) + result / (s * s)
+    d1 = i0e(s) - result * (sign(s) + reciprocal(s))
+    second = (result - sign(s) * i0e(s)) - d1 * (sign(s) + reciprocal(s)) + result / (s * s)
     return where(_tiny(x), 0.0, second)
 
 
@@ -191,8 +194,9 @@ i0e = unary(
     sp.i0e,
     node_name="SpecialI0EBackward0",
     saves=("self", "result"),  # its derivative reads both, as PyTorch's
-    d1=lambda x, result: i1e(x) - x.sign() * result,
-    d2=lambda x, result: _i1e_d1(x, i1e(x)) - x.sign() * (i1e(x) - x.sign() * result),
+    d1=lambda x, result: i1e(x) - sign(x) * result,
+    d2=lambda x, result: _i1e_d1(x, i1e(x)) - sign(x) * (i1e(x) - sign(x) * result),
+    plain_rules=True,
 )
 # Their derivatives read the input and the output: both saved, as PyTorch saves them.
 i1 = unary(
@@ -202,6 +206,7 @@ i1 = unary(
     d1=_i1_d1,
     d2=_i1_d2,
     saves=("self", "result"),
+    plain_rules=True,
 )
 i1e = unary(
     "special_i1e",
@@ -210,6 +215,7 @@ i1e = unary(
     d1=_i1e_d1,
     d2=_i1e_d2,
     saves=("self", "result"),
+    plain_rules=True,
 )
 
 # ----- entropy and the normal distribution -----

@@ -49,7 +49,14 @@ def test_hot_ops_declare_plain_rules():
                 "squeeze.dim", "unsqueeze", "cat", "stack", "softmax", "log_softmax",
                 "logsumexp", "where.self", "maximum", "clamp", "to", "permute", "gelu", "silu",
                 "transpose.int", "softplus", "elu", "leaky_relu", "norm",
-                "var.correction", "bmm", "masked_fill.Scalar", "masked_fill.Tensor"):  # fmt: skip
+                "var.correction", "bmm", "masked_fill.Scalar", "masked_fill.Tensor", "mv",
+                "vecmat", "matmul", "matmul.clone", "einsum.view", "einsum.sum", "einsum.mul",
+                "einsum.permute", "pow.Tensor_Tensor", "pow.Scalar", "prod", "prod.dim_int",
+                "cumprod", "logit", "nansum", "scatter.src", "sort", "topk", "index_put",
+                "linalg_inv_ex", "linalg_solve_ex", "median", "median.dim", "nanmedian",
+                "nanmedian.dim", "kthvalue", "mode", "logcumsumexp", "copysign.Tensor",
+                "copysign.Scalar", "linalg_det", "linalg_slogdet", "special_i0e", "special_i1",
+                "special_i1e"):  # fmt: skip
         assert key in PLAIN_KEYS, key
 
 
@@ -214,3 +221,61 @@ def test_ops_of_several_outputs_run_plain_with_zeros_for_unused_pieces(monkeypat
     np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-6)
     for name in ("SplitBackward0", "UnbindBackward0", "MaxBackward0"):
         assert ran.get(name, 0) == 1, (name, ran)
+
+
+def _products_step(lib, arrays):
+    """Batched products, einsum, powers with tensor exponents, prod, cumprod, logit, a masked
+    write and a solve: the ops a PINN's features and residuals add to its layers."""
+    x, w, v, e, a = (lib.tensor(t, dtype=lib.float32, requires_grad=True) for t in arrays)
+    h = lib.tanh(x @ w)  # (2, 5, 3) @ (3, 4): UnsafeViewBackward0
+    h = h @ v + lib.einsum("bij,j->bi", h, v)  # (2, 5, 4) @ (4,), einsum
+    p = (h.abs() + 0.5) ** (e.sigmoid() + 0.5)  # PowBackward1
+    q = p.prod(-1) + p.cumprod(1).sum(1) + lib.logit(lib.sigmoid(p.mean(1)))
+    r = p.clone()
+    r[r > 1.6] = q.mean()  # index_put with a mask (5 of the 10 places)
+    s = lib.linalg.solve(a @ a.mT + lib.eye(3), x[0, :3].mT)
+    loss = r.sum() + q.sum() + (s**2).sum() + lib.mv(w, v).sum()
+    loss.backward()
+    return [t.grad.numpy() for t in (x, w, v, e, a)]
+
+
+def test_products_powers_and_writes_run_plain_and_match_torch(monkeypatch, torch):
+    rng = np.random.default_rng(5)
+    arrays = [
+        rng.uniform(-1, 1, (2, 5, 3)),
+        rng.standard_normal((3, 4)) / 2,
+        rng.standard_normal(4) / 2,
+        rng.standard_normal(5),
+        rng.standard_normal((3, 3)),
+    ]
+    expected = _products_step(torch, arrays)
+    ran = _count_plain(monkeypatch)
+    ours = _products_step(lg, arrays)
+    for a, b in zip(ours, expected):
+        assert a.dtype == b.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    for name in ("UnsafeViewBackward0", "MvBackward0", "ViewBackward0", "PowBackward1",
+                 "ProdBackward1", "CumprodBackward0", "LogitBackward0", "IndexPutBackward0",
+                 "LinalgSolveExBackward0"):  # fmt: skip
+        assert ran.get(name, 0) >= 1, (name, ran)
+
+
+def test_det_at_a_singular_matrix_runs_on_tensors(monkeypatch):
+    """det's gradient is plain for invertible matrices; at a singular one its SVD formula
+    needs tensors, so the rule goes back to them, with the same result."""
+    data = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [0.5, 3.0]]])
+
+    def grad_of_det():
+        a = lg.tensor(data, requires_grad=True)
+        lg.linalg.det(a).sum().backward()
+        return a.grad.numpy()
+
+    with monkeypatch.context() as m:
+        _tensors_only(m)
+        on_tensors = grad_of_det()
+    ran = _count_plain(monkeypatch)
+    np.testing.assert_array_equal(grad_of_det(), on_tensors)
+    assert "LinalgDetBackward0" not in ran
+    data = data[1:]
+    grad_of_det()
+    assert ran.get("LinalgDetBackward0") == 1

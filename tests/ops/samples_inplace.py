@@ -28,6 +28,13 @@ def _setitem(w, v):
     return out
 
 
+def _setitem_mask_broadcast(w, v):
+    out = w * 1
+    out[lg.tensor([[True, False], [False, True], [True, True]])] = v.sum()  # a mask, a 0-d value
+    out[lg.tensor([0, 2])] = v * 2  # whole rows: the value is broadcast over them
+    return out
+
+
 def _setitem_basic(w, v):
     out = w * 1
     out[1:, 0] = v * v  # a basic index: a copy into the view it selects
@@ -58,6 +65,7 @@ SAMPLES = [
     S("embed_region", lambda s: embed_region(s, shape=(3, 2), view_fn=lambda t: t[1]) * 2, ((2,),)),
     S("copy_slices", _through_row_view, ((3, 2), (2,)), covers=("copy_slices", "zero_region")),
     S("index_put", _setitem, ((3, 2), (2,))),
+    S("index_put", _setitem_mask_broadcast, ((3, 2), (2,)), id="index_put-mask-broadcast"),
     S("copy_slices", _setitem_basic, ((3, 2), (2,)), id="setitem-basic"),
     S("fill.Scalar", lambda w, v: _filled(w, v, 0.5), ((3, 2), (2,))),
     S("fill.Tensor", lambda w, v: _filled(w, v, None), ((3, 2), (2,))),

@@ -36,6 +36,8 @@ SAMPLES = [
     S("sum_to", lambda x: sum_to(x, (1, 4)), ((3, 4),)),
     S("sum_to", lambda x: sum_to(x, (3, 1)), ((2, 3, 4),), id="sum_to-drop-leading-and-keep-1"),
     S("sum_to", lambda x: x.sum_to_size((4,)), ((2, 4),), id="sum_to_size"),
+    S("sum_to", lambda x: x.sum_to_size(1, 4), ((2, 4),), id="sum_to_size-varargs"),
+    S("sum_to", lambda x: x.sum_to_size(size=[1, 4]), ((3, 4),), id="sum_to_size-keyword"),
     # squeeze / unsqueeze
     S("squeeze", lambda x: x.squeeze(), ((1, 3, 1, 2),), id="squeeze-all"),
     S("squeeze.dim", lambda x: x.squeeze(-2), ((3, 1, 2),), id="squeeze-negative-dim"),
