@@ -70,8 +70,11 @@ class PackedJet:
         """The channels; a pending Linear layer's made now (in the grad mode it met)."""
         if self._pending is not None:
             p, w, grad_mode = self._operands()
-            with set_grad_enabled(grad_mode):
+            if grad_mode == is_grad_enabled():  # mostly: no mode to switch
                 self._channels = jet_linear(p, w)
+            else:
+                with set_grad_enabled(grad_mode):
+                    self._channels = jet_linear(p, w)
             self._pending = None
         return self._channels
 
