@@ -122,8 +122,10 @@ def _constant_rows(p) -> bool:
 
 def _linear_forward(p, w):
     n, m = w.shape
-    if _constant_rows(p):  # every row of a channel is the same: (K, 1, n) @ w, broadcast
-        return np.broadcast_to(np.matmul(p[:, :1], w), p.shape[:-1] + (m,))
+    if _constant_rows(p):  # every row of a channel is the same: (K, 1, n) @ w once,
+        # repeated into an array of its own: each elementwise pass after it then runs on
+        # contiguous rows, about 3x faster than on a broadcast operand (inner loops of m)
+        return np.repeat(np.matmul(p[:, :1], w), p.shape[1], axis=1)
     if n == 1:  # an outer product (a 1-output layer's backward): one broadcast product,
         return np.multiply(p, w[0])  # far cheaper than a GEMM with inner size 1, and exact
     return np.matmul(p.reshape(-1, n), w).reshape(p.shape[:-1] + (m,))
