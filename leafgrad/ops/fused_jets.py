@@ -215,7 +215,7 @@ def _unary(kind: Unary, op, args, params, result, jet: PackedJet, like: PackedJe
     if z is not None:  # derivatives inside the kernel: nothing but p and z saved
         act = {
             "fn": op.primitive.key,
-            "op_params": tuple(sorted(params.items())),
+            "op_params": tuple(sorted(params.items())) if params else (),
             "first": like.first,
             "weights": like.weights,
         }
@@ -223,9 +223,10 @@ def _unary(kind: Unary, op, args, params, result, jet: PackedJet, like: PackedJe
         dense = _dense(jet, z, act)
         if dense is not None:
             return like.like(dense)
-        if jet.channels.dtype != result.dtype:
+        channels = jet.channels
+        if channels._data.dtype != result._data.dtype:
             return NOT_FUSED
-        return like.like(jet_act(jet.channels, z, **act))
+        return like.like(jet_act(channels, z, **act))
     channels = jet.channels
     if channels.dtype != result.dtype:
         return NOT_FUSED
