@@ -27,6 +27,7 @@ from .jet_kernels import (
     _backward_jvp,
     _backward_vjp,
     _mix,
+    _own_rows,
     _unary_block,
     _unary_jvp,
     _weight_array,
@@ -216,6 +217,7 @@ def act_block(p, z, fn, op_params, first, active, out=None):
 
 def _act_forward(p, z, *, fn, op_params, first, weights):
     active = _active_or_none(weights, p.dtype)
+    p = _own_rows(p)
 
     def block(p, z, out=None):
         return act_block(p, z, fn, op_params, first, active, out)
@@ -264,6 +266,7 @@ def act_backward_block(grad, p, z, fn, op_params, first, weights, active, outs=(
 
 def _act_backward_forward(grad, p, z, *, fn, op_params, first, weights):
     active = _active_or_none(weights, p.dtype)
+    p = _own_rows(p)
 
     def block(grad, p, z, outs=(None, None, None)):
         outs = outs[:2]

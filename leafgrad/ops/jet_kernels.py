@@ -120,12 +120,18 @@ def _constant_rows(p) -> bool:
     return p.ndim == 3 and p.shape[1] > 1 and p.strides[1] == 0
 
 
+def _own_rows(p):
+    """``p``, or where it repeats one row per channel (the first layer's channels, mapped
+    from a broadcast seed) the same values in rows of their own: an elementwise pass reading
+    a broadcast operand runs about 3x slower (NumPy's inner loops span one row). The copy
+    lives as long as the kernel that makes it; the broadcast channels are what is saved."""
+    return np.repeat(p[:, :1], p.shape[1], axis=1) if _constant_rows(p) else p
+
+
 def _linear_forward(p, w):
     n, m = w.shape
-    if _constant_rows(p):  # every row of a channel is the same: (K, 1, n) @ w once,
-        # repeated into an array of its own: each elementwise pass after it then runs on
-        # contiguous rows, about 3x faster than on a broadcast operand (inner loops of m)
-        return np.repeat(np.matmul(p[:, :1], w), p.shape[1], axis=1)
+    if _constant_rows(p):  # every row of a channel is the same: (K, 1, n) @ w, broadcast
+        return np.broadcast_to(np.matmul(p[:, :1], w), p.shape[:-1] + (m,))
     if n == 1:  # an outer product (a 1-output layer's backward): one broadcast product,
         return np.multiply(p, w[0])  # far cheaper than a GEMM with inner size 1, and exact
     return np.matmul(p.reshape(-1, n), w).reshape(p.shape[:-1] + (m,))
@@ -248,6 +254,7 @@ def _unary_block(p, d1, d2, first, active, out=None):
 
 def _unary_forward(p, d1, d2, *, first, weights):
     active = _active_or_none(weights, p.dtype)
+    p = _own_rows(p)
 
     def block(p, d1, d2, out=None):
         return _unary_block(p, d1, d2, first, active, out)
@@ -318,6 +325,7 @@ def _backward_block(grad, p, d1, d2x2, first, active, outs=(None, None, None)):
 
 def _backward_forward(grad, p, d1, d2, *, first, weights):
     active = _active_or_none(weights, p.dtype)
+    p = _own_rows(p)
 
     def block(grad, p, d1, d2, outs=(None, None, None)):
         d2x2 = None if active is None else np.multiply(d2, 2)
