@@ -173,8 +173,8 @@ def variable(key: str, params: dict):
 
 def _tanh_arrays(y, n, d2_scale=-2):
     """``_tanh`` on arrays with fewer passes and temporaries (a hot kernel): ``1 - y^2``
-    once, the rest from it in place (``6 y^2 - 2 = 4 - 6 (1 - y^2)``); ``D2`` times
-    ``-d2_scale / 2`` (-4: twice ``D2``, at the cost of ``D2``)."""
+    once, the rest from it in place (``6 y^2 - 2 = 4 - 6 (1 - y^2)``). The second
+    derivative comes as ``d2_scale y (1 - y^2)``: -2 gives ``D2``, -4 twice it (same cost)."""
     s = np.multiply(y, y)
     np.subtract(1, s, out=s)
     d2 = np.multiply(y, s)
