@@ -20,6 +20,7 @@ primitive each (``ops.fused_jets``); other ops, and higher orders, use the gener
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -107,15 +108,11 @@ def collapsed(func, x: Tensor, weights=None):
         raise ValueError(
             f"taylor.collapsed: x must be (N, d) points, got shape {list(x._data.shape)}"
         )
-    d = x._data.shape[1]
-    directions, scales = _directions(weights, d)
-    eye = np.eye(d, dtype=x._data.dtype)
+    rows, scales, basis = _seed(weights, x._data.shape[1], x._data.dtype)
     mode = ("collapsed", scales)
     # The same row at every point: a broadcast view (no (K, N, d) array), which the first
     # layer's jet_linear maps with one row per channel (jet_kernels._constant_rows).
-    rows = np.zeros((len(directions) + 1, 1, d), dtype=x._data.dtype)
-    rows[: len(directions), 0] = np.asarray(directions, dtype=x._data.dtype)
-    channels = np.broadcast_to(rows, (len(directions) + 1,) + x._data.shape)
+    channels = np.broadcast_to(rows, (len(rows),) + x._data.shape)
     u, jet = _run(
         func,
         [(x, PackedJet(_wrap(channels), mode))],
@@ -127,12 +124,7 @@ def collapsed(func, x: Tensor, weights=None):
         along, second = movedim(channels[: len(scales)], 0, -1), channels[len(scales)]
     else:
         along, second = stack(list(jet[0]), dim=-1), _own(jet[1])
-    basis = np.stack(directions, axis=0).astype(x._data.dtype)  # (k, d)
-    if np.array_equal(basis, eye):
-        grad = along
-    else:
-        grad = along @ _wrap(basis)
-    return u, grad, second
+    return u, along if basis is None else along @ _wrap(basis), second
 
 
 def laplacian(func, x: Tensor):
@@ -195,6 +187,32 @@ def diagonal(func, x, dims=None):
         else _wrap(np.zeros(u._data.shape + (0,), u._data.dtype))
     )
     return u, stack(list(jet[0]), dim=-1), diag
+
+
+def _seed(weights, d: int, dtype) -> tuple:
+    """``(rows, scales, basis)`` for ``collapsed``: the seed's rows (K + 1, 1, d) (unit
+    directions, then a zero second-order row), the weights, and the (K, d) directions to
+    map the gradient back with (None when they are the unit ones); the same for every call
+    with weights given as None or numbers (cached, read-only)."""
+    if weights is None or (
+        isinstance(weights, (list, tuple)) and all(type(w) in (float, int) for w in weights)
+    ):
+        return _seed_of(None if weights is None else tuple(map(float, weights)), d, dtype)
+    return _seed_of.__wrapped__(weights, d, dtype)
+
+
+@functools.lru_cache(maxsize=32)
+def _seed_of(weights, d: int, dtype) -> tuple:
+    directions, scales = _directions(weights, d)
+    rows = np.zeros((len(directions) + 1, 1, d), dtype=dtype)
+    rows[: len(directions), 0] = np.asarray(directions, dtype=dtype)
+    basis = np.stack(directions, axis=0).astype(dtype)  # (k, d)
+    if np.array_equal(basis, np.eye(d, dtype=dtype)):
+        basis = None
+    else:
+        basis.flags.writeable = False
+    rows.flags.writeable = False
+    return rows, tuple(scales), basis
 
 
 def _own(channels: Tensor) -> Tensor:

@@ -115,10 +115,10 @@ def push(op, args, params, result) -> None:
         if all(j is None for j in jets):
             return
     else:
+        if packed.push(op, args, params, result, jets):  # suspends the mode where it must
+            _carried(result)
+            return
         with jet_mode(None):
-            if packed.push(op, args, params, result, jets):
-                _carried(result)
-                return
             jets = [j.unpack() if j is not None and type(j) is not tuple else j for j in jets]
     prim = op.primitive
     if type(result) is tuple:

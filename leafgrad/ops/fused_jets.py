@@ -70,8 +70,11 @@ class PackedJet:
         """The channels; a pending Linear layer's made now (in the grad mode it met)."""
         if self._pending is not None:
             p, w, grad_mode = self._operands()
-            with set_grad_enabled(grad_mode):
+            if grad_mode == is_grad_enabled():  # mostly: no mode to switch
                 self._channels = jet_linear(p, w)
+            else:
+                with set_grad_enabled(grad_mode):
+                    self._channels = jet_linear(p, w)
             self._pending = None
         return self._channels
 
@@ -116,7 +119,8 @@ class PackedJet:
         return tuple(parts[:first]), tuple(parts[first:])
 
     def push(self, op, args, params, result, jets) -> bool:
-        """Give ``result`` its jet by a fused rule; False when ``op`` has none here."""
+        """Give ``result`` its jet by a fused rule; False when ``op`` has none here. Called in
+        jet mode: the rules that run ops suspend it (their operands' jets are not pushed)."""
         if type(result) is tuple or result._data.dtype.kind != "f":
             return False
         for j in jets:
@@ -147,29 +151,44 @@ class PackedJet:
 
 
 def _fused(op, args, params, result, jets, like: PackedJet):
+    """The fused rule's jet, or NOT_FUSED. A layer's product and ``+ b`` run no op (the
+    product is left pending; reading a pending input's channels runs one on jet-free
+    operands, whose jet push returns at once), so they skip suspending the jet mode; the
+    other rules run with it suspended."""
     prim = op.primitive
     key = prim.key
     with_jet = [i for i, j in enumerate(jets) if j is not None]
-    shape = result._data.shape
     if key in _MATRIX_PRODUCTS:
         if with_jet == [0] and args[0]._data.ndim >= 2 and args[1]._data.ndim == 2:
             return like.linear(jets[0].channels, args[1])
         return NOT_FUSED
     if key == "addmm":  # beta * input + alpha * mat1 @ mat2, nn.Linear's op
-        if with_jet == [1]:
-            alpha = params.get("alpha", 1)
-            if alpha == 1:
-                return like.linear(jets[1].channels, args[2])
-            return like.like(jet_linear(jets[1].channels, args[2]) * alpha)
-        return NOT_FUSED
-    if any(args[i]._data.shape != shape for i in with_jet):
-        return NOT_FUSED  # broadcasting the jet itself: the generic rules
+        if with_jet != [1]:
+            return NOT_FUSED
+        if params.get("alpha", 1) == 1:
+            return like.linear(jets[1].channels, args[2])
+    else:
+        shape = result._data.shape
+        if any(args[i]._data.shape != shape for i in with_jet):
+            return NOT_FUSED  # broadcasting the jet itself: the generic rules
+        if with_jet == [0] and key in _PASS_THROUGH and _affine(prim):
+            return jets[0]
+    with jet_mode(None):
+        return _fused_ops(op, prim, key, args, params, result, jets, with_jet, like)
+
+
+def _affine(prim) -> bool:
+    """An affine op that broadcasts (``+``, ``-``, ...)."""
+    return type(prim.kind) is Linear and prim.kind.affine and prim.broadcast
+
+
+def _fused_ops(op, prim, key, args, params, result, jets, with_jet, like: PackedJet):
+    if key == "addmm":  # alpha != 1
+        return like.like(jet_linear(jets[1].channels, args[2]) * params["alpha"])
     match prim.kind:
         case Unary(d2=d2) as kind if d2 is not None and with_jet == [0]:
             return _unary(kind, op, args, params, result, jets[0], like)
         case Linear(affine=True) if prim.broadcast:
-            if with_jet == [0] and key in _PASS_THROUGH:
-                return jets[0]
             return like.like(op(*_channel_args(args, jets), **params))
         case Bilinear() if prim.broadcast and len(with_jet) == 1:
             return like.like(op(*_channel_args(args, jets, zero=False), **params))
@@ -196,7 +215,7 @@ def _unary(kind: Unary, op, args, params, result, jet: PackedJet, like: PackedJe
     if z is not None:  # derivatives inside the kernel: nothing but p and z saved
         act = {
             "fn": op.primitive.key,
-            "op_params": tuple(sorted(params.items())),
+            "op_params": tuple(sorted(params.items())) if params else (),
             "first": like.first,
             "weights": like.weights,
         }
@@ -204,9 +223,10 @@ def _unary(kind: Unary, op, args, params, result, jet: PackedJet, like: PackedJe
         dense = _dense(jet, z, act)
         if dense is not None:
             return like.like(dense)
-        if jet.channels.dtype != result.dtype:
+        channels = jet.channels
+        if channels._data.dtype != result._data.dtype:
             return NOT_FUSED
-        return like.like(jet_act(jet.channels, z, **act))
+        return like.like(jet_act(channels, z, **act))
     channels = jet.channels
     if channels.dtype != result.dtype:
         return NOT_FUSED

@@ -27,6 +27,7 @@ from .jet_kernels import (
     _backward_jvp,
     _backward_vjp,
     _mix,
+    _own_rows,
     _unary_block,
     _unary_jvp,
     _weight_array,
@@ -170,13 +171,14 @@ def variable(key: str, params: dict):
     return "result" if entry[1] else "input"
 
 
-def _tanh_arrays(y, n):
+def _tanh_arrays(y, n, d2_scale=-2):
     """``_tanh`` on arrays with fewer passes and temporaries (a hot kernel): ``1 - y^2``
-    once, the rest from it in place (``6 y^2 - 2 = 4 - 6 (1 - y^2)``)."""
+    once, the rest from it in place (``6 y^2 - 2 = 4 - 6 (1 - y^2)``). The second
+    derivative comes as ``d2_scale y (1 - y^2)``: -2 gives ``D2``, -4 twice it (same cost)."""
     s = np.multiply(y, y)
     np.subtract(1, s, out=s)
     d2 = np.multiply(y, s)
-    d2 *= -2
+    d2 *= d2_scale
     pairs = [(s, d2)]
     if n > 1:
         e2 = np.multiply(s, -6)
@@ -196,6 +198,15 @@ def _pairs(xp, z, n, fn, op_params):
     return _TABLE[fn][0](xp, z, n, **dict(op_params))
 
 
+def _backward_pairs(z, fn, op_params, second: bool):
+    """``(D1, 2 D2), (D1', D2')`` on arrays for the backward kernels (``2 D2`` None unless
+    ``second``): doubling is exact, so the result is the same as doubling later."""
+    if fn == "tanh":
+        return _tanh_arrays(z, 2, -4)
+    (d1, d2), e = _pairs(_Arrays, z, 2, fn, op_params)
+    return (d1, np.multiply(d2, 2) if second else None), e
+
+
 # ---------------------------------------------------------------------------------- jet_act
 def act_block(p, z, fn, op_params, first, active, out=None):
     """jet_act's forward on one block of rows (its derivatives made there, used while in
@@ -206,6 +217,7 @@ def act_block(p, z, fn, op_params, first, active, out=None):
 
 def _act_forward(p, z, *, fn, op_params, first, weights):
     active = _active_or_none(weights, p.dtype)
+    p = _own_rows(p)
 
     def block(p, z, out=None):
         return act_block(p, z, fn, op_params, first, active, out)
@@ -242,11 +254,11 @@ jet_act = primitive(
 def act_backward_block(grad, p, z, fn, op_params, first, weights, active, outs=(None, None)):
     """jet_act_backward's forward on one block of rows, into ``outs`` where given:
     ``(g_p, g_z)``."""
-    (d1, d2), (e1, e2) = _pairs(_Arrays, z, 2, fn, op_params)
-    gp, gz, gd2 = _backward_block(grad, p, d1, d2, first, active, (*outs, None))
+    (d1, d2x2), (e1, e2) = _backward_pairs(z, fn, op_params, active is not None)
+    gp, gz, gd2 = _backward_block(grad, p, d1, d2x2, first, active, (*outs, None))
     gz *= e1  # g_d1 is fresh (or ours): g_z = g_d1 D1' + g_d2 D2' written into it
     if weights:
-        gd2 = np.zeros_like(d2) if gd2 is None else gd2  # as jet_unary_backward's
+        gd2 = np.zeros_like(d1) if gd2 is None else gd2  # as jet_unary_backward's
         gd2 *= e2
         gz += gd2
     return gp, gz
@@ -254,6 +266,7 @@ def act_backward_block(grad, p, z, fn, op_params, first, weights, active, outs=(
 
 def _act_backward_forward(grad, p, z, *, fn, op_params, first, weights):
     active = _active_or_none(weights, p.dtype)
+    p = _own_rows(p)
 
     def block(grad, p, z, outs=(None, None, None)):
         outs = outs[:2]

@@ -49,9 +49,12 @@ def blockable(jet: np.ndarray, *arrays, jets=()) -> bool:
 def blocks(jet: np.ndarray, *arrays, jets=(), live: float = 1.0) -> tuple:
     """``row_blocks(jet, live)`` when ``blockable(jet, *arrays, jets=jets)``, else the one
     whole block."""
-    if not blockable(jet, *arrays, jets=jets):
+    if type(jet) is not np.ndarray:
         return (slice(None),)
-    return row_blocks(jet, live)
+    rows = row_blocks(jet, live)  # first: mostly one block, and then nothing to check
+    if len(rows) == 1 or not blockable(jet, *arrays, jets=jets):
+        return (slice(None),)
+    return rows
 
 
 def forward_blocked(block, p, z, live: float):

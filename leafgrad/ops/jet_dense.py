@@ -47,14 +47,17 @@ def dense_rows(p, w, z, live: float) -> tuple:
     ``jet_blocks.row_blocks``, or the one whole block where shapes, dtypes or a broadcast
     ``p`` (one row per channel, made once) leave nothing to block."""
     whole = (slice(None),)
-    if not all(type(a) is np.ndarray for a in (p, w, z)) or p.ndim != 3 or w.ndim != 2:
+    if type(p) is not np.ndarray or type(w) is not np.ndarray or type(z) is not np.ndarray:
+        return whole
+    if p.ndim != 3 or w.ndim != 2 or w.shape[0] < 2 or p.shape[2] != w.shape[0]:
         return whole
     n, m = w.shape
-    if p.shape[2] != n or n < 2 or z.shape != (p.shape[1], m) or _constant_rows(p):
+    rows = row_blocks(p, live * max(1.0, m / n))  # first: mostly one block, nothing to check
+    if len(rows) == 1 or z.shape != (p.shape[1], m) or _constant_rows(p):
         return whole
     if not p.dtype == w.dtype == z.dtype:
         return whole
-    return row_blocks(p, live * max(1.0, m / n))
+    return rows
 
 
 # ---------------------------------------------------------------------------------- jet_dense

@@ -94,13 +94,15 @@ def _channel_dot(a: np.ndarray, b: np.ndarray, out=None) -> np.ndarray:
 
 @functools.lru_cache(maxsize=64)
 def _active_weights(weights: tuple, dtype) -> tuple:
-    """``_active`` of the weight matrix, its transpose made contiguous, and whether it is one
-    row of ones (a Laplacian), per (weights, dtype): the same few layouts every layer of
-    every step (read-only arrays)."""
+    """``_active`` of the weight matrix, its transpose made contiguous, whether it is one
+    row of ones (a Laplacian) and whether it is the identity (nothing to mix: one weighed
+    direction, e.g. Burgers' u_xx), per (weights, dtype): the same few layouts every layer
+    of every step (read-only arrays)."""
     sel, w = _active(_weight_array(weights, dtype))
     wt = np.ascontiguousarray(w.T)
     w.flags.writeable = wt.flags.writeable = False
-    return sel, w, wt, w.shape[0] == 1 and w.shape[1] > 1 and bool(np.all(w == 1))
+    ones = w.shape[0] == 1 and w.shape[1] > 1 and bool(np.all(w == 1))
+    return sel, w, wt, ones, bool(w.size) and _is_identity(w)
 
 
 def _active_or_none(weights: tuple, dtype):
@@ -116,6 +118,14 @@ def _constant_rows(p) -> bool:
     """Whether ``p: (K, N, n)`` repeats one row per channel (a broadcast seed, e.g. the unit
     directions ``taylor.collapsed`` starts from): its products then need one row each."""
     return p.ndim == 3 and p.shape[1] > 1 and p.strides[1] == 0
+
+
+def _own_rows(p):
+    """``p``, or where it repeats one row per channel (the first layer's channels, mapped
+    from a broadcast seed) the same values in rows of their own: an elementwise pass reading
+    a broadcast operand runs about 3x slower (NumPy's inner loops span one row). The copy
+    lives as long as the kernel that makes it; the broadcast channels are what is saved."""
+    return np.repeat(p[:, :1], p.shape[1], axis=1) if _constant_rows(p) else p
 
 
 def _linear_forward(p, w):
@@ -219,15 +229,24 @@ jet_linear_backward = primitive(
 
 
 # ----------------------------------------------------------------------------- jet_unary
+def _squares(p, active) -> np.ndarray:
+    """``Q = W (J^2)`` over the active directions of ``p`` (``active``: ``_active_or_none``):
+    a fresh array, (S, ...) or (1, ...) to broadcast over the rows."""
+    sel, w, _, ones, identity = active
+    j = p[sel]
+    if ones:  # one sum of squares for a Laplacian, without the squares' temporary
+        return _channel_dot(j, j)[None]
+    if identity:
+        return np.square(j)
+    return _mix_arrays(w, np.square(j))
+
+
 def _unary_block(p, d1, d2, first, active, out=None):
     """jet_unary's forward on one block of rows (``active``: ``_active_or_none``), into
     ``out`` when given."""
     out = np.multiply(p, d1, out=out)
     if active is not None:
-        sel, w, _, ones = active
-        j = p[sel]
-        # Q = W (J^2): one sum of squares for a Laplacian, without the squares' temporary
-        q = _channel_dot(j, j)[None] if ones else _mix_arrays(w, np.square(j))
+        q = _squares(p, active)
         q *= d2  # q is (a view of) a fresh array
         out[first:] += q
     return out
@@ -235,6 +254,7 @@ def _unary_block(p, d1, d2, first, active, out=None):
 
 def _unary_forward(p, d1, d2, *, first, weights):
     active = _active_or_none(weights, p.dtype)
+    p = _own_rows(p)
 
     def block(p, d1, d2, out=None):
         return _unary_block(p, d1, d2, first, active, out)
@@ -279,35 +299,37 @@ jet_unary = primitive(
 # ---------------------------------------------------------------------- jet_unary_backward
 # With R = W^T gL (one per direction), jet_unary's gradients are
 #   g_J = d1 gJ + 2 d2 R J,  g_L = d1 gL,  g_d1 = sum_c g_c p_c,  g_d2 = sum_k R_k J_k^2.
-def _backward_block(grad, p, d1, d2, first, active, outs=(None, None, None)):
-    """jet_unary_backward's forward on one block of rows, into ``outs`` where given; its
-    ``g_d2`` is None when ``active`` is (no second-order row weighs a direction)."""
+def _backward_block(grad, p, d1, d2x2, first, active, outs=(None, None, None)):
+    """jet_unary_backward's forward on one block of rows, into ``outs`` where given, from
+    ``d2x2 = 2 d2`` (doubling is exact: the factor is taken once per point, not once per
+    direction); its ``g_d2`` is None when ``active`` is (no second-order row weighs a
+    direction)."""
     gp = np.multiply(grad, d1, out=outs[0])
     gd1 = _channel_dot(grad, p, out=outs[1])
     if active is None:
         return gp, gd1, None
-    sel, _, wt, ones = active
+    sel, _, wt, ones, identity = active
     j = p[sel]
-    r = grad[first:] if ones else _mix_arrays(wt, grad[first:])
+    r = grad[first:] if ones or identity else _mix_arrays(wt, grad[first:])
     if ones:  # R = g_L for every direction: g_d2 = R sum_k J_k^2, and R 2 d2 once
         gd2 = np.multiply(r[0], _channel_dot(j, j), out=outs[2])
-        r2 = np.multiply(r[0], d2)
-        r2 *= 2
+        r2 = np.multiply(r[0], d2x2)
         gp[sel] += j * r2
         return gp, gd1, gd2
     rj = r * j
     gd2 = _channel_dot(rj, j, out=outs[2])
-    rj *= d2
-    rj *= 2
+    rj *= d2x2
     gp[sel] += rj
     return gp, gd1, gd2
 
 
 def _backward_forward(grad, p, d1, d2, *, first, weights):
     active = _active_or_none(weights, p.dtype)
+    p = _own_rows(p)
 
     def block(grad, p, d1, d2, outs=(None, None, None)):
-        return _backward_block(grad, p, d1, d2, first, active, outs)
+        d2x2 = None if active is None else np.multiply(d2, 2)
+        return _backward_block(grad, p, d1, d2x2, first, active, outs)
 
     gp, gd1, gd2 = jet_blocks.backward_blocked(block, grad, p, (d1, d2), active is not None, live=4)
     return gp, gd1, np.zeros_like(d2) if gd2 is None else gd2

@@ -359,17 +359,57 @@ def test_derivatives_of_the_laplacian_by_the_points_match_nested_reverse(act):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_seed_rows_are_mapped_once_and_match_a_materialised_seed(dtype):
+    from leafgrad._tensor import _wrap
     from leafgrad.ops import jet_kernels as jk
 
     dt = DTYPES[dtype]
     rng = np.random.default_rng(4)
     rows = rng.standard_normal((3, 1, 2)).astype(np.dtype(dtype))
-    seed = lg.tensor(np.broadcast_to(rows, (3, 5, 2)))  # as taylor.collapsed seeds x
+    seed = _wrap(np.broadcast_to(rows, (3, 5, 2)))  # as taylor.collapsed seeds x
+    assert jk._constant_rows(seed.numpy())
     dense = lg.tensor(np.ascontiguousarray(seed.numpy()))
     w = lg.tensor(rng.standard_normal((2, 4)), dtype=dt)
     g = lg.tensor(rng.standard_normal((3, 5, 4)), dtype=dt)
-    assert_close(jk.jet_linear(seed, w), jk.jet_linear(dense, w), _kind(dt))
+    mapped = jk.jet_linear(seed, w)
+    assert jk._constant_rows(mapped.numpy())  # one row per channel, broadcast
+    assert_close(mapped, jk.jet_linear(dense, w), _kind(dt))
     assert_close(jk.jet_outer(seed, g), jk.jet_outer(dense, g), _kind(dt))
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [[1.0, 0.0], (1.0, 0.0), [1, 0], np.array([1.0, 0.0]), lg.tensor([1.0, 0.0])],
+    ids=["list", "tuple", "ints", "array", "tensor"],
+)
+def test_collapsed_weights_in_any_form_agree_and_results_leave_the_seed_untouched(weights):
+    f = _mlp(_params(2, lg.float64), lg.tanh)
+    x = _points(7, 2, lg.float64)
+    first = [t.detach().numpy().copy() for t in taylor.collapsed(f, x, [1.0, 0.0])]
+    u, g, op_u = taylor.collapsed(f, x, weights)
+    for ours, ref in zip((u, g, op_u), first, strict=True):
+        assert np.array_equal(ours.detach().numpy(), ref)
+    with lg.no_grad():  # results are arrays of their own, not views of a cached seed
+        g.add_(1.0)
+        op_u.mul_(0.0)
+    again = taylor.collapsed(f, x, weights)
+    for ours, ref in zip(again, first, strict=True):
+        assert np.array_equal(ours.detach().numpy(), ref)
+
+
+def test_addmm_with_alpha_and_beta_matches_nested_reverse():
+    params = _params(2, lg.float64, depth=1)
+    (w1, b1), (w2, _b2) = params
+
+    def f(x):
+        h = lg.tanh(lg.addmm(b1, x, w1, beta=2.0, alpha=0.5))  # alpha != 1: scaled channels
+        return lg.addmm(b1[:1], h, w2, beta=0.5) - 3.0  # alpha 1 and a constant term
+
+    x = _points(6, 2, lg.float64)
+    _u_ref, g_ref, diag_ref = _nested(f, x)
+    _u, g, lap = taylor.laplacian(f, x)
+    assert_close(g, g_ref)
+    assert_close(lap, diag_ref.sum(-1))
+    assert "JetActBackward0" in _node_names(lap)
 
 
 def test_a_single_linear_layer_gives_writable_results_and_weight_gradients():

@@ -111,3 +111,29 @@ def test_jet_act_and_its_backward_blocked_equal_whole(fn, layout, dtype, tiny_bl
     _whole(monkeypatch)
     whole = (ja._act_forward(p, z, **kw), *ja._act_backward_forward(grad, p, z, **kw))
     _assert_identical(blocked, whole)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", ["collapsed", "laplacian", "mixed"])
+def test_kernels_on_broadcast_channels_equal_those_on_their_own_rows(layout, dtype, tiny_blocks):
+    """The first layer's channels repeat one row per channel (a broadcast seed mapped once);
+    the kernels copy them into rows of their own, bit for bit the same results."""
+    first, weights, _p, grad, x = _arrays(layout, dtype)
+    rows = np.random.default_rng(5).standard_normal((first + len(weights), 1, FEATURES))
+    broadcast = np.broadcast_to(rows.astype(dtype), (len(rows), ROWS, FEATURES))
+    assert jk._constant_rows(broadcast)
+    own = np.ascontiguousarray(broadcast)
+    z = np.tanh(x).astype(dtype)
+    d1, d2 = np.cos(x), -np.sin(x)
+    kw = {"first": first, "weights": weights}
+    act = {"fn": "tanh", "op_params": (), **kw}
+
+    def kernels(p):
+        return (
+            ja._act_forward(p, z, **act),
+            *ja._act_backward_forward(grad, p, z, **act),
+            jk._unary_forward(p, d1, d2, **kw),
+            *jk._backward_forward(grad, p, d1, d2, **kw),
+        )
+
+    _assert_identical(kernels(broadcast), kernels(own))
