@@ -147,7 +147,10 @@ def execute(
                 elif to_run is None or node in to_run:
                     if quiet is not None:
                         quiet = _loud(state, quiet)
-                    # _run inline: capture, hooks, the rule.
+                    # Capture, then PyTorch's order: tensor pre-hooks (then retain_grad), node
+                    # pre-hooks, the rule or the accumulation (then post-accumulate-grad
+                    # hooks), node post-hooks; every hook runs even when no gradient arrived
+                    # (it then sees None).
                     if capture_at and node in capture_at:  # before the node's own hooks
                         _capture(node, grads, plan, captured)
                     if type(node) is AccumulateGrad:
@@ -204,26 +207,6 @@ def _loud(state, quiet) -> None:
     """Plain mode and NumPy's quiet off again (``quiet``: the token of turning it on)."""
     state.plain = False
     QUIET.reset(quiet)
-
-
-def _run(node: Node, grads: list, plan: Plan, captured: list, create_graph: bool):
-    """Capture, hooks, then the rule (or, at a leaf, accumulation): the gradients for the
-    node's edges, or None if it computes none.
-
-    PyTorch's order: tensor pre-hooks (then retain_grad), node pre-hooks, the rule or the
-    accumulation (then post-accumulate-grad hooks), node post-hooks; every hook runs even
-    when no gradient arrived (it then sees None).
-    """
-    if node in plan.capture_at:  # before the node's own hooks, as in PyTorch
-        _capture(node, grads, plan, captured)
-    if type(node) is AccumulateGrad:
-        return _accumulate(node, grads, create_graph)
-    if node._tensor_pre_hooks or node._retain_grad_hooks:
-        _run_tensor_pre_hooks(node, grads)
-    if node._pre_hooks:
-        grads = _run_pre_hooks(node, grads)
-    # Plain: nothing is recorded, so rules that can run on the arrays themselves do.
-    return _call_rule(node, grads, plan.to_feed, not create_graph and not SPECIAL[0])
 
 
 def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:

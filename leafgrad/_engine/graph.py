@@ -356,7 +356,7 @@ class OpNode(Node):
         """The rule on the arrays themselves, when the engine records nothing (no
         create_graph, no special mode) and the op declared ``plain_rules``: the same NumPy
         calls as ``apply`` makes through ops, without an op's cost around each.
-        ``NOT_PLAIN``: run ``apply``. (``on_arrays`` with NumPy quiet and plain mode on.)
+        ``NOT_PLAIN``: run ``apply``. (``apply_on_arrays`` with NumPy quiet and plain mode on.)
         """
         state = _state
         state.plain = True
