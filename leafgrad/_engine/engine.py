@@ -110,6 +110,15 @@ def execute(
             while ready:
                 node = pop(ready)[2]
                 grads = buffers.pop(node, None) or [None] * node.num_outputs
+                # Which edges want a gradient (a plain loop: a comprehension is a call of its
+                # own, per node).
+                needs = []
+                if to_feed is None:
+                    for n, _ in node.next_functions:
+                        needs.append(n is not None)
+                else:
+                    for n, _ in node.next_functions:
+                        needs.append(n in to_feed)  # (None never is)
                 if (
                     plain
                     and grads[0] is not None
@@ -124,13 +133,6 @@ def execute(
                 ):
                     # ``_call_rule``'s common case, inline (this runs for most nodes): a
                     # gradient arrived, no hooks, the rule on the arrays.
-                    needs = []
-                    if to_feed is None:
-                        for n, _ in node.next_functions:
-                            needs.append(n is not None)
-                    else:
-                        for n, _ in node.next_functions:
-                            needs.append(n in to_feed)  # (None never is)
                     if True in needs:
                         if quiet is None:
                             state.plain = True
@@ -160,7 +162,7 @@ def execute(
                             _run_tensor_pre_hooks(node, grads)
                         if node._pre_hooks:
                             grads = _run_pre_hooks(node, grads)
-                        outs = _call_rule(node, grads, to_feed, plain and not SPECIAL[0])
+                        outs = _call_rule(node, grads, needs, plain and not SPECIAL[0])
                     if not keep_graph:
                         node.release()
                 else:
@@ -277,9 +279,9 @@ def _capture(node: Node, grads: list, plan: Plan, captured: list) -> None:
         captured[position] = grads[nr]
 
 
-def _call_rule(node: Node, grads: list, to_feed, plain: bool = False) -> list | None:
+def _call_rule(node: Node, grads: list, needs: list, plain: bool = False) -> list | None:
     """The node's rule and post hooks: gradients for its edges, or None if it computes none
-    (no gradient arrived, or no edge leads where one is needed).
+    (no gradient arrived, or no edge leads where one is needed: ``needs``, per edge).
 
     A custom Function's backward runs even when no gradient arrived (it sees zeros, or None
     after ``ctx.set_materialize_grads(False)``), as in PyTorch.
@@ -288,14 +290,6 @@ def _call_rule(node: Node, grads: list, to_feed, plain: bool = False) -> list | 
     if not (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)) or (
         node._runs_without_grads
     ):
-        # Plain loops: a comprehension is a function call of its own, per node.
-        needs = []
-        if to_feed is None:
-            for n, _ in node.next_functions:
-                needs.append(n is not None)
-        else:
-            for n, _ in node.next_functions:
-                needs.append(n in to_feed)  # (None never is)
         if True in needs:
             if plain:  # then no special mode is on, anomaly mode included
                 outs = node.apply_plain(grads, needs)
