@@ -9,6 +9,8 @@ order as on tensors, so the same results, without an op's cost around each step.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._engine.grad_mode import _state as _grad_state
@@ -103,19 +105,12 @@ def _row_sums(x, k: int):
     return np.dot(_ones(rows, x.dtype), x.reshape(rows, cols))
 
 
+@functools.lru_cache(maxsize=64)
 def _ones(n: int, dtype) -> np.ndarray:
     """A read-only vector of ``n`` ones (kept: a training loop sums the same few sizes)."""
-    key = (n, dtype)
-    ones = _ONES.get(key)
-    if ones is None:
-        if len(_ONES) >= 64:
-            _ONES.clear()
-        ones = _ONES[key] = np.ones(n, dtype)
-        ones.flags.writeable = False
+    ones = np.ones(n, dtype)
+    ones.flags.writeable = False
     return ones
-
-
-_ONES: dict = {}
 
 
 def _holds_array(args) -> bool:
