@@ -3,7 +3,6 @@ and its activation map it in one primitive over row blocks. Results equal the tw
 path to round-off and nested reverse mode, gradients of gradients included; jets that fit
 in one block keep the two primitives."""
 
-import collections
 import itertools
 
 import numpy as np
@@ -13,6 +12,8 @@ import leafgrad as lg
 from leafgrad.autograd import taylor
 from leafgrad.ops import jet_blocks
 from tests._tolerance import assert_close
+
+from .test_taylor_fused import _node_counts
 
 ROWS, D = 37, 3
 SIZES = [D, 5, 4, 6, 1]  # widths that change, so w is not square
@@ -57,18 +58,6 @@ def _network(dtype, act, linear=False, skip=False):
 
     x = lg.tensor(rng.uniform(-1, 1, (ROWS, D)), dtype=dtype)
     return f, [t for pair in params for t in pair], x
-
-
-def _node_counts(tensors) -> collections.Counter:
-    seen, counts, stack = set(), collections.Counter(), [t.grad_fn for t in tensors]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        counts[node.name()] += 1
-        stack.extend(fn for fn, _ in node.next_functions)
-    return counts
 
 
 def _step(dtype, act="tanh", kind="laplacian", create_graph=False, **net):

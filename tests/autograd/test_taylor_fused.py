@@ -85,15 +85,7 @@ def _kind(dtype):
 
 
 def _node_names(t) -> set:
-    seen, names, stack = set(), set(), [t.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.add(node.name())
-        stack.extend(fn for fn, _ in node.next_functions)
-    return names
+    return set(_node_counts([t]))
 
 
 def _node_counts(tensors) -> collections.Counter:
