@@ -54,16 +54,23 @@ _ACTIVATIONS = {
 }
 
 
-def _dense(name, layout, backward=False):
-    """jet_dense ``p: (k, 3, 4) @ w: (4, 2)`` then activation ``name`` (its z from x)."""
+def _activation(name, layout):
+    """``(k, params, z)`` for activation ``name`` on jets of ``layout``: the channel count,
+    jet_act's parameters, and z from a sample input (the activation's output or the input
+    itself, as its formulas take)."""
     fn, op_params = _ACTIVATIONS[name]
     first, weights = _LAYOUTS[layout]
-    k = first + len(weights)
     params = {"fn": name, "op_params": op_params, "first": first, "weights": weights}
 
     def z(x):
         return fn(x) if fn is not None else x
 
+    return first + len(weights), params, z
+
+
+def _dense(name, layout, backward=False):
+    """jet_dense ``p: (k, 3, 4) @ w: (4, 2)`` then activation ``name`` (its z from x)."""
+    k, params, z = _activation(name, layout)
     if backward:
         return OpSample(
             "jet_dense_backward",
@@ -80,14 +87,7 @@ def _dense(name, layout, backward=False):
 
 
 def _act(name, layout, backward=False):
-    fn, op_params = _ACTIVATIONS[name]
-    first, weights = _LAYOUTS[layout]
-    k = first + len(weights)
-    params = {"fn": name, "op_params": op_params, "first": first, "weights": weights}
-
-    def z(x):
-        return fn(x) if fn is not None else x
-
+    k, params, z = _activation(name, layout)
     if backward:
         return OpSample(
             "jet_act_backward",
