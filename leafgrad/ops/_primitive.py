@@ -295,6 +295,8 @@ def _build(prim: Primitive):
     saved_inputs = [(index, guard) for _, what, index, guard in saved if what == "input"]
     always = tuple(index for index, guard in saved_inputs if guard is None)
     guarded = tuple((index, guard) for index, guard in saved_inputs if guard is not None)
+    guard_bits = sum({1 << guard for _, guard in guarded})  # the inputs guards look at
+    checked_for: dict = {}  # (grad mask & guard_bits) -> the indices saved then
     saved_outputs = [index for _, what, index, _ in saved if what == "output"]
     every_input = any(what == "inputs" for _, what, _, _ in saved)
     # Several outputs are always kept (their shapes fill in missing grads); one, if saved.
@@ -316,7 +318,82 @@ def _build(prim: Primitive):
     if type(prim.kind) is NoDerivative:
         node_class._runs_first = True  # as PyTorch's NotImplemented nodes (see the engine)
 
+    # Whether the op may take the direct path below (one output, not a view, a rule).
+    direct = differentiable and num_outputs == 1 and not view
+
     def op(*args, **params):
+        # The common case, recorded directly: a plain floating Tensor alone, beside another
+        # of its dtype or beside a Python number, one of them requiring grad; no
+        # parameters, grad mode on, no mode (vmap, dual levels, jets, anomaly, inference,
+        # saved tensors hooks). The general path below records them alike (tested against
+        # it), with every check it needs for the rest.
+        if direct and not params and not _SPECIAL[0]:
+            arrays = None
+            a = args[0] if args else None
+            if type(a) is Tensor and not a._is_inference:
+                x = a._data
+                dtype = x.dtype
+                if dtype.kind == "f":
+                    n = len(args)
+                    if n == 1:
+                        if a._requires_grad:
+                            arrays, grads = (x,), 1
+                    elif n == 2:
+                        b = args[1]
+                        if type(b) is Tensor:
+                            y = b._data
+                            grads = a._requires_grad + 2 * b._requires_grad  # bit i: args[i]
+                            if (
+                                grads
+                                and (y.dtype is dtype or y.dtype == dtype)
+                                and not b._is_inference
+                            ):
+                                arrays = (x, y)
+                        elif scalars and (type(b) is float or type(b) is int) and a._requires_grad:
+                            arrays, grads = (x, b), 1  # the number takes the tensor's dtype
+            if arrays is not None and _state.enabled and not _saved_state._pushed:
+                if n == 1:
+                    edges = (_edge(a),)
+                else:
+                    edges = (_edge(a), _edge(b) if type(b) is Tensor else _NO_EDGE)
+                token = None if _QUIET.get() is _QUIET_STATE else _QUIET.set(_QUIET_STATE)
+                try:
+                    out = forward(*arrays)
+                except ValueError as exc:
+                    if not broadcast:
+                        raise
+                    raise _broadcast_error(name, args) from exc
+                finally:
+                    if token is not None:
+                        _QUIET.reset(token)
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out)
+                result = _new(Tensor)
+                result._data = out
+                if out.dtype.kind != "f":  # e.g. a cast to int leaves the graph
+                    return result
+                result._requires_grad = True
+                if every_input:
+                    checked = _all(len(args))
+                elif guarded:
+                    checked = checked_for.get(grads & guard_bits)
+                    if checked is None:
+                        checked = _checked_for(always, guarded, grads & guard_bits, checked_for)
+                else:
+                    checked = always
+                node = _new(node_class)
+                node._record(
+                    node_name,
+                    backward,
+                    edges,
+                    args,
+                    _NO_PARAMS,
+                    checked,
+                    out if keep_result else None,
+                    result if guard_output is not None else None,
+                )
+                result.grad_fn = node
+                return result
         if _SPECIAL[0] and _VMAP.active:
             for a in args:
                 if type(a) is BatchedTensor:
@@ -337,7 +414,8 @@ def _build(prim: Primitive):
         # One pass over the operands: who needs a gradient, the arrays, and whether the
         # tensors share one floating dtype and the rest are Python numbers (then no
         # promotion is needed: the common case).
-        needs_grad = False
+        grad_mask = 0  # bit i: args[i] is a tensor that requires grad
+        bit = 1
         arrays = []
         first = None
         uniform = True
@@ -345,7 +423,7 @@ def _build(prim: Primitive):
         for a in args:
             if type(a) is Tensor or isinstance(a, Tensor):
                 if a._requires_grad:
-                    needs_grad = True
+                    grad_mask |= bit
                 data = a._data
                 if uniform:
                     if first is None:
@@ -367,6 +445,7 @@ def _build(prim: Primitive):
                 if not number:
                     uniform = False
                 arrays.append(a)
+            bit += bit
         if on_arrays:  # ``arrays`` holds the operands' arrays and the other arguments
             return forward(*arrays, **params)
         if promote and not (uniform and first is not None and first.kind == "f"):
@@ -384,6 +463,7 @@ def _build(prim: Primitive):
                 _QUIET.reset(token)
         # Grad mode matters only when an operand requires grad; the other modes only while
         # some thread is in one (_SPECIAL): each thread-local read costs ~0.1 us.
+        needs_grad = grad_mask != 0
         enabled = needs_grad and _state.enabled
         record = differentiable and enabled
         special = _SPECIAL[0]
@@ -424,13 +504,12 @@ def _build(prim: Primitive):
                     edges.append(_NO_EDGE)
             if every_input:
                 checked = _all(len(args))
+            elif guarded:  # saved only if that other input needs a gradient
+                checked = checked_for.get(grad_mask & guard_bits)
+                if checked is None:
+                    checked = _checked_for(always, guarded, grad_mask & guard_bits, checked_for)
             else:
                 checked = always
-                for i, g in guarded:  # saved only if that other input needs a gradient
-                    other = args[g]
-                    # (No getattr with a default: on a number it raises and catches inside.)
-                    if isinstance(other, Tensor) and other._requires_grad:
-                        checked += (i,)
             if inference:
                 _check_saving_inference(name, args, checked)
             keep = guard = late = None  # the output arrays kept, and the tensor(s) guarding them
@@ -483,6 +562,21 @@ def _build(prim: Primitive):
     op.primitive = prim
     jvp_rule = prim.jvp
     return op
+
+
+def _edge(tensor) -> tuple:
+    """``gradient_edge(tensor)``, a non-leaf's read here (most operands are one)."""
+    fn = tensor.grad_fn
+    return (fn, tensor._output_nr) if fn is not None else gradient_edge(tensor)
+
+
+def _checked_for(always: tuple, guarded: tuple, mask: int, cache: dict) -> tuple:
+    """The inputs an op saves when the inputs requiring grad are ``mask``'s bits: ``always``,
+    then each ``(index, guard)`` of ``guarded`` whose guard input requires grad (cached in
+    ``cache``: an op meets few masks, and a shared tuple spares one per node)."""
+    checked = always + tuple(i for i, g in guarded if mask >> g & 1)
+    cache[mask] = checked
+    return checked
 
 
 def _check_saving_inference(name, args, checked) -> None:

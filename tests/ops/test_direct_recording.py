@@ -1,0 +1,129 @@
+"""An op on one or two plain floating tensors (or a tensor and a Python number) records
+directly (``_primitive``'s first branch): the same result, node, edges, saves and gradients
+to second order as the general path records, which these tests force by counting a special
+mode as on (every mode itself stays off, so the general path changes nothing else)."""
+
+import contextlib
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from leafgrad._engine import grad_mode
+from leafgrad.ops import _primitive
+
+RNG = np.random.default_rng(11)
+
+# name -> (function of the inputs, which inputs require grad)
+CASES = {
+    "mul": (lambda a, b: a * b, (True, True)),
+    "mul, only self requires grad": (lambda a, b: a * b, (True, False)),
+    "mul, only other requires grad": (lambda a, b: a * b, (False, True)),
+    "mul by a number": (lambda a, b: a * 0.5, (True, False)),
+    "add a number": (lambda a, b: a + 1.0, (True, False)),
+    "sub an int": (lambda a, b: a - 3, (True, False)),
+    "div": (lambda a, b: a / (b * b + 1.0), (True, True)),
+    "tanh": (lambda a, b: a.tanh(), (True, False)),
+    "exp (saves its result)": (lambda a, b: a.exp(), (True, False)),
+    "sin of a non-leaf": (lambda a, b: (a * b).sin(), (True, True)),
+    "mm": (lambda a, b: a @ b.t(), (True, True)),
+    "tanh_backward": (lambda a, b: lg.ops.elementwise.tanh_backward(a, b.tanh()), (True, True)),
+    "the same tensor twice": (lambda a, b: a * a, (True, False)),
+}
+
+
+def _inputs(dtype, requires):
+    return [lg.tensor(RNG.uniform(-1, 1, (4, 4)), dtype=dtype, requires_grad=r) for r in requires]
+
+
+@contextlib.contextmanager
+def _general():
+    """Every op takes the general path inside."""
+    grad_mode.SPECIAL[0] += 1
+    try:
+        yield
+    finally:
+        grad_mode.SPECIAL[0] -= 1
+
+
+def _record(fn, inputs):
+    """The result, its node's saves and edges, and first and second-order gradients."""
+    out = fn(*inputs)
+    node = out.grad_fn
+    saved = node._saved
+    edges = [(type(n).__name__ if n is not None else None, nr) for n, nr in node.next_functions]
+    leaves = [i for i in inputs if i.requires_grad]
+    firsts = lg.autograd.grad(out.sum(), leaves, create_graph=True)
+    total = sum(g.sin().sum() for g in firsts)  # constant where the op is linear
+    seconds = (
+        lg.autograd.grad(total, leaves, allow_unused=True)
+        if total.requires_grad
+        else [None] * len(leaves)
+    )
+    return {
+        "value": out.detach().numpy().copy(),
+        "dtype": out.dtype,
+        "node": type(node).__name__,
+        "edges": edges,
+        "checked": saved._checked,
+        "versions": tuple(saved._versions or ()),
+        "output kept": saved.output is not None,
+        "output saved": saved._output_saved,
+        "params": saved.params,
+        "first": [g.detach().numpy().copy() for g in firsts],
+        "second": [None if g is None else g.numpy().copy() for g in seconds],
+    }
+
+
+@pytest.mark.parametrize("dtype", [lg.float32, lg.float64])
+@pytest.mark.parametrize("case", list(CASES))
+def test_direct_path_records_what_the_general_path_records(case, dtype):
+    fn, requires = CASES[case]
+    inputs = _inputs(dtype, requires)
+    direct = _record(fn, inputs)
+    with _general():
+        general = _record(fn, inputs)
+    for key in direct:
+        if key in ("value", "first", "second"):
+            np.testing.assert_array_equal(
+                np.asarray(direct[key], dtype=object), np.asarray(general[key], dtype=object)
+            )
+        else:
+            assert direct[key] == general[key], key
+
+
+def test_the_direct_path_is_taken_for_plain_tensors_and_not_in_a_mode(monkeypatch):
+    calls = []
+    edge = _primitive._edge
+    monkeypatch.setattr(_primitive, "_edge", lambda t: calls.append(t) or edge(t))
+    a, b = _inputs(lg.float64, (True, True))
+    a * b
+    a.tanh()
+    a + 1.0
+    assert len(calls) == 4
+    calls.clear()
+    with lg.no_grad():
+        a * b
+    lg.tensor([1.0, 2.0]) * lg.tensor([3.0, 4.0])  # nothing requires grad
+    a.double() * b.float()  # two dtypes: promotion is the general path's
+    a.sum(dim=0)  # parameters
+    with lg.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        a * b
+    with _general():
+        a * b
+    assert calls == []
+
+
+def test_an_inference_tensor_takes_the_general_path_and_its_error():
+    with lg.inference_mode():
+        frozen = lg.ones(3)
+    a = lg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="inference tensors"):
+        a * frozen
+    assert (a + frozen).requires_grad  # add saves neither operand
+
+
+def test_a_broadcast_error_names_the_op_and_the_shapes():
+    a, b = lg.ones(3, requires_grad=True), lg.ones(4, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"mul.*\[3\].*\[4\]"):
+        a * b
