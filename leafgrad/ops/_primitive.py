@@ -318,16 +318,16 @@ def _build(prim: Primitive):
     if type(prim.kind) is NoDerivative:
         node_class._runs_first = True  # as PyTorch's NotImplemented nodes (see the engine)
 
-    # Whether the op may take the direct path below (one output, not a view, a rule).
-    direct = differentiable and num_outputs == 1 and not view
+    # Whether the op may take the direct path below (one output and a rule).
+    direct = differentiable and num_outputs == 1
 
     def op(*args, **params):
         # The common case, recorded directly: a plain floating Tensor alone, beside another
-        # of its dtype or beside a Python number, one of them requiring grad; no
-        # parameters, grad mode on, no mode (vmap, dual levels, jets, anomaly, inference,
-        # saved tensors hooks). The general path below records them alike (tested against
-        # it), with every check it needs for the rest.
-        if direct and not params and not _SPECIAL[0]:
+        # of its dtype or beside a Python number, one of them requiring grad; parameters
+        # but no ``out=``, grad mode on, no mode (vmap, dual levels, jets, anomaly,
+        # inference, saved tensors hooks). The general path below records them alike
+        # (tested against it), with every check it needs for the rest.
+        if direct and not _SPECIAL[0] and not (params and "out" in params):
             arrays = None
             a = args[0] if args else None
             if type(a) is Tensor and not a._is_inference:
@@ -358,7 +358,7 @@ def _build(prim: Primitive):
                     edges = (_edge(a), _edge(b) if type(b) is Tensor else _NO_EDGE)
                 token = None if _QUIET.get() is _QUIET_STATE else _QUIET.set(_QUIET_STATE)
                 try:
-                    out = forward(*arrays)
+                    out = forward(*arrays, **params)
                 except ValueError as exc:
                     if not broadcast:
                         raise
@@ -387,12 +387,14 @@ def _build(prim: Primitive):
                     backward,
                     edges,
                     args,
-                    _NO_PARAMS,
+                    params or _NO_PARAMS,
                     checked,
                     out if keep_result else None,
                     result if guard_output is not None else None,
                 )
                 result.grad_fn = node
+                if view:
+                    _mark_views(op, args, params, x, result, multi_view)
                 return result
         if _SPECIAL[0] and _VMAP.active:
             for a in args:

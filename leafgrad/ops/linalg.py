@@ -125,7 +125,7 @@ def _unsqueeze_last(x: Tensor) -> Tensor:
 
 
 def _matmul_forward(a, b):
-    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == 1:
+    if a.shape[-1] == 1 and a.ndim == 2 and b.ndim == 2:  # (callers: a is 1-D or more)
         # An inner size of 1 (a first layer of one input feature, or its gradients): each
         # entry is one product, so a broadcast multiply gives a GEMM's bits, about twice as
         # fast (a GEMM with inner size 1 costs as much as a small full one).

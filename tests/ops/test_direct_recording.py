@@ -29,6 +29,12 @@ CASES = {
     "mm": (lambda a, b: a @ b.t(), (True, True)),
     "tanh_backward": (lambda a, b: lg.ops.elementwise.tanh_backward(a, b.tanh()), (True, True)),
     "the same tensor twice": (lambda a, b: a * a, (True, False)),
+    "sum over a dim (parameters)": (lambda a, b: a.sum(0), (True, False)),
+    "mean": (lambda a, b: a.mean(), (True, False)),
+    "t (a view)": (lambda a, b: a.t(), (True, False)),
+    "a slice (a view with parameters)": (lambda a, b: a[:, 1:3], (True, False)),
+    "a view of a view": (lambda a, b: a.t()[0:2].unsqueeze(0), (True, False)),
+    "expand": (lambda a, b: a[0:1].expand(3, 4), (True, False)),
 }
 
 
@@ -49,6 +55,9 @@ def _general():
 def _record(fn, inputs):
     """The result, its node's saves and edges, and first and second-order gradients."""
     out = fn(*inputs)
+    base = out._base
+    shared = base is not None and out._version_counter is base._version_counter
+    view = None if base is None else (base is inputs[0], shared)
     node = out.grad_fn
     saved = node._saved
     edges = [(type(n).__name__ if n is not None else None, nr) for n, nr in node.next_functions]
@@ -62,6 +71,8 @@ def _record(fn, inputs):
     )
     return {
         "value": out.detach().numpy().copy(),
+        "view": view,
+        "view_fn": None if out._view_fn is None else out._view_fn(inputs[0]).tolist(),
         "dtype": out.dtype,
         "node": type(node).__name__,
         "edges": edges,
@@ -101,12 +112,14 @@ def test_the_direct_path_is_taken_for_plain_tensors_and_not_in_a_mode(monkeypatc
     a.tanh()
     a + 1.0
     assert len(calls) == 4
+    b32 = b.float()
     calls.clear()
     with lg.no_grad():
         a * b
     lg.tensor([1.0, 2.0]) * lg.tensor([3.0, 4.0])  # nothing requires grad
-    a.double() * b.float()  # two dtypes: promotion is the general path's
-    a.sum(dim=0)  # parameters
+    a * b32  # two dtypes: promotion is the general path's
+    with pytest.raises(RuntimeError, match="out="):  # out= refuses a graph, as PyTorch
+        lg.mul(a, b, out=lg.empty(4, 4))
     with lg.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
         a * b
     with _general():
