@@ -502,8 +502,11 @@ class SavedTensors:
         if output is not None:
             if type(output) is tuple:
                 self.output = tuple(_freed(r.shape, r.dtype, owner) for r in output)
-            else:
-                self.output = _freed(output.shape, output.dtype, owner)
+            else:  # _freed's cache read inline (one output: most nodes that keep one)
+                freed = _arrays.get((_FreedArray, output.shape, output.dtype, owner))
+                self.output = (
+                    freed if freed is not None else _freed(output.shape, output.dtype, owner)
+                )
 
 
 class _PackedOutput:
@@ -569,17 +572,26 @@ class _FreedArray:
 
 
 def _any_array(values) -> bool:
-    """Whether any of ``values`` holds an array (a plain loop: this runs for every node)."""
+    """Whether any of ``values`` holds an array (a plain loop: this runs for every node with
+    parameters; most are numbers, None, strings or tuples of ints, passed over first)."""
     for v in values:
-        if isinstance(v, (np.ndarray, Tensor, tuple)) and _holds_array(v):
+        kind = type(v)
+        if kind is int or kind is bool or kind is float or kind is str or v is None:
+            continue
+        if _holds_array(v):
             return True
     return False
 
 
 def _holds_array(value) -> bool:
-    if isinstance(value, (np.ndarray, Tensor)):
-        return True
-    return isinstance(value, tuple) and any(_holds_array(v) for v in value)
+    if type(value) is tuple:
+        for v in value:
+            if type(v) is not int and _holds_array(v):
+                return True
+        return False
+    return isinstance(value, (np.ndarray, Tensor)) or (
+        isinstance(value, tuple) and any(_holds_array(v) for v in value)
+    )
 
 
 def _release_param(value, op: str):
