@@ -68,3 +68,32 @@ def test_release_drops_the_saved_arrays(torch):
     gc.collect()
     assert array() is None  # released with the graph
     assert np.allclose(w.grad.tolist(), np.full((3, 2), 12.0).tolist())
+
+
+def test_index_arrays_among_the_parameters_are_released_and_numbers_kept(torch):
+    x = torch.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
+    index = np.array([[0, 2], [1, 0], [2, 2], [0, 1]])
+    picked = x.gather(1, torch.tensor(index))
+    y = (picked * picked).sum() + x.sum(dim=(0,))[0] + x[:, 1:2].sum()
+    y.backward()
+    expected = np.zeros((4, 3))
+    values = np.arange(12.0).reshape(4, 3)
+    np.add.at(expected, (np.arange(4)[:, None], index), 2 * np.take_along_axis(values, index, 1))
+    expected[:, :2] += 1.0  # the column sums
+    assert x.grad.tolist() == expected.tolist()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()  # gather saved its index
+    if torch.__name__ == "torch":
+        return
+    nodes, stack = [], [y.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in nodes:
+            nodes.append(node)
+            stack.extend(n for n, _ in node.next_functions)
+    params = {n.name(): n._saved.params for n in nodes if getattr(n, "_saved", None)}
+    index = params["GatherBackward0"]["index"]  # an array, or a tensor of one
+    freed = index._data if type(index).__name__ == "Tensor" else index
+    assert type(freed).__name__ == "_FreedArray"
+    assert params["SumBackward1"]["dim"] == (0,)
+    assert params["SliceBackward0"] == {"dim": 1, "start": 1, "stop": 2, "step": 1}
