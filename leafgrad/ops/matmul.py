@@ -109,6 +109,16 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     two) broadcast. Raises RuntimeError for 0-D operands, mismatched inner sizes, batch
     dimensions that do not broadcast and mixed dtypes.
     """
+    if type(input) is Tensor and type(other) is Tensor:  # two floating matrices that fit:
+        a, b = input._data, other._data  # the common case, its checks at once
+        if (
+            a.ndim == 2
+            and b.ndim == 2
+            and a.dtype is b.dtype
+            and a.dtype.kind == "f"
+            and a.shape[1] == b.shape[0]
+        ):
+            return _mm(input, other)
     _check_tensors("matmul", input, other)
     da, db = input._data.ndim, other._data.ndim
     if da == 0 or db == 0:
