@@ -325,8 +325,10 @@ def _build(prim: Primitive):
         # The common case, recorded directly: a plain floating Tensor alone, beside another
         # of its dtype or beside a Python number, one of them requiring grad; parameters
         # but no ``out=``, grad mode on, no mode (vmap, dual levels, jets, anomaly,
-        # inference, saved tensors hooks). The general path below records them alike
-        # (tested against it), with every check it needs for the rest.
+        # inference, saved tensors hooks). Then ``edges`` is set here, and after the forward
+        # (shared) the node is recorded at once; the general path records them alike (tested
+        # against it), with every check it needs for the rest.
+        edges = None
         if direct and not _SPECIAL[0] and not (params and "out" in params):
             arrays = None
             a = args[0] if args else None
@@ -356,102 +358,63 @@ def _build(prim: Primitive):
                     edges = (_edge(a),)
                 else:
                     edges = (_edge(a), _edge(b) if type(b) is Tensor else _NO_EDGE)
-                token = None if _QUIET.get() is _QUIET_STATE else _QUIET.set(_QUIET_STATE)
-                try:
-                    out = forward(*arrays, **params)
-                except ValueError as exc:
-                    if not broadcast:
-                        raise
-                    raise _broadcast_error(name, args) from exc
-                finally:
-                    if token is not None:
-                        _QUIET.reset(token)
-                if type(out) is not np.ndarray:
-                    out = np.asarray(out)
-                result = _new(Tensor)
-                result._data = out
-                if out.dtype.kind != "f":  # e.g. a cast to int leaves the graph
-                    return result
-                result._requires_grad = True
-                if every_input:
-                    checked = _all(len(args))
-                elif guarded:
-                    checked = checked_for.get(grads & guard_bits)
-                    if checked is None:
-                        checked = _checked_for(always, guarded, grads & guard_bits, checked_for)
+        if edges is None:
+            if _SPECIAL[0] and _VMAP.active:
+                for a in args:
+                    if type(a) is BatchedTensor:
+                        return batch_call(op, args, params)
+            if params and "out" in params:  # out=: written into a given tensor, not recorded
+                out = params.pop("out")
+                if out is not None:
+                    return with_out(name, lambda: op(*args, **params), args, out)
+            # In a plain rule, arrays in and arrays out: the forward on them as they are. (The
+            # loop below does the same, checked argument by argument; this is its common
+            # case, once per step of every plain rule.)
+            if args and type(args[0]) is np.ndarray and _state.plain:
+                for a in args:
+                    if isinstance(a, Tensor):
+                        break
                 else:
-                    checked = always
-                node = _new(node_class)
-                node._record(
-                    node_name,
-                    backward,
-                    edges,
-                    args,
-                    params or _NO_PARAMS,
-                    checked,
-                    out if keep_result else None,
-                    result if guard_output is not None else None,
-                )
-                result.grad_fn = node
-                if view:
-                    _mark_views(op, args, params, x, result, multi_view)
-                return result
-        if _SPECIAL[0] and _VMAP.active:
+                    return forward(*args, **params)
+            # One pass over the operands: who needs a gradient, the arrays, and whether the
+            # tensors share one floating dtype and the rest are Python numbers (then no
+            # promotion is needed: the common case).
+            grad_mask = 0  # bit i: args[i] is a tensor that requires grad
+            bit = 1
+            arrays = []
+            first = None
+            uniform = True
+            on_arrays = False  # in a plain rule, given arrays: compute on them, record nothing
             for a in args:
-                if type(a) is BatchedTensor:
-                    return batch_call(op, args, params)
-        if params and "out" in params:  # out=: written into a given tensor, not recorded
-            out = params.pop("out")
-            if out is not None:
-                return with_out(name, lambda: op(*args, **params), args, out)
-        # In a plain rule, arrays in and arrays out: the forward on them as they are. (The
-        # loop below does the same, checked argument by argument; this is its common case,
-        # once per step of every plain rule.)
-        if args and type(args[0]) is np.ndarray and _state.plain:
-            for a in args:
-                if isinstance(a, Tensor):
-                    break
-            else:
-                return forward(*args, **params)
-        # One pass over the operands: who needs a gradient, the arrays, and whether the
-        # tensors share one floating dtype and the rest are Python numbers (then no
-        # promotion is needed: the common case).
-        grad_mask = 0  # bit i: args[i] is a tensor that requires grad
-        bit = 1
-        arrays = []
-        first = None
-        uniform = True
-        on_arrays = False  # in a plain rule, given arrays: compute on them, record nothing
-        for a in args:
-            if type(a) is Tensor or isinstance(a, Tensor):
-                if a._requires_grad:
-                    grad_mask |= bit
-                data = a._data
-                if uniform:
-                    if first is None:
-                        first = data.dtype
-                    elif data.dtype is not first and data.dtype != first:  # `is`: cheap
+                if type(a) is Tensor or isinstance(a, Tensor):
+                    if a._requires_grad:
+                        grad_mask |= bit
+                    data = a._data
+                    if uniform:
+                        if first is None:
+                            first = data.dtype
+                        elif data.dtype is not first and data.dtype != first:  # `is`: cheap
+                            uniform = False
+                    arrays.append(data)
+                elif on_arrays:  # the rest of a plain rule's arguments, taken as they are
+                    arrays.append(a)
+                else:
+                    number = type(a) is float or type(a) is int
+                    if not (scalars and number):
+                        # In a plain rule: arrays in, arrays out (mostly ``a`` is one itself).
+                        if _state.plain and (type(a) is np.ndarray or _holds_array(args)):
+                            on_arrays = True
+                        else:
+                            _check_args(name, args, scalars)
+                    # A Python number takes a floating tensor's dtype (PyTorch's weak scalars).
+                    if not number:
                         uniform = False
-                arrays.append(data)
-            elif on_arrays:  # the rest of a plain rule's arguments, taken as they are
-                arrays.append(a)
-            else:
-                number = type(a) is float or type(a) is int
-                if not (scalars and number):
-                    # In a plain rule: arrays in, arrays out (mostly ``a`` is one itself).
-                    if _state.plain and (type(a) is np.ndarray or _holds_array(args)):
-                        on_arrays = True
-                    else:
-                        _check_args(name, args, scalars)
-                # A Python number takes a floating tensor's dtype (PyTorch's weak scalars).
-                if not number:
-                    uniform = False
-                arrays.append(a)
-            bit += bit
-        if on_arrays:  # ``arrays`` holds the operands' arrays and the other arguments
-            return forward(*arrays, **params)
-        if promote and not (uniform and first is not None and first.kind == "f"):
-            arrays = _promote(args, float_only)
+                    arrays.append(a)
+                bit += bit
+            if on_arrays:  # ``arrays`` holds the operands' arrays and the other arguments
+                return forward(*arrays, **params)
+            if promote and not (uniform and first is not None and first.kind == "f"):
+                arrays = _promote(args, float_only)
         # Quiet already (inside a backward rule, see OpNode.apply): no set and reset.
         token = None if _QUIET.get() is _QUIET_STATE else _QUIET.set(_QUIET_STATE)
         try:
@@ -463,6 +426,37 @@ def _build(prim: Primitive):
         finally:
             if token is not None:
                 _QUIET.reset(token)
+        if edges is not None:  # the direct path's node
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            result = _new(Tensor)
+            result._data = out
+            if out.dtype.kind != "f":  # e.g. a cast to int leaves the graph
+                return result
+            result._requires_grad = True
+            if every_input:
+                checked = _all(len(args))
+            elif guarded:
+                checked = checked_for.get(grads & guard_bits)
+                if checked is None:
+                    checked = _checked_for(always, guarded, grads & guard_bits, checked_for)
+            else:
+                checked = always
+            node = _new(node_class)
+            node._record(
+                node_name,
+                backward,
+                edges,
+                args,
+                params or _NO_PARAMS,
+                checked,
+                out if keep_result else None,
+                result if guard_output is not None else None,
+            )
+            result.grad_fn = node
+            if view:
+                _mark_views(op, args, params, x, result, multi_view)
+            return result
         # Grad mode matters only when an operand requires grad; the other modes only while
         # some thread is in one (_SPECIAL): each thread-local read costs ~0.1 us.
         needs_grad = grad_mask != 0
