@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import Tensor, empty
+from ..ops._primitive import record_directly
 
 
 class Parameter(Tensor):
@@ -142,3 +143,6 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __init__(self, *args, **kwargs) -> None:
         pass  # everything happens in __new__
+
+
+record_directly(Parameter)  # ops record a Parameter operand as a plain tensor, directly

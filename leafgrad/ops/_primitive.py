@@ -322,17 +322,17 @@ def _build(prim: Primitive):
     direct = differentiable and num_outputs == 1
 
     def op(*args, **params):
-        # The common case, recorded directly: a plain floating Tensor alone, beside another
-        # of its dtype or beside a Python number, one of them requiring grad; parameters
-        # but no ``out=``, grad mode on, no mode (vmap, dual levels, jets, anomaly,
-        # inference, saved tensors hooks). Then ``edges`` is set here, and after the forward
-        # (shared) the node is recorded at once; the general path records them alike (tested
-        # against it), with every check it needs for the rest.
+        # The common case, recorded directly: a plain floating Tensor (or nn.Parameter) alone,
+        # beside one or two others of its dtype or beside a Python number, one of them
+        # requiring grad; parameters but no ``out=``, grad mode on, no mode (vmap, dual
+        # levels, jets, anomaly, inference, saved tensors hooks). Then ``edges`` is set here,
+        # and after the forward (shared) the node is recorded at once; the general path
+        # records them alike (tested against it), with every check it needs for the rest.
         edges = None
         if direct and not _SPECIAL[0] and not (params and "out" in params):
             arrays = None
             a = args[0] if args else None
-            if type(a) is Tensor and not a._is_inference:
+            if (type(a) is Tensor or type(a) is _PARAMETER) and not a._is_inference:
                 x = a._data
                 dtype = x.dtype
                 if dtype.kind == "f":
@@ -342,7 +342,8 @@ def _build(prim: Primitive):
                             arrays, grads = (x,), 1
                     elif n == 2:
                         b = args[1]
-                        if type(b) is Tensor:
+                        number = type(b) is float or type(b) is int
+                        if type(b) is Tensor or type(b) is _PARAMETER:
                             y = b._data
                             grads = a._requires_grad + 2 * b._requires_grad  # bit i: args[i]
                             if (
@@ -351,13 +352,29 @@ def _build(prim: Primitive):
                                 and not b._is_inference
                             ):
                                 arrays = (x, y)
-                        elif scalars and (type(b) is float or type(b) is int) and a._requires_grad:
+                        elif number and scalars and a._requires_grad:
                             arrays, grads = (x, b), 1  # the number takes the tensor's dtype
+                    elif n == 3:  # addmm, addcmul, lerp ...
+                        b, c = args[1], args[2]
+                        if (type(b) is Tensor or type(b) is _PARAMETER) and (
+                            type(c) is Tensor or type(c) is _PARAMETER
+                        ):
+                            y, z = b._data, c._data
+                            grads = a._requires_grad + 2 * b._requires_grad + 4 * c._requires_grad
+                            if (
+                                grads
+                                and (y.dtype is dtype or y.dtype == dtype)
+                                and (z.dtype is dtype or z.dtype == dtype)
+                                and not (b._is_inference or c._is_inference)
+                            ):
+                                arrays = (x, y, z)
             if arrays is not None and _state.enabled and not _saved_state._pushed:
                 if n == 1:
                     edges = (_edge(a),)
+                elif n == 2:
+                    edges = (_edge(a), _NO_EDGE if number else _edge(b))
                 else:
-                    edges = (_edge(a), _edge(b) if type(b) is Tensor else _NO_EDGE)
+                    edges = (_edge(a), _edge(b), _edge(c))
         if edges is None:
             if _SPECIAL[0] and _VMAP.active:
                 for a in args:
@@ -558,6 +575,18 @@ def _build(prim: Primitive):
     op.primitive = prim
     jvp_rule = prim.jvp
     return op
+
+
+# The Tensor subclass whose instances the direct path takes as it takes plain tensors:
+# nn.Parameter, which names itself here when it is defined (ops cannot import nn). Other
+# subclasses take the general path.
+_PARAMETER: type = Tensor
+
+
+def record_directly(cls: type) -> None:
+    """Let the direct path take ``cls`` operands as plain tensors (nn.Parameter's call)."""
+    global _PARAMETER
+    _PARAMETER = cls
 
 
 def _edge(tensor) -> tuple:

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor
+from . import _primitive
 from ._inputs import _check_tensors
 from ._optable import Bilinear, Composite, Linear
 from ._out import accepts_out
@@ -350,6 +351,21 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
 
     With ``beta == 0`` the values of ``input`` are ignored (nan does not propagate).
     """
+    plain = (Tensor, _primitive._PARAMETER)
+    if (
+        type(input) in plain and type(mat1) in plain and type(mat2) in plain
+    ) and beta == 1 == alpha:  # nn.Linear's call, its checks at once
+        i, a, b = input._data, mat1._data, mat2._data
+        if (
+            a.ndim == 2
+            and b.ndim == 2
+            and a.dtype is b.dtype
+            and i.dtype is a.dtype
+            and a.dtype.kind == "f"
+            and a.shape[1] == b.shape[0]
+            and (i.shape == b.shape[1:] or i.shape == (a.shape[0], b.shape[1]))
+        ):
+            return _addmm(input, mat1, mat2)
     _check_tensors("addmm", input, mat1, mat2)
     _check_ndim("addmm", mat1, (2,), "mat1")
     _check_ndim("addmm", mat2, (2,), "mat2")

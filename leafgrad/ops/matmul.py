@@ -12,6 +12,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor
+from . import _primitive
 from ._inputs import _check_tensors
 from ._optable import Bilinear
 from ._out import accepts_out
@@ -109,7 +110,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     two) broadcast. Raises RuntimeError for 0-D operands, mismatched inner sizes, batch
     dimensions that do not broadcast and mixed dtypes.
     """
-    if type(input) is Tensor and type(other) is Tensor:  # two floating matrices that fit:
+    plain = (Tensor, _primitive._PARAMETER)
+    if type(input) in plain and type(other) in plain:  # two floating matrices that fit:
         a, b = input._data, other._data  # the common case, its checks at once
         if (
             a.ndim == 2

@@ -35,6 +35,8 @@ CASES = {
     "a slice (a view with parameters)": (lambda a, b: a[:, 1:3], (True, False)),
     "a view of a view": (lambda a, b: a.t()[0:2].unsqueeze(0), (True, False)),
     "expand": (lambda a, b: a[0:1].expand(3, 4), (True, False)),
+    "addmm (three operands)": (lambda a, b: lg.addmm(b[0], a, b), (True, True)),
+    "addcmul, one operand requiring grad": (lambda a, b: lg.addcmul(a, a, b), (False, True)),
 }
 
 
@@ -61,8 +63,11 @@ def _record(fn, inputs):
     node = out.grad_fn
     saved = node._saved
     edges = [(type(n).__name__ if n is not None else None, nr) for n, nr in node.next_functions]
-    leaves = [i for i in inputs if i.requires_grad]
-    firsts = lg.autograd.grad(out.sum(), leaves, create_graph=True)
+    used = lg.autograd.grad(
+        out.sum(), [i for i in inputs if i.requires_grad], create_graph=True, allow_unused=True
+    )
+    leaves = [i for i, g in zip([i for i in inputs if i.requires_grad], used) if g is not None]
+    firsts = [g for g in used if g is not None]
     total = sum(g.sin().sum() for g in firsts)  # constant where the op is linear
     seconds = (
         lg.autograd.grad(total, leaves, allow_unused=True)
@@ -72,7 +77,7 @@ def _record(fn, inputs):
     return {
         "value": out.detach().numpy().copy(),
         "view": view,
-        "view_fn": None if out._view_fn is None else out._view_fn(inputs[0]).tolist(),
+        "view_fn": None if out._view_fn is None else out._view_fn(base).tolist(),
         "dtype": out.dtype,
         "node": type(node).__name__,
         "edges": edges,
@@ -86,6 +91,22 @@ def _record(fn, inputs):
     }
 
 
+def _assert_same(direct, general):
+    """Every recorded fact equal; the arrays bit for bit."""
+    assert direct.keys() == general.keys()
+    for key in direct:
+        if key == "value":
+            np.testing.assert_array_equal(direct[key], general[key])
+        elif key in ("first", "second"):
+            assert len(direct[key]) == len(general[key]), key
+            for d, g in zip(direct[key], general[key]):
+                assert (d is None) == (g is None), key
+                if d is not None:
+                    np.testing.assert_array_equal(d, g)
+        else:
+            assert direct[key] == general[key], key
+
+
 @pytest.mark.parametrize("dtype", [lg.float32, lg.float64])
 @pytest.mark.parametrize("case", list(CASES))
 def test_direct_path_records_what_the_general_path_records(case, dtype):
@@ -94,13 +115,29 @@ def test_direct_path_records_what_the_general_path_records(case, dtype):
     direct = _record(fn, inputs)
     with _general():
         general = _record(fn, inputs)
-    for key in direct:
-        if key in ("value", "first", "second"):
-            np.testing.assert_array_equal(
-                np.asarray(direct[key], dtype=object), np.asarray(general[key], dtype=object)
-            )
-        else:
-            assert direct[key] == general[key], key
+    _assert_same(direct, general)
+
+
+PARAMETER_CASES = {
+    "x @ W": lambda x, w, b: x @ w,
+    "W * 2.0": lambda x, w, b: w * 2.0,
+    "W.t()": lambda x, w, b: w.t(),
+    "nn.Linear's addmm": lambda x, w, b: lg.nn.functional.linear(x, w, b),
+}
+
+
+@pytest.mark.parametrize("dtype", [lg.float32, lg.float64])
+@pytest.mark.parametrize("case", list(PARAMETER_CASES))
+def test_parameters_record_directly_as_the_general_path_records_them(case, dtype):
+    fn = PARAMETER_CASES[case]
+    x = _inputs(dtype, (True,))[0]
+    w = lg.nn.Parameter(_inputs(dtype, (True,))[0])
+    b = lg.nn.Parameter(_inputs(dtype, (True,))[0][0])
+    inputs = [x, w, b]
+    direct = _record(fn, inputs)
+    with _general():
+        general = _record(fn, inputs)
+    _assert_same(direct, general)
 
 
 def test_the_direct_path_is_taken_for_plain_tensors_and_not_in_a_mode(monkeypatch):
@@ -111,9 +148,17 @@ def test_the_direct_path_is_taken_for_plain_tensors_and_not_in_a_mode(monkeypatc
     a * b
     a.tanh()
     a + 1.0
-    assert len(calls) == 4
+    w = lg.nn.Parameter(lg.ones(4, 4))
+    w * 2.0
+    assert len(calls) == 5
     b32 = b.float()
+
+    class Marked(lg.Tensor):
+        """A subclass of the user's: the general path."""
+
+    marked = a.detach().as_subclass(Marked).requires_grad_()
     calls.clear()
+    marked * 2.0
     with lg.no_grad():
         a * b
     lg.tensor([1.0, 2.0]) * lg.tensor([3.0, 4.0])  # nothing requires grad
