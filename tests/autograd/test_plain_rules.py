@@ -151,6 +151,19 @@ def test_an_op_given_an_array_still_refuses_it_outside_plain_rules():
         lg.where(np.ones(2, dtype=bool), lg.ones(2), 0.0)
 
 
+def _runs_plain_and_matches(step, arrays, nodes, atol, torch, monkeypatch) -> None:
+    """``step(lib, arrays)``'s float32 gradients match PyTorch's, and each node named in
+    ``nodes`` ran its rule on arrays at least once."""
+    expected = step(torch, arrays)
+    ran = _count_plain(monkeypatch)
+    ours = step(lg, arrays)
+    for a, b in zip(ours, expected):
+        assert a.dtype == b.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=atol)
+    for name in nodes:
+        assert ran.get(name, 0) >= 1, (name, ran)
+
+
 def _script_step(lib, arrays):
     """What PyTorch scripts write: Linear layers, cat, a view, softmax and cross_entropy, a
     where, a norm penalty, a cast."""
@@ -178,16 +191,10 @@ def test_a_script_of_common_ops_runs_plain_and_matches_torch(monkeypatch, torch)
         rng.standard_normal(4) * 0.1,
         rng.integers(0, 4, 6),
     ]
-    expected = _script_step(torch, arrays)
-    ran = _count_plain(monkeypatch)
-    ours = _script_step(lg, arrays)
-    for a, b in zip(ours, expected):
-        assert a.dtype == b.dtype == np.float32
-        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
-    for name in ("AddmmBackward0", "CatBackward0", "GeluBackward0", "WhereBackward0",
-                 "SoftplusBackward0", "ViewBackward0", "PermuteBackward0", "LogSoftmaxBackward0",
-                 "LinalgVectorNormBackward0", "VarBackward0", "ToCopyBackward0"):  # fmt: skip
-        assert ran.get(name, 0) >= 1, (name, ran)
+    nodes = ("AddmmBackward0", "CatBackward0", "GeluBackward0", "WhereBackward0",
+             "SoftplusBackward0", "ViewBackward0", "PermuteBackward0", "LogSoftmaxBackward0",
+             "LinalgVectorNormBackward0", "VarBackward0", "ToCopyBackward0")  # fmt: skip
+    _runs_plain_and_matches(_script_step, arrays, nodes, 1e-6, torch, monkeypatch)
 
 
 def test_a_saved_tensor_changed_in_place_still_raises():
@@ -248,16 +255,10 @@ def test_products_powers_and_writes_run_plain_and_match_torch(monkeypatch, torch
         rng.standard_normal(5),
         rng.standard_normal((3, 3)),
     ]
-    expected = _products_step(torch, arrays)
-    ran = _count_plain(monkeypatch)
-    ours = _products_step(lg, arrays)
-    for a, b in zip(ours, expected):
-        assert a.dtype == b.dtype == np.float32
-        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
-    for name in ("UnsafeViewBackward0", "MvBackward0", "ViewBackward0", "PowBackward1",
-                 "ProdBackward1", "CumprodBackward0", "LogitBackward0", "IndexPutBackward0",
-                 "LinalgSolveExBackward0"):  # fmt: skip
-        assert ran.get(name, 0) >= 1, (name, ran)
+    nodes = ("UnsafeViewBackward0", "MvBackward0", "ViewBackward0", "PowBackward1",
+             "ProdBackward1", "CumprodBackward0", "LogitBackward0", "IndexPutBackward0",
+             "LinalgSolveExBackward0")  # fmt: skip
+    _runs_plain_and_matches(_products_step, arrays, nodes, 1e-5, torch, monkeypatch)
 
 
 def test_det_at_a_singular_matrix_runs_on_tensors(monkeypatch):
