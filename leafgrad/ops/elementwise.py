@@ -13,6 +13,7 @@ import numpy as np
 import scipy.special as sp
 
 from .._exposure import exports, public
+from . import _tanh64
 from ._optable import Composite, Generic
 from ._primitive import primitive, unary
 from ._tangents import diagonal_jvp, tangent_sum
@@ -209,7 +210,7 @@ sigmoid_backward = _act_backward(
 
 tanh = unary(
     "tanh",
-    np.tanh,
+    _tanh64.tanh,
     vjp=lambda grad, x, result: tanh_backward(grad, result),
     d1=lambda x, result: 1 - result * result,
     d2=lambda x, result: -2 * result * (1 - result * result),
