@@ -383,7 +383,7 @@ def _build(prim: Primitive):
             if params and "out" in params:  # out=: written into a given tensor, not recorded
                 out = params.pop("out")
                 if out is not None:
-                    return with_out(name, lambda: op(*args, **params), args, out)
+                    return with_out(name, _call_later(op, args, params), args, out)
             # In a plain rule, arrays in and arrays out: the forward on them as they are. (The
             # loop below does the same, checked argument by argument; this is its common
             # case, once per step of every plain rule.)
@@ -497,8 +497,7 @@ def _build(prim: Primitive):
             if special and _state.inference:
                 result._is_inference = True
         else:
-            out = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in out)
-            result = tuple(_wrap(o, record and o.dtype.kind == "f") for o in out)
+            out, result = _wrap_several(out, record)
         if record:
             # Where each operand's gradient goes (gradient_edge, a non-leaf's read here), and
             # whether any operand is an inference tensor (then: may it be saved?).
@@ -529,7 +528,7 @@ def _build(prim: Primitive):
             if keep_result:
                 keep = out
                 if guard_output is not None:
-                    guard = result if num_outputs == 1 else tuple(result[i] for i in guard_outputs)
+                    guard = result if num_outputs == 1 else _pick(result, guard_outputs)
                 if _saved_state._pushed:
                     # Saved tensors hooks somewhere: the output is packed once it hangs from
                     # the node (pack hooks see its grad_fn), below.
@@ -587,6 +586,24 @@ def record_directly(cls: type) -> None:
     """Let the direct path take ``cls`` operands as plain tensors (nn.Parameter's call)."""
     global _PARAMETER
     _PARAMETER = cls
+
+
+# Helpers for ``op``'s rare branches: a lambda or generator there would make its variables
+# closure cells, created on every call of every op.
+def _call_later(op, args, params):
+    """``op(*args, **params)``, deferred."""
+    return lambda: op(*args, **params)
+
+
+def _wrap_several(arrays, record: bool) -> tuple:
+    """``(arrays, tensors)`` for an op of several outputs: each output as an ndarray, and as
+    a tensor (requiring grad when recorded and floating)."""
+    arrays = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in arrays)
+    return arrays, tuple(_wrap(o, record and o.dtype.kind == "f") for o in arrays)
+
+
+def _pick(items: tuple, indices: tuple) -> tuple:
+    return tuple(items[i] for i in indices)
 
 
 def _edge(tensor) -> tuple:

@@ -60,9 +60,9 @@ def tanh(x: np.ndarray) -> np.ndarray:
     """``np.tanh(x)``; large C-contiguous float64 arrays by the table where that is faster."""
     if (
         SCALAR_NUMPY_TANH64
+        and x.size >= MIN_SIZE  # first: most calls in small scripts stop here
         and type(x) is np.ndarray
         and x.dtype == np.float64
-        and x.size >= MIN_SIZE
         and x.flags.c_contiguous
     ):
         return tanh_float64(x)
