@@ -497,11 +497,11 @@ class SavedTensors:
         params = self.params
         if params and _any_array(params.values()):
             # Index arrays are saved values too (gather, index_select, advanced indexing).
-            self.params = {k: _release_param(v, owner) for k, v in params.items()}
+            self.params = _released_params(params, owner)
         output = self.output
         if output is not None:
             if type(output) is tuple:
-                self.output = tuple(_freed(r.shape, r.dtype, owner) for r in output)
+                self.output = _freed_outputs(output, owner)
             else:  # _freed's cache read inline (one output: most nodes that keep one)
                 freed = _arrays.get((_FreedArray, output.shape, output.dtype, owner))
                 self.output = (
@@ -592,6 +592,17 @@ def _holds_array(value) -> bool:
     return isinstance(value, (np.ndarray, Tensor)) or (
         isinstance(value, tuple) and any(_holds_array(v) for v in value)
     )
+
+
+def _freed_outputs(outputs: tuple, op: str) -> tuple:
+    return tuple(_freed(r.shape, r.dtype, op) for r in outputs)
+
+
+def _released_params(params: dict, op: str) -> dict:
+    """``params`` with their arrays freed. (This and ``_freed_outputs`` are functions of
+    their own: a comprehension in ``release`` would make ``owner`` a closure cell, made on
+    every call.)"""
+    return {k: _release_param(v, op) for k, v in params.items()}
 
 
 def _release_param(value, op: str):

@@ -127,7 +127,7 @@ def _mean_of_array(x: np.ndarray, axis, keepdims: bool, dtype):
 
 def _mean_grad(grad, x, result, *, dim, keepdim, dtype=None):
     shape = tuple(x.shape)  # a tensor's, or an array's in a plain rule
-    count = math.prod(shape) if dim is None or not shape else math.prod(shape[d] for d in dim)
+    count = math.prod(shape) if dim is None or not shape else math.prod(map(shape.__getitem__, dim))
     # As PyTorch's: expanded, then divided, which gives a fresh, contiguous gradient.
     return _restore(grad, shape, dim, keepdim) / count
 

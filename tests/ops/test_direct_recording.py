@@ -185,3 +185,24 @@ def test_a_broadcast_error_names_the_op_and_the_shapes():
     a, b = lg.ones(3, requires_grad=True), lg.ones(4, requires_grad=True)
     with pytest.raises(RuntimeError, match=r"mul.*\[3\].*\[4\]"):
         a * b
+
+
+def test_hot_paths_make_no_closure_cells():
+    """A variable a nested lambda, generator or comprehension reads is a closure cell, made
+    anew on every call: the functions every op and every backward node run have none."""
+    from leafgrad._engine import engine, graph, saved
+    from leafgrad.ops import arithmetic, reduction
+
+    hot = [
+        arithmetic.mul,  # every primitive's op shares this code
+        engine.execute,
+        graph.OpNode._record,
+        graph.OpNode.apply_on_arrays,
+        saved.SavedTensors._setup,
+        saved.SavedTensors.release,
+        saved.SavedTensors.unpack,
+        reduction._mean_grad,
+    ]
+    assert {f.__qualname__: f.__code__.co_cellvars for f in hot} == {
+        f.__qualname__: () for f in hot
+    }
