@@ -37,6 +37,7 @@ MIN_SIZE = 8192  # smaller arrays: np.tanh's one call costs less than ~20
 def _numpy_tanh64_is_scalar() -> bool:
     """Whether NumPy's float64 tanh is the scalar loop here: x86-64 without AVX-512."""
     try:
+        # why: a private NumPy module, imported only here and guarded
         from numpy._core._multiarray_umath import __cpu_features__ as features
     except ImportError:  # a NumPy that hides it: trust np.tanh
         return False
