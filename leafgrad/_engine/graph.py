@@ -17,6 +17,7 @@ from .grad_mode import _state, is_grad_enabled
 from .saved import SavedTensors, _Packed, _UnsavedArray
 
 _sequence = itertools.count()
+_ACCUMULATOR_SEQUENCE_NR = 2**64 - 1  # what PyTorch's AccumulateGrad._sequence_nr() says
 NOT_PLAIN = object()  # apply_plain's answer when the rule must run on tensors
 
 
@@ -175,6 +176,11 @@ class AccumulateGrad(Node):
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
+
+    def _sequence_nr(self) -> int:
+        """PyTorch's: the largest number (2**64 - 1), as its accumulators run first once
+        ready. (``sequence_nr`` itself stays the creation order that graph discovery reads.)"""
+        return _ACCUMULATOR_SEQUENCE_NR
 
     def __call__(self, *grads) -> tuple:
         """``acc(grad)``: add ``grad`` into the leaf's ``.grad`` (then its post-accumulate

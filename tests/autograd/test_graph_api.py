@@ -39,6 +39,8 @@ def test_every_grad_fn_and_accumulator_is_a_graph_node(torch):
     assert accumulator.next_functions == ()
     assert z.grad_fn.next_functions[0][0] is y.grad_fn
     assert y.grad_fn._sequence_nr() < z.grad_fn._sequence_nr()
+    # An accumulator carries the largest number, after every op's (it runs first once ready).
+    assert accumulator._sequence_nr() == 2**64 - 1
     y.grad_fn.metadata["tag"] = "exp"
     assert y.grad_fn.metadata == {"tag": "exp"} and accumulator.metadata == {}
 
