@@ -33,7 +33,22 @@ def machine() -> dict:
         "torch": torch.__version__ if torch is not None else None,
         "torch_default_threads": torch.get_num_threads() if torch is not None else None,
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "simd": _simd(),
     }
+
+
+def _simd() -> str:
+    """NumPy's widest x86 SIMD level here (float64 tanh, exp and sin are vectorised only
+    from AVX-512 on, so ratios differ between such hosts), or "-" where NumPy does not say."""
+    try:
+        # why: a private NumPy module, read only for this description
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:
+        return "-"
+    for level in ("AVX512_SKX", "AVX2", "SSE42"):
+        if features.get(level):
+            return level
+    return "-"
 
 
 def write(out: Path, info: dict, settings: dict, rows: list) -> tuple[Path, Path]:
@@ -64,7 +79,8 @@ def markdown(info: dict, settings: dict, rows: list) -> str:
     lines = [
         "# leafgrad benchmarks",
         "",
-        f"Machine: {info['cpu']}, {info['cores']} cores, {info['platform']}; Python "
+        f"Machine: {info['cpu']} ({info.get('simd', '-')}), {info['cores']} cores, "
+        f"{info['platform']}; Python "
         f"{info['python']}, NumPy {info['numpy']}, PyTorch {info['torch'] or 'not installed'} "
         f"(default threads {info['torch_default_threads']}); load average at the start "
         f"{_num(info['load_average'] and info['load_average'][0], '.1f')}.",

@@ -74,6 +74,7 @@ def test_quick_run_rows_carry_times_ratios_and_peak_memory(quick_run):
 def test_quick_run_describes_the_machine_and_settings(quick_run):
     out, data = quick_run
     assert data["machine"]["cores"] >= 1 and data["machine"]["numpy"]
+    assert data["machine"]["simd"] in ("AVX512_SKX", "AVX2", "SSE42", "-")
     assert data["settings"]["quick"] is True and data["settings"]["threads"] == ["1"]
     markdown = (out / "results.md").read_text()
     assert "| workload | threads | method |" in markdown
