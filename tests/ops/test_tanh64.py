@@ -23,6 +23,11 @@ def test_kernel_is_within_round_off_of_numpy_on_a_dense_grid():
     assert _ulps(_tanh64.tanh_float64(x), np.tanh(x)).max() <= 2
 
 
+def test_kernel_handles_points_halfway_between_table_entries():
+    x = (np.arange(-5000, 5000) + 0.5) / 256  # the rounding to the table ties here
+    assert _ulps(_tanh64.tanh_float64(x), np.tanh(x)).max() <= 2
+
+
 def test_kernel_is_within_one_ulp_of_the_correctly_rounded_value():
     x = np.random.default_rng(0).normal(0.0, 3.0, 2000)
     exact = np.array([math.tanh(v) for v in x])  # libm: correctly rounded here to 1 ulp
