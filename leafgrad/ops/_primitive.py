@@ -36,6 +36,8 @@ from .._engine.forward import jet_state as _jet_state
 from .._engine.forward import state as _forward_state
 from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
 from .._engine.saved import _all
+from .._quiet import CONTEXTS as _QUIET_CONTEXTS
+from .._quiet import quiet_context
 from .._tensor import Tensor, _wrap
 from . import _jets, _optable
 from ._batching_table import batch_call
@@ -432,17 +434,20 @@ def _build(prim: Primitive):
                 return forward(*arrays, **params)
             if promote and not (uniform and first is not None and first.kind == "f"):
                 arrays = _promote(args, float_only)
-        # Quiet already (inside a backward rule, see OpNode.apply): no set and reset.
-        token = None if _QUIET.get() is _QUIET_STATE else _QUIET.set(_QUIET_STATE)
+        # NumPy quiet: run in this thread's quiet context, unless quiet already (inside a
+        # backward rule, see OpNode.apply, or an op's forward).
         try:
-            out = forward(*arrays, **params)
+            if _QUIET.get() is _QUIET_STATE:
+                out = forward(*arrays, **params)
+            else:
+                context = _QUIET_CONTEXTS.context
+                if context is None:
+                    context = quiet_context()
+                out = context.run(forward, *arrays, **params)
         except ValueError as exc:
             if not broadcast:
                 raise
             raise _broadcast_error(name, args) from exc
-        finally:
-            if token is not None:
-                _QUIET.reset(token)
         if edges is not None:  # the direct path's node
             if type(out) is not np.ndarray:
                 out = np.asarray(out)
