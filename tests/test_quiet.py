@@ -51,3 +51,21 @@ def test_each_thread_runs_ops_in_a_quiet_context_of_its_own():
     assert theirs[0] is not mine and theirs[1] == -np.inf
     if _quiet.QUIET_STATE is not None:  # NumPy's variable, alone in the context
         assert list(mine.keys()) == [_quiet.QUIET] and mine[_quiet.QUIET] is _quiet.QUIET_STATE
+
+
+def test_a_forward_that_sets_numpys_state_may_call_an_op():
+    """The quiet context is entered once per thread: an op called from inside a forward
+    that changed NumPy's error state quiets the variable itself instead."""
+    from leafgrad.ops._optable import REGISTRY, Linear
+    from leafgrad.ops._primitive import primitive
+
+    def forward(x):
+        with np.errstate(divide="warn"):  # NumPy not quiet here, inside the quiet context
+            return lg.log(lg.tensor(x)).numpy() * 0.0 + x
+
+    op = primitive("calls_an_op_for_test", forward, lambda grad, x, result: grad, kind=Linear())
+    REGISTRY.pop("calls_an_op_for_test")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = op(lg.tensor([1.0, 2.0, 0.0]))
+    assert np.isnan(out.numpy()[2]) and out.numpy()[:2].tolist() == [1.0, 2.0]

@@ -43,7 +43,7 @@ from . import _jets, _optable
 from ._batching_table import batch_call
 from ._inputs import QUIET as _QUIET
 from ._inputs import QUIET_STATE as _QUIET_STATE
-from ._inputs import _broadcast_error, _check_args, _promote
+from ._inputs import _broadcast_error, _check_args, _promote, _quietly
 from ._optable import (
     Bilinear,
     Composite,
@@ -448,6 +448,12 @@ def _build(prim: Primitive):
             if not broadcast:
                 raise
             raise _broadcast_error(name, args) from exc
+        except RuntimeError as exc:
+            # A forward that set NumPy's error state itself and called an op from inside:
+            # the quiet context is entered already; quiet the variable there instead.
+            if not _QUIET_CONTEXTS.context or "already entered" not in str(exc):
+                raise
+            out = _quietly(forward, arrays, params)
         if edges is not None:  # the direct path's node
             if type(out) is not np.ndarray:
                 out = np.asarray(out)
