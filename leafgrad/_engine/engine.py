@@ -261,6 +261,8 @@ def _sum(a: Tensor, b: Tensor) -> Tensor:
         and x.dtype.kind == "f"
         and x.shape == y.shape
     ):
+        if QUIET.get() is QUIET_STATE:  # in a run of plain nodes: quiet already
+            return _wrap(np.add(x, y))
         token = QUIET.set(QUIET_STATE)
         try:
             return _wrap(np.add(x, y))
