@@ -2,19 +2,19 @@
 
 Why hand-written: NumPy's fast float64 ``tanh`` loop needs AVX-512 (its SVML port); on
 x86-64 CPUs without it (AVX2: many AMD EPYC and cloud hosts) ``np.tanh`` takes ~13 ns per
-element, 2.2x PyTorch's vectorised loop, and tanh networks
-spend a seventh of a float64 PINN step there. No library we may depend on has a faster
-one (SciPy's ``expit`` and ``np.exp`` are scalar loops too). This evaluates
+element, 2.2x PyTorch's vectorised loop, and tanh networks spend a seventh of a float64
+PINN step there. No library we may depend on has a faster one (SciPy's ``expit`` and
+NumPy's ``exp`` are no faster here). This evaluates
 
     tanh(a + b) = tanh a + tanh b (1 - tanh^2 a) / (1 + tanh a tanh b)
 
-with ``a`` the nearest multiple of 1/256 (tanh a and 1 - tanh^2 a from a table NumPy fills
-once, 160 kB) and ``|b| <= 1/512`` (an odd series to b^5, exact to round-off there), in 22
-vectorised NumPy passes over blocks of 64k elements (rounding and the sign by integer
-passes, not casts): about 2x np.tanh's speed, within 1 ulp of the exact value (checked
-against 120-bit arithmetic; np.tanh is within 1 ulp with its AVX2 loop, 2 with libm's).
-Used only for C-contiguous float64 arrays of at least ``MIN_SIZE`` elements on such CPUs;
-elsewhere ``np.tanh``.
+with ``a`` the nearest multiple of 1/256 (tanh a and 1 - tanh^2 a from a 160 kB table
+computed once in extended precision) and ``|b| <= 1/512`` (an odd series to b^5, exact to
+round-off there), in 22 vectorised NumPy passes over blocks of 64k elements (rounding and
+the sign by integer passes, not casts): about 2x np.tanh's speed, within 1 ulp of the
+exact value (checked against 120-bit arithmetic; np.tanh is within 1 ulp with its AVX2
+loop, 2 with libm's). Used only for C-contiguous float64 arrays of at least ``MIN_SIZE``
+elements on such CPUs; elsewhere ``np.tanh``.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ BLOCK = 65536  # elements per pass: fewer NumPy calls per element than cache-siz
 MIN_SIZE = 8192  # smaller arrays: np.tanh's one call costs less than ~20
 
 
-def _numpy_tanh64_is_scalar() -> bool:
+def _numpy_tanh64_is_slow() -> bool:
     """Whether NumPy's float64 tanh is its slow loop here: x86-64 without AVX-512."""
     try:
         # why: a private NumPy module, imported only here and guarded
@@ -52,7 +52,7 @@ def _numpy_tanh64_is_scalar() -> bool:
     return bool(features.get("AVX2")) and not features.get("AVX512_SKX")
 
 
-SCALAR_NUMPY_TANH64 = _numpy_tanh64_is_scalar()
+SLOW_NUMPY_TANH64 = _numpy_tanh64_is_slow()
 
 
 class _Scratch(threading.local):
@@ -68,7 +68,7 @@ _scratch = _Scratch()
 def tanh(x: np.ndarray) -> np.ndarray:
     """``np.tanh(x)``; large C-contiguous float64 arrays by the table where that is faster."""
     if (
-        SCALAR_NUMPY_TANH64
+        SLOW_NUMPY_TANH64
         and x.size >= MIN_SIZE  # first: most calls in small scripts stop here
         and type(x) is np.ndarray
         and x.dtype == np.float64
