@@ -176,8 +176,30 @@ def _silu_d2(x):
 
 def _softplus_forward(x, *, beta=1.0, threshold=20.0):
     bx = x * beta
-    soft = np.logaddexp(0, bx) / beta
+    soft = _log1p_exp(bx) / beta
     return np.where(bx > threshold, x, soft).astype(x.dtype, copy=False)
+
+
+def _log1p_exp(z):
+    """``log(1 + exp(z))``: ``np.logaddexp(0, z)``, except for large float32 arrays, where
+    NumPy's float32 ``logaddexp`` and ``log1p`` have no fast loop (~20 ns an element; PyTorch's
+    softplus ~3 ns) but ``exp`` and ``log`` do: ``max(z, 0) + log1p(exp(-|z|))``, the
+    ``log1p`` by Goldberg's ``log(u) * e / (u - 1)`` with ``u = 1 + e`` (exact where
+    ``u - 1`` is 0: ``e`` itself), 4x faster, within 4 ulp (``logaddexp``: 1). In float64
+    this is slower than ``logaddexp``."""
+    if type(z) is not np.ndarray or z.dtype != np.float32 or z.size < 4096:
+        return np.logaddexp(0, z)
+    e = np.abs(z)
+    np.negative(e, out=e)
+    np.exp(e, out=e)  # exp(-|z|), in (0, 1] (0 for -inf, NaN for NaN)
+    u = e + 1.0
+    out = np.log(u)
+    out *= e
+    u -= 1.0  # what was added to 1, exactly
+    out /= u  # 0/0 where u - 1 = 0, replaced next
+    np.copyto(out, e, where=u == 0)
+    out += np.maximum(z, 0)
+    return out
 
 
 _softplus = unary(
