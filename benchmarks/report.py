@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 import leafgrad
+from leafgrad._cpu import numpy_cpu_features
 
 from .measure import torch
 
@@ -40,11 +41,7 @@ def machine() -> dict:
 def _simd() -> str:
     """NumPy's widest x86 SIMD level here (float64 tanh, exp and sin are vectorised only
     from AVX-512 on, so ratios differ between such hosts), or "-" where NumPy does not say."""
-    try:
-        # why: a private NumPy module, read only for this description
-        from numpy._core._multiarray_umath import __cpu_features__ as features
-    except ImportError:
-        return "-"
+    features = numpy_cpu_features()
     for level in ("AVX512_SKX", "AVX2", "SSE42"):
         if features.get(level):
             return level

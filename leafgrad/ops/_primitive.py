@@ -440,7 +440,7 @@ def _build(prim: Primitive):
             if _QUIET.get() is _QUIET_STATE:
                 out = forward(*arrays, **params)
             else:
-                context = _QUIET_CONTEXTS.context
+                context = _QUIET_CONTEXTS.context  # quiet_context()'s read, inline
                 if context is None:
                     context = quiet_context()
                 out = context.run(forward, *arrays, **params)
@@ -451,7 +451,7 @@ def _build(prim: Primitive):
         except RuntimeError as exc:
             # A forward that set NumPy's error state itself and called an op from inside:
             # the quiet context is entered already; quiet the variable there instead.
-            if not _QUIET_CONTEXTS.context or "already entered" not in str(exc):
+            if "already entered" not in str(exc):
                 raise
             out = _quietly(forward, arrays, params)
         if edges is not None:  # the direct path's node

@@ -23,6 +23,8 @@ import threading
 
 import numpy as np
 
+from .._cpu import numpy_cpu_features
+
 _STEP = 256.0  # table spacing 1/256
 _LIMIT = 19.5  # |x| beyond: tanh(x) rounds to +-1 in float64 (1 - tanh(19.5) < 2**-54)
 _OFFSET = int(np.ceil(_LIMIT * _STEP))  # table index of a = 0
@@ -43,12 +45,9 @@ MIN_SIZE = 8192  # smaller arrays: np.tanh's one call costs less than ~20
 
 
 def _numpy_tanh64_is_slow() -> bool:
-    """Whether NumPy's float64 tanh is its slow loop here: x86-64 without AVX-512."""
-    try:
-        # why: a private NumPy module, imported only here and guarded
-        from numpy._core._multiarray_umath import __cpu_features__ as features
-    except ImportError:  # a NumPy that hides it: trust np.tanh
-        return False
+    """Whether NumPy's float64 tanh is its slow loop here: x86-64 without AVX-512 (where
+    NumPy hides its CPU features: no, trust np.tanh)."""
+    features = numpy_cpu_features()
     return bool(features.get("AVX2")) and not features.get("AVX512_SKX")
 
 
