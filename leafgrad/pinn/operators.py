@@ -46,6 +46,22 @@ EAGER_COLUMNS = 4
 
 _active = threading.local()
 
+# The u_ii that Taylor-mode evaluations without ``diagonal`` have asked for, by the function
+# evaluated (``_function_key``) and its number of input columns: a union over every such
+# evaluation, so a function evaluated for several residuals never loses one. The next
+# evaluation computes only these up front: in a training loop, after its first step, just
+# the u_ii the residual uses (Burgers: u_xx, not u_tt, one channel less in every layer).
+# One asked for later still comes, from one more pass, and is learned.
+_asked: dict = {}
+_asked_lock = threading.Lock()
+
+
+def _function_key(func):
+    """What identifies a residual's function from step to step: its code (a lambda made
+    afresh each step has the same), else its class (an ``nn.Module``)."""
+    code = getattr(getattr(func, "__func__", func), "__code__", None)
+    return code if code is not None else type(func)
+
 
 class Evaluation:
     """One residual evaluation: ``func(*inputs)`` and the derivatives asked of it, cached.
@@ -53,9 +69,10 @@ class Evaluation:
     ``with Evaluation(model, x) as ev: r = residual(x, ev.output)``. Inputs that do not
     require grad are replaced by leaves that do (``ev.inputs``), so reverse mode works.
     In Taylor mode with at most ``EAGER_COLUMNS`` input columns the output comes from one
-    ``taylor.diagonal`` pass that also gives every u_i and the u_ii for i in ``diagonal``
-    (all columns by default); ``ev.requested`` collects the i of every u_ii (and Laplacian
-    column) asked for, so a training loop can pass it as the next evaluation's ``diagonal``.
+    ``taylor.diagonal`` pass that also gives every u_i and the u_ii for i in ``diagonal``.
+    Without ``diagonal``: those that earlier evaluations of the same function (its code, or
+    its class) asked for, all columns the first time. ``ev.requested`` collects the i of
+    every u_ii (and Laplacian column) asked for.
     """
 
     def __init__(self, func, inputs, method: str | None = None, *, diagonal=None) -> None:
@@ -77,6 +94,10 @@ class Evaluation:
         self._xs = xs
         self._cache: dict = {}
         self._keep: list = []  # keeps cached tensors' owners alive, so their ids stay unique
+        self._learns = None
+        if diagonal is None and method == "taylor":
+            self._learns = (_function_key(func), len(_columns(xs)))
+            diagonal = _asked.get(self._learns)
         self.diagonal = None if diagonal is None else tuple(sorted(set(diagonal)))
         self.requested: set = set()  # the u_ii asked of this evaluation: i
         self.output = self._evaluate()
@@ -101,6 +122,11 @@ class Evaluation:
 
     def __exit__(self, *exc) -> None:
         _stack().remove(self)
+        if self._learns is not None:
+            with _asked_lock:
+                _asked[self._learns] = tuple(
+                    sorted(self.requested.union(_asked.get(self._learns, ())))
+                )
         self._cache.clear()
         self._keep.clear()
 

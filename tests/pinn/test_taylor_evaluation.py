@@ -3,7 +3,7 @@ for up front; what else is asked comes from further passes, with the same values
 
 import numpy as np
 
-from leafgrad import pinn
+from leafgrad import nn, pinn
 
 from .test_operators import _close, _x, exact_scalar, scalar_field
 
@@ -53,3 +53,52 @@ def test_the_trainer_learns_which_second_derivatives_the_residual_needs():
     np.testing.assert_allclose(second, first, rtol=1e-12)
     reverse = pinn.Trainer(problem, pinn.TrainConfig(method="reverse", **config), progress=False)
     np.testing.assert_allclose(float(reverse.loss_terms()["pde"].detach()), first, rtol=1e-10)
+
+
+def _values(ev, asked):
+    return {i: pinn.partial(ev.output, ev.inputs, *i) for i in asked}
+
+
+def test_evaluations_of_one_function_learn_which_second_derivatives_it_asks_for():
+    f, calls = _counting(scalar_field)
+    exact = exact_scalar(_x().numpy())
+
+    def step(asked):  # a training step as users write it: a fresh lambda, no diagonal
+        with pinn.Evaluation(lambda z: f(z), _x(), "taylor") as ev:
+            return ev, _values(ev, asked)
+
+    ev, values = step([(0,), (0, 0)])
+    assert ev.diagonal is None and len(calls) == 1  # the first time: every u_ii
+    ev, values = step([(0,), (1,), (0, 0)])
+    assert ev.diagonal == (0,) and len(calls) == 2  # then only u_xx, in the same one pass
+    for index, value in values.items():
+        _close(value, exact[index])
+    ev, values = step([(1, 1)])  # one not learned yet: one more pass, then learned
+    assert len(calls) == 4
+    _close(values[(1, 1)], exact[(1, 1)])
+    ev, _ = step([(0, 0)])
+    assert ev.diagonal == (0, 1) and len(calls) == 5  # a union: nothing asked is lost
+
+
+def test_an_explicit_diagonal_and_reverse_mode_neither_use_nor_teach_it():
+    def f(X):  # a code object of this test's own
+        return scalar_field(X)
+
+    with pinn.Evaluation(f, _x(), "taylor", diagonal=(1,)) as ev:
+        _values(ev, [(1, 1)])
+    with pinn.Evaluation(f, _x(), "reverse") as ev:
+        _values(ev, [(0, 0)])
+    with pinn.Evaluation(f, _x(), "taylor") as ev:
+        assert ev.diagonal is None
+        _close(pinn.partial(ev.output, ev.inputs, 0, 0), exact_scalar(_x().numpy())[(0, 0)])
+
+
+def test_a_module_is_known_by_its_class():
+    class Field(nn.Module):
+        def forward(self, X):
+            return scalar_field(X)
+
+    for model in (Field(), Field()):
+        with pinn.Evaluation(model, _x(), "taylor") as ev:
+            _close(pinn.partial(ev.output, ev.inputs, 1, 1), exact_scalar(_x().numpy())[(1, 1)])
+    assert ev.diagonal == (1,)
