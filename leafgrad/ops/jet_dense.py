@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import _zeros_like
+from . import _gemm
 from ._optable import Generic
 from ._primitive import primitive
 from ._tangents import tangent_sum
@@ -73,7 +74,7 @@ def _dense_forward(p, w, z, *, fn, op_params, first, weights):
     for r in rows:
         # one product per block on a contiguous copy (faster than one per channel), and
         # the activation on that copy while in cache
-        block = (np.ascontiguousarray(p[:, r]).reshape(-1, n) @ w).reshape(k, -1, m)
+        block = _gemm.matmul(np.ascontiguousarray(p[:, r]).reshape(-1, n), w).reshape(k, -1, m)
         q[:, r] = block
         act_block(block, z[r], fn, op_params, first, active, out[:, r])
     return out, q

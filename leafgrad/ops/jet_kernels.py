@@ -22,7 +22,7 @@ import functools
 import numpy as np
 
 from .._tensor import Tensor, _wrap, _zeros_like
-from . import jet_blocks
+from . import _gemm, jet_blocks
 from ._optable import Bilinear, Generic
 from ._primitive import primitive
 from ._tangents import tangent_sum
@@ -134,13 +134,13 @@ def _linear_forward(p, w):
         return np.broadcast_to(np.matmul(p[:, :1], w), p.shape[:-1] + (m,))
     if n == 1:  # an outer product (a 1-output layer's backward): one broadcast product,
         return np.multiply(p, w[0])  # far cheaper than a GEMM with inner size 1, and exact
-    return np.matmul(p.reshape(-1, n), w).reshape(p.shape[:-1] + (m,))
+    return _gemm.matmul(p.reshape(-1, n), w).reshape(p.shape[:-1] + (m,))
 
 
 def _outer_forward(p, g):
     if _constant_rows(p):  # sum_k p_k^T (sum of g_k's rows): no (n, K*N) product
         return np.matmul(p[:, 0].T, g.sum(axis=tuple(range(1, g.ndim - 1))))
-    return np.matmul(p.reshape(-1, p.shape[-1]).T, g.reshape(-1, g.shape[-1]))
+    return _gemm.matmul(p.reshape(-1, p.shape[-1]).T, g.reshape(-1, g.shape[-1]))
 
 
 # ``p: (K, ..., n) @ w: (n, m)`` as one (K*..., n) x (n, m) product. Bilinear, so its forward

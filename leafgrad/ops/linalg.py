@@ -12,7 +12,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor
-from . import _primitive
+from . import _gemm, _primitive
 from ._inputs import _check_tensors
 from ._optable import Bilinear, Composite, Linear
 from ._out import accepts_out
@@ -131,6 +131,8 @@ def _matmul_forward(a, b):
         # entry is one product, so a broadcast multiply gives a GEMM's bits, about twice as
         # fast (a GEMM with inner size 1 costs as much as a small full one).
         return np.multiply(a, b, order="C")
+    if a.ndim == 2 and b.ndim == 2:
+        return _gemm.matmul(a, b)
     return np.matmul(a, b)
 
 
@@ -300,7 +302,7 @@ ger = outer
 
 
 def _addmm_forward(x, a, b, *, beta=1, alpha=1):
-    prod = np.matmul(a, b)
+    prod = _gemm.matmul(a, b) if a.ndim == 2 and b.ndim == 2 else np.matmul(a, b)
     if alpha != 1:
         prod = prod * alpha
     if beta == 0:  # PyTorch ignores input entirely (nan and inf do not propagate)

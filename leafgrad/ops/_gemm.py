@@ -1,0 +1,86 @@
+"""``matmul``: NumPy's 2-D product, cut into pieces that OpenBLAS's small-matrix kernel takes.
+
+A PINN layer's products are tall and thin: ``(N, 20) @ (20, 20)`` for the activations and
+``(20, N) @ (N, 20)`` for the weight's gradient. OpenBLAS's SkylakeX kernels (x86-64 with
+AVX-512; also Cooperlake and Sapphire Rapids) have a small-matrix GEMM that skips packing,
+permitted while ``M N K <= 100^3`` (``dgemm_small_kernel_permit_skylakex.c``). At N = 1e4 the
+products are past that and take the general path, which is slower on these shapes: measured
+with one BLAS thread on a Sapphire Rapids VM (NumPy 2.4, OpenBLAS 0.3.31), ``(1e4, 20) @
+(20, 20)`` float64 265 -> 175 us in row blocks within the bound (PyTorch 141), and ``(20, 1e4)
+@ (1e4, 20)`` summed over blocks of the inner axis 326 -> 208 us float64, 134 -> 103 us
+float32; widths 32 to 64 gain 1.1-1.6x likewise. Row blocks in float32 measured mixed (a
+loss at width 20) and are not taken.
+
+With more than one BLAS thread the general path spreads rows over them and mostly wins, so
+the pieces are cut only while OpenBLAS runs one thread (read per call: ~1 us, against
+products of 100 us and more). Elsewhere (other BLAS or kernels) nothing changes: that is
+all that was measured. A row block's entries are computed as in the whole product; a sum
+over inner blocks rounds differently (a few ulp), as a different BLAS would.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+# OpenBLAS's bound for its small-matrix kernel: M N K <= 100^3.
+SMALL_MNK = 100**3
+# Widths (the two small sides' product) the pieces were measured to pay for: 20 x 20 to 64 x 64.
+MAX_SMALL_SIDES = 64 * 64
+MIN_SMALL_SIDES = 16 * 16
+_SKYLAKEX_KERNELS = {"skylakex", "cooperlake", "sapphirerapids"}
+
+_blas = None  # NumPy's OpenBLAS controller where its kernels are SkylakeX's; False: none
+
+
+def _skylakex_blas():
+    """threadpoolctl's controller of NumPy's OpenBLAS when it runs SkylakeX kernels, else
+    False (looked up once)."""
+    global _blas
+    if _blas is None:
+        libs = ThreadpoolController().select(internal_api="openblas").lib_controllers
+        libs = [lib for lib in libs if "numpy" in lib.filepath] or libs[:1]  # NumPy's own
+        name = str(getattr(libs[0], "architecture", "")).lower() if libs else ""
+        _blas = libs[0] if name in _SKYLAKEX_KERNELS else False
+    return _blas
+
+
+def _pieces(m: int, k: int, n: int, dtype) -> str | None:
+    """``"rows"``, ``"inner"`` or None: how to cut an ``(m, k) @ (k, n)`` product."""
+    if m * k * n <= SMALL_MNK or dtype.kind != "f":
+        return None
+    if MIN_SMALL_SIDES <= m * n <= MAX_SMALL_SIDES and k > max(m, n):
+        kind = "inner"
+    elif dtype == np.float64 and MIN_SMALL_SIDES <= k * n <= MAX_SMALL_SIDES and m > k:
+        kind = "rows"
+    else:
+        return None
+    blas = _skylakex_blas()
+    if not blas or blas.get_num_threads() != 1:
+        return None
+    return kind
+
+
+def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``np.matmul(a, b, out=out)`` for 2-D ``a`` and ``b`` of one float dtype, in pieces
+    within OpenBLAS's small-matrix bound where that was measured faster."""
+    (m, k), n = a.shape, b.shape[1]
+    kind = _pieces(m, k, n, a.dtype) if a.dtype == b.dtype else None
+    if kind is None:
+        return np.matmul(a, b, out=out)
+    if kind == "rows":
+        step = SMALL_MNK // (k * n)
+        b = np.ascontiguousarray(b)  # a transposed b (w^T in a backward) is slower there
+        if out is None:
+            out = np.empty((m, n), a.dtype)
+        for i in range(0, m, step):
+            np.matmul(a[i : i + step], b, out=out[i : i + step])
+        return out
+    step = SMALL_MNK // (m * n)
+    total = np.matmul(a[:, :step], b[:step], out=out)
+    for i in range(step, k, step):
+        total += np.matmul(a[:, i : i + step], b[i : i + step])
+    return total
+
+
+__all__: list = []
