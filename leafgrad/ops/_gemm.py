@@ -9,7 +9,9 @@ with one BLAS thread on a Sapphire Rapids VM (NumPy 2.4, OpenBLAS 0.3.31), ``(1e
 (20, 20)`` float64 265 -> 175 us in row blocks within the bound (PyTorch 141), and ``(20, 1e4)
 @ (1e4, 20)`` summed over blocks of the inner axis 326 -> 208 us float64, 134 -> 103 us
 float32; widths 32 to 64 gain 1.1-1.6x likewise. Row blocks in float32 measured mixed (a
-loss at width 20) and are not taken.
+loss at width 20) and are not taken. The float64 small kernel is also faster with ``b`` in C
+order than transposed (a backward's ``w^T``): ``(1e3, 20) @ (20, 20)^T`` 25 -> 15 us with
+``b`` copied first (float32: no gain).
 
 With more than one BLAS thread the general path spreads rows over them and mostly wins, so
 the pieces are cut only while OpenBLAS runs one thread (read per call: ~1 us, against
@@ -65,12 +67,19 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
     """``np.matmul(a, b, out=out)`` for 2-D ``a`` and ``b`` of one float dtype, in pieces
     within OpenBLAS's small-matrix bound where that was measured faster."""
     (m, k), n = a.shape, b.shape[1]
+    if (
+        a.dtype == np.float64
+        and m > k
+        and k * n <= MAX_SMALL_SIDES
+        and not b.flags.c_contiguous
+        and _skylakex_blas()
+    ):  # a transposed b (w^T in a backward) in C order: the small kernel's faster layout
+        b = np.ascontiguousarray(b)
     kind = _pieces(m, k, n, a.dtype) if a.dtype == b.dtype else None
     if kind is None:
         return np.matmul(a, b, out=out)
     if kind == "rows":
         step = SMALL_MNK // (k * n)
-        b = np.ascontiguousarray(b)  # a transposed b (w^T in a backward) is slower there
         if out is None:
             out = np.empty((m, n), a.dtype)
         for i in range(0, m, step):

@@ -139,7 +139,7 @@ def _dense_backward_forward(grad, p, w, z, q, *, fn, op_params, first, weights):
     active = _active_or_none(weights, p.dtype)
     gp, gz = np.empty(p.shape, p.dtype), np.empty(z.shape, p.dtype)
     gw = np.zeros(w.shape, p.dtype)
-    wt = w.T
+    wt = np.ascontiguousarray(w.T)  # OpenBLAS's small kernel is slower on a transposed one
     for r in rows:
         outs = (None, gz[r])
         gq, _ = act_backward_block(

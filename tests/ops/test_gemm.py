@@ -62,6 +62,12 @@ def test_rows_of_a_strided_a_and_a_transposed_b(skylakex):
     _assert_close(_gemm.matmul(a, b), a @ b)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_transposed_b_within_the_bound(skylakex, dtype):
+    a, b = _arrays(1_000, 20, 20, dtype)
+    _assert_close(_gemm.matmul(a, b.T), a @ b.T)
+
+
 def test_inner_blocks_of_a_transposed_a(skylakex):
     rng = np.random.default_rng(1)
     p, g = rng.standard_normal((10_000, 20)), rng.standard_normal((10_000, 20))
