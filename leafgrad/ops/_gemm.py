@@ -49,7 +49,7 @@ def _skylakex_blas():
 
 def _pieces(m: int, k: int, n: int, dtype) -> str | None:
     """``"rows"``, ``"inner"`` or None: how to cut an ``(m, k) @ (k, n)`` product."""
-    if m * k * n <= SMALL_MNK or dtype.kind != "f":
+    if m * k * n <= SMALL_MNK or dtype.char not in "fd":
         return None
     if MIN_SMALL_SIDES <= m * n <= MAX_SMALL_SIDES and k > max(m, n):
         kind = "inner"
@@ -63,9 +63,9 @@ def _pieces(m: int, k: int, n: int, dtype) -> str | None:
     return kind
 
 
-def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``np.matmul(a, b, out=out)`` for 2-D ``a`` and ``b`` of one float dtype, in pieces
-    within OpenBLAS's small-matrix bound where that was measured faster."""
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.matmul(a, b)`` for 2-D ``a`` and ``b``: a fresh array, computed in pieces within
+    OpenBLAS's small-matrix bound where that was measured faster."""
     (m, k), n = a.shape, b.shape[1]
     if (
         a.dtype == np.float64
@@ -77,16 +77,15 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
         b = np.ascontiguousarray(b)
     kind = _pieces(m, k, n, a.dtype) if a.dtype == b.dtype else None
     if kind is None:
-        return np.matmul(a, b, out=out)
+        return np.matmul(a, b)
     if kind == "rows":
         step = SMALL_MNK // (k * n)
-        if out is None:
-            out = np.empty((m, n), a.dtype)
+        out = np.empty((m, n), a.dtype)
         for i in range(0, m, step):
             np.matmul(a[i : i + step], b, out=out[i : i + step])
         return out
     step = SMALL_MNK // (m * n)
-    total = np.matmul(a[:, :step], b[:step], out=out)
+    total = np.matmul(a[:, :step], b[:step])
     for i in range(step, k, step):
         total += np.matmul(a[:, i : i + step], b[i : i + step])
     return total

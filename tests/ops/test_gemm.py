@@ -1,6 +1,6 @@
 """ops/_gemm.py: 2-D products cut into pieces within OpenBLAS's small-matrix bound equal
 NumPy's to round-off, whichever way they are cut; the cut is taken only where measured (a
-SkylakeX OpenBLAS on one thread), and never changes a product's shape, dtype or ``out``."""
+SkylakeX OpenBLAS on one thread), and never changes a product's shape or dtype."""
 
 import numpy as np
 import pytest
@@ -75,11 +75,11 @@ def test_inner_blocks_of_a_transposed_a(skylakex):
 
 
 @pytest.mark.parametrize(("m", "k", "n"), [(10_000, 20, 20), (20, 10_000, 20)])
-def test_out_is_written_and_returned(skylakex, m, k, n):
+def test_the_result_is_fresh_and_contiguous(skylakex, m, k, n):
     a, b = _arrays(m, k, n, np.float64)
-    out = np.full((m, n), np.nan)
-    assert _gemm.matmul(a, b, out=out) is out
-    _assert_close(out, a @ b)
+    got = _gemm.matmul(a, b)
+    assert got.flags.c_contiguous and got.flags.owndata
+    assert not np.shares_memory(got, a) and not np.shares_memory(got, b)
 
 
 def test_nothing_is_cut_with_more_blas_threads_or_other_kernels(monkeypatch):
@@ -94,6 +94,7 @@ def test_mixed_dtypes_and_integers_are_left_to_numpy(skylakex):
     _assert_close(_gemm.matmul(a, b.astype(np.float32)), a @ b.astype(np.float32))
     ints = (a * 10).astype(np.int64), (b * 10).astype(np.int64)
     assert _gemm._pieces(10_000, 20, 20, np.dtype(np.int64)) is None
+    assert _gemm._pieces(20, 10_000, 20, np.dtype(np.float16)) is None
     np.testing.assert_array_equal(_gemm.matmul(*ints), ints[0] @ ints[1])
 
 
