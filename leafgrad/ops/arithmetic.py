@@ -94,7 +94,9 @@ _rsub_scalar = primitive(
 def _reject_bool(op, *args) -> None:
     """PyTorch refuses ``-`` on bool tensors (or a Python bool) with a RuntimeError."""
     for a in args:
-        if (type(a) is Tensor and a._data.dtype == np.bool_) or isinstance(a, (bool, np.bool_)):
+        # dtype.kind, not ``dtype == np.bool_``: that comparison converts np.bool_ each time
+        # (a third of the check's cost, on every subtraction)
+        if a._data.dtype.kind == "b" if type(a) is Tensor else isinstance(a, (bool, np.bool_)):
             raise RuntimeError(
                 f"{op}: the - operator is not supported with bool tensors; use logical_xor() "
                 "or ~ (logical_not) instead"
