@@ -230,7 +230,7 @@ neg_ = primitive(
 @accepts_out(same_dtype=True)
 def neg(input):
     """``-input``; bool tensors raise as in PyTorch."""
-    if isinstance(input, Tensor) and input._data.dtype == np.bool_:
+    if isinstance(input, Tensor) and input._data.dtype.kind == "b":
         raise RuntimeError(
             "neg: the - operator is not supported on bool tensors; use ~ (logical_not) instead"
         )

@@ -294,7 +294,7 @@ def where(condition, input=None, other=None):
         if type(condition) in (np.ndarray, np.bool_) and in_plain_rule():
             return _where(condition, input, other)
         raise TypeError(f"where(): condition must be a bool Tensor, not {type(condition).__name__}")
-    if condition._data.dtype != np.bool_:
+    if condition._data.dtype.kind != "b":
         raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")
     dt = result_type(input, other)
     x = _cast_operand(input, dt)
