@@ -13,11 +13,14 @@ loss at width 20) and are not taken. The float64 small kernel is also faster wit
 order than transposed (a backward's ``w^T``): ``(1e3, 20) @ (20, 20)^T`` 25 -> 15 us with
 ``b`` copied first (float32: no gain).
 
-With more than one BLAS thread the general path spreads rows over them and mostly wins, so
-the pieces are cut only while OpenBLAS runs one thread (read per call: ~1 us, against
-products of 100 us and more). Elsewhere (other BLAS or kernels) nothing changes: that is
-all that was measured. A row block's entries are computed as in the whole product; a sum
-over inner blocks rounds differently (a few ulp), as a different BLAS would.
+With more than one BLAS thread the general path spreads a tall product's rows over them and
+wins, so row blocks are cut only while OpenBLAS runs one thread (read per call: ~0.3 us,
+against products of 100 us and more). A weight's gradient it spreads poorly: on two threads
+inner blocks still gain up to 32 x 32 results (``(20, 1.2e4) @ (1.2e4, 20)`` 367 -> 219 us
+float64, 180 -> 119 us float32) and lose at 64 x 64, so they are cut there up to 32 x 32.
+Elsewhere (other BLAS or kernels) nothing changes: that is all that was measured. A row
+block's entries are computed as in the whole product; a sum over inner blocks rounds
+differently (a few ulp), as a different BLAS would.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ SMALL_MNK = 100**3
 # Widths (the two small sides' product) the pieces were measured to pay for: 20 x 20 to 64 x 64.
 MAX_SMALL_SIDES = 64 * 64
 MIN_SMALL_SIDES = 16 * 16
+# With more BLAS threads, inner blocks still pay up to 32 x 32 results (measured on two).
+MAX_THREADED_INNER = 32 * 32
 _SKYLAKEX_KERNELS = {"skylakex", "cooperlake", "sapphirerapids"}
 
 _blas = None  # NumPy's OpenBLAS controller where its kernels are SkylakeX's; False: none
@@ -58,7 +63,9 @@ def _pieces(m: int, k: int, n: int, dtype) -> str | None:
     else:
         return None
     blas = _skylakex_blas()
-    if not blas or blas.get_num_threads() != 1:
+    if not blas:
+        return None
+    if blas.get_num_threads() != 1 and (kind == "rows" or m * n > MAX_THREADED_INNER):
         return None
     return kind
 

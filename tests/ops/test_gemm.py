@@ -82,9 +82,15 @@ def test_the_result_is_fresh_and_contiguous(skylakex, m, k, n):
     assert not np.shares_memory(got, a) and not np.shares_memory(got, b)
 
 
-def test_nothing_is_cut_with_more_blas_threads_or_other_kernels(monkeypatch):
+def test_more_blas_threads_cut_only_small_weight_gradients(monkeypatch):
     monkeypatch.setattr(_gemm, "_blas", _OneThreadBlas(threads=2))
     assert _gemm._pieces(10_000, 20, 20, np.dtype(np.float64)) is None
+    assert _gemm._pieces(20, 10_000, 20, np.dtype(np.float64)) == "inner"
+    assert _gemm._pieces(32, 10_000, 32, np.dtype(np.float32)) == "inner"
+    assert _gemm._pieces(64, 10_000, 64, np.dtype(np.float64)) is None
+
+
+def test_nothing_is_cut_with_other_kernels(monkeypatch):
     monkeypatch.setattr(_gemm, "_blas", False)  # another BLAS, or OpenBLAS's Haswell kernels
     assert _gemm._pieces(20, 10_000, 20, np.dtype(np.float64)) is None
 
