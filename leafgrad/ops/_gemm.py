@@ -8,10 +8,11 @@ products are past that and take the general path, which is slower on these shape
 with one BLAS thread on a Sapphire Rapids VM (NumPy 2.4, OpenBLAS 0.3.31), ``(1e4, 20) @
 (20, 20)`` float64 265 -> 175 us in row blocks within the bound (PyTorch 141), and ``(20, 1e4)
 @ (1e4, 20)`` summed over blocks of the inner axis 326 -> 208 us float64, 134 -> 103 us
-float32; widths 32 to 64 gain 1.1-1.6x likewise. Row blocks in float32 measured mixed (a
-loss at width 20) and are not taken. The float64 small kernel is also faster with ``b`` in C
-order than transposed (a backward's ``w^T``): ``(1e3, 20) @ (20, 20)^T`` 25 -> 15 us with
-``b`` copied first (float32: no gain).
+float32; widths 32 to 64 gain 1.1-1.6x likewise. Row blocks in float32 pay from width 32
+(``(1e4, 32) @ (32, 32)`` 198 -> 161 us, width 64 677 -> 562) and lose or tie below (width
+20: 102 -> 116 us), so they are taken from 32 x 32 weights. The float64 small kernel is also
+faster with ``b`` in C order than transposed (a backward's ``w^T``): ``(1e3, 20) @ (20,
+20)^T`` 25 -> 15 us with ``b`` copied first (float32: no gain).
 
 With more than one BLAS thread the general path spreads a tall product's rows over them and
 wins, so row blocks are cut only while OpenBLAS runs one thread (read per call: ~0.3 us,
@@ -33,6 +34,8 @@ SMALL_MNK = 100**3
 # Widths (the two small sides' product) the pieces were measured to pay for: 20 x 20 to 64 x 64.
 MAX_SMALL_SIDES = 64 * 64
 MIN_SMALL_SIDES = 16 * 16
+# float32 row blocks pay from 32 x 32 weights (at 20 x 20 and 24 x 24 they lose or tie).
+MIN_FLOAT32_ROW_SIDES = 32 * 32
 # With more BLAS threads, inner blocks still pay up to 32 x 32 results (measured on two).
 MAX_THREADED_INNER = 32 * 32
 _SKYLAKEX_KERNELS = {"skylakex", "cooperlake", "sapphirerapids"}
@@ -58,7 +61,9 @@ def _pieces(m: int, k: int, n: int, dtype) -> str | None:
         return None
     if MIN_SMALL_SIDES <= m * n <= MAX_SMALL_SIDES and k > max(m, n):
         kind = "inner"
-    elif dtype == np.float64 and MIN_SMALL_SIDES <= k * n <= MAX_SMALL_SIDES and m > k:
+    elif (
+        MIN_SMALL_SIDES if dtype == np.float64 else MIN_FLOAT32_ROW_SIDES
+    ) <= k * n <= MAX_SMALL_SIDES and m > k:
         kind = "rows"
     else:
         return None
