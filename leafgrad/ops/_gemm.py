@@ -8,11 +8,10 @@ products are past that and take the general path, which is slower on these shape
 with one BLAS thread on a Sapphire Rapids VM (NumPy 2.4, OpenBLAS 0.3.31), ``(1e4, 20) @
 (20, 20)`` float64 265 -> 175 us in row blocks within the bound (PyTorch 141), and ``(20, 1e4)
 @ (1e4, 20)`` summed over blocks of the inner axis 326 -> 208 us float64, 134 -> 103 us
-float32; widths 32 to 64 gain 1.1-1.6x likewise. Row blocks in float32 pay from width 32
-(``(1e4, 32) @ (32, 32)`` 198 -> 161 us, width 64 677 -> 562) and lose or tie below (width
-20: 102 -> 116 us), so they are taken from 32 x 32 weights. The float64 small kernel is also
-faster with ``b`` in C order than transposed (a backward's ``w^T``): ``(1e3, 20) @ (20,
-20)^T`` 25 -> 15 us with ``b`` copied first (float32: no gain).
+float32; widths 32 to 64 gain 1.1-1.6x likewise. Row blocks in float32 pay only for tall
+products of width 32 and more (``_float64_or_tall``; width 20: 102 -> 116 us). The float64
+small kernel is also faster with ``b`` in C order than transposed (a backward's ``w^T``):
+``(1e3, 20) @ (20, 20)^T`` 25 -> 15 us with ``b`` copied first (float32: no gain).
 
 With more than one BLAS thread the general path spreads a tall product's rows over them and
 wins, so row blocks are cut only while OpenBLAS runs one thread (read per call: ~0.3 us,
@@ -61,9 +60,7 @@ def _pieces(m: int, k: int, n: int, dtype) -> str | None:
         return None
     if MIN_SMALL_SIDES <= m * n <= MAX_SMALL_SIDES and k > max(m, n):
         kind = "inner"
-    elif (
-        MIN_SMALL_SIDES if dtype == np.float64 else MIN_FLOAT32_ROW_SIDES
-    ) <= k * n <= MAX_SMALL_SIDES and m > k:
+    elif MIN_SMALL_SIDES <= k * n <= MAX_SMALL_SIDES and m > k and _float64_or_tall(m, k, n, dtype):
         kind = "rows"
     else:
         return None
@@ -73,6 +70,14 @@ def _pieces(m: int, k: int, n: int, dtype) -> str | None:
     if blas.get_num_threads() != 1 and (kind == "rows" or m * n > MAX_THREADED_INNER):
         return None
     return kind
+
+
+def _float64_or_tall(m: int, k: int, n: int, dtype) -> bool:
+    """Whether row blocks pay for this dtype: float64's always (within the widths), float32's
+    from 32 x 32 weights and eight blocks (measured on cold operands, as in a training step:
+    ``(1e4, 32) @ (32, 32)`` 247 -> 196 us, but ``(1300, 32)`` 39 -> 44 and ``(1024, 64)``
+    82 -> 88 us)."""
+    return dtype == np.float64 or (k * n >= MIN_FLOAT32_ROW_SIDES and m * k * n >= 8 * SMALL_MNK)
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:

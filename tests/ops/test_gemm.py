@@ -43,6 +43,7 @@ def _assert_close(got, expected):
         (5_003, 32, 24, np.float64, "rows"),  # a short last block
         (10_000, 20, 20, np.float32, None),  # a loss in float32 at this width: left whole
         (10_000, 32, 32, np.float32, "rows"),
+        (1_300, 32, 32, np.float32, None),  # float32 rows: only tall products pay
         (20, 10_000, 20, np.float64, "inner"),  # a weight's gradient
         (20, 7_777, 16, np.float32, "inner"),
         (1_000, 20, 20, np.float64, None),  # within the bound already
