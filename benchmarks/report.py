@@ -8,6 +8,7 @@ import platform
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_info
 
 import leafgrad
 from leafgrad._cpu import numpy_cpu_features
@@ -35,6 +36,7 @@ def machine() -> dict:
         "torch_default_threads": torch.get_num_threads() if torch is not None else None,
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "simd": _simd(),
+        "blas": _blas(),
     }
 
 
@@ -45,6 +47,16 @@ def _simd() -> str:
     for level in ("AVX512_SKX", "AVX2", "SSE42"):
         if features.get(level):
             return level
+    return "-"
+
+
+def _blas() -> str:
+    """NumPy's BLAS, version and kernels (e.g. "openblas 0.3.31 SkylakeX": leafgrad cuts
+    products for OpenBLAS's SkylakeX small-matrix kernel, ops/_gemm.py), or "-"."""
+    for lib in threadpool_info():
+        if lib["user_api"] == "blas" and "numpy" in lib["filepath"]:
+            parts = (lib["internal_api"], lib.get("version"), lib.get("architecture"))
+            return " ".join(str(p) for p in parts if p)
     return "-"
 
 
@@ -76,7 +88,8 @@ def markdown(info: dict, settings: dict, rows: list) -> str:
     lines = [
         "# leafgrad benchmarks",
         "",
-        f"Machine: {info['cpu']} ({info.get('simd', '-')}), {info['cores']} cores, "
+        f"Machine: {info['cpu']} ({info.get('simd', '-')}, BLAS {info.get('blas', '-')}), "
+        f"{info['cores']} cores, "
         f"{info['platform']}; Python "
         f"{info['python']}, NumPy {info['numpy']}, PyTorch {info['torch'] or 'not installed'} "
         f"(default threads {info['torch_default_threads']}); load average at the start "

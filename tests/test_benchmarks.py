@@ -75,6 +75,9 @@ def test_quick_run_describes_the_machine_and_settings(quick_run):
     out, data = quick_run
     assert data["machine"]["cores"] >= 1 and data["machine"]["numpy"]
     assert data["machine"]["simd"] in ("AVX512_SKX", "AVX2", "SSE42", "-")
+    blas = data["machine"]["blas"]  # NumPy's BLAS and its kernels, e.g. "openblas 0.3.31 Haswell"
+    assert blas == "-" or blas.split()[0] in ("openblas", "mkl", "blis", "flexiblas")
+    assert f"BLAS {blas}" in (out / "results.md").read_text()
     assert data["settings"]["quick"] is True and data["settings"]["threads"] == ["1"]
     markdown = (out / "results.md").read_text()
     assert "| workload | threads | method |" in markdown
