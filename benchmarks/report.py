@@ -8,10 +8,9 @@ import platform
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_info
 
 import leafgrad
-from leafgrad._cpu import numpy_cpu_features
+from leafgrad._cpu import numpy_blas, numpy_cpu_features
 
 from .measure import torch
 
@@ -53,11 +52,11 @@ def _simd() -> str:
 def _blas() -> str:
     """NumPy's BLAS, version and kernels (e.g. "openblas 0.3.31 SkylakeX": leafgrad cuts
     products for OpenBLAS's SkylakeX small-matrix kernel, ops/_gemm.py), or "-"."""
-    for lib in threadpool_info():
-        if lib["user_api"] == "blas" and "numpy" in lib["filepath"]:
-            parts = (lib["internal_api"], lib.get("version"), lib.get("architecture"))
-            return " ".join(str(p) for p in parts if p)
-    return "-"
+    lib = numpy_blas()
+    if lib is None:
+        return "-"
+    parts = (lib.internal_api, lib.version, getattr(lib, "architecture", None))
+    return " ".join(str(p) for p in parts if p)
 
 
 def write(out: Path, info: dict, settings: dict, rows: list) -> tuple[Path, Path]:

@@ -1,6 +1,8 @@
-"""What NumPy says about this CPU: the SIMD feature groups its kernels may use."""
+"""What NumPy runs on here: the SIMD feature groups its kernels may use, and its BLAS."""
 
 from __future__ import annotations
+
+from threadpoolctl import ThreadpoolController
 
 
 def numpy_cpu_features() -> dict:
@@ -13,3 +15,11 @@ def numpy_cpu_features() -> dict:
     except ImportError:
         return {}
     return dict(__cpu_features__)
+
+
+def numpy_blas():
+    """threadpoolctl's controller of the BLAS NumPy calls (``internal_api``, ``version``,
+    ``get_num_threads()``; OpenBLAS's also ``architecture``, its kernels): the one NumPy's
+    wheel bundles, else the first loaded; None where threadpoolctl finds none."""
+    libs = ThreadpoolController().select(user_api="blas").lib_controllers
+    return ([lib for lib in libs if "numpy" in lib.filepath] or libs or [None])[0]

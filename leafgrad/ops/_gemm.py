@@ -26,7 +26,8 @@ differently (a few ulp), as a different BLAS would.
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
+
+from .._cpu import numpy_blas
 
 # OpenBLAS's bound for its small-matrix kernel: M N K <= 100^3.
 SMALL_MNK = 100**3
@@ -47,10 +48,9 @@ def _skylakex_blas():
     False (looked up once)."""
     global _blas
     if _blas is None:
-        libs = ThreadpoolController().select(internal_api="openblas").lib_controllers
-        libs = [lib for lib in libs if "numpy" in lib.filepath] or libs[:1]  # NumPy's own
-        name = str(getattr(libs[0], "architecture", "")).lower() if libs else ""
-        _blas = libs[0] if name in _SKYLAKEX_KERNELS else False
+        lib = numpy_blas()
+        kernels = str(getattr(lib, "architecture", "")).lower()  # OpenBLAS's only
+        _blas = lib if kernels in _SKYLAKEX_KERNELS else False
     return _blas
 
 
@@ -84,15 +84,18 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)`` for 2-D ``a`` and ``b``: a fresh array, computed in pieces within
     OpenBLAS's small-matrix bound where that was measured faster."""
     (m, k), n = a.shape, b.shape[1]
+    # (Every mm runs this: the cheapest tests first, and dtype.char, not ``== np.float64``.)
     if (
-        a.dtype == np.float64
+        not b.flags.c_contiguous
+        and a.dtype.char == "d"
         and m > k
         and k * n <= MAX_SMALL_SIDES
-        and not b.flags.c_contiguous
         and _skylakex_blas()
     ):  # a transposed b (w^T in a backward) in C order: the small kernel's faster layout
         b = np.ascontiguousarray(b)
-    kind = _pieces(m, k, n, a.dtype) if a.dtype == b.dtype else None
+    if m * k * n <= SMALL_MNK or a.dtype != b.dtype:
+        return np.matmul(a, b)
+    kind = _pieces(m, k, n, a.dtype)
     if kind is None:
         return np.matmul(a, b)
     if kind == "rows":
