@@ -124,3 +124,27 @@ def test_a_layer_and_its_gradients_through_cut_products(skylakex):
     _gemm._blas = False  # the monkeypatch restores it
     for got, expected in zip(cut, step(), strict=True):
         _assert_close(got, expected)
+
+
+@pytest.mark.parametrize("width", [20, 32])
+def test_a_cut_layer_matches_pytorch_to_second_order(skylakex, width):
+    """A tanh layer past the bound (rows and inner blocks both cut, float64) against
+    PyTorch: value, gradients, and the gradient of a gradient. Tolerances are relative to
+    each result's largest entry: the weight's gradient sums 4000 products, whose small
+    entries cancel (there even the uncut product differs from PyTorch's by 1e-13)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal((4_000, width)), rng.standard_normal((width, width)) / 5
+    v = rng.standard_normal((4_000, width))
+    assert _gemm._pieces(4_000, width, width, np.dtype(np.float64)) == "rows"
+    assert _gemm._pieces(width, 4_000, width, np.dtype(np.float64)) == "inner"
+
+    def results(m):
+        xs, ws = m.tensor(x, requires_grad=True), m.tensor(w, requires_grad=True)
+        y = m.tanh(xs @ ws) @ ws.t()
+        gx, gw = m.autograd.grad((y * m.tensor(v)).sum(), (xs, ws), create_graph=True)
+        (ggw,) = m.autograd.grad((gx * gx).sum() + gw.sum(), ws)
+        return [t.detach().numpy() for t in (y, gx, gw, ggw)]
+
+    for ours, theirs in zip(results(lg), results(torch), strict=True):
+        _assert_close(ours, theirs)
