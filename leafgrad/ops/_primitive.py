@@ -752,7 +752,24 @@ def unary(name: str, forward, *, d1, d2=None, dtype_rule="float", saves=None, **
     kind = Unary(d1, d2)
     if saves is None:
         saves = ("result",) if kind.d1_takes_result else ("self",)
+    if isinstance(forward, np.ufunc) and forward.types and "e->e" not in forward.types:
+        forward = _keeping_half(forward)
     return primitive(name, forward, kind=kind, saves=saves, dtype_rule=dtype_rule, **declaration)
+
+
+def _keeping_half(ufunc):
+    """A ufunc without a float16 loop (SciPy's special functions: NumPy picks their float32
+    or float64 loop) whose float16 results are rounded back to float16, as PyTorch's are."""
+
+    def forward(x, *args, **params):
+        out = ufunc(x, *args, **params)
+        if x.dtype.char == "e" and out.dtype.char != "e":
+            out = out.astype(x.dtype)
+        return out
+
+    forward.__name__ = forward.__qualname__ = ufunc.__name__
+    forward.__doc__ = f"``{ufunc.__name__}`` with float16 results kept in float16."
+    return forward
 
 
 def _unary_rules(kind: Unary):

@@ -1,0 +1,94 @@
+"""sigmoid and silu by PyTorch's formula on NumPy's exp, and SciPy-backed ops in float16."""
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+
+torch = pytest.importorskip("torch")
+
+_UINT = {"float32": np.int32, "float64": np.int64}
+
+
+def _ulps(ours: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """Distance in units in the last place (same sign and finite, or both equal)."""
+    same = (ours == theirs) | (np.isnan(ours) & np.isnan(theirs))
+    view = _UINT[ours.dtype.name]
+    gap = np.abs(ours.view(view).astype(np.int64) - theirs.view(view).astype(np.int64))
+    return np.where(same, 0, gap)
+
+
+def _inputs(dtype: str) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    edges = [0.0, -0.0, 1e-30, -1e-30, -88.0, -89.0, -104.0, -709.0, -746.0, 710.0, 40.0]
+    edges += [np.inf, -np.inf, np.nan]
+    wide = rng.uniform(-120, 120, 4000)
+    return np.concatenate([rng.standard_normal(4000) * 5, wide, edges]).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["sigmoid", "silu"])
+def test_values_within_four_ulp_of_torch_over_the_whole_range(name, dtype):
+    x = _inputs(dtype)
+    ours = getattr(lg.nn.functional, name)(lg.tensor(x)).numpy()
+    theirs = getattr(torch.nn.functional, name)(torch.from_numpy(x)).numpy()
+    assert ours.dtype == theirs.dtype
+    assert int(_ulps(ours, theirs).max()) <= 4
+    # the far tails as PyTorch's: exactly 0 (sigmoid) and x itself (silu) for large |x|
+    assert ours[x == 40.0].tolist() == theirs[x == 40.0].tolist()
+    assert np.array_equal(np.isnan(ours), np.isnan(theirs))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sigmoid_of_a_zero_dim_tensor_and_its_gradients_match_torch(dtype):
+    a = lg.tensor(np.array(-2.5, dtype=dtype), requires_grad=True)
+    b = torch.tensor(np.array(-2.5, dtype=dtype), requires_grad=True)
+    ya, yb = lg.sigmoid(a), torch.sigmoid(b)
+    (ga,) = lg.autograd.grad(ya, a, create_graph=True)
+    (gb,) = torch.autograd.grad(yb, b, create_graph=True)
+    (hga,) = lg.autograd.grad(ga, a)
+    (hgb,) = torch.autograd.grad(gb, b)
+    for ours, theirs in ((ya, yb), (ga, gb), (hga, hgb)):
+        assert str(ours.dtype) == str(theirs.dtype)
+        np.testing.assert_allclose(ours.item(), theirs.item(), rtol=1e-6)
+
+
+def test_silu_gradients_of_a_batch_match_torch_to_second_order():
+    x = np.random.default_rng(1).standard_normal((64, 8)) * 4
+    a = lg.tensor(x, requires_grad=True)
+    b = torch.tensor(x, requires_grad=True)
+    (ga,) = lg.autograd.grad(lg.nn.functional.silu(a).sum(), a, create_graph=True)
+    (gb,) = torch.autograd.grad(torch.nn.functional.silu(b).sum(), b, create_graph=True)
+    np.testing.assert_allclose(ga.detach().numpy(), gb.detach().numpy(), rtol=1e-12, atol=1e-15)
+    (ha,) = lg.autograd.grad(ga.sum(), a)
+    (hb,) = torch.autograd.grad(gb.sum(), b)
+    np.testing.assert_allclose(ha.numpy(), hb.numpy(), rtol=1e-11, atol=1e-14)
+
+
+# Ops whose forward is a SciPy ufunc without a float16 loop (NumPy would pick its float32 or
+# float64 loop): PyTorch returns float16.
+HALF = [
+    ("sigmoid", lg.sigmoid, torch.sigmoid),
+    ("erf", lg.erf, torch.erf),
+    ("erfc", lg.erfc, torch.erfc),
+    ("erfinv", lg.erfinv, torch.erfinv),
+    ("lgamma", lg.lgamma, torch.lgamma),
+    ("digamma", lg.digamma, torch.digamma),
+    ("i0", lg.i0, torch.i0),
+    ("special.ndtr", lg.special.ndtr, torch.special.ndtr),
+    ("special.i0e", lg.special.i0e, torch.special.i0e),
+    ("special.i1", lg.special.i1, torch.special.i1),
+    ("special.i1e", lg.special.i1e, torch.special.i1e),
+    ("special.entr", lg.special.entr, torch.special.entr),
+    ("silu", lg.nn.functional.silu, torch.nn.functional.silu),
+]
+
+
+@pytest.mark.parametrize("name, ours, theirs", HALF, ids=[h[0] for h in HALF])
+def test_float16_inputs_give_float16_results_as_in_torch(name, ours, theirs):
+    x = np.array([0.3, 0.7, 0.2, 0.05], dtype=np.float16)
+    got, expected = ours(lg.tensor(x)), theirs(torch.from_numpy(x))
+    assert str(got.dtype) == str(expected.dtype) == "torch.float16"
+    np.testing.assert_allclose(
+        got.numpy().astype(np.float64), expected.numpy().astype(np.float64), rtol=2e-3
+    )
