@@ -308,6 +308,10 @@ def _addmm_forward(x, a, b, *, beta=1, alpha=1):
     if beta == 0:  # PyTorch ignores input entirely (nan and inf do not propagate)
         out = np.broadcast_to(prod, prod.shape).copy()
     elif beta == 1:
+        if prod.dtype == x.dtype and prod.ndim == 2 and x.shape in (prod.shape[1:], prod.shape):
+            # into the fresh product: a broadcast bias add costs 2-4x a same-shape add in
+            # NumPy, and a fresh result more ((1e4, 32) float64: 269 -> 149 us)
+            return np.add(prod, x, out=prod)
         out = prod + x
     else:
         out = prod + x * beta
