@@ -1,0 +1,67 @@
+"""pow with the number exponents PyTorch computes as a product, a copy or a quotient."""
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+
+torch = pytest.importorskip("torch")
+
+EXPONENTS = [1, 2, -1, 1.0, 2.0, -1.0, True]
+
+
+def _inputs(dtype: str) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 1e30, 7.0, -3.0]
+    return np.concatenate([rng.standard_normal(5000) * 3, edges]).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("exponent", EXPONENTS, ids=str)
+def test_values_are_pytorchs_bits(exponent, dtype):
+    x = _inputs(dtype)
+    ours = (lg.tensor(x) ** exponent).numpy()
+    theirs = (torch.from_numpy(x) ** exponent).numpy()
+    assert ours.dtype == theirs.dtype
+    assert np.array_equal(ours, theirs, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_square_and_inplace_pow_are_pytorchs_bits(dtype):
+    x = _inputs(dtype)
+    assert np.array_equal(
+        lg.square(lg.tensor(x)).numpy(), torch.square(torch.from_numpy(x)).numpy(), equal_nan=True
+    )
+    a, b = lg.tensor(x.copy()), torch.from_numpy(x.copy())
+    a.pow_(2)
+    b.pow_(2)
+    assert np.array_equal(a.numpy(), b.numpy(), equal_nan=True)
+
+
+def test_the_result_is_a_new_array_even_for_exponent_one():
+    a = lg.tensor([1.0, 2.0])
+    b = a**1
+    b.add_(1.0)
+    assert a.tolist() == [1.0, 2.0] and b.tolist() == [2.0, 3.0]
+
+
+@pytest.mark.parametrize("exponent", [2, 3, -1, -2, -0.5])
+def test_first_and_second_derivatives_match_torch(exponent):
+    x = np.random.default_rng(1).uniform(0.2, 3.0, 50)
+    a = lg.tensor(x, requires_grad=True)
+    b = torch.tensor(x, requires_grad=True)
+    (ga,) = lg.autograd.grad((a**exponent).sum(), a, create_graph=True)
+    (gb,) = torch.autograd.grad((b**exponent).sum(), b, create_graph=True)
+    np.testing.assert_allclose(ga.detach().numpy(), gb.detach().numpy(), rtol=1e-14)
+    (ha,) = lg.autograd.grad(ga.sum(), a)
+    (hb,) = torch.autograd.grad(gb.sum(), b)
+    np.testing.assert_allclose(ha.numpy(), hb.numpy(), rtol=1e-14)
+
+
+def test_integer_and_half_tensors_keep_numpys_power():
+    ints = np.arange(-4, 5)
+    assert (lg.tensor(ints) ** 2).tolist() == (torch.from_numpy(ints) ** 2).tolist()
+    half = np.array([0.5, 1.5, -2.25], dtype=np.float16)
+    got, expected = lg.tensor(half) ** 2, torch.from_numpy(half) ** 2
+    assert str(got.dtype) == str(expected.dtype)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-3)
