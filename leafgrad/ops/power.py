@@ -21,26 +21,47 @@ from .conversion import to
 from .elementwise import log
 from .piecewise import where
 
-# PyTorch's CPU pow with these number exponents is a product, a copy or a quotient
-# (``pow_tensor_scalar_optimized_kernel``), and so are NumPy's bits, at 3-4x ``np.power``'s
-# speed. (PyTorch takes products also for 3, -2 and -0.5, where ``np.power`` differs by an ulp;
-# those stay ``np.power``: backward rules on arrays compute ``x ** k`` with NumPy's ``**``, and
-# must give the bits of the same rules on tensors.)
+# PyTorch's CPU pow with these number exponents is a copy, a product, a quotient or a square
+# root (``pow_tensor_scalar_optimized_kernel``); the same operations give its bits (at 3 and -2
+# ``np.power`` is an ulp off) and run 3-30x faster than ``np.power``.
 _PRODUCT_POWERS = {
     1: lambda x: x.copy(),
     2: lambda x: np.multiply(x, x),
+    3: lambda x: np.multiply(x, x) * x,
     -1: lambda x: np.divide(1, x),
+    -2: lambda x: np.divide(1, np.multiply(x, x)),
+    -0.5: lambda x: np.divide(1, np.sqrt(x)),
 }
 
 
+def _float_power(x: np.ndarray, y):
+    """``x ** y`` for a float32/float64 array and a number: PyTorch's products where it takes
+    them; another integer power as ``|x| ** y`` with the sign put back for odd ``y``. NumPy's
+    vectorised ``pow`` takes non-negative bases only: a negative one costs ~45 ns (float32
+    ``(1000, 32)`` normal ``x ** 4``: 1.45 ms, against 47 us so), within 1 ulp of PyTorch
+    either way."""
+    product = _PRODUCT_POWERS.get(y)
+    if product is not None:
+        return product(x)
+    if not float(y).is_integer():
+        return np.power(x, y)
+    out = np.power(np.abs(x), y)
+    if int(y) % 2:  # odd: the sign of x (also for -0.0, -inf and a NaN's sign)
+        np.copysign(out, x, out=out)
+    return out
+
+
+def power_of(x, y):
+    """``x ** y`` in a rule, on a tensor or on a plain rule's array (NumPy's ``**``) with the
+    same bits: arrays take pow's own forward."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _pow_forward(np.asarray(x), y)
+    return x**y
+
+
 def _pow_forward(x, y):
-    if (
-        type(y) in (int, float)
-        and type(x) is np.ndarray
-        and x.dtype.char in "fd"
-        and y in _PRODUCT_POWERS
-    ):
-        return _PRODUCT_POWERS[y](x)
+    if type(y) in (int, float) and type(x) is np.ndarray and x.dtype.char in "fd":
+        return _float_power(x, y) if x.ndim else _float_power(x.reshape(1), y).reshape(())
     if (
         isinstance(y, (int, np.integer))
         and not isinstance(y, bool)
@@ -76,8 +97,8 @@ def _pow_grad_base(grad, x, y, result):
     if not isinstance(y, (Tensor, np.ndarray)):
         if y == 0:
             return _zeros_like(grad)  # a constant, outside the graph, as in PyTorch
-        return grad * (y * x ** (y - 1))
-    return grad * where(y == 0, 0.0, y * x ** (y - 1))
+        return grad * (y * power_of(x, y - 1))
+    return grad * where(y == 0, 0.0, y * power_of(x, y - 1))
 
 
 def _pow_grad_exponent(grad, x, y, result):

@@ -16,6 +16,7 @@ from ._primitive import primitive
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
 from .arithmetic import abs, sign
 from .piecewise import where
+from .power import power_of
 from .reduction import mean
 
 
@@ -181,12 +182,12 @@ def _norm_grad(grad, x, result, *, ord, dim, keepdim):
         count = picked.sum(axis=_np_axis(a, dim), keepdims=True)
         return sign(x) * ((g / operand(count, g)) * operand(picked, g))
     if ord < 1:
-        scaled = sign(x) * where(x == 0, 0.0, abs(x) ** (ord - 1))
-        return scaled * g * norm ** (1 - ord)
-    scale = where(norm == 0, 0.0, g / norm ** (ord - 1))
+        scaled = sign(x) * where(x == 0, 0.0, power_of(abs(x), ord - 1))
+        return scaled * g * power_of(norm, 1 - ord)
+    scale = where(norm == 0, 0.0, g / power_of(norm, ord - 1))
     if ord < 2:
-        return sign(x) * abs(x) ** (ord - 1) * scale
-    return x * abs(x) ** (ord - 2) * scale
+        return sign(x) * power_of(abs(x), ord - 1) * scale
+    return x * power_of(abs(x), ord - 2) * scale
 
 
 def _norm_vjp_all(grad, x, *, result, needs, ord, dim, keepdim):

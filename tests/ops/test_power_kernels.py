@@ -1,4 +1,5 @@
-"""pow with the number exponents PyTorch computes as a product, a copy or a quotient."""
+"""pow with a number exponent: PyTorch's products and quotients, and integer powers of
+negative bases."""
 
 import numpy as np
 import pytest
@@ -7,7 +8,7 @@ import leafgrad as lg
 
 torch = pytest.importorskip("torch")
 
-EXPONENTS = [1, 2, -1, 1.0, 2.0, -1.0, True]
+EXPONENTS = [1, 2, 3, -1, -2, -0.5, 1.0, 2.0, 3.0, -1.0, -2.0, True]
 
 
 def _inputs(dtype: str) -> np.ndarray:
@@ -33,8 +34,8 @@ def test_square_and_inplace_pow_are_pytorchs_bits(dtype):
         lg.square(lg.tensor(x)).numpy(), torch.square(torch.from_numpy(x)).numpy(), equal_nan=True
     )
     a, b = lg.tensor(x.copy()), torch.from_numpy(x.copy())
-    a.pow_(2)
-    b.pow_(2)
+    a.pow_(3)
+    b.pow_(3)
     assert np.array_equal(a.numpy(), b.numpy(), equal_nan=True)
 
 
@@ -65,3 +66,29 @@ def test_integer_and_half_tensors_keep_numpys_power():
     got, expected = lg.tensor(half) ** 2, torch.from_numpy(half) ** 2
     assert str(got.dtype) == str(expected.dtype)
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-3)
+
+
+_INT = {"float32": np.int32, "float64": np.int64}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("exponent", [4, 5, 7, -3, -4, 10.0])
+def test_integer_powers_of_negative_bases_within_one_ulp_of_torch(exponent, dtype):
+    x = _inputs(dtype)
+    ours = (lg.tensor(x) ** exponent).numpy()
+    theirs = (torch.from_numpy(x) ** exponent).numpy()
+    assert ours.dtype == theirs.dtype
+    special = ~np.isfinite(theirs) | (theirs == 0)
+    assert np.array_equal(ours[special], theirs[special], equal_nan=True)  # signs included
+    numbers = ~np.isnan(theirs)  # (a NaN's sign bit is no result's)
+    assert np.array_equal(np.signbit(ours[numbers]), np.signbit(theirs[numbers]))
+    view = _INT[dtype]
+    gap = ours[~special].view(view).astype(np.int64) - theirs[~special].view(view).astype(np.int64)
+    assert int(np.abs(gap).max()) <= 1
+
+
+def test_non_integer_powers_of_negative_bases_are_nan_as_in_torch():
+    x = np.array([-2.0, -0.5, 0.0, 4.0])
+    ours = (lg.tensor(x) ** 1.5).numpy()
+    theirs = (torch.from_numpy(x) ** 1.5).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-15, equal_nan=True)
