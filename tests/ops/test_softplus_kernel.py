@@ -1,5 +1,5 @@
-"""softplus's float32 kernel (``activations._log1p_exp``): accuracy, special values, and
-where NumPy's ``logaddexp`` stays."""
+"""softplus's kernel (``activations._log1p_exp``): PyTorch's ``log1p(exp(z))``, Goldberg's
+float32 form where NumPy's ``log1p`` is scalar, and where NumPy's ``logaddexp`` stays."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ import pytest
 
 import leafgrad as lg
 from leafgrad._quiet import quiet_context
+from leafgrad.ops import activations
 from leafgrad.ops.activations import _log1p_exp
+
+
+@pytest.fixture(params=[True, False], ids=["log1p(exp)", "goldberg"])
+def kernel(request, monkeypatch):
+    """Each float32 kernel in turn (on any host): NumPy's log1p taken as fast, or as slow."""
+    monkeypatch.setattr(activations, "FAST_NUMPY_LOG1P", request.param)
+    return request.param
 
 
 def _run(z):
@@ -20,7 +28,7 @@ def _exact32(z):
         return np.logaddexp(0, z.astype(np.float64)).astype(np.float32)
 
 
-def test_float32_kernel_is_within_four_ulp():
+def test_float32_kernels_are_within_four_ulp(kernel):
     rng = np.random.default_rng(3)
     z = np.concatenate([rng.normal(0, 6, 20000), rng.uniform(-1e-3, 1e-3, 5000)])
     z = z.astype(np.float32)
@@ -30,7 +38,7 @@ def test_float32_kernel_is_within_four_ulp():
     assert ulps.max() <= 4  # (logaddexp: 1; PyTorch float32 tolerances: ~11)
 
 
-def test_float32_kernel_special_values():
+def test_float32_kernels_special_values(kernel):
     z = np.zeros(4096, np.float32)
     specials = [np.inf, -np.inf, np.nan, 0.0, -0.0, -100.0, -17.0, 88.0, 1e-30]
     z[: len(specials)] = specials
@@ -40,12 +48,27 @@ def test_float32_kernel_special_values():
     np.testing.assert_allclose(got[5:], _exact32(z[5 : len(specials)]), rtol=4e-7, atol=0)
 
 
-@pytest.mark.parametrize(
-    "z",
-    [np.linspace(-5, 5, 100, dtype=np.float32), np.linspace(-5, 5, 10000)],
-    ids=["small float32", "float64"],
-)
-def test_other_arrays_keep_numpys_logaddexp(z):
+def test_the_kernels_are_the_ones_named(monkeypatch):
+    z = np.random.default_rng(5).normal(0, 4, 5000).astype(np.float32)
+    with np.errstate(all="ignore"):
+        torch_formula = np.log1p(np.exp(z))
+    monkeypatch.setattr(activations, "FAST_NUMPY_LOG1P", True)
+    np.testing.assert_array_equal(_run(z), torch_formula)
+    monkeypatch.setattr(activations, "FAST_NUMPY_LOG1P", False)
+    assert not np.array_equal(_run(z), torch_formula)  # Goldberg's: other roundings
+    np.testing.assert_array_equal(_run(z[:100]), torch_formula[:100])  # small: log1p(exp)
+
+
+def test_float64_is_pytorchs_formula_within_two_ulp():
+    z = np.concatenate([np.random.default_rng(6).normal(0, 8, 20000), [-745.0, -40.0, 700.0]])
+    got = _run(z)
+    np.testing.assert_array_equal(got, np.log1p(np.exp(z)))
+    exact = np.logaddexp(0, z)
+    assert (np.abs(got - exact) <= 2 * np.spacing(np.abs(exact))).all()
+
+
+def test_float16_keeps_numpys_logaddexp():
+    z = np.linspace(-5, 5, 100, dtype=np.float16)
     np.testing.assert_array_equal(_run(z), np.logaddexp(0, z))
 
 
@@ -61,3 +84,14 @@ def test_softplus_on_a_large_float32_tensor_matches_pytorch():
         (tg,) = torch.autograd.grad(ty.sum(), tx)
         np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-6, atol=1e-7)
         np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("size", [50, 20000])
+def test_softplus_values_match_pytorch_at_small_and_large_sizes(size, dtype):
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(7).normal(0, 6, size).astype(dtype)
+    ours = lg.nn.functional.softplus(lg.tensor(data)).numpy()
+    theirs = torch.nn.functional.softplus(torch.from_numpy(data)).numpy()
+    rtol = 1e-6 if dtype == "float32" else 1e-14
+    np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=0)
