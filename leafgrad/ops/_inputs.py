@@ -68,7 +68,7 @@ def _broadcast_error(name, args) -> RuntimeError:
 def _check_args(name, args, allow_scalars):
     for i, a in enumerate(args):
         if not isinstance(a, Tensor):
-            if allow_scalars and isinstance(a, (int, float, bool, np.number)):
+            if allow_scalars and isinstance(a, (int, float, bool, np.number, np.bool_)):
                 continue
             expected = "a Tensor or a Python number" if allow_scalars else "a Tensor"
             raise TypeError(f"{name}(): argument {i} must be {expected}, not {type(a).__name__}")

@@ -241,6 +241,8 @@ negative = neg
 
 
 def _sign_forward(x):
+    if x.dtype.kind == "b":  # PyTorch: the sign of a bool is itself (NumPy has no loop)
+        return x.copy()
     out = np.sign(x)
     if x.dtype.kind == "f":
         out = np.where(np.isnan(x), 0, out).astype(x.dtype, copy=False)  # PyTorch: sign(nan) = 0

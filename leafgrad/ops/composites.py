@@ -308,8 +308,19 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
 
 
 @public()
-def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> Tensor:
-    """Each element (along ``dim``; flattened when None) repeated ``repeats`` times."""
+def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
+    """Each element (along ``dim``; flattened when None) repeated ``repeats`` times; with
+    ``input`` alone, the indices ``0 .. len(input) - 1`` each repeated ``input[i]`` times."""
+    if repeats is None:  # torch.repeat_interleave(repeats)
+        counts = input._data
+        if counts.ndim != 1 or counts.dtype.kind not in "iu":
+            raise RuntimeError(
+                "repeat_interleave: a lone argument is the repeats and must be a 1-D integer "
+                f"tensor, got shape {list(counts.shape)} and dtype {input.dtype}"
+            )
+        if (counts < 0).any():
+            raise RuntimeError("repeat_interleave: repeats can not be negative")
+        return _wrap(np.repeat(np.arange(len(counts), dtype=np.int64), counts))
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _normalize_dim(dim, x._data.ndim, "repeat_interleave")
     counts = repeats._data if isinstance(repeats, Tensor) else repeats
