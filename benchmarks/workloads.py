@@ -341,6 +341,41 @@ def pinn_script(n: int = 1000) -> Workload:
     )
 
 
+def allen_cahn(n: int = 2000) -> Workload:
+    """Allen-Cahn's residual ``u_t - 1e-4 u_xx + 5 u^3 - 5 u`` as scripts write it: an
+    ``nn.Sequential`` of Linear and SiLU (2 -> 64 -> 64 -> 1), ``grad_outputs=ones_like``,
+    ``u ** 3``, Adam, float32: the activations and powers beyond tanh and squares."""
+
+    def make(lib):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(
+            lib.nn.Linear(2, 64), lib.nn.SiLU(), lib.nn.Linear(64, 64), lib.nn.SiLU(),
+            lib.nn.Linear(64, 1),
+        )  # fmt: skip
+        x = _tensor(lib, _rng(1).uniform(-1, 1, (n, 2)), "float32", True)
+        opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+
+        def step():
+            opt.zero_grad()
+            u = model(x)
+            (g,) = lib.autograd.grad(u, x, lib.ones_like(u), create_graph=True)
+            u_x, u_t = g[:, 0:1], g[:, 1:2]
+            (h,) = lib.autograd.grad(u_x, x, lib.ones_like(u_x), create_graph=True)
+            r = u_t - 1e-4 * h[:, 0:1] + 5 * u**3 - 5 * u
+            (r**2).mean().backward()
+            opt.step()
+
+        return step
+
+    return Workload(
+        "allen-cahn",
+        f"Allen-Cahn residual with u**3, nn.Sequential 2 -> 64x2 -> 1 SiLU, N={n}, "
+        "grad(grad_outputs=ones_like), Adam, float32",
+        {"n": n, "dtype": "float32"},
+        {"torch": make, "leafgrad": make},
+    )
+
+
 def out_of_place_loop(steps: int = 100, n: int = 100) -> Workload:
     """Parameters updated out of place and carried as non-leaf tensors (as functional
     optimizers do): each step's ``autograd.grad`` is taken with respect to the current
@@ -381,6 +416,7 @@ def all_workloads(quick: bool = False, large: bool = False) -> list:
             mlp_regression(64),
             tiny_pinn(16),
             pinn_script(16),
+            allen_cahn(16),
             out_of_place_loop(steps=6, n=16),
             burgers(64, "float64"),
             burgers(64, "float32"),
@@ -393,6 +429,7 @@ def all_workloads(quick: bool = False, large: bool = False) -> list:
         mlp_regression(1024),
         tiny_pinn(100),
         pinn_script(1000),
+        allen_cahn(2000),
         out_of_place_loop(steps=100, n=100),
         *(burgers(n, dtype) for n in sizes for dtype in ("float64", "float32")),
         laplacian(10000, d=10),

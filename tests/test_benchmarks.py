@@ -21,6 +21,7 @@ WORKLOADS = {
     "laplacian-d3-32",
     "tiny-pinn",
     "pinn-script",
+    "allen-cahn",
     "out-of-place-loop",
 }
 
