@@ -16,7 +16,7 @@ from .._exposure import exports, public
 from .._tensor import _zeros_like
 from ._optable import PiecewiseLinear
 from ._primitive import primitive, unary
-from .elementwise import _exp_plus_one, erf, exp, sigmoid, tanh
+from .elementwise import FORMULA_MIN_SIZE, _exp_plus_one, erf, exp, sigmoid, tanh
 from .piecewise import where
 
 _SQRT_2 = math.sqrt(2.0)
@@ -153,8 +153,8 @@ def gelu(input, approximate: str = "none"):
 
 def _silu_forward(x):
     """``x / (1 + exp(-x))``, PyTorch's CPU formula for float32 and float64 (see
-    ``_sigmoid_forward``); ``x * expit(x)`` for other dtypes."""
-    if x.dtype.char in "fd" and x.ndim:
+    ``_sigmoid_forward``); ``x * expit(x)`` for small arrays and other dtypes."""
+    if x.dtype.char in "fd" and x.size >= FORMULA_MIN_SIZE:
         t = _exp_plus_one(x)
         return np.divide(x, t, out=t)
     return (x * sp.expit(x)).astype(x.dtype, copy=False)

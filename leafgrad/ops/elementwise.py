@@ -291,14 +291,18 @@ def _exp_plus_one(x):
     return t
 
 
+FORMULA_MIN_SIZE = 256  # ``expit`` and the formula cost alike at ~300 float64 elements
+
+
 def _sigmoid_forward(x):
     """``1 / (1 + exp(-x))``: PyTorch's CPU formula for float32 and float64 (within 4 ulp of
     it; relative accuracy kept for x < 0, where ``exp(-x)`` is large, not cancelled), on
     NumPy's vectorised ``exp``: 3.5x (float32) and 2.5x (float64) SciPy's ``expit`` speed on
-    (1e4, 32) arrays. Other dtypes (float16: PyTorch computes it in float32 and rounds once,
-    as ``expit`` does, in its result's dtype: its float16 loop returns float64) take
-    ``expit``."""
-    if x.dtype.char not in "fd" or not x.ndim:
+    (1e4, 32) arrays. Arrays of fewer than ``FORMULA_MIN_SIZE`` elements (the formula's four
+    NumPy calls cost ~1 us more than ``expit``'s one there; 3 ulp of PyTorch) and other
+    dtypes (float16: PyTorch computes it in float32 and rounds once, as ``expit`` does, in its
+    result's dtype: its float16 loop returns float64) take ``expit``."""
+    if x.dtype.char not in "fd" or x.size < FORMULA_MIN_SIZE:
         return sp.expit(x).astype(x.dtype, copy=False)
     t = _exp_plus_one(x)
     return np.reciprocal(t, out=t)
