@@ -25,7 +25,7 @@ from .piecewise import where
 # root (``pow_tensor_scalar_optimized_kernel``); the same operations give its bits (at 3 and -2
 # ``np.power`` is an ulp off) and run 3-30x faster than ``np.power``.
 _PRODUCT_POWERS = {
-    1: lambda x: x.copy(),
+    1: lambda x: x.copy(order="K"),  # the layout kept, as the other results keep it
     2: lambda x: np.multiply(x, x),
     3: lambda x: np.multiply(x, x) * x,
     -1: lambda x: np.divide(1, x),

@@ -92,3 +92,12 @@ def test_non_integer_powers_of_negative_bases_are_nan_as_in_torch():
     ours = (lg.tensor(x) ** 1.5).numpy()
     theirs = (torch.from_numpy(x) ** 1.5).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=1e-15, equal_nan=True)
+
+
+@pytest.mark.parametrize("exponent", [1, 2, 3, -1, 4, 0.5])
+def test_a_transposed_base_gives_pytorchs_strides(exponent):
+    x = np.arange(1.0, 13.0).reshape(3, 4)
+    ours = lg.tensor(x).T ** exponent
+    theirs = torch.tensor(x).T ** exponent
+    assert ours.stride() == theirs.stride()
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-15)
