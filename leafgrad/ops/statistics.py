@@ -169,8 +169,8 @@ def _norm_forward(x, *, ord, dim, keepdim):
 
 def _two_norm(x, axis, keepdim):
     """The 2-norm. Of a whole C-contiguous float32/float64 array of 1024 elements or more, as
-    ``sqrt(dot(x, x))``: BLAS's dot product, 5-15x NumPy's square-and-sum passes ((2e4, 64)
-    float32: ~1 ms -> ~70 us; PyTorch ~180 us) and more accurate than PyTorch's float32 norm
+    ``sqrt(dot(x, x))``: BLAS's dot product, faster than NumPy's square-and-sum passes
+    ((2e4, 64) float32: 1.3 -> 0.19 ms; PyTorch 0.18) and more accurate than PyTorch's float32 norm
     (sums of squares of 4e6 float32 values off by 5e-7 relative, PyTorch's 9e-6; NumPy's
     pairwise sum 8e-9)."""
     if (
