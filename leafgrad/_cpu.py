@@ -17,6 +17,16 @@ def numpy_cpu_features() -> dict:
     return dict(__cpu_features__)
 
 
+def numpy_avx512() -> bool:
+    """Whether NumPy's AVX-512 loops are in use here: its ``X86_V4`` dispatch group (which
+    ``NPY_DISABLE_CPU_FEATURES`` can turn off), or with older NumPy the CPU's AVX512_SKX.
+    Some of its loops differ in kind between the levels (``log1p`` is vectorised only with
+    AVX-512; ``power`` of negative bases falls to a slow loop only there)."""
+    features = numpy_cpu_features()
+    group = features.get("X86_V4")
+    return bool(features.get("AVX512_SKX") if group is None else group)
+
+
 def numpy_blas():
     """threadpoolctl's controller of the BLAS NumPy calls (``internal_api``, ``version``,
     ``get_num_threads()``; OpenBLAS's also ``architecture``, its kernels): the one NumPy's

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import scipy.special as sp
 
-from .._cpu import numpy_cpu_features
+from .._cpu import numpy_avx512
 from .._exposure import exports, public
 from .._tensor import _zeros_like
 from ._optable import PiecewiseLinear
@@ -186,16 +186,9 @@ def _softplus_forward(x, *, beta=1.0, threshold=20.0):
     return np.where(bx > threshold, x, soft).astype(x.dtype, copy=False)
 
 
-def _numpy_log1p_is_fast() -> bool:
-    """Whether NumPy's float32/float64 ``log1p`` has its vectorised loop here: the AVX-512
-    dispatch group (``X86_V4``, which ``NPY_DISABLE_CPU_FEATURES`` can turn off; older NumPy:
-    the CPU's AVX512_SKX). Without it the loop is scalar, ~9 ns an element."""
-    features = numpy_cpu_features()
-    group = features.get("X86_V4")
-    return bool(features.get("AVX512_SKX") if group is None else group)
-
-
-FAST_NUMPY_LOG1P = _numpy_log1p_is_fast()
+# NumPy's float32/float64 ``log1p`` is vectorised only in its AVX-512 loops; else scalar,
+# ~9 ns an element.
+FAST_NUMPY_LOG1P = numpy_avx512()
 
 
 def _log1p_exp(z):
