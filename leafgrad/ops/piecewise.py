@@ -128,7 +128,10 @@ def _clamp_forward(x, *, min=None, max=None):
     if min is not None:
         out = np.maximum(out, min)
     if max is not None:
-        out = np.minimum(out, max)
+        if out is not x and x.dtype.kind == "f" and out.dtype == x.dtype:
+            out = np.minimum(out, max, out=out)  # into the fresh result: one array, not two
+        else:
+            out = np.minimum(out, max)
     return out.astype(x.dtype, copy=False) if out is not x else x.copy()
 
 
