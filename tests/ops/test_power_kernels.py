@@ -101,3 +101,20 @@ def test_a_transposed_base_gives_pytorchs_strides(exponent):
     theirs = torch.tensor(x).T ** exponent
     assert ours.stride() == theirs.stride()
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_square_root_power_keeps_numpys_bits_and_is_within_one_ulp_of_torch(dtype):
+    x = _inputs(dtype)
+    ours = (lg.tensor(x) ** 0.5).numpy()
+    with np.errstate(all="ignore"):
+        expected = np.power(x, 0.5)
+    assert np.array_equal(ours, expected, equal_nan=True)
+    numbers = ~np.isnan(expected)
+    assert np.array_equal(np.signbit(ours[numbers]), np.signbit(expected[numbers]))  # -0.0
+    theirs = (torch.from_numpy(x) ** 0.5).numpy()
+    assert np.array_equal(np.isnan(ours), np.isnan(theirs))
+    finite = np.isfinite(theirs) & (theirs != 0)
+    view = _INT[dtype]
+    gap = ours[finite].view(view).astype(np.int64) - theirs[finite].view(view).astype(np.int64)
+    assert int(np.abs(gap).max()) <= 1
