@@ -16,6 +16,37 @@ from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _res
 from .elementwise import exp
 from .reduction import sum as _sum
 
+# NumPy reduces a C-contiguous matrix along its rows one short row at a time (~50-80 ns a
+# row): (1000, 10) float32's row maxima take 50 us, its row sums 16 us; PyTorch's whole
+# softmax there takes ~10 us. Rows up to this wide are reduced otherwise (``_narrow_rows``).
+NARROW_ROW = 32
+
+
+def _narrow_rows(x, axis) -> bool:
+    """Whether ``x`` is a C-contiguous float32/float64 matrix of many rows of at most
+    ``NARROW_ROW`` reduced along its rows (``axis`` 1 or -1, or that one axis as a tuple)."""
+    if type(x) is not np.ndarray or x.ndim != 2 or not x.flags.c_contiguous:
+        return False
+    if type(axis) is tuple:
+        axis = axis[0] if len(axis) == 1 else None
+    return axis in (1, -1) and x.dtype.char in "fd" and 2 <= x.shape[1] <= NARROW_ROW <= x.shape[0]
+
+
+def _row_max(x, axis):
+    """``np.amax(x, axis, keepdims=True)``; narrow rows from a transposed copy, reduced down
+    its columns (NumPy's fast order), the same values: (1000, 10) float32 50 -> 5 us."""
+    if _narrow_rows(x, axis):
+        return np.amax(np.ascontiguousarray(x.T), axis=0)[:, None]
+    return np.amax(x, axis=axis, keepdims=True)
+
+
+def _row_sum(x, axis):
+    """``np.sum(x, axis, keepdims=True)``; narrow rows by a product with a vector of ones
+    (BLAS's sums, another order of the same few terms): (1000, 10) float32 16 -> 2.4 us."""
+    if _narrow_rows(x, axis):
+        return np.dot(x, np.ones(x.shape[1], x.dtype))[:, None]
+    return np.sum(x, axis=axis, keepdims=True)
+
 
 def _shifted(x, axis, finite_shift=False):
     """``(x - m, m)`` with ``m`` the maximum over ``axis`` (kept).
@@ -25,7 +56,7 @@ def _shifted(x, axis, finite_shift=False):
     """
     if x.size == 0:
         return x, np.zeros((1,) * x.ndim, dtype=x.dtype)
-    m = np.amax(x, axis=axis, keepdims=True)
+    m = _row_max(x, axis)
     if finite_shift:
         m = np.where(np.isfinite(m), m, 0).astype(x.dtype, copy=False)
     return x - m, m
@@ -34,7 +65,7 @@ def _shifted(x, axis, finite_shift=False):
 def _logsumexp_forward(x, *, dim, keepdim):
     axis = _np_axis(x, dim)
     shifted, m = _shifted(x, axis, finite_shift=True)
-    out = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)) + m
+    out = np.log(_row_sum(np.exp(shifted), axis)) + m
     if not keepdim:
         out = out.reshape(()) if axis is None else np.squeeze(out, axis)
     return out
@@ -81,14 +112,14 @@ def _softmax_forward(x, *, dim):
     if x.ndim == 0:
         return np.ones_like(x)
     e = np.exp(_shifted(x, dim)[0])
-    return e / np.sum(e, axis=dim, keepdims=True)
+    return e / _row_sum(e, dim)
 
 
 def _log_softmax_forward(x, *, dim):
     if x.ndim == 0:
         return np.zeros_like(x)
     shifted = _shifted(x, dim)[0]
-    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    return shifted - np.log(_row_sum(np.exp(shifted), dim))
 
 
 _softmax = primitive(
