@@ -23,9 +23,6 @@ from .elementwise import log
 from .piecewise import where
 
 
-# PyTorch's CPU pow with these number exponents is a copy, a product, a quotient or a square
-# root (``pow_tensor_scalar_optimized_kernel``); the same operations give its bits (at 3 and -2
-# ``np.power`` is an ulp off) and run 3-30x faster than ``np.power``.
 def _cube(x):
     t = np.multiply(x, x)
     t *= x  # (x * x) * x into the square's buffer
@@ -36,6 +33,9 @@ def _reciprocal_of(t):
     return np.divide(1, t, out=t)  # 1 / t into t's (fresh) buffer
 
 
+# PyTorch's CPU pow with these number exponents is a copy, a product, a quotient or a square
+# root (``pow_tensor_scalar_optimized_kernel``); the same operations give its bits (at 3, -2
+# and -0.5 ``np.power`` is an ulp off) and run 3-30x faster than ``np.power``.
 _PRODUCT_POWERS = {
     1: lambda x: x.copy(order="K"),  # the layout kept, as the other results keep it
     2: lambda x: np.multiply(x, x),
