@@ -14,6 +14,7 @@ import scipy.special as sp
 from .._cpu import numpy_avx512
 from .._exposure import exports, public
 from .._tensor import _zeros_like
+from . import _select
 from ._optable import PiecewiseLinear
 from ._primitive import primitive, unary
 from .elementwise import FORMULA_MIN_SIZE, _exp_plus_one, erf, exp, sigmoid, tanh
@@ -24,12 +25,13 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def _relu_forward(x):
-    return np.maximum(x, 0).astype(x.dtype, copy=False)
+    # Zero first: NumPy's maximum then keeps -0.0 as PyTorch's relu (clamp_min) does.
+    return np.maximum(0, x).astype(x.dtype, copy=False)
 
 
 def _threshold_backward_forward(grad, x, *, negative_slope=0.0):
     scaled = grad * negative_slope if negative_slope else 0
-    return np.where(x > 0, grad, scaled).astype(grad.dtype, copy=False)
+    return _select.where(x > 0, grad, scaled).astype(grad.dtype, copy=False)
 
 
 # ``grad`` where ``x > 0``, else ``negative_slope * grad``, as a function of both inputs like
@@ -64,7 +66,7 @@ relu = primitive(
 
 
 def _leaky_relu_forward(x, *, negative_slope=0.01):
-    return np.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False)
+    return _select.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False)
 
 
 _leaky_relu = primitive(
@@ -90,7 +92,8 @@ def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
 
 
 def _elu_forward(x, *, alpha=1.0):
-    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False)
+    negative = alpha * np.expm1(np.minimum(x, 0))
+    return _select.where(x > 0, x, negative).astype(x.dtype, copy=False)
 
 
 _elu = unary(

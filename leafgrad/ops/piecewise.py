@@ -11,6 +11,7 @@ import numpy as np
 from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
+from . import _select
 from ._optable import PiecewiseLinear
 from ._out import accepts_out
 from ._plain import cast_like, in_plain_rule
@@ -260,7 +261,7 @@ def clamp_max(input, max):
 
 
 def _where_forward(cond, x, y):
-    return np.where(cond, x, y)
+    return _select.where(cond, x, y)
 
 
 _where = primitive(
