@@ -9,12 +9,11 @@ order as on tensors, so the same results, without an op's cost around each step.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from .._engine.grad_mode import _state as _grad_state
 from .._tensor import _wrap
+from . import _sums
 
 
 def plain_backward(vjp, vjp_all, broadcast, num_outputs=1):
@@ -81,36 +80,10 @@ def _sum_to_forward(x, *, shape):
     )
     if not axes:
         return x.reshape(shape)
-    if axes == tuple(range(len(axes))):  # leading axes: a bias's gradient, summed over rows
-        rows = _row_sums(x, len(axes))
-        if rows is not None:
-            return rows.reshape(shape)
+    total = _sums.over_axes(x, axes)  # leading axes: a bias's gradient, summed over rows
+    if total is not None:
+        return total.reshape(shape)
     return x.sum(axis=axes, keepdims=True).reshape(shape)
-
-
-def _row_sums(x, k: int):
-    """The sum of a C-contiguous float32/float64 array over its first ``k`` axes as one
-    product with a vector of ones, or None where NumPy's reduction is as quick (few rows,
-    long rows, other dtypes and layouts). NumPy reduces over the rows of a C-contiguous
-    array one row at a time: (1e4, 20) float64 takes ~160 us that way, ~3 us as a product
-    (OpenBLAS's dot products, which round no worse than that running sum)."""
-    if type(x) is not np.ndarray or not x.flags.c_contiguous or x.dtype.char not in "fd":
-        return None
-    rows = 1
-    for n in x.shape[:k]:
-        rows *= n
-    cols = x.size // rows if rows else 0
-    if rows < 8 or cols > 1024 or not cols:
-        return None
-    return np.dot(_ones(rows, x.dtype), x.reshape(rows, cols))
-
-
-@functools.lru_cache(maxsize=64)
-def _ones(n: int, dtype) -> np.ndarray:
-    """A read-only vector of ``n`` ones (kept: a training loop sums the same few sizes)."""
-    ones = np.ones(n, dtype)
-    ones.flags.writeable = False
-    return ones
 
 
 def _holds_array(args) -> bool:

@@ -15,6 +15,7 @@ import numpy as np
 from .._engine import grad_mode
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from . import _sums
 from ._optable import Generic, Linear, NonDifferentiable
 from ._out import accepts_out
 from ._plain import operand, values_of
@@ -40,6 +41,8 @@ def _sum_forward(x, *, dim, keepdim, dtype=None):
     if dtype is None and x.dtype.kind in "bui":
         dtype = np.int64  # PyTorch sums bools and integers in int64 unless told otherwise
     if type(x) is np.ndarray:
+        if dtype is None:  # leading or trailing axes by BLAS, else NumPy's reduction
+            return _sums.add_reduce(x, axis, keepdim)
         # What np.sum calls for an ndarray, without its ~1.5 us of argument handling.
         return np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdim)
     return np.sum(x, axis=axis, keepdims=keepdim, dtype=dtype)
@@ -99,10 +102,11 @@ def _mean_forward(x, *, dim, keepdim, dtype=None):
 
 
 def _mean_of_array(x: np.ndarray, axis, keepdims: bool, dtype):
-    """``np.mean(x, axis, dtype, keepdims=...)`` for a non-empty ndarray, bit for bit: the same
-    ufunc calls in the same dtypes (a float16 input summed in float32, the count an ``intp``
-    as NumPy's, so the division runs in float64 and is cast back), without np.mean's ~3 us of
-    Python. ``axis``: None, an int or a tuple of ints."""
+    """``np.mean(x, axis, dtype, keepdims=...)`` for a non-empty ndarray: the same ufunc calls
+    in the same dtypes (a float16 input summed in float32, the count an ``intp`` as NumPy's,
+    so the division runs in float64 and is cast back), without np.mean's ~3 us of Python;
+    bit for bit NumPy's except that float32/float64 sums over leading or trailing axes are
+    BLAS's, as the sum op's (``_sums``). ``axis``: None, an int or a tuple of ints."""
     if axis is None:
         count = x.size
     else:
@@ -117,7 +121,10 @@ def _mean_of_array(x: np.ndarray, axis, keepdims: bool, dtype):
             dtype = np.float64
         elif x.dtype == np.float16:
             dtype, half = np.float32, True
-    total = np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    if dtype is None:
+        total = _sums.add_reduce(x, axis, keepdims)
+    else:
+        total = np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
     if type(total) is np.ndarray:
         np.true_divide(total, count, out=total, casting="unsafe")
         return total.astype(np.float16) if half else total

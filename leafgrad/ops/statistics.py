@@ -9,6 +9,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap, _zeros_like
 from .._warn import warn_at_user
+from . import _sums
 from ._optable import Generic
 from ._out import accepts_out, check_out, write_out
 from ._plain import operand, values_of
@@ -34,9 +35,9 @@ def _count(shape, dims) -> int:
 def _var_forward(x, *, dim, correction, keepdim):
     axis = _np_axis(x, dim)
     n = x.size if axis is None else _count(x.shape, axis)
-    centred = x - np.sum(x, axis=axis, keepdims=True) / n
+    centred = x - _sums.add_reduce(x, axis, True) / n
     # PyTorch divides by max(0, n - correction): zero degrees of freedom give inf or nan.
-    return np.sum(centred * centred, axis=axis, keepdims=keepdim) / max(0, n - correction)
+    return _sums.add_reduce(centred * centred, axis, keepdim) / max(0, n - correction)
 
 
 def _var_backward(grad, x, dim, correction, keepdim):
@@ -157,7 +158,7 @@ def _norm_forward(x, *, ord, dim, keepdim):
         return _two_norm(x, axis, keepdim)
     a = np.abs(x)
     if ord == 1:
-        return np.sum(a, axis=axis, keepdims=keepdim)
+        return _sums.add_reduce(a, axis, keepdim)
     if ord == math.inf:
         return np.amax(a, axis=axis, keepdims=keepdim)
     if ord == -math.inf:
@@ -183,7 +184,7 @@ def _two_norm(x, axis, keepdim):
         flat = x.reshape(-1)
         total = np.sqrt(np.dot(flat, flat))
         return np.reshape(total, (1,) * x.ndim) if keepdim else total
-    return np.sqrt(np.add.reduce(np.multiply(x, x), axis=axis, keepdims=keepdim))
+    return np.sqrt(_sums.add_reduce(np.multiply(x, x), axis, keepdim))
 
 
 def _norm_grad(grad, x, result, *, ord, dim, keepdim):
