@@ -613,26 +613,6 @@ class Tensor:
     def data(self) -> None:
         _refuse_deletion("data")
 
-    @property
-    def T(self):
-        if self._data.ndim != 2:
-            warnings.warn(
-                f"Tensor.T on a tensor of {self._data.ndim} dimension(s) is deprecated: it "
-                "reverses all dimensions; use t.permute(*reversed(range(t.ndim))) or t.mT",
-                UserWarning,
-                stacklevel=2,
-            )
-        return self.permute(tuple(range(self._data.ndim - 1, -1, -1)))
-
-    @property
-    def mT(self):
-        if self._data.ndim < 2:
-            raise RuntimeError(
-                f"tensor.mT is only supported on matrices or batches of matrices; got a "
-                f"{self._data.ndim}-D tensor"
-            )
-        return self.transpose(-2, -1)
-
     # ----- memory layout (NumPy strides; there is no separate storage object) -----
     def is_contiguous(self, *, memory_format=None) -> bool:
         """Whether the strides are those of ``memory_format`` (row-major by default)."""

@@ -435,9 +435,9 @@ def _build(prim: Primitive):
             if promote and not (uniform and first is not None and first.kind == "f"):
                 arrays = _promote(args, float_only)
         # NumPy quiet: run in this thread's quiet context, unless quiet already (inside a
-        # backward rule, see OpNode.apply, or an op's forward).
+        # backward rule, see OpNode.apply, or an op's forward), or a view (no arithmetic).
         try:
-            if _QUIET.get() is _QUIET_STATE:
+            if view or _QUIET.get() is _QUIET_STATE:
                 out = forward(*arrays, **params)
             else:
                 context = _QUIET_CONTEXTS.context  # quiet_context()'s read, inline

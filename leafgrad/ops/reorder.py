@@ -4,6 +4,7 @@ rot90, roll and repeat (copies)."""
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -77,6 +78,36 @@ def permute(input: Tensor, *dims, **kwargs) -> Tensor:
     return _permute(input, dims=_unique_dims(dims, ndim, "permute"))
 
 
+# Tensor.T and .mT call the primitives directly: their dims are valid by construction, and
+# PINN code transposes weights every step.
+_REVERSED = tuple(tuple(range(n - 1, -1, -1)) for n in range(65))  # NumPy allows 64 dims
+
+
+def _T(self: Tensor) -> Tensor:
+    """All dims reversed (PermuteBackward0); on anything but a matrix deprecated, as in
+    PyTorch."""
+    ndim = self._data.ndim
+    if ndim != 2:
+        warnings.warn(
+            f"Tensor.T on a tensor of {ndim} dimension(s) is deprecated: it reverses all "
+            "dimensions; use t.permute(*reversed(range(t.ndim))) or t.mT",
+            UserWarning,
+            stacklevel=2,
+        )
+    return _permute(self, dims=_REVERSED[ndim])
+
+
+def _mT(self: Tensor) -> Tensor:
+    """The last two dims swapped (TransposeBackward0)."""
+    ndim = self._data.ndim
+    if ndim < 2:
+        raise RuntimeError(
+            f"tensor.mT is only supported on matrices or batches of matrices; got a {ndim}-D "
+            "tensor"
+        )
+    return _transpose(self, dim0=ndim - 2, dim1=ndim - 1)
+
+
 def _transpose_forward(x, *, dim0, dim1):
     return x.swapaxes(dim0, dim1) if x.ndim else x.view()
 
@@ -92,6 +123,10 @@ _transpose = primitive(
     view=True,
     plain_rules=True,
 )
+
+
+Tensor.T = property(_T)
+Tensor.mT = property(_mT)
 
 
 @public()
