@@ -102,8 +102,7 @@ def _mT(self: Tensor) -> Tensor:
     ndim = self._data.ndim
     if ndim < 2:
         raise RuntimeError(
-            f"tensor.mT is only supported on matrices or batches of matrices; got a {ndim}-D "
-            "tensor"
+            f"tensor.mT is only supported on matrices or batches of matrices; got a {ndim}-D tensor"
         )
     return _transpose(self, dim0=ndim - 2, dim1=ndim - 1)
 
