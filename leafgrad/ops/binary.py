@@ -119,7 +119,7 @@ def copysign(input: Tensor, other, *, out=None) -> Tensor:
         raise TypeError(f"copysign(): input must be a Tensor, not {type(input).__name__}")
     if isinstance(other, Tensor):
         return _copysign_tensor(input, other)
-    if isinstance(other, bool) or not isinstance(other, (int, float, np.number)):
+    if not isinstance(other, (int, float, np.number, np.bool_)):  # bools: +1.0 and +0.0
         raise TypeError(
             f"copysign(): other must be a Tensor or a number, not {type(other).__name__}"
         )

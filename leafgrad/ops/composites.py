@@ -14,6 +14,7 @@ from collections import namedtuple
 import numpy as np
 import scipy.special as sp
 
+from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._batch_whole import batches_along
@@ -101,7 +102,18 @@ def exp2(input: Tensor) -> Tensor:
 @public()
 @accepts_out
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
-    """``log(exp(input) + exp(other))`` without overflow."""
+    """``log(exp(input) + exp(other))`` without overflow, in the operands' promoted floating
+    dtype (bool and integer operands are cast to it; two of them raise, as in PyTorch)."""
+    for name, t in (("input", input), ("other", other)):
+        if not isinstance(t, Tensor):
+            kind = type(t).__name__
+            raise TypeError(f"logaddexp(): argument '{name}' must be Tensor, not {kind}")
+    dtype = result_type(input, other)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(
+            f"logaddexp: not implemented for {dtype}; convert with .float() first"
+        )
+    input, other = input.to(dtype), other.to(dtype)  # (no-ops where the dtype is theirs)
     top = maximum(input, other)
     return top + (-(input - other).abs()).exp().log1p()
 

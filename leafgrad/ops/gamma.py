@@ -17,7 +17,7 @@ import scipy.special as sp
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._optable import Generic
-from ._primitive import primitive, unary
+from ._primitive import _keeping_half, primitive, unary
 from .elementwise import exp, log
 
 lgamma = unary(
@@ -158,7 +158,7 @@ def _igamma_jvp(name, sign):
 
 igamma = primitive(
     "igamma",
-    sp.gammainc,
+    _keeping_half(sp.gammainc),
     (_not_implemented("igamma", "a"), _igamma_x(1.0)),
     kind=Generic(jvp=_igamma_jvp("igamma", 1.0)),
     saves=("self", "other"),
@@ -168,7 +168,7 @@ igamma = primitive(
 )
 igammac = primitive(
     "igammac",
-    sp.gammaincc,
+    _keeping_half(sp.gammaincc),
     (_not_implemented("igammac", "a"), _igamma_x(-1.0)),
     kind=Generic(jvp=_igamma_jvp("igammac", -1.0)),
     saves=("self", "other"),

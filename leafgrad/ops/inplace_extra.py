@@ -10,6 +10,7 @@ import operator
 
 import numpy as np
 
+from .._dtype import get_default_dtype, result_type
 from .._engine import grad_mode
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
@@ -172,7 +173,11 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
         raise TypeError(f"ldexp(): argument 'input' must be Tensor, not {type(input).__name__}")
     if not isinstance(other, Tensor):
         raise TypeError(f"ldexp(): argument 'other' must be Tensor, not {type(other).__name__}")
-    return input * exp2(other)
+    # PyTorch's dtype: the operands' promoted type, integers and bools made the default float.
+    dtype = result_type(input, other)
+    if not dtype.is_floating_point:
+        dtype = get_default_dtype()
+    return input * exp2(other.to(dtype))
 
 
 __all__ = exports(globals())

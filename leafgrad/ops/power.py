@@ -83,6 +83,11 @@ def power_of(x, y):
 def _pow_forward(x, y):
     if type(y) in (int, float) and type(x) is np.ndarray and x.dtype.char in "fd":
         return _float_power(x, y) if x.ndim else _float_power(x.reshape(1), y).reshape(())
+    if np.asarray(x).dtype.kind == "b" and (type(y) is bool or np.asarray(y).dtype.kind == "b"):
+        if type(y) is not bool:
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+        # PyTorch: a bool tensor to a bool power stays bool (x ** True is x, x ** False 1).
+        return np.array(x, dtype=bool) if y else np.ones(np.shape(x), dtype=bool)
     if (
         isinstance(y, (int, np.integer))
         and not isinstance(y, bool)
@@ -95,7 +100,7 @@ def _pow_forward(x, y):
     if (
         isinstance(y, np.ndarray)
         and y.dtype.kind in "iu"
-        and np.asarray(x).dtype.kind in "iu"
+        and np.asarray(x).dtype.kind in "iub"
         and (y < 0).any()
     ):
         return _int_pow_negative(x, y)

@@ -15,11 +15,12 @@ import math
 import numpy as np
 import scipy.special as sp
 
+from .._dtype import get_default_dtype
 from .._exposure import exports, public
 from .._tensor import Tensor
 from ._optable import Generic, NonDifferentiable
 from ._out import accepts_out
-from ._plain import values_of
+from ._plain import cast_like, values_of
 from ._primitive import primitive, unary
 from ._tangents import diagonal_jvp
 from .arithmetic import abs, reciprocal, sign
@@ -75,12 +76,28 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
 # ----- x log y -----
 
 
+def _weak(x, y) -> tuple:
+    """``(x, y)`` with a Python number as PyTorch's weak scalar: both in the array's dtype if
+    floating, else in the default float dtype (``np.log(2.0)`` alone would be a float64 NumPy
+    scalar, which promotes). A plain rule's bool mask beside a number thus computes as the
+    tensor rule does (PyTorch's ``xlogy(self != 0, other)``)."""
+    if type(x) is np.ndarray and type(y) is not np.ndarray:
+        dtype = x.dtype if x.dtype.kind == "f" else get_default_dtype().np
+    elif type(y) is np.ndarray and type(x) is not np.ndarray:
+        dtype = y.dtype if y.dtype.kind == "f" else get_default_dtype().np
+    else:
+        return x, y
+    return np.asarray(x, dtype), np.asarray(y, dtype)
+
+
 def _xlogy_forward(x, y):
+    x, y = _weak(x, y)
     out = x * np.log(y)
     return np.where((x == 0) & ~np.isnan(y), out.dtype.type(0), out)
 
 
 def _xlog1py_forward(x, y):
+    x, y = _weak(x, y)
     out = x * np.log1p(y)
     return np.where((x == 0) & ~np.isnan(y), out.dtype.type(0), out)
 
@@ -119,7 +136,8 @@ _xlogy = _scalar_overloads(
     "xlogy",
     _xlogy_forward,
     (
-        lambda grad, x, y, result: grad * xlogy(x != 0, y),
+        # The mask in the gradient's dtype: a number ``y``'s log then as precise as PyTorch's.
+        lambda grad, x, y, result: grad * xlogy(cast_like(x != 0, grad), y),
         lambda grad, x, y, result: grad * x / y,
     ),
     "XlogyBackward",
@@ -139,7 +157,7 @@ xlog1py = _scalar_overloads(
     "special_xlog1py",
     _xlog1py_forward,
     (
-        lambda grad, x, y, result: grad * xlog1py(x != 0, y),
+        lambda grad, x, y, result: grad * xlog1py(cast_like(x != 0, grad), y),
         lambda grad, x, y, result: grad * x / (y + 1),
     ),
     "SpecialXlog1PyBackward",
