@@ -14,6 +14,22 @@ from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _normalize_dim
 
 
+def refusing_bool(name: str, forward):
+    """``forward``, raising PyTorch's NotImplementedError for a bool input, where NumPy would
+    compute (abs, floor, ceil, trunc and round of bools have no kernel in PyTorch)."""
+
+    def checked(x, *args, **params):
+        if x.dtype.kind == "b":
+            raise NotImplementedError(
+                f"{name}: not implemented for torch.bool tensors (PyTorch has no such kernel); "
+                "convert with .int() or .float() first"
+            )
+        return forward(x, *args, **params)
+
+    checked.__name__ = checked.__qualname__ = getattr(forward, "__name__", name)
+    return checked
+
+
 def _quietly(forward, arrays, params):
     """``forward(*arrays, **params)`` with NumPy's floating-point warnings off."""
     token = QUIET.set(QUIET_STATE)

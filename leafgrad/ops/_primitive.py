@@ -454,6 +454,13 @@ def _build(prim: Primitive):
             if "already entered" not in str(exc):
                 raise
             out = _quietly(forward, arrays, params)
+        except OverflowError:
+            # A Python int beyond an integer tensor's range: NumPy refuses it, PyTorch wraps
+            # it around (an int8 tensor + 200 adds -56).
+            wrapped = _wrapped_ints(arrays)
+            if wrapped is None:
+                raise
+            out = _quietly(forward, wrapped, params)
         if edges is not None:  # the direct path's node
             if type(out) is not np.ndarray:
                 out = np.asarray(out)
@@ -611,6 +618,26 @@ def _wrap_several(arrays, record: bool) -> tuple:
     a tensor (requiring grad when recorded and floating)."""
     arrays = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in arrays)
     return arrays, tuple(_wrap(o, record and o.dtype.kind == "f") for o in arrays)
+
+
+def _wrapped_ints(arrays) -> list | None:
+    """``arrays`` with each Python int wrapped into the first integer array's dtype (two's
+    complement, as PyTorch casts a number to a tensor's dtype), or None where there is no
+    such array or an int does not fit in 64 bits either."""
+    dtype = next(
+        (a.dtype for a in arrays if isinstance(a, np.ndarray) and a.dtype.kind in "iu"), None
+    )
+    if dtype is None:
+        return None
+    out = []
+    for a in arrays:
+        if type(a) is int:
+            try:
+                a = np.array(a).astype(dtype)[()]
+            except OverflowError:
+                return None
+        out.append(a)
+    return out
 
 
 def _pick(items: tuple, indices: tuple) -> tuple:

@@ -11,6 +11,7 @@ import numpy as np
 from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
+from ._inputs import refusing_bool
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear
 from ._out import accepts_out
 from ._primitive import primitive, unary
@@ -263,7 +264,7 @@ sgn = sign
 
 abs = unary(
     "abs",
-    np.abs,
+    refusing_bool("abs", np.abs),
     d1=lambda x: sign(x),
     d2=lambda x: _zeros_like(x),
     node_name="AbsBackward0",

@@ -251,6 +251,10 @@ def trace(input: Tensor) -> Tensor:
     _tensor(input, "trace")
     if input._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, got a {input._data.ndim}-D tensor")
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError(
+            "trace: not implemented for torch.bool tensors (as in PyTorch); convert with .int()"
+        )
     return diagonal(input).sum()
 
 
@@ -267,10 +271,23 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     _tensor(input, "argsort")
     d = _normalize_dim(dim, max(input._data.ndim, 1), "argsort")
     data = input._data if input._data.ndim else input._data.reshape(1)
-    order = np.argsort(-data if descending else data, axis=d, kind="stable")
-    if descending and data.dtype.kind == "b":
+    if not descending:
+        order = np.argsort(data, axis=d, kind="stable")
+    elif data.dtype.kind in "biu":  # ~x reverses the order without overflow (-x would not)
         order = np.argsort(~data, axis=d, kind="stable")
+    else:
+        order = _descending_floats(data, d)
     return _wrap(order.reshape(input._data.shape).astype(np.int64))
+
+
+def _descending_floats(data: np.ndarray, axis: int) -> np.ndarray:
+    """A stable descending order of floats along ``axis``, NaNs first as in PyTorch (NumPy
+    puts them last, also for ``-data``)."""
+    nan = np.isnan(data)
+    if not nan.any():
+        return np.argsort(-data, axis=axis, kind="stable")
+    keys = (np.moveaxis(-data, axis, -1), np.moveaxis(~nan, axis, -1))  # last key: primary
+    return np.moveaxis(np.lexsort(keys, axis=-1), -1, axis)
 
 
 @public()

@@ -6,12 +6,15 @@ rules also give their forward-mode and Taylor rules.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
 from . import _select
+from ._inputs import refusing_bool
 from ._optable import PiecewiseLinear
 from ._out import accepts_out
 from ._plain import cast_like, in_plain_rule
@@ -26,7 +29,7 @@ def _zero_grad(grad, x, result, **params):
 
 floor = primitive(
     "floor",
-    np.floor,
+    refusing_bool("floor", np.floor),
     (_zero_grad,),
     kind=PiecewiseLinear(),
     node_name="FloorBackward0",
@@ -36,7 +39,7 @@ floor = primitive(
 )
 ceil = primitive(
     "ceil",
-    np.ceil,
+    refusing_bool("ceil", np.ceil),
     (_zero_grad,),
     kind=PiecewiseLinear(),
     node_name="CeilBackward0",
@@ -46,7 +49,7 @@ ceil = primitive(
 )
 trunc = primitive(
     "trunc",
-    np.trunc,
+    refusing_bool("trunc", np.trunc),
     (_zero_grad,),
     kind=PiecewiseLinear(),
     node_name="TruncBackward0",
@@ -57,6 +60,7 @@ trunc = primitive(
 fix = trunc
 
 
+@functools.partial(refusing_bool, "round")
 def _round_forward(x, *, decimals=0):
     return np.round(x, decimals)
 
@@ -129,7 +133,8 @@ def _clamp_forward(x, *, min=None, max=None):
     if min is not None:
         out = np.maximum(out, min)
     if max is not None:
-        if out is not x and x.dtype.kind == "f" and out.dtype == x.dtype:
+        fresh = out is not x and type(out) is np.ndarray  # (not a 0-d input's NumPy scalar)
+        if fresh and x.dtype.kind == "f" and out.dtype == x.dtype:
             out = np.minimum(out, max, out=out)  # into the fresh result: one array, not two
         else:
             out = np.minimum(out, max)

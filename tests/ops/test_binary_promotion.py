@@ -1,7 +1,7 @@
 """Binary ops with Python numbers, bool and integer operands, and mixed dtypes: the result
 dtype, values and errors of PyTorch (xlogy / xlog1py with a number, ldexp, igamma /
 igammac in float16, copysign with a bool, pow of bools, logaddexp of bool and integer
-tensors)."""
+tensors, Python ints beyond an integer tensor's range)."""
 
 import numpy as np
 import pytest
@@ -18,6 +18,8 @@ OPERANDS = {
     "i32": lambda m: m.tensor([3, -2, 1], dtype=m.int32),
     "bool": lambda m: m.tensor([True, False, True]),
     "pos_f32": lambda m: m.tensor([1.5, 2.0, 0.5]),
+    "i8": lambda m: m.tensor([1, 2, 100], dtype=m.int8),
+    "u8": lambda m: m.tensor([1, 2, 200], dtype=m.uint8),
 }
 
 CASES = [
@@ -59,6 +61,11 @@ CASES = [
     "logaddexp(i64, i64)",
     "logaddexp(bool, bool)",
     "logaddexp(f32, 2.0)",
+    "add(i8, 200)",
+    "mul(i8, 2)",
+    "mul(u8, 300)",
+    "sub(u8, 3)",
+    "add(i8, 2**70)",
 ]
 
 

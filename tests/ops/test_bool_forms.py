@@ -1,5 +1,6 @@
 """Forms PyTorch accepts that leafgrad raised on: sign of bools, zero_/fill_ of bool tensors,
-and repeat_interleave of the repeats alone."""
+and repeat_interleave of the repeats alone; and those it refuses that leafgrad computed:
+abs, floor, ceil, trunc, round and trace of bools."""
 
 import numpy as np
 import pytest
@@ -48,3 +49,30 @@ def test_repeat_interleave_of_the_repeats_alone_refuses_what_torch_refuses():
         with pytest.raises(RuntimeError, match="repeat_interleave"):
             lg.repeat_interleave(bad)
     np.testing.assert_array_equal(lg.repeat_interleave(lg.tensor([1, 2]), 2).numpy(), [1, 1, 2, 2])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "x.abs()",
+        "x.abs_()",
+        "m.absolute(x)",
+        "abs(x)",
+        "x.floor()",
+        "x.floor_()",
+        "x.ceil()",
+        "x.trunc()",
+        "x.fix()",
+        "x.round()",
+        "x.round(decimals=2)",
+        "m.trace(x.reshape(2, 2))",
+    ],
+)
+def test_ops_pytorch_has_no_bool_kernel_for_raise_not_implemented(call):
+    for m in (lg, torch):
+        names = {"m": m, "x": m.tensor([True, False, True, True])}
+        with pytest.raises(NotImplementedError):
+            eval(call, names)
+    # the same ops on integers and floats still run
+    assert lg.tensor([-2, 3]).abs().tolist() == [2, 3]
+    assert lg.tensor([1.5, -1.5]).floor().tolist() == [1.0, -2.0]

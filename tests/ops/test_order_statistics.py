@@ -383,3 +383,33 @@ def test_out_of_quantiles_nansum_and_nanmean_matches_torch(torch):
         out = m.quantile(x, 0.5, out=m.empty(0, dtype=m.float64))
         out.backward()
         assert x.grad.sum().item() == pytest.approx(1.0)
+
+
+def test_descending_orders_of_unsigned_and_extreme_integers_and_nans_match_torch(torch):
+    nan, inf = math.nan, math.inf
+    cases = [
+        ("uint8", [[3, 2, 1], [0, 5, 2], [255, 0, 128]]),
+        ("int8", [[-128, 127, 0], [-128, -128, 1], [5, -1, 5]]),
+        ("float32", [[1.0, nan, 3.0, inf, 3.0, -nan], [0.0, -0.0, 2.0, 2.0, nan, -1.0]]),
+    ]
+    for dtype, rows in cases:
+        ours = lg.tensor(rows, dtype=getattr(lg, dtype))
+        theirs = torch.tensor(rows, dtype=getattr(torch, dtype))
+        for dim in (0, 1):
+            assert (
+                lg.argsort(ours, dim, descending=True).tolist()
+                == torch.sort(theirs, dim=dim, descending=True, stable=True).indices.tolist()
+            )
+            ov, oi = lg.sort(ours, dim, descending=True)
+            tv, ti = torch.sort(theirs, dim=dim, descending=True, stable=True)
+            np.testing.assert_array_equal(ov.numpy(), tv.numpy())
+            assert oi.tolist() == ti.tolist()
+        np.testing.assert_array_equal(lg.topk(ours, 2).values.numpy(), torch.topk(theirs, 2).values)
+
+
+def test_clamp_of_a_zero_dim_tensor_by_numbers(torch):
+    for lo, hi in [(0, 1), (0.5, 3.0), (None, 1.0), (3.0, None)]:
+        ours = lg.tensor(2.5, dtype=lg.float64).clamp(lo, hi)
+        theirs = torch.tensor(2.5, dtype=torch.float64).clamp(lo, hi)
+        assert ours.shape == theirs.shape == ()
+        assert ours.item() == theirs.item()
