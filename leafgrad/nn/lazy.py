@@ -38,14 +38,14 @@ class LazyModuleMixin:
     def initialize_parameters(self, *args, **kwargs) -> None:
         raise NotImplementedError(f"initialize_parameters is not implemented for {type(self)}")
 
-    def _load_from_state_dict(self, state_dict, prefix, assign, missing, unexpected, errors):
+    def _load_from_state_dict(self, state_dict, prefix, *args) -> None:
         # Give waiting parameters the checkpoint's shapes, then load as usual.
         for name, value in [*self._parameters.items(), *self._buffers.items()]:
             key = prefix + name
             if is_lazy(value) and key in state_dict and isinstance(state_dict[key], Tensor):
                 with no_grad():
                     value.materialize(tuple(state_dict[key].shape))
-        super()._load_from_state_dict(state_dict, prefix, assign, missing, unexpected, errors)
+        super()._load_from_state_dict(state_dict, prefix, *args)
 
 
 def _infer_parameters(module, args) -> None:

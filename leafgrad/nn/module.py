@@ -2,30 +2,17 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 
-from .. import Tensor, empty, no_grad
+from .. import Tensor, empty, empty_like, no_grad
 from .. import device as _device
 from .. import dtype as _dtype
 from .._tensor import check_device
 from ._module_hooks import ModuleHooks
+from ._module_state import ModuleState, _IncompatibleKeys  # noqa: F401 (nn.modules.module)
 from .parameter import Buffer, Parameter
 
 __all__ = ["Module"]
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns: keys it expected but missed, and those it did not know."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -52,7 +39,7 @@ def _check_name(kind: str, name) -> None:
         raise KeyError(f'{kind} name can\'t be empty string ""')
 
 
-class Module(ModuleHooks):
+class Module(ModuleHooks, ModuleState):
     """Base class of every layer: subclass it, assign parameters and sub-modules in
     ``__init__`` and define ``forward``; call the module to run it."""
 
@@ -135,6 +122,42 @@ class Module(ModuleHooks):
                 raise AttributeError(f"{module._get_name()} has no submodule `{atom}`")
             module = module._modules[atom]
         return module
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at dotted path ``target``, replacing a sub-module there or (unless
+        ``strict``) adding one to an existing parent."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path ``target`` (AttributeError if there is none)."""
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path ``target`` (AttributeError if there is none)."""
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(module, name)
 
     def __getattr__(self, name: str):
         # Only reached when normal lookup fails; __dict__ may be empty while unpickling.
@@ -284,128 +307,6 @@ class Module(ModuleHooks):
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
 
-    # ----- state -----
-    def _local_state(self) -> dict:
-        """Parameters then persistent buffers of this module alone, skipping Nones."""
-        state = {k: v for k, v in self._parameters.items() if v is not None}
-        for k, v in self._buffers.items():
-            if v is not None and k not in self._non_persistent_buffers_set:
-                state[k] = v
-        return state
-
-    def state_dict(self, *, destination=None, prefix: str = "", keep_vars: bool = False):
-        """An OrderedDict of every parameter and persistent buffer by dotted name.
-
-        Values are detached tensors sharing the module's values unless ``keep_vars``.
-        """
-        if destination is None:
-            destination = OrderedDict()
-        for name, value in self._local_state().items():
-            destination[prefix + name] = value if keep_vars else value.detach()
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(
-                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
-                )
-        return destination
-
-    def _load_from_state_dict(
-        self, state_dict, prefix, assign, missing, unexpected, errors
-    ) -> None:
-        local_state = self._local_state()
-        for name, param in local_state.items():
-            key = prefix + name
-            if key not in state_dict:
-                missing.append(key)
-                continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):
-                errors.append(
-                    f'While copying the parameter named "{key}", expected a Tensor from the '
-                    f"checkpoint but received {type(value).__name__}"
-                )
-                continue
-            if param.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
-                value = value.reshape(())
-            if value.shape != param.shape:
-                errors.append(
-                    f"size mismatch for {key}: copying a param with shape {value.shape} from "
-                    f"checkpoint, the shape in current model is {param.shape}."
-                )
-                continue
-            try:
-                if assign:
-                    self._assign(name, param, value)
-                else:
-                    with no_grad():
-                        param.copy_(value)
-            except Exception as exc:
-                errors.append(
-                    f'While copying the parameter named "{key}", whose dimensions in the model '
-                    f"are {param.shape} and whose dimensions in the checkpoint are "
-                    f"{value.shape}, an exception occurred: {exc}."
-                )
-        for key in state_dict:
-            if key.startswith(prefix):
-                head = key[len(prefix) :].split(".", 1)
-                known = self._modules if len(head) > 1 else local_state
-                if head[0] not in known:
-                    unexpected.append(key)
-
-    def _assign(self, name: str, current: Tensor, value: Tensor) -> None:
-        if isinstance(current, Parameter):
-            if not isinstance(value, Parameter):
-                value = Parameter(value, requires_grad=current.requires_grad)
-            else:
-                value.requires_grad_(current.requires_grad)
-        setattr(self, name, value)
-
-    def load_state_dict(self, state_dict: Mapping, strict: bool = True, assign: bool = False):
-        """Copy values from ``state_dict`` into this module's parameters and buffers.
-
-        Returns ``(missing_keys, unexpected_keys)``. Raises RuntimeError listing every
-        problem: shape mismatches always, missing and unexpected keys when ``strict``.
-        Entries that fit are copied even when others fail, as in PyTorch.
-        """
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, unexpected, errors = [], [], []
-
-        def load(module, local, prefix):
-            module._load_from_state_dict(local, prefix, assign, missing, unexpected, errors)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    load(
-                        child,
-                        {k: v for k, v in local.items() if k.startswith(child_prefix)},
-                        child_prefix,
-                    )
-
-        load(self, OrderedDict(state_dict), "")
-        if strict:
-            if unexpected:
-                errors.insert(
-                    0,
-                    "Unexpected key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in unexpected)
-                    ),
-                )
-            if missing:
-                errors.insert(
-                    0,
-                    "Missing key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in missing)
-                    ),
-                )
-        if errors:
-            raise RuntimeError(
-                "Error(s) in loading state_dict for {}:\n\t{}".format(
-                    type(self).__name__, "\n\t".join(errors)
-                )
-            )
-        return _IncompatibleKeys(missing, unexpected)
-
     # ----- modes and gradients -----
     def train(self, mode: bool = True) -> Module:
         """Set training mode (Dropout drops) on this module and every descendant."""
@@ -448,10 +349,12 @@ class Module(ModuleHooks):
         return self
 
     # ----- dtype and device -----
-    def _apply(self, fn: Callable[[Tensor], Tensor]) -> Module:
-        """Convert every parameter (keeping the Parameter object), its grad and every buffer."""
-        for module in self.children():
-            module._apply(fn)
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
+        """Convert every parameter (keeping the Parameter object), its grad and every buffer
+        (of the sub-modules too unless ``recurse`` is False)."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
         with no_grad():
             for param in self._parameters.values():
                 if param is None:
@@ -512,6 +415,23 @@ class Module(ModuleHooks):
         return self
 
     # ----- printing -----
+    def type(self, dst_type) -> Module:
+        """Every parameter and buffer cast to ``dst_type`` (a dtype or its name)."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Parameters and buffers replaced by uninitialized ones of their shapes on ``device``
+        (the CPU: leafgrad's only device)."""
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
+    def share_memory(self) -> Module:
+        """``Tensor.share_memory_`` on every parameter and buffer."""
+        return self._apply(lambda t: t.share_memory_())
+
+    def compile(self, *args, **kwargs) -> None:
+        """PyTorch compiles the module's call in place; leafgrad runs eagerly, so its calls
+        stay as they are (the same results), as ``leafgrad.compile`` returns its function."""
+
     def _get_name(self) -> str:
         return type(self).__name__
 

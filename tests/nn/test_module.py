@@ -426,3 +426,49 @@ def test_module_survives_pickling(torch):
     assert type(twin[0].weight) is torch.nn.Parameter and twin[0].weight.requires_grad
     assert twin[0].weight.tolist() == net[0].weight.tolist()
     assert repr(twin) == repr(net)
+
+
+# ----- lookups by dotted path, conversions -----
+
+
+def test_get_parameter_get_buffer_and_set_submodule(torch):
+    net = make_net(torch)
+    assert net.get_parameter("block.fc.bias") is net.block.fc.bias
+    assert net.get_buffer("block.running") is net.block.running
+    with pytest.raises(AttributeError, match=r"is not an nn\.Parameter"):
+        net.get_parameter("block.running")
+    with pytest.raises(AttributeError, match="is not a buffer"):
+        net.get_buffer("block.fc.weight")
+    with pytest.raises(AttributeError, match="has no attribute `nope`"):
+        net.get_parameter("block.nope")
+    relu = torch.nn.ReLU()
+    net.set_submodule("act", relu)
+    assert net.act is relu
+    net.set_submodule("block.extra", torch.nn.Identity())
+    assert "block.extra" in dict(net.named_modules())
+    with pytest.raises(AttributeError):
+        net.set_submodule("block.other", torch.nn.Identity(), strict=True)
+    with pytest.raises(AttributeError, match=r"is not an nn\.Module"):
+        net.set_submodule("block.running", torch.nn.Identity())
+    with pytest.raises(ValueError):
+        net.set_submodule("", torch.nn.Identity())
+
+
+def test_type_to_empty_and_share_memory(torch):
+    net = make_net(torch)
+    assert net.type(torch.float64) is net and net.block.fc.weight.dtype == torch.float64
+    weight = net.block.fc.weight
+    assert net.to_empty(device="cpu") is net
+    assert net.block.fc.weight is weight and weight.shape == (2, 3)
+    assert net.share_memory() is net
+
+
+def test_compile_leaves_the_module_eager():
+    # leafgrad alone: PyTorch's compile() imports its compiler stack (seconds).
+    import leafgrad as lg  # why: this test takes no torch fixture
+
+    net = lg.nn.Linear(3, 2)
+    x = lg.ones(4, 3)
+    before = net(x)
+    assert net.compile() is None
+    assert lg.equal(net(x), before)
