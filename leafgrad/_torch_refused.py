@@ -52,6 +52,11 @@ _SPARSE_ONLY = (
     "'aten::native_norm' with arguments from the 'CPU' backend)",
     "use torch.linalg.vector_norm",
 )
+_REMOVED = (
+    "such function: PyTorch removed it after deprecating it in 1.9 (it raises there too)",
+    "use torch.linalg.solve, torch.linalg.lstsq, torch.linalg.eig, torch.linalg.eigh or "
+    "torch.linalg.matrix_rank",
+)
 _LOBPCG = (
     "LOBPCG eigensolver",
     "use torch.linalg.eigh (dense symmetric) and keep the k eigenpairs needed",
@@ -110,6 +115,7 @@ TABLE = [
     (_EXPORT, RuntimeError, [], [], ["export"]),
     (_SPARSE_ONLY, NotImplementedError, ["native_norm"], [], []),
     (_LOBPCG, NotImplementedError, ["lobpcg"], [], []),
+    (_REMOVED, RuntimeError, ["solve", "lstsq", "eig", "symeig", "matrix_rank"], [], []),
     (_SYMBOLIC, TypeError, [], ["SymInt", "SymFloat", "SymBool"], []),
     (_DISPATCH, RuntimeError, [], [
         "DispatchKey", "DispatchKeySet", "ExcludeDispatchKeyGuard", "DisableTorchFunction",

@@ -16,7 +16,7 @@ import scipy.special as sp
 
 from .._dtype import result_type
 from .._exposure import exports, public
-from .._tensor import Tensor, _normalize_dim, _wrap
+from .._tensor import Size, Tensor, _normalize_dim, _wrap
 from ._batch_whole import batches_along
 from ._out import accepts_out
 from ._primitive import unary
@@ -375,6 +375,31 @@ def broadcast_to(input: Tensor, size) -> Tensor:
 def broadcast_tensors(*tensors) -> tuple:
     shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
     return tuple(t.expand(shape) for t in tensors)
+
+
+@public(method=False)
+def broadcast_shapes(*shapes) -> Size:
+    """The shape tensors of ``shapes`` (ints or sequences of ints) broadcast to, without
+    making tensors; PyTorch's errors for shapes that do not broadcast."""
+    result: list = []
+    for i, shape in enumerate(shapes):
+        dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        for d in dims:
+            if isinstance(d, (int, np.integer)) and d < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+        if len(dims) > len(result):
+            result = [1] * (len(dims) - len(result)) + result
+        for k in range(1, len(dims) + 1):
+            d, r = dims[-k], result[-k]
+            if not isinstance(d, (int, np.integer)) or (d != r and d != 1 and r != 1):
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {d} at {-k}! Mismatching "
+                    f"argument at index {i} had {shape}; but expected shape should be "
+                    f"broadcastable to {result}"
+                )
+            if r == 1:
+                result[-k] = int(d)
+    return Size(result)
 
 
 @public(method=False)

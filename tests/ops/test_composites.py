@@ -132,3 +132,28 @@ def test_triangles_keep_the_dtype(dtype):
         theirs = getattr(torch.ones(3, 3, dtype=getattr(torch, dtype)), fn)(1)
         assert str(ours.dtype) == str(theirs.dtype)
         assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        [(2, 1), (3,)],
+        [2, (3, 1)],
+        [],
+        [(1,), (4, 1), [5, 1, 1]],
+        [(0,), (1,)],
+        [torch.Size([3, 1]), (1, 4)],
+        [(2,), (3,)],
+        [(-1,), (2,)],
+        [(2, 3), (4, 2, 1)],
+    ],
+)
+def test_broadcast_shapes_matches_torch(shapes):
+    outcomes = []
+    for lib in (lg, torch):
+        try:
+            result = lib.broadcast_shapes(*shapes)
+            outcomes.append((type(result).__name__, tuple(result)))
+        except Exception as exc:  # the type and message are compared
+            outcomes.append((type(exc).__name__, str(exc)))
+    assert outcomes[0] == outcomes[1]

@@ -1,0 +1,262 @@
+"""``torch.testing``: ``assert_close`` with PyTorch's default tolerances, checks and messages
+(tensors, NumPy arrays, Python numbers, and sequences and mappings of them), and the
+deprecated ``assert_allclose``."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from . import _dtype
+from ._tensor import Tensor
+
+__all__ = ["assert_allclose", "assert_close"]
+
+# (rtol, atol) by dtype, as PyTorch's; integers and bools are compared for equality.
+_TOLERANCES = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}
+_NUMBERS = (bool, int, float, complex, np.number, np.bool_)
+
+
+def assert_close(
+    actual,
+    expected,
+    *,
+    allow_subclasses: bool = True,
+    rtol: float | None = None,
+    atol: float | None = None,
+    equal_nan: bool = False,
+    check_device: bool = True,
+    check_dtype: bool = True,
+    check_layout: bool = True,
+    check_stride: bool = False,
+    msg=None,
+) -> None:
+    """AssertionError unless ``actual`` and ``expected`` are close: ``|actual - expected| <=
+    atol + rtol * |expected|`` elementwise, with PyTorch's defaults by dtype (float32: rtol
+    1.3e-6, atol 1e-5; float64: 1e-7 both; float16: 1e-3, 1e-5; others exact), after equal
+    shapes and (unless told not to) dtypes and strides. ``msg``: a string replacing the
+    message, or a callable given it."""
+    if (rtol is None) != (atol is None):
+        missing = "atol" if atol is None else "rtol"
+        raise ValueError(
+            f"Both 'rtol' and 'atol' must be either specified or omitted, but got no {missing}."
+        )
+    options = {
+        "rtol": rtol,
+        "atol": atol,
+        "equal_nan": equal_nan,
+        "check_dtype": check_dtype,
+        "check_stride": check_stride,
+    }
+    failure = _compare(actual, expected, options)
+    if failure is None:
+        return
+    text, path = failure
+    if path:
+        text += "\n\nThe failure occurred for item " + "".join(f"[{p!r}]" for p in path)
+    if msg is not None:
+        text = msg(text) if callable(msg) else msg
+    raise AssertionError(text)
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg="") -> None:
+    """Deprecated in PyTorch for ``assert_close``: the same comparison, NaNs equal by default
+    and dtypes not checked (numbers and sequences become tensors of ``actual``'s dtype)."""
+    warnings.warn(
+        "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "
+        "future release. Please use `torch.testing.assert_close()` instead.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    if not isinstance(actual, Tensor):
+        actual = Tensor(np.asarray(actual)) if not isinstance(actual, np.ndarray) else actual
+    if not isinstance(expected, Tensor):
+        expected = Tensor(np.asarray(expected, dtype=_values(actual).dtype))
+    assert_close(
+        actual,
+        expected,
+        rtol=rtol,
+        atol=atol,
+        equal_nan=equal_nan,
+        check_dtype=False,
+        msg=msg or None,
+    )
+
+
+def _values(x) -> np.ndarray:
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def _compare(actual, expected, options, path=()):
+    """None if equal enough, else ``(message, path to the failing item)``."""
+    tensor_like = (Tensor, np.ndarray)
+    if isinstance(actual, tensor_like) and isinstance(expected, tensor_like):
+        if isinstance(actual, Tensor) != isinstance(expected, Tensor):
+            return _no_pair(actual, expected)
+        message = _compare_arrays(_values(actual), _values(expected), options)
+        return None if message is None else (message, path)
+    if isinstance(actual, _NUMBERS) and isinstance(expected, _NUMBERS):
+        message = _compare_numbers(actual, expected, options)
+        return None if message is None else (message, path)
+    if isinstance(actual, Mapping) and isinstance(expected, Mapping):
+        if set(actual) != set(expected):
+            missing = sorted(set(expected) - set(actual), key=repr)
+            extra = sorted(set(actual) - set(expected), key=repr)
+            text = "The keys of the mappings do not match:\n"
+            if missing:
+                text += f"Missing keys in the actual mapping: {missing}\n"
+            if extra:
+                text += f"Additional keys in the actual mapping: {extra}\n"
+            return text.strip(), path
+        for key in expected:
+            failure = _compare(actual[key], expected[key], options, (*path, key))
+            if failure is not None:
+                return failure
+        return None
+    if _is_sequence(actual) and _is_sequence(expected):
+        if len(actual) != len(expected):
+            return (
+                f"The length of the sequences mismatch: {len(actual)} != {len(expected)}",
+                path,
+            )
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            failure = _compare(a, e, options, (*path, i))
+            if failure is not None:
+                return failure
+        return None
+    return _no_pair(actual, expected)
+
+
+def _is_sequence(x) -> bool:
+    return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
+
+
+def _no_pair(actual, expected):
+    raise TypeError(
+        f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}."
+    )
+
+
+def _torch_dtype(array: np.ndarray) -> str:
+    return str(_dtype.from_numpy_dtype(array.dtype))
+
+
+def _tolerances(options, *dtypes) -> tuple:
+    if options["rtol"] is not None:
+        return options["rtol"], options["atol"]
+    pairs = [_TOLERANCES.get(np.dtype(d).name, (0.0, 0.0)) for d in dtypes]
+    return max(p[0] for p in pairs), max(p[1] for p in pairs)
+
+
+def _compare_arrays(actual: np.ndarray, expected: np.ndarray, options) -> str | None:
+    if actual.shape != expected.shape:
+        return (
+            "The values for attribute 'shape' do not match: "
+            f"torch.Size({list(actual.shape)}) != torch.Size({list(expected.shape)})."
+        )
+    if options["check_dtype"] and actual.dtype != expected.dtype:
+        return (
+            "The values for attribute 'dtype' do not match: "
+            f"{_torch_dtype(actual)} != {_torch_dtype(expected)}."
+        )
+    if options["check_stride"] and actual.size > 1:
+        strides = [tuple(s // a.itemsize for s in a.strides) for a in (actual, expected)]
+        if strides[0] != strides[1]:
+            return (
+                f"The values for attribute 'stride()' do not match: {strides[0]} != {strides[1]}."
+            )
+    rtol, atol = _tolerances(options, actual.dtype, expected.dtype)
+    common = np.result_type(actual, expected)
+    a, e = actual.astype(common, copy=False), expected.astype(common, copy=False)
+    if common.kind in "fc":
+        with np.errstate(invalid="ignore", over="ignore"):  # PyTorch's isclose rule
+            matches = np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=options["equal_nan"])
+    else:
+        matches = a == e
+    if matches.all():
+        return None
+    if actual.ndim == 0:
+        return _scalar_message(a.item(), e.item(), rtol, atol)
+    return _tensor_message(a, e, matches, rtol, atol)
+
+
+def _tensor_message(actual, expected, matches, rtol, atol) -> str:
+    total = matches.size
+    mismatched = total - int(matches.sum())
+    flat_a, flat_e, flat_m = actual.reshape(-1), expected.reshape(-1), matches.reshape(-1)
+    if flat_a.dtype.kind not in "fc":
+        flat_a, flat_e = flat_a.astype(np.int64), flat_e.astype(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        abs_diff = np.abs(flat_a - flat_e)
+        abs_diff[flat_m] = 0
+        if abs_diff.dtype.kind in "iub":  # PyTorch divides integers in its default float
+            default = _dtype.get_default_dtype().np
+            rel_diff = abs_diff.astype(default) / np.abs(flat_e).astype(default)
+        else:
+            rel_diff = abs_diff / np.abs(flat_e)
+        rel_diff[flat_m] = 0
+    abs_i, rel_i = _argmax_with_nan(abs_diff), _argmax_with_nan(rel_diff)
+    extra = f"Mismatched elements: {mismatched} / {total} ({mismatched / total:.1%})"
+    return _mismatch_message(
+        "Tensor-likes",
+        extra,
+        abs_diff[abs_i].item(),
+        np.unravel_index(abs_i, actual.shape),
+        atol,
+        rel_diff[rel_i].item(),
+        np.unravel_index(rel_i, actual.shape),
+        rtol,
+    )
+
+
+def _argmax_with_nan(values: np.ndarray) -> int:
+    """PyTorch's ``max`` index: the first NaN if any, else the first maximum."""
+    nan = np.isnan(values) if values.dtype.kind in "fc" else None
+    if nan is not None and nan.any():
+        return int(np.argmax(nan))
+    return int(np.argmax(values))
+
+
+def _compare_numbers(actual, expected, options) -> str | None:
+    types = [np.asarray(x).dtype for x in (actual, expected)]
+    if options["rtol"] is not None:
+        rtol, atol = options["rtol"], options["atol"]
+    elif any(t.kind in "fc" for t in types):  # a Python float compares as float64
+        rtol, atol = _TOLERANCES["float64"]
+    else:
+        rtol, atol = 0.0, 0.0
+    if isinstance(actual, float) or isinstance(expected, float):
+        if options["equal_nan"] and np.isnan(actual) and np.isnan(expected):
+            return None
+    if abs(actual - expected) <= atol + rtol * abs(expected):
+        return None
+    return _scalar_message(actual, expected, rtol, atol)
+
+
+def _scalar_message(actual, expected, rtol, atol) -> str:
+    abs_diff = abs(actual - expected)
+    rel_diff = float("inf") if expected == 0 else abs_diff / abs(expected)
+    return _mismatch_message(
+        "Scalars", f"Expected {expected} but got {actual}.", abs_diff, None, atol, rel_diff, None,
+        rtol,
+    )  # fmt: skip
+
+
+def _mismatch_message(identifier, extra, abs_diff, abs_idx, atol, rel_diff, rel_idx, rtol):
+    equality = rtol == 0 and atol == 0
+
+    def line(kind, diff, idx, tol):
+        if idx is None:
+            text = f"{kind.title()} difference: {diff}"
+        else:
+            text = f"Greatest {kind} difference: {diff} at index {tuple(int(i) for i in idx)}"
+        if not equality:
+            text += f" (up to {tol} allowed)"
+        return text + "\n"
+
+    text = f"{identifier} are not {'equal' if equality else 'close'}!\n\n{extra.strip()}\n"
+    text += line("absolute", abs_diff, abs_idx, atol)
+    text += line("relative", rel_diff, rel_idx, rtol)
+    return text.strip()

@@ -1,0 +1,40 @@
+"""leafgrad.random (torch.random): the default generator's functions and fork_rng."""
+
+import pytest
+
+import leafgrad as lg
+
+
+def test_the_module_names_the_default_generator_and_its_functions():
+    assert lg.random.default_generator is lg.default_generator
+    assert lg.random.manual_seed(5) is lg.default_generator
+    assert lg.random.initial_seed() == 5
+    state = lg.random.get_rng_state()
+    first = lg.rand(3)
+    lg.random.set_rng_state(state)
+    assert lg.equal(lg.rand(3), first)
+
+
+def test_fork_rng_restores_the_state_on_leaving_also_after_an_error():
+    lg.manual_seed(0)
+    with lg.random.fork_rng():
+        inside = lg.rand(4)
+    assert lg.equal(lg.rand(4), inside)  # the block's draws did not advance the generator
+    lg.manual_seed(0)
+    with pytest.raises(ZeroDivisionError), lg.random.fork_rng():
+        lg.rand(4)
+        1 / 0
+    assert lg.equal(lg.rand(4), inside)
+    lg.manual_seed(0)
+    with lg.random.fork_rng(enabled=False):
+        lg.rand(4)
+    assert not lg.equal(lg.rand(4), inside)
+
+
+def test_fork_rng_draws_as_torch_does():
+    torch = pytest.importorskip("torch")
+    for lib in (lg, torch):
+        lib.manual_seed(1)
+        with lib.random.fork_rng(devices=[]):
+            lib.rand(2)
+        assert lib.random.initial_seed() == 1
