@@ -219,4 +219,4 @@ from . import cpu  # noqa: F401
 from ._storage_legacy import *  # noqa: F403
 from .ops.torch_rest import *  # noqa: F403
 from .nn._torch_aten import *  # noqa: F403
-from . import compiler  # noqa: F401
+from . import compiler, jit  # noqa: F401
