@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import _dtype
-from ._tensor import Tensor
+from ._tensor import Tensor, _wrap
 
 __all__ = ["assert_allclose", "assert_close"]
 
@@ -71,9 +71,9 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
         stacklevel=2,
     )
     if not isinstance(actual, Tensor):
-        actual = Tensor(np.asarray(actual)) if not isinstance(actual, np.ndarray) else actual
+        actual = _wrap(np.asarray(actual))
     if not isinstance(expected, Tensor):
-        expected = Tensor(np.asarray(expected, dtype=_values(actual).dtype))
+        expected = _wrap(np.asarray(expected, dtype=_values(actual).dtype))
     assert_close(
         actual,
         expected,
