@@ -397,9 +397,11 @@ class Tensor:
         return tensor_repr(self, Tensor)
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # PyTorch's rule: a plain 0-d tensor formats as its value (f"{loss}" gives "0.5"),
+        # with or without a spec; subclasses (a Parameter) and other shapes as their repr.
+        if self._data.ndim == 0 and type(self) is Tensor:
             return self.item().__format__(spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
         # As PyTorch: the values, dtype, requires_grad and attributes the user set travel; the

@@ -290,3 +290,20 @@ def test_edge_items_zero_prints_only_dots_and_the_size_like_torch(torch):
     torch.set_printoptions(threshold=3, edgeitems=0)
     for values in [np.arange(10.0), np.arange(24).reshape(2, 3, 4), np.arange(2.0)]:
         _assert_reprs_match(torch, values)
+
+
+def test_format_of_a_zero_dim_tensor_is_its_value_as_in_torch(torch):
+    cases = [
+        (lambda m: m.tensor(0.5), ""),
+        (lambda m: m.tensor(0.5, requires_grad=True) * 2, ""),
+        (lambda m: m.tensor(3), ""),
+        (lambda m: m.tensor(True), ""),
+        (lambda m: m.tensor(0.123456, dtype=m.float64), ".3f"),
+        (lambda m: m.tensor([1.0]), ""),
+        (lambda m: m.nn.Parameter(m.tensor(0.5)), ""),
+    ]
+    for make, spec in cases:
+        assert format(make(lg), spec) == format(make(torch), spec)
+    assert f"{lg.tensor(2.5)}" == "2.5"
+    with pytest.raises(TypeError):  # a Parameter formats as an object, as in PyTorch
+        format(lg.nn.Parameter(lg.tensor(0.5)), ".3f")

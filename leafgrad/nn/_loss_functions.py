@@ -194,6 +194,11 @@ def binary_cross_entropy(
     _check_tensors("binary_cross_entropy", input=input, target=target, weight=weight)
     _same_shape("binary_cross_entropy", input, target)
     _check_float("binary_cross_entropy", input)
+    if target.dtype != input.dtype:  # PyTorch's kernel takes one dtype and does not promote
+        raise RuntimeError(
+            f"binary_cross_entropy: Found dtype {target.dtype} but expected {input.dtype}; "
+            "convert the target first (target.to(input.dtype))"
+        )
     with _lg.no_grad():
         in_range = bool(((input >= 0) & (input <= 1)).all())
     if not in_range:
@@ -203,7 +208,7 @@ def binary_cross_entropy(
         )
     loss = -(target * _clamped_log(input) + (1 - target) * _clamped_log(1 - input))
     if weight is not None:
-        loss = loss * weight
+        loss = loss * weight.to(loss.dtype)  # PyTorch's result keeps the input's dtype
     return _reduce(loss, reduction)
 
 
@@ -237,7 +242,8 @@ def binary_cross_entropy_with_logits(
     loss = (1 - target) * input + softplus_neg
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    # PyTorch computes into a tensor made from the target: the loss takes the target's dtype
+    return _reduce(loss.to(target.dtype), reduction)
 
 
 # ----- negative log-likelihood and cross-entropy -----

@@ -13,6 +13,26 @@ from .._dtype import result_type
 from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _normalize_dim
 
+_SCALAR_TYPES = {
+    "float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+    "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long", "bool": "Bool",
+}  # fmt: skip
+
+
+def scalar_type(t: Tensor) -> str:
+    """PyTorch's ScalarType name of ``t``'s dtype (``Long``, ``Float`` ...)."""
+    return _SCALAR_TYPES.get(t._data.dtype.name, t._data.dtype.name)
+
+
+def same_dtype(first: Tensor, second: Tensor, message) -> None:
+    """RuntimeError ``message(first's, second's ScalarType names)`` unless the two tensors
+    share a dtype: ops whose PyTorch kernels take one dtype and do not promote."""
+    if first._data.dtype != second._data.dtype:
+        raise RuntimeError(
+            message(scalar_type(first), scalar_type(second))
+            + "; convert one of them first (e.g. with .to(other.dtype))"
+        )
+
 
 def refusing_bool(name: str, forward):
     """``forward``, raising PyTorch's NotImplementedError for a bool input, where NumPy would

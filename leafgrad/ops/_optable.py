@@ -213,7 +213,7 @@ class Primitive:
     jvp: Callable | None
     dtype_rule: str
     broadcast: bool
-    scalars: bool
+    scalars: bool | str
     num_outputs: int
     view: bool
     plain_rules: bool = False  # its rules also run on NumPy arrays (_primitive.plain_backward)

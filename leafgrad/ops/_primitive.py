@@ -141,7 +141,7 @@ def primitive(
     vjp_all=None,
     dtype_rule: str = "promote",
     broadcast: bool = False,
-    scalars: bool = False,
+    scalars: bool | str = False,
     num_outputs: int = 1,
     view: bool = False,
     plain_rules: bool = False,
@@ -159,21 +159,21 @@ def primitive(
     for one saved only when ``other`` needs a gradient); ``inputs`` / ``outputs`` name the
     operands / outputs (default ``self``, ``other`` / ``result``). Rules read the values only
     of what is saved (``_optable``).
-    ``dtype_rule``: "promote" (PyTorch promotion, arrays cast to the result dtype), "float"
-    (as promote, then integers become the default float), or "keep" (arrays passed as they
-    are; the forward decides). ``broadcast``: grads are summed back to input shapes.
-    ``scalars``: Python numbers are accepted as inputs. ``num_outputs``: how many arrays the
-    forward returns. ``view``: when the forward returns a NumPy view of the first input, the
-    result is a leafgrad view of it (shares its version counter; in-place writes through it
-    rebase the base's history). ``plain_rules``: the rules read their operands only through
-    arithmetic operators, ``.shape`` and leafgrad ops, so they also run on NumPy arrays when
-    nothing is recorded (``plain_backward``). ``materialize_grads=False``: a ``vjp_all`` rule
-    of several outputs gets None for the outputs no gradient reached instead of zeros
-    (PyTorch's ``ctx.set_materialize_grads(False)``), sparing a large op zeros it would only
-    add or test. ``expose``: how the op itself is public, a
-    ``_exposure.public(...)`` (most ops are exposed through a function that dispatches to
-    their primitives). Unknown keywords, kinds or ``saves`` entries raise TypeError, a second
-    declaration of one key ValueError.
+    ``dtype_rule``: "promote" (PyTorch promotion, arrays cast to the result dtype), "float" (as
+    promote, then integers become the default float), or "keep" (arrays passed as they are; the
+    forward decides). ``broadcast``: grads are summed back to input shapes. ``scalars``: Python
+    numbers are accepted as inputs (``"other"``: except as the first, which must be a tensor, as
+    PyTorch's ``eq(Tensor, Scalar)``). ``num_outputs``: how many arrays the forward returns.
+    ``view``: when the forward returns a NumPy view of the first input, the result is a leafgrad
+    view of it (shares its version counter; in-place writes through it rebase the base's
+    history). ``plain_rules``: the rules read their operands only through arithmetic operators,
+    ``.shape`` and leafgrad ops, so they also run on NumPy arrays when nothing is recorded
+    (``plain_backward``). ``materialize_grads=False``: a ``vjp_all`` rule of several outputs
+    gets None for the outputs no gradient reached instead of zeros (PyTorch's
+    ``ctx.set_materialize_grads(False)``), sparing a large op zeros it would only add or test.
+    ``expose``: how the op itself is public, a ``_exposure.public(...)`` (most ops are exposed
+    through a function that dispatches to their primitives). Unknown keywords, kinds or
+    ``saves`` entries raise TypeError, a second declaration of one key ValueError.
     """
     if vjp is not None and not isinstance(vjp, tuple):
         vjp = (vjp,)
@@ -281,6 +281,7 @@ def _build(prim: Primitive):
     """The callable op for a checked declaration."""
     name, forward, vjp, vjp_all = prim.name, prim.forward, prim.vjp, prim.vjp_all
     broadcast, scalars, view = prim.broadcast, prim.scalars, prim.view
+    tensor_first = scalars == "other"  # numbers, but not as the first operand
     num_outputs = prim.num_outputs
     node_name, dtype_rule = prim.node_name, prim.dtype_rule
     differentiable = prim.differentiable
@@ -419,6 +420,11 @@ def _build(prim: Primitive):
                     arrays.append(a)
                 else:
                     number = type(a) is float or type(a) is int
+                    if bit == 1 and tensor_first and not _state.plain:
+                        raise TypeError(
+                            f"{name}(): argument 'input' (position 1) must be a Tensor, not "
+                            f"{type(a).__name__}; put the tensor first or make the number one"
+                        )
                     if not (scalars and number):
                         # In a plain rule: arrays in, arrays out (mostly ``a`` is one itself).
                         if _state.plain and (type(a) is np.ndarray or _holds_array(args)):

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._inputs import same_dtype
 from ._optable import NonDifferentiable
 from ._primitive import primitive
 
@@ -16,7 +17,7 @@ def _compare(name, fn):
         fn,
         kind=NonDifferentiable(),
         broadcast=True,
-        scalars=True,
+        scalars="other",  # torch.eq(1.0, t) raises TypeError; t.eq(1.0) and 1.0 < t work
         expose=public(operators=(f"__{name}__",)),
     )
 
@@ -49,8 +50,7 @@ def _logical(name, fn):
         kind=NonDifferentiable(),
         dtype_rule="keep",
         broadcast=True,
-        scalars=True,
-        expose=public(),
+        expose=public(),  # tensors only: torch.logical_and(t, True) raises TypeError
     )
 
 
@@ -130,6 +130,8 @@ _isclose = primitive("isclose", _close_forward, kind=NonDifferentiable(), broadc
 @public()
 def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
     """Elementwise ``|input - other| <= atol + rtol * |other|``."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):  # PyTorch does not promote
+        same_dtype(input, other, lambda a, b: f"isclose: {a} did not match {b}")
     return _isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 

@@ -18,6 +18,7 @@ from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
 from ._batch_whole import batches_along
+from ._inputs import _check_tensors, same_dtype
 from ._out import accepts_out
 from ._primitive import unary
 from .elementwise import exp
@@ -84,6 +85,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
 @accepts_out
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
+    _check_tensors("hypot", input, other)  # PyTorch takes no Python number here
     kinds = {t._data.dtype.kind for t in (input, other) if isinstance(t, Tensor)}
     if kinds and "f" not in kinds:
         raise NotImplementedError(
@@ -163,12 +165,14 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Ten
 @public()
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores NaN (NaN only where both are)."""
+    _check_tensors("fmax", input, other)
     return where(other.isnan(), input, where(input.isnan(), other, maximum(input, other)))
 
 
 @public()
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum that ignores NaN (NaN only where both are)."""
+    _check_tensors("fmin", input, other)
     return where(other.isnan(), input, where(input.isnan(), other, minimum(input, other)))
 
 
@@ -427,6 +431,8 @@ def meshgrid(*tensors, indexing: str = "ij") -> tuple:
 @public(method=False)
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     """Pairwise ``p``-norm distances between the rows of ``x1`` (.., P, M) and ``x2`` (.., R, M)."""
+    _check_tensors("cdist", x1, x2)
+    same_dtype(x1, x2, lambda a, b: f"cdist: expected scalar type {a} but found {b}")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     if p == 1:
         return diff.abs().sum(-1)
@@ -453,6 +459,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
 @accepts_out(same_dtype=True)
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """The cross product along ``dim`` (the first dim of size 3 when None)."""
+    _check_tensors("cross", input, other)
+    same_dtype(input, other, lambda a, b: f"cross: expected scalar type {a} but found {b}")
     shape = np.broadcast_shapes(input._data.shape, other._data.shape)
     if dim is None:
         dim = next((i for i, s in enumerate(shape) if s == 3), None)

@@ -9,13 +9,7 @@ from .. import _dtype
 from .._exposure import exports, public
 from .._tensor import Tensor
 from .._warn import warn_at_user
-
-
-def _scalar_type(t: Tensor) -> str:
-    return {
-        "float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-        "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long", "bool": "Bool",
-    }[t._data.dtype.name]  # fmt: skip
+from ._inputs import _check_tensors, scalar_type
 
 
 def _check_weights(w, name: str, n: int, integral: bool):
@@ -35,12 +29,12 @@ def _check_weights(w, name: str, n: int, integral: bool):
     if integral and kind not in "iu":
         raise RuntimeError(
             f"cov(): expected {name} to have integral dtype but got {name} with "
-            f"{_scalar_type(w)} dtype"
+            f"{scalar_type(w)} dtype"
         )
     if not integral and kind != "f":
         raise RuntimeError(
             f"cov(): expected {name} to have floating point dtype but got {name} with "
-            f"{_scalar_type(w)} dtype"
+            f"{scalar_type(w)} dtype"
         )
     if np.any(w._data < 0):
         raise RuntimeError(f"cov(): {name} cannot be negative")
@@ -108,11 +102,12 @@ def corrcoef(input: Tensor) -> Tensor:
 @public()
 def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
     """The ``p``-norm of ``input - other`` (broadcast), as a 0-D tensor."""
+    _check_tensors("dist", input, other)
     diff = input - other
     if not diff.is_floating_point():
         raise RuntimeError(
             f"norm(): input dtype should be either floating point or complex. Got "
-            f"{_scalar_type(diff)} instead. Convert the inputs first (e.g. .float())"
+            f"{scalar_type(diff)} instead. Convert the inputs first (e.g. .float())"
         )
     return diff.norm(float(p))
 

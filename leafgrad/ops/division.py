@@ -148,6 +148,8 @@ def remainder(input, other):
 @accepts_out
 def fmod(input, other):
     """C's ``fmod``: the result has the sign of ``input``."""
+    if not isinstance(input, Tensor):  # no Scalar-first overload, unlike remainder
+        raise TypeError(f"fmod(): argument 'input' must be a Tensor, not {type(input).__name__}")
     return (_fmod_tensor if isinstance(other, Tensor) else _fmod_scalar)(input, other)
 
 

@@ -52,29 +52,40 @@ _polygamma = unary(
 )
 
 
-def _check_order(n) -> None:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+def _int_argument(op: str, name: str, value) -> int:
+    """``value`` as an int, as PyTorch's int parameters take it (an int, a NumPy integer or
+    an integer tensor of one element); TypeError for anything else, bools included."""
+    if isinstance(value, Tensor) and value.numel() == 1 and value._data.dtype.kind in "iu":
+        return int(value.item())
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}")
+    return int(value)
+
+
+def _check_order(n) -> int:
+    n = _int_argument("polygamma", "n", n)
+    if n < 0:
         raise RuntimeError(f"polygamma: n must be a non-negative integer, got {n!r}")
+    return n
 
 
 @public(method=False)
 def polygamma(n: int, input: Tensor) -> Tensor:
     """The n-th derivative of ``digamma`` (``n = 0``: digamma itself)."""
-    _check_order(n)
-    return _polygamma(input, n=int(n))
+    return _polygamma(input, n=_check_order(n))
 
 
 @public(function=False, method=("polygamma",), inplace_operators=("polygamma_",))
 def _polygamma_method(self: Tensor, n: int) -> Tensor:
     """``Tensor.polygamma(n)``: the tensor comes first here."""
-    _check_order(n)
-    return _polygamma(self, n=int(n))
+    return _polygamma(self, n=_check_order(n))
 
 
 @public(inplace=True)
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The log of the multivariate gamma function of dimension ``p``:
     ``sum_{i<p} lgamma(x - i/2) + p (p - 1) / 4 log(pi)``."""
+    p = _int_argument("mvlgamma", "p", p)
     if p < 1:
         raise RuntimeError(f"mvlgamma: p must be at least 1, got {p}")
     if not input.dtype.is_floating_point:

@@ -19,6 +19,7 @@ from .._engine import grad_mode
 from .._exposure import exports, public
 from .._random import _generator, inplace_draw
 from .._tensor import Tensor, _wrap
+from ._inputs import scalar_type
 from ._out import check_out, write_out
 from .inplace import _check_target, apply_inplace, overwrite
 
@@ -31,14 +32,6 @@ _C_NAMES = {
     "bool": "bool",
 }  # fmt: skip
 _FLOAT_DIGITS = {"float16": 11, "float32": 24, "float64": 53}
-
-
-def _scalar_type(t: Tensor) -> str:
-    """PyTorch's ScalarType name of ``t``'s dtype (``Long``, ``Float`` ...)."""
-    return {
-        "float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-        "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long", "bool": "Bool",
-    }[t._data.dtype.name]  # fmt: skip
 
 
 def _fill(self: Tensor, name: str, draw, generator, *args) -> Tensor:
@@ -60,7 +53,7 @@ def _float_only(self: Tensor, what: str, name: str, kind: str = "runtime") -> No
             f"before {name}"
         )
     raise NotImplementedError(
-        f"\"{kind}\" not implemented for '{_scalar_type(self)}': {name} fills floating-point "
+        f"\"{kind}\" not implemented for '{scalar_type(self)}': {name} fills floating-point "
         "tensors only; convert it first (e.g. .float())"
     )
 
@@ -95,7 +88,7 @@ def _probabilities(p: Tensor, name: str) -> np.ndarray:
     """``p``'s values, checked: floating point, each in [0, 1]."""
     if p._data.dtype.kind != "f":
         raise NotImplementedError(
-            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_scalar_type(p)}': {name} "
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type(p)}': {name} "
             "takes floating-point probabilities; convert them first (e.g. p.float())"
         )
     values = p._data
@@ -294,7 +287,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     if out is not None:
         if out._data.dtype != np.int64:
             raise RuntimeError(
-                f"multinomial expects Long tensor out, got: {_scalar_type(out)}; pass an int64 "
+                f"multinomial expects Long tensor out, got: {scalar_type(out)}; pass an int64 "
                 "tensor"
             )
         check_out("multinomial", (input,), out)
@@ -328,7 +321,7 @@ def _check_weights(input: Tensor, num_samples: int, replacement: bool) -> np.nda
     if data.dtype.kind != "f":
         raise RuntimeError(
             f"multinomial only supports floating-point dtypes for input, got: "
-            f"{_scalar_type(input)}; convert the weights first (e.g. .float())"
+            f"{scalar_type(input)}; convert the weights first (e.g. .float())"
         )
     if num_samples <= 0:
         raise RuntimeError(f"cannot sample n_sample <= 0 samples (num_samples={num_samples})")
@@ -358,11 +351,11 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
         if t._data.dtype.kind != "f":
             raise ValueError(
                 f"binomial only supports floating-point dtypes for {what}, got: "
-                f"{_scalar_type(t)}; convert it first (e.g. .float())"
+                f"{scalar_type(t)}; convert it first (e.g. .float())"
             )
     if count._data.dtype != prob._data.dtype:
         raise RuntimeError(
-            f"Found dtype {_scalar_type(prob)} but expected {_scalar_type(count)}: binomial "
+            f"Found dtype {scalar_type(prob)} but expected {scalar_type(count)}: binomial "
             "takes count and prob of one dtype"
         )
     if count._data.dtype == np.float16:
@@ -384,7 +377,7 @@ def poisson(input: Tensor, generator=None) -> Tensor:
     data = input._data
     if data.dtype.kind != "f":
         raise NotImplementedError(
-            f"\"poisson_cpu\" not implemented for '{_scalar_type(input)}': poisson takes "
+            f"\"poisson_cpu\" not implemented for '{scalar_type(input)}': poisson takes "
             "floating-point rates; convert them first (e.g. .float())"
         )
     if not np.all(data >= 0):

@@ -126,6 +126,10 @@ def _scalar_overloads(name, forward, rules, node, overloads, **declaration):
 
     def dispatch(input, other):
         if not isinstance(input, Tensor):
+            if isinstance(input, (int, float)) and isinstance(other, (int, float)):
+                raise TypeError(
+                    f"{name}(): one of input and other must be a Tensor, got two numbers"
+                )
             return ops[1](input, other)
         return ops[0 if isinstance(other, Tensor) else 2](input, other)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .._exposure import exports, public
 from .._tensor import Tensor
+from ._inputs import same_dtype
 from .activations import leaky_relu
 from .piecewise import where
 
@@ -45,6 +46,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     _floating("prelu", input, RuntimeError)
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu(): argument 'weight' must be a Tensor, not {type(weight).__name__}")
+    same_dtype(input, weight, lambda a, b: f"prelu: Type promoting not supported. Got {a} and {b}")
     if weight.dim() > 1:
         raise RuntimeError(f"prelu: weight must be a scalar or 1-D, got {weight.dim()}-D")
     count = weight.numel()
