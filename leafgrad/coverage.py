@@ -35,6 +35,7 @@ NAMESPACES = [
     ("torch.utils.data", "torch.utils.data", "leafgrad.utils.data"),
     ("torch.cuda", "torch.cuda", "leafgrad.cuda"),
     ("torch.backends.cudnn", "torch.backends.cudnn", "leafgrad.backends.cudnn"),
+    ("torch.distributions", "torch.distributions", "leafgrad.distributions"),
 ]
 
 

@@ -27,6 +27,8 @@ UPWARD = {("leafgrad", "leafgrad.nn"), ("leafgrad", "leafgrad.optim")}
 UPWARD.add(("leafgrad", "leafgrad.nn._torch_level"))
 # torch.native_layer_norm, torch.convolution ...: ATen's multi-output forms, likewise.
 UPWARD.add(("leafgrad", "leafgrad.nn._torch_aten"))
+# torch.distributions: built on the public face and nn.functional, as in PyTorch.
+UPWARD.add(("leafgrad", "leafgrad.distributions"))
 
 # Function-level imports in packages this test's author does not own, each with what is to be
 # done (path relative to the repository, the import statement as written).

@@ -1,0 +1,89 @@
+"""``torch.distributions.utils``: broadcasting parameters, probs <-> logits, lazy properties."""
+
+from __future__ import annotations
+
+from numbers import Number
+
+import leafgrad as _lg
+
+from .. import Tensor
+
+__all__ = [
+    "broadcast_all",
+    "clamp_probs",
+    "lazy_property",
+    "logits_to_probs",
+    "probs_to_logits",
+]
+
+euler_constant = 0.57721566490153286060
+
+
+def _text(value) -> str:
+    """``f"{value}"`` as PyTorch writes it: a 0-d tensor as its ``item()``, others as str."""
+    if isinstance(value, Tensor) and value.dim() == 0:
+        return f"{value.item()}"
+    return f"{value}"
+
+
+def broadcast_all(*values) -> tuple:
+    """Tensors of one broadcast shape from tensors and Python numbers; numbers take the
+    first tensor's dtype, else the default dtype. ValueError for anything else."""
+    if not all(isinstance(v, (Tensor, Number)) for v in values):
+        raise ValueError(
+            "Input arguments must all be instances of Number, torch.Tensor or objects "
+            "implementing __torch_function__."
+        )
+    dtype = next((v.dtype for v in values if isinstance(v, Tensor)), _lg.get_default_dtype())
+    tensors = [v if isinstance(v, Tensor) else _lg.tensor(v, dtype=dtype) for v in values]
+    return _lg.broadcast_tensors(*tensors)
+
+
+def _standard_normal(shape, dtype) -> Tensor:
+    return _lg.empty(shape, dtype=dtype).normal_()
+
+
+def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
+    """``value`` summed over its rightmost ``dim`` dims."""
+    if dim == 0:
+        return value
+    return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
+
+
+def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
+    """``sigmoid(logits)`` if binary, else ``softmax`` over the last dim."""
+    if is_binary:
+        return _lg.sigmoid(logits)
+    return _lg.softmax(logits, dim=-1)
+
+
+def clamp_probs(probs: Tensor) -> Tensor:
+    """``probs`` clamped into ``[eps, 1 - eps]`` of their dtype, so their logs are finite."""
+    eps = _lg.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
+    """``log(p) - log1p(-p)`` if binary, else ``log(p)``, on clamped probabilities."""
+    clamped = clamp_probs(probs)
+    if is_binary:
+        return _lg.log(clamped) - _lg.log1p(-clamped)
+    return _lg.log(clamped)
+
+
+class lazy_property:
+    """A property computed on first read (with grad enabled) and then stored on the
+    instance, so ``probs`` and ``logits`` can each be derived from the other."""
+
+    def __init__(self, wrapped) -> None:
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+        self.__name__ = wrapped.__name__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        with _lg.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
