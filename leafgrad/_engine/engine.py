@@ -6,6 +6,7 @@ import functools
 import heapq
 import itertools
 import sys
+import sysconfig
 import threading
 
 import numpy as np
@@ -35,6 +36,16 @@ def current_graph_task_id() -> int:
     """The id of the innermost backward call running in this thread (-1 outside one)."""
     stack = _tasks.stack
     return stack[-1][0] if stack else -1
+
+
+def checkpoint_valid() -> bool:
+    """Whether the running backward call may run a reentrant checkpoint's backward: it is
+    a plain ``backward()`` (not ``grad()``, not ``backward(inputs=...)``), or none runs."""
+    stack = _tasks.stack
+    if not stack:
+        return True
+    _, plan, _, captures = stack[-1]
+    return not captures and plan.to_run is None
 
 
 def will_engine_execute_node(node: Node) -> bool:
@@ -248,10 +259,27 @@ def _priority(node: Node) -> float:
 _FIRST = -float("inf")
 
 
+# What sys.getrefcount reads, inside _sum, for a gradient nothing else holds: the engine's
+# buffer slot and its local (``old``) or the rule's results and its local (``g``), _sum's
+# parameter and getrefcount's own argument; for its array, the tensor's ``_data``, _sum's
+# local and the argument.
+_ONLY_THE_ENGINES = 4
+_ONLY_ITS_TENSORS = 3
+# Counts as CPython 3.8-3.13 with the GIL keeps them; 3.14 may borrow references (lower
+# counts), free-threaded builds bias them: there gradients are always added afresh.
+_COUNTS_ARE_EXACT = (3, 8) <= sys.version_info < (3, 14) and not sysconfig.get_config_var(
+    "Py_GIL_DISABLED"
+)
+
+
 def _sum(a: Tensor, b: Tensor) -> Tensor:
     """``a + b`` for two gradients arriving at one output. Two plain floating tensors of one
     shape and dtype that record nothing (neither requires grad, no special mode on) are added
-    by NumPy directly, quietly as ops are: the op's own path costs more than the addition."""
+    by NumPy directly, quietly as ops are: the op's own path costs more than the addition.
+    Into one of them where nothing else refers to it or its array (as PyTorch's engine
+    accumulates in place when it holds the only reference): writing into an array being read
+    is half the memory traffic of a fresh one (2x faster on a (1e4, 20) float64 gradient), and
+    ``x + y`` is ``y + x`` bit for bit."""
     x, y = a._data, b._data
     if (
         type(a) is Tensor
@@ -261,11 +289,35 @@ def _sum(a: Tensor, b: Tensor) -> Tensor:
         and x.dtype.kind == "f"
         and x.shape == y.shape
     ):
+        out = None
+        # (Inline, not a helper: a call would add its own references to the counts.)
+        if not _COUNTS_ARE_EXACT:
+            pass
+        elif (
+            x.base is None
+            and sys.getrefcount(a) == _ONLY_THE_ENGINES
+            and sys.getrefcount(x) == _ONLY_ITS_TENSORS
+            and x.flags.writeable
+        ):
+            out = a
+        elif (
+            y.base is None
+            and sys.getrefcount(b) == _ONLY_THE_ENGINES
+            and sys.getrefcount(y) == _ONLY_ITS_TENSORS
+            and y.flags.writeable
+        ):
+            out = b
         if QUIET.get() is QUIET_STATE:  # in a run of plain nodes: quiet already
-            return _wrap(np.add(x, y))
+            if out is None:
+                return _wrap(np.add(x, y))
+            np.add(x, y, out=out._data)
+            return out
         token = QUIET.set(QUIET_STATE)
         try:
-            return _wrap(np.add(x, y))
+            if out is None:
+                return _wrap(np.add(x, y))
+            np.add(x, y, out=out._data)
+            return out
         finally:
             QUIET.reset(token)
     return a + b

@@ -69,3 +69,63 @@ def test_a_non_contiguous_gradient_is_copied(torch):
     assert x.grad.is_contiguous()
     x.grad.add_(1.0)  # its own memory: writable, every element separate
     assert x.grad.sum().item() == 60.0
+
+
+def test_gradients_summed_at_one_output_leave_a_held_one_unchanged(torch):
+    # a's gradient arrives by two paths; the one from exp is also kept by a node hook, so
+    # the sum must not be written into it (nor into the one from sin)
+    x = torch.linspace(-1.0, 1.0, 50, dtype=torch.float64, requires_grad=True)
+    a = x * 2
+    b, c = a.exp(), a.sin()
+    kept = []
+    b.grad_fn.register_hook(lambda grad_inputs, grad_outputs: kept.append(grad_inputs[0]))
+    (b + c).sum().backward()
+    assert torch.allclose(kept[0], a.detach().exp())  # still exp(a) alone
+    assert torch.allclose(x.grad, 2 * (a.detach().exp() + a.detach().cos()))
+
+
+def test_a_custom_functions_gradient_given_twice_is_not_summed_into(torch):
+    class Twice(torch.autograd.Function):
+        """y = (x, x): the same gradient tensor goes back along both of x's uses."""
+
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone(), x.clone()
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + g2
+
+    x = torch.ones(40, dtype=torch.float64, requires_grad=True)
+    h = x * 3
+    u, v = Twice.apply(h)
+    (u * 2 + v * 5 + h).sum().backward()
+    assert x.grad.tolist() == [24.0] * 40
+
+
+def test_plain_gradients_meeting_at_one_output_are_added_in_place(monkeypatch):
+    # leafgrad only: where CPython's counts show the engine holds the only reference, the
+    # second gradient is added into the first's array (PyTorch accumulates in place alike)
+    import numpy as np  # why: this test alone spies on NumPy's add
+
+    import leafgrad
+    from leafgrad._engine import engine
+
+    adds = []
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+        def add(self, x, y, out=None):
+            adds.append(out is not None)
+            return np.add(x, y, out=out)
+
+    monkeypatch.setattr(engine, "np", Spy())
+    x = leafgrad.linspace(-1.0, 1.0, 64, requires_grad=True)
+    a = x * 2
+    (a.exp() + a.sin() + a * a).sum().backward()
+    expected = 2 * (a.detach().exp() + a.detach().cos() + 2 * a.detach())
+    assert leafgrad.allclose(x.grad, expected)
+    # four gradients reach a (a * a sends two), three sums, each into a fresh rule result
+    assert adds == ([True] * 3 if engine._COUNTS_ARE_EXACT else [False] * 3)
