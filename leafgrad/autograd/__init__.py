@@ -7,6 +7,7 @@ from .._engine.anomaly import (
     is_anomaly_enabled,
     set_detect_anomaly,
 )
+from .._engine.engine import checkpoint_valid as _engine_checkpoint_valid
 from .._engine.entry import backward, grad
 from .._engine.grad_mode import (
     enable_grad,
@@ -29,6 +30,12 @@ from .function import (
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
+
+
+def _is_checkpoint_valid() -> bool:
+    """PyTorch's check for a reentrant checkpoint: False inside ``grad()`` or
+    ``backward(inputs=...)``, whose partial runs it cannot take part in."""
+    return _engine_checkpoint_valid()
 
 
 class set_multithreading_enabled(grad_mode._DecoratorContextManager):
