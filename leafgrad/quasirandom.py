@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import warnings
 
-from scipy.stats import qmc
-
 from . import _dtype
 from ._random import _generator
 from ._tensor import Tensor, _wrap
@@ -39,6 +37,9 @@ class SobolEngine:
 
     def reset(self) -> SobolEngine:
         """Back to the first point."""
+        # why: scipy.stats takes ~0.9 s to import, most of `import leafgrad` if done there
+        from scipy.stats import qmc
+
         self._engine = qmc.Sobol(self.dimension, scramble=self.scramble, rng=self._seed_used)
         self.num_generated = 0
         return self
