@@ -219,7 +219,7 @@ from . import cpu  # noqa: F401
 from ._storage_legacy import *  # noqa: F403
 from .ops.torch_rest import *  # noqa: F403
 from .nn._torch_aten import *  # noqa: F403
-from . import compiler, jit  # noqa: F401
+from . import compiler, jit, profiler  # noqa: F401
 
 # torch.distributions: built on the public face (as nn is), so imported once it is complete.
 from . import distributions  # noqa: F401

@@ -18,7 +18,7 @@ from .._engine.grad_mode import (
     set_grad_enabled,
 )
 from .._engine.graph import Node
-from . import functional, graph
+from . import functional, graph, profiler
 from ._layout_policy import enforce_grad_layout_policy
 from .explain import explain
 from .function import (
@@ -71,6 +71,6 @@ __all__ = [
     "GradcheckError", "explain", "Function", "FunctionCtx", "BackwardCFunction",
     "once_differentiable", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "functional", "grad_mode", "Variable",
-    "set_multithreading_enabled", "graph",
+    "set_multithreading_enabled", "graph", "profiler",
 ]  # fmt: skip
 __all__ += ["NestedIOFunction", "enforce_grad_layout_policy"]

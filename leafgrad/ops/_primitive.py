@@ -35,6 +35,7 @@ from .._engine.anomaly import state as _anomaly
 from .._engine.forward import jet_state as _jet_state
 from .._engine.forward import state as _forward_state
 from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
+from .._engine.profiling import STATE as _PROFILING
 from .._engine.saved import _all
 from .._quiet import CONTEXTS as _QUIET_CONTEXTS
 from .._quiet import quiet_context
@@ -379,10 +380,16 @@ def _build(prim: Primitive):
                 else:
                     edges = (_edge(a), _edge(b), _edge(c))
         if edges is None:
-            if _SPECIAL[0] and _VMAP.active:
-                for a in args:
-                    if type(a) is BatchedTensor:
-                        return batch_call(op, args, params)
+            if _SPECIAL[0]:
+                if _VMAP.active:
+                    for a in args:
+                        if type(a) is BatchedTensor:
+                            return batch_call(op, args, params)
+                if _PROFILING.recorder is not None:  # a profiler records: time this op
+                    if _PROFILING.skip is op:  # its own call, from op_event
+                        _PROFILING.skip = None
+                    else:
+                        return _PROFILING.recorder.op_event(name, op, args, params)
             if params and "out" in params:  # out=: written into a given tensor, not recorded
                 out = params.pop("out")
                 if out is not None:
