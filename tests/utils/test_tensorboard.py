@@ -45,6 +45,12 @@ def _log(m, log_dir):
         writer.add_image("field", m.tensor(np.linspace(0, 1, 48).reshape(3, 4, 4)), 2)
         writer.add_images("batch", m.tensor(np.ones((3, 1, 2, 2))), 2)
         writer.add_scalars("parts", {"pde": 0.25, "bc": 0.5}, 5)
+        writer.add_hparams(
+            {"lr": 1e-3, "optimizer": "adam", "layers": 4},
+            {"hparam/l2_error": 0.02},
+            hparam_domain_discrete={"optimizer": ["adam", "lbfgs"]},
+            run_name="trial",
+        )
 
 
 @pytest.fixture
@@ -73,6 +79,19 @@ def test_scalars_histograms_text_and_images_read_back(logs):
     runs = sorted(os.listdir(logs["leafgrad"]))
     assert "parts_pde" in runs and "parts_bc" in runs
     assert [e.value for e in _read(logs["leafgrad"] / "parts_bc").Scalars("parts")] == [0.5]
+    trial = _read(logs["leafgrad"] / "trial")
+    assert [e.value for e in trial.Scalars("hparam/l2_error")] == [pytest.approx(0.02)]
+    assert "_hparams_/session_start_info" in trial.summary_metadata
+
+
+def test_hparams_records_as_pytorchs(logs):
+    if "torch" not in logs:
+        pytest.skip("PyTorch is not installed")
+    ours, theirs = _read(logs["leafgrad"] / "trial"), _read(logs["torch"] / "trial")
+    for tag in ("_hparams_/experiment", "_hparams_/session_start_info"):
+        a = ours.summary_metadata[tag].plugin_data.content
+        b = theirs.summary_metadata[tag].plugin_data.content
+        assert a == b
 
 
 def test_the_same_records_as_pytorchs_writer(logs):

@@ -10,7 +10,7 @@ from datetime import datetime
 from tensorboard.compat.proto.event_pb2 import Event
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-from . import _summaries
+from . import _hparams, _summaries
 
 _REFUSED = (
     "leafgrad records no model graph, audio, video, meshes or embeddings for TensorBoard; log "
@@ -142,6 +142,20 @@ class SummaryWriter:
             self.add_image(tag, _summaries.grid(np.stack(pixels)), global_step, walltime, "CHW")
             return
         self.add_image(tag, _summaries.figure_pixels(figure, close), global_step, walltime)
+
+    def add_hparams(self, hparam_dict, metric_dict, hparam_domain_discrete=None, run_name=None,
+                    global_step=None) -> None:  # fmt: skip
+        """One run's hyperparameters and final metrics for the HParams dashboard, in the run
+        ``<log_dir>/<run_name>`` (default: the time)."""
+        if type(hparam_dict) is not dict or type(metric_dict) is not dict:
+            raise TypeError("hparam_dict and metric_dict should be dictionary.")
+        summaries = _hparams.hparams(hparam_dict, metric_dict, hparam_domain_discrete)
+        run = os.path.join(self._get_file_writer().get_logdir(), run_name or str(time.time()))
+        with SummaryWriter(log_dir=run) as writer:
+            for summary in summaries:
+                writer.file_writer.add_summary(summary, global_step)
+            for name, value in metric_dict.items():
+                writer.add_scalar(name, value, global_step)
 
     def _refuse(self, what: str):
         raise RuntimeError(f"SummaryWriter.{what}: " + _REFUSED.format(what))
