@@ -5,11 +5,22 @@ from __future__ import annotations
 
 import leafgrad as _lg
 
+from ._constraint_base import (  # the protocol, re-exported
+    Constraint,
+    dependent,
+    dependent_property,
+    independent,
+    is_dependent,
+)
+from ._constraints_composite import MixtureSameFamilyConstraint, cat, stack
 from .utils import _text
 
 __all__ = [
     "Constraint",
+    "MixtureSameFamilyConstraint",
     "boolean",
+    "cat",
+    "corr_cholesky",
     "dependent",
     "dependent_property",
     "greater_than",
@@ -34,100 +45,10 @@ __all__ = [
     "real_vector",
     "simplex",
     "square",
+    "stack",
     "symmetric",
     "unit_interval",
 ]
-
-
-class Constraint:
-    """A region; ``event_dim``: how many rightmost dims make one value, ``check`` reduces
-    them away."""
-
-    is_discrete = False
-    event_dim = 0
-
-    def check(self, value):
-        raise NotImplementedError
-
-    def __repr__(self) -> str:
-        return type(self).__name__[1:] + "()"
-
-
-class _Dependent(Constraint):
-    """A placeholder for a constraint that depends on other parameters: never checked."""
-
-    def __init__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented) -> None:
-        self._is_discrete, self._event_dim = is_discrete, event_dim
-
-    @property
-    def is_discrete(self) -> bool:
-        if self._is_discrete is NotImplemented:
-            raise NotImplementedError(".is_discrete cannot be determined statically")
-        return self._is_discrete
-
-    @property
-    def event_dim(self) -> int:
-        if self._event_dim is NotImplemented:
-            raise NotImplementedError(".event_dim cannot be determined statically")
-        return self._event_dim
-
-    def __call__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
-        if is_discrete is NotImplemented:
-            is_discrete = self._is_discrete
-        if event_dim is NotImplemented:
-            event_dim = self._event_dim
-        return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
-
-    def check(self, x):
-        raise ValueError("Cannot determine validity of dependent constraint")
-
-
-def is_dependent(constraint) -> bool:
-    return isinstance(constraint, _Dependent)
-
-
-class _DependentProperty(property, _Dependent):
-    """A property that is a dependent constraint when read from the class (``Uniform.support``)
-    and the computed constraint when read from an instance."""
-
-    def __init__(self, fn=None, *, is_discrete=NotImplemented, event_dim=NotImplemented):
-        property.__init__(self, fn)
-        self._is_discrete, self._event_dim = is_discrete, event_dim
-
-    def __call__(self, fn):
-        return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
-
-
-class _IndependentConstraint(Constraint):
-    """``base_constraint`` with its rightmost ``reinterpreted_batch_ndims`` dims as one event."""
-
-    def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int) -> None:
-        if not isinstance(base_constraint, Constraint):
-            raise TypeError(f"base_constraint must be a Constraint, got {base_constraint!r}")
-        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
-            raise ValueError(
-                f"reinterpreted_batch_ndims must be an int >= 0, got {reinterpreted_batch_ndims!r}"
-            )
-        self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-
-    @property
-    def is_discrete(self) -> bool:
-        return self.base_constraint.is_discrete
-
-    @property
-    def event_dim(self) -> int:
-        return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
-
-    def check(self, value):
-        result = self.base_constraint.check(value)
-        n = self.reinterpreted_batch_ndims
-        if result.dim() < n:
-            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
-        return result.reshape(tuple(result.shape[: result.dim() - n]) + (-1,)).all(-1)
-
-    def __repr__(self) -> str:
-        return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
 class _Boolean(Constraint):
@@ -276,6 +197,19 @@ class _LowerCholesky(Constraint):
         return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: positive diagonal, rows of unit norm
+    (to ten machine epsilons per column)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        tol = _lg.finfo(value.dtype).eps * value.size(-1) * 10
+        row_norm = _lg.linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -308,9 +242,6 @@ class _PositiveDefinite(_Symmetric):
         return _lg.linalg.cholesky_ex(value).info.eq(0)
 
 
-dependent = _Dependent()
-dependent_property = _DependentProperty
-independent = _IndependentConstraint
 boolean = _Boolean()
 one_hot = _OneHot()
 nonnegative_integer = _IntegerGreaterThan(0)
@@ -334,3 +265,4 @@ square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
+corr_cholesky = _CorrCholesky()

@@ -13,7 +13,7 @@ from . import constraints
 from .categorical import Categorical
 from .distribution import _NO_SHAPE, Distribution
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(Distribution):
@@ -94,3 +94,15 @@ class OneHotCategorical(Distribution):
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A OneHotCategorical whose ``rsample`` is the straight-through estimator: the one-hot
+    draw in value, the gradient of ``probs`` in backward (Bengio et al., 2013)."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=_NO_SHAPE):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs  # cached, so the gradient reaches the parameters
+        return samples + (probs - probs.detach())

@@ -1,6 +1,8 @@
 """``torch.distributions.transforms``: invertible maps with the log of their Jacobian's
 absolute determinant, as ``TransformedDistribution`` needs them (change of variables).
-The protocol, inverses and composition are in ``transform``."""
+The elementwise maps are here; the protocol, inverses and composition are in ``transform``,
+the maps onto simplices and matrices in ``_transforms_simplex``, the rearranging ones in
+``_transforms_structural``."""
 
 from __future__ import annotations
 
@@ -11,17 +13,41 @@ import leafgrad as _lg
 import leafgrad.nn.functional as F
 
 from . import constraints
+from ._transforms_simplex import (
+    CorrCholeskyTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    SoftmaxTransform,
+    StickBreakingTransform,
+)
+from ._transforms_structural import (
+    CatTransform,
+    CumulativeDistributionTransform,
+    IndependentTransform,
+    ReshapeTransform,
+    StackTransform,
+)
 from .transform import ComposeTransform, Transform, identity_transform
 from .utils import _sum_rightmost, broadcast_all
 
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
+    "CumulativeDistributionTransform",
     "ExpTransform",
+    "IndependentTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
     "PowerTransform",
+    "ReshapeTransform",
     "SigmoidTransform",
+    "SoftmaxTransform",
     "SoftplusTransform",
+    "StackTransform",
+    "StickBreakingTransform",
     "TanhTransform",
     "Transform",
     "identity_transform",

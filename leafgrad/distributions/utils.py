@@ -14,6 +14,8 @@ __all__ = [
     "lazy_property",
     "logits_to_probs",
     "probs_to_logits",
+    "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
 ]
 
 euler_constant = 0.57721566490153286060
@@ -69,6 +71,41 @@ def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
     if is_binary:
         return _lg.log(clamped) - _lg.log1p(-clamped)
     return _lg.log(clamped)
+
+
+def _tril_flat_index(n: int, diag: int) -> Tensor:
+    """Flat indices ``i * n + j`` of the entries with ``j <= i + diag``, row by row."""
+    rows, cols = _lg.tril_indices(n, n, offset=diag)
+    return rows * n + cols
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The entries of ``mat: (..., n, n)`` on and below diagonal ``diag``, row by row;
+    ValueError unless ``-n <= diag < n``."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    flat = mat.reshape(tuple(mat.shape[:-2]) + (n * n,))
+    return flat.index_select(-1, _tril_flat_index(n, diag))
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """The inverse of ``tril_matrix_to_vec``: ``(..., k) -> (..., n, n)`` with zeros above
+    diagonal ``diag``; ValueError when ``k`` is no such count of entries."""
+    # k = n (n + 1) / 2 + n diag - diag (diag + 1) / 2 for diag <= 0: solve for n
+    k = vec.shape[-1]
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * k + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > _lg.finfo(vec.dtype).eps:
+        raise ValueError(
+            f"The size of last dimension is {k} which cannot be expressed as the "
+            "lower triangular part of a square D x D matrix."
+        )
+    n = round(n)
+    # gather from the vector padded with one zero: entries above the band read that zero
+    index = _lg.full((n * n,), k, dtype=_lg.long)
+    index[_tril_flat_index(n, diag)] = _lg.arange(k)
+    padded = _lg.cat([vec, vec.new_zeros(tuple(vec.shape[:-1]) + (1,))], -1)
+    return padded.index_select(-1, index).reshape(tuple(vec.shape[:-1]) + (n, n))
 
 
 class lazy_property:

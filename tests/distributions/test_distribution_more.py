@@ -1,0 +1,229 @@
+"""The Distribution protocol of the extreme-value, mixture, low-rank, relaxed and count
+families added last, as PyTorch's: how they are built (transforms, base_dist), shapes,
+expand, validation (ValueError), reprs, supports and flags. Each test runs with leafgrad and
+with PyTorch."""
+
+import pytest
+
+
+def _shapes(d):
+    return tuple(d.batch_shape), tuple(d.event_shape)
+
+
+def _names(transforms):
+    return [repr(t) for t in transforms]
+
+
+def test_transformed_families_are_built_from_pytorchs_base_and_transforms(torch):
+    D = torch.distributions
+    gumbel = D.Gumbel(0.0, 1.0)
+    assert type(gumbel.base_dist) is D.Uniform and _names(gumbel.transforms) == [
+        "_InverseTransform(ExpTransform())",
+        "AffineTransform()",
+        "_InverseTransform(ExpTransform())",
+        "AffineTransform()",
+    ]
+    assert gumbel.base_dist.low.item() == torch.finfo(torch.float32).tiny
+    assert _names(D.Weibull(1.0, 2.0).transforms) == ["PowerTransform()", "AffineTransform()"]
+    assert type(D.Weibull(1.0, 2.0).base_dist) is D.Exponential
+    assert _names(D.Pareto(1.0, 2.0).transforms) == ["ExpTransform()", "AffineTransform()"]
+    assert type(D.HalfCauchy(1.0).base_dist) is D.Cauchy
+    inverse_gamma = D.InverseGamma(2.0, 3.0)
+    assert type(inverse_gamma.base_dist) is D.Gamma
+    assert inverse_gamma.transforms[0].exponent.item() == -1.0
+    assert _names(D.Kumaraswamy(1.0, 2.0).transforms) == [
+        "PowerTransform()",
+        "AffineTransform()",
+        "PowerTransform()",
+    ]
+    relaxed = D.RelaxedBernoulli(torch.tensor(0.5), torch.tensor(0.3))
+    assert type(relaxed.base_dist).__name__ == "LogitRelaxedBernoulli"
+    assert _names(relaxed.transforms) == ["SigmoidTransform()"]
+    one_hot = D.RelaxedOneHotCategorical(torch.tensor(0.5), torch.ones(3))
+    assert type(one_hot.base_dist).__name__ == "ExpRelaxedCategorical"
+    logistic = D.LogisticNormal(torch.zeros(3), 1.0)
+    assert type(logistic.base_dist) is D.Independent
+    assert _names(logistic.transforms) == ["StickBreakingTransform()"]
+    assert _shapes(logistic) == ((), (4,)) and _shapes(D.LogisticNormal(0.0, 1.0)) == ((), (2,))
+    assert isinstance(D.OneHotCategoricalStraightThrough(torch.ones(3)), D.OneHotCategorical)
+
+
+def test_batch_and_event_shapes(torch):
+    D = torch.distributions
+    assert _shapes(D.Gumbel(torch.zeros(3, 1), torch.ones(2))) == ((3, 2), ())
+    assert _shapes(D.FisherSnedecor(2.0, 3.0)) == ((), ())
+    assert _shapes(D.NegativeBinomial(3.0, torch.ones(2) / 2)) == ((2,), ())
+    assert _shapes(D.Multinomial(5, torch.ones(2, 4))) == ((2,), (4,))
+    low_rank = D.LowRankMultivariateNormal(torch.zeros(2, 3), torch.ones(3, 1), torch.ones(3))
+    assert _shapes(low_rank) == ((2,), (3,)) and tuple(low_rank.cov_factor.shape) == (2, 3, 1)
+    mixture = D.MixtureSameFamily(D.Categorical(torch.ones(2, 3)), D.Normal(torch.zeros(2, 3), 1.0))
+    assert _shapes(mixture) == ((2,), ())
+    event = D.MixtureSameFamily(
+        D.Categorical(torch.ones(3)), D.Independent(D.Normal(torch.zeros(3, 2), 1.0), 1)
+    )
+    assert _shapes(event) == ((), (2,))
+    assert _shapes(D.ContinuousBernoulli(0.3)) == ((), ())
+    assert _shapes(D.RelaxedOneHotCategorical(torch.tensor(1.0), torch.ones(2, 5))) == ((2,), (5,))
+
+
+def test_expand_keeps_the_type_and_broadcasts_the_parameters(torch):
+    D = torch.distributions
+    scalar_batch = [
+        D.Gumbel(torch.zeros(2), 1.0),
+        D.Weibull(torch.ones(2), 2.0),
+        D.Pareto(torch.ones(2), 3.0),
+        D.HalfCauchy(torch.ones(2)),
+        D.InverseGamma(torch.ones(2), 2.0),
+        D.Kumaraswamy(torch.ones(2), 2.0),
+        D.FisherSnedecor(torch.ones(2), 3.0),
+        D.NegativeBinomial(3.0, torch.ones(2) / 2),
+        D.ContinuousBernoulli(torch.ones(2) / 3),
+        D.RelaxedBernoulli(torch.tensor(0.5), torch.ones(2) / 3),
+        D.MixtureSameFamily(D.Categorical(torch.ones(2, 3)), D.Normal(torch.zeros(2, 3), 1.0)),
+    ]
+    for d in scalar_batch:
+        e = d.expand((3, 2))
+        assert type(e) is type(d) and _shapes(e) == ((3, 2), ())
+        assert tuple(e.sample().shape) == (3, 2)
+    vector_batch = [
+        D.Multinomial(4, torch.ones(4)),
+        D.LowRankMultivariateNormal(torch.zeros(4), torch.ones(4, 2), torch.ones(4)),
+        D.RelaxedOneHotCategorical(torch.tensor(0.5), torch.ones(4)),
+        D.OneHotCategoricalStraightThrough(torch.ones(4)),
+    ]
+    for d in vector_batch:
+        e = d.expand((3,))
+        assert type(e) is type(d) and _shapes(e) == ((3,), (4,))
+        assert tuple(e.sample().shape) == (3, 4)
+    logistic = D.LogisticNormal(torch.zeros(3), 1.0).expand((2,))
+    assert type(logistic) is D.LogisticNormal and _shapes(logistic) == ((2,), (4,))
+
+
+def test_invalid_parameters_raise_value_error(torch):
+    D = torch.distributions
+    bad = [
+        lambda: D.Gumbel(0.0, -1.0),
+        lambda: D.Weibull(1.0, 0.0),
+        lambda: D.Pareto(-1.0, 1.0),
+        lambda: D.HalfCauchy(torch.tensor([1.0, -1.0])),
+        lambda: D.InverseGamma(1.0, -2.0),
+        lambda: D.Kumaraswamy(0.0, 1.0),
+        lambda: D.FisherSnedecor(-1.0, 2.0),
+        lambda: D.NegativeBinomial(-1.0, torch.tensor(0.5)),
+        lambda: D.NegativeBinomial(2.0, torch.tensor(1.0)),
+        lambda: D.Multinomial(3, torch.tensor([0.5, -0.5])),
+        lambda: D.LowRankMultivariateNormal(
+            torch.tensor([0.0, float("nan")]), torch.ones(2, 1), torch.ones(2)
+        ),
+        lambda: D.RelaxedBernoulli(torch.tensor(1.0), torch.tensor(1.5)),
+        lambda: D.LogisticNormal(torch.zeros(2), -1.0),
+    ]
+    for build in bad:
+        with pytest.raises(ValueError, match="to satisfy the constraint"):
+            build()
+    with pytest.raises(ValueError, match="invalid values"):
+        D.ContinuousBernoulli(torch.tensor(1.5), validate_args=True)
+    with pytest.raises(NotImplementedError):
+        D.Multinomial(torch.tensor(3), torch.ones(2))
+    with pytest.raises(ValueError):
+        D.MixtureSameFamily(D.Normal(0.0, 1.0), D.Normal(torch.zeros(2), 1.0))
+    with pytest.raises(ValueError):
+        D.MixtureSameFamily(D.Categorical(torch.ones(3)), D.Normal(torch.zeros(2), 1.0))
+    with pytest.raises(ValueError):
+        D.LowRankMultivariateNormal(torch.zeros(2), torch.ones(3, 1), torch.ones(2))
+    with pytest.raises(ValueError):
+        D.NegativeBinomial(2.0)
+
+
+def test_values_outside_the_support_raise_value_error(torch):
+    D = torch.distributions
+    outside = [
+        (D.Weibull(1.0, 2.0), torch.tensor(-1.0)),
+        (D.Pareto(2.0, 1.0), torch.tensor(1.5)),
+        (D.HalfCauchy(1.0), torch.tensor(-1.0)),
+        (D.InverseGamma(1.0, 1.0), torch.tensor(0.0)),
+        (D.Kumaraswamy(1.0, 1.0), torch.tensor(1.5)),
+        (D.FisherSnedecor(1.0, 1.0), torch.tensor(-1.0)),
+        (D.NegativeBinomial(2.0, torch.tensor(0.5)), torch.tensor(1.5)),
+        (D.Multinomial(3, torch.ones(2)), torch.tensor([-1.0, 2.0])),
+        (D.ContinuousBernoulli(torch.tensor(0.3)), torch.tensor(1.5)),
+        (D.RelaxedBernoulli(torch.tensor(1.0), torch.tensor(0.3)), torch.tensor(1.5)),
+        (D.LogisticNormal(torch.zeros(2), 1.0), torch.tensor([0.5, 0.6, 0.3])),
+    ]
+    for d, value in outside:
+        with pytest.raises(ValueError, match="within the support"):
+            d.log_prob(value)
+
+
+def test_reprs(torch):
+    D = torch.distributions
+    assert repr(D.Gumbel(0.0, 1.0)) == "Gumbel(loc: 0.0, scale: 1.0)"
+    assert repr(D.Weibull(1.0, 2.0)) == "Weibull(scale: 1.0, concentration: 2.0)"
+    assert repr(D.Pareto(1.0, 2.0)) == "Pareto(alpha: 2.0, scale: 1.0)"
+    assert repr(D.Kumaraswamy(1.0, 2.0)) == "Kumaraswamy(concentration1: 1.0, concentration0: 2.0)"
+    assert repr(D.FisherSnedecor(2.0, 3.0)) == "FisherSnedecor(df1: 2.0, df2: 3.0)"
+    assert [repr(D.InverseGamma(2.0, 3.0)), repr(D.HalfCauchy(1.0))] == [
+        "InverseGamma()",
+        "HalfCauchy()",
+    ]
+    assert repr(D.NegativeBinomial(3.0, torch.tensor(0.5))) == (
+        "NegativeBinomial(total_count: 3.0, probs: 0.5)"
+    )
+    assert repr(D.Multinomial(3, torch.ones(2))) == "Multinomial()"
+    assert repr(D.ContinuousBernoulli(torch.tensor(0.25))) == "ContinuousBernoulli(probs: 0.25)"
+    low_rank = D.LowRankMultivariateNormal(torch.zeros(2), torch.ones(2, 1), torch.ones(2))
+    assert repr(low_rank) == (
+        "LowRankMultivariateNormal(loc: torch.Size([2]), cov_factor: torch.Size([2, 1]), "
+        "cov_diag: torch.Size([2]))"
+    )
+    mixture = D.MixtureSameFamily(D.Categorical(torch.ones(2)), D.Normal(torch.zeros(2), 1.0))
+    assert repr(mixture) == (
+        "MixtureSameFamily(\n  Categorical(probs: torch.Size([2]), logits: torch.Size([2])),\n"
+        "  Normal(loc: torch.Size([2]), scale: torch.Size([2])))"
+    )
+
+
+def test_supports_constraints_and_flags(torch):
+    D, C = torch.distributions, torch.distributions.constraints
+    assert repr(D.Pareto(2.0, 1.0).support) == "GreaterThanEq(lower_bound=2.0)"
+    assert C.is_dependent(D.Pareto.support) and C.is_dependent(D.Multinomial.support)
+    assert D.Multinomial(3, torch.ones(2)).support.upper_bound == 3
+    assert D.LogisticNormal.support is C.simplex and D.RelaxedOneHotCategorical.support is C.simplex
+    assert D.NegativeBinomial.support is C.nonnegative_integer
+    mixture = D.MixtureSameFamily(D.Categorical(torch.ones(2)), D.Gamma(torch.ones(2), 1.0))
+    assert repr(mixture.support) == ("MixtureSameFamilyConstraint(GreaterThanEq(lower_bound=0.0))")
+    assert mixture.support.check(torch.tensor([1.0, -1.0])).tolist() == [True, False]
+    rsample = [
+        D.Weibull(1.0, 2.0),
+        D.Gumbel(0.0, 1.0),
+        D.Pareto(1.0, 2.0),
+        D.HalfCauchy(1.0),
+        D.InverseGamma(1.0, 1.0),
+        D.Kumaraswamy(1.0, 1.0),
+        D.FisherSnedecor(1.0, 2.0),
+        D.ContinuousBernoulli(0.3),
+        D.RelaxedBernoulli(torch.tensor(1.0), torch.tensor(0.3)),
+        D.LogisticNormal(torch.zeros(2), 1.0),
+        D.OneHotCategoricalStraightThrough(torch.ones(2)),
+    ]
+    assert all(d.has_rsample for d in rsample)
+    assert not D.MixtureSameFamily.has_rsample and not D.NegativeBinomial.has_rsample
+    assert isinstance(D.ContinuousBernoulli(0.3), D.ExponentialFamily)
+    with pytest.raises(NotImplementedError):
+        D.NegativeBinomial(2.0, torch.tensor(0.5)).rsample()
+    with pytest.raises(NotImplementedError):
+        D.MixtureSameFamily(D.Categorical(torch.ones(2)), D.Normal(torch.zeros(2), 1.0)).rsample()
+
+
+def test_moments_that_do_not_exist_are_nan_or_inf(torch):
+    D = torch.distributions
+    f = D.FisherSnedecor(torch.tensor([1.0, 3.0, 6.0]), torch.tensor([1.5, 3.0, 6.0]))
+    assert str(f.mean.tolist()) == "[nan, 3.0, 1.5]"
+    assert str(f.mode.tolist()[0]) == "nan" and str(f.variance.tolist()[:2]) == "[nan, nan]"
+    g = D.InverseGamma(torch.tensor([0.5, 1.5, 3.0]), 1.0)
+    assert str(g.mean.tolist()[0]) == "inf" and str(g.variance.tolist()[:2]) == "[inf, inf]"
+    p = D.Pareto(1.0, torch.tensor([0.5, 1.5, 3.0]))
+    assert str(p.mean.tolist()[0]) == "inf" and str(p.variance.tolist()[:2]) == "[inf, inf]"
+    assert str(D.HalfCauchy(torch.ones(2)).mean.tolist()) == "[inf, inf]"
+    assert str(D.Kumaraswamy(torch.tensor([0.5, 2.0]), 2.0).mode.tolist()) == "[nan, nan]"
+    assert D.Multinomial(4, torch.tensor([0.25, 0.75])).mean.tolist() == [1.0, 3.0]
