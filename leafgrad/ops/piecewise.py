@@ -17,7 +17,7 @@ from . import _select
 from ._inputs import refusing_bool
 from ._optable import PiecewiseLinear
 from ._out import accepts_out
-from ._plain import cast_like, in_plain_rule
+from ._plain import in_plain_rule
 from ._primitive import primitive
 from .comparison import nonzero
 
@@ -99,7 +99,8 @@ def _max_min_grad(pick_first, maximum):
     def rule(grad, x, y, result):
         mine, other = (x, y) if pick_first else (y, x)
         loses = mine < other if maximum else mine > other
-        return grad * where(mine == other, 0.5, cast_like(~loses, grad))
+        # selected, not multiplied: a loser gets 0 even from an inf or NaN gradient
+        return where(loses, 0.0, where(mine == other, grad * 0.5, grad))
 
     return rule
 
@@ -151,11 +152,17 @@ def _clamp_mask(x, min, max):
     return mask
 
 
+def _pass(mask, grad):
+    """``grad`` where ``mask`` holds, else 0: selected, not multiplied, so an inf or NaN
+    gradient reaching a clamped element gives 0 there, as in PyTorch."""
+    return where(mask, grad, 0.0)
+
+
 def _clamp_scalar_primitive(name, node_name):
     return primitive(
         name,
         _clamp_forward,
-        (lambda grad, x, result, *, min=None, max=None: grad * _clamp_mask(x, min, max),),
+        (lambda grad, x, result, *, min=None, max=None: _pass(_clamp_mask(x, min, max), grad),),
         kind=PiecewiseLinear(),
         saves=("self", "min", "max"),
         node_name=node_name,
@@ -174,9 +181,9 @@ _clamp_tensor = primitive(
     "clamp",
     lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
     (
-        lambda grad, x, lo, hi, result: grad * ((x >= lo) & (x <= hi)),
-        lambda grad, x, lo, hi, result: grad * ((x < lo) & (lo <= hi)),
-        lambda grad, x, lo, hi, result: grad * ((x > hi) | (lo > hi)),
+        lambda grad, x, lo, hi, result: _pass((x >= lo) & (x <= hi), grad),
+        lambda grad, x, lo, hi, result: _pass((x < lo) & (lo <= hi), grad),
+        lambda grad, x, lo, hi, result: _pass((x > hi) | (lo > hi), grad),
     ),
     kind=PiecewiseLinear(),
     overload="Tensor",
@@ -193,13 +200,13 @@ def _clamp_bound_primitive(name, overload, node_name, upper: bool, bound: str):
     """Clamp by one Tensor bound: ``minimum(x, bound)`` when ``upper``, else ``maximum``."""
     if upper:
         rules = (
-            lambda grad, x, bound, result: grad * (x <= bound),
-            lambda grad, x, bound, result: grad * (x > bound),
+            lambda grad, x, bound, result: _pass(x <= bound, grad),
+            lambda grad, x, bound, result: _pass(x > bound, grad),
         )
     else:
         rules = (
-            lambda grad, x, bound, result: grad * (x >= bound),
-            lambda grad, x, bound, result: grad * (x < bound),
+            lambda grad, x, bound, result: _pass(x >= bound, grad),
+            lambda grad, x, bound, result: _pass(x < bound, grad),
         )
     return primitive(
         name,
