@@ -7,6 +7,7 @@ runs a PyTorch script on leafgrad (``import torch`` resolves to leafgrad).
 from __future__ import annotations
 
 import argparse
+import os
 
 from ._as_torch import run as run_as_torch
 from .pinn import cli as pinn_cli
@@ -34,10 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run_script(args, parser) -> int:
-    try:
-        run_as_torch(args.script, args.args, module=args.module)
-    except FileNotFoundError as exc:
-        parser.error(str(exc))
+    # A missing script is a usage error; whatever the script itself raises (a data file it
+    # cannot find included) propagates with its traceback, exit status 1, as under python.
+    if not args.module and not os.path.exists(args.script):
+        parser.error(f"leafgrad run: no such script: {args.script!r}")
+    run_as_torch(args.script, args.args, module=args.module)
     return 0
 
 

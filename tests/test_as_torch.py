@@ -64,6 +64,13 @@ def test_a_failing_script_exits_1_with_its_traceback_and_a_missing_one_2(tmp_pat
     assert "ValueError: boom in the script" in done.stderr
     missing = _run(["run", str(tmp_path / "nope.py")])
     assert missing.returncode == 2 and "nope.py" in missing.stderr
+    # a data file the script cannot find is the script's error, not a usage error
+    reads = tmp_path / "reads.py"
+    reads.write_text("open('no_such_dataset.npz')\n")
+    done = _run(["run", str(reads)])
+    assert done.returncode == 1
+    assert "FileNotFoundError" in done.stderr and "no_such_dataset.npz" in done.stderr
+    assert "usage:" not in done.stderr
 
 
 def test_a_torch_submodule_leafgrad_lacks_is_named_in_the_error(tmp_path):
