@@ -7,14 +7,11 @@ import pytest
 import leafgrad as lg
 from tests._against_torch import compare
 from tests._tolerance import assert_close
+from tests.distributions._cases import draws
 
 torch = pytest.importorskip("torch")
 
-_rng = np.random.default_rng(7)
-
-
-def _uniform(low, high, *shape):
-    return _rng.uniform(low, high, shape)
+_uniform = draws(7)
 
 
 def _moments(d):

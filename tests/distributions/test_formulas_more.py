@@ -8,14 +8,11 @@ import pytest
 import leafgrad as lg
 from tests._against_torch import compare
 from tests._tolerance import assert_close
+from tests.distributions._cases import draws
 
 torch = pytest.importorskip("torch")
 
-_rng = np.random.default_rng(29)
-
-
-def _u(low, high, *shape):
-    return _rng.uniform(low, high, shape)
+_u = draws(29)
 
 
 def _moments(d):

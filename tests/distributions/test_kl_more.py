@@ -7,45 +7,17 @@ import pytest
 
 import leafgrad as lg
 from tests._against_torch import compare
+from tests.distributions._cases import beta as _beta
+from tests.distributions._cases import draws
+from tests.distributions._cases import exponential as _exponential
+from tests.distributions._cases import gamma as _gamma
+from tests.distributions._cases import kl_of as _kl
+from tests.distributions._cases import normal as _normal
+from tests.distributions._cases import uniform as _uniform
 
 torch = pytest.importorskip("torch")
 
-_rng = np.random.default_rng(31)
-
-
-def _u(low, high, *shape):
-    return _rng.uniform(low, high, shape)
-
-
-def _kl(make_p, make_q):
-    """A ``compare`` function: the first inputs build p, the rest q."""
-
-    def fn(m, *params):
-        cut = make_p.__code__.co_argcount - 1
-        p, q = make_p(m, *params[:cut]), make_q(m, *params[cut:])
-        return m.distributions.kl_divergence(p, q)
-
-    return fn
-
-
-def _normal(m, loc, scale):
-    return m.distributions.Normal(loc, scale)
-
-
-def _uniform(m, low, high):
-    return m.distributions.Uniform(low, high)
-
-
-def _exponential(m, rate):
-    return m.distributions.Exponential(rate)
-
-
-def _gamma(m, concentration, rate):
-    return m.distributions.Gamma(concentration, rate)
-
-
-def _beta(m, c1, c0):
-    return m.distributions.Beta(c1, c0)
+_u = draws(31)
 
 
 def _gumbel(m, loc, scale):
