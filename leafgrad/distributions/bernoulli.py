@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import ClassVar
 
 import leafgrad as _lg
@@ -11,6 +10,7 @@ import leafgrad.nn.functional as F
 
 from .. import Size
 from . import constraints
+from ._rates import Rate
 from .distribution import _NO_SHAPE
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
@@ -18,7 +18,7 @@ from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logit
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(Rate, ExponentialFamily):
     """Bernoulli distributions; exactly one of ``probs`` and ``logits`` (ValueError else)."""
 
     arg_constraints: ClassVar[dict] = {
@@ -30,33 +30,10 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._set_rate(probs, logits, validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expand_rate(Bernoulli, batch_shape, _instance)
 
     @property
     def mean(self):

@@ -9,7 +9,7 @@ import leafgrad as _lg
 
 from .. import Size
 from . import constraints
-from ._counts import CountAndRate
+from ._rates import Rate
 from .distribution import _NO_SHAPE, Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits
 
@@ -21,7 +21,7 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(CountAndRate, Distribution):
+class Binomial(Rate, Distribution):
     """Binomial distributions; exactly one of ``probs`` and ``logits`` (ValueError else);
     ``total_count`` is broadcast with it and takes its dtype."""
 
@@ -33,10 +33,10 @@ class Binomial(CountAndRate, Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None) -> None:
-        self._set_count_and_rate(total_count, probs, logits, validate_args)
+        self._set_rate(probs, logits, validate_args, total_count)
 
     def expand(self, batch_shape, _instance=None):
-        return self._expand_count_and_rate(Binomial, batch_shape, _instance)
+        return self._expand_rate(Binomial, batch_shape, _instance)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):

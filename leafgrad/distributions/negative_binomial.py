@@ -11,7 +11,7 @@ import leafgrad.nn.functional as F
 
 from .. import Size
 from . import constraints
-from ._counts import CountAndRate
+from ._rates import Rate
 from .distribution import _NO_SHAPE, Distribution
 from .gamma import Gamma
 from .utils import lazy_property, logits_to_probs, probs_to_logits
@@ -19,7 +19,7 @@ from .utils import lazy_property, logits_to_probs, probs_to_logits
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(CountAndRate, Distribution):
+class NegativeBinomial(Rate, Distribution):
     """Negative binomial distributions; exactly one of ``probs`` and ``logits`` (ValueError
     else); ``total_count`` (real, >= 0) is broadcast with it and takes its dtype."""
 
@@ -31,10 +31,10 @@ class NegativeBinomial(CountAndRate, Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None) -> None:
-        self._set_count_and_rate(total_count, probs, logits, validate_args)
+        self._set_rate(probs, logits, validate_args, total_count)
 
     def expand(self, batch_shape, _instance=None):
-        return self._expand_count_and_rate(NegativeBinomial, batch_shape, _instance)
+        return self._expand_rate(NegativeBinomial, batch_shape, _instance)
 
     @property
     def mean(self):

@@ -4,13 +4,13 @@ draw, which is ``(logits + logistic noise) / temperature``."""
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import ClassVar
 
 import leafgrad as _lg
 
 from .. import Size
 from . import constraints
+from ._rates import Rate
 from .distribution import _NO_SHAPE, Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
@@ -19,7 +19,7 @@ from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, p
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(Rate, Distribution):
     """The logit of a RelaxedBernoulli draw; exactly one of ``probs`` and ``logits``
     (ValueError else); ``temperature`` is a tensor, not broadcast into the batch."""
 
@@ -31,34 +31,12 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None) -> None:
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        self._set_rate(probs, logits, validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expand_rate(LogitRelaxedBernoulli, batch_shape, _instance)
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
 
     @lazy_property
     def logits(self):
