@@ -13,7 +13,6 @@ from ._constraint_base import (  # the protocol, re-exported
     is_dependent,
 )
 from ._constraints_composite import MixtureSameFamilyConstraint, cat, stack
-from .utils import _text
 
 __all__ = [
     "Constraint",
@@ -72,7 +71,7 @@ class _Bounded(Constraint):
     _bounds: tuple = ()
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={_text(getattr(self, name))}" for name in self._bounds)
+        shown = ", ".join(f"{name}={getattr(self, name)}" for name in self._bounds)
         return f"{type(self).__name__[1:]}({shown})"
 
 

@@ -9,7 +9,7 @@ import leafgrad as _lg
 
 from .. import Size, Tensor
 from . import constraints
-from .utils import _text, lazy_property
+from .utils import lazy_property
 
 __all__ = ["Distribution"]
 
@@ -61,7 +61,7 @@ class Distribution:
                     raise ValueError(
                         f"Expected parameter {param} ({type(value).__name__} of shape "
                         f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
-                        f"constraint {constraint!r}, but found invalid values:\n{_text(value)}"
+                        f"constraint {constraint!r}, but found invalid values:\n{value}"
                     )
 
     def expand(self, batch_shape, _instance=None):
@@ -172,7 +172,7 @@ class Distribution:
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape "
                 f"{tuple(value.shape)}) to be within the support ({support!r}) of the "
-                f"distribution {self!r}, but found invalid values:\n{_text(value)}"
+                f"distribution {self!r}, but found invalid values:\n{value}"
             )
 
     def _get_checked_instance(self, cls, _instance=None):
@@ -191,5 +191,5 @@ class Distribution:
         for name in self.arg_constraints:
             if name in self.__dict__:
                 value = self.__dict__[name]
-                shown.append(f"{name}: {_text(value) if value.numel() == 1 else value.size()}")
+                shown.append(f"{name}: {value if value.numel() == 1 else value.size()}")
         return f"{type(self).__name__}({', '.join(shown)})"

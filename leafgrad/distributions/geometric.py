@@ -12,7 +12,7 @@ import leafgrad.nn.functional as F
 from .. import Size
 from . import constraints
 from .distribution import _NO_SHAPE, Distribution
-from .utils import _text, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Geometric"]
 
@@ -44,7 +44,7 @@ class Geometric(Distribution):
                 raise ValueError(
                     f"Expected parameter probs ({type(self.probs).__name__} of shape "
                     f"{tuple(self.probs.shape)}) of distribution {self!r} to be positive but "
-                    f"found invalid values:\n{_text(self.probs.detach()[~valid])}"
+                    f"found invalid values:\n{self.probs.detach()[~valid]}"
                 )
 
     def expand(self, batch_shape, _instance=None):

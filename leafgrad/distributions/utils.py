@@ -21,13 +21,6 @@ __all__ = [
 euler_constant = 0.57721566490153286060
 
 
-def _text(value) -> str:
-    """``f"{value}"`` as PyTorch writes it: a 0-d tensor as its ``item()``, others as str."""
-    if isinstance(value, Tensor) and value.dim() == 0:
-        return f"{value.item()}"
-    return f"{value}"
-
-
 def broadcast_all(*values) -> tuple:
     """Tensors of one broadcast shape from tensors and Python numbers; numbers take the
     first tensor's dtype, else the default dtype. ValueError for anything else."""
