@@ -17,13 +17,12 @@ class Event:
     """One timed range: an op (``aten::<name>``), a backward node, or a user's
     ``record_function``."""
 
-    __slots__ = ("child_ns", "depth", "end_ns", "input_shapes", "name", "start_ns", "thread")
+    __slots__ = ("child_ns", "end_ns", "input_shapes", "name", "start_ns", "thread")
 
-    def __init__(self, name: str, input_shapes, depth: int) -> None:
+    def __init__(self, name: str, input_shapes) -> None:
         self.name = name
         self.input_shapes = input_shapes
         self.thread = threading.get_ident()
-        self.depth = depth
         self.child_ns = 0
         self.start_ns = time.perf_counter_ns()
         self.end_ns = self.start_ns
@@ -55,7 +54,7 @@ class Recorder:
     def open(self, name: str, args=()) -> Event:
         stack = self._stack()
         shapes = _shapes(args) if self.record_shapes else []
-        event = Event(name, shapes, len(stack))
+        event = Event(name, shapes)
         stack.append(event)
         return event
 

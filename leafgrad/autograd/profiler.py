@@ -48,14 +48,13 @@ class FunctionEvent:
     """One recorded range: ``name``, ``cpu_time_total`` and ``self_cpu_time_total`` (us),
     ``input_shapes``, ``count`` (1)."""
 
-    def __init__(self, name, start_us, end_us, self_us, input_shapes, thread, depth) -> None:
+    def __init__(self, name, start_us, end_us, self_us, input_shapes, thread) -> None:
         self.name = self.key = name
         self.time_range = Interval(start_us, end_us)
         self.cpu_time_total = end_us - start_us
         self.self_cpu_time_total = self_us
         self.input_shapes = input_shapes
         self.thread = thread
-        self.depth = depth
         self.count = 1
         self.device_time_total = self.self_device_time_total = 0.0
         self.cuda_time_total = self.self_cuda_time_total = 0.0
@@ -208,7 +207,6 @@ def _events(recorder: Recorder, origin_ns: int) -> EventList:
             e.self_ns / 1e3,
             e.input_shapes,
             e.thread,
-            e.depth,
         )
         for e in recorder.events
     )

@@ -37,8 +37,6 @@ __all__ = [
 ]
 
 _REENTRANT_DEFAULT = True  # PyTorch 2.13's default, warned about when not passed
-_early_stop = True
-_debug = None
 
 
 class CheckpointError(RuntimeError):
@@ -90,23 +88,13 @@ def set_device_states(devices, states, *, device_type=None) -> None:
 def set_checkpoint_early_stop(enable: bool):
     """Accepted for PyTorch's API. leafgrad's recomputation always runs the whole function
     (stopping early saves time only, never changes a gradient)."""
-    global _early_stop
-    previous, _early_stop = _early_stop, enable
-    try:
-        yield
-    finally:
-        _early_stop = previous
+    yield
 
 
 @contextlib.contextmanager
 def set_checkpoint_debug_enabled(enabled: bool | None):
     """Accepted for PyTorch's API; the error on a mismatch says which counts differ."""
-    global _debug
-    previous, _debug = _debug, enabled
-    try:
-        yield
-    finally:
-        _debug = previous
+    yield
 
 
 # ----- use_reentrant=True -----
@@ -119,7 +107,6 @@ class CheckpointFunction(Function):
     def forward(ctx, run_function, preserve_rng_state, *args):
         check_backward_validity(args)
         ctx.run_function = run_function
-        ctx.preserve_rng_state = preserve_rng_state
         ctx.rng_state = _lg.get_rng_state() if preserve_rng_state else None
         ctx.inputs = [None if isinstance(a, _lg.Tensor) else a for a in args]
         ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, _lg.Tensor)]
