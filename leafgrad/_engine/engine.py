@@ -306,35 +306,31 @@ def _sum(a: Tensor, b: Tensor) -> Tensor:
     ):
         out = None
         # (Inline, not a helper: a call would add its own references to the counts.)
-        if not _COUNTS_ARE_EXACT:
-            pass
-        elif (
-            x.base is None
-            and sys.getrefcount(a) == _ONLY_THE_ENGINES
-            and sys.getrefcount(x) == _ONLY_ITS_TENSORS
-            and x.flags.writeable
-        ):
-            out = a
-        elif (
-            y.base is None
-            and sys.getrefcount(b) == _ONLY_THE_ENGINES
-            and sys.getrefcount(y) == _ONLY_ITS_TENSORS
-            and y.flags.writeable
-        ):
-            out = b
-        if QUIET.get() is QUIET_STATE:  # in a run of plain nodes: quiet already
-            if out is None:
-                return _wrap(np.add(x, y))
-            np.add(x, y, out=out._data)
-            return out
-        token = QUIET.set(QUIET_STATE)
+        if _COUNTS_ARE_EXACT:
+            if (
+                x.base is None
+                and sys.getrefcount(a) == _ONLY_THE_ENGINES
+                and sys.getrefcount(x) == _ONLY_ITS_TENSORS
+                and x.flags.writeable
+            ):
+                out = a
+            elif (
+                y.base is None
+                and sys.getrefcount(b) == _ONLY_THE_ENGINES
+                and sys.getrefcount(y) == _ONLY_ITS_TENSORS
+                and y.flags.writeable
+            ):
+                out = b
+        # In a run of plain nodes NumPy is quiet already; else quiet for this addition.
+        token = None if QUIET.get() is QUIET_STATE else QUIET.set(QUIET_STATE)
         try:
             if out is None:
                 return _wrap(np.add(x, y))
             np.add(x, y, out=out._data)
             return out
         finally:
-            QUIET.reset(token)
+            if token is not None:
+                QUIET.reset(token)
     return a + b
 
 
