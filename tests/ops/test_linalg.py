@@ -142,14 +142,15 @@ def test_mm_result_values_are_the_matrix_product():
     assert lg.dot(lg.tensor([1.0, 2.0, 3.0]), lg.tensor([4.0, 5.0, 6.0])).item() == 32.0
 
 
-# An inner size of 1 (a one-feature first layer and its gradients) is a broadcast multiply.
+# An inner size of 1 (a one-feature first layer, a one-output last layer's input gradient): a
+# BLAS product of floats (np.dot), a broadcast multiply of integers; either way the products.
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
 @pytest.mark.parametrize(("sa", "sb"), [((100, 1), (1, 32)), ((2, 1), (1, 5)), ((0, 1), (1, 3))])
 def test_an_inner_size_of_one_gives_the_products_bits_in_c_order(dtype, sa, sb):
     a, b = (np.asarray(x, dtype=dtype) for x in _arrays([sa, sb], seed=4))
     for x, y in ((a, b), (np.asfortranarray(a), b), (a, b[:, ::-1])):
         out = lg.mm(lg.tensor(x), lg.tensor(y)).numpy()
-        np.testing.assert_array_equal(out, np.matmul(x, y))
+        np.testing.assert_array_equal(out, np.multiply(x, y))
         assert out.dtype == np.dtype(dtype) and out.flags.c_contiguous
 
 
