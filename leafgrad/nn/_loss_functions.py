@@ -13,6 +13,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor
+from ..ops import losses
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -70,9 +71,13 @@ def _check_float(name: str, input: Tensor) -> None:
 # ----- pointwise regression losses -----
 
 
-def _pointwise(name, input, target, weight, reduction, elementwise, weighted_mean=True):
+def _pointwise(
+    name, input, target, weight, reduction, elementwise, weighted_mean=True, op=None, **params
+):
     """``elementwise(input, target)`` (broadcast, warning when shapes differ), weighted, reduced.
 
+    Unweighted, a loss with an ``op`` (``ops/losses.py``) is that one op on the broadcast
+    operands, as PyTorch records it (``MseLossBackward0`` ...; ``params`` are its own).
     With a ``weight``, ``mean`` is ``sum(w * loss) / sum(w)``, or the plain mean of
     ``w * loss`` when not ``weighted_mean`` (PyTorch's huber_loss).
     """
@@ -92,6 +97,10 @@ def _pointwise(name, input, target, weight, reduction, elementwise, weighted_mea
             stacklevel=4,
         )
     _check_float(name, input)
+    if weight is None and op is not None:
+        if target.shape != input.shape:
+            input, target = _lg.broadcast_tensors(input, target)
+        return op(input, target, reduction=losses.REDUCTIONS[reduction], **params)
     loss = elementwise(input, target)
     if weight is None:
         return _reduce(loss, reduction)
@@ -111,7 +120,10 @@ def mse_loss(
 ) -> Tensor:
     """Mean squared error ``(input - target)^2``; ``weight`` (input's shape) weights the mean."""
     reduction = _reduction("mse_loss", size_average, reduce, reduction)
-    return _pointwise("mse_loss", input, target, weight, reduction, lambda x, y: (x - y).square())
+    return _pointwise(
+        "mse_loss", input, target, weight, reduction, lambda x, y: (x - y).square(),
+        op=losses.mse_loss,
+    )  # fmt: skip
 
 
 def l1_loss(
@@ -141,9 +153,14 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weigh
         raise RuntimeError(
             f"huber_loss does not support non-positive values for delta, got delta={delta}"
         )
+    if isinstance(input, Tensor) and isinstance(target, Tensor) and target.dtype != input.dtype:
+        # PyTorch's huber kernel computes in the input's dtype (its backward then raises on
+        # the mixed pair; here the target's gradient comes back through the cast).
+        target = target.to(input.dtype)
     return _pointwise(
-        "huber_loss", input, target, weight, reduction, _huber(delta), weighted_mean=False
-    )
+        "huber_loss", input, target, weight, reduction, _huber(delta), weighted_mean=False,
+        op=losses.huber_loss, delta=delta,
+    )  # fmt: skip
 
 
 def smooth_l1_loss(
@@ -165,7 +182,10 @@ def smooth_l1_loss(
         z = diff.abs()
         return _lg.where(z < beta, 0.5 * diff * diff / beta, z - 0.5 * beta)
 
-    return _pointwise("smooth_l1_loss", input, target, None, reduction, elementwise)
+    return _pointwise(
+        "smooth_l1_loss", input, target, None, reduction, elementwise,
+        op=losses.smooth_l1_loss, beta=beta,
+    )  # fmt: skip
 
 
 # ----- binary cross-entropy -----

@@ -47,6 +47,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     jet_kernels,
     joining,
     linalg,
+    losses,
     lu,
     matmul,
     matrix_functions,

@@ -18,7 +18,7 @@ from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
 from ._batch_whole import batches_along
-from ._inputs import _check_tensors, same_dtype
+from ._inputs import _check_tensors, _dim_args, _varargs_or_keyword, same_dtype
 from ._out import accepts_out
 from ._primitive import unary
 from .elementwise import exp
@@ -362,17 +362,19 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
 
 
 @public()
-def tile(input: Tensor, dims) -> Tensor:
-    """``input`` repeated along each dim (``dims`` shorter than ndim is padded with 1s)."""
-    dims = tuple(dims)
+def tile(input: Tensor, *dim_args, dims=None) -> Tensor:
+    """``input`` repeated along each dim (``dims`` shorter than ndim is padded with 1s);
+    ``t.tile(2, 1)`` as ``t.tile((2, 1))``."""
+    dims = _dim_args(_varargs_or_keyword(dim_args, dims, "dims", "tile"))
     if len(dims) < input._data.ndim:
         dims = (1,) * (input._data.ndim - len(dims)) + dims
     return input.repeat(*dims)
 
 
 @public()
-def broadcast_to(input: Tensor, size) -> Tensor:
-    return input.expand(*size)
+def broadcast_to(input: Tensor, *sizes, size=None) -> Tensor:
+    """``input`` expanded to ``size``; ``t.broadcast_to(2, 3)`` as ``t.broadcast_to((2, 3))``."""
+    return input.expand(*_dim_args(_varargs_or_keyword(sizes, size, "size", "broadcast_to")))
 
 
 @public(method=False)
@@ -509,8 +511,13 @@ def var_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
 
 
 @public()
-def count_nonzero(input: Tensor, dim=None) -> Tensor:
-    return (input != 0).sum(dim) if dim is not None else (input != 0).sum()
+def count_nonzero(input: Tensor, *dims, dim=None) -> Tensor:
+    """How many entries are not zero, over ``dim`` (all when None); ``t.count_nonzero(0, 1)``
+    as ``t.count_nonzero((0, 1))``."""
+    dims = _varargs_or_keyword(dims, dim, "dim", "count_nonzero")
+    if not dims or dims == (None,):
+        return (input != 0).sum()
+    return (input != 0).sum(dims[0] if len(dims) == 1 else dims)
 
 
 __all__ = exports(globals())

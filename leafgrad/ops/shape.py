@@ -219,8 +219,11 @@ _squeeze_all, _squeeze_dim, _squeeze_dims = (
 
 
 @public()
-def squeeze(input: Tensor, dim=None) -> Tensor:
-    """``input`` without size-1 dims: all of them, or those among ``dim`` (int or tuple)."""
+def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
+    """``input`` without size-1 dims: all of them, or those among ``dim`` (int or tuple;
+    ``t.squeeze(0, 1)`` as ``t.squeeze((0, 1))``)."""
+    dims = _varargs_or_keyword(dims, dim, "dim", "squeeze")
+    dim = dims if len(dims) > 1 else dims[0] if dims else None
     shape = input._data.shape
     if dim is None:
         op, drop = _squeeze_all, range(len(shape))

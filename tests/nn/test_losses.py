@@ -106,6 +106,60 @@ def test_weighted_regression_losses(name, reduction):
     assert_close(x_ours.grad, x_theirs.grad)
 
 
+@pytest.mark.parametrize(
+    ("name", "kwargs", "node"),
+    [
+        ("mse_loss", {}, "MseLossBackward0"),
+        ("huber_loss", {"delta": 0.5}, "HuberLossBackward0"),
+        ("smooth_l1_loss", {"beta": 0.5}, "SmoothL1LossBackward0"),
+    ],
+)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_regression_losses_record_one_node_as_pytorch(name, kwargs, node, reduction):
+    pairs = [both(X, True), both(Y, False)]
+    out_ours = getattr(F, name)(*(p[0] for p in pairs), reduction=reduction, **kwargs)
+    out_theirs = getattr(TF, name)(*(p[1] for p in pairs), reduction=reduction, **kwargs)
+    for out, x in ((out_ours, pairs[0][0]), (out_theirs, pairs[0][1])):
+        node_of = out.grad_fn
+        assert node_of.name() == node
+        assert node_of._saved_reduction == {"none": 0, "mean": 1, "sum": 2}[reduction]
+        assert node_of._saved_self is x or node_of._saved_self.equal(x)
+        assert [type(f).__name__ for f, _ in node_of.next_functions] == [
+            "AccumulateGrad",
+            "NoneType",
+        ]
+    assert repr(out_ours).split("grad_fn=")[-1] == repr(out_theirs).split("grad_fn=")[-1]
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "huber_loss", "smooth_l1_loss"])
+def test_regression_losses_promote_mixed_dtypes_and_cast_gradients_back(name):
+    x32 = RNG.standard_normal((3,)).astype(np.float32)
+    x_ours, x_theirs = lg.tensor(x32, requires_grad=True), torch.tensor(x32, requires_grad=True)
+    ours = getattr(F, name)(x_ours, lg.tensor(Y[0]))
+    theirs = getattr(TF, name)(x_theirs, torch.tensor(Y[0]))
+    # PyTorch's huber_loss computes in the input's dtype (and its backward then raises).
+    expected = "float32" if name == "huber_loss" else "float64"
+    assert str(ours.dtype) == str(theirs.dtype) == f"torch.{expected}"
+    assert_close(ours, theirs)
+    ours.backward()
+    if name == "huber_loss":
+        with pytest.raises(RuntimeError):
+            theirs.backward()
+        theirs = getattr(TF, name)(x_theirs, torch.tensor(Y[0], dtype=torch.float32))
+    theirs.backward()
+    assert x_ours.grad.dtype == lg.float32 and x_theirs.grad.dtype == torch.float32
+    assert_close(x_ours.grad, x_theirs.grad)
+
+
+def test_regression_loss_of_an_empty_input_is_nan_like_pytorch():
+    for lib, fn in ((lg, F.mse_loss), (torch, TF.mse_loss)):
+        x = lib.zeros(0, requires_grad=True)
+        out = fn(x, lib.zeros(0))
+        assert out.shape == () and bool(out.isnan())
+        out.backward()
+        assert x.grad.shape == (0,)
+
+
 def test_regression_loss_broadcasts_with_a_warning_like_pytorch():
     x_ours, x_theirs = both(RNG.standard_normal((4, 1)), True)
     y_ours, y_theirs = both(RNG.standard_normal((3,)), False)

@@ -116,6 +116,22 @@ def test_nan_to_num_and_count_nonzero_match_torch():
     assert lg.count_nonzero(a).item() == torch.count_nonzero(b).item()
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: x.count_nonzero(),
+        lambda m, x: x.count_nonzero(1),
+        lambda m, x: x.count_nonzero(0, 2),  # dims as varargs, as PyTorch's method takes them
+        lambda m, x: x.count_nonzero((0, -1)),
+        lambda m, x: m.count_nonzero(x, dim=[1, 2]),
+    ],
+)
+def test_count_nonzero_over_dims_matches_torch(call):
+    x = np.array([[[0.0, 1.0, 2.0], [0.0, 0.0, 3.0]], [[4.0, 0.0, 0.0], [5.0, 6.0, 0.0]]])
+    ours, theirs = call(lg, lg.tensor(x)), call(torch, torch.tensor(x))
+    assert ours.dtype == lg.int64 and ours.tolist() == theirs.tolist()
+
+
 def test_meshgrid_ij_matches_torch():
     x, y = [0.0, 1.0, 2.0], [5.0, 6.0]
     ours = lg.meshgrid(lg.tensor(x), lg.tensor(y), indexing="ij")

@@ -1,0 +1,173 @@
+"""The pointwise regression losses as one op each, recorded as PyTorch records them:
+``mse_loss``, ``huber_loss`` and ``smooth_l1_loss`` (``MseLossBackward0`` ..., saving
+``self``, ``target`` and the reduction as PyTorch's enum), on inputs of one shape (the
+functional losses in ``nn`` check and broadcast them first).
+
+The VJPs follow PyTorch's backward kernels operation for operation, in leafgrad ops so they
+differentiate again; forward and Taylor mode use the losses' formulas.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._optable import Composite
+from ._primitive import primitive
+from .arithmetic import sign
+from .piecewise import where
+
+# PyTorch's reduction enum, as its loss nodes save it (``grad_fn._saved_reduction``).
+REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduce(loss, reduction: int):
+    """``loss`` reduced (a tensor, or an array in a forward)."""
+    if reduction == 1:
+        if type(loss) is np.ndarray and not loss.size:
+            return np.full((), np.nan, loss.dtype)  # PyTorch's mean of nothing, without a warning
+        return loss.mean()
+    return loss.sum() if reduction == 2 else loss
+
+
+def _norm(x, scale: float, reduction: int) -> float:
+    """``scale / numel`` for a mean (PyTorch's ``norm``), else ``scale``."""
+    if reduction != 1:
+        return scale
+    n = math.prod(x.shape)
+    return scale / n if n else math.inf  # an empty input's gradient is empty anyway
+
+
+def _difference(tx, ty):
+    """The tangent of ``x - y`` (None where neither has one)."""
+    if ty is None:
+        return tx
+    return -ty if tx is None else tx - ty
+
+
+# ----- mean squared error -----
+
+
+def _mse_forward(x, y, *, reduction):
+    d = np.subtract(x, y)
+    return _reduce(np.square(d, out=d) if type(d) is np.ndarray else np.square(d), reduction)
+
+
+def _mse_backward(grad, a, b, reduction):
+    """PyTorch's ``mse_loss_backward(grad, a, b)``: ``norm (a - b) grad``, ``norm = 2 / n``."""
+    return _norm(a, 2.0, reduction) * (a - b) * grad
+
+
+mse_loss = primitive(
+    "mse_loss",
+    _mse_forward,
+    (
+        lambda grad, x, y, result, *, reduction: _mse_backward(grad, x, y, reduction),
+        lambda grad, x, y, result, *, reduction: _mse_backward(grad, y, x, reduction),
+    ),
+    kind=Composite(
+        taylor_as=lambda x, y, *, reduction: _reduce((x - y).square(), reduction),
+        jvp=lambda tx, ty, x, y, result, *, reduction: _reduce(
+            2 * (x - y) * _difference(tx, ty), reduction
+        ),
+    ),
+    inputs=("self", "target"),
+    saves=("self", "target", "reduction"),
+    node_name="MseLossBackward0",
+    plain_rules=True,
+)
+
+
+# ----- Huber -----
+
+
+def _huber_forward(x, y, *, reduction, delta):
+    z = np.abs(np.subtract(x, y))
+    return _reduce(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
+
+
+def _huber_backward(grad, a, b, reduction, delta):
+    """PyTorch's ``huber_loss_backward``: ``norm d grad`` inside ``|d| < delta``, else
+    ``+-norm grad delta``."""
+    d = a - b
+    norm = _norm(a, 1.0, reduction)
+    return where(abs(d) < delta, norm * d * grad, sign(d) * (norm * grad * delta))
+
+
+def _huber_loss(x, y, reduction, delta):
+    d = x - y
+    z = abs(d)
+    return _reduce(where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
+
+
+huber_loss = primitive(
+    "huber_loss",
+    _huber_forward,
+    (
+        lambda grad, x, y, result, *, reduction, delta: _huber_backward(
+            grad, x, y, reduction, delta
+        ),
+        lambda grad, x, y, result, *, reduction, delta: _huber_backward(
+            grad, y, x, reduction, delta
+        ),
+    ),
+    kind=Composite(
+        taylor_as=lambda x, y, *, reduction, delta: _huber_loss(x, y, reduction, delta),
+        jvp=lambda tx, ty, x, y, result, *, reduction, delta: _reduce(
+            _huber_backward(_difference(tx, ty), x, y, 0, delta), reduction
+        ),
+    ),
+    inputs=("self", "target"),
+    saves=("self", "target", "reduction", "delta"),
+    node_name="HuberLossBackward0",
+    plain_rules=True,
+)
+
+
+# ----- smooth L1 -----
+
+
+def _smooth_l1_forward(x, y, *, reduction, beta):
+    z = np.abs(np.subtract(x, y))
+    return _reduce(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+
+
+def _smooth_l1_backward(grad, a, b, reduction, beta):
+    """PyTorch's ``smooth_l1_loss_backward``: ``norm d grad / beta`` inside ``|d| < beta``,
+    else ``+-norm grad`` (the two agree on the boundary)."""
+    d = a - b
+    norm = _norm(a, 1.0, reduction)
+    return where(abs(d) < beta, norm * d * grad / beta, sign(d) * (norm * grad))
+
+
+def _smooth_l1_loss(x, y, reduction, beta):
+    z = abs(x - y)
+    return _reduce(where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+
+
+smooth_l1_loss = primitive(
+    "smooth_l1_loss",
+    _smooth_l1_forward,
+    (
+        lambda grad, x, y, result, *, reduction, beta: _smooth_l1_backward(
+            grad, x, y, reduction, beta
+        ),
+        lambda grad, x, y, result, *, reduction, beta: _smooth_l1_backward(
+            grad, y, x, reduction, beta
+        ),
+    ),
+    kind=Composite(
+        taylor_as=lambda x, y, *, reduction, beta: _smooth_l1_loss(x, y, reduction, beta),
+        jvp=lambda tx, ty, x, y, result, *, reduction, beta: _reduce(
+            _smooth_l1_backward(_difference(tx, ty), x, y, 0, beta), reduction
+        ),
+    ),
+    inputs=("self", "target"),
+    saves=("self", "target", "reduction", "beta"),
+    node_name="SmoothL1LossBackward0",
+    plain_rules=True,
+)
+
+
+__all__: list = []
