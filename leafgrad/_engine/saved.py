@@ -462,6 +462,16 @@ class SavedTensors:
             return value
         return _wrap(np.asarray(value))  # PyTorch saves a number operand as a 0-d tensor
 
+    def guard_tensors(self, tensors) -> None:
+        """Refuse the backward, as for a modified saved tensor, once one of ``tensors`` is
+        changed in place: an op's index tensors, whose values the op keeps as a copy where
+        PyTorch saves the tensors themselves."""
+        guards = []
+        for t in tensors:
+            counter = t._shared_version_counter()
+            guards.append((counter, counter[0]))
+        self._more_guards = (self._more_guards or ()) + tuple(guards)
+
     def _check_more_guards(self, owner: str) -> None:
         for counter, version in self._more_guards:
             if counter[0] != version:

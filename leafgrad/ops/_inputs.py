@@ -4,6 +4,8 @@ argument checks that several op families share (tensors only, dims)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 
 import numpy as np
@@ -140,3 +142,44 @@ def _unique_dims(dims, ndim, op):
             f"{op}: dims {list(dims)} name a dimension more than once; name each at most once"
         )
     return out
+
+
+def guard_indices(result, indices) -> None:
+    """Make ``result``'s backward refuse to run once one of the index tensors ``indices``
+    (Tensors, or tuples and lists holding some) is changed in place, as PyTorch's does: it
+    saves them, while leafgrad's ops keep copies of their values. 0-d tensors are ints to
+    PyTorch's indexing (nothing saved), so they are left unguarded."""
+    node = result.grad_fn if type(result) is Tensor else None
+    saved = getattr(node, "_saved", None)
+    if saved is None:
+        return
+    found = []
+    for value in indices:
+        for t in value if isinstance(value, (tuple, list)) else (value,):
+            if type(t) is Tensor and t._data.ndim:
+                found.append(t)
+    if found:
+        saved.guard_tensors(found)
+
+
+def guarding_indices(*names: str):
+    """Decorate an op whose arguments ``names`` are index tensors: its result's backward
+    refuses to run once one of them is changed in place (``guard_indices``)."""
+
+    def decorate(fn):
+        positions = list(inspect.signature(fn).parameters)
+        where = [(name, positions.index(name)) for name in names]
+
+        @functools.wraps(fn)
+        def guarded(*args, **kwargs):
+            out = fn(*args, **kwargs)
+            if type(out) is Tensor and out.grad_fn is not None:
+                guard_indices(
+                    out,
+                    [kwargs.get(n) if i >= len(args) else args[i] for n, i in where],
+                )
+            return out
+
+        return guarded
+
+    return decorate

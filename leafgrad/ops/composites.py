@@ -18,7 +18,7 @@ from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
 from ._batch_whole import batches_along
-from ._inputs import _check_tensors, _dim_args, _varargs_or_keyword, same_dtype
+from ._inputs import _check_tensors, _dim_args, _varargs_or_keyword, guarding_indices, same_dtype
 from ._out import accepts_out
 from ._primitive import unary
 from .elementwise import exp
@@ -334,6 +334,7 @@ def msort(input: Tensor) -> Tensor:
 
 
 @public()
+@guarding_indices("mask")
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements where ``mask`` (broadcast) holds, as a 1-D tensor."""
     shape = np.broadcast_shapes(input._data.shape, mask._data.shape)

@@ -17,6 +17,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from . import inplace as _inplace
+from ._inputs import guarding_indices
 from ._out import accepts_out
 from .scatter_reduce import scatter_reduce
 from .slicing import _index_put
@@ -42,7 +43,7 @@ def _index_vector(op: str, index) -> np.ndarray:
             f"{op}: Index is supposed to be a vector, but got dim: {data.ndim} (shape "
             f"{list(data.shape)}); flatten it first"
         )
-    return data.reshape(-1).astype(np.int64, copy=False)
+    return data.reshape(-1).astype(np.int64)  # a copy: the backward reads them as they were
 
 
 def _in_range(op: str, idx: np.ndarray, d: int, size: int, error=RuntimeError, negative=False):
@@ -105,6 +106,7 @@ def _put_slices(x: Tensor, d: int, idx: np.ndarray, src: Tensor, accumulate: boo
 
 @public(inplace=True)
 @accepts_out(same_dtype=True)
+@guarding_indices("index")
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """``input`` with ``alpha * source[i]`` added to slice ``index[i]`` along ``dim``."""
     op = "index_add_()"
@@ -127,6 +129,7 @@ def _dim_mask(x: Tensor, d: int, idx: np.ndarray) -> Tensor:
 
 @public(inplace=True)
 @accepts_out(same_dtype=True)
+@guarding_indices("index")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``input`` with slice ``index[i]`` along ``dim`` replaced by ``source[i]``."""
     op = "index_copy_()"
@@ -150,6 +153,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 
 @public(inplace=True)
+@guarding_indices("index")
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """``input`` with the slices ``index`` along ``dim`` set to ``value`` (a number or a 0-d
     tensor, which then gets their gradient)."""
@@ -169,6 +173,7 @@ _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
 
 @public(inplace=True)
 @accepts_out(same_dtype=True)
+@guarding_indices("index")
 def index_reduce(
     input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self=True
 ) -> Tensor:
@@ -211,11 +216,13 @@ def _index_key(op: str, indices) -> tuple:
                 f"{op}: tensors used as indices must be long, int, byte or bool tensors, got "
                 f"{t.dtype}"
             )
-        key.append(t.bool() if t._data.dtype == np.uint8 else t)
+        # A copy either way: the backward reads the indices as they were.
+        key.append(t.bool() if t._data.dtype == np.uint8 else _wrap(t._data.copy()))
     return tuple(key)
 
 
 @public(inplace=True)
+@guarding_indices("indices")
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` (broadcast) written at ``input[indices]``, or added there
     (repeated positions summed) with ``accumulate``."""
@@ -247,6 +254,7 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
 
 
 @public(inplace=True)
+@guarding_indices("index")
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """``input`` with ``source`` written at the flat (row-major) positions ``index``
     (negative ones count from the end), or added there with ``accumulate``."""
@@ -282,6 +290,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 
 @public(inplace=True)
+@guarding_indices("mask")
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """``input`` (broadcast with ``mask``) with the first elements of ``source``, in
     row-major order, where the bool ``mask`` is True."""

@@ -12,7 +12,8 @@ import operator
 import numpy as np
 
 from .._exposure import exports, public
-from .._tensor import Tensor, _normalize_dim, _zeros_like
+from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
+from ._inputs import guarding_indices
 from ._optable import Composite, Linear
 from ._out import accepts_out, with_out
 from ._plain import operand, values_of
@@ -88,11 +89,12 @@ def _index_tensor(index, op: str) -> np.ndarray:
     data = index._data
     if data.dtype not in (np.int64, np.int32):
         raise RuntimeError(f"{op}(): index must be int64 or int32, got {index.dtype}")
-    return data.astype(np.int64, copy=False)
+    return data.astype(np.int64)  # a copy: the backward reads the indices as they were
 
 
 @public()
 @accepts_out(same_dtype=True)
+@guarding_indices("index")
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j][k] = input[index[i][j][k]][j][k]`` for dim 0 (likewise for other dims).
 
@@ -145,10 +147,13 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
             f"{list(ishape)} cannot be broadcast outside dim {d}"
         ) from None
     x = expand(input, bshape[:d] + (shape[d],) + bshape[d + 1 :])
-    return gather(x, d, expand(indices, bshape))
+    # A tensor of its own for the indices (gather keeps a copy of their values): PyTorch's
+    # backward here does not watch ``indices`` for in-place changes (with dim=None it does).
+    return gather(x, d, expand(_wrap(indices._data), bshape))
 
 
 @public()
+@guarding_indices("index")
 def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
     """The entries of the flattened ``input`` at ``index`` (int64, any shape; negative
     counts from the end), in ``index``'s shape."""
@@ -188,6 +193,7 @@ _index_select, _index_add = adjoint_pair(
 
 @public()
 @accepts_out(same_dtype=True)
+@guarding_indices("index")
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of ``input`` at positions ``index`` (1-D) along ``dim``."""
     idx = _index_tensor(index, "index_select")

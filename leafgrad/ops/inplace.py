@@ -19,6 +19,7 @@ from .._exposure import exports, public
 from .._random import inplace_draw
 from .._tensor import Tensor, _wrap, _zeros_like
 from .._warn import warn_at_user
+from ._inputs import guard_indices
 from ._optable import Generic, Linear
 from ._primitive import primitive
 from .broadcast import sum_to
@@ -342,6 +343,12 @@ def setitem(self: Tensor, key, value) -> None:
         else:
             copy_(target, value)
         return
+    # The index arrays as they are now: the backward reads them, and PyTorch's never sees a
+    # later in-place change of an index tensor (its backward refuses to run then).
+    key = tuple(
+        _wrap(k._data.copy()) if type(k) is Tensor else k.copy() if type(k) is np.ndarray else k
+        for k in keys
+    )
     try:
         out = index_put(self, value, key=key)
     except (IndexError, ValueError) as exc:
@@ -350,6 +357,7 @@ def setitem(self: Tensor, key, value) -> None:
             f"{key!r} of a tensor of shape {list(self._data.shape)}: {exc}"
         ) from None
     apply_inplace(self, out, "__setitem__")
+    guard_indices(self, keys)  # index tensors: the backward refuses them once changed
 
 
 def _random_fill(name, draw):

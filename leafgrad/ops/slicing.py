@@ -18,6 +18,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
 from .._warn import warn_at_user
+from ._inputs import guard_indices
 from ._optable import Linear
 from ._primitive import adjoint_pair, primitive
 from .shape import _unsqueeze
@@ -177,10 +178,12 @@ def _sequence_as_tuple(seq) -> bool:
 def _index_array(key, op_shape, dim) -> tuple:
     """``key`` (Tensor, ndarray or list) as index arrays for dims ``dim...``, and whether
     it was a mask."""
+    # A copy: the backward reads the indices as they were (PyTorch snapshots an ndarray
+    # index, and refuses a backward after an index tensor was changed in place).
     if isinstance(key, Tensor):
-        arr = key._data
+        arr = key._data.copy()
     elif isinstance(key, np.ndarray):
-        arr = key
+        arr = key.copy()
     else:
         arr = _as_index_array(key)
         if arr.size == 0 and arr.dtype.kind == "f":
@@ -284,7 +287,10 @@ def getitem(self: Tensor, key) -> Tensor:
                 "indexing with a non-tuple sequence of indices is deprecated; use x[tuple(seq)]",
             )
         key = tuple(key) if legacy else (key,)
-    return _getitem_tuple(self, key)
+    out = _getitem_tuple(self, key)
+    if out.grad_fn is not None:
+        guard_indices(out, key)  # index tensors: the backward refuses them once changed
+    return out
 
 
 def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
