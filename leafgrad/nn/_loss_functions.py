@@ -16,6 +16,8 @@ from .. import Tensor
 from ..ops import losses
 
 _REDUCTIONS = ("none", "mean", "sum")
+# PyTorch's scalar type names in its kernels' dtype messages.
+_SCALAR_NAMES = {"torch.float64": "Double", "torch.float32": "Float", "torch.float16": "Half"}
 
 
 def _reduction(name: str, size_average, reduce, reduction: str) -> str:
@@ -275,11 +277,19 @@ def _class_dim(name: str, input: Tensor) -> int:
     return 1 if input.dim() >= 2 else 0
 
 
-def _check_class_weight(name: str, weight, n_classes: int) -> None:
-    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+def _check_class_weight(name: str, weight, n_classes: int, input: Tensor) -> None:
+    if weight is None:
+        return
+    if weight.dim() != 1 or weight.numel() != n_classes:
         raise RuntimeError(
             f"{name}: weight tensor should be defined either for all {n_classes} classes or no "
             f"classes but got weight tensor of shape: {list(weight.shape)}"
+        )
+    if weight.dtype != input.dtype and input.is_floating_point():
+        raise RuntimeError(  # PyTorch's kernel takes one dtype
+            f"expected scalar type {_SCALAR_NAMES.get(str(input.dtype), input.dtype)} but found "
+            f"{_SCALAR_NAMES.get(str(weight.dtype), weight.dtype)} ({name}: the class weights are "
+            f"{weight.dtype}, the input {input.dtype}; convert the weights with .to(input.dtype))"
         )
 
 
@@ -331,7 +341,7 @@ def nll_loss(
     _check_tensors("nll_loss", input=input, target=target, weight=weight)
     class_dim = _class_dim("nll_loss", input)
     _check_class_target("nll_loss", input, target, class_dim)
-    _check_class_weight("nll_loss", weight, input.shape[class_dim])
+    _check_class_weight("nll_loss", weight, input.shape[class_dim], input)
     return _nll(input, target.long(), weight, ignore_index, reduction, class_dim)
 
 
@@ -342,13 +352,14 @@ def _nll(logp, target, weight, ignore_index, reduction, class_dim):
     bad = labels[(labels < 0) | (labels >= n_classes)]
     if bad.size:
         raise IndexError(f"Target {int(bad[0])} is out of bounds (there are {n_classes} classes).")
-    safe = target.masked_fill(valid.logical_not(), 0)
-    picked = logp.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim)
-    w = _picked_weights(weight, target, valid, logp)
-    loss = -(picked * w)
-    if reduction == "mean":
-        return loss.sum() / w.sum()
-    return _reduce(loss, reduction)
+    return losses.nll_loss(
+        logp,
+        target=target._data.copy(),  # the class indices as they are now (PyTorch saves them)
+        weight=None if weight is None else weight._data,
+        ignore_index=ignore_index,
+        reduction=losses.REDUCTIONS[reduction],
+        class_dim=class_dim,
+    )
 
 
 def cross_entropy(
@@ -375,7 +386,7 @@ def cross_entropy(
         raise RuntimeError(
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
         )
-    _check_class_weight("cross_entropy", weight, n_classes)
+    _check_class_weight("cross_entropy", weight, n_classes, input)
     _check_float("cross_entropy", input)
     logp = _lg.log_softmax(input, class_dim)
     weight_view = None

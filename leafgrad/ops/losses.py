@@ -1,7 +1,8 @@
-"""The pointwise regression losses as one op each, recorded as PyTorch records them:
+"""Losses as one op each, recorded as PyTorch records them: the pointwise regression losses
 ``mse_loss``, ``huber_loss`` and ``smooth_l1_loss`` (``MseLossBackward0`` ..., saving
-``self``, ``target`` and the reduction as PyTorch's enum), on inputs of one shape (the
-functional losses in ``nn`` check and broadcast them first).
+``self``, ``target`` and the reduction as PyTorch's enum) on inputs of one shape, and
+``nll_loss`` (``NllLossBackward0``; also cross-entropy's last op) on class indices. The
+functional losses in ``nn`` check their arguments first.
 
 The VJPs follow PyTorch's backward kernels operation for operation, in leafgrad ops so they
 differentiate again; forward and Taylor mode use the losses' formulas.
@@ -13,10 +14,12 @@ import math
 
 import numpy as np
 
-from ._optable import Composite
+from .._tensor import _wrap
+from ._optable import Composite, Linear
 from ._primitive import primitive
 from .arithmetic import sign
 from .piecewise import where
+from .slicing import _index_put
 
 # PyTorch's reduction enum, as its loss nodes save it (``grad_fn._saved_reduction``).
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -166,6 +169,61 @@ smooth_l1_loss = primitive(
     inputs=("self", "target"),
     saves=("self", "target", "reduction", "beta"),
     node_name="SmoothL1LossBackward0",
+    plain_rules=True,
+)
+
+
+# ----- negative log-likelihood -----
+
+
+def _picked(target, weight, ignore_index, dtype):
+    """``(safe, w)``: the targets with ignored ones at class 0, and each one's weight
+    (``weight[t]``, 1 without weights, 0 where ignored), in ``dtype``."""
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    w = valid.astype(dtype) if weight is None else np.where(valid, weight[safe], 0).astype(dtype)
+    return safe, w
+
+
+def _class_index(safe, class_dim: int) -> tuple:
+    """The index of each target's entry in the input: ``safe`` along the class dim, every
+    position along the others."""
+    shape = safe.shape
+    key = [np.arange(n).reshape((-1,) + (1,) * (len(shape) - 1 - i)) for i, n in enumerate(shape)]
+    key.insert(class_dim, safe)
+    return tuple(key)
+
+
+def _nll_forward(logp, *, target, weight, ignore_index, reduction, class_dim):
+    safe, w = _picked(target, weight, ignore_index, logp.dtype)
+    picked = logp[_class_index(safe, class_dim)]
+    loss = -(picked * w)
+    if reduction == 1:
+        return np.divide(loss.sum(), w.sum())  # 0 / 0 (everything ignored) is nan, quietly
+    return loss.sum() if reduction == 2 else loss
+
+
+def _nll_grad(grad, logp, result, *, target, weight, ignore_index, reduction, class_dim):
+    """PyTorch's ``nll_loss_backward``: ``-w[t] grad`` (``grad / total_weight`` for a mean)
+    at each target's entry, zeros elsewhere."""
+    dtype = grad.dtype if type(grad) is np.ndarray else grad._data.dtype  # logp's, not saved
+    safe, w = _picked(target, weight, ignore_index, dtype)
+    if reduction == 1:
+        grad = grad / w.sum()
+    values = grad * (-w if type(grad) is np.ndarray else _wrap(-w))
+    key = _class_index(safe, class_dim)
+    return _index_put(values, shape=tuple(logp.shape), indices=key, accumulate=False)
+
+
+nll_loss = primitive(
+    "nll_loss",
+    _nll_forward,
+    (_nll_grad,),
+    kind=Linear(),
+    inputs=("self",),
+    saves=("target", "weight", "reduction", "ignore_index"),
+    node_name="NllLossBackward0",
+    dtype_rule="keep",
     plain_rules=True,
 )
 

@@ -382,3 +382,32 @@ def test_loss_module_weight_follows_double():
     loss = lg.nn.CrossEntropyLoss(weight=lg.ones(3))
     loss.double()
     assert loss.weight.dtype == lg.float64
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("loss", ["nll_loss", "cross_entropy"])
+def test_class_index_losses_record_one_nll_node_as_pytorch(loss, reduction):
+    x = RNG.standard_normal((4, 3))
+    target = np.array([2, 0, 1, 1])
+    outs = []
+    for m, f in ((lg, F), (torch, TF)):
+        inp = m.tensor(x, requires_grad=True)
+        weight = m.tensor([0.5, 1.0, 2.0], dtype=m.float64)
+        first = inp.log_softmax(1) if loss == "nll_loss" else inp
+        out = getattr(f, loss)(first, m.tensor(target), reduction=reduction, weight=weight)
+        node = out.grad_fn
+        assert node.name() == "NllLossBackward0"
+        assert node.next_functions[0][0].name() == "LogSoftmaxBackward0"
+        assert node._saved_reduction == {"none": 0, "mean": 1, "sum": 2}[reduction]
+        assert node._saved_target.tolist() == target.tolist()
+        assert node._saved_weight.tolist() == [0.5, 1.0, 2.0]
+        outs.append(out)
+    assert_close(*outs)
+
+
+@pytest.mark.parametrize("loss", ["nll_loss", "cross_entropy"])
+def test_class_weights_of_another_dtype_raise_as_in_pytorch(loss):
+    for m, f in ((lg, F), (torch, TF)):
+        x = m.zeros(2, 3, dtype=m.float64, requires_grad=True)
+        with pytest.raises(RuntimeError, match="expected scalar type Double but found Float"):
+            getattr(f, loss)(x, m.tensor([0, 2]), weight=m.tensor([1.0, 2.0, 3.0]))

@@ -1,5 +1,8 @@
 """Op-table samples for ops/losses.py: each loss with every reduction, derivatives in both
-operands (the kinks of Huber and smooth L1 kept away from the samples)."""
+operands (the kinks of Huber and smooth L1 kept away from the samples); nll_loss with and
+without class weights, an ignored target and spatial dims."""
+
+import numpy as np
 
 from leafgrad.ops import losses
 
@@ -43,5 +46,43 @@ SAMPLES = [
             id=f"smooth_l1_loss-{name}",
         )
         for name, r in losses.REDUCTIONS.items()
+    ),
+    *(
+        OpSample(
+            "nll_loss",
+            lambda x, r=r, w=w: losses.nll_loss(
+                x,
+                target=np.array([0, 2, -100, 1]),
+                weight=w,
+                ignore_index=-100,
+                reduction=r,
+                class_dim=1,
+            ),
+            ((4, 3),),
+            id=f"nll_loss-{name}-{'weighted' if w is not None else 'plain'}",
+        )
+        for name, r in losses.REDUCTIONS.items()
+        for w in (None, np.array([0.5, 2.0, 1.5]))
+    ),
+    OpSample(
+        "nll_loss",
+        lambda x: losses.nll_loss(
+            x,
+            target=np.array([[[1, 0], [2, 2]]]),
+            weight=None,
+            ignore_index=-100,
+            reduction=1,
+            class_dim=1,
+        ),
+        ((1, 3, 2, 2),),
+        id="nll_loss-spatial",
+    ),
+    OpSample(
+        "nll_loss",
+        lambda x: losses.nll_loss(
+            x, target=np.array(2), weight=None, ignore_index=-100, reduction=1, class_dim=0
+        ),
+        ((3,),),
+        id="nll_loss-unbatched",
     ),
 ]
