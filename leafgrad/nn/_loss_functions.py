@@ -234,6 +234,16 @@ def binary_cross_entropy(
     return _reduce(loss, reduction)
 
 
+def _broadcast_into(value, input: Tensor) -> bool:
+    """Whether ``value`` (a tensor or None) broadcasts to ``input``'s shape."""
+    if value is None:
+        return True
+    try:
+        return np.broadcast_shapes(tuple(value.shape), tuple(input.shape)) == input.shape
+    except ValueError:
+        return False
+
+
 def binary_cross_entropy_with_logits(
     input,
     target,
@@ -255,6 +265,24 @@ def binary_cross_entropy_with_logits(
     )
     _same_shape("binary_cross_entropy_with_logits", input, target)
     _check_float("binary_cross_entropy_with_logits", input)
+    for name, value in (("weight", weight), ("pos_weight", pos_weight)):
+        if value is not None and value.requires_grad:
+            raise RuntimeError(
+                "The function 'binary_cross_entropy_with_logits' is not differentiable with "
+                f"respect to argument '{name}'. This input cannot have requires_grad True."
+            )
+    if (
+        target.dtype == input.dtype
+        and _broadcast_into(weight, input)
+        and _broadcast_into(pos_weight, input)
+    ):  # one op, as PyTorch records it (its weights are constants)
+        return losses.binary_cross_entropy_with_logits(
+            input,
+            target,
+            weight=None if weight is None else weight._data.copy(),
+            pos_weight=None if pos_weight is None else pos_weight._data.copy(),
+            reduction=losses.REDUCTIONS[reduction],
+        )
     # softplus(-x) = m + log(exp(-m) + exp(-x - m)) for any m; m = max(-x, 0) keeps both
     # exponents <= 0. The value does not depend on m, so m needs no gradient.
     m = _lg.clamp_min(-input, 0.0).detach()

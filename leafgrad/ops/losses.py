@@ -1,8 +1,9 @@
 """Losses as one op each, recorded as PyTorch records them: the pointwise regression losses
 ``mse_loss``, ``huber_loss`` and ``smooth_l1_loss`` (``MseLossBackward0`` ..., saving
 ``self``, ``target`` and the reduction as PyTorch's enum) on inputs of one shape, and
-``nll_loss`` (``NllLossBackward0``; also cross-entropy's last op) on class indices. The
-functional losses in ``nn`` check their arguments first.
+``nll_loss`` (``NllLossBackward0``; also cross-entropy's last op) on class indices, and
+``binary_cross_entropy_with_logits``. The functional losses in ``nn`` check their arguments
+first.
 
 The VJPs follow PyTorch's backward kernels operation for operation, in leafgrad ops so they
 differentiate again; forward and Taylor mode use the losses' formulas.
@@ -224,6 +225,106 @@ nll_loss = primitive(
     saves=("target", "weight", "reduction", "ignore_index"),
     node_name="NllLossBackward0",
     dtype_rule="keep",
+    plain_rules=True,
+)
+
+
+# ----- binary cross-entropy of logits -----
+
+
+def _log_sigmoid(x):
+    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))`` on arrays, as PyTorch's kernel."""
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def _cast(value, like):
+    """A weight array in the operands' dtype (None stays None)."""
+    return None if value is None else value.astype(like.dtype, copy=False)
+
+
+def _bce_logits_forward(x, y, *, weight, pos_weight, reduction):
+    """PyTorch's ``(1 - y) x - l log_sigmoid(x)``, ``l = (pos_weight - 1) y + 1`` (or 1)."""
+    weight, pos_weight = _cast(weight, x), _cast(pos_weight, x)
+    log_sig = _log_sigmoid(x)
+    if pos_weight is not None:
+        log_sig = ((pos_weight - 1) * y + 1) * log_sig
+    loss = (1 - y) * x - log_sig
+    return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+def _bce_logits_grads(grad, x, y, result, *, needs, weight, pos_weight, reduction):
+    """PyTorch's ``binary_cross_entropy_with_logits_backward`` and ``..._target_backward``:
+    ``(sigmoid(x) - y)`` (with pos_weight ``(p y + 1 - y) sigmoid(x) - p y``) and ``-x``
+    (``log_sigmoid(-x) - p log_sigmoid(x)``), times weight and grad, over n for a mean."""
+    scale = grad if reduction != 1 else grad / math.prod(x.shape)
+    gx = gy = None
+    if needs[0]:
+        if pos_weight is None:
+            gx = x.sigmoid() - y if type(x) is not np.ndarray else _sigmoid(x) - y
+        else:
+            t = _arg(pos_weight, x) * y
+            gx = (t + 1 - y) * (x.sigmoid() if type(x) is not np.ndarray else _sigmoid(x)) - t
+        gx = (gx if weight is None else gx * _arg(weight, x)) * scale
+    if needs[1]:
+        if pos_weight is None:
+            gy = -x
+        else:
+            gy = _log_sigmoid_of(-x) - _log_sigmoid_of(x) * _arg(pos_weight, x)
+        gy = (gy if weight is None else gy * _arg(weight, x)) * scale
+    return gx, gy
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _log_sigmoid_of(x):
+    """log_sigmoid of an array or a tensor (then in leafgrad ops, differentiable)."""
+    if type(x) is np.ndarray:
+        return _log_sigmoid(x)
+    return x.clamp_max(0.0) - (-abs(x)).exp().log1p()
+
+
+def _arg(value, like):
+    """A weight array beside ``like``: as it is for arrays, as a tensor (in ``like``'s
+    dtype) beside a tensor."""
+    if type(like) is np.ndarray:
+        return value.astype(like.dtype, copy=False)
+    return _wrap(value.astype(like._data.dtype, copy=False))
+
+
+def _bce_logits_jvp(tx, ty, x, y, *, weight, pos_weight, reduction):
+    """The loss's tangent: its elementwise derivatives times the tangents, reduced."""
+    needs = (tx is not None, ty is not None)
+    gx, gy = _bce_logits_grads(
+        1.0, x, y, None, needs=needs, weight=weight, pos_weight=pos_weight, reduction=0
+    )
+    terms = [g * t for g, t in ((gx, tx), (gy, ty)) if t is not None]
+    return _reduce(terms[0] if len(terms) == 1 else terms[0] + terms[1], reduction)
+
+
+def _bce_logits_loss(x, y, weight, pos_weight, reduction):
+    """The loss in leafgrad ops (forward and Taylor mode)."""
+    log_sig = _log_sigmoid_of(x)
+    if pos_weight is not None:
+        log_sig = ((_arg(pos_weight, x) - 1) * y + 1) * log_sig
+    loss = (1 - y) * x - log_sig
+    return _reduce(loss if weight is None else loss * _arg(weight, x), reduction)
+
+
+binary_cross_entropy_with_logits = primitive(
+    "binary_cross_entropy_with_logits",
+    _bce_logits_forward,
+    vjp_all=_bce_logits_grads,
+    kind=Composite(
+        taylor_as=lambda x, y, *, weight, pos_weight, reduction: _bce_logits_loss(
+            x, y, weight, pos_weight, reduction
+        ),
+        jvp=lambda tx, ty, x, y, result, **params: _bce_logits_jvp(tx, ty, x, y, **params),
+    ),
+    inputs=("self", "target"),
+    saves=("self", "target", "weight", "pos_weight", "reduction"),
+    node_name="BinaryCrossEntropyWithLogitsBackward0",
     plain_rules=True,
 )
 

@@ -411,3 +411,33 @@ def test_class_weights_of_another_dtype_raise_as_in_pytorch(loss):
         x = m.zeros(2, 3, dtype=m.float64, requires_grad=True)
         with pytest.raises(RuntimeError, match="expected scalar type Double but found Float"):
             getattr(f, loss)(x, m.tensor([0, 2]), weight=m.tensor([1.0, 2.0, 3.0]))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_bce_with_logits_records_one_node_as_pytorch(reduction, weighted):
+    outs = []
+    for m, f in ((lg, F), (torch, TF)):
+        x, y = m.tensor(X, requires_grad=True), m.tensor(P, requires_grad=True)
+        kwargs = {"weight": m.tensor(W), "pos_weight": m.tensor(CLASS_W)} if weighted else {}
+        out = f.binary_cross_entropy_with_logits(x, y, reduction=reduction, **kwargs)
+        node = out.grad_fn
+        assert node.name() == "BinaryCrossEntropyWithLogitsBackward0"
+        assert [type(n).__name__ for n, _ in node.next_functions] == ["AccumulateGrad"] * 2
+        assert node._saved_reduction == {"none": 0, "mean": 1, "sum": 2}[reduction]
+        assert (node._saved_weight is None) is not weighted
+        outs.append((out, lg.autograd.grad if m is lg else torch.autograd.grad, x, y))
+    (ours, grad_ours, *leaves_ours), (theirs, grad_theirs, *leaves_theirs) = outs
+    assert_close(ours, theirs)
+    for a, b in zip(grad_ours(ours.sum(), leaves_ours), grad_theirs(theirs.sum(), leaves_theirs)):
+        assert_close(a, b)
+
+
+@pytest.mark.parametrize("name", ["weight", "pos_weight"])
+def test_bce_with_logits_refuses_weights_that_require_grad_as_pytorch(name):
+    for m, f in ((lg, F), (torch, TF)):
+        weight = m.ones(3, dtype=m.float64, requires_grad=True)
+        with pytest.raises(
+            RuntimeError, match=f"not differentiable with respect to argument '{name}'"
+        ):
+            f.binary_cross_entropy_with_logits(m.tensor(X), m.tensor(P), **{name: weight})

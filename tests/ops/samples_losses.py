@@ -1,6 +1,7 @@
 """Op-table samples for ops/losses.py: each loss with every reduction, derivatives in both
 operands (the kinks of Huber and smooth L1 kept away from the samples); nll_loss with and
-without class weights, an ignored target and spatial dims."""
+without class weights, an ignored target and spatial dims; BCE of logits with and without
+weights."""
 
 import numpy as np
 
@@ -84,5 +85,20 @@ SAMPLES = [
         ),
         ((3,),),
         id="nll_loss-unbatched",
+    ),
+    *(
+        OpSample(
+            "binary_cross_entropy_with_logits",
+            lambda x, y, r=r, w=w, p=p: losses.binary_cross_entropy_with_logits(
+                x, y, weight=w, pos_weight=p, reduction=r
+            ),
+            ((4, 3), (4, 3)),
+            id=f"bce_logits-{name}-{w is not None}-{p is not None}",
+        )
+        for name, r in losses.REDUCTIONS.items()
+        for w, p in (
+            (None, None),
+            (np.linspace(0.5, 2.0, 12).reshape(4, 3), np.array([0.5, 1.5, 3.0])),
+        )
     ),
 ]
