@@ -13,6 +13,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor
+from .._batched import BatchedTensor
 from ..ops import losses
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -376,10 +377,13 @@ def nll_loss(
 def _nll(logp, target, weight, ignore_index, reduction, class_dim):
     n_classes = logp.shape[class_dim]
     valid = target != ignore_index
-    labels = target.numpy()[valid.numpy()]
+    classes = target._value._data if isinstance(target, BatchedTensor) else target._data
+    labels = classes[classes != ignore_index]  # (under vmap: every example's)
     bad = labels[(labels < 0) | (labels >= n_classes)]
     if bad.size:
         raise IndexError(f"Target {int(bad[0])} is out of bounds (there are {n_classes} classes).")
+    if isinstance(logp, BatchedTensor) or isinstance(target, BatchedTensor):
+        return _nll_composed(logp, target, weight, valid, reduction, class_dim)
     return losses.nll_loss(
         logp,
         target=target._data.copy(),  # the class indices as they are now (PyTorch saves them)
@@ -388,6 +392,17 @@ def _nll(logp, target, weight, ignore_index, reduction, class_dim):
         reduction=losses.REDUCTIONS[reduction],
         class_dim=class_dim,
     )
+
+
+def _nll_composed(logp, target, weight, valid, reduction, class_dim):
+    """nll_loss from gathers and sums (under vmap, where each example's indices differ)."""
+    safe = target.masked_fill(valid.logical_not(), 0)
+    picked = logp.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim)
+    w = _picked_weights(weight, target, valid, logp)
+    loss = -(picked * w)
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    return _reduce(loss, reduction)
 
 
 def cross_entropy(

@@ -139,3 +139,32 @@ def at_positions(op, args, params, level):
     if not inside.all():
         taken = taken.where(_wrap(inside), 0.0)
     return batched_out(taken.reshape((value.shape[0],) + tuple(params["size"])), level)
+
+
+def nll_loss(op, args, params, level):
+    """nll_loss of a batch of inputs against one example's class indices: the batch as one
+    more leading dim (the indices repeated along it), unreduced, then each example reduced
+    (a mean over the targets' total weight, the same for every example)."""
+    (x,) = args
+    value = x._value
+    size, target = value.shape[0], params["target"]
+    per_entry = op(
+        value,
+        **{
+            **params,
+            "target": np.broadcast_to(target, (size, *np.shape(target))),
+            "class_dim": params["class_dim"] + 1,
+            "reduction": 0,
+        },
+    )
+    reduction = params["reduction"]
+    if reduction == 0:
+        return batched_out(per_entry, level)
+    out = per_entry.sum(tuple(range(1, per_entry.ndim))) if per_entry.ndim > 1 else per_entry
+    if reduction == 1:
+        from .losses import total_weight  # why: losses imports _primitive, which imports us
+
+        out = out / float(
+            total_weight(target, params["weight"], params["ignore_index"], value._data.dtype)
+        )
+    return batched_out(out, level)

@@ -74,6 +74,12 @@ def pointwise(op, args, params, level):
     return batched_out(op(*[aligned(a, level, rank) for a in args], **params), level)
 
 
+def as_composite(op, args, params, level):
+    """An op declared as a composite (``Composite.taylor_as``): the composite itself on the
+    batched operands, whose ops have rules of their own."""
+    return op.primitive.kind.taylor_as(*args, **params)
+
+
 def materialize_then(body, op, args, params, level):
     size = batch_size(args, level)
     values = [

@@ -35,6 +35,7 @@ from ._batch_index import (
     index_put_impl,
     index_rule,
     masked_fill_tensor,
+    nll_loss,
     overwrite,
     regions,
     scatter,
@@ -50,7 +51,7 @@ from ._batch_products import (
     solve,
     trailing,
 )
-from ._batching import pointwise
+from ._batching import as_composite, pointwise
 from ._optable import REGISTRY, NonDifferentiable, PiecewiseLinear, Unary
 
 RULES: dict = {}  # "name.overload" -> rule, built on first use (the registry fills on import)
@@ -146,6 +147,9 @@ def rules() -> dict:
     for _key in ("view", "_reshape_alias", "_unsafe_view", "squeeze", "squeeze.dim",
                  "squeeze.dims", "expand"):  # fmt: skip
         RULES[_key] = new_shape
+    for _key in ("mse_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy_with_logits"):
+        RULES[_key] = as_composite
+    RULES["nll_loss"] = nll_loss
     RULES["sum_to"] = sum_to
     RULES["repeat"] = repeat
     RULES["permute"] = permute

@@ -186,6 +186,11 @@ def _picked(target, weight, ignore_index, dtype):
     return safe, w
 
 
+def total_weight(target, weight, ignore_index, dtype):
+    """The summed weights of the targets that count (a mean's divisor), in ``dtype``."""
+    return _picked(target, weight, ignore_index, dtype)[1].sum()
+
+
 def _class_index(safe, class_dim: int) -> tuple:
     """The index of each target's entry in the input: ``safe`` along the class dim, every
     position along the others."""
