@@ -105,27 +105,38 @@ def _huber_loss(x, y, reduction, delta):
     return _reduce(where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
 
 
-huber_loss = primitive(
-    "huber_loss",
-    _huber_forward,
-    (
-        lambda grad, x, y, result, *, reduction, delta: _huber_backward(
-            grad, x, y, reduction, delta
+def _kinked_loss(name, node_name, forward, backward, formula, param: str):
+    """A loss of ``d = x - y`` with one shape parameter ``param`` (Huber's delta, smooth
+    L1's beta): VJPs ``backward(grad, x, y)`` and ``backward(grad, y, x)`` (the target's
+    is the input's with the operands swapped, as PyTorch's), the JVP ``backward`` of the
+    tangent unreduced, then reduced; Taylor mode through ``formula``."""
+
+    def input_vjp(grad, x, y, result, *, reduction, **shape):
+        return backward(grad, x, y, reduction, shape[param])
+
+    def target_vjp(grad, x, y, result, *, reduction, **shape):
+        return backward(grad, y, x, reduction, shape[param])
+
+    def jvp(tx, ty, x, y, result, *, reduction, **shape):
+        return _reduce(backward(_difference(tx, ty), x, y, 0, shape[param]), reduction)
+
+    return primitive(
+        name,
+        forward,
+        (input_vjp, target_vjp),
+        kind=Composite(
+            taylor_as=lambda x, y, *, reduction, **shape: formula(x, y, reduction, shape[param]),
+            jvp=jvp,
         ),
-        lambda grad, x, y, result, *, reduction, delta: _huber_backward(
-            grad, y, x, reduction, delta
-        ),
-    ),
-    kind=Composite(
-        taylor_as=lambda x, y, *, reduction, delta: _huber_loss(x, y, reduction, delta),
-        jvp=lambda tx, ty, x, y, result, *, reduction, delta: _reduce(
-            _huber_backward(_difference(tx, ty), x, y, 0, delta), reduction
-        ),
-    ),
-    inputs=("self", "target"),
-    saves=("self", "target", "reduction", "delta"),
-    node_name="HuberLossBackward0",
-    plain_rules=True,
+        inputs=("self", "target"),
+        saves=("self", "target", "reduction", param),
+        node_name=node_name,
+        plain_rules=True,
+    )
+
+
+huber_loss = _kinked_loss(
+    "huber_loss", "HuberLossBackward0", _huber_forward, _huber_backward, _huber_loss, "delta"
 )
 
 
@@ -150,27 +161,13 @@ def _smooth_l1_loss(x, y, reduction, beta):
     return _reduce(where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
 
 
-smooth_l1_loss = primitive(
+smooth_l1_loss = _kinked_loss(
     "smooth_l1_loss",
+    "SmoothL1LossBackward0",
     _smooth_l1_forward,
-    (
-        lambda grad, x, y, result, *, reduction, beta: _smooth_l1_backward(
-            grad, x, y, reduction, beta
-        ),
-        lambda grad, x, y, result, *, reduction, beta: _smooth_l1_backward(
-            grad, y, x, reduction, beta
-        ),
-    ),
-    kind=Composite(
-        taylor_as=lambda x, y, *, reduction, beta: _smooth_l1_loss(x, y, reduction, beta),
-        jvp=lambda tx, ty, x, y, result, *, reduction, beta: _reduce(
-            _smooth_l1_backward(_difference(tx, ty), x, y, 0, beta), reduction
-        ),
-    ),
-    inputs=("self", "target"),
-    saves=("self", "target", "reduction", "beta"),
-    node_name="SmoothL1LossBackward0",
-    plain_rules=True,
+    _smooth_l1_backward,
+    _smooth_l1_loss,
+    "beta",
 )
 
 

@@ -30,22 +30,15 @@ SAMPLES = [
     OpSample("mse_loss", lambda x, y: losses.mse_loss(x, y, reduction=1), ((), ()), id="mse-0d"),
     *(
         OpSample(
-            "huber_loss",
-            lambda x, y, r=r: losses.huber_loss(x, y, reduction=r, delta=0.5),
+            loss,
+            lambda x, y, r=r, loss=loss, shape=shape: getattr(losses, loss)(
+                x, y, reduction=r, **{shape: 0.5}
+            ),
             ((3, 4), (3, 4)),
             make_inputs=_kinks_apart,
-            id=f"huber_loss-{name}",
+            id=f"{loss}-{name}",
         )
-        for name, r in losses.REDUCTIONS.items()
-    ),
-    *(
-        OpSample(
-            "smooth_l1_loss",
-            lambda x, y, r=r: losses.smooth_l1_loss(x, y, reduction=r, beta=0.5),
-            ((3, 4), (3, 4)),
-            make_inputs=_kinks_apart,
-            id=f"smooth_l1_loss-{name}",
-        )
+        for loss, shape in (("huber_loss", "delta"), ("smooth_l1_loss", "beta"))
         for name, r in losses.REDUCTIONS.items()
     ),
     *(
