@@ -229,10 +229,26 @@ def binary_cross_entropy(
             "binary_cross_entropy: all elements of input should be between 0 and 1 (they are "
             "probabilities; for logits use binary_cross_entropy_with_logits)"
         )
+    _constant_weights("binary_cross_entropy", weight=weight)
+    if _broadcast_into(weight, input):  # one op, as PyTorch records it
+        return losses.binary_cross_entropy(
+            input,
+            target,
+            weight=None if weight is None else weight._data.copy(),
+            reduction=losses.REDUCTIONS[reduction],
+        )
     loss = -(target * _clamped_log(input) + (1 - target) * _clamped_log(1 - input))
-    if weight is not None:
-        loss = loss * weight.to(loss.dtype)  # PyTorch's result keeps the input's dtype
-    return _reduce(loss, reduction)
+    return _reduce(loss * weight.to(loss.dtype), reduction)  # a weight larger than the input
+
+
+def _constant_weights(op: str, **weights) -> None:
+    """PyTorch's refusal of weights that require grad (its kernels have no derivative for them)."""
+    for name, value in weights.items():
+        if value is not None and value.requires_grad:
+            raise RuntimeError(
+                f"The function '{op}' is not differentiable with respect to argument '{name}'. "
+                "This input cannot have requires_grad True."
+            )
 
 
 def _broadcast_into(value, input: Tensor) -> bool:
@@ -266,12 +282,7 @@ def binary_cross_entropy_with_logits(
     )
     _same_shape("binary_cross_entropy_with_logits", input, target)
     _check_float("binary_cross_entropy_with_logits", input)
-    for name, value in (("weight", weight), ("pos_weight", pos_weight)):
-        if value is not None and value.requires_grad:
-            raise RuntimeError(
-                "The function 'binary_cross_entropy_with_logits' is not differentiable with "
-                f"respect to argument '{name}'. This input cannot have requires_grad True."
-            )
+    _constant_weights("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     if (
         target.dtype == input.dtype
         and _broadcast_into(weight, input)

@@ -147,7 +147,10 @@ def rules() -> dict:
     for _key in ("view", "_reshape_alias", "_unsafe_view", "squeeze", "squeeze.dim",
                  "squeeze.dims", "expand"):  # fmt: skip
         RULES[_key] = new_shape
-    for _key in ("mse_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy_with_logits"):
+    for _key in (
+        "mse_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+    ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["nll_loss"] = nll_loss
     RULES["sum_to"] = sum_to

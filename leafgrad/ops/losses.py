@@ -2,8 +2,8 @@
 ``mse_loss``, ``huber_loss`` and ``smooth_l1_loss`` (``MseLossBackward0`` ..., saving
 ``self``, ``target`` and the reduction as PyTorch's enum) on inputs of one shape, and
 ``nll_loss`` (``NllLossBackward0``; also cross-entropy's last op) on class indices, and
-``binary_cross_entropy_with_logits``. The functional losses in ``nn`` check their arguments
-first.
+``binary_cross_entropy`` and ``binary_cross_entropy_with_logits``. The functional losses in
+``nn`` check their arguments first.
 
 The VJPs follow PyTorch's backward kernels operation for operation, in leafgrad ops so they
 differentiate again; forward and Taylor mode use the losses' formulas.
@@ -19,6 +19,7 @@ from .._tensor import _wrap
 from ._optable import Composite, Linear
 from ._primitive import primitive
 from .arithmetic import sign
+from .elementwise import log
 from .piecewise import where
 from .slicing import _index_put
 
@@ -226,6 +227,73 @@ nll_loss = primitive(
     inputs=("self",),
     saves=("target", "weight", "reduction", "ignore_index"),
     node_name="NllLossBackward0",
+    dtype_rule="keep",
+    plain_rules=True,
+)
+
+
+# ----- binary cross-entropy -----
+
+# PyTorch's floor for ``(1 - x) x`` in the input's gradient: a saturated probability (0 or 1)
+# gets a large finite gradient, not an infinite one. Its kernel's constant is a float 1e-12
+# (9.99999996e-13), whatever the dtype.
+_BCE_EPSILON = float(np.float32(1e-12))
+
+
+def _bce_forward(x, y, *, weight, reduction):
+    """PyTorch's ``(y - 1) max(log1p(-x), -100) - y max(log(x), -100)``, times weight."""
+    loss = (y - 1) * np.maximum(np.log1p(-x), -100) - y * np.maximum(np.log(x), -100)
+    weight = _cast(weight, x)
+    return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+def _bce_grads(grad, x, y, result, *, needs, weight, reduction):
+    """PyTorch's ``binary_cross_entropy_backward`` and ``..._target_backward``:
+    ``grad (x - y) / max((1 - x) x, 1e-12)`` and ``-logit(x) grad``, times weight, over n for
+    a mean."""
+    scale = grad if reduction != 1 else grad / math.prod(x.shape)
+    w = None if weight is None else _arg(weight, x)
+    gx = gy = None
+    if needs[0]:
+        floor = (1 - x) * x
+        floor = (
+            np.maximum(floor, _BCE_EPSILON)
+            if type(floor) is np.ndarray
+            else floor.clamp_min(_BCE_EPSILON)
+        )
+        gx = scale * (x - y) / floor
+        gx = gx if w is None else gx * w
+    if needs[1]:
+        gy = -log(x / (1 - x)) * scale
+        gy = gy if w is None else gy * w
+    return gx, gy
+
+
+def _bce_jvp(tx, ty, x, y, *, weight, reduction):
+    """The loss's tangent: its elementwise derivatives times the tangents, reduced."""
+    needs = (tx is not None, ty is not None)
+    gx, gy = _bce_grads(1.0, x, y, None, needs=needs, weight=weight, reduction=0)
+    terms = [g * t for g, t in ((gx, tx), (gy, ty)) if t is not None]
+    return _reduce(terms[0] if len(terms) == 1 else terms[0] + terms[1], reduction)
+
+
+def _bce_loss(x, y, weight, reduction):
+    """The loss in leafgrad ops (Taylor mode): logs clamped at -100 as the forward's."""
+    loss = (y - 1) * (-x).log1p().clamp_min(-100.0) - y * x.log().clamp_min(-100.0)
+    return _reduce(loss if weight is None else loss * _arg(weight, x), reduction)
+
+
+binary_cross_entropy = primitive(
+    "binary_cross_entropy",
+    _bce_forward,
+    vjp_all=_bce_grads,
+    kind=Composite(
+        taylor_as=lambda x, y, *, weight, reduction: _bce_loss(x, y, weight, reduction),
+        jvp=lambda tx, ty, x, y, result, **params: _bce_jvp(tx, ty, x, y, **params),
+    ),
+    inputs=("self", "target"),
+    saves=("self", "target", "weight", "reduction"),
+    node_name="BinaryCrossEntropyBackward0",
     dtype_rule="keep",
     plain_rules=True,
 )

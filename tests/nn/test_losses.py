@@ -441,3 +441,25 @@ def test_bce_with_logits_refuses_weights_that_require_grad_as_pytorch(name):
             RuntimeError, match=f"not differentiable with respect to argument '{name}'"
         ):
             f.binary_cross_entropy_with_logits(m.tensor(X), m.tensor(P), **{name: weight})
+
+
+def test_bce_records_one_node_and_pytorchs_gradients_at_saturated_probabilities():
+    p = np.array([0.0, 1.0, 0.3, 1e-50, 1.0 - 1e-16])
+    t = np.array([1.0, 0.0, 0.6, 1.0, 0.5])
+    grads = []
+    for m, f in ((lg, F), (torch, TF)):
+        x, y = m.tensor(p, requires_grad=True), m.tensor(t, requires_grad=True)
+        out = f.binary_cross_entropy(x, y, reduction="sum", weight=m.tensor(t + 1))
+        assert out.grad_fn.name() == "BinaryCrossEntropyBackward0"
+        assert out.grad_fn._saved_weight.tolist() == (t + 1).tolist()
+        # d/dx: (x - y) / max((1 - x) x, 1e-12), so +-1e12 w at 0 and 1; d/dy: -logit(x) w
+        grads.append([g.numpy() for g in (lg if m is lg else torch).autograd.grad(out, (x, y))])
+    for ours, theirs in zip(*grads):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_bce_refuses_a_weight_that_requires_grad_as_pytorch():
+    for m, f in ((lg, F), (torch, TF)):
+        weight = m.ones(4, 3, dtype=m.float64, requires_grad=True)
+        with pytest.raises(RuntimeError, match="not differentiable with respect to argument"):
+            f.binary_cross_entropy(m.tensor(P), m.tensor(T), weight=weight)

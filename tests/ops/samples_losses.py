@@ -1,7 +1,7 @@
 """Op-table samples for ops/losses.py: each loss with every reduction, derivatives in both
 operands (the kinks of Huber and smooth L1 kept away from the samples); nll_loss with and
-without class weights, an ignored target and spatial dims; BCE of logits with and without
-weights."""
+without class weights, an ignored target and spatial dims; BCE of probabilities and of
+logits with and without weights."""
 
 import numpy as np
 
@@ -93,5 +93,16 @@ SAMPLES = [
             (None, None),
             (np.linspace(0.5, 2.0, 12).reshape(4, 3), np.array([0.5, 1.5, 3.0])),
         )
+    ),
+    *(
+        OpSample(
+            "binary_cross_entropy",
+            lambda x, y, r=r, w=w: losses.binary_cross_entropy(x, y, weight=w, reduction=r),
+            ((4, 3), (4, 3)),
+            domain=(0.05, 0.95),
+            id=f"bce-{name}-{w is not None}",
+        )
+        for name, r in losses.REDUCTIONS.items()
+        for w in (None, np.linspace(0.5, 2.0, 12).reshape(4, 3))
     ),
 ]
