@@ -12,6 +12,7 @@ import warnings
 import leafgrad as _lg
 
 from .. import Tensor
+from ..ops import activations as _activations
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
@@ -99,7 +100,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     _check_kernel_dtype("mish", input)
-    return input * _lg.tanh(_lg.softplus(input))
+    return _activations.mish(input)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -119,7 +120,7 @@ def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))``, as PyTorch computes it: ``min(x, 0) - log1p(exp(-|x|))``
     (no overflow for large ``|x|``)."""
     _check_kernel_dtype("logsigmoid", input)
-    return _lg.minimum(input, _lg.zeros_like(input)) - _lg.log1p(_lg.exp(-_lg.abs(input)))
+    return _activations.log_sigmoid(input)
 
 
 def softsign(input: Tensor) -> Tensor:

@@ -242,4 +242,39 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0):
     return _softplus(input, beta=beta, threshold=threshold)
 
 
+# mish and log-sigmoid as ops of their own, as PyTorch records them (MishBackward0,
+# LogSigmoidBackward0), not reachable as torch.* functions: nn.functional calls them.
+def _mish_forward(x):
+    """PyTorch's ``x tanh(log1p(exp(x)))`` (an overflowing exp gives tanh(inf) = 1)."""
+    return (x * np.tanh(np.log1p(np.exp(x)))).astype(x.dtype, copy=False)
+
+
+def _mish_d1(x):
+    t = tanh(softplus(x))
+    return t + x * sigmoid(x) * (1 - t * t)
+
+
+def _mish_d2(x):
+    t, s = tanh(softplus(x)), sigmoid(x)
+    return (1 - t * t) * s * (2 + x * (1 - s) - 2 * x * s * t)
+
+
+mish = unary("mish", _mish_forward, d1=_mish_d1, d2=_mish_d2, plain_rules=True)
+
+
+def _log_sigmoid_forward(x):
+    """PyTorch's ``min(x, 0) - log1p(exp(-|x|))``: no overflow for large ``|x|``."""
+    return (np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
+
+
+log_sigmoid = unary(
+    "log_sigmoid",
+    _log_sigmoid_forward,
+    d1=lambda x: sigmoid(-x),
+    d2=lambda x: -sigmoid(x) * sigmoid(-x),
+    node_name="LogSigmoidBackward0",
+    plain_rules=True,
+)
+
+
 __all__ = exports(globals())

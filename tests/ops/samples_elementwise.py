@@ -46,6 +46,8 @@ SAMPLES = [
     S("gelu", lambda x: lg.gelu(x), ((2, 3),)),
     S("gelu", lambda x: lg.gelu(x, approximate="tanh"), ((2, 3),), id="gelu-tanh"),
     S("silu", lambda x: lg.silu(x), ((2, 3),)),
+    S("mish", lambda x: lg.nn.functional.mish(x), ((2, 3),), domain=(-4.0, 4.0)),
+    S("log_sigmoid", lambda x: lg.nn.functional.logsigmoid(x), ((2, 3),), domain=(-4.0, 4.0)),
     S("softplus", lambda x: lg.softplus(x), ((2, 3),)),
     S(
         "softplus",
