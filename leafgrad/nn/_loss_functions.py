@@ -317,15 +317,18 @@ def _class_dim(name: str, input: Tensor) -> int:
     return 1 if input.dim() >= 2 else 0
 
 
-def _check_class_weight(name: str, weight, n_classes: int, input: Tensor) -> None:
-    if weight is None:
-        return
-    if weight.dim() != 1 or weight.numel() != n_classes:
+def _check_class_weight(name: str, weight, n_classes: int) -> None:
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
         raise RuntimeError(
             f"{name}: weight tensor should be defined either for all {n_classes} classes or no "
             f"classes but got weight tensor of shape: {list(weight.shape)}"
         )
-    if weight.dtype != input.dtype and input.is_floating_point():
+
+
+def _check_weight_dtype(name: str, weight, input: Tensor) -> None:
+    """Class indices' weights in the input's dtype, as PyTorch's nll kernel requires (class
+    probabilities multiply and promote, so they take any)."""
+    if weight is not None and weight.dtype != input.dtype and input.is_floating_point():
         raise RuntimeError(  # PyTorch's kernel takes one dtype
             f"expected scalar type {_SCALAR_NAMES.get(str(input.dtype), input.dtype)} but found "
             f"{_SCALAR_NAMES.get(str(weight.dtype), weight.dtype)} ({name}: the class weights are "
@@ -381,7 +384,8 @@ def nll_loss(
     _check_tensors("nll_loss", input=input, target=target, weight=weight)
     class_dim = _class_dim("nll_loss", input)
     _check_class_target("nll_loss", input, target, class_dim)
-    _check_class_weight("nll_loss", weight, input.shape[class_dim], input)
+    _check_class_weight("nll_loss", weight, input.shape[class_dim])
+    _check_weight_dtype("nll_loss", weight, input)
     return _nll(input, target.long(), weight, ignore_index, reduction, class_dim)
 
 
@@ -440,7 +444,7 @@ def cross_entropy(
         raise RuntimeError(
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
         )
-    _check_class_weight("cross_entropy", weight, n_classes, input)
+    _check_class_weight("cross_entropy", weight, n_classes)
     _check_float("cross_entropy", input)
     logp = _lg.log_softmax(input, class_dim)
     weight_view = None
@@ -453,6 +457,7 @@ def cross_entropy(
             logp, target, weight_view, ignore_index, reduction, label_smoothing, class_dim
         )
     _check_class_target("cross_entropy", input, target, class_dim)
+    _check_weight_dtype("cross_entropy", weight, input)
     target = target.long()
     nll = _nll(logp, target, weight, ignore_index, reduction, class_dim)
     if label_smoothing == 0.0:

@@ -463,3 +463,13 @@ def test_bce_refuses_a_weight_that_requires_grad_as_pytorch():
         weight = m.ones(4, 3, dtype=m.float64, requires_grad=True)
         with pytest.raises(RuntimeError, match="not differentiable with respect to argument"):
             f.binary_cross_entropy(m.tensor(P), m.tensor(T), weight=weight)
+
+
+def test_class_probabilities_take_weights_of_another_dtype_as_pytorch():
+    probs = RNG.dirichlet(np.ones(3), size=2)
+    outs = []
+    for m, f in ((lg, F), (torch, TF)):
+        x = m.tensor(X[:2], requires_grad=True)
+        outs.append(f.cross_entropy(x, m.tensor(probs), weight=m.tensor([1.0, 2.0, 3.0])))
+    assert str(outs[0].dtype) == str(outs[1].dtype) == "torch.float64"
+    assert_close(*outs)
