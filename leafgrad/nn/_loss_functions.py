@@ -18,7 +18,8 @@ from ..ops import losses
 
 _REDUCTIONS = ("none", "mean", "sum")
 # PyTorch's scalar type names in its kernels' dtype messages.
-_SCALAR_NAMES = {"torch.float64": "Double", "torch.float32": "Float", "torch.float16": "Half"}
+_SCALAR_NAMES = {"torch.float64": "Double", "torch.float32": "Float", "torch.float16": "Half",
+                 "torch.int64": "Long", "torch.int32": "Int"}  # fmt: skip
 
 
 def _reduction(name: str, size_average, reduce, reduction: str) -> str:
@@ -99,7 +100,8 @@ def _pointwise(
             "Please ensure they have the same size.",
             stacklevel=4,
         )
-    _check_float(name, input)
+    if not target.is_floating_point():
+        _check_float(name, input)  # a floating target promotes an integer input, as PyTorch's
     if weight is None and op is not None:
         if target.shape != input.shape:
             input, target = _lg.broadcast_tensors(input, target)
@@ -159,6 +161,12 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weigh
     if isinstance(input, Tensor) and isinstance(target, Tensor) and target.dtype != input.dtype:
         # PyTorch's huber kernel computes in the input's dtype (its backward then raises on
         # the mixed pair; here the target's gradient comes back through the cast).
+        if target.is_floating_point() and not input.is_floating_point():
+            raise RuntimeError(
+                f"result type {_SCALAR_NAMES.get(str(target.dtype), target.dtype)} can't be cast "
+                f"to the desired output type {_SCALAR_NAMES.get(str(input.dtype), input.dtype)} "
+                "(huber_loss computes in the input's dtype; pass a floating input)"
+            )
         target = target.to(input.dtype)
     return _pointwise(
         "huber_loss", input, target, weight, reduction, _huber(delta), weighted_mean=False,
@@ -202,13 +210,6 @@ def _same_shape(name: str, input: Tensor, target: Tensor) -> None:
         )
 
 
-def _clamped_log(x: Tensor) -> Tensor:
-    """``max(log(x), -100)`` as PyTorch's BCE, finite (zero) gradient where ``x == 0``."""
-    positive = x > 0
-    safe = _lg.where(positive, x, 1.0)  # log's gradient at 0 would be inf, and 0 * inf is nan
-    return _lg.where(positive, _lg.clamp_min(safe.log(), -100.0), -100.0)
-
-
 def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"
 ) -> Tensor:
@@ -230,15 +231,18 @@ def binary_cross_entropy(
             "probabilities; for logits use binary_cross_entropy_with_logits)"
         )
     _constant_weights("binary_cross_entropy", weight=weight)
-    if _broadcast_into(weight, input):  # one op, as PyTorch records it
-        return losses.binary_cross_entropy(
-            input,
-            target,
-            weight=None if weight is None else weight._data.copy(),
-            reduction=losses.REDUCTIONS[reduction],
+    if not _broadcast_into(weight, input):
+        raise RuntimeError(
+            f"binary_cross_entropy: output with shape {list(input.shape)} doesn't match the "
+            f"broadcast shape of the weight's {list(weight.shape)}; the weight must broadcast "
+            "to the input's shape"
         )
-    loss = -(target * _clamped_log(input) + (1 - target) * _clamped_log(1 - input))
-    return _reduce(loss * weight.to(loss.dtype), reduction)  # a weight larger than the input
+    return losses.binary_cross_entropy(
+        input,
+        target,
+        weight=None if weight is None else weight._data.copy(),
+        reduction=losses.REDUCTIONS[reduction],
+    )
 
 
 def _constant_weights(op: str, **weights) -> None:

@@ -473,3 +473,25 @@ def test_class_probabilities_take_weights_of_another_dtype_as_pytorch():
         outs.append(f.cross_entropy(x, m.tensor(probs), weight=m.tensor([1.0, 2.0, 3.0])))
     assert str(outs[0].dtype) == str(outs[1].dtype) == "torch.float64"
     assert_close(*outs)
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("integer_side", ["input", "target"])
+def test_an_integer_operand_beside_a_floating_one_as_pytorch(name, integer_side):
+    results = []
+    for m, f in ((lg, F), (torch, TF)):
+        ints, floats = m.tensor([1, 2]), m.tensor([1.0, 3.0])
+        pair = (ints, floats) if integer_side == "input" else (floats, ints)
+        try:
+            results.append(("value", getattr(f, name)(*pair).item()))
+        except RuntimeError:  # huber computes in the input's dtype: an integer input refuses
+            results.append(("RuntimeError", None))
+    assert results[0] == results[1]
+
+
+def test_bce_refuses_a_weight_larger_than_the_input_as_pytorch():
+    for m, f in ((lg, F), (torch, TF)):
+        with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+            f.binary_cross_entropy(
+                m.tensor([0.2, 0.7]), m.tensor([1.0, 0.0]), weight=m.tensor([[2.0], [3.0]])
+            )
