@@ -200,7 +200,7 @@ def rules() -> dict:
         "swap_last_two", "cholesky", "cholesky_inverse", "linalg_cholesky_ex",
         "linalg_det", "linalg_eigh", "linalg_inv_ex", "linalg_lu", "linalg_lu_factor_ex",
         "linalg_matrix_exp", "linalg_qr", "linalg_slogdet", "linalg_svd",
-        "linalg_ldl_factor_ex", "linalg_ldl_solve",
+        "linalg_ldl_factor_ex", "linalg_ldl_solve", "tril", "triu",
     ):  # fmt: skip
         RULES[_key] = trailing
     for _key in list(RULES):

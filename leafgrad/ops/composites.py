@@ -19,8 +19,9 @@ from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
 from ._batch_whole import batches_along
 from ._inputs import _check_tensors, _dim_args, _varargs_or_keyword, guarding_indices, same_dtype
+from ._optable import Linear
 from ._out import accepts_out
-from ._primitive import unary
+from ._primitive import primitive, unary
 from .elementwise import exp
 from .indexing import index_select, sort_values, topk_values
 from .joining import stack
@@ -179,14 +180,29 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
 # ----- triangles and diagonals -----
 
 
-def _tri_mask(x: Tensor, diagonal: int, upper: bool):
-    rows, cols = x._data.shape[-2:]
-    mask = (
-        np.triu(np.ones((rows, cols), bool), diagonal)
-        if upper
-        else np.tril(np.ones((rows, cols), bool), diagonal)
-    )
-    return _wrap(mask)
+# The triangles as ops of their own, as PyTorch records them (TrilBackward0, TriuBackward0,
+# saving ``diagonal``): each is linear and its own adjoint. NumPy's tril/triu take the last
+# two dims, so a vmap batch in front needs nothing more.
+_tril = primitive(
+    "tril",
+    lambda x, *, diagonal: np.tril(x, diagonal),
+    (lambda grad, x, result, *, diagonal: _tril(grad, diagonal=diagonal),),
+    kind=Linear(),
+    saves=("diagonal",),
+    node_name="TrilBackward0",
+    dtype_rule="keep",
+    plain_rules=True,
+)
+_triu = primitive(
+    "triu",
+    lambda x, *, diagonal: np.triu(x, diagonal),
+    (lambda grad, x, result, *, diagonal: _triu(grad, diagonal=diagonal),),
+    kind=Linear(),
+    saves=("diagonal",),
+    node_name="TriuBackward0",
+    dtype_rule="keep",
+    plain_rules=True,
+)
 
 
 @public(inplace=True)
@@ -194,8 +210,7 @@ def _tri_mask(x: Tensor, diagonal: int, upper: bool):
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dims (zeros below the ``diagonal``-th)."""
     _check_matrix(input, "triu")
-    zero = _wrap(np.zeros((), input._data.dtype))  # input's dtype: bool stays bool
-    return where(_tri_mask(input, diagonal, True), input, zero)
+    return _triu(input, diagonal=operator.index(diagonal))
 
 
 @public(inplace=True)
@@ -203,8 +218,7 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two dims (zeros above the ``diagonal``-th)."""
     _check_matrix(input, "tril")
-    zero = _wrap(np.zeros((), input._data.dtype))  # input's dtype: bool stays bool
-    return where(_tri_mask(input, diagonal, False), input, zero)
+    return _tril(input, diagonal=operator.index(diagonal))
 
 
 def _check_matrix(x, op):

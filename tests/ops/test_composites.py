@@ -173,3 +173,15 @@ def test_broadcast_shapes_matches_torch(shapes):
         except Exception as exc:  # the type and message are compared
             outcomes.append((type(exc).__name__, str(exc)))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize(("name", "diagonal"), [("tril", 0), ("tril", -1), ("triu", 2)])
+def test_triangles_record_pytorchs_node(name, diagonal):
+    x = np.arange(12.0).reshape(3, 4)
+    ours = getattr(lg.tensor(x, requires_grad=True), name)(diagonal)
+    theirs = getattr(torch.tensor(x, requires_grad=True), name)(diagonal)
+    assert ours.grad_fn.name() == theirs.grad_fn.name() == f"{name.capitalize()}Backward0"
+    # PyTorch 2.13 shows a negative saved int as its unsigned 64-bit pattern; leafgrad the int
+    assert ours.grad_fn._saved_diagonal == diagonal
+    assert theirs.grad_fn._saved_diagonal % 2**64 == diagonal % 2**64
+    assert ours.tolist() == theirs.tolist()
