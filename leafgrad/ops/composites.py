@@ -183,26 +183,23 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
 # The triangles as ops of their own, as PyTorch records them (TrilBackward0, TriuBackward0,
 # saving ``diagonal``): each is linear and its own adjoint. NumPy's tril/triu take the last
 # two dims, so a vmap batch in front needs nothing more.
-_tril = primitive(
-    "tril",
-    lambda x, *, diagonal: np.tril(x, diagonal),
-    (lambda grad, x, result, *, diagonal: _tril(grad, diagonal=diagonal),),
-    kind=Linear(),
-    saves=("diagonal",),
-    node_name="TrilBackward0",
-    dtype_rule="keep",
-    plain_rules=True,
-)
-_triu = primitive(
-    "triu",
-    lambda x, *, diagonal: np.triu(x, diagonal),
-    (lambda grad, x, result, *, diagonal: _triu(grad, diagonal=diagonal),),
-    kind=Linear(),
-    saves=("diagonal",),
-    node_name="TriuBackward0",
-    dtype_rule="keep",
-    plain_rules=True,
-)
+def _triangle(name: str, keep, node_name: str):
+    """tril or triu: ``keep(x, diagonal)`` (NumPy's) as a linear op, its own adjoint."""
+    op = primitive(
+        name,
+        lambda x, *, diagonal: keep(x, diagonal),
+        (lambda grad, x, result, *, diagonal: op(grad, diagonal=diagonal),),
+        kind=Linear(),
+        saves=("diagonal",),
+        node_name=node_name,
+        dtype_rule="keep",
+        plain_rules=True,
+    )
+    return op
+
+
+_tril = _triangle("tril", np.tril, "TrilBackward0")
+_triu = _triangle("triu", np.triu, "TriuBackward0")
 
 
 @public(inplace=True)

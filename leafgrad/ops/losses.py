@@ -18,8 +18,9 @@ import numpy as np
 from .._tensor import _wrap
 from ._optable import Composite, Linear
 from ._primitive import primitive
+from .activations import _log_sigmoid_forward, log_sigmoid
 from .arithmetic import sign
-from .elementwise import log
+from .elementwise import log, sigmoid
 from .piecewise import where
 from .slicing import _index_put
 
@@ -42,6 +43,28 @@ def _norm(x, scale: float, reduction: int) -> float:
         return scale
     n = math.prod(x.shape)
     return scale / n if n else math.inf  # an empty input's gradient is empty anyway
+
+
+def _cast(value, like):
+    """A weight array in the operands' dtype (None stays None), for a forward on arrays."""
+    return None if value is None else value.astype(like.dtype, copy=False)
+
+
+def _arg(value, like):
+    """A weight array beside ``like`` in a rule: as it is beside an array, as a tensor (in
+    ``like``'s dtype) beside a tensor."""
+    if type(like) is np.ndarray:
+        return value.astype(like.dtype, copy=False)
+    return _wrap(value.astype(like._data.dtype, copy=False))
+
+
+def _tangent_from_grads(grads, tx, ty, x, y, reduction, **params):
+    """A two-operand loss's tangent from its VJP rule ``grads`` run unreduced with a unit
+    gradient: the elementwise derivatives times the tangents, reduced."""
+    needs = (tx is not None, ty is not None)
+    gx, gy = grads(1.0, x, y, None, needs=needs, reduction=0, **params)
+    terms = [g * t for g, t in ((gx, tx), (gy, ty)) if t is not None]
+    return _reduce(terms[0] if len(terms) == 1 else terms[0] + terms[1], reduction)
 
 
 def _difference(tx, ty):
@@ -269,14 +292,6 @@ def _bce_grads(grad, x, y, result, *, needs, weight, reduction):
     return gx, gy
 
 
-def _bce_jvp(tx, ty, x, y, *, weight, reduction):
-    """The loss's tangent: its elementwise derivatives times the tangents, reduced."""
-    needs = (tx is not None, ty is not None)
-    gx, gy = _bce_grads(1.0, x, y, None, needs=needs, weight=weight, reduction=0)
-    terms = [g * t for g, t in ((gx, tx), (gy, ty)) if t is not None]
-    return _reduce(terms[0] if len(terms) == 1 else terms[0] + terms[1], reduction)
-
-
 def _bce_loss(x, y, weight, reduction):
     """The loss in leafgrad ops (Taylor mode): logs clamped at -100 as the forward's."""
     loss = (y - 1) * (-x).log1p().clamp_min(-100.0) - y * x.log().clamp_min(-100.0)
@@ -289,7 +304,9 @@ binary_cross_entropy = primitive(
     vjp_all=_bce_grads,
     kind=Composite(
         taylor_as=lambda x, y, *, weight, reduction: _bce_loss(x, y, weight, reduction),
-        jvp=lambda tx, ty, x, y, result, **params: _bce_jvp(tx, ty, x, y, **params),
+        jvp=lambda tx, ty, x, y, result, *, reduction, **params: _tangent_from_grads(
+            _bce_grads, tx, ty, x, y, reduction, **params
+        ),
     ),
     inputs=("self", "target"),
     saves=("self", "target", "weight", "reduction"),
@@ -302,20 +319,10 @@ binary_cross_entropy = primitive(
 # ----- binary cross-entropy of logits -----
 
 
-def _log_sigmoid(x):
-    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))`` on arrays, as PyTorch's kernel."""
-    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-
-
-def _cast(value, like):
-    """A weight array in the operands' dtype (None stays None)."""
-    return None if value is None else value.astype(like.dtype, copy=False)
-
-
 def _bce_logits_forward(x, y, *, weight, pos_weight, reduction):
     """PyTorch's ``(1 - y) x - l log_sigmoid(x)``, ``l = (pos_weight - 1) y + 1`` (or 1)."""
     weight, pos_weight = _cast(weight, x), _cast(pos_weight, x)
-    log_sig = _log_sigmoid(x)
+    log_sig = _log_sigmoid_forward(x)
     if pos_weight is not None:
         log_sig = ((pos_weight - 1) * y + 1) * log_sig
     loss = (1 - y) * x - log_sig
@@ -330,52 +337,23 @@ def _bce_logits_grads(grad, x, y, result, *, needs, weight, pos_weight, reductio
     gx = gy = None
     if needs[0]:
         if pos_weight is None:
-            gx = x.sigmoid() - y if type(x) is not np.ndarray else _sigmoid(x) - y
+            gx = sigmoid(x) - y
         else:
             t = _arg(pos_weight, x) * y
-            gx = (t + 1 - y) * (x.sigmoid() if type(x) is not np.ndarray else _sigmoid(x)) - t
+            gx = (t + 1 - y) * sigmoid(x) - t
         gx = (gx if weight is None else gx * _arg(weight, x)) * scale
     if needs[1]:
         if pos_weight is None:
             gy = -x
         else:
-            gy = _log_sigmoid_of(-x) - _log_sigmoid_of(x) * _arg(pos_weight, x)
+            gy = log_sigmoid(-x) - log_sigmoid(x) * _arg(pos_weight, x)
         gy = (gy if weight is None else gy * _arg(weight, x)) * scale
     return gx, gy
 
 
-def _sigmoid(x):
-    return 1 / (1 + np.exp(-x))
-
-
-def _log_sigmoid_of(x):
-    """log_sigmoid of an array or a tensor (then in leafgrad ops, differentiable)."""
-    if type(x) is np.ndarray:
-        return _log_sigmoid(x)
-    return x.clamp_max(0.0) - (-abs(x)).exp().log1p()
-
-
-def _arg(value, like):
-    """A weight array beside ``like``: as it is for arrays, as a tensor (in ``like``'s
-    dtype) beside a tensor."""
-    if type(like) is np.ndarray:
-        return value.astype(like.dtype, copy=False)
-    return _wrap(value.astype(like._data.dtype, copy=False))
-
-
-def _bce_logits_jvp(tx, ty, x, y, *, weight, pos_weight, reduction):
-    """The loss's tangent: its elementwise derivatives times the tangents, reduced."""
-    needs = (tx is not None, ty is not None)
-    gx, gy = _bce_logits_grads(
-        1.0, x, y, None, needs=needs, weight=weight, pos_weight=pos_weight, reduction=0
-    )
-    terms = [g * t for g, t in ((gx, tx), (gy, ty)) if t is not None]
-    return _reduce(terms[0] if len(terms) == 1 else terms[0] + terms[1], reduction)
-
-
 def _bce_logits_loss(x, y, weight, pos_weight, reduction):
-    """The loss in leafgrad ops (forward and Taylor mode)."""
-    log_sig = _log_sigmoid_of(x)
+    """The loss in leafgrad ops (Taylor mode and vmap)."""
+    log_sig = log_sigmoid(x)
     if pos_weight is not None:
         log_sig = ((_arg(pos_weight, x) - 1) * y + 1) * log_sig
     loss = (1 - y) * x - log_sig
@@ -390,7 +368,9 @@ binary_cross_entropy_with_logits = primitive(
         taylor_as=lambda x, y, *, weight, pos_weight, reduction: _bce_logits_loss(
             x, y, weight, pos_weight, reduction
         ),
-        jvp=lambda tx, ty, x, y, result, **params: _bce_logits_jvp(tx, ty, x, y, **params),
+        jvp=lambda tx, ty, x, y, result, *, reduction, **params: _tangent_from_grads(
+            _bce_logits_grads, tx, ty, x, y, reduction, **params
+        ),
     ),
     inputs=("self", "target"),
     saves=("self", "target", "weight", "pos_weight", "reduction"),
