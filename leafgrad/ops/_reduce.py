@@ -6,11 +6,36 @@ import it in any order.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .._dtype import as_dtype
 from .._tensor import Tensor, _normalize_dim
 from .broadcast import _expand
+
+
+def check_keepdim(keepdim, op: str) -> None:
+    """PyTorch's TypeError for a ``keepdim`` that is not a Python bool (an int or a NumPy
+    bool included: PyTorch's argument parser takes ``True`` and ``False`` only)."""
+    if keepdim is not False and keepdim is not True:
+        raise TypeError(
+            f"{op}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}"
+            f" (pass keepdim=True or keepdim=False)"
+        )
+
+
+def _dim_index(dim, op: str) -> int:
+    """One dim as an int: a Python or NumPy integer, or an integer tensor of one element
+    (PyTorch takes those); a float or a bool is a TypeError, as in PyTorch."""
+    if isinstance(dim, (bool, np.bool_)) or isinstance(dim, (float, np.floating)):
+        raise TypeError(f"{op}(): dim must be an int or a tuple of ints, not {type(dim).__name__}")
+    try:
+        return operator.index(dim)
+    except TypeError:
+        raise TypeError(
+            f"{op}(): dim must be an int or a tuple of ints, not {type(dim).__name__}"
+        ) from None
 
 
 def _dims(dim, ndim: int, op: str):
@@ -20,11 +45,11 @@ def _dims(dim, ndim: int, op: str):
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        axes = tuple(sorted(_normalize_dim(int(d), ndim, op) for d in dim))
+        axes = tuple(sorted(_normalize_dim(_dim_index(d, op), ndim, op) for d in dim))
         if len(set(axes)) != len(axes):
             raise RuntimeError(f"{op}: dim {list(dim)} names a dimension more than once")
         return axes
-    return (_normalize_dim(int(dim), ndim, op),)
+    return (_normalize_dim(_dim_index(dim, op), ndim, op),)
 
 
 def _axes(dim, ndim: int, op: str) -> tuple:

@@ -18,7 +18,15 @@ from ._optable import Generic, NonDifferentiable
 from ._out import accepts_out, with_outs
 from ._plain import operand, values_of
 from ._primitive import primitive
-from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
+from ._reduce import (
+    _axes,
+    _keepdims,
+    _np_axis,
+    _one_dim,
+    _require_tensor,
+    _restore,
+    check_keepdim,
+)
 from .piecewise import maximum, minimum, where
 
 # ----- amax / amin / max / min -----
@@ -104,6 +112,7 @@ _amin = primitive(
 @accepts_out(same_dtype=True)
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Maximum over ``dim`` (all when ``()``); ties share the gradient evenly."""
+    check_keepdim(keepdim, "amax")
     _require_tensor(input, "amax")
     dims = _axes(dim, input._data.ndim, "amax")
     _check_nonempty(input, None if _reduces_all(dim) else dims, "amax")
@@ -114,6 +123,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 @accepts_out(same_dtype=True)
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Minimum over ``dim`` (all when ``()``); ties share the gradient evenly."""
+    check_keepdim(keepdim, "amin")
     _require_tensor(input, "amin")
     dims = _axes(dim, input._data.ndim, "amin")
     _check_nonempty(input, None if _reduces_all(dim) else dims, "amin")
@@ -248,6 +258,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     """``max(x)``: the largest value; ``max(x, dim)``: ``(values, indices)``; ``max(x, y)``:
     elementwise maximum. Full reductions split the gradient among ties; per-dim ones send it
     to the returned index (the first occurrence; NaN wins)."""
+    check_keepdim(keepdim, "max")
     return _extreme("max", input, dim, keepdim, other, _max_all, _max_dim, maximum, _MaxResult)
 
 
@@ -255,6 +266,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
 @accepts_out  # max(a, b, out=) casts; max(a, dim, out=(values, indices)) does not
 def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     """``min(x)``, ``min(x, dim)`` -> ``(values, indices)``, or ``min(x, y)`` elementwise."""
+    check_keepdim(keepdim, "min")
     return _extreme("min", input, dim, keepdim, other, _min_all, _min_dim, minimum, _MinResult)
 
 
@@ -265,6 +277,7 @@ _AminmaxOut = namedtuple("aminmax_out", ["min", "max"])
 @public()
 def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
     """``(min, max)`` over ``dim`` (all elements when None), each with amin/amax's gradient."""
+    check_keepdim(keepdim, "aminmax")
     if out is not None:
         compute = lambda: aminmax(input, dim=dim, keepdim=keepdim)
         return with_outs("aminmax", compute, (input,), out, _AminmaxOut)
@@ -318,6 +331,7 @@ def _arg(op, fn, input, dim, keepdim):
 @accepts_out(same_dtype=True)
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index (int64) of the largest value: flat when ``dim`` is None; first of ties, NaN wins."""
+    check_keepdim(keepdim, "argmax")
     return _arg("argmax", _argmax, input, dim, keepdim)
 
 
@@ -325,6 +339,7 @@ def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
 @accepts_out(same_dtype=True)
 def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index (int64) of the smallest value: flat when ``dim`` is None; first of ties, NaN wins."""
+    check_keepdim(keepdim, "argmin")
     return _arg("argmin", _argmin, input, dim, keepdim)
 
 

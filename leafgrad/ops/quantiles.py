@@ -19,7 +19,15 @@ from ._optable import Generic
 from ._out import with_out
 from ._plain import cast_like, operand, values_of
 from ._primitive import primitive
-from ._reduce import _dims, _int_to_long, _np_axis, _one_dim, _require_tensor, _restore
+from ._reduce import (
+    _dims,
+    _int_to_long,
+    _np_axis,
+    _one_dim,
+    _require_tensor,
+    _restore,
+    check_keepdim,
+)
 from .composites import sort
 from .indexing import gather
 from .piecewise import where
@@ -171,6 +179,7 @@ def quantile(
     """The ``q``-th quantiles (a float or a 0-d/1-D tensor in [0, 1]) of ``input`` along
     ``dim`` (all elements when None); a 1-D ``q`` adds a leading dimension. A row with a NaN
     gives NaN. ``interpolation``: linear, lower, higher, midpoint or nearest."""
+    check_keepdim(keepdim, "quantile")
     if out is not None:
         compute = lambda: quantile(input, q, dim, keepdim, interpolation=interpolation)
         return _into("quantile", compute, out)
@@ -182,6 +191,7 @@ def nanquantile(
     input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None
 ) -> Tensor:
     """As ``quantile``, ignoring NaNs (NaN only where a whole row is NaN)."""
+    check_keepdim(keepdim, "nanquantile")
     if out is not None:
         compute = lambda: nanquantile(input, q, dim, keepdim, interpolation=interpolation)
         return _into("nanquantile", compute, out)
@@ -223,6 +233,7 @@ _nansum = primitive(
 @public()
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """``sum`` treating NaNs as zero (they get no gradient); integers sum in int64."""
+    check_keepdim(keepdim, "nansum")
     if out is not None:
         return with_out("nansum", lambda: nansum(input, dim, keepdim, dtype=dtype), (input,), out)
     _require_tensor(input, "nansum")
@@ -238,6 +249,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """The mean of the non-NaN elements over ``dim`` (NaN where there are none); floating
     inputs and dtypes only."""
+    check_keepdim(keepdim, "nanmean")
     if out is not None:
         return with_out("nanmean", lambda: nanmean(input, dim, keepdim, dtype=dtype), (input,), out)
     _require_tensor(input, "nanmean")

@@ -30,6 +30,7 @@ from ._reduce import (
     _one_dim,
     _require_tensor,
     _restore,
+    check_keepdim,
 )
 from .piecewise import where
 
@@ -78,6 +79,7 @@ _sum_dim = primitive(
 @accepts_out
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Sum over ``dim`` (all elements when None); integers sum in int64 like PyTorch."""
+    check_keepdim(keepdim, "sum")
     np_dtype = None if dtype is None else _as_np(dtype)
     if dim is None and not keepdim:
         return _sum_all(input, dim=None, keepdim=False, dtype=np_dtype)
@@ -165,6 +167,7 @@ _mean_dim = primitive(
 @accepts_out
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Arithmetic mean over ``dim`` (all elements when None); floating inputs only."""
+    check_keepdim(keepdim, "mean")
     np_dtype = None if dtype is None else _as_np(dtype)
     if dim is None and not keepdim:
         return _mean_all(input, dim=None, keepdim=False, dtype=np_dtype)
@@ -255,6 +258,7 @@ _prod_dim = primitive(
 @accepts_out
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product over one ``dim`` (all elements when None); bools and integers give int64."""
+    check_keepdim(keepdim, "prod")
     _require_tensor(input, "prod")
     np_dtype = None if dtype is None else _as_np(dtype)
     if dim is None:
@@ -331,6 +335,7 @@ def _logical_dims(dim, ndim, op):
 @accepts_out(same_dtype=True)
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether any element over ``dim`` is nonzero (bool; uint8 stays uint8)."""
+    check_keepdim(keepdim, "any")
     _require_tensor(input, "any")
     return _any(input, dim=_logical_dims(dim, input._data.ndim, "any"), keepdim=keepdim)
 
@@ -339,6 +344,7 @@ def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
 @accepts_out(same_dtype=True)
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether every element over ``dim`` is nonzero (bool; uint8 stays uint8)."""
+    check_keepdim(keepdim, "all")
     _require_tensor(input, "all")
     return _all(input, dim=_logical_dims(dim, input._data.ndim, "all"), keepdim=keepdim)
 

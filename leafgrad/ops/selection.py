@@ -18,7 +18,7 @@ from ._optable import Generic
 from ._out import with_outs
 from ._plain import operand, values_of
 from ._primitive import primitive
-from ._reduce import _one_dim, _require_tensor
+from ._reduce import _one_dim, _require_tensor, check_keepdim
 from .extrema import _select_grad, _select_jvp
 from .piecewise import where
 
@@ -256,6 +256,7 @@ def _median(op, whole, per_dim, result_type, input, dim, keepdim):
 def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     """``median(x)``: the lower median of all elements (NaN if any is NaN; the gradient is
     shared among equal elements); ``median(x, dim)``: ``(values, indices)`` per row."""
+    check_keepdim(keepdim, "median")
     if out is not None:
         return _into(
             "median", out, lambda: median(input, _needs_dim(dim, "median"), keepdim), input
@@ -266,6 +267,7 @@ def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
 @public()
 def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     """As ``median``, ignoring NaNs (NaN only where a whole row is NaN)."""
+    check_keepdim(keepdim, "nanmedian")
     if out is not None:
         dim = _needs_dim(dim, "nanmedian")
         return _into("nanmedian", out, lambda: nanmedian(input, dim, keepdim), input)
@@ -277,6 +279,7 @@ def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
 @public()
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """``(values, indices)`` of the k-th smallest element (1-based) along ``dim``."""
+    check_keepdim(keepdim, "kthvalue")
     if out is not None:
         return _into("kthvalue", out, lambda: kthvalue(input, k, dim, keepdim), input)
     _check_input(input, "kthvalue")
@@ -296,6 +299,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally
     frequent ones) and the index of its last occurrence."""
+    check_keepdim(keepdim, "mode")
     if out is not None:
         return _into("mode", out, lambda: mode(input, dim, keepdim), input)
     _check_input(input, "mode")

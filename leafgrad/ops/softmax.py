@@ -12,7 +12,15 @@ from .._tensor import Tensor, _wrap
 from ._optable import Generic
 from ._out import accepts_out
 from ._primitive import primitive
-from ._reduce import _axes, _keepdims, _np_axis, _one_dim, _require_tensor, _restore
+from ._reduce import (
+    _axes,
+    _keepdims,
+    _np_axis,
+    _one_dim,
+    _require_tensor,
+    _restore,
+    check_keepdim,
+)
 from ._sums import ones
 from .elementwise import exp
 from .reduction import sum as _sum
@@ -105,6 +113,7 @@ _logsumexp = primitive(
 @accepts_out
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input), dim))`` computed stably; integers give the default float dtype."""
+    check_keepdim(keepdim, "logsumexp")
     _require_tensor(input, "logsumexp")
     return _logsumexp(input, dim=_axes(dim, input._data.ndim, "logsumexp"), keepdim=keepdim)
 

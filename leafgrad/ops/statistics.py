@@ -14,7 +14,7 @@ from ._optable import Generic
 from ._out import accepts_out, check_out, write_out
 from ._plain import operand, values_of
 from ._primitive import primitive
-from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor
+from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor, check_keepdim
 from .arithmetic import abs, sign
 from .piecewise import where
 from .power import power_of
@@ -136,6 +136,7 @@ def var(
     Also accepts PyTorch's legacy forms ``var(x, unbiased)`` and ``var(x, dim, unbiased,
     keepdim)``. Warns (UserWarning) when ``N - correction <= 0``.
     """
+    check_keepdim(keepdim, "var")
     return _moment("var", _var, input, dim, unbiased, keepdim, correction)
 
 
@@ -146,6 +147,7 @@ def std(
 ) -> Tensor:
     """Standard deviation: ``sqrt(var(...))`` with the same arguments; its gradient is 0
     where the result is 0."""
+    check_keepdim(keepdim, "std")
     return _moment("std", _std, input, dim, unbiased, keepdim, correction)
 
 
@@ -278,6 +280,7 @@ def _norm_order(p, dim, ndim) -> float:
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """Vector p-norm over ``dim`` (all elements when None): p = 'fro'/2, 1, inf, -inf, 0 or
     any float. ``dtype`` casts the input first. The gradient is 0 where the norm is 0."""
+    check_keepdim(keepdim, "norm")
     _require_tensor(input, "norm")
     if out is not None:  # written into out, as PyTorch's (refused while grad is wanted)
         check_out("norm", [input], out)

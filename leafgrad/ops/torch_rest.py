@@ -18,6 +18,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from .._torch_predicates import isreal as _isreal
 from .._warn import warn_at_user
+from ._reduce import check_keepdim
 from .joining import cat
 from .matrix_functions import householder_product
 from .norms import matrix_norm, vector_norm
@@ -79,6 +80,7 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
 @public(method=False)
 def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
     """Deprecated: ``torch.linalg.matrix_norm(input, 'nuc', dim, keepdim)``."""
+    check_keepdim(keepdim, "nuclear_norm")
     warn_at_user(
         "at::nuclear_norm is deprecated and it is just left for JIT compatibility. Please use "
         "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead"
@@ -91,6 +93,7 @@ def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False, *, out=None) ->
 @public(method=False)
 def frobenius_norm(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """Deprecated: ``torch.linalg.vector_norm(input, 2, dim, keepdim)``."""
+    check_keepdim(keepdim, "frobenius_norm")
     warn_at_user(
         "at::frobenius_norm is deprecated and it is just left for JIT compatibility. Please "
         "use `linalg.vector_norm(A, 2., dim, keepdim)` instead"
@@ -122,6 +125,7 @@ def slice_inverse(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None
 def hash_tensor(input: Tensor, dim=(), *, keepdim: bool = False, mode: int = 0) -> Tensor:
     """The XOR of the elements' bit patterns as uint64 (floats as float64, integers as int64)
     over ``dim`` (all dimensions by default); mode 0 is the only mode, as in PyTorch."""
+    check_keepdim(keepdim, "hash_tensor")
     if mode != 0:
         raise RuntimeError(f"hash_tensor: mode {mode} is not supported (only 0, xor_sum)")
     data = input._data

@@ -579,3 +579,62 @@ def test_bad_input_raises_same_exception_type_as_torch(call, error):
     with pytest.raises(error) as info:
         call(lg, lg.ones(2, 3))
     assert str(info.value)  # our own message, never empty
+
+
+_KEEPDIM_CALLS = {
+    "sum": lambda m, x, k: x.sum(0, keepdim=k),
+    "mean": lambda m, x, k: m.mean(x, 0, keepdim=k),
+    "prod": lambda m, x, k: x.prod(0, keepdim=k),
+    "any": lambda m, x, k: x.any(0, keepdim=k),
+    "all": lambda m, x, k: m.all(x, 0, keepdim=k),
+    "amax": lambda m, x, k: x.amax(0, keepdim=k),
+    "amin": lambda m, x, k: x.amin(0, keepdim=k),
+    "aminmax": lambda m, x, k: m.aminmax(x, dim=0, keepdim=k),
+    "argmax": lambda m, x, k: x.argmax(0, keepdim=k),
+    "argmin": lambda m, x, k: x.argmin(0, keepdim=k),
+    "max": lambda m, x, k: x.max(0, keepdim=k),
+    "min": lambda m, x, k: m.min(x, 0, keepdim=k),
+    "kthvalue": lambda m, x, k: x.kthvalue(1, 0, keepdim=k),
+    "median": lambda m, x, k: x.median(0, keepdim=k),
+    "nanmedian": lambda m, x, k: x.nanmedian(0, keepdim=k),
+    "mode": lambda m, x, k: x.mode(0, keepdim=k),
+    "logsumexp": lambda m, x, k: x.logsumexp(0, keepdim=k),
+    "nansum": lambda m, x, k: x.nansum(0, keepdim=k),
+    "nanmean": lambda m, x, k: x.nanmean(0, keepdim=k),
+    "quantile": lambda m, x, k: x.quantile(0.5, 0, keepdim=k),
+    "nanquantile": lambda m, x, k: x.nanquantile(0.5, 0, keepdim=k),
+    "norm": lambda m, x, k: x.norm(dim=0, keepdim=k),
+    "std": lambda m, x, k: x.std(0, keepdim=k),
+    "var": lambda m, x, k: m.var(x, 0, keepdim=k),
+    "vector_norm": lambda m, x, k: m.linalg.vector_norm(x, 2, 0, keepdim=k),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_KEEPDIM_CALLS))
+@pytest.mark.parametrize("keepdim", [1, 0, np.True_, None], ids=["int1", "int0", "np-bool", "none"])
+def test_keepdim_must_be_a_python_bool(name, keepdim):
+    """PyTorch's parser takes keepdim=True/False only: an int, a NumPy bool or None is a
+    TypeError (``x.sum(0, keepdim=1)`` used to reduce as if True); a bool still works."""
+    call = _KEEPDIM_CALLS[name]
+    with pytest.raises(TypeError):
+        call(torch, torch.ones(2, 3), keepdim)
+    with pytest.raises(TypeError, match="keepdim"):
+        call(lg, lg.ones(2, 3), keepdim)
+    ours, theirs = call(lg, lg.ones(2, 3), True), call(torch, torch.ones(2, 3), True)
+    first = ours[0] if isinstance(ours, tuple) else ours
+    assert tuple(first.shape) == tuple((theirs[0] if isinstance(theirs, tuple) else theirs).shape)
+
+
+@pytest.mark.parametrize("dim", [0.0, True, (0.0,), [0, 1.0]], ids=repr)
+def test_reduction_dim_must_be_integers(dim):
+    """A float or bool dim is PyTorch's TypeError (it used to be truncated to an int)."""
+    with pytest.raises(TypeError):
+        torch.ones(2, 3).sum(dim)
+    with pytest.raises(TypeError, match="dim"):
+        lg.ones(2, 3).sum(dim)
+
+
+def test_reduction_dim_may_be_a_one_element_integer_tensor():
+    assert (
+        lg.ones(2, 3).sum(lg.tensor(1)).tolist() == torch.ones(2, 3).sum(torch.tensor(1)).tolist()
+    )
