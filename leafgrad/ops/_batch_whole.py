@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 
 import numpy as np
 
@@ -60,6 +61,46 @@ def _on_value(fn, bound, x, dim_name, op):
         outs = [back(t) for t in out]
         return type(out)(*outs) if hasattr(out, "_fields") else tuple(outs)
     return back(out)
+
+
+def batches_index(op: str, tensors: tuple):
+    """Decorate a function of tensors ``tensors`` (the index among them) and a ``dim``
+    (gather, scatter) whose index may be batched: its values pick per example, which a
+    primitive-level rule cannot do (an index is a parameter there, read before the call).
+    Under vmap with a batched index it runs once on the batch values, every tensor given the
+    vmap's batch dim in front and ``dim`` shifted past it; an unbatched index leaves the call
+    as it was (the primitive's rule broadcasts it)."""
+
+    def decorate(fn):
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            index = bound.arguments.get("index")
+            if type(index) is not BatchedTensor:
+                return fn(*args, **kwargs)
+            bound.apply_defaults()
+            if bound.arguments.get("out") is not None:
+                raise RuntimeError(f"vmap: {op}() with out= is not supported under vmap")
+            return _index_on_values(wrapper, dict(bound.arguments), tensors, op)
+
+        return wrapper
+
+    return decorate
+
+
+def _index_on_values(fn, arguments, tensors, op):
+    given = {k: arguments[k] for k in tensors if isinstance(arguments[k], Tensor)}
+    level = max(t._level for t in given.values() if type(t) is BatchedTensor)
+    size = next(t._value.shape[0] for t in given.values() if _at(t, level))
+    rank = arguments["index"]._data.ndim  # an example's (input and index agree, or fn raises)
+    for k, t in given.items():
+        v = t._value if _at(t, level) else t.unsqueeze(0).expand((size,) + tuple(t._data.shape))
+        arguments[k] = v.unsqueeze(-1) if rank == 0 else v  # 0-d examples: a dim of one
+    arguments["dim"] = _normalize_dim(operator.index(arguments["dim"]), max(rank, 1), op) + 1
+    out = fn(**arguments)  # nested vmaps: once per level
+    return batched(out.squeeze(-1) if rank == 0 else out, level)
 
 
 def batches_trailing(cores):

@@ -11,8 +11,10 @@ import operator
 
 import numpy as np
 
+from .._batched import BatchedTensor
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
+from ._batch_whole import batches_index
 from ._inputs import guarding_indices
 from ._optable import Composite, Linear
 from ._out import accepts_out, with_out
@@ -94,6 +96,7 @@ def _index_tensor(index, op: str) -> np.ndarray:
 
 @public()
 @accepts_out(same_dtype=True)
+@batches_index("gather", ("input", "index"))
 @guarding_indices("index")
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j][k] = input[index[i][j][k]][j][k]`` for dim 0 (likewise for other dims).
@@ -149,7 +152,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     x = expand(input, bshape[:d] + (shape[d],) + bshape[d + 1 :])
     # A tensor of its own for the indices (gather keeps a copy of their values): PyTorch's
     # backward here does not watch ``indices`` for in-place changes (with dim=None it does).
-    return gather(x, d, expand(_wrap(indices._data), bshape))
+    # Under vmap a batched ``indices`` stays itself: its values are per example.
+    own = indices if type(indices) is BatchedTensor else _wrap(indices._data)
+    return gather(x, d, expand(own, bshape))
 
 
 @public()

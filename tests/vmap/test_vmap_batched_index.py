@@ -1,0 +1,44 @@
+"""gather and take_along_dim under vmap with a per-example index (class targets in
+cross_entropy, per-example picks), against PyTorch, with per-example gradients."""
+
+import numpy as np
+
+from ._same import rand, same
+
+TARGETS = np.array([[0, 1, 2], [1, 1, 1], [4, 0, 2], [3, 3, 0]])
+
+
+def test_cross_entropy_with_per_example_class_targets(pytorch):
+    def fn(m, x, t):
+        x = x.requires_grad_()
+        losses = m.vmap(lambda a, b: m.nn.functional.cross_entropy(a, b))(x, t.long())
+        (grad,) = m.autograd.grad(losses.sum(), x)
+        per_example = m.vmap(m.func.grad(m.nn.functional.cross_entropy))(x.detach(), t.long())
+        return losses, grad, per_example
+
+    same(pytorch, fn, [rand(4, 3, 5), TARGETS])
+
+
+def test_gather_with_a_batched_index_in_every_placement(pytorch):
+    def fn(m, x, t):
+        t = t.long()
+        both = m.vmap(lambda a, b: a.gather(1, b))(x, t[:, :, None])
+        index_only = m.vmap(lambda b: x[0].gather(0, b))(t[:, None, :2] % 3)
+        nested = m.vmap(m.vmap(lambda a, b: a.gather(0, b)))(x, (t[:, :, None] % 5).expand(4, 3, 2))
+        inner_input = m.vmap(
+            m.vmap(lambda a, b: a.gather(0, b), in_dims=(0, None)), in_dims=(None, 0)
+        )
+        zero_d = m.vmap(lambda a, b: a.gather(0, b))(x[:, 0, 0], t[:, 0] % 1)
+        return both, index_only, nested, inner_input(x[0], t[:, :2] % 5), zero_d
+
+    same(pytorch, fn, [rand(4, 3, 5), TARGETS])
+
+
+def test_take_along_dim_with_a_batched_index(pytorch):
+    def fn(m, x, t):
+        t = t.long()
+        along = m.vmap(lambda a, b: m.take_along_dim(a, b, 1))(x, t[:, :, None])
+        flat = m.vmap(lambda a, b: m.take_along_dim(a, b))(x, t)
+        return along, flat
+
+    same(pytorch, fn, [rand(4, 3, 5), TARGETS])
