@@ -15,6 +15,7 @@ from .._exposure import exports, public
 from .._ranges import _linspace_values
 from .._tensor import Tensor, _wrap
 from . import _batch_binning
+from ._batch_loop import loops_over_examples
 from ._optable import NoDerivative
 from ._out import with_out, with_outs
 from ._primitive import primitive
@@ -330,6 +331,7 @@ _bincount = primitive(
 
 
 @public()
+@loops_over_examples("bincount", ("input", "weights"))
 def bincount(input: Tensor, weights=None, minlength: int = 0) -> Tensor:
     """How often each value occurs in the 1-D non-negative integer ``input`` (int64), or the
     sums of ``weights`` per value; at least ``minlength`` bins."""

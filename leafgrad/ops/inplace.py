@@ -19,6 +19,7 @@ from .._exposure import exports, public
 from .._random import inplace_draw
 from .._tensor import Tensor, _wrap, _zeros_like
 from .._warn import warn_at_user
+from ._batch_loop import loops_over_examples
 from ._inputs import guard_indices
 from ._optable import Generic, Linear
 from ._primitive import primitive
@@ -306,6 +307,7 @@ index_put = primitive(
 
 
 @public(function=False, method=("__setitem__",))
+@loops_over_examples("__setitem__", ("key",), inplace="self", refuse_masks=True)
 def setitem(self: Tensor, key, value) -> None:
     """``self[key] = value`` for every index kind ``__getitem__`` takes.
 

@@ -18,6 +18,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
 from .._warn import warn_at_user
+from ._batch_loop import loops_over_examples
 from ._inputs import guard_indices
 from ._optable import Linear
 from ._primitive import adjoint_pair, primitive
@@ -266,6 +267,7 @@ def _invalid_entry(k):
 
 
 @public(function=False, method=("__getitem__",))
+@loops_over_examples("__getitem__", ("key",), refuse_masks=True)
 def getitem(self: Tensor, key) -> Tensor:
     """``self[key]`` with PyTorch's semantics (a negative slice step is a ValueError)."""
     if not isinstance(key, tuple):

@@ -2,6 +2,7 @@
 cross_entropy, per-example picks), against PyTorch, with per-example gradients."""
 
 import numpy as np
+import pytest
 
 from ._same import rand, same
 
@@ -42,3 +43,51 @@ def test_take_along_dim_with_a_batched_index(pytorch):
         return along, flat
 
     same(pytorch, fn, [rand(4, 3, 5), TARGETS])
+
+
+def test_indexing_and_writing_with_per_example_keys(pytorch):
+    """``x[idx]`` and ``x[idx] = v`` with a batched key: each example's own positions (the
+    write used to read the key's stand-in values and wrote at position 0 in every example)."""
+
+    def fn(m, x, t):
+        t = t.long() % 3
+        x = x.requires_grad_()
+
+        def write(a, b):
+            c = a * 1
+            c[b] = -1.0
+            c[b[:1], 1:] = c[b[:1], 1:] * 3
+            return c * a
+
+        written = m.vmap(write)(x, t)
+        (grad,) = m.autograd.grad(written.sum(), x)
+        picked = m.vmap(lambda a, b: a[b, 1:] * 2)(x, t)
+        nested = m.vmap(m.vmap(lambda a, b: a[b]))(x, t[:, :, None].expand(4, 3, 2))
+        return written, grad, picked, nested
+
+    same(pytorch, fn, [rand(4, 3, 5), TARGETS])
+
+
+def test_bincount_of_per_example_values(pytorch):
+    def fn(m, x, t):
+        return m.vmap(lambda b, w: m.bincount(b, w, minlength=6))(t.long(), x[:, 0, :3])
+
+    same(pytorch, fn, [rand(4, 3, 5), TARGETS])
+
+
+def test_batched_masks_and_unbatched_targets_are_refused_as_in_pytorch(pytorch):
+    import leafgrad
+
+    for m in (leafgrad, pytorch):
+        x = m.arange(12.0).reshape(4, 3)
+
+        def write(a, b):
+            c = a.clone()
+            c[b] = 0.0
+            return c
+
+        for fn in (lambda a, b: a[b], write):
+            with pytest.raises(RuntimeError, match="boolean mask"):
+                m.vmap(fn)(x, x > 4)
+        with pytest.raises(RuntimeError, match="not possible"):
+            m.vmap(lambda b, y=x: y.clone().__setitem__(b, 1.0))(m.tensor([[0], [1], [2], [1]]))

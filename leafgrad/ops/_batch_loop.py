@@ -1,0 +1,114 @@
+"""vmap by a loop over the examples, for functions whose index or key arguments pick values
+per example (``x[idx]``, ``x[idx] = v``, ``index_select``, ``bincount`` ...).
+
+Their index is read as NumPy values before any primitive runs, so a primitive-level rule
+never sees that it is batched (and a batched tensor's values are unreadable one example at a
+time). When an index argument is batched, the function runs once per example, on each
+batched argument's example (a view of its batch value, so in-place writes land there and
+autograd records the selects) and the results are stacked: PyTorch's own fallback for ops
+without a batching rule does the same.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from .._batched import BatchedTensor, batched
+
+
+def _batched_in(value) -> list:
+    if type(value) is BatchedTensor:
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [v for v in value if type(v) is BatchedTensor]
+    return []
+
+
+def _example(value, level: int, i: int):
+    """Example ``i`` of ``value`` at ``level`` (entries of a key tuple too); others as they are."""
+    if type(value) is BatchedTensor:
+        return value._value[i] if value._level == level else value
+    if isinstance(value, (tuple, list)) and any(type(v) is BatchedTensor for v in value):
+        return type(value)(_example(v, level, i) for v in value)
+    return value
+
+
+def loops_over_examples(
+    op: str, indices: tuple, inplace: str | None = None, refuse_masks: bool = False
+):
+    """Decorate ``fn`` to run per example when one of the arguments named in ``indices`` (a
+    tensor, or a key tuple holding tensors) is batched. ``inplace``: the argument ``fn``
+    writes into, which must then be batched at the same level (as in PyTorch).
+    ``refuse_masks``: a batched bool (or uint8) index is PyTorch's error, its result's shape
+    depending on the values."""
+
+    def decorate(fn):
+        signature = inspect.signature(fn)
+        names = list(signature.parameters)
+        where = tuple((names.index(name), name) for name in indices)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            # checked without binding the signature: x[key] is a hot path
+            for position, name in where:
+                value = args[position] if position < len(args) else kwargs.get(name)
+                if type(value) is BatchedTensor or (type(value) is tuple and _batched_in(value)):
+                    break
+            else:
+                return fn(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+            if arguments.get("out") is not None:
+                raise RuntimeError(f"vmap: {op}() with out= is not supported under vmap")
+            if refuse_masks:
+                _refuse_masks(arguments, indices)
+            found = [t for value in arguments.values() for t in _batched_in(value)]
+            level = max(t._level for t in found)
+            size = next(t._value.shape[0] for t in found if t._level == level)
+            if inplace is not None:
+                target = arguments[inplace]
+                if type(target) is not BatchedTensor or target._level != level:
+                    raise RuntimeError(
+                        f"vmap: {op}(self, ...) is not possible because there exists a Tensor "
+                        "`other` in extra_args that has more elements than `self`. This "
+                        "happened due to `other` being vmapped over but `self` not being "
+                        "vmapped over in a vmap. Please try to use out-of-place operators "
+                        "instead of in-place."
+                    )
+            outs = [
+                wrapper(**{k: _example(v, level, i) for k, v in arguments.items()})
+                for i in range(size)
+            ]  # nested vmaps: once per level
+            if inplace is not None:
+                return outs[0] if outs[0] is None else arguments[inplace]
+            return _stacked(outs, level)
+
+        return wrapper
+
+    return decorate
+
+
+def _refuse_masks(arguments: dict, indices: tuple) -> None:
+    for name in indices:
+        for t in _batched_in(arguments[name]):
+            if t._data.dtype.kind == "b" or t._data.dtype == "uint8":
+                raise RuntimeError(
+                    "vmap: We do not support batching operators that can support dynamic "
+                    "shape. Attempting to batch over indexing with a boolean mask. Use "
+                    "torch.where(mask, x, y) instead."
+                )
+
+
+def _stacked(outs: list, level: int):
+    from .joining import stack  # why: joining imports slicing, which uses this module
+
+    first = outs[0]
+    if isinstance(first, tuple):
+        parts = [batched(stack([o[k] for o in outs]), level) for k in range(len(first))]
+        return type(first)(*parts) if hasattr(first, "_fields") else tuple(parts)
+    return batched(stack(outs), level)
+
+
+__all__: list = []
