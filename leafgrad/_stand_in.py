@@ -83,12 +83,23 @@ def _values_error(what: str) -> RuntimeError:
 _STAND_INS: dict = {}
 
 
+def _poison(dtype: np.dtype):
+    """The one value a stand-in holds: code reading it through a path NumPy does not let us
+    intercept (an index array inside ``x[key]``) fails loudly with an out-of-bounds integer
+    (or computes NaN), where zeros gave plausible wrong results."""
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min if dtype.kind == "i" else np.iinfo(dtype).max
+    if dtype.kind in "fc":
+        return np.nan
+    return np.zeros((), dtype)[()]
+
+
 def stand_in(shape: tuple, dtype: np.dtype) -> np.ndarray:
     """A read-only stand-in array of ``shape`` and ``dtype`` (cached: they hold no data)."""
     key = (shape, dtype)
     arr = _STAND_INS.get(key)
     if arr is None:
-        buf = np.zeros(1, dtype)
+        buf = np.array([_poison(np.dtype(dtype))], dtype)
         arr = np.ndarray.__new__(_StandIn, shape, dtype, buffer=buf, strides=(0,) * len(shape))
         arr.flags.writeable = False
         _STAND_INS[key] = arr
