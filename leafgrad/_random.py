@@ -1,11 +1,13 @@
-"""Random numbers: manual_seed and the random factories, on NumPy's PCG64 generator.
+"""Random numbers: manual_seed and the random factories, on PyTorch's streams.
 
-The distributions are PyTorch's; the streams are NumPy's, so values differ from PyTorch's.
+The generators are ``_torch_stream.TorchStream``: PyTorch's MT19937 engine and its kernels'
+transforms, so ``rand``, ``randn``, ``randint``, ``randperm``, ``uniform_`` and ``normal_``
+give PyTorch's values for the same seed. A NumPy Generator passed as ``generator=`` is used
+with NumPy's own algorithms.
 """
 
 from __future__ import annotations
 
-import json
 import warnings
 
 import numpy as np
@@ -28,6 +30,7 @@ from ._factory import (
 from ._memory_format import like_in_format
 from ._tensor import CPU, Tensor, _wrap, check_device
 from ._tensor import device as device_type
+from ._torch_stream import TorchStream
 
 
 def _fresh_seed() -> int:
@@ -37,7 +40,7 @@ def _fresh_seed() -> int:
 # The global generator and the seed it started from (torch.initial_seed), both swapped by
 # manual_seed; default_generator reads them here.
 _seed = [_fresh_seed()]
-_rng = [np.random.default_rng(_seed[0])]
+_rng = [TorchStream(_seed[0])]
 
 
 def _check_seed(seed, op: str) -> int:
@@ -48,7 +51,7 @@ def _check_seed(seed, op: str) -> int:
 
 
 def manual_seed(seed) -> Generator:
-    """Seed leafgrad's random generator (NumPy's PCG64; streams differ from PyTorch's).
+    """Seed leafgrad's random generator (PyTorch's MT19937 streams, see ``_torch_stream``).
 
     Accepts what ``int()`` accepts, as PyTorch does; negative seeds wrap modulo 2**64 and
     seeds outside [-2**63, 2**64) raise ValueError. Returns ``default_generator``.
@@ -111,7 +114,7 @@ def _generator(generator=None, batched_draw: bool = False) -> np.random.Generato
 
 
 class Generator:
-    """A random number generator of its own (NumPy's PCG64; streams differ from PyTorch's)."""
+    """A random number generator of its own (PyTorch's MT19937 streams)."""
 
     def __init__(self, device="cpu") -> None:
         check_device(device)
@@ -121,7 +124,7 @@ class Generator:
     def manual_seed(self, seed) -> Generator:
         """Seed it as ``leafgrad.manual_seed`` seeds the global generator; returns itself."""
         self._seed = _check_seed(seed, "Generator.manual_seed")
-        self._rng = np.random.default_rng(self._seed)
+        self._rng = TorchStream(self._seed)
         return self
 
     def seed(self) -> int:
@@ -134,8 +137,7 @@ class Generator:
 
     def get_state(self) -> Tensor:
         """The state as a uint8 tensor (what ``set_state`` takes back)."""
-        text = json.dumps(self._rng.bit_generator.state)
-        return _finish(np.frombuffer(text.encode(), dtype=np.uint8).copy(), False)
+        return _finish(self._rng.get_words().view(np.uint8).copy(), False)
 
     def set_state(self, new_state: Tensor) -> Generator:
         """Restore a state from ``get_state``; TypeError unless a uint8 tensor."""
@@ -145,9 +147,8 @@ class Generator:
                 f"returns; got {getattr(new_state, 'dtype', type(new_state).__name__)}"
             )
         try:
-            state = json.loads(new_state._data.tobytes().decode())
-            self._rng.bit_generator.state = state
-        except (ValueError, TypeError, KeyError) as exc:
+            self._rng.set_words(np.frombuffer(new_state._data.tobytes(), dtype=np.uint64))
+        except ValueError as exc:
             raise RuntimeError(
                 f"set_state: this tensor is not a state of leafgrad's generator ({exc}); pass "
                 "what get_state() or get_rng_state() returned"
@@ -196,7 +197,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     dt = _float_dtype(dtype, out, "rand")
     rng = _generator(generator, batched_draw=out is None)
     shape, levels = _per_example(shape)
-    data = rng.random(shape, dtype=np.float64).astype(dt.np)
+    data = uniform_values(rng, shape, dt.np)
     return _batched_result(_finish(data, requires_grad, device, out), levels)
 
 
@@ -207,7 +208,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     dt = _float_dtype(dtype, out, "randn")
     rng = _generator(generator, batched_draw=out is None)
     shape, levels = _per_example(shape)
-    data = rng.standard_normal(shape).astype(dt.np)
+    data = normal_values(rng, shape, dt.np)
     return _batched_result(_finish(data, requires_grad, device, out), levels)
 
 
@@ -272,7 +273,7 @@ def rand_like(
         raise NotImplementedError(f"rand_like: only floating-point dtypes are supported, not {dt}")
     rng = _generator(batched_draw=True)
     shape, levels = _per_example(shape)
-    data = rng.random(shape).astype(dt.np)
+    data = uniform_values(rng, shape, dt.np)
     if not levels:  # under vmap the draw has the examples' dims: no layout of the input's
         data = like_in_format(data, input._data, memory_format, "rand_like")
     return _batched_result(_finish(data, requires_grad, device or CPU), levels)
@@ -286,7 +287,7 @@ def randn_like(
         raise NotImplementedError(f"randn_like: only floating-point dtypes are supported, not {dt}")
     rng = _generator(batched_draw=True)
     shape, levels = _per_example(shape)
-    data = rng.standard_normal(shape).astype(dt.np)
+    data = normal_values(rng, shape, dt.np)
     if not levels:  # under vmap the draw has the examples' dims: no layout of the input's
         data = like_in_format(data, input._data, memory_format, "randn_like")
     return _batched_result(_finish(data, requires_grad, device or CPU), levels)
@@ -339,8 +340,26 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     else:
         dt = _dtype_arg(dtype, _dtype.get_default_dtype()).np
     shape, levels = _per_example(shape)
-    data = (m + s * rng.standard_normal(shape)).astype(dt)
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        # PyTorch draws standard normals, then multiplies by std and adds mean
+        data = (normal_values(rng, shape, dt) * np.asarray(s, dt) + np.asarray(m, dt)).astype(dt)
+    else:
+        data = normal_values(rng, shape, dt, float(m), float(s))
     return _batched_result(_finish(data, False, None, out), levels)
+
+
+def uniform_values(rng, shape, dtype, low=0.0, high=1.0) -> np.ndarray:
+    """Uniforms on [low, high) in ``dtype``: PyTorch's on a TorchStream, else NumPy's."""
+    if isinstance(rng, TorchStream):
+        return rng.uniform(low, high, shape, dtype=dtype)
+    return rng.uniform(low, high, shape).astype(dtype)
+
+
+def normal_values(rng, shape, dtype, mean=0.0, std=1.0) -> np.ndarray:
+    """Normals in ``dtype``: PyTorch's ``normal_(mean, std)`` on a TorchStream, else NumPy's."""
+    if isinstance(rng, TorchStream):
+        return rng.normal(mean, std, shape, dtype=dtype)
+    return rng.normal(mean, std, shape).astype(dtype)
 
 
 def inplace_draw(target: Tensor, draw, generator, op: str, *args, **kwargs) -> Tensor:

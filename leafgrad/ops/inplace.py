@@ -16,7 +16,7 @@ from .._batched import BatchedTensor, levels_of, physical, with_levels
 from .._engine import grad_mode
 from .._engine.saved import before_write, write_watchers
 from .._exposure import exports, public
-from .._random import inplace_draw
+from .._random import inplace_draw, normal_values, uniform_values
 from .._tensor import Tensor, _wrap, _zeros_like
 from .._warn import warn_at_user
 from ._batch_loop import loops_over_examples
@@ -367,16 +367,25 @@ def _random_fill(name, draw):
     def method(self, *args, generator=None, **kwargs):
         # A write as copy_ is: a leaf that requires grad refuses, the old values get zero.
         _check_target(self, name)
-        values = inplace_draw(self, draw, generator, name, *args, **kwargs)
+        dtype = self._data.dtype  # PyTorch's transforms depend on it (float32's 24 bits)
+        values = inplace_draw(self, draw, generator, name, dtype, *args, **kwargs)
         return apply_inplace(self, overwrite(self, values), name)
 
     method.__name__ = name
     return method
 
 
-uniform_ = _random_fill("uniform_", lambda rng, shape, a=0.0, b=1.0: rng.uniform(a, b, shape))
+uniform_ = _random_fill(
+    "uniform_",
+    lambda rng, shape, dtype, a=0.0, b=1.0, **kw: uniform_values(
+        rng, shape, dtype, kw.pop("from", a), kw.pop("to", b), **kw
+    ),
+)
 normal_ = _random_fill(
-    "normal_", lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape)
+    "normal_",
+    lambda rng, shape, dtype, mean=0.0, std=1.0: normal_values(
+        rng, shape, dtype, float(mean), float(std)
+    ),
 )
 
 # The in-place twins of out-of-place ops (add_, __iadd__ ...) are declared with those ops

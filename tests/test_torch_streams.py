@@ -1,0 +1,109 @@
+"""PyTorch's random streams: the same seed gives PyTorch's values (``_torch_stream``)."""
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from leafgrad._torch_stream import TorchStream, fma64
+
+torch = pytest.importorskip("torch")
+
+# Integer draws and uniforms are exact on any CPU. Normals go through log/cos/sin, whose
+# last bit PyTorch's kernels may round otherwise on other CPUs (another vector path): those
+# are compared within a few float32 units in the last place.
+NORMAL = {"rtol": 3e-6, "atol": 3e-7}
+
+
+def _both(draw):
+    values = []
+    for m in (torch, lg):
+        m.manual_seed(1234)
+        values.append(np.asarray(draw(m).numpy()))
+    return values
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(3,), (5, 7), (1000,)], ids=str)
+def test_rand_and_uniform_are_pytorchs_values(dtype, shape):
+    for draw in (
+        lambda m: m.rand(shape, dtype=getattr(m, dtype)),
+        lambda m: m.empty(shape, dtype=getattr(m, dtype)).uniform_(-0.57735, 0.57735),
+        lambda m: m.rand_like(m.ones(shape, dtype=getattr(m, dtype))),
+    ):
+        theirs, ours = _both(draw)
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 3, 15, 16, 17, 40, 1001])
+def test_randn_and_normal_are_pytorchs_values(dtype, n):
+    """Below 16 values one at a time (its cached second value carries to the next call),
+    from 16 on in blocks of 16, the last 16 drawn again."""
+    for draw in (
+        lambda m: m.cat([m.randn(n, dtype=getattr(m, dtype)), m.randn(3, dtype=getattr(m, dtype))]),
+        lambda m: m.empty(n, dtype=getattr(m, dtype)).normal_(0.5, 0.02),
+        lambda m: m.normal(2.0, 3.0, (n,), dtype=getattr(m, dtype)),
+        lambda m: m.normal(m.ones(n, dtype=getattr(m, dtype)), 2.0),
+    ):
+        theirs, ours = _both(draw)
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_allclose(ours, theirs, **NORMAL)
+
+
+def test_integers_and_permutations_are_pytorchs():
+    for draw in (
+        lambda m: m.randint(-3, 17, (50,)),
+        lambda m: m.randint(0, 2**40, (20,)),
+        lambda m: m.randint(5, (4, 4), dtype=m.int32),
+        lambda m: m.randperm(1),
+        lambda m: m.randperm(257),
+    ):
+        theirs, ours = _both(draw)
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_layers_initialise_as_under_pytorch():
+    """A seeded model starts from PyTorch's weights (kaiming/xavier init draw uniform_ and
+    normal_)."""
+
+    def model(m):
+        net = m.nn.Sequential(m.nn.Linear(2, 20), m.nn.Tanh(), m.nn.Linear(20, 1))
+        m.nn.init.xavier_normal_(net[2].weight)
+        return m.nn.utils.parameters_to_vector(net.parameters()).detach()
+
+    theirs, ours = _both(model)
+    np.testing.assert_allclose(ours, theirs, **NORMAL)
+    np.testing.assert_array_equal(ours[:60], theirs[:60])  # the first layer: uniform_ only
+
+
+def test_generators_seeds_and_states_follow_pytorch():
+    for m in (torch, lg):
+        m.manual_seed(5)
+    for seed in (3, 2**40 + 7):
+        g, h = torch.Generator().manual_seed(seed), lg.Generator().manual_seed(seed)
+        assert torch.rand(4, generator=g).tolist() == lg.rand(4, generator=h).tolist()
+    lg.manual_seed(9)
+    lg.randn(3)  # leaves a cached normal in the generator: the state keeps it
+    state = lg.get_rng_state()
+    first = lg.randn(5).tolist()
+    lg.set_rng_state(state)
+    assert lg.randn(5).tolist() == first
+    with pytest.raises(RuntimeError, match="state"):
+        lg.set_rng_state(lg.zeros(16, dtype=lg.uint8))
+
+
+def test_numpy_generator_methods_stay_usable_on_the_stream():
+    rng = TorchStream(0)
+    torch.manual_seed(0)
+    assert rng.random() == torch.rand((), dtype=torch.float64).item()
+    assert rng.gamma(2.0, size=5).shape == (5,)
+    assert sorted(rng.permutation(np.arange(6)).tolist()) == list(range(6))
+    assert rng.choice(4, 3, replace=False).size == 3
+
+
+def test_fused_multiply_add_rounds_once():
+    # 1 + 2^-52 squared is 1 + 2^-51 + 2^-104: one rounding keeps the 2^-104
+    a = 1.0 + 2.0**-52
+    assert fma64(a, a, -(1.0 + 2.0**-51)) == 2.0**-104
+    assert a * a - (1.0 + 2.0**-51) == 0.0
