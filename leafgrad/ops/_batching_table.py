@@ -30,10 +30,12 @@ from ._batch_dims import (
 from ._batch_index import (
     at_positions,
     backward_of_view,
+    flat_positions,
     gather,
     index_put,
     index_put_impl,
     index_rule,
+    index_slices,
     masked_fill_tensor,
     nll_loss,
     overwrite,
@@ -160,8 +162,14 @@ def rules() -> dict:
     RULES["index.Tensor"] = index_rule
     RULES["index_put_impl"] = index_put_impl
     RULES["index_put"] = index_put
-    for _key in ("select_backward", "slice_backward", "index_add", "scatter_add"):
+    for _key in ("select_backward", "slice_backward", "index_select_backward", "gather_backward"):
         RULES[_key] = backward_of_view
+    for _key in (
+        "index_add", "index_copy", "index_fill.int_Scalar", "index_fill.int_Tensor", "scatter_add",
+    ):  # fmt: skip
+        RULES[_key] = index_slices
+    for _key in ("take", "take_backward", "put"):
+        RULES[_key] = flat_positions
     RULES["gather"] = gather
     RULES["sort"] = RULES["topk"] = taken_at
     RULES["as_strided"] = at_positions

@@ -45,10 +45,12 @@ def _scatter_add_forward(grad, *, shape, dim, index):
     return out
 
 
+# The adjoint is ATen's gather_backward, which PyTorch computes with scatter_add (hence its
+# node's name); the public scatter_add is a primitive of its own (ops/scatter.py).
 _gather, _scatter_add = adjoint_pair(
     "gather",
     _gather_forward,
-    "scatter_add",
+    "gather_backward",
     _scatter_add_forward,
     saves=("self", "dim", "index"),
     node_name="GatherBackward0",
@@ -152,6 +154,26 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     return gather(x, d, expand(_wrap(indices._data), bshape))
 
 
+def _take_backward_forward(grad, *, shape, index):
+    out = np.zeros(shape, dtype=grad.dtype)
+    np.add.at(out.reshape(-1), index.reshape(-1), grad.reshape(-1))
+    return out
+
+
+# take (TakeBackward0, saving self and index) and its adjoint, which adds a gradient into
+# zeros at the flat positions, as PyTorch's put_(..., accumulate=True) (PutBackward0).
+# ``index``: flat positions (negative ones count from the end), any shape (the result's).
+_take, _take_backward = adjoint_pair(
+    "take",
+    lambda x, *, index: x.reshape(-1)[index],
+    "take_backward",
+    _take_backward_forward,
+    saves=("self", "index"),
+    node_name="TakeBackward0",
+    adjoint_node_name="PutBackward0",
+)
+
+
 @public()
 @guarding_indices("index")
 def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
@@ -166,8 +188,7 @@ def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
     if idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)].flat[0]
         raise IndexError(f"take(): index {bad} is out of range for a tensor of {n} elements")
-    flat = np.where(idx < 0, idx + n, idx).reshape(-1)
-    return _index_select(reshape(input, -1), dim=0, index=flat).reshape(idx.shape)
+    return _take(input, index=idx.copy())  # a copy: the backward reads them as they were
 
 
 # ----- index_select and its index-add backward -----
@@ -181,10 +202,12 @@ def _index_add_forward(grad, *, shape, dim, index):
     return out
 
 
+# The adjoint is ATen's index_select_backward, computed with index_add (hence its node's name);
+# the public index_add is a primitive of its own (ops/index_writes.py).
 _index_select, _index_add = adjoint_pair(
     "index_select",
     lambda x, *, dim, index: np.take(x, index, axis=dim) if x.ndim else x.copy(),
-    "index_add",
+    "index_select_backward",
     _index_add_forward,
     node_name="IndexSelectBackward0",
     adjoint_node_name="IndexAddBackward0",
