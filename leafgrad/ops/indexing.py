@@ -66,15 +66,16 @@ def _sorted_values_grad(grad, x, *, result, dim, indices):
     return _scatter_add(grad, shape=tuple(x.shape), dim=dim, index=indices)
 
 
-def _sorted_values(name, node_name):
+def _sorted_values(name, node_name, saves=("dim", "indices")):
     # The values of sort / topk, taken at the indices just computed: as PyTorch's nodes they
-    # save the indices (and dim), not the input, which may then change in place.
+    # save the indices (and dim), not the input, which may then change in place. (cummax and
+    # cummin's save the input too.)
     return primitive(
         name,
         _take_sorted_forward,
         _sorted_values_grad,
         kind=Linear(),
-        saves=("dim", "indices"),
+        saves=saves,
         node_name=node_name,
         dtype_rule="keep",
         plain_rules=True,
