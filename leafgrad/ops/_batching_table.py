@@ -184,6 +184,7 @@ def rules() -> dict:
     for _key in ("overwrite", "fill.Scalar", "fill.Tensor", "zero"):
         RULES[_key] = overwrite
     RULES["diagonal"] = with_dims("dim1", "dim2")
+    RULES["rot90"] = with_dims("dims")
     RULES["diagonal_backward"] = diagonal_backward
     for _key in ("cumprod", "logcumsumexp"):
         RULES[_key] = with_dims("dim")
