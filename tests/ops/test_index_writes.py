@@ -91,6 +91,34 @@ def test_scaled_products_match_torch(name, torch):
     compare(fn, arrays, torch=torch)
 
 
+ONE_NODE = {
+    "addmv": (lambda m, i, a, v: m.addmv(i, a, v, beta=0.5, alpha=2), [IN, A, VEC]),
+    "addmv_": (lambda m, i, a, v: (i * 1).addmv_(a, v), [IN, A, VEC]),
+    "addr": (lambda m, i, a, v: m.addr(a, i, v, beta=0), [IN, A, VEC]),
+    "addr_": (lambda m, i, a, v: (a * 1).addr_(i, v, alpha=3), [IN, A, VEC]),
+    "baddbmm": (lambda m, i, b1, b2: m.baddbmm(i, b1, b2, beta=-1), [M, B1, B2]),
+    "baddbmm_": (lambda m, i, b1, b2: (b1 @ b2).baddbmm_(b1, b2, alpha=0.5), [M, B1, B2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_NODE))
+def test_scaled_products_are_one_node_saving_what_torch_saves(name, torch):
+    fn, arrays = ONE_NODE[name]
+    ours = fn(lg, *(lg.tensor(a, requires_grad=True) for a in arrays))
+    theirs = fn(torch, *(torch.tensor(a, requires_grad=True) for a in arrays))
+    node, tnode = ours.grad_fn, theirs.grad_fn
+    assert node.name() == tnode.name()
+    assert (node._saved_alpha, node._saved_beta) == (tnode._saved_alpha, tnode._saved_beta)
+    saved = [
+        a
+        for a in dir(tnode)
+        if a.startswith("_saved_") and a not in ("_saved_alpha", "_saved_beta")
+    ]
+    for attr in saved:
+        assert getattr(node, attr).shape == getattr(tnode, attr).shape
+    compare(fn, arrays, torch=torch)
+
+
 EXACT = [
     lambda m: m.zeros(3, dtype=m.int64).index_fill(0, m.tensor([1]), 2.5),
     lambda m: m.zeros(3, 2, dtype=m.int64).index_add(0, m.tensor([1, 1]), m.ones(2, 2).long()),
