@@ -156,9 +156,13 @@ def taken_at(op, args, params, level):
     batch. (A batched sort() never gets here, ``_batch_whole.py``; a plain one does when its
     tangent is batched where only tangents are, at jacfwd's basis.)"""
     x = args[0]
-    indices = params["indices"]
-    indices = np.broadcast_to(indices, (x._value.shape[0],) + indices.shape)
-    return batched_out(op(x._value, dim=shift(params["dim"]), indices=indices), level)
+    value, indices = x._value, params["indices"]
+    scalar = x._data.ndim == 0  # a 0-d example (cummax): run as one of shape (1,)
+    if scalar:
+        value, indices = value.unsqueeze(-1), indices.reshape(1)
+    indices = np.broadcast_to(indices, (value.shape[0],) + indices.shape)
+    out = op(value, dim=shift(params["dim"]), indices=indices)
+    return batched_out(out.squeeze(-1) if scalar else out, level)
 
 
 def at_positions(op, args, params, level):
