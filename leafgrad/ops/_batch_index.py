@@ -94,10 +94,44 @@ def backward_of_view(op, args, params, level):
     g = args[0]
     shape = (g._value.shape[0],) + tuple(params["shape"])
     new = {**params, "shape": shape, "dim": shift(params["dim"])}
-    if op.primitive.name == "scatter_add":
+    if op.primitive.name == "gather_backward":
         # the index has the example's dims: give it a batch dim of size 1 (it broadcasts)
         new["index"] = np.broadcast_to(params["index"], shape[:1] + params["index"].shape)
     return batched_out(op(g._value, **new), level)
+
+
+def index_slices(op, args, params, level):
+    """index_add / index_copy / index_fill / scatter_add: every tensor operand with the batch
+    in front (a 0-d one as (B, 1, ...), which broadcasts), the dim shifted past it; an index
+    of slices (1-D) stays, one shaped like the operands (scatter_add) gets the batch too. A
+    0-d example runs as one of shape (1,)."""
+    size = batch_size(args, level)
+    scalar = args[0]._data.ndim == 0
+    rank = 1 + max(args[0]._data.ndim, 1)
+    values = []
+    for a in args:
+        v = materialized(a, level, size)
+        values.append(v.reshape((size,) + (1,) * (rank - 1)) if a._data.ndim == 0 else v)
+    new = {**params, "dim": params["dim"] + 1}
+    if op.primitive.name == "scatter_add":
+        new["index"] = np.broadcast_to(params["index"], (size,) + params["index"].shape)
+    out = op(*values, **new)
+    return batched_out(out.reshape(size) if scalar else out, level)
+
+
+def flat_positions(op, args, params, level):
+    """take / take_backward / put: flat positions into each example, moved to its block of
+    the batch's flattened value."""
+    size = batch_size(args, level)
+    values = [materialized(a, level, size) for a in args]
+    index = params["index"]
+    numel = int(np.prod(params["shape"] if "shape" in params else args[0]._data.shape))
+    index = np.where(index < 0, index + numel, index)
+    blocks = (np.arange(size) * numel).reshape((size,) + (1,) * index.ndim)
+    new = {**params, "index": blocks + index}
+    if "shape" in new:
+        new["shape"] = (size,) + tuple(new["shape"])
+    return batched_out(op(*values, **new), level)
 
 
 def gather(op, args, params, level):
@@ -122,9 +156,13 @@ def taken_at(op, args, params, level):
     batch. (A batched sort() never gets here, ``_batch_whole.py``; a plain one does when its
     tangent is batched where only tangents are, at jacfwd's basis.)"""
     x = args[0]
-    indices = params["indices"]
-    indices = np.broadcast_to(indices, (x._value.shape[0],) + indices.shape)
-    return batched_out(op(x._value, dim=shift(params["dim"]), indices=indices), level)
+    value, indices = x._value, params["indices"]
+    scalar = x._data.ndim == 0  # a 0-d example (cummax): run as one of shape (1,)
+    if scalar:
+        value, indices = value.unsqueeze(-1), indices.reshape(1)
+    indices = np.broadcast_to(indices, (value.shape[0],) + indices.shape)
+    out = op(value, dim=shift(params["dim"]), indices=indices)
+    return batched_out(out.squeeze(-1) if scalar else out, level)
 
 
 def at_positions(op, args, params, level):

@@ -30,10 +30,12 @@ from ._batch_dims import (
 from ._batch_index import (
     at_positions,
     backward_of_view,
+    flat_positions,
     gather,
     index_put,
     index_put_impl,
     index_rule,
+    index_slices,
     masked_fill_tensor,
     nll_loss,
     overwrite,
@@ -149,7 +151,8 @@ def rules() -> dict:
         RULES[_key] = new_shape
     for _key in (
         "mse_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",
-        "binary_cross_entropy_with_logits",
+        "binary_cross_entropy_with_logits", "addmv", "addr", "baddbmm", "dist",
+        "renorm",
     ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["nll_loss"] = nll_loss
@@ -160,10 +163,16 @@ def rules() -> dict:
     RULES["index.Tensor"] = index_rule
     RULES["index_put_impl"] = index_put_impl
     RULES["index_put"] = index_put
-    for _key in ("select_backward", "slice_backward", "index_add", "scatter_add"):
+    for _key in ("select_backward", "slice_backward", "index_select_backward", "gather_backward"):
         RULES[_key] = backward_of_view
+    for _key in (
+        "index_add", "index_copy", "index_fill.int_Scalar", "index_fill.int_Tensor", "scatter_add",
+    ):  # fmt: skip
+        RULES[_key] = index_slices
+    for _key in ("take", "take_backward", "put"):
+        RULES[_key] = flat_positions
     RULES["gather"] = gather
-    RULES["sort"] = RULES["topk"] = taken_at
+    RULES["sort"] = RULES["topk"] = RULES["cummax"] = RULES["cummin"] = taken_at
     RULES["as_strided"] = at_positions
     RULES["jet_linear"] = jet_linear_rule
     RULES["jet_outer"] = jet_outer_rule
@@ -176,6 +185,7 @@ def rules() -> dict:
     for _key in ("overwrite", "fill.Scalar", "fill.Tensor", "zero"):
         RULES[_key] = overwrite
     RULES["diagonal"] = with_dims("dim1", "dim2")
+    RULES["rot90"] = with_dims("dims")
     RULES["diagonal_backward"] = diagonal_backward
     for _key in ("cumprod", "logcumsumexp"):
         RULES[_key] = with_dims("dim")

@@ -1,5 +1,6 @@
-"""Covariance, correlation and distance: ``cov``, ``corrcoef``, ``dist``, composed of
-differentiable ops (so every derivative order comes free)."""
+"""Covariance, correlation and distance: ``cov`` and ``corrcoef``, composed of
+differentiable ops (so every derivative order comes free), and ``dist``, one op
+(DistBackward0, as PyTorch's) whose rules are the vector norm's applied to the difference."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ from .. import _dtype
 from .._exposure import exports, public
 from .._tensor import Tensor
 from .._warn import warn_at_user
-from ._inputs import _check_tensors, scalar_type
+from ._inputs import _SCALAR_TYPES, _check_tensors, scalar_type
+from ._optable import Composite
+from ._primitive import primitive
+from ._reduce import _axes
+from .statistics import _norm_forward, _norm_grad, _norm_jvp
 
 
 def _check_weights(w, name: str, n: int, integral: bool):
@@ -99,17 +104,52 @@ def corrcoef(input: Tensor) -> Tensor:
     return c.clamp(-1, 1)
 
 
+def _dist_forward(x, y, *, p):
+    diff = x - y
+    return _norm_forward(diff, ord=p, dim=_axes(None, diff.ndim, "dist"), keepdim=False)
+
+
+def _dist_grads(grad, x, y, *, result, needs, p):
+    """The norm's gradient at ``x - y`` (its negative for ``other``); none at all for the
+    0-"norm", a count (as the norm's)."""
+    if p == 0:
+        return None, None
+    diff = x - y
+    dims = _axes(None, diff.ndim, "dist")
+    g = _norm_grad(grad, diff, result, ord=p, dim=dims, keepdim=False)
+    return (g if needs[0] else None), (-g if needs[1] else None)
+
+
+def _dist_jvp(tx, ty, x, y, result, *, p):
+    t = tx if ty is None else (-ty if tx is None else tx - ty)
+    diff = x - y
+    return _norm_jvp(t, diff, result, ord=p, dim=_axes(None, diff.ndim, "dist"), keepdim=False)
+
+
+_dist = primitive(
+    "dist",
+    _dist_forward,
+    vjp_all=_dist_grads,
+    kind=Composite(taylor_as=lambda x, y, *, p: (x - y).norm(p), jvp=_dist_jvp),
+    inputs=("self", "other"),
+    saves=("self", "other", "p", "result"),
+    node_name="DistBackward0",
+    broadcast=True,
+    plain_rules=True,
+)
+
+
 @public()
 def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
     """The ``p``-norm of ``input - other`` (broadcast), as a 0-D tensor."""
     _check_tensors("dist", input, other)
-    diff = input - other
-    if not diff.is_floating_point():
+    dtype = _dtype.result_type(input, other)
+    if not dtype.is_floating_point:
         raise RuntimeError(
             f"norm(): input dtype should be either floating point or complex. Got "
-            f"{scalar_type(diff)} instead. Convert the inputs first (e.g. .float())"
+            f"{_SCALAR_TYPES[dtype.np.name]} instead. Convert the inputs first (e.g. .float())"
         )
-    return diff.norm(float(p))
+    return _dist(input, other, p=float(p))
 
 
 __all__ = exports(globals())

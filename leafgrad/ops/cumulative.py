@@ -4,8 +4,9 @@ with the sums in ``reduction``).
 cumprod is a primitive because inputs with zeros need PyTorch's gradient, which is the true
 derivative even there: an O(n) formula when no graph is wanted, the omitted-products O(n^2)
 one (itself differentiable) when one is; its forward rule uses that table too where there
-are zeros, so Taylor mode stays exact. cummax/cummin are a gather at indices computed on
-arrays, so their gradients go to the chosen entries, as PyTorch's do. logcumsumexp is a
+are zeros, so Taylor mode stays exact. cummax/cummin take their values at indices computed
+on arrays (one node each, CummaxBackward0 / CumminBackward0, saving the input, dim and the
+indices returned), so their gradients go to the chosen entries, as PyTorch's do. logcumsumexp is a
 primitive for a stable forward (NumPy's ``logaddexp.accumulate``) and PyTorch's stable
 backward.
 """
@@ -20,6 +21,7 @@ from .._engine import grad_mode
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from ._batch_whole import batches_along
+from ._inputs import guard_indices
 from ._optable import Generic
 from ._out import with_out, with_outs
 from ._plain import cast_like, operand, values_of
@@ -27,7 +29,7 @@ from ._primitive import primitive
 from ._reduce import _as_np, _int_to_long, _one_dim, _require_tensor
 from .arithmetic import abs
 from .elementwise import exp, log
-from .indexing import gather
+from .indexing import _sorted_values
 from .piecewise import where
 from .reduction import _cumsum
 from .reorder import flip, movedim
@@ -152,16 +154,22 @@ def _running_extreme_indices(x: np.ndarray, axis: int, greater: bool) -> np.ndar
     return np.maximum.accumulate(positions, axis=axis).astype(np.int64)
 
 
+_cummax_values = _sorted_values("cummax", "CummaxBackward0", ("self", "dim", "indices"))
+_cummin_values = _sorted_values("cummin", "CumminBackward0", ("self", "dim", "indices"))
+
+
 def _running_extreme(op: str, result, input: Tensor, dim: int, greater: bool):
     _require_tensor(input, op)
     d = _one_dim(dim, input._data.ndim, op)
     data = input._data
-    if data.ndim == 0:
-        return result(input.clone(), _wrap(np.zeros((), np.int64)))
-    if data.size == 0:
-        return result(input.clone(), _wrap(np.zeros(data.shape, np.int64)))
-    indices = _wrap(_running_extreme_indices(data, d, greater))
-    return result(gather(input, d, indices), indices)
+    if data.ndim == 0 or data.size == 0:
+        positions = np.zeros(data.shape, np.int64)
+    else:
+        positions = _running_extreme_indices(data, d, greater)
+    values = (_cummax_values if greater else _cummin_values)(input, dim=d, indices=positions)
+    indices = _wrap(positions.copy())  # the node keeps its own copy, watched through this one
+    guard_indices(values, [indices])
+    return result(values, indices)
 
 
 @public()

@@ -2,9 +2,11 @@
 ``index_fill``, ``index_reduce`` (slices along a dim), ``index_put`` (an advanced index),
 ``put`` (flat positions) and ``masked_scatter`` (where a mask is True).
 
-Each is composed of differentiable primitives (index-put and gather, masked_fill,
-scatter_reduce), so its derivatives of every order follow; the in-place twins
-(``index_add_`` ...) write the result back (``ops/inplace.py``).
+``index_add``, ``index_copy``, ``index_fill`` and ``put`` check their arguments here and
+call primitives of their own (``index_write_primitives``); the rest are composed of
+differentiable primitives (index-put, scatter_reduce), so their derivatives of every order
+follow. The in-place twins (``index_add_`` ...) write the result back (``ops/inplace.py``),
+so they record the same nodes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,13 @@ from .._tensor import Tensor, _normalize_dim, _wrap
 from . import inplace as _inplace
 from ._inputs import guarding_indices
 from ._out import accepts_out
+from .index_write_primitives import (
+    _index_add,
+    _index_copy,
+    _index_fill_scalar,
+    _index_fill_tensor,
+    _put,
+)
 from .scatter_reduce import scatter_reduce
 from .slicing import _index_put
 
@@ -97,13 +106,6 @@ def _back(result: Tensor, input: Tensor) -> Tensor:
     return result.reshape(()) if input._data.ndim == 0 else result
 
 
-def _put_slices(x: Tensor, d: int, idx: np.ndarray, src: Tensor, accumulate: bool) -> Tensor:
-    """Zeros of ``x``'s shape with ``src``'s slices at ``idx`` along ``d`` (summed where an
-    index repeats when ``accumulate``)."""
-    indices = (None,) * d + (idx,)
-    return _index_put(src, shape=x._data.shape, indices=indices, accumulate=accumulate)
-
-
 @public(inplace=True)
 @accepts_out(same_dtype=True)
 @guarding_indices("index")
@@ -111,20 +113,9 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     """``input`` with ``alpha * source[i]`` added to slice ``index[i]`` along ``dim``."""
     op = "index_add_()"
     x, d, idx = _along(op, input, dim, index)
-    src = _slices_from(op, x, d, idx, source)
+    _slices_from(op, x, d, idx, source)
     idx = _in_range(op, idx, d, x._data.shape[d])
-    if alpha != 1:
-        src = src * alpha
-    return _back(x + _put_slices(x, d, idx, src, accumulate=True), input)
-
-
-def _dim_mask(x: Tensor, d: int, idx: np.ndarray) -> Tensor:
-    """A bool mask, True on the slices ``idx`` along ``d``, shaped to broadcast with ``x``."""
-    hit = np.zeros(x._data.shape[d], bool)
-    hit[idx] = True
-    shape = [1] * x._data.ndim
-    shape[d] = -1
-    return _wrap(hit.reshape(shape))
+    return _index_add(input, source, dim=d, index=idx, alpha=alpha)
 
 
 @public(inplace=True)
@@ -146,10 +137,9 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
             f"{op}: Number of indices ({idx.size}) should be equal to source.size(dim) "
             f"({src._data.shape[d]})"
         )
-    src = _slices_from(op, x, d, idx, src)
+    _slices_from(op, x, d, idx, src)
     idx = _in_range(op, idx, d, x._data.shape[d], error=IndexError)
-    kept = x.masked_fill(_dim_mask(x, d, idx), 0)
-    return _back(kept + _put_slices(x, d, idx, src, accumulate=False), input)
+    return _index_copy(input, source, dim=d, index=idx)
 
 
 @public(inplace=True)
@@ -164,8 +154,10 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
             f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{value._data.ndim} dimension(s); pass value.item() or a 0-d tensor"
         )
-    idx = _in_range(op, idx, d, x._data.shape[d], error=IndexError, negative=True)
-    return _back(x.masked_fill(_dim_mask(x, d, idx), value), input)
+    _in_range(op, idx, d, x._data.shape[d], error=IndexError, negative=True)
+    if isinstance(value, Tensor):
+        return _index_fill_tensor(input, value, dim=d, index=idx)
+    return _index_fill_scalar(input, dim=d, index=idx, value=value)
 
 
 _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
@@ -277,16 +269,14 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
             f"source.numel() = {source._data.size}, index.numel() = {index._data.size}"
         )
     n = input._data.size
-    idx = index._data.reshape(-1)
+    idx = index._data
     bad = idx[(idx < -n) | (idx >= n)]
     if bad.size:
         raise IndexError(
             f"{op}: out of range: tried to access index {int(bad[0])} on a tensor of {n} elements."
         )
-    flat = input.reshape(-1)
-    positions = (_wrap(np.where(idx < 0, idx + n, idx)),)
-    out = index_put(flat, positions, source.reshape(-1), accumulate)
-    return out.reshape(input._data.shape)
+    # a copy: the backward reads the indices as they were
+    return _put(input, source, index=idx.copy(), accumulate=bool(accumulate))
 
 
 @public(inplace=True)

@@ -47,10 +47,12 @@ def _scatter_add_forward(grad, *, shape, dim, index):
     return out
 
 
+# The adjoint is ATen's gather_backward, which PyTorch computes with scatter_add (hence its
+# node's name); the public scatter_add is a primitive of its own (ops/scatter.py).
 _gather, _scatter_add = adjoint_pair(
     "gather",
     _gather_forward,
-    "scatter_add",
+    "gather_backward",
     _scatter_add_forward,
     saves=("self", "dim", "index"),
     node_name="GatherBackward0",
@@ -66,15 +68,16 @@ def _sorted_values_grad(grad, x, *, result, dim, indices):
     return _scatter_add(grad, shape=tuple(x.shape), dim=dim, index=indices)
 
 
-def _sorted_values(name, node_name):
+def _sorted_values(name, node_name, saves=("dim", "indices")):
     # The values of sort / topk, taken at the indices just computed: as PyTorch's nodes they
-    # save the indices (and dim), not the input, which may then change in place.
+    # save the indices (and dim), not the input, which may then change in place. (cummax and
+    # cummin's save the input too.)
     return primitive(
         name,
         _take_sorted_forward,
         _sorted_values_grad,
         kind=Linear(),
-        saves=("dim", "indices"),
+        saves=saves,
         node_name=node_name,
         dtype_rule="keep",
         plain_rules=True,
@@ -157,6 +160,26 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     return gather(x, d, expand(own, bshape))
 
 
+def _take_backward_forward(grad, *, shape, index):
+    out = np.zeros(shape, dtype=grad.dtype)
+    np.add.at(out.reshape(-1), index.reshape(-1), grad.reshape(-1))
+    return out
+
+
+# take (TakeBackward0, saving self and index) and its adjoint, which adds a gradient into
+# zeros at the flat positions, as PyTorch's put_(..., accumulate=True) (PutBackward0).
+# ``index``: flat positions (negative ones count from the end), any shape (the result's).
+_take, _take_backward = adjoint_pair(
+    "take",
+    lambda x, *, index: x.reshape(-1)[index],
+    "take_backward",
+    _take_backward_forward,
+    saves=("self", "index"),
+    node_name="TakeBackward0",
+    adjoint_node_name="PutBackward0",
+)
+
+
 @public()
 @guarding_indices("index")
 def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
@@ -171,8 +194,7 @@ def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
     if idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)].flat[0]
         raise IndexError(f"take(): index {bad} is out of range for a tensor of {n} elements")
-    flat = np.where(idx < 0, idx + n, idx).reshape(-1)
-    return _index_select(reshape(input, -1), dim=0, index=flat).reshape(idx.shape)
+    return _take(input, index=idx.copy())  # a copy: the backward reads them as they were
 
 
 # ----- index_select and its index-add backward -----
@@ -186,10 +208,12 @@ def _index_add_forward(grad, *, shape, dim, index):
     return out
 
 
+# The adjoint is ATen's index_select_backward, computed with index_add (hence its node's name);
+# the public index_add is a primitive of its own (ops/index_writes.py).
 _index_select, _index_add = adjoint_pair(
     "index_select",
     lambda x, *, dim, index: np.take(x, index, axis=dim) if x.ndim else x.copy(),
-    "index_add",
+    "index_select_backward",
     _index_add_forward,
     node_name="IndexSelectBackward0",
     adjoint_node_name="IndexAddBackward0",

@@ -215,6 +215,24 @@ def flipud(input: Tensor) -> Tensor:
     return _flip(input, dims=(0,))
 
 
+def _rot90_forward(x, *, k, dims):
+    axes = tuple(d % x.ndim for d in dims)  # checked distinct; vmap's batch dim in front
+    return np.rot90(x, k, axes).copy()
+
+
+# One node, as PyTorch's (Rot90Backward0 saving k and dims as given); its adjoint turns back.
+_rot90 = primitive(
+    "rot90",
+    _rot90_forward,
+    lambda grad, x, *, k, dims, **_: _rot90(grad, k=-k, dims=dims),
+    node_name="Rot90Backward0",
+    saves=("k", "dims"),
+    dtype_rule="keep",
+    kind=Linear(),
+    plain_rules=True,
+)
+
+
 @public()
 def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """``input`` rotated by ``k`` quarter turns in the plane of ``dims``, from the first
@@ -228,14 +246,7 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     d0, d1 = (_normalize_dim(d, nd, "rot90") for d in dims)
     if d0 == d1:
         raise RuntimeError(f"rot90: the two dims must differ, got {list(dims)}")
-    k = operator.index(k) % 4
-    if k == 1:
-        return _transpose(_flip(input, dims=(d1,)), dim0=d0, dim1=d1)
-    if k == 2:
-        return _flip(input, dims=tuple(sorted((d0, d1))))
-    if k == 3:
-        return _transpose(_flip(input, dims=(d0,)), dim0=d0, dim1=d1)
-    return input.clone()
+    return _rot90(input, k=operator.index(k), dims=dims)
 
 
 def _roll_forward(x, *, shifts, dims):

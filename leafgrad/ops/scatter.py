@@ -3,7 +3,7 @@ multiply) and scatter_add, each with its in-place twin (``scatter_``, ``scatter_
 
 scatter's gradients are PyTorch's: the overwritten places of ``input`` get none, ``src``
 gets the gradient gathered at ``index``; with ``reduce=`` PyTorch defines no derivative.
-scatter_add is ``input`` plus the adjoint of gather (``indexing``), so its gradients are
+scatter_add is a primitive of its own (ScatterAddBackward0, linear), whose gradients are
 ``grad`` and ``grad`` gathered, to any order. scatter_reduce lives in ``scatter_reduce``.
 """
 
@@ -20,7 +20,7 @@ from ._inputs import guarding_indices
 from ._optable import Linear, NoDerivative, PiecewiseLinear
 from ._out import with_out
 from ._primitive import primitive
-from .indexing import _gather, _gather_key, _index_tensor, _scatter_add
+from .indexing import _gather, _gather_key, _index_tensor
 
 
 def _write_forward(x, src=None, *, dim, index, value=None, reduce=None):
@@ -73,6 +73,31 @@ _scatter_reduce_src = primitive(
 )
 _scatter_reduce_value = primitive(
     "scatter", _write_forward, kind=NoDerivative(), overload="value_reduce", dtype_rule="keep"
+)
+
+
+def _scatter_add_forward(x, src, *, dim, index):
+    out = x.copy()
+    np.add.at(out.reshape(out.shape or (1,)), _gather_key(index, dim), src.reshape(index.shape))
+    return out
+
+
+def _scatter_add_grad_src(grad, x, src, result, *, dim, index):
+    g = _gather(grad.reshape((1,)) if grad.ndim == 0 else grad, dim=dim, index=index)
+    return g if tuple(g.shape) == tuple(src.shape) else g.reshape(src.shape)
+
+
+# ``index``: at least 1-D (a 0-d input runs as shape (1,)); ``src`` the part it covers.
+_scatter_add = primitive(
+    "scatter_add",
+    _scatter_add_forward,
+    (lambda grad, x, src, result, *, dim, index: grad, _scatter_add_grad_src),
+    kind=Linear(),
+    inputs=("self", "src"),
+    saves=("dim", "index"),
+    node_name="ScatterAddBackward0",
+    dtype_rule="keep",
+    plain_rules=True,
 )
 
 
@@ -169,9 +194,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add(): src must be a Tensor, not {type(src).__name__}")
     d, idx = _checked("scatter_add", input, dim, index, src)
-    shape = input._data.shape or (1,)
-    added = _scatter_add(_covered(src, idx), shape=shape, dim=d, index=idx)
-    return input + (added.reshape(()) if input._data.ndim == 0 else added)
+    return _scatter_add(input, _covered(src, idx), dim=d, index=idx)
 
 
 __all__ = exports(globals())

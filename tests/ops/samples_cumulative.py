@@ -1,5 +1,5 @@
-"""Op-table samples for ops/cumulative.py (cumprod, logcumsumexp; cummax/cummin are a
-gather), ops/scatter.py, ops/scatter_reduce.py and ops/binary.py (logaddexp2, copysign,
+"""Op-table samples for ops/cumulative.py (cumprod, cummax, cummin, logcumsumexp),
+ops/scatter.py, ops/scatter_reduce.py and ops/binary.py (logaddexp2, copysign,
 nextafter)."""
 
 import numpy as np
@@ -65,14 +65,9 @@ SAMPLES = [
         make_inputs=_NONZERO([(2, 3)]),
         id="cumprod-dtype",
     ),
-    S(
-        "gather",
-        lambda x: lg.cummax(x, 1).values,
-        ((2, 5),),
-        make_inputs=_distinct((2, 5)),
-        id="cummax",
-    ),
-    S("gather", lambda x: x.cummin(0)[0], ((4, 2),), make_inputs=_distinct((4, 2)), id="cummin"),
+    S("cummax", lambda x: lg.cummax(x, 1).values, ((2, 5),), make_inputs=_distinct((2, 5))),
+    S("cummin", lambda x: x.cummin(0)[0], ((4, 2),), make_inputs=_distinct((4, 2))),
+    S("cummax", lambda x: x.cummax(0)[0], ((),), id="cummax-0d"),
     # logcumsumexp
     S("logcumsumexp", lambda x: lg.logcumsumexp(x, -1), ((2, 4),)),
     S("logcumsumexp", lambda x: x.logcumsumexp(0) * x, ((3, 2),), id="logcumsumexp-times-input"),

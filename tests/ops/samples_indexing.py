@@ -1,9 +1,10 @@
-"""Op-table samples for ops/slicing.py (``__getitem__``, select, slice) and ops/indexing.py."""
+"""Op-table samples for ops/slicing.py (``__getitem__``, select, slice), ops/indexing.py and
+ops/index_writes.py."""
 
 import numpy as np
 
 import leafgrad as lg
-from leafgrad.ops.indexing import _index_add, _scatter_add
+from leafgrad.ops.indexing import _index_add, _scatter_add, _take_backward
 from leafgrad.ops.slicing import _index_put, _select_backward, _slice_backward
 
 from .optable import OpSample
@@ -111,7 +112,7 @@ SAMPLES = [
     S("sort", lambda x: lg.sort(x, -1).values, ((4,),), id="sort-negative-dim"),
     S("topk", lambda x: x.topk(2, dim=0).values, ((3, 2),)),
     S(
-        "scatter_add",
+        "gather_backward",
         lambda g: _scatter_add(g, shape=(3, 2), dim=0, index=np.array([[0, 2], [0, 0]])),
         ((2, 2),),
     ),
@@ -122,7 +123,42 @@ SAMPLES = [
         ((2, 3),),
         id="index_select-int32-negative-dim",
     ),
-    S("index_add", lambda g: _index_add(g, shape=(2, 3), dim=1, index=np.array([1, 1])), ((2, 2),)),
+    S(
+        "index_select_backward",
+        lambda g: _index_add(g, shape=(2, 3), dim=1, index=np.array([1, 1])),
+        ((2, 2),),
+    ),
+    S("take", lambda x: x.take(lg.tensor([[0, -1], [4, 0]])), ((2, 3),)),
+    S("take", lambda x: lg.take(x, lg.tensor(0)), ((),), id="take-0d"),
+    S("take_backward", lambda g: _take_backward(g, shape=(2, 2), index=_REPEATED), ((4,),)),
+    # writes at indices (ops/index_writes.py); no repeated index where a write overwrites
+    S("index_add", lambda x, s: x.index_add(0, lg.tensor(_REPEATED), s), ((3, 2), (4, 2))),
+    S(
+        "index_add",
+        lambda x, s: lg.index_add(x, -1, lg.tensor([2, 0]), s, alpha=-1.5),
+        ((2, 3), (2, 2)),
+        id="index_add-alpha-last-dim",
+    ),
+    S(
+        "index_add",
+        lambda x, s: x.index_add(0, lg.tensor([0]), s),
+        ((), ()),
+        id="index_add-0d",
+    ),
+    S("index_copy", lambda x, s: x.index_copy(1, lg.tensor([2, 0]), s), ((2, 3), (2, 2))),
+    S("index_fill.int_Scalar", lambda x: x.index_fill(1, lg.tensor([2, -3, 2]), 0.5), ((2, 3),)),
+    S(
+        "index_fill.int_Tensor",
+        lambda x, v: x.index_fill(0, lg.tensor([1, 1]), v.sum()),
+        ((3, 2), (2,)),
+    ),
+    S("put", lambda x, s: x.put(lg.tensor([[5], [-6]]), s), ((2, 3), (2,))),
+    S(
+        "put",
+        lambda x, s: x.put(lg.tensor([1, 1, -1]), s, accumulate=True),
+        ((2, 2), (3,)),
+        id="put-accumulate",
+    ),
     S(
         "masked_fill.Scalar",
         lambda x: x.masked_fill(_mask([True, False, True], [False, False, True]), 0.5),

@@ -1,4 +1,4 @@
-"""Op-table samples for ops/linalg.py and matmul.py."""
+"""Op-table samples for ops/linalg.py, matmul.py and blas_adds.py."""
 
 import leafgrad as lg
 
@@ -44,6 +44,23 @@ SAMPLES = [
     ),
     S("addmm", lambda c, x, y: c.addmm(x, y), ((2, 1), (2, 3), (3, 2)), id="addmm-method-column"),
     S("addmm", lambda c, x, y: lg.addmm(c, x, y, beta=0), ((), (2, 3), (3, 2)), id="addmm-beta0"),
+    # ops/blas_adds.py
+    S("addmv", lambda c, a, v: lg.addmv(c, a, v), ((3,), (3, 4), (4,))),
+    S(
+        "addmv",
+        lambda c, a, v: c.addmv(a, v, beta=0.5, alpha=-2.0),
+        ((1,), (2, 3), (3,)),
+        id="addmv-broadcast-scaled",
+    ),
+    S("addr", lambda c, u, v: lg.addr(c, u, v, beta=2.0, alpha=0.5), ((3, 2), (3,), (2,))),
+    S("addr", lambda c, u, v: c.addr(u, v, beta=0), ((), (2,), (3,)), id="addr-beta0"),
+    S("baddbmm", lambda c, a, b: lg.baddbmm(c, a, b), ((2, 3, 2), (2, 3, 4), (2, 4, 2))),
+    S(
+        "baddbmm",
+        lambda c, a, b: c.baddbmm(a, b, beta=-1.0, alpha=3.0),
+        ((3, 1), (2, 3, 2), (2, 2, 4)),
+        id="baddbmm-broadcast-scaled",
+    ),
     # einsum: contractions, reductions, permutations, diagonals, ellipsis, broadcasting
     S(
         "einsum.view",

@@ -181,8 +181,15 @@ SAMPLES = [
         id="std-tuple-correction0",
     ),
     S("std.correction", lambda x: x.std(0, unbiased=False), ((4,),), id="std-1d-unbiased-false"),
-    # norm
+    # norm, and dist (ops/covariance.py): the norm of a difference
     S("norm", lambda x: x.norm(), ((3, 4),), covers=("norm",), id="norm-fro"),
+    S("dist", lambda x, y: lg.dist(x, y), ((3, 4), (4,))),
+    S("dist", lambda x, y: x.dist(y, 3), ((2, 3), (2, 3)), id="dist-3"),
+    S("dist", lambda x, y: lg.dist(x, y, 1.5), ((2, 1), (3,)), id="dist-1.5-broadcast-both"),
+    # renorm (ops/renorm.py): slices scaled down to a maximum norm, some of them left as they are
+    S("renorm", lambda x: x.renorm(2, 0, 1.0), ((3, 4),)),
+    S("renorm", lambda x: lg.renorm(x, 3, -1, 1.2), ((3, 2, 2),), id="renorm-3-last-dim-mixed"),
+    S("renorm", lambda x: x.renorm(float("inf"), 1, 0.5), ((2, 3),), id="renorm-inf"),
     S("norm", lambda x: x.norm(2, dim=1), ((3, 4),), id="norm-2-dim"),
     S(
         "norm",

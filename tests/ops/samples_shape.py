@@ -65,6 +65,8 @@ SAMPLES = [
     # copies: flip / roll / repeat
     S("flip", lambda x: x.flip(0), ((3, 2),)),
     S("flip", lambda x: x.flip(-1, 0), ((2, 3, 2),), id="flip-two-dims-negative"),
+    S("rot90", lambda x: x.rot90(), ((3, 2),)),
+    S("rot90", lambda x: lg.rot90(x, -3, (2, -3)), ((2, 3, 4),), id="rot90-negative-k-and-dim"),
     S("roll", lambda x: x.roll(1, 0), ((3, 2),)),
     S("roll", lambda x: x.roll((2, -1), (-1, 0)), ((3, 4),), id="roll-two-dims"),
     S("roll", lambda x: lg.roll(x, 5), ((2, 3),), id="roll-flattened"),

@@ -185,3 +185,21 @@ def test_aminmax_writes_into_a_pair_of_out_tensors(torch):
         results.append((low.numpy(), high.numpy()))
     for ours, theirs in zip(*results):
         np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    ("p", "dim", "maxnorm"), [(2, 0, 1.0), (1, 1, 2.0), (INF, 0, 0.5), (3.5, 1, 0.0)]
+)
+def test_renorm_and_its_twin_are_one_node_saving_what_torch_saves(p, dim, maxnorm, torch):
+    x = np.random.default_rng(8).standard_normal((3, 4))
+    for fn in (lambda t: t.renorm(p, dim, maxnorm), lambda t: (t * 1).renorm_(p, dim, maxnorm)):
+        ours, theirs = fn(lg.tensor(x, requires_grad=True)), fn(torch.tensor(x, requires_grad=True))
+        node, tnode = ours.grad_fn, theirs.grad_fn
+        assert node.name() == tnode.name() == "RenormBackward0"
+        assert (node._saved_p, node._saved_dim, node._saved_maxnorm) == (
+            tnode._saved_p,
+            tnode._saved_dim,
+            tnode._saved_maxnorm,
+        )
+        assert node._saved_self.shape == tnode._saved_self.shape
+        assert_close(ours.detach(), theirs.detach().numpy())

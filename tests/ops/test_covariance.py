@@ -106,3 +106,15 @@ def test_dist_has_a_zero_gradient_where_the_inputs_meet(torch):
         a = m.tensor([1.0, 2.0], requires_grad=True)
         assert m.dist(a, a.detach() + 1, 0).item() == 2.0
         assert m.autograd.grad(m.dist(a, a.detach() + 1, 0), a, allow_unused=True) == (None,)
+
+
+@pytest.mark.parametrize("p", [2, 1, 3.5, float("inf"), 0])
+def test_dist_is_one_node_saving_what_torch_saves(torch, p):
+    ours = lg.dist(lg.tensor(X, requires_grad=True), lg.tensor(X[1], requires_grad=True), p)
+    theirs = torch.dist(torch.tensor(X, requires_grad=True), torch.tensor(X[1]), p)
+    node, tnode = ours.grad_fn, theirs.grad_fn
+    assert node.name() == tnode.name() == "DistBackward0"
+    assert node._saved_p == tnode._saved_p
+    assert node._saved_self.shape == tnode._saved_self.shape
+    assert node._saved_other.shape == tnode._saved_other.shape
+    assert_close(node._saved_result, tnode._saved_result.detach().numpy())

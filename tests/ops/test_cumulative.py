@@ -90,6 +90,35 @@ def test_cumprod_gradient_without_a_graph_equals_the_differentiable_one(zeros):
 @pytest.mark.parametrize(
     "fn, x",
     [
+        (lambda m, x: m.cummax(x, 1), np.array([[0.5, -1.0, 2.0, 1.5], [3.0, 2.5, -2.0, 4.0]])),
+        (lambda m, x: (x * x).cummin(1), np.array([[1.0, -3.0, 2.0, -1.0, 0.5]])),
+        (lambda m, x: x.cummax(0), np.array(1.5)),
+        (lambda m, x: m.cummin(x[:, :0], 1), np.ones((2, 3))),
+    ],
+)
+def test_cummax_and_cummin_are_one_node_saving_what_torch_saves(fn, x, torch):
+    ours = fn(lg, lg.tensor(x, requires_grad=True))
+    theirs = fn(torch, torch.tensor(x, requires_grad=True))
+    node, tnode = ours.values.grad_fn, theirs.values.grad_fn
+    assert node.name() == tnode.name()
+    assert node._saved_dim == tnode._saved_dim
+    assert node._saved_indices.tolist() == tnode._saved_indices.tolist()
+    assert node._saved_self.shape == tnode._saved_self.shape
+    compare(fn, [x], torch=torch)
+
+
+def test_indices_of_cummax_changed_in_place_make_its_backward_raise_as_in_torch(torch):
+    for m in (torch, lg):
+        x = m.tensor([1.0, 3.0, 2.0], requires_grad=True) * 1
+        values, indices = x.cummax(0)
+        indices.add_(0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            values.sum().backward()
+
+
+@pytest.mark.parametrize(
+    "fn, x",
+    [
         (lambda m, x: m.cumprod(x, 1), _zeros_at((2, 4), 1, 6)),
         (lambda m, x: m.cumprod(x, 0), _r(3, 2)),
         (lambda m, x: m.logcumsumexp(x, 1), _r(2, 4)),

@@ -91,6 +91,34 @@ def test_scaled_products_match_torch(name, torch):
     compare(fn, arrays, torch=torch)
 
 
+ONE_NODE = {
+    "addmv": (lambda m, i, a, v: m.addmv(i, a, v, beta=0.5, alpha=2), [IN, A, VEC]),
+    "addmv_": (lambda m, i, a, v: (i * 1).addmv_(a, v), [IN, A, VEC]),
+    "addr": (lambda m, i, a, v: m.addr(a, i, v, beta=0), [IN, A, VEC]),
+    "addr_": (lambda m, i, a, v: (a * 1).addr_(i, v, alpha=3), [IN, A, VEC]),
+    "baddbmm": (lambda m, i, b1, b2: m.baddbmm(i, b1, b2, beta=-1), [M, B1, B2]),
+    "baddbmm_": (lambda m, i, b1, b2: (b1 @ b2).baddbmm_(b1, b2, alpha=0.5), [M, B1, B2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_NODE))
+def test_scaled_products_are_one_node_saving_what_torch_saves(name, torch):
+    fn, arrays = ONE_NODE[name]
+    ours = fn(lg, *(lg.tensor(a, requires_grad=True) for a in arrays))
+    theirs = fn(torch, *(torch.tensor(a, requires_grad=True) for a in arrays))
+    node, tnode = ours.grad_fn, theirs.grad_fn
+    assert node.name() == tnode.name()
+    assert (node._saved_alpha, node._saved_beta) == (tnode._saved_alpha, tnode._saved_beta)
+    saved = [
+        a
+        for a in dir(tnode)
+        if a.startswith("_saved_") and a not in ("_saved_alpha", "_saved_beta")
+    ]
+    for attr in saved:
+        assert getattr(node, attr).shape == getattr(tnode, attr).shape
+    compare(fn, arrays, torch=torch)
+
+
 EXACT = [
     lambda m: m.zeros(3, dtype=m.int64).index_fill(0, m.tensor([1]), 2.5),
     lambda m: m.zeros(3, 2, dtype=m.int64).index_add(0, m.tensor([1, 1]), m.ones(2, 2).long()),
@@ -160,3 +188,42 @@ def test_bad_calls_raise_torchs_exception_type(call, torch):
             call(torch)
         with pytest.raises(theirs.type):
             call(lg)
+
+
+# One node each, named and saving as PyTorch's; the in-place twins record the same node.
+NODES = {
+    "index_add": (lambda m, x, s: x.index_add(0, m.tensor([2, 2]), s, alpha=2), "dim alpha"),
+    "index_add_": (lambda m, x, s: (x * 1).index_add_(1, m.tensor([1, 0]), s[:1].expand(3, 2)),),
+    "index_add-0d": (lambda m, x, s: x[0, 0].index_add(0, m.tensor([0]), s[0, 0]), "dim"),
+    "index_copy": (lambda m, x, s: m.index_copy(x, 0, m.tensor([2, 0]), s), "dim"),
+    "index_copy_": (lambda m, x, s: (x * 1).index_copy_(0, m.tensor([1, 0]), s),),
+    "index_fill": (lambda m, x, s: x.index_fill(1, m.tensor([-1]), 0.5), "dim"),
+    "index_fill_": (lambda m, x, s: (x * 1).index_fill_(0, m.tensor([2, 0]), 1.5),),
+    "index_fill-tensor": (lambda m, x, s: x.index_fill(0, m.tensor([1, 1]), s[0, 0]), "dim"),
+    "index_fill_-tensor": (lambda m, x, s: (x * 1).index_fill_(1, m.tensor([0]), s[1, 1]),),
+    "put": (lambda m, x, s: x.put(m.tensor([0, -1, 3, 4]), s.reshape(4)), "accumulate"),
+    "put_": (lambda m, x, s: (x * 1).put_(m.tensor([[1], [1]]), s[0], accumulate=True),),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NODES))
+def test_each_write_is_one_node_as_in_torch(name, torch):
+    fn, *saved = NODES[name]
+    ours = fn(lg, *(lg.tensor(a, requires_grad=True) for a in (X, S)))
+    theirs = fn(torch, *(torch.tensor(a, requires_grad=True) for a in (X, S)))
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    for attr in saved[0].split() if saved else ():
+        assert getattr(ours.grad_fn, f"_saved_{attr}") == getattr(theirs.grad_fn, f"_saved_{attr}")
+    if saved:
+        assert ours.grad_fn._saved_index.tolist() == theirs.grad_fn._saved_index.tolist()
+    compare(fn, [X, S], torch=torch)
+
+
+def test_a_source_changed_in_place_makes_index_add_backward_raise_as_in_torch(torch):
+    for m in (torch, lg):
+        x, s = m.zeros(3, requires_grad=True), m.ones(2, requires_grad=True)
+        source = s * 1
+        y = x.index_add(0, m.tensor([0, 2]), source)
+        source.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()

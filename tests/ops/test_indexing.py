@@ -188,6 +188,8 @@ FN_CASES = {
     ),
     "take_along_dim-flat": (lambda m, x: m.take_along_dim(x, m.tensor([[23, 0], [0, 5]])), X),
     "take_along_dim-method": (lambda m, x: x.take_along_dim(m.tensor([[1], [0], [3]]), 1), X[0]),
+    "take": (lambda m, x: x.take(m.tensor([[0, -1], [5, 5]])), X),
+    "take-0d": (lambda m, x: m.take(x, m.tensor([0, 0])), np.array(0.5)),
     "index_select": (lambda m, x: x.index_select(1, m.tensor([2, 0, 2])), X),
     "index_select-negative-dim": (lambda m, x: m.index_select(x, -1, m.tensor([3])), X),
     "index_select-0d-index": (lambda m, x: x.index_select(0, m.tensor(1)), X),
@@ -244,6 +246,18 @@ def test_scatter_backwards_have_torch_names_and_gather_back():
         (aa,) = lg.autograd.grad(a, g, lg.ones_like(a))
         (bb,) = torch.autograd.grad(b, tg, torch.ones_like(b))
         assert_same(aa, bb)
+
+
+def test_take_is_one_node_saving_its_index_and_its_backward_puts_as_in_torch():
+    x, tx = pair(X[0])
+    ours, theirs = x.take(lg.tensor([4, -1, 4])), tx.take(torch.tensor([4, -1, 4]))
+    assert ours.grad_fn._saved_index.tolist() == theirs.grad_fn._saved_index.tolist()
+    assert ours.grad_fn._saved_self.shape == theirs.grad_fn._saved_self.shape
+    g, tg = pair(np.array([1.0, 2.0, 3.0]))
+    (a,) = lg.autograd.grad(ours, x, g, create_graph=True)
+    (b,) = torch.autograd.grad(theirs, tx, tg, create_graph=True)
+    assert a.grad_fn.name() == b.grad_fn.name() == "PutBackward0"
+    assert_same(a, b)
 
 
 def test_masked_fill_keeps_the_input_dtype_with_a_wider_value_tensor():

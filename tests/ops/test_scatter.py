@@ -88,6 +88,24 @@ def test_values_and_derivatives_match_torch(name, torch):
 @pytest.mark.parametrize(
     "call",
     [
+        lambda m, x, s: x.scatter_add(1, m.tensor([[2, 0], [1, 1]]), s),
+        lambda m, x, s: (x * 1).scatter_add_(0, m.tensor([[0, 1], [0, 0]]), s),
+        lambda m, x, s: x[0, 0].scatter_add(0, m.tensor([0]), s[0, :1]),
+    ],
+)
+def test_scatter_add_and_its_twin_are_one_node_as_in_torch(call, torch):
+    x, s = _r(2, 3), _r(2, 2)
+    ours = call(lg, lg.tensor(x, requires_grad=True), lg.tensor(s, requires_grad=True))
+    theirs = call(torch, torch.tensor(x, requires_grad=True), torch.tensor(s, requires_grad=True))
+    assert ours.grad_fn.name() == theirs.grad_fn.name() == "ScatterAddBackward0"
+    assert ours.grad_fn._saved_dim == theirs.grad_fn._saved_dim
+    assert ours.grad_fn._saved_index.tolist() == theirs.grad_fn._saved_index.tolist()
+    compare(call, [x, s], torch=torch)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
         lambda m: m.scatter(m.zeros(3, 4), 0, m.tensor([[0, 1, 2]]), 2.5),
         lambda m: m.scatter(m.zeros(3, dtype=m.int64), 0, m.tensor([1]), 2.7),
         lambda m: m.scatter(m.zeros(3, dtype=m.int64), 0, m.tensor([1]), -2.7),

@@ -257,3 +257,17 @@ def test_out_receives_the_result(call, torch):
         assert call(m, out) is out
         results.append(out.numpy())
     np.testing.assert_array_equal(*results)
+
+
+@pytest.mark.parametrize(
+    ("k", "dims"), [(1, (0, 1)), (2, (1, 2)), (-1, (2, 0)), (0, (0, -1)), (7, (1, 0))]
+)
+def test_rot90_is_one_node_saving_k_and_dims_as_in_torch(k, dims, torch):
+    x = _r(2, 3, 4)
+    ours = lg.tensor(x, requires_grad=True).rot90(k, dims)
+    theirs = torch.tensor(x, requires_grad=True).rot90(k, dims)
+    assert ours.grad_fn.name() == theirs.grad_fn.name() == "Rot90Backward0"
+    # PyTorch 2.13 shows a negative saved int as its unsigned 64-bit pattern; leafgrad the int
+    assert ours.grad_fn._saved_k % 2**64 == theirs.grad_fn._saved_k
+    assert [d % 2**64 for d in ours.grad_fn._saved_dims] == list(theirs.grad_fn._saved_dims)
+    compare(lambda m, x: m.rot90(x, k, dims), [x], torch=torch)
