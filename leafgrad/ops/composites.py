@@ -17,6 +17,8 @@ import scipy.special as sp
 from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
+from . import addc as _addc
+from . import trace_diag as _trace_diag
 from ._batch_whole import batches_along
 from ._inputs import _check_tensors, _dim_args, _varargs_or_keyword, guarding_indices, same_dtype
 from ._optable import Linear
@@ -47,6 +49,16 @@ def _tensor(x, op: str) -> Tensor:
     return x
 
 
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _floating(*operands) -> bool:
+    """Whether the operands are all tensors with a floating result dtype (then the op is
+    recorded as one node; other operands take the composite, as nothing records there)."""
+    return all(isinstance(t, Tensor) for t in operands) and result_type(*operands).is_floating_point
+
+
 # ----- elementwise -----
 
 
@@ -65,6 +77,16 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
                 f"lerp: not implemented for {input.dtype} tensors (PyTorch has no such "
                 "kernel); convert to a floating dtype first"
             )
+        if isinstance(weight, Tensor):
+            # A 0-dim weight follows the operands' dtype; any other must have it already.
+            if weight._data.ndim and weight._data.dtype != input._data.dtype:
+                raise RuntimeError(
+                    f"lerp: expected dtype {input.dtype} for `weight` but got dtype "
+                    f"{weight.dtype}; convert weight to input's dtype"
+                )
+            return _addc.lerp_tensor(input, end, weight)
+        if _is_number(weight):
+            return _addc.lerp_scalar(input, end, weight=weight)
     return input + weight * (end - input)
 
 
@@ -72,6 +94,8 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
 @accepts_out
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
+    if _floating(input, tensor1, tensor2) and _is_number(value):
+        return _addc.addcmul(input, tensor1, tensor2, value=value)
     return input + value * tensor1 * tensor2
 
 
@@ -79,6 +103,8 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
 @accepts_out
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2``."""
+    if _floating(input, tensor1, tensor2) and _is_number(value):
+        return _addc.addcdiv(input, tensor1, tensor2, value=value)
     return input + value * tensor1 / tensor2
 
 
@@ -241,23 +267,12 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D input becomes a square matrix with it on a diagonal; a 2-D input gives its
     diagonal."""
     _tensor(input, "diag")
-    if input._data.ndim == 2:
-        return _diagonal(input, diagonal)
+    diagonal = operator.index(diagonal)
+    if input._data.ndim == 2:  # a copy, as PyTorch's (DiagonalBackward0_copy)
+        return _trace_diag.diagonal_copy(input, offset=diagonal, dim1=0, dim2=1)
     if input._data.ndim != 1:
         raise RuntimeError(f"diag: input must be 1-D or 2-D, got {input._data.ndim}-D")
-    m = input._data.shape[0]
-    n = m + abs(diagonal)
-    rows = np.arange(m) + max(0, -diagonal)
-    cols = np.arange(m) + max(0, diagonal)
-    index = np.zeros((n, n), np.int64)
-    on_diagonal = np.zeros((n, n), bool)
-    index[rows, cols] = np.arange(m)
-    on_diagonal[rows, cols] = True
-    zero = _wrap(np.zeros((), input._data.dtype))  # of input's dtype: keeps bools bool
-    return where(_wrap(on_diagonal), input[_wrap(index)], zero)
-
-
-_diagonal = diagonal
+    return _trace_diag.diag_embed(input, offset=diagonal, dim1=-2, dim2=-1)
 
 
 @public()
@@ -270,7 +285,7 @@ def trace(input: Tensor) -> Tensor:
         raise NotImplementedError(
             "trace: not implemented for torch.bool tensors (as in PyTorch); convert with .int()"
         )
-    return diagonal(input).sum()
+    return _trace_diag.trace(input)
 
 
 # ----- order statistics -----
