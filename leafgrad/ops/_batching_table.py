@@ -183,7 +183,7 @@ def rules() -> dict:
         RULES[_key] = with_dims("dim")
     for _key in ("heaviside", "logaddexp2", "signbit", "scatter_reduce_prod_zeros_double_backward"):
         RULES[_key] = pointwise
-    for _key in ("addcmul", "addcdiv", "lerp.Scalar", "lerp.Tensor"):
+    for _key in ("addcmul", "addcdiv", "lerp.Scalar", "lerp.Tensor", "hypot", "fmax", "fmin"):
         RULES[_key] = pointwise
     RULES["trace"] = trailing
     RULES["diag_embed"] = RULES["diagonal_copy"] = with_dims("dim1", "dim2")

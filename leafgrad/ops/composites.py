@@ -18,6 +18,7 @@ from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
 from . import addc as _addc
+from . import pointwise_extra as _pointwise
 from . import trace_diag as _trace_diag
 from ._batch_whole import batches_along
 from ._inputs import _check_tensors, _dim_args, _varargs_or_keyword, guarding_indices, same_dtype
@@ -27,7 +28,7 @@ from ._primitive import primitive, unary
 from .elementwise import exp
 from .indexing import index_select, sort_values, topk_values
 from .joining import stack
-from .piecewise import maximum, minimum, where
+from .piecewise import maximum, where
 from .reorder import diagonal_view
 
 _SQRT_PI_2 = math.sqrt(math.pi) / 2
@@ -119,13 +120,13 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
             "hypot: not implemented for integer or bool tensors (PyTorch has no such kernel); "
             "convert to a floating dtype first"
         )
-    return (input * input + other * other).sqrt()
+    return _pointwise.hypot(input, other)
 
 
 @public(inplace=True)
 def exp2(input: Tensor) -> Tensor:
     """``2 ** input``."""
-    return 2.0**input
+    return _pointwise.exp2(input)
 
 
 @public()
@@ -150,9 +151,7 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
 @public(inplace=True)
 def sinc(input: Tensor) -> Tensor:
     """``sin(pi x) / (pi x)``, 1 at 0."""
-    px = input * math.pi
-    safe = where(input == 0, 1.0, px)
-    return where(input == 0, 1.0, safe.sin() / safe)
+    return _pointwise.sinc(input)
 
 
 @public(inplace=True)
@@ -173,7 +172,7 @@ def frac(input: Tensor) -> Tensor:
             f"frac: not implemented for {input.dtype} tensors (PyTorch has no such kernel); "
             "convert to a floating dtype first"
         )
-    return input - input.trunc()
+    return _pointwise.frac(input)
 
 
 @public(inplace=True)
@@ -184,23 +183,21 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Ten
         return input.clone()
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
-    out = where(input.isnan(), nan, input)
-    out = where(out == math.inf, hi, out)
-    return where(out == -math.inf, lo, out)
+    return _pointwise.nan_to_num(input, nan=nan, posinf=hi, neginf=lo)
 
 
 @public()
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores NaN (NaN only where both are)."""
     _check_tensors("fmax", input, other)
-    return where(other.isnan(), input, where(input.isnan(), other, maximum(input, other)))
+    return _pointwise.fmax(input, other)
 
 
 @public()
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum that ignores NaN (NaN only where both are)."""
     _check_tensors("fmin", input, other)
-    return where(other.isnan(), input, where(input.isnan(), other, minimum(input, other)))
+    return _pointwise.fmin(input, other)
 
 
 # ----- triangles and diagonals -----

@@ -1,9 +1,19 @@
 """Op-table samples for the ops PyTorch records as one node where leafgrad once composed
-them: ops/addc.py, ops/trace_diag.py."""
+them: ops/addc.py, ops/trace_diag.py, ops/pointwise_extra.py."""
+
+import numpy as np
 
 import leafgrad as lg
 
-from .optable import OpSample
+from .optable import OpSample, away_from
+
+
+def _apart(rng):
+    """Two operands that are never equal (a tie has no derivative)."""
+    x = rng.uniform(-2, 2, (2, 3))
+    y = rng.uniform(-2, 2, (3,))
+    return [x, y + np.where(np.abs(x - y).min(0) < 0.1, 0.3, 0.0)]
+
 
 SAMPLES = [
     OpSample("addcmul", lambda x, a, b: lg.addcmul(x, a, b, value=0.5), ((2, 3), (2, 3), (3,))),
@@ -24,4 +34,14 @@ SAMPLES = [
     OpSample("diag_embed", lambda x: lg.diag_embed(x, -1, 0, 2), ((2, 3),)),
     OpSample("diagonal_copy", lambda x: lg.diag(x, -1), ((3, 4),), id="diag-matrix"),
     OpSample("diagonal_copy", lambda x: lg.diagonal_copy(x, 1, 2, 0), ((2, 3, 4),)),
+    OpSample("hypot", lambda x, y: lg.hypot(x, y), ((2, 3), (3,)), domain=(0.3, 2.0)),
+    OpSample("hypot", lambda x, y: x.hypot(y), ((3,), (3,)), domain=(-2.0, -0.3), id="hypot-neg"),
+    OpSample("exp2", lambda x: lg.exp2(x), ((2, 3),)),
+    OpSample("sinc", lambda x: lg.sinc(x), ((2, 3),), domain=(0.2, 1.8)),
+    OpSample("sinc", lambda x: x.sinc(), ((4,),), domain=(-1.8, -0.2), id="sinc-negative"),
+    OpSample("frac", lambda x: lg.frac(x), ((5,),), make_inputs=away_from([-1, 0, 1])([(5,)])),
+    OpSample("fmax", lambda x, y: lg.fmax(x, y), ((2, 3), (3,)), make_inputs=_apart),
+    OpSample("fmin", lambda x, y: lg.fmin(x, y), ((2, 3), (3,)), make_inputs=_apart),
+    # finite values (where it replaces, its upstream gradients are NaN already)
+    OpSample("nan_to_num", lambda x: lg.nan_to_num(x, posinf=1.0), ((2, 3),)),
 ]
