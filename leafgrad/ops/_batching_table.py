@@ -149,7 +149,7 @@ def rules() -> dict:
         RULES[_key] = new_shape
     for _key in (
         "mse_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",
-        "binary_cross_entropy_with_logits",
+        "binary_cross_entropy_with_logits", "var_mean.correction", "std_mean.correction",
     ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["nll_loss"] = nll_loss

@@ -18,6 +18,7 @@ from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
 from . import addc as _addc
+from . import moments as _moments
 from . import pointwise_extra as _pointwise
 from . import trace_diag as _trace_diag
 from ._batch_whole import batches_along
@@ -522,16 +523,14 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 
 @public()
 def std_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
-    return input.std(dim, correction=correction, keepdim=keepdim), input.mean(
-        dim, keepdim=keepdim
-    ) if dim is not None else input.mean()
+    """The standard deviation and the mean over ``dim`` (all when None), one node."""
+    return _moments.std_mean(input, dim, correction, keepdim)
 
 
 @public()
 def var_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
-    return input.var(dim, correction=correction, keepdim=keepdim), input.mean(
-        dim, keepdim=keepdim
-    ) if dim is not None else input.mean()
+    """The variance and the mean over ``dim`` (all when None), one node."""
+    return _moments.var_mean(input, dim, correction, keepdim)
 
 
 @public()

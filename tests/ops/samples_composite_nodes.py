@@ -1,5 +1,5 @@
 """Op-table samples for the ops PyTorch records as one node where leafgrad once composed
-them: ops/addc.py, ops/trace_diag.py, ops/pointwise_extra.py."""
+them: ops/addc.py, ops/trace_diag.py, ops/pointwise_extra.py, ops/moments.py."""
 
 import numpy as np
 
@@ -44,4 +44,13 @@ SAMPLES = [
     OpSample("fmin", lambda x, y: lg.fmin(x, y), ((2, 3), (3,)), make_inputs=_apart),
     # finite values (where it replaces, its upstream gradients are NaN already)
     OpSample("nan_to_num", lambda x: lg.nan_to_num(x, posinf=1.0), ((2, 3),)),
+    OpSample("var_mean.correction", lambda x: lg.var_mean(x, 1), ((3, 4),)),
+    OpSample(
+        "var_mean.correction",
+        lambda x: lg.var_mean(x, correction=0, keepdim=True)[0],
+        ((2, 3),),
+        id="var_mean-all-variance-only",
+    ),
+    OpSample("std_mean.correction", lambda x: lg.std_mean(x, (0, 1)), ((3, 4),)),
+    OpSample("std_mean.correction", lambda x: lg.std_mean(x)[1], ((5,),), id="std_mean-mean-only"),
 ]
