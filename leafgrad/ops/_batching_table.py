@@ -150,6 +150,7 @@ def rules() -> dict:
     for _key in (
         "mse_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",
         "binary_cross_entropy_with_logits", "var_mean.correction", "std_mean.correction",
+        "linalg_cross", "_cdist_forward", "masked_select",
     ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["nll_loss"] = nll_loss

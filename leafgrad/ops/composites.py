@@ -19,6 +19,7 @@ from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
 from . import addc as _addc
 from . import moments as _moments
+from . import pairwise as _pairwise
 from . import pointwise_extra as _pointwise
 from . import trace_diag as _trace_diag
 from ._batch_whole import batches_along
@@ -28,9 +29,10 @@ from ._out import accepts_out
 from ._primitive import primitive, unary
 from .elementwise import exp
 from .indexing import index_select, sort_values, topk_values
-from .joining import stack
-from .piecewise import maximum, where
+from .masked_select import masked_select as _masked_select
+from .piecewise import maximum
 from .reorder import diagonal_view
+from .shape import _unsafe_view
 
 _SQRT_PI_2 = math.sqrt(math.pi) / 2
 
@@ -361,8 +363,12 @@ def msort(input: Tensor) -> Tensor:
 @guarding_indices("mask")
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements where ``mask`` (broadcast) holds, as a 1-D tensor."""
-    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
-    return input.expand(shape)[mask.expand(shape)]
+    _check_tensors("masked_select", input, mask)
+    if mask._data.dtype != bool:
+        raise RuntimeError(
+            f"masked_select: expected a bool mask, got {mask.dtype}; convert it with .bool()"
+        )
+    return _masked_select(input, mask)
 
 
 @public()
@@ -381,8 +387,14 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
         return _wrap(np.repeat(np.arange(len(counts), dtype=np.int64), counts))
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _normalize_dim(dim, x._data.ndim, "repeat_interleave")
-    counts = repeats._data if isinstance(repeats, Tensor) else repeats
-    index = np.repeat(np.arange(x._data.shape[d]), counts)
+    if not isinstance(repeats, Tensor):  # as PyTorch: a copy of an expanded view, reshaped
+        count = operator.index(repeats)
+        if count < 0:
+            raise RuntimeError("repeat_interleave: repeats can not be negative")
+        shape = x._data.shape
+        spread = x.unsqueeze(d + 1).expand(*shape[: d + 1], count, *shape[d + 1 :])
+        return spread.clone().view(*shape[:d], shape[d] * count, *shape[d + 1 :])
+    index = np.repeat(np.arange(x._data.shape[d]), repeats._data)
     return index_select(x, d, _wrap(index.astype(np.int64)))
 
 
@@ -460,26 +472,14 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     """Pairwise ``p``-norm distances between the rows of ``x1`` (.., P, M) and ``x2`` (.., R, M)."""
     _check_tensors("cdist", x1, x2)
     same_dtype(x1, x2, lambda a, b: f"cdist: expected scalar type {a} but found {b}")
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    if p == 1:
-        return diff.abs().sum(-1)
-    size = diff.abs()
-    if p == 0:
-        # The count of differing entries; like PyTorch, its gradient is zero.
-        return where(diff.new_zeros(()).bool(), size.sum(-1), (diff != 0).to(diff.dtype).sum(-1))
-    if p == math.inf:
-        # Like PyTorch, every entry tied for the largest gets the whole gradient (amax
-        # would split it): the detached max plus a zero-valued term carrying the ties.
-        top = size.amax(-1, keepdim=True).detach()
-        return top.squeeze(-1) + ((size - top) * (size == top)).sum(-1)
-    # Equal rows (distance 0) get gradient 0, as in PyTorch, instead of 0 * inf = nan:
-    # the powers are taken only where their base is positive.
-    if p != 2:
-        nonzero = size > 0
-        size = where(nonzero, where(nonzero, size, 1.0) ** p, 0.0)
-    total = (size * size).sum(-1) if p == 2 else size.sum(-1)
-    positive = total > 0
-    return where(positive, where(positive, total, 1.0) ** (1.0 / p), 0.0)
+    if x1._data.ndim < 2 or x2._data.ndim < 2 or x1._data.shape[-1] != x2._data.shape[-1]:
+        raise RuntimeError(
+            f"cdist: x1 and x2 must be at least 2-D with rows of one length, got shapes "
+            f"{list(x1.shape)} and {list(x2.shape)}"
+        )
+    if p < 0:
+        raise RuntimeError(f"cdist: only non-negative p values are supported, got {p}")
+    return _pairwise.cdist(x1, x2, p=float(p))
 
 
 @public()
@@ -496,10 +496,7 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     d = _normalize_dim(dim, len(shape), "cross")
     if shape[d] != 3:
         raise RuntimeError(f"cross: dimension {dim} must have size 3, got {shape[d]}")
-    a, b = input.expand(shape), other.expand(shape)
-    a0, a1, a2 = a.unbind(d)
-    b0, b1, b2 = b.unbind(d)
-    return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
+    return _pairwise.linalg_cross(input, other, dim=operator.index(dim))
 
 
 @public()
@@ -507,15 +504,17 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product."""
     nd = max(input._data.ndim, other._data.ndim)
-    a = input.reshape((1,) * (nd - input._data.ndim) + input._data.shape)
-    b = other.reshape((1,) * (nd - other._data.ndim) + other._data.shape)
+    shape_a = (1,) * (nd - input._data.ndim) + input._data.shape
+    shape_b = (1,) * (nd - other._data.ndim) + other._data.shape
     inter_a = []
     inter_b = []
-    for sa, sb in zip(a._data.shape, b._data.shape):
+    for sa, sb in zip(shape_a, shape_b):
         inter_a += [sa, 1]
         inter_b += [1, sb]
-    out = a.reshape(inter_a) * b.reshape(inter_b)
-    return out.reshape(tuple(sa * sb for sa, sb in zip(a._data.shape, b._data.shape)))
+    # PyTorch's recording: the operands and the product reshaped as unsafe views.
+    a = _unsafe_view(input.contiguous(), shape=tuple(inter_a))
+    b = _unsafe_view(other.contiguous(), shape=tuple(inter_b))
+    return _unsafe_view(a * b, shape=tuple(sa * sb for sa, sb in zip(shape_a, shape_b)))
 
 
 # ----- statistics and counting -----

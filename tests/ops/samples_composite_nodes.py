@@ -1,5 +1,6 @@
 """Op-table samples for the ops PyTorch records as one node where leafgrad once composed
-them: ops/addc.py, ops/trace_diag.py, ops/pointwise_extra.py, ops/moments.py."""
+them: ops/addc.py, ops/trace_diag.py, ops/pointwise_extra.py, ops/moments.py,
+ops/pairwise.py, ops/masked_select.py."""
 
 import numpy as np
 
@@ -53,4 +54,28 @@ SAMPLES = [
     ),
     OpSample("std_mean.correction", lambda x: lg.std_mean(x, (0, 1)), ((3, 4),)),
     OpSample("std_mean.correction", lambda x: lg.std_mean(x)[1], ((5,),), id="std_mean-mean-only"),
+    OpSample("linalg_cross", lambda x, y: lg.linalg.cross(x, y), ((2, 3), (1, 3))),
+    OpSample("linalg_cross", lambda x, y: lg.cross(x, y, dim=0), ((3, 2), (3, 2)), id="cross-dim0"),
+    OpSample("_cdist_forward", lambda x, y: lg.cdist(x, y), ((4, 3), (5, 3))),
+    OpSample(
+        "_cdist_forward", lambda x, y: lg.cdist(x, y, p=1.0), ((2, 3, 2), (4, 2)), id="cdist-p1"
+    ),
+    OpSample("_cdist_forward", lambda x, y: lg.cdist(x, y, p=3.0), ((3, 2), (2, 2)), id="cdist-p3"),
+    OpSample(
+        "_cdist_forward",
+        lambda x, y: lg.cdist(x, y, p=float("inf")),
+        ((3, 2), (2, 2)),
+        id="cdist-inf",
+    ),
+    OpSample(
+        "masked_select",
+        lambda x: lg.masked_select(x, lg.tensor([[True], [False], [True]])),
+        ((3, 4),),
+    ),
+    OpSample(
+        "masked_select",
+        lambda x: x.masked_select(lg.tensor([True, False, True, True])),
+        ((2, 4),),
+        id="masked_select-row-mask",
+    ),
 ]
