@@ -54,7 +54,7 @@ def _tensor(x, op: str) -> Tensor:
 
 
 def _is_number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
 def _floating(*operands) -> bool:
@@ -479,6 +479,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
         )
     if p < 0:
         raise RuntimeError(f"cdist: only non-negative p values are supported, got {p}")
+    if x1._data.dtype.kind != "f":
+        raise RuntimeError(f"cdist: only floating-point dtypes are supported, got {x1.dtype}")
     return _pairwise.cdist(x1, x2, p=float(p))
 
 

@@ -69,8 +69,10 @@ def test_saves_what_pytorch_saves():
     assert node._saved_other.tolist() == B[:3].tolist()
 
 
-def test_cdist_refuses_rows_of_other_lengths_and_negative_p():
+def test_cdist_refuses_rows_of_other_lengths_negative_p_and_integers():
     with pytest.raises(RuntimeError):
         lg.cdist(lg.ones(2, 3), lg.ones(2, 1))
     with pytest.raises(RuntimeError):
         lg.cdist(lg.ones(2, 3), lg.ones(2, 3), p=-1.0)
+    with pytest.raises(RuntimeError):
+        lg.cdist(lg.ones(2, 3, dtype=lg.int64), lg.ones(2, 3, dtype=lg.int64))
