@@ -313,9 +313,9 @@ class OpNode(Node):
         names come with its rule: ``backward.saved_names``, ``{name: (what, index)}``."""
         attr = "_saved_" + name
         if attr not in cls.__dict__:
-            setattr(cls, attr, property(lambda node: node._saved_value(name)))
+            setattr(cls, attr, property(lambda node: node._saved_attribute(name)))
 
-    def _saved_value(self, name: str):
+    def _saved_attribute(self, name: str):
         names = getattr(self._backward, "saved_names", None)
         return self._saved.attribute(name, names, self._name, self.saved_result)
 

@@ -152,7 +152,8 @@ def rules() -> dict:
     for _key in (
         "mse_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",
         "binary_cross_entropy_with_logits", "addmv", "addr", "baddbmm", "dist",
-        "renorm",
+        "renorm", "var_mean.correction", "std_mean.correction",
+        "linalg_cross", "_cdist_forward", "masked_select",
     ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["nll_loss"] = nll_loss
@@ -193,6 +194,10 @@ def rules() -> dict:
         RULES[_key] = with_dims("dim")
     for _key in ("heaviside", "logaddexp2", "signbit", "scatter_reduce_prod_zeros_double_backward"):
         RULES[_key] = pointwise
+    for _key in ("addcmul", "addcdiv", "lerp.Scalar", "lerp.Tensor", "hypot", "fmax", "fmin"):
+        RULES[_key] = pointwise
+    RULES["trace"] = trailing
+    RULES["diag_embed"] = RULES["diagonal_copy"] = with_dims("dim1", "dim2")
     for _key in (
         "scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce",
         "scatter_reduce.two",

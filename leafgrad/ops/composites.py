@@ -17,6 +17,11 @@ import scipy.special as sp
 from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
+from . import addc as _addc
+from . import moments as _moments
+from . import pairwise as _pairwise
+from . import pointwise_extra as _pointwise
+from . import trace_diag as _trace_diag
 from ._batch_whole import batches_along
 from ._inputs import _check_tensors, _dim_args, _varargs_or_keyword, guarding_indices, same_dtype
 from ._optable import Linear
@@ -24,9 +29,10 @@ from ._out import accepts_out
 from ._primitive import primitive, unary
 from .elementwise import exp
 from .indexing import index_select, sort_values, topk_values
-from .joining import stack
-from .piecewise import maximum, minimum, where
+from .masked_select import masked_select as _masked_select
+from .piecewise import maximum
 from .reorder import diagonal_view
+from .shape import _unsafe_view
 
 _SQRT_PI_2 = math.sqrt(math.pi) / 2
 
@@ -47,6 +53,16 @@ def _tensor(x, op: str) -> Tensor:
     return x
 
 
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+
+
+def _floating(*operands) -> bool:
+    """Whether the operands are all tensors with a floating result dtype (then the op is
+    recorded as one node; other operands take the composite, as nothing records there)."""
+    return all(isinstance(t, Tensor) for t in operands) and result_type(*operands).is_floating_point
+
+
 # ----- elementwise -----
 
 
@@ -65,6 +81,16 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
                 f"lerp: not implemented for {input.dtype} tensors (PyTorch has no such "
                 "kernel); convert to a floating dtype first"
             )
+        if isinstance(weight, Tensor):
+            # A 0-dim weight follows the operands' dtype; any other must have it already.
+            if weight._data.ndim and weight._data.dtype != input._data.dtype:
+                raise RuntimeError(
+                    f"lerp: expected dtype {input.dtype} for `weight` but got dtype "
+                    f"{weight.dtype}; convert weight to input's dtype"
+                )
+            return _addc.lerp_tensor(input, end, weight)
+        if _is_number(weight):
+            return _addc.lerp_scalar(input, end, weight=weight)
     return input + weight * (end - input)
 
 
@@ -72,6 +98,8 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
 @accepts_out
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
+    if _floating(input, tensor1, tensor2) and _is_number(value):
+        return _addc.addcmul(input, tensor1, tensor2, value=value)
     return input + value * tensor1 * tensor2
 
 
@@ -79,6 +107,8 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
 @accepts_out
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2``."""
+    if _floating(input, tensor1, tensor2) and _is_number(value):
+        return _addc.addcdiv(input, tensor1, tensor2, value=value)
     return input + value * tensor1 / tensor2
 
 
@@ -93,13 +123,13 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
             "hypot: not implemented for integer or bool tensors (PyTorch has no such kernel); "
             "convert to a floating dtype first"
         )
-    return (input * input + other * other).sqrt()
+    return _pointwise.hypot(input, other)
 
 
 @public(inplace=True)
 def exp2(input: Tensor) -> Tensor:
     """``2 ** input``."""
-    return 2.0**input
+    return _pointwise.exp2(input)
 
 
 @public()
@@ -124,9 +154,7 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
 @public(inplace=True)
 def sinc(input: Tensor) -> Tensor:
     """``sin(pi x) / (pi x)``, 1 at 0."""
-    px = input * math.pi
-    safe = where(input == 0, 1.0, px)
-    return where(input == 0, 1.0, safe.sin() / safe)
+    return _pointwise.sinc(input)
 
 
 @public(inplace=True)
@@ -147,7 +175,7 @@ def frac(input: Tensor) -> Tensor:
             f"frac: not implemented for {input.dtype} tensors (PyTorch has no such kernel); "
             "convert to a floating dtype first"
         )
-    return input - input.trunc()
+    return _pointwise.frac(input)
 
 
 @public(inplace=True)
@@ -158,23 +186,21 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Ten
         return input.clone()
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
-    out = where(input.isnan(), nan, input)
-    out = where(out == math.inf, hi, out)
-    return where(out == -math.inf, lo, out)
+    return _pointwise.nan_to_num(input, nan=nan, posinf=hi, neginf=lo)
 
 
 @public()
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores NaN (NaN only where both are)."""
     _check_tensors("fmax", input, other)
-    return where(other.isnan(), input, where(input.isnan(), other, maximum(input, other)))
+    return _pointwise.fmax(input, other)
 
 
 @public()
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum that ignores NaN (NaN only where both are)."""
     _check_tensors("fmin", input, other)
-    return where(other.isnan(), input, where(input.isnan(), other, minimum(input, other)))
+    return _pointwise.fmin(input, other)
 
 
 # ----- triangles and diagonals -----
@@ -241,23 +267,12 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D input becomes a square matrix with it on a diagonal; a 2-D input gives its
     diagonal."""
     _tensor(input, "diag")
-    if input._data.ndim == 2:
-        return _diagonal(input, diagonal)
+    diagonal = operator.index(diagonal)
+    if input._data.ndim == 2:  # a copy, as PyTorch's (DiagonalBackward0_copy)
+        return _trace_diag.diagonal_copy(input, offset=diagonal, dim1=0, dim2=1)
     if input._data.ndim != 1:
         raise RuntimeError(f"diag: input must be 1-D or 2-D, got {input._data.ndim}-D")
-    m = input._data.shape[0]
-    n = m + abs(diagonal)
-    rows = np.arange(m) + max(0, -diagonal)
-    cols = np.arange(m) + max(0, diagonal)
-    index = np.zeros((n, n), np.int64)
-    on_diagonal = np.zeros((n, n), bool)
-    index[rows, cols] = np.arange(m)
-    on_diagonal[rows, cols] = True
-    zero = _wrap(np.zeros((), input._data.dtype))  # of input's dtype: keeps bools bool
-    return where(_wrap(on_diagonal), input[_wrap(index)], zero)
-
-
-_diagonal = diagonal
+    return _trace_diag.diag_embed(input, offset=diagonal, dim1=-2, dim2=-1)
 
 
 @public()
@@ -270,7 +285,7 @@ def trace(input: Tensor) -> Tensor:
         raise NotImplementedError(
             "trace: not implemented for torch.bool tensors (as in PyTorch); convert with .int()"
         )
-    return diagonal(input).sum()
+    return _trace_diag.trace(input)
 
 
 # ----- order statistics -----
@@ -348,8 +363,12 @@ def msort(input: Tensor) -> Tensor:
 @guarding_indices("mask")
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements where ``mask`` (broadcast) holds, as a 1-D tensor."""
-    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
-    return input.expand(shape)[mask.expand(shape)]
+    _check_tensors("masked_select", input, mask)
+    if mask._data.dtype != bool:
+        raise RuntimeError(
+            f"masked_select: expected a bool mask, got {mask.dtype}; convert it with .bool()"
+        )
+    return _masked_select(input, mask)
 
 
 @public()
@@ -368,8 +387,14 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
         return _wrap(np.repeat(np.arange(len(counts), dtype=np.int64), counts))
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _normalize_dim(dim, x._data.ndim, "repeat_interleave")
-    counts = repeats._data if isinstance(repeats, Tensor) else repeats
-    index = np.repeat(np.arange(x._data.shape[d]), counts)
+    if not isinstance(repeats, Tensor):  # as PyTorch: a copy of an expanded view, reshaped
+        count = operator.index(repeats)
+        if count < 0:
+            raise RuntimeError("repeat_interleave: repeats can not be negative")
+        shape = x._data.shape
+        spread = x.unsqueeze(d + 1).expand(*shape[: d + 1], count, *shape[d + 1 :])
+        return spread.clone().view(*shape[:d], shape[d] * count, *shape[d + 1 :])
+    index = np.repeat(np.arange(x._data.shape[d]), repeats._data)
     return index_select(x, d, _wrap(index.astype(np.int64)))
 
 
@@ -447,26 +472,16 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     """Pairwise ``p``-norm distances between the rows of ``x1`` (.., P, M) and ``x2`` (.., R, M)."""
     _check_tensors("cdist", x1, x2)
     same_dtype(x1, x2, lambda a, b: f"cdist: expected scalar type {a} but found {b}")
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    if p == 1:
-        return diff.abs().sum(-1)
-    size = diff.abs()
-    if p == 0:
-        # The count of differing entries; like PyTorch, its gradient is zero.
-        return where(diff.new_zeros(()).bool(), size.sum(-1), (diff != 0).to(diff.dtype).sum(-1))
-    if p == math.inf:
-        # Like PyTorch, every entry tied for the largest gets the whole gradient (amax
-        # would split it): the detached max plus a zero-valued term carrying the ties.
-        top = size.amax(-1, keepdim=True).detach()
-        return top.squeeze(-1) + ((size - top) * (size == top)).sum(-1)
-    # Equal rows (distance 0) get gradient 0, as in PyTorch, instead of 0 * inf = nan:
-    # the powers are taken only where their base is positive.
-    if p != 2:
-        nonzero = size > 0
-        size = where(nonzero, where(nonzero, size, 1.0) ** p, 0.0)
-    total = (size * size).sum(-1) if p == 2 else size.sum(-1)
-    positive = total > 0
-    return where(positive, where(positive, total, 1.0) ** (1.0 / p), 0.0)
+    if x1._data.ndim < 2 or x2._data.ndim < 2 or x1._data.shape[-1] != x2._data.shape[-1]:
+        raise RuntimeError(
+            f"cdist: x1 and x2 must be at least 2-D with rows of one length, got shapes "
+            f"{list(x1.shape)} and {list(x2.shape)}"
+        )
+    if p < 0:
+        raise RuntimeError(f"cdist: only non-negative p values are supported, got {p}")
+    if x1._data.dtype.kind != "f":
+        raise RuntimeError(f"cdist: only floating-point dtypes are supported, got {x1.dtype}")
+    return _pairwise.cdist(x1, x2, p=float(p))
 
 
 @public()
@@ -483,10 +498,7 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     d = _normalize_dim(dim, len(shape), "cross")
     if shape[d] != 3:
         raise RuntimeError(f"cross: dimension {dim} must have size 3, got {shape[d]}")
-    a, b = input.expand(shape), other.expand(shape)
-    a0, a1, a2 = a.unbind(d)
-    b0, b1, b2 = b.unbind(d)
-    return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
+    return _pairwise.linalg_cross(input, other, dim=operator.index(dim))
 
 
 @public()
@@ -494,15 +506,17 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product."""
     nd = max(input._data.ndim, other._data.ndim)
-    a = input.reshape((1,) * (nd - input._data.ndim) + input._data.shape)
-    b = other.reshape((1,) * (nd - other._data.ndim) + other._data.shape)
+    shape_a = (1,) * (nd - input._data.ndim) + input._data.shape
+    shape_b = (1,) * (nd - other._data.ndim) + other._data.shape
     inter_a = []
     inter_b = []
-    for sa, sb in zip(a._data.shape, b._data.shape):
+    for sa, sb in zip(shape_a, shape_b):
         inter_a += [sa, 1]
         inter_b += [1, sb]
-    out = a.reshape(inter_a) * b.reshape(inter_b)
-    return out.reshape(tuple(sa * sb for sa, sb in zip(a._data.shape, b._data.shape)))
+    # PyTorch's recording: the operands and the product reshaped as unsafe views.
+    a = _unsafe_view(input.contiguous(), shape=tuple(inter_a))
+    b = _unsafe_view(other.contiguous(), shape=tuple(inter_b))
+    return _unsafe_view(a * b, shape=tuple(sa * sb for sa, sb in zip(shape_a, shape_b)))
 
 
 # ----- statistics and counting -----
@@ -510,16 +524,14 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 
 @public()
 def std_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
-    return input.std(dim, correction=correction, keepdim=keepdim), input.mean(
-        dim, keepdim=keepdim
-    ) if dim is not None else input.mean()
+    """The standard deviation and the mean over ``dim`` (all when None), one node."""
+    return _moments.std_mean(input, dim, correction, keepdim)
 
 
 @public()
 def var_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
-    return input.var(dim, correction=correction, keepdim=keepdim), input.mean(
-        dim, keepdim=keepdim
-    ) if dim is not None else input.mean()
+    """The variance and the mean over ``dim`` (all when None), one node."""
+    return _moments.var_mean(input, dim, correction, keepdim)
 
 
 @public()

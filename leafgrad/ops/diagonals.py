@@ -1,7 +1,7 @@
 """Building diagonals and triangles: diag_embed, diagflat, tril_indices, triu_indices.
 
-diag_embed and diagflat are composites (an index_select placed under a mask), so their
-gradients are the diagonals of the incoming gradient, to any order.
+diag_embed is one op (``DiagEmbedBackward0``, ``trace_diag.py``) and diagflat a ``diag`` of
+the flattened input; their gradients are the diagonals of the incoming gradient, to any order.
 """
 
 from __future__ import annotations
@@ -15,27 +15,7 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from .._tensor import check_device as _check_device
 from .composites import diag
-from .indexing import index_select
-from .piecewise import where
-from .reorder import movedim
-
-
-def _zero(t: Tensor):
-    """A zero of ``t``'s dtype, so ``where`` keeps bools bool."""
-    return _wrap(np.zeros((), t._data.dtype))
-
-
-def _diagonal_layout(n: int, offset: int):
-    """For an ``m x m`` matrix (``m = n + |offset|``): which entry of the vector sits at each
-    place, and which places are on the ``offset``-th diagonal."""
-    m = n + abs(offset)
-    rows = np.arange(n) + max(0, -offset)
-    cols = np.arange(n) + max(0, offset)
-    index = np.zeros((m, m), np.int64)
-    on_diagonal = np.zeros((m, m), bool)
-    index[rows, cols] = np.arange(n)
-    on_diagonal[rows, cols] = True
-    return index, on_diagonal
+from .trace_diag import diag_embed as _diag_embed
 
 
 @public()
@@ -44,21 +24,13 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     the matrices in dims ``dim1``/``dim2`` of the result (one dim more than ``input``)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"diag_embed(): input must be a Tensor, not {type(input).__name__}")
-    offset = operator.index(offset)
+    offset, dim1, dim2 = operator.index(offset), operator.index(dim1), operator.index(dim2)
     nd = input._data.ndim + 1
-    d1 = _normalize_dim(operator.index(dim1), nd, "diag_embed")
-    d2 = _normalize_dim(operator.index(dim2), nd, "diag_embed")
+    d1 = _normalize_dim(dim1, nd, "diag_embed")
+    d2 = _normalize_dim(dim2, nd, "diag_embed")
     if d1 == d2:
         raise RuntimeError(f"diag_embed: dim1 and dim2 must differ, both are {d1}")
-    *batch, n = input._data.shape
-    index, on_diagonal = _diagonal_layout(n, offset)
-    m = index.shape[0]
-    if n:
-        picked = index_select(input, -1, _wrap(index.reshape(-1))).reshape(*batch, m, m)
-        matrices = where(_wrap(on_diagonal), picked, _zero(input))
-    else:  # nothing to place: zeros of the offset's size
-        matrices = _wrap(np.zeros((*batch, m, m), input._data.dtype))
-    return movedim(matrices, (nd - 2, nd - 1), (d1, d2))
+    return _diag_embed(input, offset=offset, dim1=dim1, dim2=dim2)
 
 
 @public()

@@ -18,6 +18,7 @@ from ._out import accepts_out
 from ._primitive import primitive, with_outputs
 from .joining import _split_forward, _split_grads, split
 from .slicing import narrow
+from .trace_diag import diagonal_copy as _diagonal_copy
 
 
 def _unsafe_primitive(name: str, overload: str, node_name: str):
@@ -123,7 +124,10 @@ def transpose_copy(input: Tensor, dim0: int, dim1: int) -> Tensor:
 @public(method=False)
 @accepts_out(same_dtype=True)
 def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    return _copy(input.diagonal(offset, dim1, dim2))
+    offset, dim1, dim2 = operator.index(offset), operator.index(dim1), operator.index(dim2)
+    if _dim(input, dim1, "diagonal_copy") == _dim(input, dim2, "diagonal_copy"):
+        raise RuntimeError(f"diagonal_copy: dim1 and dim2 must differ, both are {dim1}")
+    return _diagonal_copy(input, offset=offset, dim1=dim1, dim2=dim2)  # DiagonalBackward0_copy
 
 
 @public(method=False)

@@ -185,3 +185,28 @@ def test_triangles_record_pytorchs_node(name, diagonal):
     assert ours.grad_fn._saved_diagonal == diagonal
     assert theirs.grad_fn._saved_diagonal % 2**64 == diagonal % 2**64
     assert ours.tolist() == theirs.tolist()
+
+
+def _node_chain(y):
+    names, node = [], y.grad_fn
+    while node is not None and "AccumulateGrad" not in node.name():
+        names.append(node.name())
+        node = node.next_functions[0][0]
+    return names
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m, x: m.kron(x, x),
+        lambda m, x: m.kron(x[0], x),
+        lambda m, x: x.repeat_interleave(2),
+        lambda m, x: m.repeat_interleave(x, 3, dim=-1),
+        lambda m, x: x.repeat_interleave(m.tensor([1, 0]), dim=0),
+    ],
+)
+def test_kron_and_repeat_interleave_record_pytorchs_nodes(fn):
+    ours = fn(lg, lg.tensor(A[:2, :3], requires_grad=True))
+    theirs = fn(torch, torch.tensor(A[:2, :3], requires_grad=True))
+    assert _node_chain(ours) == _node_chain(theirs)
+    assert ours.tolist() == theirs.tolist()

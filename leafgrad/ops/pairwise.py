@@ -1,0 +1,140 @@
+"""Products and distances between rows as PyTorch records them: ``linalg_cross``
+(``LinalgCrossBackward0``, saving ``self``, ``other`` and ``dim``) and ``cdist``
+(``CdistBackward0``, saving ``x1``, ``x2``, ``p`` and the result). The public functions
+(``composites.py``) check their arguments first.
+
+cdist's gradient follows PyTorch's ``_cdist_backward`` (zero where a distance is zero), in
+leafgrad ops, so it differentiates again where PyTorch's does not.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._optable import Composite
+from ._primitive import primitive
+from ._tangents import tangent_sum
+from .joining import stack
+from .piecewise import where
+
+# ----- cross -----
+
+
+def _cross_composite(x, y, *, dim):
+    """The cross product from its components (Taylor mode and vmap use it)."""
+    shape = np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+    a0, a1, a2 = x.expand(shape).unbind(dim)
+    b0, b1, b2 = y.expand(shape).unbind(dim)
+    return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)
+
+
+def _cross_jvp(tx, ty, x, y, *, result, dim):
+    """The product rule with the op itself (it is bilinear)."""
+    return tangent_sum(
+        None if tx is None else linalg_cross(tx, y, dim=dim),
+        None if ty is None else linalg_cross(x, ty, dim=dim),
+    )
+
+
+linalg_cross = primitive(
+    "linalg_cross",
+    lambda x, y, *, dim: np.cross(*np.broadcast_arrays(x, y), axis=dim),
+    (
+        lambda grad, x, y, result, *, dim: linalg_cross(y, grad, dim=dim),
+        lambda grad, x, y, result, *, dim: linalg_cross(grad, x, dim=dim),
+    ),
+    kind=Composite(taylor_as=_cross_composite, jvp=_cross_jvp),
+    saves=("self if other", "other if self", "dim"),
+    node_name="LinalgCrossBackward0",
+    broadcast=True,
+)
+
+
+# ----- cdist -----
+
+
+def _cdist_forward(x1, x2, *, p):
+    """Distances between the rows of ``x1`` (.., P, M) and ``x2`` (.., R, M): (.., P, R)."""
+    size = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    if p == 0:
+        return np.sum(size != 0, axis=-1).astype(size.dtype)
+    if p == 1:
+        return np.sum(size, axis=-1)
+    if p == 2:
+        return np.sqrt(np.sum(size * size, axis=-1))
+    if p == math.inf:
+        return np.max(size, axis=-1, initial=0.0)
+    return np.sum(size**p, axis=-1) ** (1.0 / p)
+
+
+def _distance_slopes(x1, x2, result, p):
+    """d result[.., i, j] / d x1[.., i, k] for every (i, j, k): (.., P, R, M), PyTorch's
+    ``_cdist_backward`` (0 where the distance, or for p < 2 the difference, is 0)."""
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    dist = result.unsqueeze(-1)
+    if p == 0:
+        return diff * 0
+    if p == 1:
+        return diff.sign()
+    if p == math.inf:
+        return diff.sign() * (diff.abs() == dist)
+    positive = dist > 0
+    safe_dist = where(positive, dist, 1.0)
+    if p == 2:
+        return where(positive, diff / safe_dist, 0.0)
+    size = diff.abs()
+    nonzero = size > 0
+    slope = diff.sign() * (where(nonzero, size, 1.0) / safe_dist) ** (p - 1)
+    return where(positive & nonzero, slope, 0.0)
+
+
+def _cdist_composite(x1, x2, *, p):
+    """The distances from differentiable ops (Taylor mode and vmap use it); 0 where a
+    distance is 0 (no ``0 ** (1 / p)`` derivative), each tie for p = inf the gradient whole."""
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if p == 0:
+        return (diff != 0).to(diff.dtype).sum(-1) + (diff * 0).sum(-1)
+    size = diff.abs()
+    if p == 1:
+        return size.sum(-1)
+    if p == math.inf:
+        top = size.amax(-1, keepdim=True).detach()
+        return top.squeeze(-1) + ((size - top) * (size == top)).sum(-1)
+    if p != 2:
+        nonzero = size > 0
+        size = where(nonzero, where(nonzero, size, 1.0) ** p, 0.0)
+    total = (size * size).sum(-1) if p == 2 else size.sum(-1)
+    positive = total > 0
+    return where(positive, where(positive, total, 1.0) ** (1.0 / p), 0.0)
+
+
+def _cdist_jvp(t1, t2, x1, x2, *, result, p):
+    slopes = _distance_slopes(x1, x2, result, p)
+    if t1 is None:
+        moved = -t2.unsqueeze(-3)
+    elif t2 is None:
+        moved = t1.unsqueeze(-2)
+    else:
+        moved = t1.unsqueeze(-2) - t2.unsqueeze(-3)
+    return (slopes * moved).sum(-1)
+
+
+cdist = primitive(
+    "_cdist_forward",
+    _cdist_forward,
+    (
+        lambda grad, x1, x2, result, *, p: (
+            grad.unsqueeze(-1) * _distance_slopes(x1, x2, result, p)
+        ).sum(-2),
+        lambda grad, x1, x2, result, *, p: (
+            -(grad.unsqueeze(-1) * _distance_slopes(x1, x2, result, p)).sum(-3)
+        ),
+    ),
+    kind=Composite(taylor_as=_cdist_composite, jvp=_cdist_jvp),
+    inputs=("x1", "x2"),
+    saves=("x1", "x2", "p", "result"),
+    node_name="CdistBackward0",
+    broadcast=True,
+)

@@ -1,0 +1,50 @@
+"""var_mean and std_mean against PyTorch: one node of two outputs with PyTorch's name and
+saves, values, and first and second derivatives (float64) through either output or both."""
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from tests._tolerance import assert_close
+
+torch = pytest.importorskip("torch")
+
+X = np.random.default_rng(13).uniform(-1, 1, (3, 4))
+
+CASES = {
+    "var_mean_all": lambda m, x: m.var_mean(x * x),
+    "var_mean_dim": lambda m, x: m.var_mean(x, 1),
+    "var_mean_keepdim": lambda m, x: m.var_mean(x, (0, 1), correction=0, keepdim=True),
+    "std_mean_dim": lambda m, x: m.std_mean(x * x, 0),
+    "std_mean_all": lambda m, x: m.std_mean(x, correction=2),
+}
+
+
+def _run(lib, case, outputs):
+    x = lib.tensor(X, requires_grad=True)
+    out = CASES[case](lib, x)
+    loss = sum((out[i] * out[i]).sum() for i in outputs)
+    (first,) = lib.autograd.grad(loss, x, create_graph=True)
+    (second,) = lib.autograd.grad((first * first).sum(), x)
+    return out, first, second
+
+
+@pytest.mark.parametrize("outputs", [(0,), (1,), (0, 1)])
+@pytest.mark.parametrize("case", list(CASES))
+def test_one_node_matches_pytorch(case, outputs):
+    ours, theirs = _run(lg, case, outputs), _run(torch, case, outputs)
+    assert type(ours[0]) is tuple and ours[0][0].grad_fn is ours[0][1].grad_fn
+    assert ours[0][0].grad_fn.name() == theirs[0][0].grad_fn.name()
+    for a, b in zip(ours[0] + ours[1:], theirs[0] + theirs[1:]):
+        assert a.shape == b.shape
+        assert_close(a, b.detach().numpy(), "direct")
+
+
+def test_saves_what_pytorch_saves():
+    x = lg.tensor(X, requires_grad=True)
+    node = lg.var_mean(x, 1)[0].grad_fn
+    assert node.name() == "VarMeanBackward0"
+    assert (node._saved_dim, node._saved_correction, node._saved_keepdim) == ((1,), 1, False)
+    node = lg.std_mean(x, 0)[1].grad_fn
+    assert node.name() == "StdMeanBackward0"
+    assert_close(node._saved_result0, X.std(0, ddof=1), "direct")
