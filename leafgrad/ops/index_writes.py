@@ -19,6 +19,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from . import inplace as _inplace
+from ._batch_loop import loops_over_examples
 from ._inputs import guarding_indices
 from ._out import accepts_out
 from .index_write_primitives import (
@@ -108,6 +109,7 @@ def _back(result: Tensor, input: Tensor) -> Tensor:
 
 @public(inplace=True)
 @accepts_out(same_dtype=True)
+@loops_over_examples("index_add", ("index",))
 @guarding_indices("index")
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """``input`` with ``alpha * source[i]`` added to slice ``index[i]`` along ``dim``."""
@@ -120,6 +122,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
 
 @public(inplace=True)
 @accepts_out(same_dtype=True)
+@loops_over_examples("index_copy", ("index",))
 @guarding_indices("index")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``input`` with slice ``index[i]`` along ``dim`` replaced by ``source[i]``."""
@@ -143,6 +146,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 
 @public(inplace=True)
+@loops_over_examples("index_fill", ("index",))
 @guarding_indices("index")
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """``input`` with the slices ``index`` along ``dim`` set to ``value`` (a number or a 0-d
@@ -214,6 +218,7 @@ def _index_key(op: str, indices) -> tuple:
 
 
 @public(inplace=True)
+@loops_over_examples("index_put", ("indices",))
 @guarding_indices("indices")
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` (broadcast) written at ``input[indices]``, or added there
@@ -246,6 +251,7 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
 
 
 @public(inplace=True)
+@loops_over_examples("put", ("index",))
 @guarding_indices("index")
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """``input`` with ``source`` written at the flat (row-major) positions ``index``

@@ -14,6 +14,7 @@ import numpy as np
 from .._batched import BatchedTensor
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
+from ._batch_loop import loops_over_examples
 from ._batch_whole import batches_index
 from ._inputs import guarding_indices
 from ._optable import Composite, Linear
@@ -181,6 +182,7 @@ _take, _take_backward = adjoint_pair(
 
 
 @public()
+@loops_over_examples("take", ("index",))
 @guarding_indices("index")
 def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
     """The entries of the flattened ``input`` at ``index`` (int64, any shape; negative
@@ -222,6 +224,7 @@ _index_select, _index_add = adjoint_pair(
 
 @public()
 @accepts_out(same_dtype=True)
+@loops_over_examples("index_select", ("index",))
 @guarding_indices("index")
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries of ``input`` at positions ``index`` (1-D) along ``dim``."""

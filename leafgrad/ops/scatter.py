@@ -16,6 +16,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
 from .._warn import warn_at_user
+from ._batch_whole import batches_index
 from ._inputs import guarding_indices
 from ._optable import Linear, NoDerivative, PiecewiseLinear
 from ._out import with_out
@@ -151,6 +152,7 @@ def _covered(src: Tensor, index: np.ndarray) -> Tensor:
 
 
 @public(inplace=True)
+@batches_index("scatter", ("input", "index", "src"))
 @guarding_indices("index")
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None, out=None):
     """``input`` with ``src[i][j][k]`` written at ``[index[i][j][k]][j][k]`` (for dim 0),
@@ -184,6 +186,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
 
 
 @public(inplace=True)
+@batches_index("scatter_add", ("input", "index", "src"))
 @guarding_indices("index")
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
     """``input`` plus ``src`` added at the places ``index`` names along ``dim`` (repeated

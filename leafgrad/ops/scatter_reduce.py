@@ -14,6 +14,7 @@ import numpy as np
 from .._engine import grad_mode
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._batch_whole import batches_index
 from ._inputs import guarding_indices
 from ._optable import Generic, NoDerivative
 from ._out import with_out
@@ -150,6 +151,7 @@ _scatter_reduce = primitive(
 
 
 @public(inplace=True)
+@batches_index("scatter_reduce", ("input", "index", "src"))
 @guarding_indices("index")
 def scatter_reduce(
     input: Tensor,

@@ -91,3 +91,39 @@ def test_batched_masks_and_unbatched_targets_are_refused_as_in_pytorch(pytorch):
                 m.vmap(fn)(x, x > 4)
         with pytest.raises(RuntimeError, match="not possible"):
             m.vmap(lambda b, y=x: y.clone().__setitem__(b, 1.0))(m.tensor([[0], [1], [2], [1]]))
+
+
+def test_scatter_family_with_a_batched_index(pytorch):
+    def fn(m, x, t):
+        x = x.requires_grad_()
+        idx = t.long()[:, :, None]  # (4, 3, 1): per example (3, 1), values < 5
+        outs = (
+            m.vmap(lambda a, b: a.scatter(1, b, 1.0))(x, idx),
+            m.vmap(lambda a, b: a.scatter(1, b, a[:, 1:2] * 2))(x, idx),
+            m.vmap(lambda a, b: a.scatter_add(1, b, a[:, :1] * 3))(x, idx),
+            m.vmap(lambda a, b: a.scatter_reduce(1, b, a[:, :1] * 1, "amax"))(x, idx),
+            m.vmap(lambda b: x[0].scatter_add(1, b, x[0, :, :1]))(idx),
+        )
+        (grad,) = m.autograd.grad(sum(o.sum() for o in outs), x)
+        return (*outs, grad)
+
+    same(pytorch, fn, [rand(4, 3, 5), TARGETS])
+
+
+def test_index_reads_and_writes_with_a_batched_index(pytorch):
+    def fn(m, x, t):
+        x = x.requires_grad_()
+        idx = t.long() % 3  # per example (3,), values < 3
+        outs = (
+            m.vmap(lambda a, b: a.index_select(0, b))(x, idx),
+            m.vmap(lambda a, b: a.index_add(0, b, a * 2, alpha=3))(x, idx),
+            m.vmap(lambda a, b: a.index_copy(0, b[:1], a[:1] * 5))(x, idx),
+            m.vmap(lambda a, b: a.index_fill(1, b, -1.0))(x, idx),
+            m.vmap(lambda a, b: a.take(b))(x, idx),
+            m.vmap(lambda a, b: a.put(b, a[0, :3] * 2, accumulate=True))(x, idx),
+            m.vmap(lambda a, b: a.index_put((b,), a * 2, accumulate=True))(x[:, :, 0], idx),
+        )
+        (grad,) = m.autograd.grad(sum(o.sum() for o in outs), x)
+        return (*outs, grad)
+
+    same(pytorch, fn, [rand(4, 3, 5), TARGETS])
