@@ -107,3 +107,27 @@ def test_fused_multiply_add_rounds_once():
     a = 1.0 + 2.0**-52
     assert fma64(a, a, -(1.0 + 2.0**-51)) == 2.0**-104
     assert a * a - (1.0 + 2.0**-51) == 0.0
+
+
+def test_data_loader_shuffles_and_splits_as_pytorch():
+    """RandomSampler seeds a generator of its own from the global one, and each epoch's
+    iterator draws a base seed first: the orders, and what a script draws after, match."""
+
+    def run(m):
+        m.manual_seed(0)
+        data = m.utils.data.TensorDataset(m.arange(10.0))
+        out = []
+        for _ in range(2):
+            out += [
+                b.tolist() for (b,) in m.utils.data.DataLoader(data, batch_size=4, shuffle=True)
+            ]
+        for _ in m.utils.data.DataLoader(data, batch_size=5):
+            pass
+        out.append(m.rand(2).tolist())
+        out.append(list(m.utils.data.random_split(data, [7, 3])[0].indices))
+        g = m.Generator().manual_seed(3)
+        loader = m.utils.data.DataLoader(data, batch_size=3, shuffle=True, generator=g)
+        out += [b.tolist() for (b,) in loader]
+        return out + [m.rand(1).tolist()]
+
+    assert run(lg) == run(torch)

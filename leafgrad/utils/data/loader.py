@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ... import empty, int64
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -57,6 +58,12 @@ class DataLoader:
         )
 
     def __iter__(self):
+        # PyTorch's iterator draws its workers' base seed as it starts, from ``generator``
+        # (else the global one): drawn here too, so what a script draws next is PyTorch's.
+        empty((), dtype=int64).random_(generator=self.generator)
+        return self._batches()
+
+    def _batches(self):
         if isinstance(self.dataset, IterableDataset):
             yield from self._iterate_stream()
         elif self.batch_sampler is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import float64, randperm, tensor
+from ... import Generator, empty, float64, int64, randperm, tensor
 from ..._random import _generator
 from ..._tensor import Tensor
 
@@ -40,7 +40,11 @@ class RandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        return iter(randperm(len(self.data_source), generator=self.generator).tolist())
+        generator = self.generator
+        if generator is None:  # PyTorch's: a generator of its own, seeded from the global one
+            seed = int(empty((), dtype=int64).random_().item())
+            generator = Generator().manual_seed(seed)
+        yield from randperm(len(self.data_source), generator=generator).tolist()
 
     def __len__(self) -> int:
         return len(self.data_source)
