@@ -131,3 +131,24 @@ def test_data_loader_shuffles_and_splits_as_pytorch():
         return out + [m.rand(1).tolist()]
 
     assert run(lg) == run(torch)
+
+
+def test_bernoulli_dropout_and_distributions_draw_as_pytorch():
+    for draw in (
+        lambda m: m.empty(50).bernoulli_(0.4),
+        lambda m: m.bernoulli(m.full((100,), 0.7)),
+        lambda m: m.bernoulli(m.full((100,), 0.7, dtype=m.float64)),
+        lambda m: m.empty(50).bernoulli_(m.full((50,), 0.3)),
+        lambda m: m.nn.functional.dropout(m.ones(200), 0.3),
+        lambda m: m.nn.Dropout(0.2)(m.ones(10, 10)),
+        lambda m: m.distributions.Uniform(m.zeros(20), m.ones(20) * 3).sample(),
+        lambda m: m.distributions.Bernoulli(probs=m.full((20,), 0.3)).sample(),
+    ):
+        theirs, ours = _both(draw)
+        np.testing.assert_array_equal(ours, theirs)
+    for draw in (
+        lambda m: m.distributions.Normal(m.zeros(20), m.ones(20) * 2).rsample(),
+        lambda m: m.distributions.MultivariateNormal(m.zeros(3), m.eye(3)).sample((20,)),
+    ):
+        theirs, ours = _both(draw)
+        np.testing.assert_allclose(ours, theirs, **NORMAL)

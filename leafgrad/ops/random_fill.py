@@ -81,7 +81,14 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
             raise RuntimeError(
                 f"bernoulli_ expects p to be in [0, 1], but got p={_number(p)}; pass a probability"
             )
-    return _fill(self, "bernoulli_", lambda rng, shape: rng.random(shape) < probs, generator)
+    return _fill(self, "bernoulli_", lambda rng, shape: _below(rng, shape, probs), generator)
+
+
+def _below(rng, shape, probs) -> np.ndarray:
+    """``u < p`` for uniforms ``u`` drawn as PyTorch's kernels draw them: in float64 for a
+    number or a float64 ``p``, else in float32 (24 bits each)."""
+    wide = not isinstance(probs, np.ndarray) or probs.dtype == np.float64
+    return rng.random(shape, dtype=np.float64 if wide else np.float32) < probs
 
 
 def _probabilities(p: Tensor, name: str) -> np.ndarray:
@@ -271,7 +278,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     if out is not None:
         check_out("bernoulli", (input,), out)
     rng = _generator(generator)
-    values = rng.random(probs.shape) < probs
+    values = _below(rng, probs.shape, probs)
     if out is not None:
         return write_out("bernoulli", _wrap(values.astype(out._data.dtype)), out)
     return _sampled(input, values)
