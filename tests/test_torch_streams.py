@@ -152,3 +152,17 @@ def test_bernoulli_dropout_and_distributions_draw_as_pytorch():
     ):
         theirs, ours = _both(draw)
         np.testing.assert_allclose(ours, theirs, **NORMAL)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "bounds",
+    [{"std": 0.02}, {}, {"std": 0.02, "a": -0.03, "b": 0.04}, {"mean": 0.0, "a": 2.5, "b": 4.0}],
+    ids=["wide-std", "default", "narrow-redraws", "tail-accepts"],
+)
+def test_trunc_normal_is_pytorchs_rejection_sampler(dtype, bounds):
+    theirs, ours = _both(
+        lambda m: m.nn.init.trunc_normal_(m.empty(50, 40, dtype=getattr(m, dtype)), **bounds)
+    )
+    np.testing.assert_allclose(ours, theirs, **NORMAL)
+    assert ours.min() >= bounds.get("a", -2.0) and ours.max() <= bounds.get("b", 2.0)

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from .. import Tensor, float64, from_numpy, no_grad, randperm
+from .. import Tensor, empty_like, float64, from_numpy, no_grad, randperm, where
 
 __all__ = [
     "calculate_gain",
@@ -141,18 +141,61 @@ def trunc_normal_(
     b: float = 2.0,
     generator=None,
 ) -> Tensor:
-    """Fill with N(mean, std^2) restricted to [a, b] (inverse-CDF sampling, as PyTorch)."""
-    from scipy.special import erfinv
-
-    def cdf(x):
-        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
-
+    """Fill with N(mean, std^2) restricted to [a, b] by rejection, as PyTorch 2.13: normals
+    redrawn where outside when [a, b] holds more than 30% of the mass, else uniforms on
+    [a, b] accepted with the density's ratio to its peak. The same draws in the same order,
+    so a seed gives PyTorch's values."""
     _check_tensor(tensor, "trunc_normal_")
-    lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
-    u = uniform_(
-        tensor.new_empty(tuple(tensor.shape), dtype=float64), 2 * lo - 1, 2 * hi - 1, generator
-    ).numpy()
-    return _copy(tensor, np.clip(erfinv(u) * std * math.sqrt(2.0) + mean, a, b), "trunc_normal_")
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution "
+            "of values may be incorrect.",
+            stacklevel=2,
+        )
+    with no_grad():
+        if _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std) > 0.3:
+            _redraw_outside(tensor, mean, std, a, b, generator)
+        else:
+            _accept_by_density(tensor, mean, std, a, b, generator)
+    return tensor
+
+
+def _normal_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _redraw_outside(tensor, mean, std, a, b, generator) -> None:
+    lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()  # in the dtype
+    result = tensor.normal_(mean, std, generator=generator)
+    while True:
+        outside = (result < lo) | (result > hi)
+        if not outside.any():
+            break
+        fresh = empty_like(result).normal_(mean, std, generator=generator)
+        result = where(outside, fresh, result)
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def _accept_by_density(tensor, mean, std, a, b, generator) -> None:
+    log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+
+    def log_density_ratio(x):
+        return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+    candidates, accept = empty_like(tensor), empty_like(tensor)
+    tensor.uniform_(a, b, generator=generator)
+    pending = (
+        accept.uniform_(generator=generator).log_().gt(log_density_ratio(candidates.copy_(tensor)))
+    )
+    result = tensor
+    while pending.any():
+        candidates.uniform_(a, b, generator=generator)
+        result = where(pending, candidates, result)
+        rejected = accept.uniform_(generator=generator).log_().gt(log_density_ratio(candidates))
+        pending = where(pending, rejected, pending)
+    if result is not tensor:
+        tensor.copy_(result)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
