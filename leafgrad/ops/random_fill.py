@@ -2,8 +2,9 @@
 ``exponential_``, ``geometric_``, ``log_normal_``) and ``bernoulli``, ``multinomial``,
 ``binomial``, ``poisson``.
 
-PyTorch's distributions, argument checks and dtype rules; the streams are NumPy's (values
-differ from PyTorch's for the same seed). A sample gets no gradient: a filled tensor that
+PyTorch's distributions, argument checks and dtype rules, on PyTorch's engine
+(``_torch_stream``): ``bernoulli``/``bernoulli_`` and ``random_`` draw PyTorch's values for
+a seed; the others use NumPy's algorithms on it (repeatable, not PyTorch's values). A sample gets no gradient: a filled tensor that
 required grad keeps requiring it, with a zero gradient to what it held before, and
 ``bernoulli``/``poisson`` of a tensor that requires grad give it a zero gradient, as in
 PyTorch.
