@@ -4,10 +4,10 @@
 
 PyTorch's distributions, argument checks and dtype rules, on PyTorch's engine
 (``_torch_stream``): ``bernoulli``/``bernoulli_`` and ``random_`` draw PyTorch's values for
-a seed; the others use NumPy's algorithms on it (repeatable, not PyTorch's values). A sample gets no gradient: a filled tensor that
-required grad keeps requiring it, with a zero gradient to what it held before, and
-``bernoulli``/``poisson`` of a tensor that requires grad give it a zero gradient, as in
-PyTorch.
+a seed; the others use NumPy's algorithms on it (repeatable, not PyTorch's values). A
+sample gets no gradient: a filled tensor that required grad keeps requiring it, with a zero
+gradient to what it held before, and ``bernoulli``/``poisson`` of a tensor that requires
+grad give it a zero gradient, as in PyTorch.
 """
 
 from __future__ import annotations
