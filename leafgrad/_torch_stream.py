@@ -133,6 +133,46 @@ class TorchStream(np.random.Generator):
         self.normal_cache = radius * math.sin(theta)
         return radius * math.cos(theta) * std + mean
 
+    # -- one value per uniform, by the C library's functions (PyTorch's CPU kernels) ------
+    def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):
+        """``exponential_(1)``: ``-log1p(-u)`` of a float64 uniform."""
+        values = _libm(lambda u: -math.log1p(-u), self._unit(_count(size), _F64))
+        return _deliver(values.astype(dtype).reshape(_shape(size)), size, out)
+
+    def exponential(self, scale=1.0, size=None):
+        """``exponential_(1 / scale)`` (see ``exponential_rate``)."""
+        if np.ndim(scale):
+            return super().exponential(scale, size)
+        return self.exponential_rate(1.0 / float(scale), size)
+
+    def exponential_rate(self, rate: float, size=None):
+        """``exponential_(rate)``: ``-1 / rate * log1p(-u)`` of float64 uniforms."""
+        factor = -1.0 / float(rate)
+        values = _libm(lambda u: factor * math.log1p(-u), self._unit(_count(size), _F64))
+        return _deliver(values.reshape(_shape(size)), size)
+
+    def standard_cauchy(self, size=None):
+        """``cauchy_(0, 1)``: ``tan(pi (u - 1/2))``."""
+        values = _libm(lambda u: math.tan(math.pi * (u - 0.5)), self._unit(_count(size), _F64))
+        return _deliver(values.reshape(_shape(size)), size)
+
+    def geometric(self, p, size=None):
+        """``geometric_(p)``: ``ceil(log(u) / log1p(-p))``, as a float."""
+        if np.ndim(p):
+            return super().geometric(p, size)
+        denominator = math.log1p(-float(p))
+        units = self._unit(_count(size), _F64)
+        values = _libm(lambda u: math.ceil(math.log(u) / denominator) if u else math.inf, units)
+        return _deliver(values.reshape(_shape(size)), size)
+
+    def lognormal(self, mean=0.0, sigma=1.0, size=None):
+        """``log_normal_(mean, sigma)``: ``exp`` of one-at-a-time normals (they share the
+        Box-Muller cache with ``normal_``)."""
+        if np.ndim(mean) or np.ndim(sigma):
+            return super().lognormal(mean, sigma, size)
+        draws = [math.exp(self._one_normal(float(mean), float(sigma))) for _ in range(_count(size))]
+        return _deliver(np.array(draws, _F64).reshape(_shape(size)), size)
+
     # -- integers --------------------------------------------------------------------------
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """``randint(low, high)``: ``r % (high - low) + low``, as PyTorch's ``random_``."""
@@ -197,6 +237,12 @@ def _deliver(values: np.ndarray, size, out=None):
         out[...] = values
         return out
     return values[()] if size is None else values
+
+
+def _libm(fn, values: np.ndarray) -> np.ndarray:
+    """``fn`` of each value by Python's ``math`` (the C library, as PyTorch's kernels call
+    it: NumPy's vectorised ``log`` and ``log1p`` differ in the last bit on some values)."""
+    return np.fromiter(map(fn, values.tolist()), _F64, count=values.size)
 
 
 def fma64(a, b, c) -> np.ndarray:
@@ -288,9 +334,7 @@ def _box_muller_64(blocks: np.ndarray, mean: float, std: float) -> None:
     """Blocks of 16 float64 uniforms into normals, in place (``normal_fill_16``). The log is
     the C library's (``math.log``): NumPy's vectorised one differs in the last bit on about
     1 value in 600; its cos and sin agree."""
-    u1 = 1.0 - blocks[:, :8]
-    logs = np.fromiter(map(math.log, u1.ravel()), _F64, count=u1.size).reshape(u1.shape)
-    radius = np.sqrt(-2.0 * logs)
+    radius = np.sqrt(-2.0 * _libm(math.log, 1.0 - blocks[:, :8]).reshape(-1, 8))
     theta = 2.0 * math.pi * blocks[:, 8:]
     blocks[:, :8] = fma64(radius * np.cos(theta), std, mean)
     blocks[:, 8:] = fma64(radius * np.sin(theta), std, mean)

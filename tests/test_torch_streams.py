@@ -166,3 +166,18 @@ def test_trunc_normal_is_pytorchs_rejection_sampler(dtype, bounds):
     )
     np.testing.assert_allclose(ours, theirs, **NORMAL)
     assert ours.min() >= bounds.get("a", -2.0) and ours.max() <= bounds.get("b", 2.0)
+
+
+def test_exponential_cauchy_geometric_log_normal_draw_as_pytorch():
+    """One float64 uniform per value through the C library's functions (log_normal_ shares
+    the one-at-a-time normals' cache with normal_)."""
+    for draw in (
+        lambda m: m.empty(300, dtype=m.float64).exponential_(2.5),
+        lambda m: m.empty(300).exponential_(0.7),
+        lambda m: m.empty(300).cauchy_(1.0, 2.0),
+        lambda m: m.empty(300).geometric_(0.3),
+        lambda m: m.cat([m.randn(3), m.empty(3).log_normal_(), m.randn(3)]),
+        lambda m: m.distributions.Exponential(m.ones(20) * 3).sample(),
+    ):
+        theirs, ours = _both(draw)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)

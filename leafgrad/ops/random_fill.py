@@ -20,6 +20,7 @@ from .._engine import grad_mode
 from .._exposure import exports, public
 from .._random import _generator, inplace_draw
 from .._tensor import Tensor, _wrap
+from .._torch_stream import TorchStream
 from ._inputs import scalar_type
 from ._out import check_out, write_out
 from .inplace import _check_target, apply_inplace, overwrite
@@ -220,7 +221,11 @@ def exponential_(self: Tensor, lambd=1, *, generator=None) -> Tensor:
     return _fill(
         self,
         "exponential_",
-        lambda rng, shape: rng.standard_exponential(shape) / lambd,
+        lambda rng, shape: (
+            rng.exponential_rate(lambd, shape)
+            if isinstance(rng, TorchStream)
+            else rng.standard_exponential(shape) / lambd
+        ),
         generator,
     )
 
