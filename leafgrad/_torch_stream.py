@@ -242,7 +242,7 @@ def _deliver(values: np.ndarray, size, out=None):
 def _libm(fn, values: np.ndarray) -> np.ndarray:
     """``fn`` of each value by Python's ``math`` (the C library, as PyTorch's kernels call
     it: NumPy's vectorised ``log`` and ``log1p`` differ in the last bit on some values)."""
-    return np.fromiter(map(fn, values.tolist()), _F64, count=values.size)
+    return np.fromiter(map(fn, values.ravel().tolist()), _F64, count=values.size)
 
 
 def fma64(a, b, c) -> np.ndarray:
