@@ -183,6 +183,8 @@ def rules() -> dict:
         RULES[_key] = with_dims("dim")
     for _key in ("heaviside", "logaddexp2", "signbit", "scatter_reduce_prod_zeros_double_backward"):
         RULES[_key] = pointwise
+    for _key in ("elu_backward", "hardswish_backward"):
+        RULES[_key] = pointwise
     for _key in (
         "scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce",
         "scatter_reduce.two",
