@@ -185,6 +185,8 @@ def rules() -> dict:
         RULES[_key] = pointwise
     for _key in ("elu_backward", "hardswish_backward"):
         RULES[_key] = pointwise
+    for _key in ("", ".weight", ".bias", ".weight_bias"):
+        RULES["native_layer_norm" + _key] = as_composite
     for _key in (
         "scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce",
         "scatter_reduce.two",

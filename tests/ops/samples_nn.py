@@ -2,6 +2,7 @@
 
 import leafgrad.nn.functional as F
 from leafgrad.nn._activation_ops import hardswish_backward, hardtanh_backward
+from leafgrad.nn._layer_norm_op import native_layer_norm
 
 from .optable import OpSample, away_from
 
@@ -33,4 +34,27 @@ SAMPLES = [
         make_inputs=away_from([-3.0, 3.0], lo=-4.0, hi=4.0)([(8,), (8,)]),
     ),
     S("celu", lambda x: F.celu(x, 0.7), ((5,),), make_inputs=away_from([0.0])([(5,)])),
+    # All three outputs, so the statistics' gradients are checked too.
+    S("native_layer_norm", lambda x: native_layer_norm(x, (3,), None, None, 1e-5), ((2, 3),)),
+    S(
+        "native_layer_norm.weight",
+        lambda x, w: native_layer_norm(x, (2, 3), w, None, 1e-5),
+        ((2, 2, 3), (2, 3)),
+    ),
+    S(
+        "native_layer_norm.bias",
+        lambda x, b: native_layer_norm(x, (3,), None, b, 1e-5),
+        ((2, 3), (3,)),
+    ),
+    S(
+        "native_layer_norm.weight_bias",
+        lambda x, w, b: native_layer_norm(x, (4,), w, b, 1e-5),
+        ((3, 4), (4,), (4,)),
+    ),
+    S(
+        "native_layer_norm.weight_bias",
+        lambda x, w, b: F.layer_norm(x, (4,), w, b),
+        ((2, 4), (4,), (4,)),
+        id="layer_norm-functional",
+    ),
 ]
