@@ -11,7 +11,7 @@ import leafgrad as _lg
 
 from .. import Tensor, no_grad
 from .._exposure import numpy_names
-from ._activation_functions import _recorded
+from . import _padding_ops
 
 __all__ = ["bilinear", "cosine_similarity", "embedding", "pad", "pairwise_distance"]
 
@@ -104,28 +104,12 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return out if bias is None else out + bias
 
 
-def _pad_indices(mode: str, size: int, left: int, right: int) -> np.ndarray:
-    """Source index of each output position along one dim for a non-constant ``mode``.
-
-    Negative amounts crop. As in PyTorch, ``reflect`` and ``replicate`` mirror or repeat
-    the edges of the whole input, ``circular`` wraps around what is left after cropping.
-    """
+def _circular_indices(size: int, left: int, right: int) -> np.ndarray:
+    """Source index of each output position along one dim for ``circular`` padding: it wraps
+    around what is left after cropping (negative amounts crop), as PyTorch's."""
     positions = np.arange(-left, size + right)
-    if mode == "replicate":
-        return np.clip(positions, 0, size - 1)
-    if mode == "circular":
-        start, stop = max(-left, 0), size - max(-right, 0)
-        return start + (positions - start) % (stop - start)
-    period = 2 * (size - 1)  # reflect: mirror about both edges without repeating them
-    folded = np.abs(positions) % period if period else np.zeros_like(positions)
-    return np.where(folded >= size, period - folded, folded)
-
-
-def _filled_like(t: Tensor, dim: int, size: int, value: float) -> Tensor:
-    """A tensor of ``value`` shaped like ``t`` but ``size`` long along ``dim``."""
-    shape = list(t.shape)
-    shape[dim] = size
-    return _lg.full(shape, value, dtype=t.dtype)
+    start, stop = max(-left, 0), size - max(-right, 0)
+    return start + (positions - start) % (stop - start)
 
 
 def _check_mode_padding(mode: str, input: Tensor, pad: Sequence[int]) -> None:
@@ -166,9 +150,9 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         if value not in (None, 0):
             raise ValueError(f"pad: padding mode {mode!r} doesn't take in value argument")
         _check_mode_padding(mode, input, pad)
-    # PyTorch's reflection and replication pads record a backward that depends on the input;
-    # the constant and circular pads' do not.
-    out = _recorded(input) if mode in ("reflect", "replicate") else input
+    if mode in ("reflect", "replicate"):
+        return _padding_ops.gather_pad(input, pad, mode)
+    out = input
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i
         left, right = pad[2 * i], pad[2 * i + 1]
@@ -178,18 +162,11 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
                 f"pad: padding ({left}, {right}) leaves dim {dim} of size {size} with a "
                 "negative size"
             )
-        if mode != "constant":
-            index = _lg.tensor(_pad_indices(mode, size, left, right), dtype=_lg.int64)
+        if mode == "circular":
+            index = _lg.tensor(_circular_indices(size, left, right), dtype=_lg.int64)
             out = out.index_select(dim, index)
-            continue
-        start, stop = max(-left, 0), size - max(-right, 0)
-        if start or stop != size:  # negative padding crops
-            out = out.narrow(dim, start, stop - start)
-        fill = 0 if value is None else value
-        before = [_filled_like(out, dim, left, fill)] if left > 0 else []
-        after = [_filled_like(out, dim, right, fill)] if right > 0 else []
-        if before or after:
-            out = _lg.cat([*before, out, *after], dim)
+    if mode == "constant":
+        return _padding_ops.constant_pad_nd(input, pad, 0 if value is None else value)
     return out
 
 

@@ -187,6 +187,12 @@ def rules() -> dict:
         RULES[_key] = pointwise
     for _key in ("", ".weight", ".bias", ".weight_bias"):
         RULES["native_layer_norm" + _key] = as_composite
+    # Pads act on the trailing dims only: the batch dim in front is one more leading dim.
+    for _key in ("constant_pad_nd", "constant_pad_nd.value"):
+        RULES[_key] = pointwise
+    for _kind in ("reflection", "replication"):
+        for _dims in (1, 2, 3):
+            RULES[f"{_kind}_pad{_dims}d"] = RULES[f"{_kind}_pad{_dims}d_backward"] = pointwise
     for _key in (
         "scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce",
         "scatter_reduce.two",

@@ -212,3 +212,48 @@ def test_pairwise_distance_matches_pytorch(options):
         RNG.standard_normal((4, 3)),
         RNG,
     )
+
+
+_PAD_CASES = [
+    ((2, 3, 5), (1, 2), "constant", None, "ConstantPadNdBackward0"),
+    ((2, 3, 5), (1, -1, 0, 2), "constant", 2.5, "ConstantPadNdBackward0"),
+    ((2, 3, 5), (0, 0), "constant", None, "ConstantPadNdBackward0"),
+    ((2, 5), (2, 1), "reflect", None, "ReflectionPad1DBackward0"),
+    ((2, 3, 5), (1, -1), "reflect", None, "ReflectionPad1DBackward0"),
+    ((2, 3, 4, 5), (1, 2, 3, 0), "reflect", None, "ReflectionPad2DBackward0"),
+    ((1, 2, 3, 4, 5), (1, 1, 2, 1, 1, 2), "reflect", None, "ReflectionPad3DBackward0"),
+    ((2, 5), (2, 7), "replicate", None, "ReplicationPad1DBackward0"),
+    ((2, 3, 4, 5), (1, 2, 3, 0), "replicate", None, "ReplicationPad2DBackward0"),
+    ((1, 2, 3, 4, 5), (1, 1, 2, 1, 1, 2), "replicate", None, "ReplicationPad3DBackward0"),
+]
+
+
+def _pad_node_and_derivatives(lib, x_values, pad, mode, value):
+    x = lib.tensor(x_values, requires_grad=True)
+    kwargs = {} if value is None else {"value": value}
+    y = lib.nn.functional.pad(x, pad, mode=mode, **kwargs)
+    weights = lib.tensor(np.arange(float(y.numel())).reshape(tuple(y.shape)))
+    # reflection and replication: the gradient of a sum is a function of x (zero derivative)
+    (ones,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+    (g,) = lib.autograd.grad((y * y * weights).sum(), x, create_graph=True)
+    (g2,) = lib.autograd.grad((g * g).sum(), x)
+    return (y.grad_fn.name(), g.grad_fn.name(), ones.requires_grad), [y, g, g2]
+
+
+@pytest.mark.parametrize(("shape", "pad", "mode", "value", "node"), _PAD_CASES)
+def test_pad_is_one_node_as_in_pytorch(shape, pad, mode, value, node):
+    x = RNG.standard_normal(shape)
+    ours, values = _pad_node_and_derivatives(lg, x, pad, mode, value)
+    theirs, expected = _pad_node_and_derivatives(torch, x, pad, mode, value)
+    assert ours == theirs
+    assert ours[0] == node
+    for a, b in zip(values, expected, strict=True):
+        assert_close(a, b)
+
+
+def test_pad_under_vmap_matches_pytorch():
+    x = RNG.standard_normal((3, 2, 5))
+    for mode in ("constant", "reflect", "replicate"):
+        ours = lg.func.vmap(lambda v, m=mode: F.pad(v, (2, 1), mode=m))(lg.tensor(x))
+        theirs = torch.func.vmap(lambda v, m=mode: TF.pad(v, (2, 1), mode=m))(torch.tensor(x))
+        assert_close(ours, theirs)

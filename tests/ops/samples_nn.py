@@ -1,8 +1,10 @@
 """Op-table samples for the primitives declared in leafgrad/nn (activations, layer norm)."""
 
+import leafgrad as lg
 import leafgrad.nn.functional as F
 from leafgrad.nn._activation_ops import hardswish_backward, hardtanh_backward
 from leafgrad.nn._layer_norm_op import native_layer_norm
+from leafgrad.nn._padding_ops import _PADS
 
 from .optable import OpSample, away_from
 
@@ -57,4 +59,23 @@ SAMPLES = [
         ((2, 4), (4,), (4,)),
         id="layer_norm-functional",
     ),
+    S("constant_pad_nd", lambda x: F.pad(x, (1, 2, -1, 1)), ((2, 3, 4),)),
+    S("constant_pad_nd.value", lambda x: F.pad(x, (2, -1), value=1.5), ((2, 3),)),
 ]
+
+
+def _gather_pad_samples(mode, dims):
+    """The pad, and its backward on its own (the input gives only its shape)."""
+    shape = (2, 4, 3, 4)[4 - dims - 1 :]
+    pad = (2, 1, 0, 2, 1, -1)[: 2 * dims]
+    gather, scatter = _PADS[mode, dims]
+    key = gather.primitive.key
+    padded = tuple(gather(lg.zeros(shape), padding=pad).shape)
+    return [
+        S(key, lambda x: F.pad(x, pad, mode=mode), (shape,)),
+        S(f"{key}_backward", lambda g, x: scatter(g, x, padding=pad), (padded, shape)),
+    ]
+
+
+SAMPLES += [s for mode in ("reflect", "replicate") for dims in (1, 2, 3)
+            for s in _gather_pad_samples(mode, dims)]  # fmt: skip
