@@ -11,7 +11,7 @@ import leafgrad as _lg
 
 from .. import Tensor, no_grad
 from .._exposure import numpy_names
-from . import _padding_ops
+from . import _embedding_op, _padding_ops
 
 __all__ = ["bilinear", "cosine_similarity", "embedding", "pad", "pairwise_distance"]
 
@@ -57,6 +57,8 @@ def embedding(
             "embedding: expected the indices (argument 'input') to be int64 or int32, but got "
             f"{input.dtype}"
         )
+    if weight.dim() != 2:
+        raise RuntimeError(f"embedding: 'weight' must be 2-D, got {weight.dim()}-D")
     num_embeddings = weight.shape[0]
     padding_idx = _check_padding_idx(padding_idx, num_embeddings)
     indices = input.numpy()
@@ -67,18 +69,7 @@ def embedding(
         )
     if max_norm is not None:
         _renorm_rows_(weight, indices, max_norm, norm_type)
-    rows = weight.index_select(0, input.reshape(-1))
-    if scale_grad_by_freq and rows.requires_grad:
-        _, inverse, counts = np.unique(indices.reshape(-1), return_inverse=True, return_counts=True)
-        shrink = _lg.tensor(1.0 / counts[inverse] - 1.0, dtype=rows.dtype).unsqueeze(1)
-        # A hook on this private intermediate scales the gradient, leaving the values alone.
-        # The scaling is detached: PyTorch differentiates this backward as the unscaled lookup.
-        rows.register_hook(lambda grad: grad + (grad * shrink).detach())
-    out = rows.reshape(*input.shape, weight.shape[1])
-    if padding_idx is not None and out.requires_grad:
-        # Detached at padding positions: the looked-up values stay, their gradient is cut.
-        out = _lg.where((input == padding_idx).unsqueeze(-1), out.detach(), out)
-    return out
+    return _embedding_op.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

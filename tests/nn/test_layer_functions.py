@@ -257,3 +257,29 @@ def test_pad_under_vmap_matches_pytorch():
         ours = lg.func.vmap(lambda v, m=mode: F.pad(v, (2, 1), mode=m))(lg.tensor(x))
         theirs = torch.func.vmap(lambda v, m=mode: TF.pad(v, (2, 1), mode=m))(torch.tensor(x))
         assert_close(ours, theirs)
+
+
+def _embedding_node_and_derivatives(lib, weight, options):
+    w = lib.tensor(weight, requires_grad=True)
+    y = lib.nn.functional.embedding(lib.tensor(INDICES), w, **options)
+    weights = lib.tensor(np.arange(24.0).reshape(2, 4, 3))
+    (g,) = lib.autograd.grad((y * y * weights).sum(), w, create_graph=True)
+    (g2,) = lib.autograd.grad((g * g).sum(), w)
+    node = y.grad_fn
+    names = (node.name(), g.grad_fn.name(), node._saved_scale_grad_by_freq, node._saved_sparse)
+    return names, [y, g, g2]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"padding_idx": 2}, {"scale_grad_by_freq": True},
+     {"padding_idx": -1, "scale_grad_by_freq": True}],
+)  # fmt: skip
+def test_embedding_is_one_node_as_in_pytorch(options):
+    weight = RNG.standard_normal((6, 3))
+    ours, values = _embedding_node_and_derivatives(lg, weight, options)
+    theirs, expected = _embedding_node_and_derivatives(torch, weight, options)
+    assert ours == theirs
+    assert ours[:2] == ("EmbeddingBackward0", "EmbeddingDenseBackwardBackward0")
+    for a, b in zip(values, expected, strict=True):
+        assert_close(a, b)

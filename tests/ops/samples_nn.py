@@ -3,12 +3,14 @@
 import leafgrad as lg
 import leafgrad.nn.functional as F
 from leafgrad.nn._activation_ops import hardswish_backward, hardtanh_backward
+from leafgrad.nn._embedding_op import embedding_dense_backward
 from leafgrad.nn._layer_norm_op import native_layer_norm
 from leafgrad.nn._padding_ops import _PADS
 
 from .optable import OpSample, away_from
 
 S = OpSample
+_INDICES = lg.tensor([[0, 2, 2, 5], [5, 2, 1, 3]])
 
 SAMPLES = [
     S(
@@ -58,6 +60,16 @@ SAMPLES = [
         lambda x, w, b: F.layer_norm(x, (4,), w, b),
         ((2, 4), (4,), (4,)),
         id="layer_norm-functional",
+    ),
+    S("embedding", lambda w: F.embedding(_INDICES, w), ((6, 3),)),
+    # Without scale_grad_by_freq: PyTorch differentiates that backward as if unscaled, so its
+    # VJP is not the adjoint of its forward then (tests/nn/test_layer_functions.py checks it).
+    S(
+        "embedding_dense_backward",
+        lambda g: embedding_dense_backward(
+            g, _INDICES, num_weights=6, padding_idx=2, scale_grad_by_freq=False
+        ),
+        ((2, 4, 3),),
     ),
     S("constant_pad_nd", lambda x: F.pad(x, (1, 2, -1, 1)), ((2, 3, 4),)),
     S("constant_pad_nd.value", lambda x: F.pad(x, (2, -1), value=1.5), ((2, 3),)),
