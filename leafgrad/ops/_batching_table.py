@@ -188,6 +188,8 @@ def rules() -> dict:
     for _key in ("", ".weight", ".bias", ".weight_bias"):
         RULES["native_layer_norm" + _key] = as_composite
     RULES["embedding"] = RULES["embedding_dense_backward"] = as_composite
+    RULES["convolution"] = RULES["convolution.bias"] = as_composite
+    RULES["im2col"] = RULES["col2im"] = pointwise  # they take any leading dims
     # Pads act on the trailing dims only: the batch dim in front is one more leading dim.
     for _key in ("constant_pad_nd", "constant_pad_nd.value"):
         RULES[_key] = pointwise

@@ -3,6 +3,7 @@
 import leafgrad as lg
 import leafgrad.nn.functional as F
 from leafgrad.nn._activation_ops import hardswish_backward, hardtanh_backward
+from leafgrad.nn._convolution_op import col2im, im2col
 from leafgrad.nn._embedding_op import embedding_dense_backward
 from leafgrad.nn._layer_norm_op import native_layer_norm
 from leafgrad.nn._padding_ops import _PADS
@@ -10,6 +11,7 @@ from leafgrad.nn._padding_ops import _PADS
 from .optable import OpSample, away_from
 
 S = OpSample
+_WINDOW = {"kernel": (2, 2), "stride": (2, 1), "dilation": (1, 2), "padding": (1, 0)}
 _INDICES = lg.tensor([[0, 2, 2, 5], [5, 2, 1, 3]])
 
 SAMPLES = [
@@ -71,6 +73,14 @@ SAMPLES = [
         ),
         ((2, 4, 3),),
     ),
+    S("convolution", lambda x, w: F.conv1d(x, w, stride=2, padding=1), ((2, 2, 7), (3, 2, 3))),
+    S(
+        "convolution.bias",
+        lambda x, w, b: F.conv2d(x, w, b, padding=(1, 0), dilation=(1, 2), groups=2),
+        ((1, 4, 4, 5), (2, 2, 2, 2), (2,)),
+    ),
+    S("im2col", lambda x: im2col(x, **_WINDOW), ((2, 2, 5, 4),)),
+    S("col2im", lambda c: col2im(c, shape=(2, 2, 5, 4), **_WINDOW), ((2, 2, 2, 2, 3, 2),)),
     S("constant_pad_nd", lambda x: F.pad(x, (1, 2, -1, 1)), ((2, 3, 4),)),
     S("constant_pad_nd.value", lambda x: F.pad(x, (2, -1), value=1.5), ((2, 3),)),
 ]
