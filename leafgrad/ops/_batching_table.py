@@ -190,6 +190,10 @@ def rules() -> dict:
     RULES["embedding"] = RULES["embedding_dense_backward"] = as_composite
     RULES["convolution"] = RULES["convolution.bias"] = as_composite
     RULES["im2col"] = RULES["col2im"] = pointwise  # they take any leading dims
+    for _dims in (2, 3):  # pools of the trailing dims, leading dims free
+        for _key in ("max_pool{}d_with_indices", "avg_pool{}d"):
+            RULES[_key.format(_dims)] = RULES[_key.format(_dims) + "_backward"] = pointwise
+        RULES[f"max_pool{_dims}d_double_backward"] = pointwise
     # Pads act on the trailing dims only: the batch dim in front is one more leading dim.
     for _key in ("constant_pad_nd", "constant_pad_nd.value"):
         RULES[_key] = pointwise

@@ -1,5 +1,7 @@
 """Op-table samples for the primitives declared in leafgrad/nn (activations, layer norm)."""
 
+import numpy as np
+
 import leafgrad as lg
 import leafgrad.nn.functional as F
 from leafgrad.nn._activation_ops import hardswish_backward, hardtanh_backward
@@ -7,6 +9,7 @@ from leafgrad.nn._convolution_op import col2im, im2col
 from leafgrad.nn._embedding_op import embedding_dense_backward
 from leafgrad.nn._layer_norm_op import native_layer_norm
 from leafgrad.nn._padding_ops import _PADS
+from leafgrad.nn._pooling_ops import _AVG, _MAX
 
 from .optable import OpSample, away_from
 
@@ -81,6 +84,26 @@ SAMPLES = [
     ),
     S("im2col", lambda x: im2col(x, **_WINDOW), ((2, 2, 5, 4),)),
     S("col2im", lambda c: col2im(c, shape=(2, 2, 5, 4), **_WINDOW), ((2, 2, 2, 2, 3, 2),)),
+    S(
+        "max_pool2d_with_indices",
+        lambda x: F.max_pool2d(x, 2, 1, 1, ceil_mode=True),
+        ((1, 2, 4, 3),),
+    ),
+    S(
+        "max_pool3d_with_indices",
+        lambda x: F.max_pool3d(x, (2, 1, 2), dilation=(1, 1, 2)),
+        ((2, 3, 2, 5),),
+    ),
+    S(
+        "avg_pool2d",
+        lambda x: F.avg_pool2d(x, (2, 3), 2, (1, 1), count_include_pad=False),
+        ((1, 2, 5, 4),),
+    ),
+    S(
+        "avg_pool3d",
+        lambda x: F.avg_pool3d(x, 2, ceil_mode=True, divisor_override=3),
+        ((2, 3, 3, 5),),
+    ),
     S("constant_pad_nd", lambda x: F.pad(x, (1, 2, -1, 1)), ((2, 3, 4),)),
     S("constant_pad_nd.value", lambda x: F.pad(x, (2, -1), value=1.5), ((2, 3),)),
 ]
@@ -99,5 +122,29 @@ def _gather_pad_samples(mode, dims):
     ]
 
 
+def _pool_backward_samples(nd):
+    """The pools' backwards on their own (the input gives only its shape)."""
+    shape, window = (
+        (2, 3, 5, 4)[: nd + 1],
+        {"kernel_size": (2,) * nd, "stride": (), "padding": (1,) * nd},
+    )
+    max_pool, max_backward, take = _MAX[nd]
+    avg_pool, avg_backward = _AVG[nd]
+    maxed = {**window, "dilation": (1,) * nd, "ceil_mode": False}
+    values, indices = max_pool(lg.tensor(np.random.default_rng(nd).standard_normal(shape)), **maxed)
+    averaged = {**window, "ceil_mode": True, "count_include_pad": True, "divisor_override": None}
+    out = tuple(avg_pool(lg.zeros(shape), **averaged).shape)
+    return [
+        S(
+            f"max_pool{nd}d_with_indices_backward",
+            lambda g, x: max_backward(g, x, indices, **maxed),
+            (tuple(values.shape), shape),
+        ),
+        S(f"max_pool{nd}d_double_backward", lambda g: take(g, indices, **maxed), (shape,)),
+        S(f"avg_pool{nd}d_backward", lambda g, x: avg_backward(g, x, **averaged), (out, shape)),
+    ]
+
+
+SAMPLES += [s for nd in (2, 3) for s in _pool_backward_samples(nd)]
 SAMPLES += [s for mode in ("reflect", "replicate") for dims in (1, 2, 3)
             for s in _gather_pad_samples(mode, dims)]  # fmt: skip
