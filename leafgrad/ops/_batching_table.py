@@ -194,6 +194,13 @@ def rules() -> dict:
         for _key in ("max_pool{}d_with_indices", "avg_pool{}d"):
             RULES[_key.format(_dims)] = RULES[_key.format(_dims) + "_backward"] = pointwise
         RULES[f"max_pool{_dims}d_double_backward"] = pointwise
+    for _stem, _dims in (
+        ("upsample_nearest", 1), ("upsample_nearest", 2), ("upsample_nearest", 3),
+        ("_upsample_nearest_exact", 1), ("_upsample_nearest_exact", 2),
+        ("_upsample_nearest_exact", 3), ("upsample_linear", 1), ("upsample_bilinear", 2),
+        ("upsample_bicubic", 2), ("upsample_trilinear", 3),
+    ):  # fmt: skip
+        RULES[f"{_stem}{_dims}d"] = RULES[f"{_stem}{_dims}d_backward"] = pointwise
     # Pads act on the trailing dims only: the batch dim in front is one more leading dim.
     for _key in ("constant_pad_nd", "constant_pad_nd.value"):
         RULES[_key] = pointwise

@@ -10,6 +10,8 @@ from leafgrad.nn._embedding_op import embedding_dense_backward
 from leafgrad.nn._layer_norm_op import native_layer_norm
 from leafgrad.nn._padding_ops import _PADS
 from leafgrad.nn._pooling_ops import _AVG, _MAX
+from leafgrad.nn._upsample_ops import _OPS as _UPSAMPLES
+from leafgrad.nn._upsample_ops import _SCALE_NAMES
 
 from .optable import OpSample, away_from
 
@@ -146,5 +148,28 @@ def _pool_backward_samples(nd):
 
 
 SAMPLES += [s for nd in (2, 3) for s in _pool_backward_samples(nd)]
+
+
+def _upsample_samples(mode, nd):
+    """The resampling (sizes up one dim, down another) and its adjoint on its own."""
+    shape = (1, 2, 3, 4, 3)[: nd + 2]
+    sizes = (5, 3, 4)[:nd]
+    align = None if mode.startswith("nearest") else True
+    op, adjoint = _UPSAMPLES[mode, nd]
+    params = dict(zip(_SCALE_NAMES[nd], (None,) * nd), output_size=sizes, self_sym_sizes=shape)
+    if align is not None:
+        params["align_corners"] = align
+    out = tuple(op(lg.zeros(shape), **params).shape)
+    return [
+        S(
+            op.primitive.key,
+            lambda x: F.interpolate(x, size=sizes, mode=mode, align_corners=align),
+            (shape,),
+        ),
+        S(adjoint.primitive.key, lambda g: adjoint(g, shape=shape, **params), (out,)),
+    ]
+
+
+SAMPLES += [s for mode, nd in _UPSAMPLES for s in _upsample_samples(mode, nd)]
 SAMPLES += [s for mode in ("reflect", "replicate") for dims in (1, 2, 3)
             for s in _gather_pad_samples(mode, dims)]  # fmt: skip
