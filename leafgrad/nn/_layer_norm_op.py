@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ..ops import _sums
 from ..ops._optable import Composite
 from ..ops._primitive import primitive
 
@@ -71,7 +72,9 @@ def _statistics(x, dims, eps):
 
 
 def _vjp_on_arrays(grads, x, weight, result, needs, normalized_shape, has_weight, has_bias):
-    """The VJP on NumPy arrays, from the saved statistics (the same formulas)."""
+    """The VJP on NumPy arrays (a plain backward): the tensor rule's NumPy calls in its order
+    (the statistics as the forward computed them, which is how the rule recomputes them), so
+    the same bits."""
     grad, grad_mean, grad_rstd = grads
     _, mean, rstd = result
     k = len(normalized_shape)
@@ -82,15 +85,16 @@ def _vjp_on_arrays(grads, x, weight, result, needs, normalized_shape, has_weight
     gx = dw = db = None
     if needs[0]:
         g = grad * weight if weight is not None else grad
-        gx = rstd * (g - g.mean(axes, keepdims=True) - xhat * (g * xhat).mean(axes, keepdims=True))
+        inner = g - np.mean(g, axis=axes, keepdims=True)
+        gx = rstd * (inner - xhat * np.mean(g * xhat, axis=axes, keepdims=True))
         if grad_mean is not None and grad_mean.any():
-            gx = gx + grad_mean / n
+            gx = gx + np.broadcast_to(grad_mean / n, x.shape)
         if grad_rstd is not None and grad_rstd.any():
-            gx = gx - grad_rstd * rstd * rstd * xhat / n
+            gx = gx + grad_rstd * rstd * rstd * xhat * (-1 / n)
     if has_weight and needs[1]:
-        dw = (grad * xhat).sum(leading)
+        dw = _sums.add_reduce(grad * xhat, leading) if leading else grad * xhat
     if has_bias and needs[-1]:
-        db = grad.sum(leading)
+        db = _sums.add_reduce(grad, leading) if leading else grad
     return (gx,) + ((dw,) if has_weight else ()) + ((db,) if has_bias else ())
 
 
