@@ -95,12 +95,20 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return out if bias is None else out + bias
 
 
-def _circular_indices(size: int, left: int, right: int) -> np.ndarray:
-    """Source index of each output position along one dim for ``circular`` padding: it wraps
-    around what is left after cropping (negative amounts crop), as PyTorch's."""
-    positions = np.arange(-left, size + right)
-    start, stop = max(-left, 0), size - max(-right, 0)
-    return start + (positions - start) % (stop - start)
+def _pad_circular(input: Tensor, pad: Sequence[int]) -> Tensor:
+    """PyTorch's ``_pad_circular`` (so its node is CopySlices, as there): the input (cropped
+    where an amount is negative) zero-padded, then each dim's left and right padding copied
+    from the other end of the result, dim by dim from the last (corners included). The zero
+    pad rather than PyTorch's empty result keeps the result batched under vmap."""
+    out = _padding_ops.constant_pad_nd(input, pad, 0)
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        left, right, size = pad[2 * i], pad[2 * i + 1], out.shape[dim]
+        if left > 0:
+            out.narrow(dim, 0, left).copy_(out.narrow(dim, size - left - max(right, 0), left))
+        if right > 0:
+            out.narrow(dim, size - right, right).copy_(out.narrow(dim, max(left, 0), right))
+    return out
 
 
 def _check_mode_padding(mode: str, input: Tensor, pad: Sequence[int]) -> None:
@@ -143,22 +151,18 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         _check_mode_padding(mode, input, pad)
     if mode in ("reflect", "replicate"):
         return _padding_ops.gather_pad(input, pad, mode)
-    out = input
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i
         left, right = pad[2 * i], pad[2 * i + 1]
-        size = out.shape[dim]
+        size = input.shape[dim]
         if size + left + right < 0:
             raise RuntimeError(
                 f"pad: padding ({left}, {right}) leaves dim {dim} of size {size} with a "
                 "negative size"
             )
-        if mode == "circular":
-            index = _lg.tensor(_circular_indices(size, left, right), dtype=_lg.int64)
-            out = out.index_select(dim, index)
-    if mode == "constant":
-        return _padding_ops.constant_pad_nd(input, pad, 0 if value is None else value)
-    return out
+    if mode == "circular":
+        return _pad_circular(input, pad)
+    return _padding_ops.constant_pad_nd(input, pad, 0 if value is None else value)
 
 
 @numpy_names  # native in PyTorch: it takes axis= too
