@@ -13,6 +13,7 @@ import leafgrad as _lg
 
 from .. import Tensor
 from ..ops import activations as _activations
+from . import _activation_ops
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
@@ -76,7 +77,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
     _check_kernel_dtype("selu", input)
-    return _lg.elu(input, _SELU_ALPHA) * _SELU_SCALE
+    return _activations._elu(input, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -84,7 +85,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     _check_kernel_dtype("celu", input)
     if alpha == 0:
         raise RuntimeError("celu: alpha must not be 0 (the input is divided by it)")
-    return _lg.elu(input / alpha) * alpha
+    return _activation_ops.celu(input, alpha=alpha)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -149,13 +150,12 @@ def hardtanh(
         raise ValueError("min_val cannot be greater than max_val")
     if not input.is_floating_point():  # integers stay integers, as in PyTorch
         return _lg.clamp(input, min_val, max_val).to(input.dtype)
-    inside = _lg.where(input < max_val, _recorded(input), max_val)
-    return _lg.where(input > min_val, inside, min_val)
+    return _activation_ops.hardtanh(input, min_val=min_val, max_val=max_val)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(0, x), 6)``."""
-    return hardtanh(input, 0.0, 6.0)
+    return hardtanh(input, 0, 6)  # PyTorch's relu6 saves the bounds as ints
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
@@ -168,8 +168,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * hardsigmoid(x)``; its derivative is 0 at -3 and 1 at 3, as PyTorch's."""
     _check_kernel_dtype("hardswish", input)
-    inside = _lg.where(input < 3, input * (input + 3) / 6, _recorded(input))
-    return _lg.where(input > -3, inside, 0.0)
+    return _activation_ops.hardswish(input)
 
 
 # torch.hardshrink and torch.prelu, which are Tensor methods too (ops/torch_activations.py).

@@ -8,13 +8,8 @@ as one ``(C * K, O)`` matrix, so the work lands in a single BLAS matrix product.
 
 from __future__ import annotations
 
-import itertools
-import math
-
-import leafgrad as _lg
-
 from .. import Tensor
-from ._activation_functions import _recorded
+from . import _convolution_op
 from ._layer_functions import pad as _pad
 
 __all__ = ["conv1d", "conv2d", "conv3d"]
@@ -102,45 +97,19 @@ def _conv(name, nd, input, weight, bias, stride, padding, dilation, groups) -> T
     if any(d <= 0 for d in dilation):
         raise RuntimeError("dilation should be greater than zero")
     pairs = _padding_pairs(name, padding, nd, kernel, stride, dilation)
-    if not weight.requires_grad:
-        # PyTorch's convolution backward depends on the input, so its input gradient is
-        # differentiable (with zero derivative) even when the weight is constant.
-        input = _recorded(input)
-    if any(left or right for left, right in pairs):
-        input = _pad(input, [amount for pair in reversed(pairs) for amount in pair])
-    spatial = tuple(input.shape[2:])
+    if any(left != right for left, right in pairs):
+        # 'same' with an odd total: PyTorch pads the extra element on the right first.
+        extra = [(0, right - left) for left, right in pairs]
+        input = _pad(input, [amount for pair in reversed(extra) for amount in pair])
+    symmetric = tuple(left for left, _ in pairs)
+    spatial = tuple(s + 2 * p for s, p in zip(input.shape[2:], symmetric))
     reach = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
     if any(size < r for size, r in zip(spatial, reach)):
         raise RuntimeError(
             f"{name}: calculated padded input size per channel: {spatial}; dilated kernel size: "
             f"{tuple(reach)}. The kernel can't be greater than the padded input"
         )
-    out_shape = [(size - r) // s + 1 for size, r, s in zip(spatial, reach, stride)]
-    batch, channels, out_channels = input.shape[0], input.shape[1], weight.shape[0]
-    positions, taps = batch * math.prod(out_shape), math.prod(kernel)
-    # One strided slice of the input per kernel offset: each is (N, C, *out).
-    pieces = []
-    for offset in itertools.product(*(range(k) for k in kernel)):
-        window = tuple(
-            slice(o * d, o * d + s * (n - 1) + 1, s)
-            for o, d, s, n in zip(offset, dilation, stride, out_shape)
-        )
-        pieces.append(input[(slice(None), slice(None), *window)])
-    cols = _lg.stack(pieces, -1)  # (N, C, *out, K)
-    cols = cols.permute(0, *range(2, nd + 2), 1, nd + 2).reshape(positions, channels * taps)
-    if groups == 1:
-        flat_weight = weight.reshape(out_channels, channels * taps).t()
-        out = cols.matmul(flat_weight) if bias is None else _lg.addmm(bias, cols, flat_weight)
-    else:
-        per_group = (channels // groups) * taps
-        cols = cols.reshape(positions, groups, per_group)
-        grouped_weight = weight.reshape(groups, out_channels // groups, per_group)
-        out = _lg.einsum("lgk,gok->lgo", cols, grouped_weight).reshape(positions, out_channels)
-        if bias is not None:
-            out = out + bias
-    # (N, *out, O) -> (N, O, *out), contiguous as PyTorch's output is (so .view works).
-    out = out.reshape(batch, *out_shape, out_channels).permute(0, nd + 1, *range(1, nd + 1))
-    out = out.contiguous()
+    out = _convolution_op.convolution(input, weight, bias, stride, symmetric, dilation, groups)
     return out.squeeze(0) if unbatched else out
 
 

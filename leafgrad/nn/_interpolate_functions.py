@@ -1,9 +1,8 @@
 """Resampling of ``nn.functional``: ``interpolate`` (nearest, nearest-exact, linear, bilinear,
 bicubic, trilinear, area), its ``upsample*`` aliases and ``pixel_shuffle``/``pixel_unshuffle``.
 
-Every mode is separable, so each spatial dim is resampled on its own: nearest modes by an
-``index_select``, the others by a constant ``(in, out)`` weight matrix built in NumPy (a
-matmul is linear in the input, so every order of derivative is exact).
+The nearest and interpolating modes are ops of their own (``_upsample_ops``), as PyTorch
+records them; ``area`` is an adaptive average pool.
 """
 
 from __future__ import annotations
@@ -11,11 +10,8 @@ from __future__ import annotations
 import math
 import warnings
 
-import numpy as np
-
-import leafgrad as _lg
-
 from .. import Tensor
+from . import _upsample_ops
 from ._pooling_functions import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = [
@@ -25,55 +21,6 @@ __all__ = [
 
 _LINEAR_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 _MODES = ("nearest", "nearest-exact", "area", *_LINEAR_DIMS)
-
-
-def _source_scale(size: int, out: int, scale, align_corners: bool) -> float:
-    """PyTorch's ``area_pixel_compute_scale``: output step measured in input pixels."""
-    if align_corners:
-        return (size - 1) / (out - 1) if out > 1 else 0.0
-    return 1.0 / scale if scale is not None and scale > 0 else size / out
-
-
-def _nearest_index(size: int, out: int, scale, exact: bool) -> np.ndarray:
-    step = 1.0 / scale if scale is not None and scale > 0 else size / out
-    # float32 arithmetic, as PyTorch's CPU kernel, decides which pixel a boundary lands on.
-    dst = np.arange(out, dtype=np.float32) + (np.float32(0.5) if exact else np.float32(0))
-    return np.minimum(np.floor(dst * np.float32(step)).astype(np.int64), size - 1)
-
-
-def _cubic_weights(t: np.ndarray) -> np.ndarray:
-    """Keys' cubic convolution weights (A = -0.75, as PyTorch) for the 4 taps around ``t``."""
-    a = -0.75
-
-    def near(x):
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-
-    def far(x):
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-
-    return np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], -1)
-
-
-def _linear_matrix(size, out, scale, align_corners, cubic) -> np.ndarray:
-    """``(in, out)`` weights: column ``o`` mixes the input pixels output ``o`` reads."""
-    step = _source_scale(size, out, scale, align_corners)
-    dst = np.arange(out, dtype=np.float64)
-    src = dst * step if align_corners else step * (dst + 0.5) - 0.5
-    matrix = np.zeros((size, out))
-    if cubic:
-        # Bicubic reads 4 taps clamped at the border, and keeps negative source positions.
-        base = np.floor(src).astype(np.int64)
-        weights = _cubic_weights(src - base)
-        for k in range(4):
-            np.add.at(matrix, (np.clip(base - 1 + k, 0, size - 1), np.arange(out)), weights[:, k])
-        return matrix
-    src = np.maximum(src, 0.0)
-    low = np.minimum(np.floor(src).astype(np.int64), size - 1)
-    high = np.minimum(low + 1, size - 1)
-    frac = src - low
-    np.add.at(matrix, (low, np.arange(out)), 1.0 - frac)
-    np.add.at(matrix, (high, np.arange(out)), frac)
-    return matrix
 
 
 def _output_sizes(input, nd, size, scale_factor, recompute_scale_factor):
@@ -152,17 +99,7 @@ def interpolate(
     if mode == "area":
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1]
         return pool(input, sizes)
-    x = input
-    for j, (n, out, scale) in enumerate(zip(input.shape[2:], sizes, scales)):
-        dim = 2 + j
-        if mode in ("nearest", "nearest-exact"):
-            index = _nearest_index(n, out, scale, mode == "nearest-exact")
-            x = x.index_select(dim, _lg.tensor(index, dtype=_lg.int64))
-            continue
-        matrix = _linear_matrix(n, out, scale, align_corners, mode == "bicubic")
-        weights = _lg.tensor(matrix, dtype=input.dtype)
-        x = x.transpose(dim, -1).matmul(weights).transpose(dim, -1)
-    return x.contiguous()
+    return _upsample_ops.upsample(input, mode, sizes, scales, align_corners)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -11,7 +11,7 @@ import leafgrad as _lg
 
 from .. import Tensor, no_grad
 from .._exposure import numpy_names
-from ._activation_functions import _recorded
+from . import _embedding_op, _padding_ops
 
 __all__ = ["bilinear", "cosine_similarity", "embedding", "pad", "pairwise_distance"]
 
@@ -57,6 +57,8 @@ def embedding(
             "embedding: expected the indices (argument 'input') to be int64 or int32, but got "
             f"{input.dtype}"
         )
+    if weight.dim() != 2:
+        raise RuntimeError(f"embedding: 'weight' must be 2-D, got {weight.dim()}-D")
     num_embeddings = weight.shape[0]
     padding_idx = _check_padding_idx(padding_idx, num_embeddings)
     indices = input.numpy()
@@ -67,18 +69,7 @@ def embedding(
         )
     if max_norm is not None:
         _renorm_rows_(weight, indices, max_norm, norm_type)
-    rows = weight.index_select(0, input.reshape(-1))
-    if scale_grad_by_freq and rows.requires_grad:
-        _, inverse, counts = np.unique(indices.reshape(-1), return_inverse=True, return_counts=True)
-        shrink = _lg.tensor(1.0 / counts[inverse] - 1.0, dtype=rows.dtype).unsqueeze(1)
-        # A hook on this private intermediate scales the gradient, leaving the values alone.
-        # The scaling is detached: PyTorch differentiates this backward as the unscaled lookup.
-        rows.register_hook(lambda grad: grad + (grad * shrink).detach())
-    out = rows.reshape(*input.shape, weight.shape[1])
-    if padding_idx is not None and out.requires_grad:
-        # Detached at padding positions: the looked-up values stay, their gradient is cut.
-        out = _lg.where((input == padding_idx).unsqueeze(-1), out.detach(), out)
-    return out
+    return _embedding_op.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -104,28 +95,20 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return out if bias is None else out + bias
 
 
-def _pad_indices(mode: str, size: int, left: int, right: int) -> np.ndarray:
-    """Source index of each output position along one dim for a non-constant ``mode``.
-
-    Negative amounts crop. As in PyTorch, ``reflect`` and ``replicate`` mirror or repeat
-    the edges of the whole input, ``circular`` wraps around what is left after cropping.
-    """
-    positions = np.arange(-left, size + right)
-    if mode == "replicate":
-        return np.clip(positions, 0, size - 1)
-    if mode == "circular":
-        start, stop = max(-left, 0), size - max(-right, 0)
-        return start + (positions - start) % (stop - start)
-    period = 2 * (size - 1)  # reflect: mirror about both edges without repeating them
-    folded = np.abs(positions) % period if period else np.zeros_like(positions)
-    return np.where(folded >= size, period - folded, folded)
-
-
-def _filled_like(t: Tensor, dim: int, size: int, value: float) -> Tensor:
-    """A tensor of ``value`` shaped like ``t`` but ``size`` long along ``dim``."""
-    shape = list(t.shape)
-    shape[dim] = size
-    return _lg.full(shape, value, dtype=t.dtype)
+def _pad_circular(input: Tensor, pad: Sequence[int]) -> Tensor:
+    """PyTorch's ``_pad_circular`` (so its node is CopySlices, as there): the input (cropped
+    where an amount is negative) zero-padded, then each dim's left and right padding copied
+    from the other end of the result, dim by dim from the last (corners included). The zero
+    pad rather than PyTorch's empty result keeps the result batched under vmap."""
+    out = _padding_ops.constant_pad_nd(input, pad, 0)
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        left, right, size = pad[2 * i], pad[2 * i + 1], out.shape[dim]
+        if left > 0:
+            out.narrow(dim, 0, left).copy_(out.narrow(dim, size - left - max(right, 0), left))
+        if right > 0:
+            out.narrow(dim, size - right, right).copy_(out.narrow(dim, max(left, 0), right))
+    return out
 
 
 def _check_mode_padding(mode: str, input: Tensor, pad: Sequence[int]) -> None:
@@ -166,31 +149,20 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         if value not in (None, 0):
             raise ValueError(f"pad: padding mode {mode!r} doesn't take in value argument")
         _check_mode_padding(mode, input, pad)
-    # PyTorch's reflection and replication pads record a backward that depends on the input;
-    # the constant and circular pads' do not.
-    out = _recorded(input) if mode in ("reflect", "replicate") else input
+    if mode in ("reflect", "replicate"):
+        return _padding_ops.gather_pad(input, pad, mode)
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i
         left, right = pad[2 * i], pad[2 * i + 1]
-        size = out.shape[dim]
+        size = input.shape[dim]
         if size + left + right < 0:
             raise RuntimeError(
                 f"pad: padding ({left}, {right}) leaves dim {dim} of size {size} with a "
                 "negative size"
             )
-        if mode != "constant":
-            index = _lg.tensor(_pad_indices(mode, size, left, right), dtype=_lg.int64)
-            out = out.index_select(dim, index)
-            continue
-        start, stop = max(-left, 0), size - max(-right, 0)
-        if start or stop != size:  # negative padding crops
-            out = out.narrow(dim, start, stop - start)
-        fill = 0 if value is None else value
-        before = [_filled_like(out, dim, left, fill)] if left > 0 else []
-        after = [_filled_like(out, dim, right, fill)] if right > 0 else []
-        if before or after:
-            out = _lg.cat([*before, out, *after], dim)
-    return out
+    if mode == "circular":
+        return _pad_circular(input, pad)
+    return _padding_ops.constant_pad_nd(input, pad, 0 if value is None else value)
 
 
 @numpy_names  # native in PyTorch: it takes axis= too

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import leafgrad as _lg
 
 from .. import Tensor, no_grad
+from . import _layer_norm_op
 from ._activation_functions import _recorded
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"]
@@ -129,9 +130,27 @@ def layer_norm(
 ) -> Tensor:
     """Normalise over the trailing dims ``normalized_shape`` (biased variance), then scale by
     ``weight`` and shift by ``bias`` (both of that shape)."""
+    return layer_norm_with_statistics(input, normalized_shape, weight, bias, eps)[0]
+
+
+def layer_norm_with_statistics(input, normalized_shape, weight, bias, eps) -> tuple:
+    """``(layer_norm(...), mean, rstd)``, the statistics with the normalised dims kept as size
+    1: one NativeLayerNormBackward0 node, as in PyTorch, for a floating input and parameters
+    of its dtype; otherwise composed (mixed dtypes promote, integers raise, as before)."""
     dims = _trailing_dims("layer_norm", input, normalized_shape)
-    out, _, _ = _standardize(input, dims, eps)
-    return _affine(out, weight, bias)
+    shape = tuple(input.shape[input.dim() - len(dims) :])
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"layer_norm: expected {name} of the shape normalized_shape = {list(shape)}, "
+                f"but got {name} of shape {list(t.shape)}"
+            )
+    if input.is_floating_point() and all(
+        t is None or t.dtype == input.dtype for t in (weight, bias)
+    ):
+        return _layer_norm_op.native_layer_norm(input, shape, weight, bias, eps)
+    out, mean, var = _standardize(input, dims, eps)
+    return _affine(out, weight, bias), mean, _lg.rsqrt(var + eps)
 
 
 def rms_norm(

@@ -1,8 +1,10 @@
 """Pooling of ``nn.functional`` (max, average, adaptive and power-average pools over 1-3
-spatial dims), composed from leafgrad ops so they differentiate to any order.
+spatial dims), differentiable to any order.
 
-Every pool gathers its windows with one ``index_select`` per spatial dim into
-``(N, C, *out, K)`` and reduces the last axis; the window positions are computed in NumPy.
+Max and average pools are ops of their own (``_pooling_ops``), as PyTorch records them (1-D
+pools as 2-D ones on an unsqueezed dim). The adaptive pools gather their windows with one
+``index_select`` per spatial dim into ``(N, C, *out, K)`` and reduce the last axis; the
+window positions are computed in NumPy.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor
+from . import _pooling_ops
 from ._activation_functions import _recorded
-from ._layer_functions import pad as _pad
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
@@ -91,10 +93,11 @@ def _out_size(name, size, k, s, p, d, ceil_mode) -> int:
     return out
 
 
-def _windows(name, input, nd, kernel_size, stride, padding, dilation, ceil_mode, fill):
-    """``(windows (N, C, *out, K), index per dim, padding)`` for a sliding-window pool."""
+def _window_params(name, input, nd, kernel_size, stride, padding, dilation, ceil_mode):
+    """``(kernel, stride, padding, dilation)`` checked as PyTorch checks them (``stride``
+    ``()`` for the kernel's, as PyTorch passes it on)."""
     kernel = _tuple(name, kernel_size, nd, "kernel_size")
-    stride = kernel if stride is None or stride == [] else _tuple(name, stride, nd, "stride")
+    stride = () if stride is None or stride == [] else _tuple(name, stride, nd, "stride")
     pads = _tuple(name, padding, nd, "padding")
     dilation = _tuple(name, dilation, nd, "dilation")
     if any(k <= 0 for k in kernel) or any(s <= 0 for s in stride):
@@ -106,34 +109,27 @@ def _windows(name, input, nd, kernel_size, stride, padding, dilation, ceil_mode,
             f"{name}: padding {pads} should be non-negative and at most half of the kernel size "
             f"{kernel}"
         )
-    sizes = input.shape[2:]
-    outs = [_out_size(name, *a, ceil_mode) for a in zip(sizes, kernel, stride, pads, dilation)]
-    index = [
-        (np.arange(o) * s)[:, None] + np.arange(k) * d
-        for o, k, s, d in zip(outs, kernel, stride, dilation)
-    ]
-    amounts = []
-    for size, idx, p in zip(reversed(sizes), reversed(index), reversed(pads)):
-        amounts += [p, max(int(idx.max()) + 1 - size - p, 0)]
-    x = _recorded(input)
-    if any(amounts):
-        x = _pad(x, amounts, value=fill)
-    return _gather(x, index), index, pads
+    for a in zip(input.shape[2:], kernel, stride or kernel, pads, dilation):
+        _out_size(name, *a, ceil_mode)
+    return kernel, stride, pads, dilation
+
+
+def _as_2d(nd, kernel, stride, pads, dilation):
+    """A 1-D pool's parameters for the 2-D pool PyTorch runs it as (on an unsqueezed dim)."""
+    if nd != 1:
+        return kernel, stride, pads, dilation
+    return (1, *kernel), (1, *(stride or kernel)), (0, *pads), (1, *dilation)
 
 
 def _max_pool(name, nd, input, kernel_size, stride, padding, dilation, ceil_mode):
-    input, unbatched = _batched(name, input, nd)
-    windows, index, pads = _windows(
-        name, input, nd, kernel_size, stride, padding, dilation, ceil_mode, -math.inf
-    )
-    values, taken = windows.max(dim=-1)
-    flat = _flat_positions(index, tuple(input.shape[2:]), pads)
-    where = np.take_along_axis(np.broadcast_to(flat, taken.shape + flat.shape[-1:]),
-                               taken.numpy()[..., None], -1)[..., 0]  # fmt: skip
-    indices = _lg.tensor(np.ascontiguousarray(where), dtype=_lg.int64)
-    if unbatched:
-        return values.squeeze(0), indices.squeeze(0)
-    return values, indices
+    batched, _ = _batched(name, input, nd)
+    params = _window_params(name, batched, nd, kernel_size, stride, padding, dilation, ceil_mode)
+    if nd == 1:  # as PyTorch: a 2-D pool over (..., 1, L)
+        values, indices = _pooling_ops.max_pool_with_indices(
+            input.unsqueeze(-2), *_as_2d(nd, *params), ceil_mode
+        )
+        return values.squeeze(-2), indices.squeeze(-2)
+    return _pooling_ops.max_pool_with_indices(input, *params, ceil_mode)
 
 
 def _max_pool_api(nd):
@@ -166,26 +162,18 @@ max_pool3d_with_indices, max_pool3d = _max_pool_api(3)
 
 def _avg_pool(name, nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):  # fmt: skip
-    input, unbatched = _batched(name, input, nd)
+    batched, _ = _batched(name, input, nd)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{name}: divisor_override must be non-zero")
-    windows, index, pads = _windows(
-        name, input, nd, kernel_size, stride, padding, 1, ceil_mode, 0.0
+    kernel, stride, pads, _ = _window_params(
+        name, batched, nd, kernel_size, stride, padding, 1, ceil_mode
     )
-    if divisor_override is not None:
-        out = windows.sum(-1) / divisor_override
-    else:
-        # A window counts the padding it covers (if asked) but never what ceil mode adds past it.
-        divisor = np.ones((), dtype=np.float64)
-        for j, (idx, p, size) in enumerate(zip(index, pads, input.shape[2:])):
-            start, end = idx[:, 0] - p, np.minimum(idx[:, -1] + 1 - p, size + p)
-            if not count_include_pad:
-                start, end = np.maximum(start, 0), np.minimum(end, size)
-            shape = [1] * nd
-            shape[j] = len(start)
-            divisor = divisor * (end - start).reshape(shape)
-        out = windows.sum(-1) / _lg.tensor(divisor, dtype=input.dtype)
-    return out.squeeze(0) if unbatched else out
+    kernel, stride, pads, _ = _as_2d(nd, kernel, stride, pads, (1,) * nd)
+    x = input.unsqueeze(-2) if nd == 1 else input
+    out = _pooling_ops.avg_pool(
+        x, kernel, stride, pads, ceil_mode, count_include_pad, divisor_override
+    )
+    return out.squeeze(-2) if nd == 1 else out
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,

@@ -13,6 +13,7 @@ import leafgrad as _lg
 from .. import Tensor
 from .._exposure import FUNCTIONS
 from . import functional as F
+from ._normalization_functions import layer_norm_with_statistics
 from ._torch_level import _reduction, channel_shuffle
 from ._torch_rnn import gru, lstm, rnn_relu, rnn_tanh  # noqa: F401  (exported below)
 
@@ -26,11 +27,8 @@ def _stats(x: Tensor, dims: tuple, eps: float):
 def native_layer_norm(input, normalized_shape, weight, bias, eps) -> tuple:
     """``(layer_norm(input), mean, rstd)``; the statistics keep the normalised dimensions as
     size 1 and carry no gradient (as PyTorch's)."""
-    out = F.layer_norm(input, list(normalized_shape), weight, bias, eps)
-    dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
-    with _lg.no_grad():
-        mean, rstd = _stats(input, dims, eps)
-    return out, mean, rstd
+    out, mean, rstd = layer_norm_with_statistics(input, normalized_shape, weight, bias, eps)
+    return out, mean.detach(), rstd.detach()
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,

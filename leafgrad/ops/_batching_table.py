@@ -198,6 +198,30 @@ def rules() -> dict:
         RULES[_key] = pointwise
     RULES["trace"] = trailing
     RULES["diag_embed"] = RULES["diagonal_copy"] = with_dims("dim1", "dim2")
+    for _key in ("elu_backward", "hardswish_backward"):
+        RULES[_key] = pointwise
+    for _key in ("", ".weight", ".bias", ".weight_bias"):
+        RULES["native_layer_norm" + _key] = as_composite
+    RULES["embedding"] = RULES["embedding_dense_backward"] = as_composite
+    RULES["convolution"] = RULES["convolution.bias"] = as_composite
+    RULES["im2col"] = RULES["col2im"] = pointwise  # they take any leading dims
+    for _dims in (2, 3):  # pools of the trailing dims, leading dims free
+        for _key in ("max_pool{}d_with_indices", "avg_pool{}d"):
+            RULES[_key.format(_dims)] = RULES[_key.format(_dims) + "_backward"] = pointwise
+        RULES[f"max_pool{_dims}d_double_backward"] = pointwise
+    for _stem, _dims in (
+        ("upsample_nearest", 1), ("upsample_nearest", 2), ("upsample_nearest", 3),
+        ("_upsample_nearest_exact", 1), ("_upsample_nearest_exact", 2),
+        ("_upsample_nearest_exact", 3), ("upsample_linear", 1), ("upsample_bilinear", 2),
+        ("upsample_bicubic", 2), ("upsample_trilinear", 3),
+    ):  # fmt: skip
+        RULES[f"{_stem}{_dims}d"] = RULES[f"{_stem}{_dims}d_backward"] = pointwise
+    # Pads act on the trailing dims only: the batch dim in front is one more leading dim.
+    for _key in ("constant_pad_nd", "constant_pad_nd.value"):
+        RULES[_key] = pointwise
+    for _kind in ("reflection", "replication"):
+        for _dims in (1, 2, 3):
+            RULES[f"{_kind}_pad{_dims}d"] = RULES[f"{_kind}_pad{_dims}d_backward"] = pointwise
     for _key in (
         "scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce",
         "scatter_reduce.two",

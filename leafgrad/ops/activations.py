@@ -15,7 +15,7 @@ from .._cpu import numpy_avx512
 from .._exposure import exports, public
 from .._tensor import _zeros_like
 from . import _select
-from ._optable import PiecewiseLinear
+from ._optable import Generic, PiecewiseLinear
 from ._primitive import primitive, unary
 from .elementwise import FORMULA_MIN_SIZE, _exp_plus_one, erf, exp, sigmoid, tanh
 from .piecewise import where
@@ -91,18 +91,70 @@ def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     return _leaky_relu(input, negative_slope=negative_slope)
 
 
-def _elu_forward(x, *, alpha=1.0):
-    negative = alpha * np.expm1(np.minimum(x, 0))
-    return _select.where(x > 0, x, negative).astype(x.dtype, copy=False)
+def _elu_forward(x, *, alpha=1.0, scale=1, input_scale=1):
+    """PyTorch's ``x scale`` where positive, else ``alpha scale expm1(x input_scale)``
+    (``selu`` and ``celu`` are elu with a scale, an input scale); -0.0 stays -0.0."""
+    negative = (alpha * scale) * np.expm1(_select.where(x > 0, 0, x) * input_scale)
+    positive = x * scale if scale != 1 else x
+    return _select.where(x > 0, positive, negative).astype(x.dtype, copy=False)
+
+
+def _elu_d1(x, *, alpha=1.0, scale=1, input_scale=1):
+    """PyTorch's ``elu_backward``: the negative branch where ``x <= 0`` (NaN: ``scale``)."""
+    negative = (alpha * scale * input_scale) * exp(x * input_scale)
+    return where(x <= 0, negative, scale)
+
+
+def _elu_d2(x, *, alpha=1.0, scale=1, input_scale=1):
+    """PyTorch's ``elu_double_backward``: nonzero only where ``x < 0``."""
+    negative = (alpha * scale * input_scale * input_scale) * exp(x * input_scale)
+    return where(x < 0, negative, 0.0)
+
+
+def _elu_backward_forward(grad, x, *, alpha, scale, input_scale):
+    negative = grad * ((alpha * scale * input_scale) * np.exp(x * input_scale))
+    return _select.where(x <= 0, negative, grad * scale).astype(grad.dtype, copy=False)
+
+
+def _elu_backward_dx(gg, grad, x, params):
+    """The derivative of ``elu_backward`` in ``x``, selected (not multiplied) where it is 0."""
+    return where(x < 0, gg * grad * _elu_d2(x, **params), 0.0)
+
+
+# PyTorch's elu_backward (EluBackwardBackward0, for elu, selu and celu): linear in the
+# gradient; its derivative in x is the gradient times elu's second derivative.
+elu_backward = primitive(
+    "elu_backward",
+    _elu_backward_forward,
+    (
+        lambda gg, g, x, result, **params: elu_backward(gg, x, **params),
+        lambda gg, g, x, result, **params: _elu_backward_dx(gg, g, x, params),
+    ),
+    kind=Generic(
+        jvp=lambda tg, tx, g, x, result, **params: _tangent_sum(
+            None if tg is None else elu_backward(tg, x, **params),
+            None if tx is None else _elu_backward_dx(tx, g, x, params),
+        )
+    ),
+    saves=("grad_output", "self_or_result", "alpha", "scale", "input_scale"),
+    inputs=("grad_output", "self_or_result"),
+    node_name="EluBackwardBackward0",
+    plain_rules=True,
+)
+
+
+def _tangent_sum(a, b):
+    return b if a is None else (a if b is None else a + b)
 
 
 _elu = unary(
     "elu",
     _elu_forward,
     # PyTorch saves the input (not the result) of elu.
-    d1=lambda x, *, alpha=1.0: where(x > 0, 1.0, alpha * exp(x)),
-    d2=lambda x, *, alpha=1.0: where(x > 0, 0.0, alpha * exp(x)),
-    saves=("self", "alpha"),
+    d1=_elu_d1,
+    d2=_elu_d2,
+    vjp=lambda grad, x, result, **params: elu_backward(grad, x, **params),
+    saves=("self", "alpha", "scale", "input_scale"),
     plain_rules=True,
 )
 
@@ -110,7 +162,7 @@ _elu = unary(
 @public(method=False)
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     """``x`` where positive, else ``alpha * (exp(x) - 1)``."""
-    return _elu(input, alpha=alpha)
+    return _elu(input, alpha=alpha, scale=1, input_scale=1)
 
 
 def _gelu_forward(x, *, approximate="none"):

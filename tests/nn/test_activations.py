@@ -264,3 +264,44 @@ def test_integer_and_bool_inputs_are_refused_or_kept_as_pytorch(name, dtype, exp
         outs.append(out.tolist())
     if outs:
         np.testing.assert_allclose(outs[0], outs[1], rtol=1e-6)
+
+
+# Values at every kink, at -0.0 and at NaN, where PyTorch's branch conditions decide.
+_KINKS = [-5.0, -3.0, -2.5, -1.0, -0.0, 0.0, 0.3, 1.0, 2.9, 3.0, 4.0, 6.0, 7.0, np.nan]
+_NODES = [
+    ("hardtanh", lambda F, x: F.hardtanh(x), "HardtanhBackward0", "HardtanhBackwardBackward0"),
+    ("hardtanh-bounds", lambda F, x: F.hardtanh(x, -2.0, 0.5), "HardtanhBackward0",
+     "HardtanhBackwardBackward0"),
+    ("relu6", lambda F, x: F.relu6(x), "HardtanhBackward0", "HardtanhBackwardBackward0"),
+    ("hardswish", lambda F, x: F.hardswish(x), "HardswishBackward0",
+     "HardswishBackwardBackward0"),
+    ("elu", lambda F, x: F.elu(x, 0.5), "EluBackward0", "EluBackwardBackward0"),
+    ("selu", lambda F, x: F.selu(x), "EluBackward0", "EluBackwardBackward0"),
+    ("celu", lambda F, x: F.celu(x, 0.5), "CeluBackward0", "EluBackwardBackward0"),
+]  # fmt: skip
+
+
+def _nodes_values_and_derivatives(lib, F, fn):
+    x = lib.tensor(_KINKS, dtype=lib.float64, requires_grad=True)
+    y = fn(F, x)
+    (g,) = lib.autograd.grad((y * lib.arange(14.0, dtype=lib.float64)).sum(), x, create_graph=True)
+    (g2,) = lib.autograd.grad(g.sum(), x)
+    saved = {
+        name: getattr(y.grad_fn, f"_saved_{name}")
+        for name in ("min_val", "max_val", "alpha", "scale", "input_scale")
+        if hasattr(y.grad_fn, f"_saved_{name}")
+    }
+    return y.grad_fn.name(), g.grad_fn.name(), saved, y, g, g2
+
+
+@pytest.mark.parametrize(("fn", "node", "double_node"), [n[1:] for n in _NODES],
+                         ids=[n[0] for n in _NODES])  # fmt: skip
+def test_piecewise_activation_is_one_node_as_in_pytorch(fn, node, double_node):
+    theirs = _nodes_values_and_derivatives(torch, TF, fn)
+    ours = _nodes_values_and_derivatives(lg, F, fn)
+    assert ours[:2] == theirs[:2] == (node, double_node)
+    assert ours[2] == theirs[2]
+    assert [type(v) for v in ours[2].values()] == [type(v) for v in theirs[2].values()]
+    for a, b in zip(ours[3:], theirs[3:]):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12, atol=0)
+        assert np.array_equal(np.signbit(a.detach().numpy()), np.signbit(b.detach().numpy()))

@@ -159,3 +159,66 @@ def test_lenet_style_network_matches_pytorch():
     copy_weights(ours, theirs)
     assert repr(ours) == repr(theirs)
     run_both(ours, theirs, RNG.standard_normal((3, 1, 8, 8)), RNG)
+
+
+_CONV_CASES = [
+    ("conv1d", (2, 4, 9), (6, 4, 3), True, {"stride": 2, "padding": 1}),
+    ("conv1d", (2, 4, 9), (6, 2, 3), False, {"groups": 2, "dilation": 2}),
+    ("conv1d", (2, 4, 9), (6, 4, 2), True, {"padding": "same"}),
+    ("conv2d", (2, 4, 7, 6), (6, 4, 3, 2), True, {"stride": (2, 1), "padding": (1, 0)}),
+    ("conv2d", (2, 4, 7, 6), (4, 1, 3, 3), True, {"groups": 4, "padding": "same",
+                                                  "dilation": (1, 2)}),
+    ("conv3d", (1, 2, 5, 4, 5), (3, 2, 2, 3, 2), True, {"padding": 1}),
+]  # fmt: skip
+
+
+def _conv_node_and_derivatives(lib, name, arrays, options):
+    x, w, b = (None if a is None else lib.tensor(a, requires_grad=True) for a in arrays)
+    y = getattr(lib.nn.functional, name)(x, w, b, **options)
+    inputs = [t for t in (x, w, b) if t is not None]
+    scale = lib.tensor(np.arange(float(y.numel())).reshape(tuple(y.shape)) / y.numel())
+    grads = lib.autograd.grad((y * y * scale).sum(), inputs, create_graph=True)
+    seconds = lib.autograd.grad(sum((g * g).sum() for g in grads), inputs)
+    node = y.grad_fn
+    saved = (node.name(),) + tuple(
+        getattr(node, f"_saved_{k}")
+        for k in ("stride", "padding", "dilation", "groups", "transposed", "output_padding",
+                  "bias_sym_sizes_opt")
+    )  # fmt: skip
+    return saved, [y, *grads, *seconds]
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
+@pytest.mark.parametrize(("name", "x_shape", "w_shape", "bias", "options"), _CONV_CASES)
+def test_convolution_is_one_node_as_in_pytorch(name, x_shape, w_shape, bias, options):
+    rng = np.random.default_rng(3)
+    arrays = (
+        rng.standard_normal(x_shape),
+        rng.standard_normal(w_shape),
+        rng.standard_normal(w_shape[0]) if bias else None,
+    )
+    ours, values = _conv_node_and_derivatives(lg, name, arrays, options)
+    theirs, expected = _conv_node_and_derivatives(torch, name, arrays, options)
+    assert ours == theirs
+    assert ours[0] == "ConvolutionBackward0"
+    for a, b in zip(values, expected, strict=True):
+        assert_close(a, b)
+
+
+@pytest.mark.parametrize("lib", [lg, torch], ids=["leafgrad", "torch"])
+def test_convolution_input_gradient_requires_grad_with_a_constant_weight(lib):
+    x = lib.randn(1, 2, 6, dtype=lib.float64, requires_grad=True)
+    w = lib.randn(3, 2, 3, dtype=lib.float64)
+    (g,) = lib.autograd.grad(lib.nn.functional.conv1d(x, w).sum(), x, create_graph=True)
+    assert g.requires_grad
+
+
+def test_convolution_under_vmap_over_inputs_and_weights_matches_pytorch():
+    rng = np.random.default_rng(4)
+    xs, ws = rng.standard_normal((3, 2, 2, 7)), rng.standard_normal((3, 4, 2, 3))
+    results = []
+    for lib in (lg, torch):
+        conv = lib.nn.functional.conv1d
+        results.append(lib.func.vmap(lambda x, w, c=conv: c(x, w, padding=1))(
+            lib.tensor(xs), lib.tensor(ws)))  # fmt: skip
+    assert_close(*results)

@@ -113,3 +113,43 @@ def test_pixel_shuffle_indivisible_channels_raise_runtime_error_as_pytorch():
         TF.pixel_shuffle(torch.zeros(1, 6, 2, 2), 2)
     with pytest.raises(RuntimeError, match="pixel_shuffle"):
         F.pixel_shuffle(lg.zeros(1, 6, 2, 2), 2)
+
+
+_UPSAMPLE_CASES = [
+    ((1, 2, 5), "nearest", "UpsampleNearest1DBackward0"),
+    ((1, 2, 5), "nearest-exact", "UpsampleNearestExact1DBackward0"),
+    ((1, 2, 5), "linear", "UpsampleLinear1DBackward0"),
+    ((1, 2, 5, 4), "nearest", "UpsampleNearest2DBackward0"),
+    ((1, 2, 5, 4), "bilinear", "UpsampleBilinear2DBackward0"),
+    ((1, 2, 5, 4), "bicubic", "UpsampleBicubic2DBackward0"),
+    ((1, 2, 3, 5, 4), "nearest", "UpsampleNearest3DBackward0"),
+    ((1, 2, 3, 5, 4), "trilinear", "UpsampleTrilinear3DBackward0"),
+]
+_SAVED = ("output_size", "scales", "scales_d", "scales_h", "scales_w", "self_sym_sizes",
+          "align_corners")  # fmt: skip
+
+
+def _upsample_nodes_and_derivatives(lib, x_values, mode, options):
+    x = lib.tensor(x_values, requires_grad=True)
+    y = lib.nn.functional.interpolate(x, mode=mode, **options)
+    scale = lib.tensor(np.arange(float(y.numel())).reshape(tuple(y.shape)) / y.numel())
+    (g,) = lib.autograd.grad((y * y * scale).sum(), x, create_graph=True)
+    (g2,) = lib.autograd.grad((g * g).sum(), x)
+    node = y.grad_fn
+    saved = {k: getattr(node, f"_saved_{k}") for k in _SAVED if hasattr(node, f"_saved_{k}")}
+    return (node.name(), g.grad_fn.name(), saved), [y, g, g2]
+
+
+@pytest.mark.parametrize("sized", [False, True], ids=["scale_factor", "size"])
+@pytest.mark.parametrize(("shape", "mode", "node"), _UPSAMPLE_CASES)
+def test_interpolate_is_one_node_as_in_pytorch(shape, mode, node, sized):
+    x = np.random.default_rng(2).standard_normal(shape)
+    options = {"size": tuple(s + 3 for s in shape[2:])} if sized else {"scale_factor": 1.5}
+    if not mode.startswith("nearest"):
+        options["align_corners"] = sized
+    ours, values = _upsample_nodes_and_derivatives(lg, x, mode, options)
+    theirs, expected = _upsample_nodes_and_derivatives(torch, x, mode, options)
+    assert ours == theirs
+    assert ours[0] == node
+    for a, b in zip(values, expected, strict=True):
+        assert_close(a, b)

@@ -212,3 +212,79 @@ def test_pairwise_distance_matches_pytorch(options):
         RNG.standard_normal((4, 3)),
         RNG,
     )
+
+
+_PAD_CASES = [
+    ((2, 3, 5), (1, 2), "constant", None, "ConstantPadNdBackward0"),
+    ((2, 3, 5), (1, -1, 0, 2), "constant", 2.5, "ConstantPadNdBackward0"),
+    ((2, 3, 5), (0, 0), "constant", None, "ConstantPadNdBackward0"),
+    ((2, 5), (2, 1), "reflect", None, "ReflectionPad1DBackward0"),
+    ((2, 3, 5), (1, -1), "reflect", None, "ReflectionPad1DBackward0"),
+    ((2, 3, 4, 5), (1, 2, 3, 0), "reflect", None, "ReflectionPad2DBackward0"),
+    ((1, 2, 3, 4, 5), (1, 1, 2, 1, 1, 2), "reflect", None, "ReflectionPad3DBackward0"),
+    ((2, 5), (2, 7), "replicate", None, "ReplicationPad1DBackward0"),
+    ((2, 3, 4, 5), (1, 2, 3, 0), "replicate", None, "ReplicationPad2DBackward0"),
+    ((1, 2, 3, 4, 5), (1, 1, 2, 1, 1, 2), "replicate", None, "ReplicationPad3DBackward0"),
+    ((3, 5), (2, 1), "circular", None, "torch::autograd::CopySlices"),
+    ((1, 3, 5), (2, -1), "circular", None, "torch::autograd::CopySlices"),
+    ((1, 2, 3, 4, 5), (1, 2, 0, 1, 2, 1), "circular", None, "torch::autograd::CopySlices"),
+]
+
+
+def _pad_node_and_derivatives(lib, x_values, pad, mode, value):
+    x = lib.tensor(x_values, requires_grad=True)
+    kwargs = {} if value is None else {"value": value}
+    y = lib.nn.functional.pad(x, pad, mode=mode, **kwargs)
+    weights = lib.tensor(np.arange(float(y.numel())).reshape(tuple(y.shape)))
+    # reflection and replication: the gradient of a sum is a function of x (zero derivative)
+    (ones,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+    (g,) = lib.autograd.grad((y * y * weights).sum(), x, create_graph=True)
+    (g2,) = lib.autograd.grad((g * g).sum(), x)
+    return (y.grad_fn.name(), g.grad_fn.name(), ones.requires_grad), [y, g, g2]
+
+
+@pytest.mark.parametrize(("shape", "pad", "mode", "value", "node"), _PAD_CASES)
+def test_pad_is_one_node_as_in_pytorch(shape, pad, mode, value, node):
+    x = RNG.standard_normal(shape)
+    ours, values = _pad_node_and_derivatives(lg, x, pad, mode, value)
+    theirs, expected = _pad_node_and_derivatives(torch, x, pad, mode, value)
+    if mode == "circular":  # the gradient's own node differs: leafgrad's starts from a pad
+        ours, theirs = ours[::2], theirs[::2]
+    assert ours == theirs
+    assert ours[0] == node
+    for a, b in zip(values, expected, strict=True):
+        assert_close(a, b)
+
+
+def test_pad_under_vmap_matches_pytorch():
+    x = RNG.standard_normal((3, 2, 5))
+    for mode in ("constant", "reflect", "replicate", "circular"):
+        ours = lg.func.vmap(lambda v, m=mode: F.pad(v, (2, 1), mode=m))(lg.tensor(x))
+        theirs = torch.func.vmap(lambda v, m=mode: TF.pad(v, (2, 1), mode=m))(torch.tensor(x))
+        assert_close(ours, theirs)
+
+
+def _embedding_node_and_derivatives(lib, weight, options):
+    w = lib.tensor(weight, requires_grad=True)
+    y = lib.nn.functional.embedding(lib.tensor(INDICES), w, **options)
+    weights = lib.tensor(np.arange(24.0).reshape(2, 4, 3))
+    (g,) = lib.autograd.grad((y * y * weights).sum(), w, create_graph=True)
+    (g2,) = lib.autograd.grad((g * g).sum(), w)
+    node = y.grad_fn
+    names = (node.name(), g.grad_fn.name(), node._saved_scale_grad_by_freq, node._saved_sparse)
+    return names, [y, g, g2]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"padding_idx": 2}, {"scale_grad_by_freq": True},
+     {"padding_idx": -1, "scale_grad_by_freq": True}],
+)  # fmt: skip
+def test_embedding_is_one_node_as_in_pytorch(options):
+    weight = RNG.standard_normal((6, 3))
+    ours, values = _embedding_node_and_derivatives(lg, weight, options)
+    theirs, expected = _embedding_node_and_derivatives(torch, weight, options)
+    assert ours == theirs
+    assert ours[:2] == ("EmbeddingBackward0", "EmbeddingDenseBackwardBackward0")
+    for a, b in zip(values, expected, strict=True):
+        assert_close(a, b)

@@ -204,3 +204,70 @@ def test_normalize_matches_pytorch(p, dim):
         RNG.standard_normal((3, 4, 2)),
         RNG,
     )
+
+
+def _layer_norm_node_and_derivatives(lib, weight, bias, normalized):
+    rng = np.random.default_rng(5)
+    shape = (2, 3, 4)
+    x = lib.tensor(rng.standard_normal(shape), requires_grad=True)
+    tail = shape[3 - len(normalized) :]
+    w = lib.tensor(rng.uniform(0.5, 1.5, tail), requires_grad=True) if weight else None
+    b = lib.tensor(rng.standard_normal(tail), requires_grad=True) if bias else None
+    y = lib.nn.functional.layer_norm(x, normalized, w, b)
+    node = y.grad_fn
+    saved = (
+        node.name(),
+        tuple(node._saved_normalized_shape),
+        node._saved_weight is None,
+        node._saved_bias is None,
+        tuple(node._saved_result1.shape),
+        tuple(node._saved_result2.shape),
+    )
+    stats = [node._saved_result1, node._saved_result2]
+    inputs = [t for t in (x, w, b) if t is not None]
+    grads = lib.autograd.grad((y * y * y).sum(), inputs, create_graph=True)
+    if lib is torch and bias and not weight:
+        # PyTorch's double backward fails with a bias but no weight: a weight of ones then.
+        ones = torch.ones(tail, dtype=torch.float64)
+        y2 = lib.nn.functional.layer_norm(x, normalized, ones, b)
+        grads2 = lib.autograd.grad((y2 * y2 * y2).sum(), inputs, create_graph=True)
+    else:
+        grads2 = grads
+    second = lib.autograd.grad(sum((g * g).sum() for g in grads2), inputs)
+    return saved, [y, *stats, *grads, *second]
+
+
+@pytest.mark.parametrize("normalized", [(4,), (3, 4)])
+@pytest.mark.parametrize(("weight", "bias"), [(False, False), (True, False), (False, True),
+                                              (True, True)])  # fmt: skip
+def test_layer_norm_is_one_native_layer_norm_node_as_in_pytorch(weight, bias, normalized):
+    ours, values = _layer_norm_node_and_derivatives(lg, weight, bias, normalized)
+    theirs, expected = _layer_norm_node_and_derivatives(torch, weight, bias, normalized)
+    assert ours == theirs
+    assert ours[0] == "NativeLayerNormBackward0"
+    for a, b in zip(values, expected, strict=True):
+        assert_close(a, b)
+
+
+def test_native_layer_norm_statistics_carry_no_gradient_as_pytorch():
+    x = lg.randn(3, 4, dtype=lg.float64, requires_grad=True)
+    out, mean, rstd = lg.native_layer_norm(x, [4], None, None, 1e-5)
+    assert out.grad_fn.name() == "NativeLayerNormBackward0"
+    assert not mean.requires_grad and not rstd.requires_grad
+    assert_close(mean, x.mean(-1, keepdim=True))
+
+
+def _batched_and_hessian(lib, xs, ws):
+    f = lib.nn.functional.layer_norm
+    x, w = lib.tensor(xs), lib.tensor(ws)
+    batched = lib.func.vmap(lambda x, w: f(x, (4,), w, w))(x, w)
+    # forward over reverse: the rule's statistics must carry tangents
+    hess = lib.func.hessian(lambda v: f(v, (4,), w[0]).pow(3).sum())(x[0, 0])
+    return batched, hess
+
+
+def test_layer_norm_hessian_and_vmap_over_weights_match_pytorch():
+    rng = np.random.default_rng(6)
+    xs, ws = rng.standard_normal((5, 3, 4)), rng.uniform(0.5, 1.5, (5, 4))
+    for a, b in zip(_batched_and_hessian(lg, xs, ws), _batched_and_hessian(torch, xs, ws)):
+        assert_close(a, b)

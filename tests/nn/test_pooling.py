@@ -173,3 +173,47 @@ def test_max_unpool_invalid_output_size_raises_value_error_as_pytorch():
         TF.max_unpool1d(pooled, indices, 2, output_size=[11])
     with pytest.raises(ValueError, match="output_size"):
         F.max_unpool1d(lg.tensor(pooled.numpy()), lg.tensor(indices.numpy()), 2, output_size=[11])
+
+
+_POOL_CASES = [
+    ("max_pool1d", (2, 3, 9), {"kernel_size": 2}),
+    ("max_pool1d", (3, 9), {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True}),
+    ("max_pool2d", (2, 3, 7, 6), {"kernel_size": (3, 2), "stride": (2, 1), "padding": (1, 0),
+                                  "dilation": (1, 2)}),
+    ("max_pool2d", (3, 7, 6), {"kernel_size": 2, "ceil_mode": True}),
+    ("max_pool3d", (1, 2, 5, 4, 5), {"kernel_size": 2, "padding": 1}),
+    ("avg_pool1d", (2, 3, 9), {"kernel_size": 2}),
+    ("avg_pool1d", (2, 3, 9), {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True,
+                               "count_include_pad": False}),
+    ("avg_pool2d", (2, 3, 7, 6), {"kernel_size": (3, 2), "stride": (2, 1), "padding": (1, 0)}),
+    ("avg_pool2d", (3, 7, 6), {"kernel_size": 3, "ceil_mode": True, "divisor_override": 5}),
+    ("avg_pool3d", (1, 2, 5, 4, 5), {"kernel_size": 2, "padding": 1, "count_include_pad": False}),
+]  # fmt: skip
+
+
+def _pool_nodes_and_derivatives(lib, name, x_values, options):
+    x = lib.tensor(x_values, requires_grad=True)
+    y = getattr(lib.nn.functional, name)(x, **options)
+    # the gradient of a sum is a function of x (as PyTorch's backward takes the input)
+    (ones,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+    scale = lib.tensor(np.arange(float(y.numel())).reshape(tuple(y.shape)) / y.numel())
+    (g,) = lib.autograd.grad((y * y * scale).sum(), x, create_graph=True)
+    (g2,) = lib.autograd.grad((g * g).sum(), x)
+    node = y.grad_fn
+    pool = node.next_functions[0][0] if node.name() == "SqueezeBackward1" else node
+    names = (node.name(), pool.name(), g.grad_fn.name(), ones.requires_grad)
+    names += (pool._saved_kernel_size, pool._saved_stride, pool._saved_padding)
+    values = [y, g, g2]
+    if name.startswith("max"):
+        values.append(getattr(lib.nn.functional, name)(x, return_indices=True, **options)[1])
+    return names, values
+
+
+@pytest.mark.parametrize(("name", "shape", "options"), _POOL_CASES)
+def test_pool_is_one_node_as_in_pytorch(name, shape, options):
+    x = np.random.default_rng(7).standard_normal(shape)
+    ours, values = _pool_nodes_and_derivatives(lg, name, x, options)
+    theirs, expected = _pool_nodes_and_derivatives(torch, name, x, options)
+    assert ours == theirs
+    for a, b in zip(values, expected, strict=True):
+        assert_close(a, b)

@@ -1,7 +1,7 @@
 """Op-table samples for ops/elementwise.py, activations.py, piecewise.py and conversion.py."""
 
 import leafgrad as lg
-from leafgrad.ops.activations import threshold_backward
+from leafgrad.ops.activations import elu_backward, threshold_backward
 from leafgrad.ops.elementwise import sigmoid_backward, tanh_backward
 
 from .optable import OpSample, away_from
@@ -43,6 +43,12 @@ SAMPLES = [
     ),
     S("leaky_relu", lambda x: lg.leaky_relu(x, 0.2), ((5,),), make_inputs=away_from([0.0])([(5,)])),
     S("elu", lambda x: lg.elu(x, alpha=1.5), ((5,),), make_inputs=away_from([0.0])([(5,)])),
+    S(
+        "elu_backward",
+        lambda g, x: elu_backward(g, x, alpha=1.5, scale=1.2, input_scale=0.5),
+        ((2, 3), (2, 3)),
+        make_inputs=away_from([0.0])([(2, 3), (2, 3)]),
+    ),
     S("gelu", lambda x: lg.gelu(x), ((2, 3),)),
     S("gelu", lambda x: lg.gelu(x, approximate="tanh"), ((2, 3),), id="gelu-tanh"),
     S("silu", lambda x: lg.silu(x), ((2, 3),)),

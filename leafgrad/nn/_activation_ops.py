@@ -1,0 +1,160 @@
+"""The piecewise activations of ``nn.functional`` as ops of their own, recorded as PyTorch
+records them: ``hardtanh`` (HardtanhBackward0; ``relu6`` too), ``hardswish``
+(HardswishBackward0) and ``celu`` (CeluBackward0), saving what PyTorch saves.
+
+Forwards follow PyTorch's CPU kernels operation for operation; the derivatives select with
+PyTorch's own branch conditions, so the gradient at a kink (and at NaN) is PyTorch's.
+``hardtanh_backward`` is an op too (HardtanhBackwardBackward0): its result depends on the
+input, so under ``create_graph=True`` a second ``autograd.grad`` gives zeros, as in
+PyTorch, instead of raising.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import _zeros_like
+from ..ops import _select
+from ..ops._optable import Generic, PiecewiseLinear
+from ..ops._primitive import primitive, unary
+from ..ops.activations import _elu_d1, _elu_d2, _elu_forward, elu_backward
+from ..ops.piecewise import where
+
+__all__ = ["celu", "hardswish", "hardtanh"]
+
+
+# ----- hardtanh -----
+
+
+def _hardtanh_forward(x, *, min_val, max_val):
+    """``clamp(x, min_val, max_val)`` as PyTorch's ``min(max(x, lo), hi)``: NaN stays NaN and
+    a bound equal to ``x`` keeps ``x`` (``-0.0`` at 0)."""
+    low = np.where(x < min_val, np.asarray(min_val, x.dtype), x)
+    return np.where(low > max_val, np.asarray(max_val, x.dtype), low)
+
+
+def _inside(x, min_val, max_val):
+    """PyTorch's pass-through condition: not ``x <= min_val`` nor ``x >= max_val`` (NaN
+    passes)."""
+    return ~((x <= min_val) | (x >= max_val))
+
+
+def _hardtanh_backward_forward(grad, x, *, min_val, max_val):
+    return _select.where(_inside(x, min_val, max_val), grad, 0).astype(grad.dtype, copy=False)
+
+
+hardtanh_backward = primitive(
+    "hardtanh_backward",
+    _hardtanh_backward_forward,
+    (
+        lambda grad, g, x, result, **bounds: hardtanh_backward(grad, x, **bounds),
+        lambda grad, g, x, result, **bounds: _zeros_like(x),
+    ),
+    kind=PiecewiseLinear(),
+    saves=("self", "min_val", "max_val"),
+    inputs=("grad_output", "self"),
+    node_name="HardtanhBackwardBackward0",
+    dtype_rule="keep",
+    plain_rules=True,
+)
+
+hardtanh = primitive(
+    "hardtanh",
+    _hardtanh_forward,
+    (lambda grad, x, result, **bounds: hardtanh_backward(grad, x, **bounds),),
+    kind=PiecewiseLinear(),
+    saves=("self", "min_val", "max_val"),
+    node_name="HardtanhBackward0",
+    dtype_rule="keep",
+    plain_rules=True,
+)
+
+
+# ----- hardswish -----
+
+
+def _hardswish_forward(x):
+    """PyTorch's ``x * min(max(x + 3, 0), 6) / 6``."""
+    return (x * np.minimum(np.maximum(x + 3, 0), 6) / 6).astype(x.dtype, copy=False)
+
+
+def _hardswish_d1(x):
+    """0 up to -3, ``x / 3 + 1/2`` below 3, else 1 (NaN too), as PyTorch's backward."""
+    return where(x <= -3, 0.0, where(x < 3, x / 3 + 0.5, 1.0))
+
+
+def _hardswish_d2(x):
+    return where((x > -3) & (x < 3), _zeros_like(x) + 1.0 / 3, 0.0)
+
+
+def _hardswish_backward_dx(gg, g, x):
+    """The derivative of ``hardswish_backward`` in ``x``: ``gg g / 3`` inside (-3, 3), else
+    0 (selected, as PyTorch's)."""
+    return where((x > -3) & (x < 3), gg * g / 3, 0.0)
+
+
+def _hardswish_backward_forward(grad, x):
+    """The gradient selected, not multiplied, where the slope is 0 or 1 (an inf gradient
+    gives 0 below -3, as in PyTorch)."""
+    scaled = grad * (x / 3 + 0.5)
+    return _select.where(x <= -3, 0, _select.where(x < 3, scaled, grad)).astype(grad.dtype)
+
+
+# PyTorch's hardswish_backward (HardswishBackwardBackward0): linear in the gradient, whose
+# own derivative in x is the gradient times hardswish's second derivative.
+hardswish_backward = primitive(
+    "hardswish_backward",
+    _hardswish_backward_forward,
+    (
+        lambda gg, g, x, result: hardswish_backward(gg, x),
+        lambda gg, g, x, result: _hardswish_backward_dx(gg, g, x),
+    ),
+    kind=Generic(
+        jvp=lambda tg, tx, g, x, result: _tangent_sum(
+            None if tg is None else hardswish_backward(tg, x),
+            None if tx is None else _hardswish_backward_dx(tx, g, x),
+        )
+    ),
+    saves=("grad_output", "self"),
+    inputs=("grad_output", "self"),
+    node_name="HardswishBackwardBackward0",
+    plain_rules=True,
+)
+
+
+def _tangent_sum(a, b):
+    return b if a is None else (a if b is None else a + b)
+
+
+hardswish = unary(
+    "hardswish",
+    _hardswish_forward,
+    d1=_hardswish_d1,
+    d2=_hardswish_d2,
+    vjp=lambda grad, x, result: hardswish_backward(grad, x),
+    node_name="HardswishBackward0",
+    plain_rules=True,
+)
+
+
+# ----- celu -----
+
+
+def _celu_forward(x, *, alpha):
+    """PyTorch's ``elu(x, alpha, scale=1, input_scale=1 / alpha)``."""
+    return _elu_forward(x, alpha=alpha, scale=1, input_scale=1.0 / alpha)
+
+
+celu = unary(
+    "celu",
+    _celu_forward,
+    # PyTorch's elu_backward with input_scale 1 / alpha.
+    d1=lambda x, *, alpha: _elu_d1(x, alpha=alpha, scale=1, input_scale=1.0 / alpha),
+    vjp=lambda grad, x, result, *, alpha: elu_backward(
+        grad, x, alpha=alpha, scale=1, input_scale=1.0 / alpha
+    ),
+    d2=lambda x, *, alpha: _elu_d2(x, alpha=alpha, scale=1, input_scale=1.0 / alpha),
+    saves=("self", "alpha"),
+    node_name="CeluBackward0",
+    plain_rules=True,
+)

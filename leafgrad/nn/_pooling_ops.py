@@ -1,0 +1,272 @@
+"""Max and average pooling over 2 or 3 trailing dims as ops of their own, recorded as
+PyTorch records them: ``max_pool2d_with_indices`` (MaxPool2DWithIndicesBackward0, saving
+``self``, the window parameters and the indices as ``result1``) and ``avg_pool2d``
+(AvgPool2DBackward0), and their 3-D twins; 1-D pools are these on an unsqueezed dim, as in
+PyTorch.
+
+Forwards gather every window element by its flat input position (``-1`` in the padding) on
+arrays; the backwards (``max_pool2d_with_indices_backward``, ``avg_pool2d_backward``, as
+PyTorch's, ...BackwardBackward0) add gradients back at those positions. Each backward takes
+the input too (for its shape), so under ``create_graph=True`` the gradient is a function of
+the input, as PyTorch's. Leading dims are free (``(C, ...)``, ``(N, C, ...)``, or a vmap
+batch in front).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._tensor import _wrap
+from ..ops._optable import Generic, Linear
+from ..ops._primitive import primitive
+
+__all__ = ["avg_pool", "max_pool_with_indices"]
+
+
+def _geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode):
+    """``(out sizes, flat input position (*out, K) of every window element or -1, and the
+    ranges (start, end) per dim and output that an average counts)``."""
+    stride = stride or kernel_size
+    nd = len(sizes)
+    outs, flat, valid = [], np.zeros((), np.int64), np.ones((), bool)
+    for j, (n, k, s, p, d) in enumerate(zip(sizes, kernel_size, stride, padding, dilation)):
+        span = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+        out = span // s + 1
+        if ceil_mode and (out - 1) * s >= n + p:
+            out -= 1
+        outs.append(out)
+        pos = (np.arange(out) * s - p)[:, None] + np.arange(k) * d  # (out, k)
+        shape = [1] * (2 * nd)
+        shape[2 * j], shape[2 * j + 1] = out, k
+        flat = flat * n + pos.reshape(shape)
+        valid = valid & ((pos >= 0) & (pos < n)).reshape(shape)
+    order = (*range(0, 2 * nd, 2), *range(1, 2 * nd, 2))
+    flat = np.where(valid, flat, -1).transpose(order)
+    return outs, flat.reshape(*outs, -1), stride
+
+
+def _flat_lead(x, nd):
+    """``x`` as ``(L, S)``: its leading dims and its ``nd`` trailing dims each flattened."""
+    return x.reshape(-1, math.prod(x.shape[x.ndim - nd :]))
+
+
+# ----- max -----
+
+
+def _max_forward(x, *, kernel_size, stride, padding, dilation, ceil_mode):
+    nd = len(kernel_size)
+    sizes = x.shape[x.ndim - nd :]
+    outs, flat, _ = _geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode)
+    rows = _flat_lead(x, nd)
+    picked = rows[:, np.where(flat >= 0, flat, 0)]  # (L, *out, K)
+    picked = np.where(flat >= 0, picked, -np.inf)
+    taken = np.argmax(picked, axis=-1)[..., None]  # the first maximum (or NaN)
+    values = np.take_along_axis(picked, taken, -1)[..., 0]
+    indices = np.take_along_axis(np.broadcast_to(flat, picked.shape), taken, -1)[..., 0]
+    lead = x.shape[: x.ndim - nd]
+    return values.reshape(*lead, *outs), indices.reshape(*lead, *outs).astype(np.int64)
+
+
+def _scatter_max(grad, x, indices, *, nd):
+    """``grad`` added at ``indices`` into zeros of ``x``'s trailing shape (leading dims
+    broadcast: vmap may batch some operands and not others)."""
+    lead = np.broadcast_shapes(*(a.shape[: a.ndim - nd] for a in (grad, x, indices)))
+    grad = np.broadcast_to(grad, lead + grad.shape[grad.ndim - nd :])
+    indices = np.broadcast_to(indices, grad.shape)
+    g, idx = _flat_lead(grad, nd), _flat_lead(indices, nd)
+    total = np.zeros((g.shape[0], math.prod(x.shape[x.ndim - nd :])), grad.dtype)
+    np.add.at(total, (np.arange(g.shape[0])[:, None], idx), g)
+    return total.reshape(*lead, *x.shape[x.ndim - nd :])
+
+
+def _zeros_shaped(x, like):
+    """Zeros of ``x``'s shape in ``like``'s dtype, reading neither's values."""
+    return _wrap(np.zeros(tuple(x.shape), like._data.dtype))
+
+
+def _take_forward(grad, indices, **params):
+    """``grad`` (of the input's shape) read at ``indices`` (leading dims broadcast)."""
+    nd = len(params["kernel_size"])
+    lead = np.broadcast_shapes(grad.shape[: grad.ndim - nd], indices.shape[: indices.ndim - nd])
+    grad = np.broadcast_to(grad, lead + grad.shape[grad.ndim - nd :])
+    indices = np.broadcast_to(indices, lead + indices.shape[indices.ndim - nd :])
+    taken = np.take_along_axis(_flat_lead(grad, nd), _flat_lead(indices, nd), -1)
+    return taken.reshape(indices.shape)
+
+
+def _declare_take(nd, backward):
+    """PyTorch's ``max_pool_double_backward`` (a gather there: GatherBackward0), the max pool's
+    linear map, whose adjoint is the pool's backward."""
+    return primitive(
+        f"max_pool{nd}d_double_backward",
+        _take_forward,
+        (lambda gg, g, indices, result, **params: backward(gg, g, indices, **params), None),
+        kind=Linear(),
+        inputs=("self", "index"),
+        saves=("index",),
+        node_name="GatherBackward0",
+        dtype_rule="keep",
+    )
+
+
+def _declare_max(nd: int):
+    node = f"MaxPool{nd}DWithIndices"
+
+    def vjp(grads, x, result, needs, **params):
+        return (backward(grads[0], x, result[1], **params),)
+
+    def jvp(tx, x, result, **params):
+        return take(tx, result[1], **params), None
+
+    pool = primitive(
+        f"max_pool{nd}d_with_indices",
+        _max_forward,
+        vjp_all=vjp,
+        kind=Generic(jvp=jvp),
+        inputs=("self",),
+        outputs=("result0", "result1"),
+        saves=("self", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "result1"),
+        node_name=f"{node}Backward0",
+        dtype_rule="keep",
+        num_outputs=2,
+    )
+
+    def backward_forward(grad, x, indices, **params):
+        return _scatter_max(grad, x, indices, nd=nd)
+
+    backward = primitive(
+        f"max_pool{nd}d_with_indices_backward",
+        backward_forward,
+        (
+            lambda gg, grad, x, indices, result, **params: take(gg, indices, **params),
+            lambda gg, grad, x, indices, result, **params: _zeros_shaped(x, gg),
+            None,
+        ),
+        kind=Linear(),
+        inputs=("grad_output", "self", "indices"),
+        saves=("indices", "kernel_size", "stride", "padding", "dilation", "ceil_mode"),
+        node_name=f"{node}BackwardBackward0",
+        dtype_rule="keep",
+    )
+    take = _declare_take(nd, backward)
+    return pool, backward, take
+
+
+# ----- average -----
+
+
+def _divisor(sizes, kernel_size, stride, padding, ceil_mode, count_include_pad):
+    """Each output's divisor ``(*out)``: its window's size within the padded input (or
+    within the input, without ``count_include_pad``), never what ceil mode adds past it."""
+    stride = stride or kernel_size
+    divisor = np.ones((), np.float64)
+    for j, (n, k, s, p) in enumerate(zip(sizes, kernel_size, stride, padding)):
+        span = n + 2 * p - (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+        out = span // s + 1
+        if ceil_mode and (out - 1) * s >= n + p:
+            out -= 1
+        start = np.arange(out) * s - p
+        end = np.minimum(start + k, n + p)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, n)
+        shape = [1] * len(sizes)
+        shape[j] = out
+        divisor = divisor * (end - start).reshape(shape)
+    return divisor
+
+
+def _avg_geometry(x_shape, params):
+    nd = len(params["kernel_size"])
+    sizes = x_shape[len(x_shape) - nd :]
+    window = (params["kernel_size"], params["stride"], params["padding"], (1,) * nd)
+    outs, flat, _ = _geometry(sizes, *window, params["ceil_mode"])
+    if params["divisor_override"]:
+        divisor = np.full(outs, float(params["divisor_override"]))
+    else:
+        keys = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad")
+        divisor = _divisor(sizes, *(params[k] for k in keys))
+    return nd, outs, flat, divisor
+
+
+def _avg_forward(x, **params):
+    nd, outs, flat, divisor = _avg_geometry(x.shape, params)
+    rows = _flat_lead(x, nd)
+    picked = np.where(flat >= 0, rows[:, np.where(flat >= 0, flat, 0)], 0)
+    out = picked.sum(-1) / divisor.astype(x.dtype)
+    return out.reshape(*x.shape[: x.ndim - nd], *outs).astype(x.dtype, copy=False)
+
+
+def _avg_backward_forward(grad, x, **params):
+    """Each output's gradient over its divisor, added at every element of its window (leading
+    dims broadcast: vmap may batch some operands and not others)."""
+    nd, _, flat, divisor = _avg_geometry(x.shape, params)
+    lead = np.broadcast_shapes(grad.shape[: grad.ndim - nd], x.shape[: x.ndim - nd])
+    grad = np.broadcast_to(grad, lead + grad.shape[grad.ndim - nd :])
+    g = _flat_lead(grad, nd) / divisor.reshape(-1).astype(grad.dtype)  # (L, O)
+    size = math.prod(x.shape[x.ndim - nd :])
+    total = np.zeros((g.shape[0], size + 1), grad.dtype)  # the last column: the padding
+    positions = np.where(flat >= 0, flat, size).reshape(-1, flat.shape[-1])  # (O, K)
+    spread = np.broadcast_to(g[:, :, None], g.shape + positions.shape[-1:])
+    np.add.at(total, (np.arange(g.shape[0])[:, None, None], positions[None]), spread)
+    return total[:, :size].reshape(*lead, *x.shape[x.ndim - nd :])
+
+
+def _declare_avg(nd: int):
+    node = f"AvgPool{nd}D"
+    saves = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad")
+    saves += ("divisor_override",)
+    pool = primitive(
+        f"avg_pool{nd}d",
+        _avg_forward,
+        lambda grad, x, result, **params: backward(grad, x, **params),
+        kind=Linear(),
+        saves=("self", *saves),
+        node_name=f"{node}Backward0",
+        dtype_rule="keep",
+    )
+    backward = primitive(
+        f"avg_pool{nd}d_backward",
+        _avg_backward_forward,
+        (
+            lambda gg, grad, x, result, **params: pool(gg, **params),
+            lambda gg, grad, x, result, **params: _zeros_shaped(x, gg),
+        ),
+        kind=Linear(),
+        inputs=("grad_output", "self"),
+        saves=saves,
+        node_name=f"{node}BackwardBackward0",
+        dtype_rule="keep",
+    )
+    return pool, backward
+
+
+_MAX = {nd: _declare_max(nd) for nd in (2, 3)}
+_AVG = {nd: _declare_avg(nd) for nd in (2, 3)}
+
+
+def max_pool_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """``(values, flat indices)`` over the last ``len(kernel_size)`` (2 or 3) dims; the
+    parameters checked by the caller, ``stride=()`` for the kernel's."""
+    return _MAX[len(kernel_size)][0](
+        input,
+        kernel_size=tuple(kernel_size),
+        stride=tuple(stride),
+        padding=tuple(padding),
+        dilation=tuple(dilation),
+        ceil_mode=bool(ceil_mode),
+    )
+
+
+def avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """The average over the last ``len(kernel_size)`` (2 or 3) dims (checked by the caller)."""
+    return _AVG[len(kernel_size)][0](
+        input,
+        kernel_size=tuple(kernel_size),
+        stride=tuple(stride),
+        padding=tuple(padding),
+        ceil_mode=bool(ceil_mode),
+        count_include_pad=bool(count_include_pad),
+        divisor_override=divisor_override,
+    )

@@ -1,0 +1,175 @@
+"""Op-table samples for the primitives declared in leafgrad/nn (activations, layer norm)."""
+
+import numpy as np
+
+import leafgrad as lg
+import leafgrad.nn.functional as F
+from leafgrad.nn._activation_ops import hardswish_backward, hardtanh_backward
+from leafgrad.nn._convolution_op import col2im, im2col
+from leafgrad.nn._embedding_op import embedding_dense_backward
+from leafgrad.nn._layer_norm_op import native_layer_norm
+from leafgrad.nn._padding_ops import _PADS
+from leafgrad.nn._pooling_ops import _AVG, _MAX
+from leafgrad.nn._upsample_ops import _OPS as _UPSAMPLES
+from leafgrad.nn._upsample_ops import _SCALE_NAMES
+
+from .optable import OpSample, away_from
+
+S = OpSample
+_WINDOW = {"kernel": (2, 2), "stride": (2, 1), "dilation": (1, 2), "padding": (1, 0)}
+_INDICES = lg.tensor([[0, 2, 2, 5], [5, 2, 1, 3]])
+
+SAMPLES = [
+    S(
+        "hardtanh",
+        lambda x: F.hardtanh(x, -0.5, 1.0),
+        ((2, 3),),
+        make_inputs=away_from([-0.5, 1.0])([(2, 3)]),
+    ),
+    S(
+        "hardtanh_backward",
+        lambda g, x: hardtanh_backward(g * x, x, min_val=-1.0, max_val=1.0),
+        ((2, 3), (2, 3)),
+        make_inputs=away_from([-1.0, 1.0])([(2, 3), (2, 3)]),
+    ),
+    S(
+        "hardswish",
+        lambda x: F.hardswish(x),
+        ((8,),),
+        make_inputs=away_from([-3.0, 3.0], lo=-4.0, hi=4.0)([(8,)]),
+    ),
+    S(
+        "hardswish_backward",
+        lambda g, x: hardswish_backward(g, x),
+        ((8,), (8,)),
+        make_inputs=away_from([-3.0, 3.0], lo=-4.0, hi=4.0)([(8,), (8,)]),
+    ),
+    S("celu", lambda x: F.celu(x, 0.7), ((5,),), make_inputs=away_from([0.0])([(5,)])),
+    # All three outputs, so the statistics' gradients are checked too.
+    S("native_layer_norm", lambda x: native_layer_norm(x, (3,), None, None, 1e-5), ((2, 3),)),
+    S(
+        "native_layer_norm.weight",
+        lambda x, w: native_layer_norm(x, (2, 3), w, None, 1e-5),
+        ((2, 2, 3), (2, 3)),
+    ),
+    S(
+        "native_layer_norm.bias",
+        lambda x, b: native_layer_norm(x, (3,), None, b, 1e-5),
+        ((2, 3), (3,)),
+    ),
+    S(
+        "native_layer_norm.weight_bias",
+        lambda x, w, b: native_layer_norm(x, (4,), w, b, 1e-5),
+        ((3, 4), (4,), (4,)),
+    ),
+    S(
+        "native_layer_norm.weight_bias",
+        lambda x, w, b: F.layer_norm(x, (4,), w, b),
+        ((2, 4), (4,), (4,)),
+        id="layer_norm-functional",
+    ),
+    S("embedding", lambda w: F.embedding(_INDICES, w), ((6, 3),)),
+    # Without scale_grad_by_freq: PyTorch differentiates that backward as if unscaled, so its
+    # VJP is not the adjoint of its forward then (tests/nn/test_layer_functions.py checks it).
+    S(
+        "embedding_dense_backward",
+        lambda g: embedding_dense_backward(
+            g, _INDICES, num_weights=6, padding_idx=2, scale_grad_by_freq=False
+        ),
+        ((2, 4, 3),),
+    ),
+    S("convolution", lambda x, w: F.conv1d(x, w, stride=2, padding=1), ((2, 2, 7), (3, 2, 3))),
+    S(
+        "convolution.bias",
+        lambda x, w, b: F.conv2d(x, w, b, padding=(1, 0), dilation=(1, 2), groups=2),
+        ((1, 4, 4, 5), (2, 2, 2, 2), (2,)),
+    ),
+    S("im2col", lambda x: im2col(x, **_WINDOW), ((2, 2, 5, 4),)),
+    S("col2im", lambda c: col2im(c, shape=(2, 2, 5, 4), **_WINDOW), ((2, 2, 2, 2, 3, 2),)),
+    S(
+        "max_pool2d_with_indices",
+        lambda x: F.max_pool2d(x, 2, 1, 1, ceil_mode=True),
+        ((1, 2, 4, 3),),
+    ),
+    S(
+        "max_pool3d_with_indices",
+        lambda x: F.max_pool3d(x, (2, 1, 2), dilation=(1, 1, 2)),
+        ((2, 3, 2, 5),),
+    ),
+    S(
+        "avg_pool2d",
+        lambda x: F.avg_pool2d(x, (2, 3), 2, (1, 1), count_include_pad=False),
+        ((1, 2, 5, 4),),
+    ),
+    S(
+        "avg_pool3d",
+        lambda x: F.avg_pool3d(x, 2, ceil_mode=True, divisor_override=3),
+        ((2, 3, 3, 5),),
+    ),
+    S("constant_pad_nd", lambda x: F.pad(x, (1, 2, -1, 1)), ((2, 3, 4),)),
+    S("constant_pad_nd.value", lambda x: F.pad(x, (2, -1), value=1.5), ((2, 3),)),
+]
+
+
+def _gather_pad_samples(mode, dims):
+    """The pad, and its backward on its own (the input gives only its shape)."""
+    shape = (2, 4, 3, 4)[4 - dims - 1 :]
+    pad = (2, 1, 0, 2, 1, -1)[: 2 * dims]
+    gather, scatter = _PADS[mode, dims]
+    key = gather.primitive.key
+    padded = tuple(gather(lg.zeros(shape), padding=pad).shape)
+    return [
+        S(key, lambda x: F.pad(x, pad, mode=mode), (shape,)),
+        S(f"{key}_backward", lambda g, x: scatter(g, x, padding=pad), (padded, shape)),
+    ]
+
+
+def _pool_backward_samples(nd):
+    """The pools' backwards on their own (the input gives only its shape)."""
+    shape, window = (
+        (2, 3, 5, 4)[: nd + 1],
+        {"kernel_size": (2,) * nd, "stride": (), "padding": (1,) * nd},
+    )
+    max_pool, max_backward, take = _MAX[nd]
+    avg_pool, avg_backward = _AVG[nd]
+    maxed = {**window, "dilation": (1,) * nd, "ceil_mode": False}
+    values, indices = max_pool(lg.tensor(np.random.default_rng(nd).standard_normal(shape)), **maxed)
+    averaged = {**window, "ceil_mode": True, "count_include_pad": True, "divisor_override": None}
+    out = tuple(avg_pool(lg.zeros(shape), **averaged).shape)
+    return [
+        S(
+            f"max_pool{nd}d_with_indices_backward",
+            lambda g, x: max_backward(g, x, indices, **maxed),
+            (tuple(values.shape), shape),
+        ),
+        S(f"max_pool{nd}d_double_backward", lambda g: take(g, indices, **maxed), (shape,)),
+        S(f"avg_pool{nd}d_backward", lambda g, x: avg_backward(g, x, **averaged), (out, shape)),
+    ]
+
+
+SAMPLES += [s for nd in (2, 3) for s in _pool_backward_samples(nd)]
+
+
+def _upsample_samples(mode, nd):
+    """The resampling (sizes up one dim, down another) and its adjoint on its own."""
+    shape = (1, 2, 3, 4, 3)[: nd + 2]
+    sizes = (5, 3, 4)[:nd]
+    align = None if mode.startswith("nearest") else True
+    op, adjoint = _UPSAMPLES[mode, nd]
+    params = dict(zip(_SCALE_NAMES[nd], (None,) * nd), output_size=sizes, self_sym_sizes=shape)
+    if align is not None:
+        params["align_corners"] = align
+    out = tuple(op(lg.zeros(shape), **params).shape)
+    return [
+        S(
+            op.primitive.key,
+            lambda x: F.interpolate(x, size=sizes, mode=mode, align_corners=align),
+            (shape,),
+        ),
+        S(adjoint.primitive.key, lambda g: adjoint(g, shape=shape, **params), (out,)),
+    ]
+
+
+SAMPLES += [s for mode, nd in _UPSAMPLES for s in _upsample_samples(mode, nd)]
+SAMPLES += [s for mode in ("reflect", "replicate") for dims in (1, 2, 3)
+            for s in _gather_pad_samples(mode, dims)]  # fmt: skip
