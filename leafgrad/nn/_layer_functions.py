@@ -11,6 +11,7 @@ import leafgrad as _lg
 
 from .. import Tensor, no_grad
 from .._exposure import numpy_names
+from ..ops._batch_loop import loops_over_examples
 from . import _embedding_op, _padding_ops
 
 __all__ = ["bilinear", "cosine_similarity", "embedding", "pad", "pairwise_distance"]
@@ -36,6 +37,7 @@ def _renorm_rows_(weight: Tensor, indices: np.ndarray, max_norm: float, norm_typ
         weight[rows_index] = rows * scale
 
 
+@loops_over_examples("embedding", ("input",))
 def embedding(
     input: Tensor,
     weight: Tensor,

@@ -9,6 +9,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor
+from ..ops._batch_loop import loops_over_examples
 from ..ops.inplace import inplace as _inplace
 from ._activation_functions import celu, elu, hardtanh, leaky_relu, relu, rrelu, selu, threshold
 from ._negative_slope import guard_negative_slope, rrelu_slope
@@ -20,6 +21,7 @@ __all__ = [
 ]  # fmt: skip
 
 
+@loops_over_examples("one_hot", ("tensor",))
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """``(*, num_classes)`` int64 with a 1 at each index of the int64 ``tensor``; ``-1``
     infers ``num_classes`` as ``max + 1``."""

@@ -127,3 +127,14 @@ def test_index_reads_and_writes_with_a_batched_index(pytorch):
         return (*outs, grad)
 
     same(pytorch, fn, [rand(4, 3, 5), TARGETS])
+
+
+def test_embedding_and_one_hot_of_per_example_indices(pytorch):
+    def fn(m, w, t):
+        w = w.requires_grad_()
+        idx = t.long()[:, :2]  # per example (2,), values < 5
+        looked_up = m.vmap(lambda i: m.nn.functional.embedding(i, w))(idx)
+        (grad,) = m.autograd.grad(looked_up.sum(), w)
+        return looked_up, grad, m.vmap(lambda i: m.nn.functional.one_hot(i, 6))(idx)
+
+    same(pytorch, fn, [rand(5, 3), TARGETS])
