@@ -338,11 +338,14 @@ class OpNode(Node):
                 out._tangents = dict(tangents)
             return out
         outs = []
+        tangents = self._saved.output_tangents or ()  # one map per output (forward mode)
         for i, d in enumerate(data):
             t = _wrap(d, d.dtype.kind == "f")
             if t._requires_grad:
                 t.grad_fn = self
                 t._output_nr = i
+            if i < len(tangents) and tangents[i]:
+                t._tangents = dict(tangents[i])
             outs.append(t)
         return tuple(outs)
 
