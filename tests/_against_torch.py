@@ -67,3 +67,31 @@ def compare(fn, arrays, kind="direct", second=True, seed=0, torch=None, grads=Tr
     gg_theirs = torch.autograd.grad(s_theirs, theirs, allow_unused=True)
     for i, (a, b) in enumerate(zip(gg_ours, gg_theirs)):
         _same(a, b, kind, f"second derivative, input {i}")
+
+
+def node_and_two_derivatives(m, fn, arrays):
+    """``y = fn(m, *inputs)`` (float64 inputs requiring grad), the gradient of ``sum(y^2)``
+    (with its graph) and the gradient of the squared sum of that gradient."""
+    xs = [m.tensor(a, requires_grad=True) for a in arrays]
+    y = fn(m, *xs)
+    first = m.autograd.grad(
+        (y * y).sum(), xs, create_graph=True, allow_unused=True, materialize_grads=True
+    )
+    live = [g for g in first if g.requires_grad]
+    if not live:
+        return y, first, [None] * len(xs)
+    second = m.autograd.grad(sum((g * g).sum() for g in live), xs, allow_unused=True)
+    return y, first, second
+
+
+def assert_same_node_and_derivatives(torch, fn, arrays, node_name: str) -> None:
+    """``fn`` records ``node_name`` in both libraries, with equal values, first and second
+    derivatives (``node_and_two_derivatives``)."""
+    ours = node_and_two_derivatives(lg, fn, arrays)
+    theirs = node_and_two_derivatives(torch, fn, arrays)
+    assert ours[0].grad_fn.name() == theirs[0].grad_fn.name() == node_name
+    assert_close(ours[0], theirs[0].detach().numpy(), "direct")
+    for a, b in zip(list(ours[1]) + list(ours[2]), list(theirs[1]) + list(theirs[2])):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert_close(a, b.detach().numpy(), "direct")

@@ -17,6 +17,7 @@ from .._tensor import _zeros_like
 from ..ops import _select
 from ..ops._optable import Generic, PiecewiseLinear
 from ..ops._primitive import primitive, unary
+from ..ops._tangents import tangent_sum
 from ..ops.activations import _elu_d1, _elu_d2, _elu_forward, elu_backward
 from ..ops.piecewise import where
 
@@ -110,7 +111,7 @@ hardswish_backward = primitive(
         lambda gg, g, x, result: _hardswish_backward_dx(gg, g, x),
     ),
     kind=Generic(
-        jvp=lambda tg, tx, g, x, result: _tangent_sum(
+        jvp=lambda tg, tx, g, x, result: tangent_sum(
             None if tg is None else hardswish_backward(tg, x),
             None if tx is None else _hardswish_backward_dx(tx, g, x),
         )
@@ -120,10 +121,6 @@ hardswish_backward = primitive(
     node_name="HardswishBackwardBackward0",
     plain_rules=True,
 )
-
-
-def _tangent_sum(a, b):
-    return b if a is None else (a if b is None else a + b)
 
 
 hardswish = unary(

@@ -17,6 +17,7 @@ from .._tensor import _zeros_like
 from . import _select
 from ._optable import Generic, PiecewiseLinear
 from ._primitive import primitive, unary
+from ._tangents import tangent_sum
 from .elementwise import FORMULA_MIN_SIZE, _exp_plus_one, erf, exp, sigmoid, tanh
 from .piecewise import where
 
@@ -131,7 +132,7 @@ elu_backward = primitive(
         lambda gg, g, x, result, **params: _elu_backward_dx(gg, g, x, params),
     ),
     kind=Generic(
-        jvp=lambda tg, tx, g, x, result, **params: _tangent_sum(
+        jvp=lambda tg, tx, g, x, result, **params: tangent_sum(
             None if tg is None else elu_backward(tg, x, **params),
             None if tx is None else _elu_backward_dx(tx, g, x, params),
         )
@@ -141,10 +142,6 @@ elu_backward = primitive(
     node_name="EluBackwardBackward0",
     plain_rules=True,
 )
-
-
-def _tangent_sum(a, b):
-    return b if a is None else (a if b is None else a + b)
 
 
 _elu = unary(
