@@ -25,6 +25,30 @@ def _batched_in(value) -> list:
     return []
 
 
+def _holds_batched(entries: tuple) -> bool:
+    for v in entries:
+        if type(v) is BatchedTensor:
+            return True
+    return False
+
+
+def batched_check(fn, names: tuple):
+    """A test ``(args, kwargs) -> bool``: whether an argument of ``fn`` named in ``names`` is
+    batched (a tensor, or a key tuple holding one), found by position or keyword without
+    binding the signature (these decorators wrap hot paths such as ``x[key]``)."""
+    parameters = list(inspect.signature(fn).parameters)
+    where = tuple((parameters.index(name), name) for name in names)
+
+    def any_batched(args, kwargs) -> bool:
+        for position, name in where:
+            value = args[position] if position < len(args) else kwargs.get(name)
+            if type(value) is BatchedTensor or (type(value) is tuple and _holds_batched(value)):
+                return True
+        return False
+
+    return any_batched
+
+
 def _example(value, level: int, i: int):
     """Example ``i`` of ``value`` at ``level`` (entries of a key tuple too); others as they are."""
     if type(value) is BatchedTensor:
@@ -45,17 +69,11 @@ def loops_over_examples(
 
     def decorate(fn):
         signature = inspect.signature(fn)
-        names = list(signature.parameters)
-        where = tuple((names.index(name), name) for name in indices)
+        any_batched = batched_check(fn, indices)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            # checked without binding the signature: x[key] is a hot path
-            for position, name in where:
-                value = args[position] if position < len(args) else kwargs.get(name)
-                if type(value) is BatchedTensor or (type(value) is tuple and _batched_in(value)):
-                    break
-            else:
+            if not any_batched(args, kwargs):
                 return fn(*args, **kwargs)
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()

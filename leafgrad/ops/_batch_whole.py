@@ -19,6 +19,7 @@ import numpy as np
 
 from .._batched import BatchedTensor, batched, physical, rewrap, union_levels, with_levels
 from .._tensor import Tensor, _normalize_dim
+from ._batch_loop import batched_check
 from ._reduce import _one_dim
 
 
@@ -73,13 +74,13 @@ def batches_index(op: str, tensors: tuple):
 
     def decorate(fn):
         signature = inspect.signature(fn)
+        index_batched = batched_check(fn, ("index",))
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
-            index = bound.arguments.get("index")
-            if type(index) is not BatchedTensor:
+            if not index_batched(args, kwargs):
                 return fn(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             if bound.arguments.get("out") is not None:
                 raise RuntimeError(f"vmap: {op}() with out= is not supported under vmap")
