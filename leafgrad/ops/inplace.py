@@ -377,9 +377,7 @@ def _random_fill(name, draw):
 
 uniform_ = _random_fill(
     "uniform_",
-    lambda rng, shape, dtype, a=0.0, b=1.0, **kw: uniform_values(
-        rng, shape, dtype, kw.pop("from", a), kw.pop("to", b), **kw
-    ),
+    lambda rng, shape, dtype, a=0.0, b=1.0: uniform_values(rng, shape, dtype, a, b),
 )
 normal_ = _random_fill(
     "normal_",
