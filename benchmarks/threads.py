@@ -6,15 +6,19 @@ NumPy's elementwise kernels run on one core. Collocation points are independent,
 (N, 20) array (a Burgers network's hidden layer) can be split by rows over the cores: NumPy
 in a thread pool (its ufuncs release the GIL) or numexpr where installed. This measures
 ``x * y`` and ``tanh(x)`` each way, interleaved, medians in microseconds; leafgrad adopts
-neither unless the pool wins on the machine it is meant for (README, "Benchmarks").
+neither unless the pool wins on the machine it is meant for (README, "Benchmarks"). The
+"helper" rows hand the first rows to one thread woken through a lock, the caller computing
+the rest: a round trip of ~10 us where a ThreadPoolExecutor's future costs ~60 us.
 """
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import itertools
 import os
 import statistics
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -38,6 +42,34 @@ def _split(pool, parts, fn, out, *arrays):
     return out
 
 
+class _Helper:
+    """One daemon thread running one call when woken by a lock (no futures, no queue)."""
+
+    def __init__(self) -> None:
+        self.go, self.done = _thread.allocate_lock(), _thread.allocate_lock()
+        self.go.acquire()
+        self.done.acquire()
+        self.call = None
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            self.go.acquire()
+            try:
+                self.call()
+            finally:
+                self.done.release()
+
+    def halves(self, fn, out, *arrays):
+        """``fn(*arrays, out=out)``: the first half of the rows here, the rest in the caller."""
+        h = out.shape[0] // 2
+        self.call = lambda: fn(*(a[:h] for a in arrays), out=out[:h])
+        self.go.release()
+        fn(*(a[h:] for a in arrays), out=out[h:])
+        self.done.acquire()
+        return out
+
+
 def candidates(x, y, out, cores: int) -> dict:
     """Name -> a call computing into ``out``."""
     pool = ThreadPoolExecutor(cores)
@@ -47,6 +79,10 @@ def candidates(x, y, out, cores: int) -> dict:
         "tanh 1 thread": lambda: np.tanh(x, out=out),
         f"tanh pool {cores}": lambda: _split(pool, cores, np.tanh, out, x),
     }
+    if cores > 1:
+        helper = _Helper()
+        found["mul helper"] = lambda: helper.halves(np.multiply, out, x, y)
+        found["tanh helper"] = lambda: helper.halves(np.tanh, out, x)
     if numexpr is not None:
         numexpr.set_num_threads(cores)
         found[f"mul numexpr {cores}"] = lambda: numexpr.evaluate("x * y", {"x": x, "y": y}, out=out)
