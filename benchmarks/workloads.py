@@ -203,10 +203,27 @@ _BURGERS_RESIDUALS = {
 }
 
 
+def _burgers_floor(n, dtype):
+    """The step by hand in NumPy (``benchmarks/floor.py``), on the same values."""
+
+    def make(lib):
+        from . import floor  # why: only this method needs it
+
+        params = [
+            (w.numpy().copy(), b.numpy().copy())
+            for w, b in _mlp_params(lib, BURGERS_SIZES, dtype, requires_grad=False)
+        ]
+        x, xb, ub = (t.numpy() for t in _burgers_data(lib, n, dtype, requires_grad=False))
+        return floor.burgers_step(params, x, xb, ub)
+
+    return make
+
+
 def burgers(n: int, dtype: str) -> Workload:
     methods = {"torch-nested": _burgers_method(n, dtype, "nested")}
     for how in _BURGERS_RESIDUALS:
         methods[f"leafgrad-{how}"] = _burgers_method(n, dtype, how)
+    methods["numpy-floor"] = _burgers_floor(n, dtype)
     return Workload(
         f"burgers-{n}-{dtype}",
         f"Burgers PINN training step, 2 -> 20x8 -> 1 tanh, N={n} + 300 boundary points, "

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,6 +53,7 @@ def test_quick_run_measures_every_workload_with_every_method(quick_run):
         "leafgrad-nested",
         "leafgrad-operators",
         "leafgrad-collapsed",
+        "numpy-floor",
     }
     assert ("torch-nested" in by_workload["burgers-64-float64"]) == has_torch
 
@@ -84,3 +86,36 @@ def test_quick_run_describes_the_machine_and_settings(quick_run):
     assert "| workload | threads | method |" in markdown
     for name in WORKLOADS:
         assert f"| {name} | 1 |" in markdown
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_numpy_floor_gives_the_collapsed_steps_loss_gradients_and_update(dtype):
+    """The hand-written NumPy Burgers step (benchmarks/floor.py) computes what leafgrad's
+    ``taylor.collapsed`` step does: the same loss, gradients and Adam update."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks import floor, workloads
+    finally:
+        sys.path.remove(str(ROOT))
+    import leafgrad
+
+    n, tol = 200, (1e-12 if dtype == "float64" else 2e-5)
+    params = workloads._mlp_params(leafgrad, workloads.BURGERS_SIZES, dtype)
+    x, xb, ub = workloads._burgers_data(leafgrad, n, dtype, requires_grad=False)
+    arrays = [(w.detach().numpy().copy(), b.detach().numpy().copy()) for w, b in params]
+    loss, grads = floor.loss_and_gradients(arrays, x.numpy(), xb.numpy(), ub.numpy())
+    opt = leafgrad.optim.Adam(workloads._flat(params), lr=1e-3)
+    r = workloads._residual_collapsed(leafgrad, params, x)
+    boundary = workloads.mlp(leafgrad, params, xb) - ub
+    expected = (r * r).mean() + (boundary * boundary).mean()
+    expected.backward()
+    assert abs(loss - expected.item()) <= tol * abs(expected.item())
+    for (gw, gb), (w, b) in zip(grads, params):
+        assert gw.dtype == np.dtype(dtype)
+        for got, want in ((gw, w.grad.numpy()), (gb, b.grad.numpy())):
+            assert np.abs(got - want).max() <= tol * np.abs(want).max()
+    opt.step()
+    floor.burgers_step(arrays, x.numpy(), xb.numpy(), ub.numpy())()
+    for (w_np, b_np), (w, b) in zip(arrays, params):
+        np.testing.assert_allclose(w_np, w.detach().numpy(), rtol=0, atol=10 * tol)
+        np.testing.assert_allclose(b_np, b.detach().numpy(), rtol=0, atol=10 * tol)
