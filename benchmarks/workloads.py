@@ -2,7 +2,8 @@
 
 A workload's ``methods`` map a method name to a factory ``make(lib) -> step``: the factory
 builds the tensors, the step runs one iteration and returns nothing. ``lib`` is ``torch`` or
-``leafgrad``; a method starting with ``torch-`` runs on PyTorch, the others on leafgrad.
+``leafgrad``; a method starting with ``torch-`` runs on PyTorch, the others on leafgrad
+(``numpy-floor`` on NumPy alone: it takes leafgrad only to build the same values).
 The first method is the reference the ratios are taken against. ``sequence=True`` marks a
 workload whose steps change its state for good (the out-of-place update loop): its steps run
 once each, in order, and are timed one by one.
