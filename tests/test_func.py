@@ -577,7 +577,8 @@ def test_functional_call_swaps_parameters_for_one_call_only():
         }
         x = m.tensor([[0.5, -1.0]], dtype=m.float64)
         out = m.func.functional_call(model, given, (x,))
-        again = m.nn.utils.stateless.functional_call(model, given, x)
+        with pytest.warns(FutureWarning):
+            again = m.nn.utils.stateless.functional_call(model, given, x)
         assert out.item() == again.item() == pytest.approx(1 + 3 * np.tanh(0.5 - 1.0 + 1))
         assert model[0].weight.shape == (3, 2) and model[0].weight.requires_grad
         assert not bool((model[0].weight == 1).all())  # restored
@@ -585,3 +586,70 @@ def test_functional_call_swaps_parameters_for_one_call_only():
         assert g.shape == (3,)
         with pytest.raises(ValueError):
             m.func.functional_call(model, [given, given], x)
+
+
+def _tied_model(m):
+    m.manual_seed(0)
+    model = m.nn.Sequential(m.nn.Linear(3, 3), m.nn.Linear(3, 3))
+    model[1].weight = model[0].weight  # tied: one tensor under two names
+    return model
+
+
+def test_functional_call_ties_unknown_names_and_strict_keys_as_pytorch():
+    torch = pytest.importorskip("torch")
+    x_values = [[0.5, -1.0, 2.0]]
+    for m in (leafgrad, torch):
+        model = _tied_model(m)
+        x = m.tensor(x_values)
+        zeros = m.zeros(3, 3)
+        tied = m.func.functional_call(model, {"0.weight": zeros}, x)
+        # Both tied names got the value: the output is the second layer's bias alone.
+        assert tied.tolist() == [model[1].bias.tolist()]
+        untied = m.func.functional_call(model, {"0.weight": zeros}, x, tie_weights=False)
+        assert not np.allclose(untied.detach().numpy(), tied.detach().numpy())
+        m.func.functional_call(model, {"0.weight": zeros, "1.weight": zeros}, x)  # same value
+        with pytest.raises(ValueError, match=r"got multiple values for keys \['0.weight', "):
+            m.func.functional_call(model, {"0.weight": zeros, "1.weight": zeros.clone()}, x)
+        assert model[0].weight is model[1].weight and not bool((model[0].weight == 0).all())
+        # A name the module lacks is an attribute for the call only.
+        plain = m.nn.Linear(3, 2)
+        m.func.functional_call(plain, {"scale": m.ones(1)}, x)
+        assert not hasattr(plain, "scale")
+        plain.scale = 5.0
+        with pytest.raises(TypeError, match=r"attribute `scale`: 5.0 is not an instance"):
+            m.func.functional_call(plain, {"scale": m.ones(1)}, x)
+        with pytest.raises(AttributeError, match="Linear has no attribute `sub`"):
+            m.func.functional_call(plain, {"sub.x": m.ones(1)}, x)
+        with pytest.raises(RuntimeError) as err:
+            m.func.functional_call(plain, {"weigh": m.zeros(2, 3)}, x, strict=True)
+        assert str(err.value) == (
+            "Error(s) in reparametrizing for Linear:\n\tUnexpected key(s): 'weigh'.\n\t"
+            "Missing key(s): 'bias', 'weight'."
+        )
+        # A failing swap puts back the ones done before it.
+        before = plain.weight
+        with pytest.raises(TypeError):
+            m.func.functional_call(plain, {"weight": m.zeros(2, 3), "bias": [0.0, 0.0]}, x)
+        assert plain.weight is before
+
+
+def test_functional_call_writes_back_what_the_call_replaced_and_stateless_warns():
+    torch = pytest.importorskip("torch")
+
+    for m in (leafgrad, torch):
+
+        class Counter(m.nn.Module):
+            def __init__(self, zeros):
+                super().__init__()
+                self.register_buffer("count", zeros)
+
+            def forward(self, x):
+                self.count = self.count + 1  # replaces the buffer
+                return x
+
+        counter = Counter(m.zeros(1))
+        given = {"count": m.full((1,), 5.0)}
+        m.func.functional_call(counter, given, m.ones(1))
+        assert given["count"].item() == 6.0 and counter.count.item() == 0.0
+        with pytest.warns(FutureWarning, match="stateless.functional_call` is deprecated"):
+            m.nn.utils.stateless.functional_call(counter, given, m.ones(1))

@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from .._tensor import Tensor
+from ..nn.module import Module
 from ..ops.joining import stack
+
+_MISSING = object()  # a name the module does not have (set for the call, removed after)
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
@@ -11,44 +17,140 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     """``module(*args, **kwargs)`` with the named parameters/buffers replaced for the call.
 
     ``parameter_and_buffer_dicts``: a dict of ``"sub.name" -> Tensor`` (or a sequence of
-    them, merged; a name in two raises ValueError). The module is restored afterwards, even
-    when the call raises. ``strict=True`` requires every parameter and buffer to be given.
+    them, merged; a name in two raises ValueError). As PyTorch's: a name the module lacks is
+    set as an attribute for the call; with ``tie_weights`` a value given for one of several
+    names of one tensor (tied weights) replaces it under all of them; ``strict=True``
+    requires every parameter and buffer to be given and no other name. The module is
+    restored afterwards, even when the call raises; where the call replaced a tensor in the
+    module's dicts, the new one is written back into the given dict.
     """
     dicts = parameter_and_buffer_dicts
     if isinstance(dicts, dict):
-        dicts = [dicts]
-    merged: dict = {}
-    for d in dicts:
-        for name, value in d.items():
-            if name in merged:
-                raise ValueError(f"{name} appeared in multiple dictionaries; behavior of "
-                                 "functional call is ambiguous")  # fmt: skip
-            merged[name] = value
-    if strict:
-        expected = {n for n, _ in module.named_parameters()} | {
-            n for n, _ in module.named_buffers()
-        }
-        missing, unexpected = sorted(expected - set(merged)), sorted(set(merged) - expected)
-        if missing or unexpected:
-            raise RuntimeError(
-                f"Error(s) in reparametrizing for {type(module).__name__}: missing keys "
-                f"{missing}, unexpected keys {unexpected}"
+        named = dicts
+    elif isinstance(dicts, Sequence):
+        if not all(isinstance(d, dict) for d in dicts):
+            raise ValueError(
+                "Expected all elements of parameter_and_buffer_dicts to be dictionaries"
             )
-    swapped = []
+        counts: dict = {}
+        for d in dicts:
+            for name in d:
+                counts[name] = counts.get(name, 0) + 1
+        repeated = [name for name, n in counts.items() if n > 1]
+        if repeated:
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
+                             "functional call is ambiguous")  # fmt: skip
+        named = {k: v for d in dicts for k, v in d.items()}
+    else:
+        raise ValueError(
+            "Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but "
+            f"got {type(dicts)}"
+        )
+    return call_with(module, named, args, kwargs, tie_weights=tie_weights, strict=strict)
+
+
+def call_with(module, named: dict, args=None, kwargs=None, *, tie_weights=True, strict=False):
+    """``functional_call`` with one dict (``nn.utils.stateless.functional_call``'s form)."""
+    given = _untied(module, named) if tie_weights else named
+    if strict:
+        _check_keys(module, given)
+    args = () if args is None else args if isinstance(args, tuple) else (args,)
+    originals = _swap_all(module, given)
     try:
-        for name, value in merged.items():
-            owner, _, attr = name.rpartition(".")
-            target = module.get_submodule(owner) if owner else module
-            table = target._parameters if attr in target._parameters else target._buffers
-            if attr not in table:
-                raise AttributeError(f"{type(target).__name__} has no parameter or buffer {attr!r}")
-            swapped.append((table, attr, table[attr]))
-            table[attr] = value
-        args = () if args is None else args if isinstance(args, tuple) else (args,)
         return module(*args, **(kwargs or {}))
     finally:
-        for table, attr, original in reversed(swapped):
-            table[attr] = original
+        now = _swap_all(module, originals)
+        named.update({k: now[k] for k in named if k in now})
+
+
+def _tensors(module) -> dict:
+    """Every parameter and buffer by name, a tied tensor under each of its names."""
+    found = dict(module.named_parameters(remove_duplicate=False))
+    found.update(module.named_buffers(remove_duplicate=False))
+    return found
+
+
+def _untied(module, named: dict) -> dict:
+    """``named`` with each value given for a tied tensor set under all its names."""
+    names_of: dict = {}
+    for name, tensor in _tensors(module).items():
+        names_of.setdefault(id(tensor), set()).add(name)
+    tied = {n: names for names in names_of.values() if len(names) > 1 for n in names}
+    given = [n for n in named if n in tied]
+    for name in given:
+        group = tied[name]
+        values = {id(named[n]) for n in group if n in named}
+        if len(group.intersection(given)) > 1 and len(values) != 1:
+            raise ValueError(
+                f"functional_call got multiple values for keys {sorted(group)}, which are tied. "
+                "Consider using tie_weights=False"
+            )
+    untied = dict(named)
+    for name in given:
+        for other in tied[name]:
+            untied[other] = named[name]
+    return untied
+
+
+def _check_keys(module, named: dict) -> None:
+    valid = set(_tensors(module))
+    unexpected, missing = sorted(set(named) - valid), sorted(valid - set(named))
+    errors = []
+    if unexpected:
+        errors.append(f"Unexpected key(s): {', '.join(map(repr, unexpected))}.")
+    if missing:
+        errors.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
+    if errors:
+        raise RuntimeError(
+            f"Error(s) in reparametrizing for {module._get_name()}:\n\t" + "\n\t".join(errors)
+        )
+
+
+def _swap_all(module, named: dict) -> dict:
+    """Put each value of ``named`` in place; the values they replaced (``_MISSING`` for a
+    name that was not there). All or nothing: on an error the swapped ones go back."""
+    originals: dict = {}
+    try:
+        for name, value in named.items():
+            originals[name] = _swap(module, name, value)
+    except Exception:
+        for name, value in originals.items():
+            _swap(module, name, value)
+        raise
+    return originals
+
+
+def _swap(module, path: str, value):
+    """Put ``value`` at ``path`` (``_MISSING``: remove it); what was there."""
+    if value is not _MISSING and not isinstance(value, Tensor):
+        raise TypeError(f"{value} is not an instance of torch.Tensor")
+    owner, _, name = path.rpartition(".")
+    for atom in owner.split(".") if owner else ():
+        try:
+            child = getattr(module, atom)
+        except AttributeError as exc:
+            raise AttributeError(f"{module._get_name()} has no attribute `{atom}`") from exc
+        if not isinstance(child, Module):
+            raise TypeError(f"submodule `{owner}`: {child} is not an instance of torch.nn.Module")
+        module = child
+    if name == "":
+        raise KeyError('tensor name can\'t be empty string ""')
+    for table in (module._parameters, module._buffers):
+        if name in table:
+            original = table[name]
+            if value is _MISSING:
+                del table[name]
+            else:
+                table[name] = value
+            return original
+    original = getattr(module, name, _MISSING)
+    if original is not _MISSING and not isinstance(original, Tensor):
+        raise TypeError(f"attribute `{name}`: {original} is not an instance of torch.Tensor")
+    if value is not _MISSING:
+        setattr(module, name, value)
+    elif hasattr(module, name):
+        delattr(module, name)
+    return original
 
 
 def stack_module_state(models) -> tuple[dict, dict]:
