@@ -26,12 +26,20 @@ class RemovableHandle:
 
     _ids = itertools.count()
 
-    def __init__(self, hooks: dict) -> None:
+    def __init__(self, hooks: dict, *, extra_dict=None) -> None:
         self._hooks = hooks
         self.id = next(self._ids)
+        # Dicts keyed by hook id beside ``hooks`` (e.g. a module's with_kwargs set), emptied
+        # of this id too: one dict or a list of them, as PyTorch's ``extra_dict``.
+        self._extra = (
+            () if extra_dict is None else tuple(extra_dict) if isinstance(extra_dict, list)
+            else (extra_dict,)
+        )  # fmt: skip
 
     def remove(self) -> None:
         self._hooks.pop(self.id, None)
+        for extra in self._extra:
+            extra.pop(self.id, None)
 
     def __enter__(self):
         return self

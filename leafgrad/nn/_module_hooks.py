@@ -174,8 +174,8 @@ def _first_tensor(value) -> Tensor:
     return value
 
 
-def _add(hooks: dict, hook, prepend: bool) -> RemovableHandle:
-    handle = RemovableHandle(hooks)
+def _add(hooks: dict, hook, prepend: bool, extra=()) -> RemovableHandle:
+    handle = RemovableHandle(hooks, extra_dict=list(extra) if extra else None)
     if prepend:
         rest = list(hooks.items())
         hooks.clear()
@@ -197,18 +197,37 @@ class ModuleHooks:
             object.__setattr__(self, where, hooks)
         return hooks
 
-    def _add_hook(self, where: str, hook, prepend: bool = False) -> RemovableHandle:
+    def _add_hook(self, where: str, hook, prepend: bool = False, marks=()) -> RemovableHandle:
+        """Register ``hook`` in the dict ``where``; its id also goes into each dict named in
+        ``marks`` (how a hook is called: with kwargs, always), which its handle empties too."""
         if not callable(hook):
             raise TypeError(f"{where[1:-1]}: hook must be callable, got {type(hook).__name__}")
-        return _add(self._hooks(where), hook, prepend)
+        extra = [self._hooks(mark) for mark in marks]
+        handle = _add(self._hooks(where), hook, prepend, extra)
+        for marked in extra:
+            marked[handle.id] = True
+        return handle
 
-    def register_forward_pre_hook(self, hook) -> RemovableHandle:
-        """``hook(module, args)`` runs before ``forward``; it may return replacement args."""
-        return self._add_hook("_forward_pre_hooks", hook)
+    def register_forward_pre_hook(
+        self, hook, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """``hook(module, args)`` runs before ``forward``; it may return replacement args.
+        ``with_kwargs``: ``hook(module, args, kwargs)``, returning None or ``(args, kwargs)``.
+        ``prepend``: before the hooks already registered."""
+        marks = ("_forward_pre_hooks_with_kwargs",) if with_kwargs else ()
+        return self._add_hook("_forward_pre_hooks", hook, prepend, marks)
 
-    def register_forward_hook(self, hook) -> RemovableHandle:
-        """``hook(module, args, output)`` runs after ``forward``; it may return a new output."""
-        return self._add_hook("_forward_hooks", hook)
+    def register_forward_hook(
+        self, hook, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
+    ) -> RemovableHandle:
+        """``hook(module, args, output)`` runs after ``forward``; it may return a new output.
+        ``with_kwargs``: ``hook(module, args, kwargs, output)``; ``always_call``: also when
+        ``forward`` raised (then ``output`` is None and the hook's own errors are warnings);
+        ``prepend``: before the hooks already registered."""
+        marks = ("_forward_hooks_with_kwargs",) if with_kwargs else ()
+        if always_call:
+            marks += ("_forward_hooks_always_called",)
+        return self._add_hook("_forward_hooks", hook, prepend, marks)
 
     def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_output)`` runs when the gradients with respect to the module's
@@ -240,19 +259,59 @@ class ModuleHooks:
         full = d.get("_is_full_backward_hook") is True
         full_hooks, legacy_hooks = (backward_hooks, []) if full else ([], backward_hooks)
         pre_hooks = list((d.get("_backward_pre_hooks") or {}).values())
-        for hook in list((d.get("_forward_pre_hooks") or {}).values()):
-            new = hook(self, args)
-            if new is not None:
-                args = new if isinstance(new, tuple) else (new,)
+        with_kwargs = d.get("_forward_pre_hooks_with_kwargs") or ()
+        for hook_id, hook in list((d.get("_forward_pre_hooks") or {}).items()):
+            if hook_id in with_kwargs:
+                new = hook(self, args, kwargs)
+                if new is not None:
+                    if not (isinstance(new, tuple) and len(new) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {new}."
+                        )
+                    args, kwargs = new
+            else:
+                new = hook(self, args)
+                if new is not None:
+                    args = new if isinstance(new, tuple) else (new,)
         backward_hook = None
         if full_hooks or pre_hooks:
             backward_hook = BackwardHook(self, full_hooks, pre_hooks)
             args = backward_hook.setup_input_hook(args)
-        result = self.forward(*args, **kwargs)
-        for hook in list((d.get("_forward_hooks") or {}).values()):
-            new = hook(self, args, result)
-            if new is not None:
-                result = new
+        forward_hooks = list((d.get("_forward_hooks") or {}).items())
+        with_kwargs = d.get("_forward_hooks_with_kwargs") or ()
+        always = d.get("_forward_hooks_always_called") or ()
+        called = set()  # the always-called hooks that ran
+        result = None
+        try:
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in forward_hooks:
+                if hook_id in always:
+                    called.add(hook_id)
+                if hook_id in with_kwargs:
+                    new = hook(self, args, kwargs, result)
+                else:
+                    new = hook(self, args, result)
+                if new is not None:
+                    result = new
+        except Exception:
+            for hook_id, hook in forward_hooks:
+                if hook_id not in always or hook_id in called:
+                    continue
+                try:
+                    if hook_id in with_kwargs:
+                        new = hook(self, args, kwargs, result)
+                    else:
+                        new = hook(self, args, result)
+                    if new is not None:
+                        result = new
+                except Exception as exc:
+                    warnings.warn(
+                        "module forward hook with ``always_call=True`` raised an exception that "
+                        f"was silenced as another error was raised in forward: {exc}",
+                        stacklevel=3,
+                    )
+            raise
         if backward_hook is not None:
             if not isinstance(result, (Tensor, tuple)):
                 warnings.warn(

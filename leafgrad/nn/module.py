@@ -39,6 +39,15 @@ def _check_name(kind: str, name) -> None:
         raise KeyError(f'{kind} name can\'t be empty string ""')
 
 
+# The hook dicts a PyTorch module has from __init__ (ModuleHooks makes them when used).
+_HOOK_DICTS = frozenset(
+    "_forward_hooks _forward_pre_hooks _backward_hooks _backward_pre_hooks "
+    "_forward_hooks_with_kwargs _forward_hooks_always_called _forward_pre_hooks_with_kwargs "
+    "_state_dict_hooks _state_dict_pre_hooks _load_state_dict_pre_hooks "
+    "_load_state_dict_post_hooks".split()
+)
+
+
 class Module(ModuleHooks, ModuleState):
     """Base class of every layer: subclass it, assign parameters and sub-modules in
     ``__init__`` and define ``forward``; call the module to run it."""
@@ -166,6 +175,12 @@ class Module(ModuleHooks, ModuleState):
             values = d.get(store)
             if values is not None and name in values:
                 return values[name]
+        if name in _HOOK_DICTS and "_parameters" in d:
+            # PyTorch makes these in __init__; here on first use (most modules have no hooks,
+            # and the call checks them), the same dict from then on.
+            return self._hooks(name)
+        if name == "_is_full_backward_hook" and "_parameters" in d:
+            return None
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value) -> None:
