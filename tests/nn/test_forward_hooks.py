@@ -81,7 +81,12 @@ def test_forward_hook_options_match_torch():
     import leafgrad
 
     ours = _hook_options(leafgrad)
-    assert ours == ([12.0, 12.0], ["pre first", "pre", "post first", "post"], [[12.0, 12.0], None], 0)
+    assert ours == (
+        [12.0, 12.0],
+        ["pre first", "pre", "post first", "post"],
+        [[12.0, 12.0], None],
+        0,
+    )
     assert ours == _hook_options(torch)
 
 
