@@ -91,10 +91,58 @@ class Sequential(Module):
             self.add_module(str(i), m)
         return self
 
+    def pop(self, key):
+        """The module(s) at ``key``, removed (the rest renumbered)."""
+        module = self[key]
+        del self[key]
+        return module
+
+    def __add__(self, other) -> Sequential:
+        """A new Sequential of this one's modules, then ``other``'s (the same modules)."""
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                f"add operator supports only objects of Sequential class, but {type(other)} is "
+                "given."
+            )
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                f"add operator supports only objects of Sequential class, but {type(other)} is "
+                "given."
+            )
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def __mul__(self, times) -> Sequential:
+        """This Sequential's modules ``times`` over (the same modules, not copies)."""
+        _check_factor(self, times)
+        return Sequential(*(list(self) * times))
+
+    def __rmul__(self, times) -> Sequential:
+        return self.__mul__(times)
+
+    def __imul__(self, times) -> Sequential:
+        _check_factor(self, times)
+        modules = list(self)
+        for _ in range(times - 1):
+            self.extend(modules)
+        return self
+
     def forward(self, input):
         for module in self._modules.values():
             input = module(input)
         return input
+
+
+def _check_factor(sequential, times) -> None:
+    if not isinstance(times, int):
+        raise TypeError(f"unsupported operand type(s) for *: {type(sequential)} and {type(times)}")
+    if times <= 0:
+        raise ValueError(f"Non-positive multiplication factor {times} for {type(sequential)}")
 
 
 class ModuleList(Module):

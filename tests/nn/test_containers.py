@@ -44,6 +44,26 @@ def test_sequential_append_insert_setitem_and_delete_renumber(torch):
     assert len(seq) == 3
 
 
+def test_sequential_pop_add_and_multiply(torch):
+    a, b, c = torch.nn.Tanh(), torch.nn.ReLU(), torch.nn.Sigmoid()
+    seq = torch.nn.Sequential(a, b, c)
+    assert seq.pop(0) is a and list(seq) == [b, c] and list(seq._modules) == ["0", "1"]
+    both = seq + torch.nn.Sequential(a)
+    assert type(both) is torch.nn.Sequential and list(both) == [b, c, a] and len(seq) == 2
+    twice = 2 * seq
+    assert list(twice) == [b, c, b, c] and list(twice._modules) == ["0", "1", "2", "3"]
+    seq *= 2
+    assert list(seq) == [b, c, b, c]
+    seq += torch.nn.Sequential(a)
+    assert list(seq._modules) == ["0", "1", "2", "3", "4"] and seq[4] is a
+    with pytest.raises(ValueError, match="supports only objects of Sequential class"):
+        seq + a
+    with pytest.raises(ValueError, match="Non-positive multiplication factor 0"):
+        seq * 0
+    with pytest.raises(TypeError, match="unsupported operand"):
+        seq * 1.5
+
+
 def test_empty_sequential_is_the_identity(torch):
     x = torch.ones(2)
     assert torch.nn.Sequential()(x) is x
