@@ -133,6 +133,28 @@ def test_data_loader_shuffles_and_splits_as_pytorch():
     assert run(lg) == run(torch)
 
 
+def test_random_sampler_draws_as_pytorch():
+    """With replacement (blocks of 32), a num_samples beyond the length (whole permutations,
+    the last cut) and a given generator over several passes: PyTorch's indices."""
+
+    def run(m):
+        m.manual_seed(0)
+        data = m.utils.data
+        out = [list(data.RandomSampler(range(5), replacement=True, num_samples=n)) for n in (33, 7)]
+        g = m.Generator().manual_seed(5)
+        sampler = data.RandomSampler(range(6), num_samples=14, generator=g)
+        out += [list(sampler), list(sampler), len(sampler)]
+        subset = data.Subset(list(range(10)), [1, 5, 7])
+        out.append(subset.__getitems__([0, 2]))
+        for bad in ({"num_samples": 0}, {"replacement": 1}):
+            with pytest.raises((ValueError, TypeError)) as err:
+                data.RandomSampler(range(6), **bad)
+            out.append((type(err.value).__name__, str(err.value)))
+        return out + [m.rand(1).tolist()]
+
+    assert run(lg) == run(torch)
+
+
 def test_bernoulli_dropout_and_distributions_draw_as_pytorch():
     for draw in (
         lambda m: m.empty(50).bernoulli_(0.4),

@@ -53,6 +53,13 @@ class Subset(Dataset):
             return self.dataset[[self.indices[i] for i in index]]
         return self.dataset[self.indices[index]]
 
+    def __getitems__(self, indices: list) -> list:
+        """Several samples at once (a DataLoader's batch): through the dataset's own
+        ``__getitems__`` where it has one."""
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
+
     def __len__(self) -> int:
         return len(self.indices)
 

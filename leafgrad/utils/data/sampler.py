@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import Generator, empty, float64, int64, randperm, tensor
+from ... import Generator, empty, float64, int64, randint, randperm, tensor
 from ..._random import _generator
 from ..._tensor import Tensor
 
@@ -28,26 +28,51 @@ class SequentialSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """A fresh random permutation each pass (``replacement=False``), from ``generator``."""
+    """Random indices from ``generator``: a fresh permutation each pass, or with
+    ``replacement`` independent draws; ``num_samples`` of them (default: the dataset's
+    length). The draws are PyTorch's, so a seed gives its order: permutations whole (the
+    last one cut), draws in blocks of 32."""
 
     def __init__(self, data_source, replacement: bool = False, num_samples=None,
                  generator=None) -> None:  # fmt: skip
-        if replacement:
-            raise NotImplementedError("RandomSampler(replacement=True) is not supported")
-        if num_samples is not None and num_samples != len(data_source):
-            raise NotImplementedError("RandomSampler(num_samples=...) is not supported")
         self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
         self.generator = generator
+        if not isinstance(replacement, bool):
+            raise TypeError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
+        count = self.num_samples
+        if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={count}"
+            )
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
+        n = len(self.data_source)
         generator = self.generator
         if generator is None:  # PyTorch's: a generator of its own, seeded from the global one
             seed = int(empty((), dtype=int64).random_().item())
             generator = Generator().manual_seed(seed)
-        yield from randperm(len(self.data_source), generator=generator).tolist()
+        count = self.num_samples
+        if self.replacement:
+            for _ in range(count // 32):
+                yield from randint(high=n, size=(32,), dtype=int64, generator=generator).tolist()
+            yield from randint(
+                high=n, size=(count % 32,), dtype=int64, generator=generator
+            ).tolist()
+        else:
+            for _ in range(count // n):
+                yield from randperm(n, generator=generator).tolist()
+            yield from randperm(n, generator=generator).tolist()[: count % n]
 
     def __len__(self) -> int:
-        return len(self.data_source)
+        return self.num_samples
 
 
 class SubsetRandomSampler(Sampler):
