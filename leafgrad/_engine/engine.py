@@ -453,10 +453,10 @@ def _check_hook_result(node: Node, old, new) -> None:
             f"a hook on a tensor of {node.name()} returned a gradient where none arrived: "
             "can't replace a None gradient with a non-None value"
         )
-    if not isinstance(new, Tensor):
+    if not isinstance(new, Tensor):  # PyTorch's words, then whose hook
         raise TypeError(
-            f"a hook on a tensor of {node.name()} returned {type(new).__name__}, "
-            "expected a Tensor or None"
+            f"expected Variable, but hook returned '{type(new).__name__}' (a hook on a tensor of "
+            f"{node.name()})"
         )
     if new._data.shape != old._data.shape or new._data.dtype != old._data.dtype:
         raise RuntimeError(

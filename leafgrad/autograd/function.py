@@ -126,10 +126,10 @@ class BackwardCFunction(Node, FunctionCtx):
         meta = self._input_meta[i]
         if grad is None:
             return None
-        if not isinstance(grad, Tensor):
-            raise TypeError(
-                f"function {self.name()} returned {type(grad).__name__} as gradient {i}; "
-                "expected a Tensor or None"
+        if not isinstance(grad, Tensor):  # PyTorch's words, then which function and output
+            raise RuntimeError(
+                f"expected Variable or None (got {type(grad).__name__}): {self.name()} returned "
+                f"it as gradient {i}"
             )
         shape, dtype = meta
         if grad._data.shape != shape:
@@ -187,6 +187,15 @@ class Function(metaclass=_FunctionMeta):
     @staticmethod
     def setup_context(ctx, inputs, output):
         raise NotImplementedError
+
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(

@@ -376,3 +376,24 @@ def test_inplace_function_knows_whether_it_works_in_place(torch):
     y.sum().backward()
     assert_values(x.grad, [1.0, 1.0])
     assert_values(b, np.array([2.0, 3.0]))
+
+
+def test_instantiating_a_function_warns_and_bad_gradients_raise_pytorchs_types(torch):
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return "not a gradient"
+
+    with pytest.warns(DeprecationWarning, match="should not be instantiated"):
+        Double(1, key=2)
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"expected Variable or None \(got str\)"):
+        Double.apply(x).sum().backward()
+    y = x * 2
+    y.register_hook(lambda g: 3)
+    with pytest.raises(TypeError, match="expected Variable, but hook returned 'int'"):
+        y.sum().backward()
