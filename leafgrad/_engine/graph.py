@@ -14,7 +14,7 @@ import numpy as np
 from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _wrap
 from .grad_mode import _state, is_grad_enabled
-from .saved import SavedTensors, _Packed, _UnsavedArray
+from .saved import SavedTensor, SavedTensors, _Packed, _UnsavedArray
 
 _sequence = itertools.count()
 _ACCUMULATOR_SEQUENCE_NR = 2**64 - 1  # what PyTorch's AccumulateGrad._sequence_nr() says
@@ -322,6 +322,8 @@ class OpNode(Node):
         attr = "_saved_" + name
         if attr not in cls.__dict__:
             setattr(cls, attr, property(lambda node: node._saved_attribute(name)))
+            # ``_raw_saved_<name>``: the save itself, whose hooks can be set (SavedTensor).
+            setattr(cls, "_raw" + attr, property(lambda node: SavedTensor(node, name)))
 
     def _saved_attribute(self, name: str):
         names = getattr(self._backward, "saved_names", None)
@@ -474,7 +476,7 @@ class OpNode(Node):
             if isinstance(a, Tensor)
             else (f"input {i}", None, tuple(a.shape))  # kept by a saved tensors pack hook
             for i, a in enumerate(saved.values)
-            if (isinstance(a, Tensor) or type(a) is _Packed) and saved.is_saved(i)
+            if isinstance(a, (Tensor, _Packed)) and saved.is_saved(i)
         ]
         result = saved.output
         if saved.holds_output:

@@ -147,6 +147,65 @@ class _Packed:
         return out
 
 
+_HOOKS_SET = (
+    "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only "
+    "one pair of hooks is allowed at a time."
+)
+
+
+class SavedTensor:
+    """One save of a node (``grad_fn._raw_saved_<name>``), as PyTorch's: ``register_hooks``
+    packs it now and unpacks it when backward (or ``_saved_<name>``) reads it."""
+
+    __slots__ = ("_name", "_node")
+
+    def __init__(self, node, name: str) -> None:
+        self._node, self._name = node, name
+
+    def unpack(self):
+        """The saved tensor (what ``grad_fn._saved_<name>`` gives)."""
+        return self._node._saved_attribute(self._name)
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        """Keep ``pack_hook(tensor)`` instead of the tensor; backward reads
+        ``unpack_hook(packed)``. One pair per save, none where saved tensors hooks packed it."""
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments: pack_hook and unpack_hook "
+                f"must be callables, got {type(pack_hook).__name__} and "
+                f"{type(unpack_hook).__name__}"
+            )
+        node = self._node
+        names = getattr(node._backward, "saved_names", None) or {}
+        what, index = names.get(self._name, (None, None))
+        saved = node._saved
+        if saved._released:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward."
+            )
+        if what == "output":
+            saved.pack_output(self.unpack(), pack_hook, unpack_hook)
+            return
+        value = saved.value(index) if what == "input" and index in saved._checked else None
+        if type(value) is _Packed or type(value) is _PackedHooked:
+            raise RuntimeError(_HOOKS_SET)
+        if not isinstance(value, Tensor):
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor with value None is forbidden"
+            )
+        saved.pack_value(index, _PackedHooked(self.unpack(), pack_hook, unpack_hook))
+
+
+class _PackedHooked(_Packed):
+    """A save packed by its own ``SavedTensor.register_hooks`` (not by saved tensors hooks)."""
+
+    __slots__ = ()
+
+
 def _versions(values: tuple, checked: tuple) -> list:
     """The version now of each value at the ``checked`` indices (0 for values that are not
     tensors and for untouched tensors)."""
@@ -367,6 +426,23 @@ class SavedTensors:
         self._output_guard = guards[0]
         self._more_guards = tuple(guards[1:]) or None
 
+    def pack_value(self, i: int, packed: _Packed) -> None:
+        """Keep ``packed`` as the ``i``-th saved value (a SavedTensor's own hooks)."""
+        self._values = self._values[:i] + (packed,) + self._values[i + 1 :]
+        self._packed = True
+
+    def pack_output(self, tensor: Tensor, pack, unpack) -> None:
+        """Keep what ``pack`` makes of the saved output (one output)."""
+        if type(self.output) is _PackedOutput:
+            raise RuntimeError(_HOOKS_SET)
+        if type(self.output) is tuple:
+            raise RuntimeError(
+                "register_hooks on one saved output of an op with several outputs is not "
+                "supported; use torch.autograd.graph.saved_tensors_hooks around the op"
+            )
+        self.output = _PackedOutput(_PackedHooked(tensor, pack, unpack))
+        self._output_guard = None
+
     def output_arrays(self):
         """The saved output's arrays (through the unpack hook if it was packed)."""
         output = self.output
@@ -419,7 +495,10 @@ class SavedTensors:
         if self._more_guards is not None:
             self._check_more_guards(owner)
         if self._packed:
-            return tuple(a.unpack() if type(a) is _Packed else a for a in self._values)
+            return tuple(
+                a.unpack() if type(a) is _Packed or type(a) is _PackedHooked else a
+                for a in self._values
+            )
         return self._values
 
     def attribute(self, name: str, names: dict | None, owner: str, result):
@@ -452,7 +531,7 @@ class SavedTensors:
             out = result()
             return out if type(out) is not tuple else out[index]
         value = self._values[index]
-        if type(value) is _Packed:
+        if type(value) is _Packed or type(value) is _PackedHooked:
             return value.unpack()
         if type(value) is Tensor or isinstance(value, Tensor):
             k = self._checked.index(index)
@@ -633,7 +712,7 @@ def _freed_values(values: tuple, saved: tuple, owner: str) -> tuple:
         v = out[i]
         if type(v) is Tensor or isinstance(v, Tensor):
             key = (v._data.shape, v._data.dtype, v._requires_grad, owner)
-        elif type(v) is _Packed:
+        elif isinstance(v, _Packed):
             key = (v.shape, v.dtype, v.requires_grad, owner)
         else:
             out[i] = _freed_number(v, owner)

@@ -285,3 +285,34 @@ def test_mutation_blocks_cannot_be_nested(torch):
         with pytest.raises(RuntimeError):
             with torch.autograd.graph.allow_mutation_on_saved_tensors():
                 pass
+
+
+def test_raw_saved_tensors_take_their_own_hooks_as_pytorch(torch):
+    """``grad_fn._raw_saved_<name>.register_hooks(pack, unpack)``: one save packed now,
+    unpacked when read; PyTorch's errors for a second pair, a freed save and a None one."""
+    x = torch.ones(2, requires_grad=True)
+    y = x * x
+    raw = y.grad_fn._raw_saved_self
+    packed = []
+    raw.register_hooks(lambda t: packed.append(t.tolist()) or t * 2, lambda t: t)
+    assert packed == [[1.0, 1.0]] and raw.unpack().tolist() == [2.0, 2.0]
+    assert y.grad_fn._saved_self.tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError, match="whose hooks have already been set"):
+        raw.register_hooks(lambda t: t, lambda t: t)
+    (g,) = torch.autograd.grad(y.sum(), x, retain_graph=True)
+    assert g.tolist() == [3.0, 3.0]  # d/dx: other (1) + self as unpacked (2)
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="after it has been freed"):
+        raw.register_hooks(lambda t: t, lambda t: t)
+    z = x.exp()
+    z.grad_fn._raw_saved_result.register_hooks(lambda t: "token", lambda t: torch.full((2,), 5.0))
+    assert torch.autograd.grad(z.sum(), x)[0].tolist() == [5.0, 5.0]
+    unsaved = x * torch.ones(2)  # self is saved only if other needs a gradient
+    with pytest.raises(RuntimeError, match="with value None is forbidden"):
+        unsaved.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        hooked = x * x
+    with pytest.raises(RuntimeError, match="whose hooks have already been set"):
+        hooked.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)
+    with pytest.raises(TypeError):
+        hooked.grad_fn._raw_saved_other.register_hooks(1, 2)
