@@ -227,6 +227,10 @@ def _rebase_view(view: Tensor, base: Tensor, out: Tensor, recording: bool) -> No
     """The base now holds ``out`` where the view looks: record that (CopySlices). The view
     itself is regenerated from the base with the other views (``refresh_views``)."""
     rebased = copy_slices(base, out, view_fn=view._view_fn)
+    if recording and out.grad_fn is not None:
+        # The op's saved output (exp_'s result) now lives in the view: a later in-place
+        # change of the view or its base invalidates it, as in PyTorch.
+        out.grad_fn.saved_result_moved_to(view)
     if rebased._tangents:
         base._tangents = dict(rebased._tangents)
     base._jet = rebased._jet

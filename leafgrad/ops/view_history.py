@@ -43,7 +43,21 @@ def _region(array: np.ndarray, view_fn) -> np.ndarray:
         region = view_fn(_wrap(array))._data
     if not np.may_share_memory(region, array):
         raise RuntimeError("internal: a view function returned a copy, not a view")
+    if not region.flags.writeable and array.flags.writeable:
+        # NumPy marks anything made from a broadcast (an expand) read-only, even a part of
+        # it that repeats no element (``x.expand(2, n)[0]``); PyTorch writes through it.
+        region = _writable_view(region)
     return region
+
+
+def _writable_view(view: np.ndarray) -> np.ndarray:
+    """``view`` again (same memory, shape and strides), writable: built on the array that
+    owns the memory, which is writable here."""
+    owner = view
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    offset = view.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    return np.ndarray(view.shape, view.dtype, buffer=owner, offset=offset, strides=view.strides)
 
 
 def _zero_region_forward(grad, *, view_fn=None, key=None):

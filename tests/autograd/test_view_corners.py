@@ -86,3 +86,31 @@ def test_fill_may_overlap_but_a_later_write_is_checked_again(torch):
     with pytest.raises(RuntimeError, match=_OVERLAP):
         e.add_(1)
     assert_values(e, [4.0] * 3)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "v = b[1:]; v.exp_(); v.sub_(1); b.sum().backward()",
+        "v = b[1:]; v.exp_(); b.mul_(2); b.sum().backward()",
+        "v = b[0]; v.sigmoid_(); b.abs_(); (a * b).sum().backward()",
+        "v = b.reshape(-1); v.tanh_(); v.clamp_(-0.5, 0.5); (v * v).sum().backward()",
+    ],
+)
+def test_a_result_saved_through_a_view_is_version_checked(torch, code):
+    """exp_ on a view saves its result, which now lives in the view: changing the view or
+    its base in place afterwards makes backward raise, as for a plain tensor."""
+    a = torch.linspace(-1, 1, 12).reshape(4, 3).requires_grad_()
+    b = a * 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        exec(code, {"a": a, "b": b})
+
+
+def test_writes_through_a_part_of_an_expanded_view_reach_backward(torch):
+    a = torch.linspace(-1, 1, 12).reshape(4, 3).requires_grad_()
+    b = a * 1
+    v = b.expand(2, 4, 3)[0]  # repeats no element: PyTorch writes through it
+    v.mul_(2)
+    b.neg_()
+    (b.sum() + v.sum()).backward()
+    assert a.grad.tolist() == [[-4.0] * 3] * 4
