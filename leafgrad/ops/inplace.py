@@ -48,6 +48,14 @@ def _overwrite_jvp(tt, ts, target, src, result):
     return None if tt is None else _zeros_like(tt)
 
 
+def no_gradient(grad, *args, **params):
+    """Zeros of ``grad``'s shape: what overwritten values get, as PyTorch's ``zeros_like``
+    (``grad * 0`` would keep NaN and inf coming from downstream); arrays in a plain rule."""
+    if isinstance(grad, (np.ndarray, np.generic)):
+        return np.zeros_like(grad)
+    return _zeros_like(grad)
+
+
 def _overwrite(name, overload, node_name):
     """An op replacing the target's values: they get no gradient, the source gets it summed
     to its shape. One per grad_fn name PyTorch records."""
@@ -55,7 +63,7 @@ def _overwrite(name, overload, node_name):
         name,
         _overwrite_forward,
         (
-            lambda grad, target, src, result: grad * 0,
+            no_gradient,
             lambda grad, target, src, result: grad,
         ),
         kind=Generic(jvp=_overwrite_jvp),

@@ -16,12 +16,8 @@ from .._tensor import Tensor
 from ._optable import PiecewiseLinear
 from ._primitive import primitive
 from .comparison import logical_and, logical_not, logical_or, logical_xor
-from .inplace import _check_target, apply_inplace
+from .inplace import _check_target, apply_inplace, no_gradient
 from .view_history import refresh_views
-
-
-def _zero_grad(grad, *args, **_):
-    return grad * 0
 
 
 def _compare_twin(name: str, ufunc):
@@ -34,7 +30,7 @@ def _compare_twin(name: str, ufunc):
     scalar = primitive(
         f"{name}_",
         forward,
-        (_zero_grad, None),
+        (no_gradient, None),
         kind=PiecewiseLinear(),
         overload="Scalar",
         node_name=f"{node}0",
@@ -46,7 +42,7 @@ def _compare_twin(name: str, ufunc):
     tensor = primitive(
         f"{name}_",
         forward,
-        (_zero_grad, _zero_grad),
+        (no_gradient, no_gradient),
         kind=PiecewiseLinear(),
         overload="Tensor",
         node_name=f"{node}1",

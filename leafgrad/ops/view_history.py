@@ -50,6 +50,17 @@ def _region(array: np.ndarray, view_fn) -> np.ndarray:
     return region
 
 
+def _may_repeat(region: np.ndarray) -> bool:
+    """Whether two elements of ``region`` may be one memory location: False where each
+    dimension's stride clears the span of the smaller ones (no overlap possible)."""
+    span = region.itemsize
+    for stride, n in sorted((abs(st), n) for st, n in zip(region.strides, region.shape) if n > 1):
+        if stride < span:
+            return True
+        span += (n - 1) * stride
+    return False
+
+
 def _writable_view(view: np.ndarray) -> np.ndarray:
     """``view`` again (same memory, shape and strides), writable: built on the array that
     owns the memory, which is writable here."""
@@ -85,8 +96,9 @@ zero_region = primitive(
 def _embed_region_forward(src, *, shape, view_fn):
     out = np.zeros(shape, dtype=src.dtype)
     region = _region(out, view_fn)
-    if any(s == 0 and n > 1 for s, n in zip(region.strides, region.shape)):
-        # A broadcast view: several of its elements are one element of the base; sum them.
+    if _may_repeat(region):
+        # A broadcast view, or overlapping windows (unfold): several of its elements are one
+        # element of the base; sum them.
         where = _region(np.arange(out.size).reshape(shape), view_fn)
         np.add.at(out.reshape(-1), where.reshape(-1), np.broadcast_to(src, where.shape).ravel())
     else:

@@ -114,3 +114,27 @@ def test_writes_through_a_part_of_an_expanded_view_reach_backward(torch):
     b.neg_()
     (b.sum() + v.sum()).backward()
     assert a.grad.tolist() == [[-4.0] * 3] * 4
+
+
+def test_overwritten_values_get_zeros_not_nan(torch):
+    """zero_/fill_/copy_ give the values they overwrite a zero gradient, as PyTorch's
+    zeros_like: not ``grad * 0``, which keeps an infinite or NaN gradient from downstream."""
+    a = torch.linspace(0.1, 1, 12).reshape(4, 3).requires_grad_()
+    b = a * 1
+    v = b[0]
+    v.zero_()
+    v.reciprocal_()  # inf, whose exp's gradient is inf
+    b.exp().sum().backward()
+    assert a.grad[0].tolist() == [0.0, 0.0, 0.0]
+    assert a.grad[1:].isfinite().all()
+
+
+def test_a_view_with_overlapping_windows_sums_its_gradient_after_a_write(torch):
+    """unfold's windows overlap; once the base is written in place the view is regenerated
+    from it, and its gradient reaches each base element once per window holding it."""
+    a = torch.linspace(0.1, 1, 12).reshape(4, 3).requires_grad_()
+    b = a.clone()
+    v = b.unfold(0, 2, 1)
+    b.mul_(2)
+    v.sum().backward()
+    assert a.grad.tolist() == [[2.0] * 3, [4.0] * 3, [4.0] * 3, [2.0] * 3]
