@@ -162,7 +162,9 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``0`` below -3, ``1`` above 3, ``(x + 3) / 6`` between."""
     _check_kernel_dtype("hardsigmoid", input)
     inside = _lg.where(input < 3, (_recorded(input) + 3) / 6, 1.0)
-    return _lg.where(input > -3, inside, 0.0)
+    # NaN stays NaN, as in PyTorch, with no gradient (its backward passes none there)
+    below = _lg.where(_lg.isnan(input), input.detach(), 0.0)
+    return _lg.where(input > -3, inside, below)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -181,7 +183,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if lambd < 0:
         raise RuntimeError(f"softshrink: lambda must be at least 0, but found {lambd}")
     x = _recorded(input)
-    # x * 0 rather than 0 so that NaN propagates, as in PyTorch.
+    # x * 0 rather than 0 so that NaN propagates, as in PyTorch; its gradient there is 0, as
+    # PyTorch's vectorised kernel gives (its scalar loop for an array's last elements gives 1).
     below = _lg.where(input < -lambd, x + lambd, x * 0)
     return _lg.where(input > lambd, x - lambd, below)
 

@@ -31,8 +31,10 @@ def _relu_forward(x):
 
 
 def _threshold_backward_forward(grad, x, *, negative_slope=0.0):
-    scaled = grad * negative_slope if negative_slope else 0
-    return _select.where(x > 0, grad, scaled).astype(grad.dtype, copy=False)
+    if negative_slope:  # leaky_relu_backward: ``x > 0 ? grad : grad * slope`` (NaN: scaled)
+        return _select.where(x > 0, grad, grad * negative_slope).astype(grad.dtype, copy=False)
+    # threshold_backward: ``x <= 0 ? 0 : grad``, so a NaN result passes the gradient on
+    return _select.where(x <= 0, 0, grad).astype(grad.dtype, copy=False)
 
 
 # ``grad`` where ``x > 0``, else ``negative_slope * grad``, as a function of both inputs like

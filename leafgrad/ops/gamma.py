@@ -20,9 +20,22 @@ from ._optable import Generic
 from ._primitive import _keeping_half, primitive, unary
 from .elementwise import exp, log
 
+
+def _lgamma_forward(x):
+    """``log |gamma(x)|``; +inf at -inf, as the C library's lgamma (SciPy's gives -inf)."""
+    out = sp.gammaln(x)
+    if x.dtype.char == "e" and out.dtype.char != "e":
+        out = out.astype(x.dtype)
+    if np.ndim(out):
+        out[x == -np.inf] = np.inf
+    elif x == -np.inf:
+        out = out.dtype.type(np.inf)
+    return out
+
+
 lgamma = unary(
     "lgamma",
-    sp.gammaln,
+    _lgamma_forward,
     d1=lambda x: digamma(x),
     d2=lambda x: _polygamma(x, n=1),
     expose=public(inplace=True),
