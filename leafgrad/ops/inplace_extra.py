@@ -55,21 +55,27 @@ def squeeze_(self: Tensor, dim=None) -> Tensor:
     """``squeeze`` in place: size-1 dims dropped (all, or those among ``dim``)."""
     shape = tuple(_checked_view(lambda: self.squeeze(dim))._data.shape)
     kind = "all" if dim is None else "dims" if isinstance(dim, (tuple, list)) else "dim"
-    return _take_view_history(self, _SQUEEZE_[kind](self, shape=shape), "squeeze_")
+    old = tuple(self._data.shape)
+    return _take_view_history(
+        self, _SQUEEZE_[kind](self, shape=shape), "squeeze_", undo=lambda t: t.view(old)
+    )
 
 
 @public(function=False)
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     """``unsqueeze`` in place: a size-1 dim inserted at ``dim``."""
     d = _normalize_dim(operator.index(dim), self._data.ndim + 1, "unsqueeze_")
-    return _take_view_history(self, _unsqueeze_(self, dim=d), "unsqueeze_")
+    return _take_view_history(
+        self, _unsqueeze_(self, dim=d), "unsqueeze_", undo=lambda t: t.squeeze(d)
+    )
 
 
 def _swapped(self: Tensor, dim0: int, dim1: int, op: str) -> Tensor:
     ndim = self._data.ndim
     d0 = _normalize_dim(operator.index(dim0), ndim, op)
     d1 = _normalize_dim(operator.index(dim1), ndim, op)
-    return _take_view_history(self, _transpose_(self, dim0=d0, dim1=d1), op)
+    undo = lambda t: t.transpose(d0, d1)
+    return _take_view_history(self, _transpose_(self, dim0=d0, dim1=d1), op, undo=undo)
 
 
 @public(function=False)

@@ -18,7 +18,7 @@ from .._exposure import exports, public
 from .._storage import storage_array
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._optable import Linear
-from ._primitive import primitive
+from ._primitive import _compose, primitive
 from .indexing import _index_add
 from .inplace import _check_target
 
@@ -142,11 +142,18 @@ def _as_strided_batched(x, size, stride, offset) -> Tensor:
 # ----- in-place metadata changes -----
 
 
-def _take_view_history(target: Tensor, view: Tensor, name: str, node_name=None) -> Tensor:
+def _take_view_history(
+    target: Tensor, view: Tensor, name: str, node_name=None, undo=None
+) -> Tensor:
     """``target`` becomes ``view`` (same memory, new layout) with its history, in place;
-    ``node_name`` renames the node as PyTorch names the in-place op's (``t_``: ``TBackward1``)."""
+    ``node_name`` renames the node as PyTorch names the in-place op's (``t_``: ``TBackward1``).
+    ``undo`` maps the new layout back to the old (``t_``: ``t``): the views of a base that
+    changes its layout then find their elements from the new one (None: as_strided_, whose
+    views are left as they were)."""
 
     _check_target(target, name)
+    if undo is not None and target._base is None:
+        _keep_views_in_place(target, undo)
     target._data = view._data
     target._bump_version()
     if view.grad_fn is not None:
@@ -161,19 +168,35 @@ def _take_view_history(target: Tensor, view: Tensor, name: str, node_name=None) 
     return target
 
 
+def _keep_views_in_place(base: Tensor, undo) -> None:
+    """The live views of ``base``, whose layout is about to change, keep looking at the same
+    elements: each view's function first undoes the change (PyTorch's views are geometry on
+    the storage, which a base's new layout does not move)."""
+    counter = base._version_counter
+    if counter is None or len(counter) < 2:
+        return
+    for ref in counter[1]:
+        view = ref()
+        if view is not None and view._base is base and view._view_fn is not None:
+            view._view_fn = _compose(undo, view._view_fn)
+
+
 @public(function=False)
 def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` of this tensor in place (its layout, not its memory)."""
     ndim = self._data.ndim
     d0 = _normalize_dim(operator.index(dim0), ndim, "transpose_")
     d1 = _normalize_dim(operator.index(dim1), ndim, "transpose_")
-    return _take_view_history(self, self.transpose(d0, d1), "transpose_", "TransposeBackward1")
+    return _take_view_history(
+        self, self.transpose(d0, d1), "transpose_", "TransposeBackward1",
+        undo=lambda t: t.transpose(d0, d1),
+    )  # fmt: skip
 
 
 @public(function=False)
 def t_(self: Tensor) -> Tensor:
     """``t()`` in place: a matrix is transposed, 0-D and 1-D tensors are left as they are."""
-    return _take_view_history(self, self.t(), "t_", "TBackward1")
+    return _take_view_history(self, self.t(), "t_", "TBackward1", undo=lambda t: t.t())
 
 
 @public(function=False)

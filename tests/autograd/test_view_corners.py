@@ -138,3 +138,21 @@ def test_a_view_with_overlapping_windows_sums_its_gradient_after_a_write(torch):
     b.mul_(2)
     v.sum().backward()
     assert a.grad.tolist() == [[2.0] * 3, [4.0] * 3, [4.0] * 3, [2.0] * 3]
+
+
+@pytest.mark.parametrize(
+    "layout", ["b.t_()", "b.transpose_(0, 1)", "b.unsqueeze_(0)", "b.swapdims_(0, 1)"]
+)
+def test_views_keep_their_elements_when_the_base_changes_layout_in_place(torch, layout):
+    """A view made before ``b.t_()`` (and the like) still looks at the same elements: a
+    later write to the base reaches it, and its gradient reaches the right places."""
+    a = torch.linspace(0.1, 1, 12).reshape(4, 3).requires_grad_()
+    b = a.clone()
+    v = b[1:, :2]
+    exec(layout, {"b": b})
+    b.mul_(2)
+    (v * torch.tensor([[1.0, 10.0]])).sum().backward()
+    assert_values(v, (a[1:, :2] * 2).detach())
+    expected = torch.zeros(4, 3)
+    expected[1:, 0], expected[1:, 1] = 2.0, 20.0
+    assert_values(a.grad, expected)
