@@ -124,6 +124,15 @@ def _diagonal_positions(shape: tuple, wrap: bool) -> np.ndarray:
 def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
     """Fill the main diagonal with ``fill_value`` in place (every dim of equal size beyond
     2-D; ``wrap``: a tall matrix's diagonal restarts below the square part)."""
+    # A Number, as PyTorch's argument parser takes it: a 0-d tensor that requires no grad
+    # passes as its value; any other tensor is refused.
+    if isinstance(fill_value, Tensor) and not fill_value.ndim and not fill_value.requires_grad:
+        fill_value = fill_value.item()
+    if not isinstance(fill_value, (int, float, complex, np.number)):
+        raise TypeError(
+            "fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
+            f"{type(fill_value).__name__}"
+        )
     _check_target(self, "fill_diagonal_")
     shape = self._data.shape
     if len(shape) < 2:

@@ -254,3 +254,15 @@ def test_float_power_in_place_on_a_float64_tensor_keeps_it(torch):
             y = m.tensor([1.0, 2.0], dtype=m.float64).float_power_(m.tensor([2.0, 0.5]))
             assert str(y.dtype).endswith("float64")
             np.testing.assert_allclose(y.numpy(), [1.0, 2.0**0.5])
+
+
+def test_fill_diagonal_takes_a_number_as_pytorchs_parser_does(torch):
+    """A Number, or a 0-d tensor that requires no grad (taken as its value); any other
+    tensor is a TypeError."""
+    for m in (lg, torch):
+        x = m.zeros(2, 2)
+        x.fill_diagonal_(m.tensor(2.0))
+        assert x.tolist() == [[2.0, 0.0], [0.0, 2.0]]
+        for bad in (m.tensor([1.0]), m.tensor(1.0, requires_grad=True)):
+            with pytest.raises(TypeError, match="must be Number, not Tensor"):
+                m.zeros(2, 2).fill_diagonal_(bad)
