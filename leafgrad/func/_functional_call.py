@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._tensor import Tensor
-from ..nn.module import Module
 from ..ops.joining import stack
 
 _MISSING = object()  # a name the module does not have (set for the call, removed after)
@@ -130,7 +129,7 @@ def _swap(module, path: str, value):
             child = getattr(module, atom)
         except AttributeError as exc:
             raise AttributeError(f"{module._get_name()} has no attribute `{atom}`") from exc
-        if not isinstance(child, Module):
+        if not _is_module(child):
             raise TypeError(f"submodule `{owner}`: {child} is not an instance of torch.nn.Module")
         module = child
     if name == "":
@@ -181,3 +180,11 @@ def stack_module_state(models) -> tuple[dict, dict]:
         for name, _ in models[0].named_buffers()
     }
     return params, buffers
+
+
+def _is_module(obj) -> bool:
+    """Whether ``obj`` is an nn.Module (by its parameter and buffer tables: importing
+    leafgrad.nn here would make leafgrad.func import it back)."""
+    return isinstance(getattr(obj, "_parameters", None), dict) and isinstance(
+        getattr(obj, "_buffers", None), dict
+    )
