@@ -251,6 +251,11 @@ class ModuleHooks:
         self._is_full_backward_hook = False
         return self._add_hook("_backward_hooks", hook)
 
+    def _forward_hook(self, hook, with_kwargs: bool, args, kwargs, result):
+        """``result`` after one forward hook (its return value where not None)."""
+        new = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
+        return result if new is None else new
+
     def _call_with_hooks(self, args: tuple, kwargs: dict):
         """``forward`` wrapped in this module's forward and backward hooks, as PyTorch orders
         them: forward pre-hooks, input hook, forward, forward hooks, output hooks."""
@@ -288,23 +293,13 @@ class ModuleHooks:
             for hook_id, hook in forward_hooks:
                 if hook_id in always:
                     called.add(hook_id)
-                if hook_id in with_kwargs:
-                    new = hook(self, args, kwargs, result)
-                else:
-                    new = hook(self, args, result)
-                if new is not None:
-                    result = new
+                result = self._forward_hook(hook, hook_id in with_kwargs, args, kwargs, result)
         except Exception:
             for hook_id, hook in forward_hooks:
                 if hook_id not in always or hook_id in called:
                     continue
                 try:
-                    if hook_id in with_kwargs:
-                        new = hook(self, args, kwargs, result)
-                    else:
-                        new = hook(self, args, result)
-                    if new is not None:
-                        result = new
+                    result = self._forward_hook(hook, hook_id in with_kwargs, args, kwargs, result)
                 except Exception as exc:
                     warnings.warn(
                         "module forward hook with ``always_call=True`` raised an exception that "
