@@ -16,7 +16,10 @@ from .shape import unsqueeze
 
 class LinAlgError(RuntimeError):
     """A factorization or solve failed (singular, not positive-definite): PyTorch's
-    ``torch.linalg.LinAlgError``, a RuntimeError."""
+    ``torch.linalg.LinAlgError``, a RuntimeError (its class calls itself ``_LinAlgError``)."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
 
 
 # ----- checks -----

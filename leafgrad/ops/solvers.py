@@ -129,7 +129,7 @@ def _solve_forward(a, b, *, left, vector, check_errors):
         x, info = _lu_solve_each(a, b)
         if check_errors:
             raise mx.failure(
-                "linalg.solve",
+                "torch.linalg.solve",  # PyTorch names this one with its module
                 info,
                 lambda i: "The solver failed because the input matrix is singular.",
             ) from None
