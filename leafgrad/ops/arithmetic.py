@@ -18,9 +18,18 @@ from ._primitive import primitive, unary
 from ._tangents import scaled, tangent_sum
 from .division import _rounded_div
 
+
+def _times(y, alpha):
+    """``alpha * y`` for ``add``/``sub``: a Python number stays one (NumPy's product of two
+    numbers would be a float64/int64 scalar, which promotes a float32 tensor)."""
+    if type(y) is float or type(y) is int or type(y) is bool:
+        return y * alpha
+    return np.multiply(y, alpha)
+
+
 add_ = primitive(
     "add",
-    lambda x, y, *, alpha=1: np.add(x, y) if alpha == 1 else np.add(x, np.multiply(y, alpha)),
+    lambda x, y, *, alpha=1: np.add(x, y) if alpha == 1 else np.add(x, _times(y, alpha)),
     (
         lambda grad, x, y, result, *, alpha=1: grad,
         lambda grad, x, y, result, *, alpha=1: grad if alpha == 1 else grad * alpha,
@@ -36,9 +45,7 @@ add_ = primitive(
 
 sub_ = primitive(
     "sub",
-    lambda x, y, *, alpha=1: (
-        np.subtract(x, y) if alpha == 1 else np.subtract(x, np.multiply(y, alpha))
-    ),
+    lambda x, y, *, alpha=1: np.subtract(x, y) if alpha == 1 else np.subtract(x, _times(y, alpha)),
     (
         lambda grad, x, y, result, *, alpha=1: grad,
         lambda grad, x, y, result, *, alpha=1: -grad if alpha == 1 else grad * -alpha,
@@ -56,9 +63,7 @@ sub_ = primitive(
 # ``other`` is a Tensor and RsubBackward1 when it is a Python number (``2 - x``).
 _rsub_tensor = primitive(
     "rsub",
-    lambda x, y, *, alpha=1: (
-        np.subtract(y, x) if alpha == 1 else np.subtract(y, np.multiply(x, alpha))
-    ),
+    lambda x, y, *, alpha=1: np.subtract(y, x) if alpha == 1 else np.subtract(y, _times(x, alpha)),
     (
         lambda grad, x, y, result, *, alpha=1: -grad if alpha == 1 else grad * -alpha,
         lambda grad, x, y, result, *, alpha=1: grad,
@@ -73,7 +78,7 @@ _rsub_tensor = primitive(
 
 
 def _rsub_scalar_forward(x, *, other, alpha=1):
-    return np.subtract(other, x) if alpha == 1 else np.subtract(other, np.multiply(x, alpha))
+    return np.subtract(other, x) if alpha == 1 else np.subtract(other, _times(x, alpha))
 
 
 # ``2 - x``: the number is a parameter, not an operand, so the node has one edge (PyTorch's

@@ -107,3 +107,19 @@ def test_logaddexp_of_a_float_and_an_integer_tensor_differentiates_the_float():
         m.logaddexp(x, m.tensor([1, 3, -3])).sum().backward()
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+
+
+def test_add_and_sub_with_alpha_and_a_number_keep_the_tensors_dtype():
+    """``x.add(1, alpha=2)``: the scaled number stays a weak Python number (it was a NumPy
+    int64 scalar, which made a float32 result float64)."""
+    torch = pytest.importorskip("torch")
+    for dtype in ("float16", "float32", "float64", "int32", "int64"):
+        for call in (
+            lambda m, x: x.add(1, alpha=2),
+            lambda m, x: x.sub(3, alpha=2),
+            lambda m, x: m.rsub(x, 1, alpha=2),
+            lambda m, x: x.clone().add_(1, alpha=2),
+        ):
+            got = call(lg, lg.ones(3, dtype=getattr(lg, dtype)))
+            want = call(torch, torch.ones(3, dtype=getattr(torch, dtype)))
+            assert str(got.dtype) == str(want.dtype) and got.tolist() == want.tolist()
