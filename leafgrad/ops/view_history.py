@@ -43,9 +43,10 @@ def _region(array: np.ndarray, view_fn) -> np.ndarray:
         region = view_fn(_wrap(array))._data
     if not np.may_share_memory(region, array):
         raise RuntimeError("internal: a view function returned a copy, not a view")
-    if not region.flags.writeable and array.flags.writeable:
+    if not region.flags.writeable and array.flags.writeable and not _may_repeat(region):
         # NumPy marks anything made from a broadcast (an expand) read-only, even a part of
         # it that repeats no element (``x.expand(2, n)[0]``); PyTorch writes through it.
+        # (One that repeats elements stays read-only: writes into it are refused.)
         region = _writable_view(region)
     return region
 
