@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import floor
+
 NU = 0.01 / np.pi
 
 
@@ -208,8 +210,6 @@ def _burgers_floor(n, dtype):
     """The step by hand in NumPy (``benchmarks/floor.py``), on the same values."""
 
     def make(lib):
-        from . import floor  # why: only this method needs it
-
         params = [
             (w.numpy().copy(), b.numpy().copy())
             for w, b in _mlp_params(lib, BURGERS_SIZES, dtype, requires_grad=False)

@@ -20,12 +20,12 @@ from ._optable import Generic
 from ._primitive import _keeping_half, primitive, unary
 from .elementwise import exp, log
 
+_gammaln = _keeping_half(sp.gammaln)
+
 
 def _lgamma_forward(x):
     """``log |gamma(x)|``; +inf at -inf, as the C library's lgamma (SciPy's gives -inf)."""
-    out = sp.gammaln(x)
-    if x.dtype.char == "e" and out.dtype.char != "e":
-        out = out.astype(x.dtype)
+    out = _gammaln(x)
     if np.ndim(out):
         out[x == -np.inf] = np.inf
     elif x == -np.inf:

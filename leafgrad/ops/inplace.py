@@ -22,6 +22,7 @@ from .._warn import warn_at_user
 from ._batch_loop import loops_over_examples
 from ._inputs import guard_indices
 from ._optable import Generic, Linear
+from ._plain import operand, values_of
 from ._primitive import primitive
 from .broadcast import sum_to
 from .slicing import _sequence_as_tuple
@@ -51,9 +52,7 @@ def _overwrite_jvp(tt, ts, target, src, result):
 def no_gradient(grad, *args, **params):
     """Zeros of ``grad``'s shape: what overwritten values get, as PyTorch's ``zeros_like``
     (``grad * 0`` would keep NaN and inf coming from downstream); arrays in a plain rule."""
-    if isinstance(grad, (np.ndarray, np.generic)):
-        return np.zeros_like(grad)
-    return _zeros_like(grad)
+    return operand(np.zeros_like(values_of(grad)), grad)
 
 
 def _overwrite(name, overload, node_name):
