@@ -236,8 +236,10 @@ def tensor(
     """
     if isinstance(data, Tensor):
         warn_at_user(
-            "To copy a tensor, use source.detach().clone() (or .requires_grad_(True) on that) "
-            "rather than tensor(source)."
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor)."
         )
         arr = data._data.copy()
         if dtype is not None:
@@ -370,7 +372,10 @@ def _new_tensor(
 ):
     if isinstance(data, Tensor):
         warn_at_user(
-            "To copy a tensor, use source.detach().clone() rather than t.new_tensor(source)."
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "tensor.new_tensor(sourceTensor)."
         )
         data = data._data  # the same copy, without tensor()'s own warning on top
     return tensor(

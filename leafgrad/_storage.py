@@ -8,12 +8,10 @@ tensors share memory.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ._dtype import as_dtype, from_numpy_dtype, get_default_dtype
-from ._warn import warn_at_user
+from ._warn import warn_once
 
 
 def storage_array(data: np.ndarray) -> np.ndarray:
@@ -143,9 +141,12 @@ def _fresh(args: tuple, np_dtype, name: str, device) -> np.ndarray:
 
 
 def _deprecated_typed() -> None:
-    warn_at_user(
+    """PyTorch's TypedStorage deprecation, once per process (as its own, however reached)."""
+    warn_once(
         "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will "
-        "be the only storage class (as in PyTorch): use tensor.untyped_storage() instead"
+        "be the only storage class. This should only matter to you if you are using storages "
+        "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead "
+        "of tensor.storage()"
     )
 
 
@@ -154,10 +155,5 @@ def untyped_storage(tensor) -> UntypedStorage:
 
 
 def typed_storage(tensor) -> TypedStorage:
-    warnings.warn(
-        "TypedStorage is deprecated (as in PyTorch): use tensor.untyped_storage() instead of "
-        "tensor.storage()",
-        UserWarning,
-        stacklevel=3,
-    )
+    _deprecated_typed()
     return TypedStorage(storage_array(tensor._data), tensor._data.dtype)

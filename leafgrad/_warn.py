@@ -20,3 +20,14 @@ def warn_at_user(message: str, category: type[Warning] = UserWarning) -> None:
 
 def _inside(module: str) -> bool:
     return module == "leafgrad" or module.startswith("leafgrad.")
+
+
+_warned_once: set = set()
+
+
+def warn_once(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warn_at_user`` the first time ``message`` is warned in this process only, as
+    PyTorch's TORCH_WARN_ONCE (deprecations raised from its C++ code)."""
+    if message not in _warned_once:
+        _warned_once.add(message)
+        warn_at_user(message, category)

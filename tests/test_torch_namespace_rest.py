@@ -144,6 +144,10 @@ def test_storage_constructors(torch):
         assert str(lg.TypedStorage(2, dtype=lg.int64).dtype) == "torch.int64"
         with pytest.raises(TypeError, match="bfloat16"):
             lg.BFloat16Storage(2)
+    # Once per process, as PyTorch: forget that it was given, to ask again here.
+    from leafgrad import _warn
+
+    _warn._warned_once.clear()
     with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
         lg.FloatStorage(1)
 

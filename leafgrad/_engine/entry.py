@@ -231,8 +231,9 @@ def grad(
         )
     if not only_inputs:
         warnings.warn(
-            "autograd.grad: only_inputs is deprecated and ignored (it is always True); use "
-            "torch.autograd.backward to accumulate gradients into other tensors",
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
             FutureWarning,
             stacklevel=2,
         )

@@ -105,7 +105,7 @@ def interpolate(
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of ``interpolate`` (warns, as PyTorch does)."""
     warnings.warn(
-        "nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.",
+        "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
         stacklevel=2,
     )
     return interpolate(input, size, scale_factor, mode, align_corners)

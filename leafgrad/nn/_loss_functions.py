@@ -95,10 +95,10 @@ def _pointwise(
                 f"{list(target.shape)} cannot be broadcast together; give them the same shape"
             ) from None
         warnings.warn(
-            f"{name}: using a target size ({target.shape}) that is different to the input size "
+            f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.",
-            stacklevel=4,
+            stacklevel=3,  # the caller of mse_loss (or of the others)
         )
     if not target.is_floating_point():
         _check_float(name, input)  # a floating target promotes an integer input, as PyTorch's

@@ -125,7 +125,7 @@ _cholesky = primitive(
 @accepts_out(same_dtype=True)
 def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """Deprecated ``torch.cholesky``: ``linalg.cholesky`` with ``upper`` positional."""
-    _deprecated("cholesky", "torch.linalg.cholesky")
+    _deprecated("cholesky")
     mx.check_linalg("cholesky", input)
     return _cholesky(input, upper=upper)
 

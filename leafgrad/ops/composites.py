@@ -17,6 +17,7 @@ import scipy.special as sp
 from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
+from .._warn import warn_once
 from . import addc as _addc
 from . import moments as _moments
 from . import pairwise as _pairwise
@@ -446,10 +447,17 @@ def broadcast_shapes(*shapes) -> Size:
 
 
 @public(method=False)
-def meshgrid(*tensors, indexing: str = "ij") -> tuple:
-    """Coordinate grids from 1-D tensors (``indexing="ij"`` or ``"xy"``)."""
+def meshgrid(*tensors, indexing: str | None = None) -> tuple:
+    """Coordinate grids from 1-D tensors (``indexing="ij"`` or ``"xy"``); without
+    ``indexing``, "ij" and PyTorch's warning that it will be required."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    if indexing is None:
+        warn_once(
+            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+            "argument."
+        )
+        indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
     for t in tensors:

@@ -118,7 +118,7 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out=None):
 @accepts_out(same_dtype=True)
 def qr(input: Tensor, some: bool = True, *, out=None):
     """Deprecated ``torch.qr``: ``linalg.qr`` with ``some`` for the reduced mode."""
-    _deprecated("qr", "torch.linalg.qr")
+    _deprecated("qr")
     return _QRTop(*linalg_qr(input, "reduced" if some else "complete"))
 
 

@@ -12,12 +12,12 @@ so they record the same nodes.
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
+from .._warn import warn_once
 from . import inplace as _inplace
 from ._batch_loop import loops_over_examples
 from ._inputs import guarding_indices
@@ -177,9 +177,7 @@ def index_reduce(
     ``reduce`` ("prod", "mean", "amax", "amin"); ``include_self=False`` leaves ``input``'s
     values out of the slices written to."""
     op = "index_reduce()"
-    warnings.warn(
-        "index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2
-    )
+    warn_once("index_reduce() is in beta and the API may change at any time.")
     if reduce not in _INDEX_REDUCTIONS:
         raise RuntimeError(
             f"{op}: Expected reduce to be one of prod, mean, amax or amin but got {reduce}."

@@ -282,7 +282,7 @@ def linalg_lu_solve(
 @public()
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, *, out=None):
     """Deprecated ``torch.lu``: ``(LU, pivots)``, with ``infos`` when ``get_infos``."""
-    _deprecated("lu", "torch.linalg.lu_factor / torch.linalg.lu_factor_ex")
+    _deprecated("lu")
     LU, pivots, info = lu_factor_ex(A, pivot=pivot)
     return (LU, pivots, info) if get_infos else (LU, pivots)
 
@@ -291,7 +291,7 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, *, out=None):
 @accepts_out(same_dtype=True)
 def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
     """Deprecated ``torch.lu_solve``: ``linalg.lu_solve(LU_data, LU_pivots, b)``."""
-    _deprecated("lu_solve", "torch.linalg.lu_solve")
+    _deprecated("lu_solve")
     return linalg_lu_solve(LU_data, LU_pivots, b)
 
 

@@ -17,7 +17,7 @@ import scipy.linalg as sl
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
-from .._warn import warn_at_user
+from .._warn import warn_once
 from . import _matrices as mx
 from ._batch_whole import batches_trailing
 from ._matrices import absent, as_column, from_column, mT
@@ -372,8 +372,10 @@ def multi_dot(tensors, *, out=None) -> Tensor:
 def chain_matmul(*matrices, out=None) -> Tensor:
     """Deprecated in PyTorch too: the product of 2-D matrices in the cheapest order (as
     ``linalg.multi_dot``, which it warns to use instead); one matrix comes back as a copy."""
-    warn_at_user(
-        "chain_matmul is deprecated; use linalg.multi_dot, which also takes 1-D ends",
+    warn_once(
+        "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+        "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather "
+        "than multiple parameters."
     )
     if not matrices:
         raise RuntimeError("chain_matmul: expected one or more matrices, got none")

@@ -4,12 +4,12 @@ rot90, roll and repeat (copies)."""
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
+from .._warn import warn_once
 from ._inputs import _dim_args, _unique_dims, _varargs_or_keyword
 from ._optable import Linear
 from ._primitive import adjoint_pair, primitive
@@ -88,11 +88,11 @@ def _T(self: Tensor) -> Tensor:
     PyTorch."""
     ndim = self._data.ndim
     if ndim != 2:
-        warnings.warn(
-            f"Tensor.T on a tensor of {ndim} dimension(s) is deprecated: it reverses all "
-            "dimensions; use t.permute(*reversed(range(t.ndim))) or t.mT",
-            UserWarning,
-            stacklevel=2,
+        warn_once(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+            "reverse the dimensions of a tensor."
         )
     return _permute(self, dims=_REVERSED[ndim])
 

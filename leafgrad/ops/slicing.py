@@ -192,7 +192,8 @@ def _index_array(key, op_shape, dim) -> tuple:
     kind = arr.dtype.kind
     if kind == "u" and arr.dtype.itemsize == 1:
         warn_at_user(
-            "indexing with a uint8 tensor is deprecated; use a bool mask instead",
+            "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+            "instead.",
         )
         arr, kind = arr.astype(bool), "b"
     if kind == "b":

@@ -16,7 +16,7 @@ import scipy.linalg as sl
 
 from .._exposure import exports, public
 from .._tensor import Tensor
-from .._warn import warn_at_user
+from .._warn import warn_once
 from . import _matrices as mx
 from ._matrices import mT
 from ._optable import Generic
@@ -278,15 +278,45 @@ def solve_triangular(
     return _solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
-_warned = set()
+# PyTorch's words (its typos included: a test may match them), without the C++ source line
+# PyTorch appends.
+_REMOVED = " and will be removed in a future PyTorch release.\n"
+_DEPRECATIONS = {
+    "qr": "torch.qr is deprecated in favor of torch.linalg.qr"
+    + _REMOVED
+    + "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+    "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+    "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')",
+    "cholesky": "torch.cholesky is deprecated in favor of torch.linalg.cholesky"
+    + _REMOVED
+    + "L = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
+    "U = torch.cholesky(A, upper=True)\nshould be replaced with\n"
+    "U = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results for all "
+    "valid (symmetric positive definite) inputs.",
+    "triangular_solve": "torch.triangular_solve is deprecated in favor of "
+    "torch.linalg.solve_triangular"
+    + _REMOVED[1:]
+    + "torch.linalg.solve_triangular has its arguments reversed and does not return a copy of "
+    "one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+    "X = torch.linalg.solve_triangular(A, B).",
+    "lu": "torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+    "torch.linalg.lu_factor_ex"
+    + _REMOVED
+    + "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+    "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+    "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+    "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)",
+    "lu_solve": "torch.lu_solve is deprecated in favor of torch.linalg.lu_solve"
+    + _REMOVED[1:]
+    + "Note that torch.linalg.lu_solve has its arguments reversed.\n"
+    "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+    "X = torch.linalg.lu_solve(LU, pivots, B)",
+}
 
 
-def _deprecated(name: str, instead: str) -> None:
-    if name not in _warned:  # once per process, as PyTorch's TORCH_WARN_ONCE
-        _warned.add(name)
-        warn_at_user(
-            f"torch.{name} is deprecated in favor of {instead}",
-        )
+def _deprecated(name: str) -> None:
+    """PyTorch's deprecation warning for ``torch.<name>``, once per process."""
+    warn_once(_DEPRECATIONS[name])
 
 
 @public()
@@ -295,7 +325,7 @@ def triangular_solve(
 ):
     """Deprecated ``(solution, cloned_coefficient)``: X with ``op(A) X = input``, where op
     transposes when ``transpose``."""
-    _deprecated("triangular_solve", "torch.linalg.solve_triangular")
+    _deprecated("triangular_solve")
     coefficient = mT(A) if transpose else A
     x = solve_triangular(coefficient, input, upper=upper != transpose, unitriangular=unitriangular)
     return _TriangularSolve(x, A.clone())
