@@ -15,6 +15,7 @@ unwrapping, so ``jacfwd(jacrev(f))`` (forward over reverse) works.
 from __future__ import annotations
 
 import functools
+import itertools
 
 from .._batched import STATE as _VMAP
 from .._batched import levels_of, physical, requires_grad_leaf, with_levels
@@ -106,13 +107,17 @@ def _detach_keeping_tangents(t: Tensor) -> Tensor:
 
 # ----- one application of a reverse-mode transform -----
 
+_level_ids = itertools.count()
+
 
 class _Level:
     """The transform's own copies of its arguments, and the unwrapping of its results."""
 
     def __init__(self) -> None:
         self.outer_grad = is_grad_enabled()
-        self.leaves: list = []  # the detached copies this level made (not outside tensors)
+        # Levels are numbered as made: those made after this one, while it runs, are nested
+        # in it. Each copy a level makes carries the level's number.
+        self.id = next(_level_ids)
 
     def wrap(self, x: Tensor) -> Tensor:
         """A new Tensor object for argument ``x`` that requires grad (call under enable_grad).
@@ -129,16 +134,15 @@ class _Level:
         if x.requires_grad:
             return x.view_as(x)  # a new object that stays in the caller's graph
         leaf = requires_grad_leaf(_detach_keeping_tangents(x))
-        self.leaves.append(physical(leaf))
+        physical(leaf)._transform_leaf = self.id  # see reaches_outside
         return leaf
 
     def reaches_outside(self, t: Tensor) -> bool:
         """Whether ``t``'s graph leads to a leaf that requires grad and is not this level's."""
         if not t.requires_grad:
             return False
-        own = {id(leaf) for leaf in self.leaves}
         if t.grad_fn is None:
-            return id(physical(t)) not in own
+            return self._outside(physical(t))
         stack, seen = [t.grad_fn], set()
         while stack:
             node = stack.pop()
@@ -146,11 +150,17 @@ class _Level:
                 continue
             seen.add(node)
             if hasattr(node, "variable"):  # a leaf's AccumulateGrad
-                if id(node.variable) not in own:
+                if self._outside(node.variable):
                     return True
                 continue
             stack.extend(n for n, _ in node.next_functions if n is not None)
         return False
+
+    def _outside(self, leaf: Tensor) -> bool:
+        """Whether a leaf is outside this level: the caller's, or an enclosing level's copy.
+        This level's copies are not, nor those of a transform nested in it (made for an
+        argument that did not require grad: nothing outside is behind them)."""
+        return getattr(leaf, "_transform_leaf", -1) < self.id
 
     def unwrap(self, t, grad_enabled: bool | None = None):
         """``t`` with its graph if that graph is the caller's business, else detached."""
