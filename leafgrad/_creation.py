@@ -30,7 +30,7 @@ from ._memory_format import like_in_format
 from ._tensor import CPU, Size, Tensor, _wrap
 from ._tensor import check_device as _check_device
 from ._tensor import device as _device
-from ._warn import warn_at_user
+from ._warn import warn_at_user, warn_once
 
 
 # ----------------------------------------------------------------------------- tensor()
@@ -92,7 +92,7 @@ def _infer_dtype(obj) -> _dtype.dtype:
             d = _infer_dtype(item)
             result = d if result is None else _dtype._promote(result, d)
         return result
-    raise RuntimeError(f"tensor(): could not infer dtype of {type(obj).__name__}")
+    raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
 
 
 def _flatten(obj, dim: int, sizes: list, leaves: list) -> None:
@@ -250,6 +250,12 @@ def tensor(
         with np.errstate(invalid="ignore", over="ignore"):
             arr = np.array(data, dtype=target, order="C")  # a contiguous copy, as PyTorch
     else:
+        if type(data) in (list, tuple) and data and type(data[0]) is np.ndarray:
+            warn_once(
+                "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                "consider converting the list to a single numpy.ndarray with numpy.array() "
+                "before converting to a tensor."
+            )
         arr = _from_data(data, dtype)
     return _finish(arr, requires_grad, device)
 
@@ -263,6 +269,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, np.ndarray):
         _dtype.from_numpy_dtype(data.dtype)
         if dtype is None or _dtype.as_dtype(dtype).np == data.dtype:
+            _warn_if_read_only(data)
             return _finish(data, False, device)
         return _finish(data.astype(_dtype.as_dtype(dtype).np), False, device)
     return tensor(data, dtype=dtype, device=device)
@@ -283,7 +290,20 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"from_numpy: expected an np.ndarray, got {type(ndarray).__name__}")
     _dtype.from_numpy_dtype(ndarray.dtype)
+    _warn_if_read_only(ndarray)
     return _wrap(ndarray)
+
+
+def _warn_if_read_only(array: np.ndarray) -> None:
+    """PyTorch's warning (once per process) for a tensor sharing a read-only array."""
+    if not array.flags.writeable:
+        warn_once(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable "
+            "tensors. This means writing to this tensor will result in undefined behavior. You "
+            "may want to copy the array to protect its data or make it writable before "
+            "converting it to a tensor. This type of warning will be suppressed for the rest "
+            "of this program."
+        )
 
 
 # ----------------------------------------------------------------------------- filled

@@ -130,6 +130,32 @@ def _refuse_absent(d: dtype) -> None:
     )
 
 
+# PyTorch's names of its dtypes inside its C++ messages: the ScalarType ("Float") and the
+# C++ type ("float"), by NumPy dtype name.
+_SCALAR_TYPE_NAMES = {
+    "float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+    "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long", "bool": "Bool",
+    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
+}  # fmt: skip
+_C_TYPE_NAMES = {
+    "float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
+    "uint8": "unsigned char", "int16": "short int", "int32": "int", "int64": "long int",
+    "bool": "bool",
+}  # fmt: skip
+
+
+def scalar_type_name(np_dtype) -> str:
+    """PyTorch's ScalarType name of a NumPy dtype, as its messages spell it (``Float``)."""
+    name = np.dtype(np_dtype).name
+    return _SCALAR_TYPE_NAMES.get(name, name)
+
+
+def c_type_name(np_dtype) -> str:
+    """The C++ type name PyTorch's messages give a NumPy dtype (``float``, ``long int``)."""
+    name = np.dtype(np_dtype).name
+    return _C_TYPE_NAMES.get(name, name)
+
+
 def from_numpy_dtype(np_dtype) -> dtype:
     """The leafgrad dtype of a NumPy dtype; TypeError for kinds leafgrad lacks."""
     try:

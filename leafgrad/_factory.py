@@ -79,6 +79,24 @@ def _int_arg(value, op: str, what: str) -> int:
     return value
 
 
+def _size_item(value, i: int, count: int, op: str) -> int:
+    """One size, refused in the words of PyTorch's argument parser."""
+    try:
+        return _int_arg(value, op, "each size")
+    except TypeError as exc:
+        if "does not fit" in str(exc):
+            raise
+        kind = "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
+        if count == 1:
+            raise TypeError(
+                f"{op}(): argument 'size' (position 1) must be tuple of ints, not {kind}"
+            ) from None
+        raise TypeError(
+            f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+            f'"type must be tuple of ints,but got {kind}"'
+        ) from None
+
+
 def _size(args: tuple, size, op: str, extra: dict | None = None) -> tuple:
     """The shape given as ``op(2, 3)``, ``op((2, 3))``, ``op([2, 3])`` or ``op(size=(2, 3))``.
 
@@ -96,9 +114,13 @@ def _size(args: tuple, size, op: str, extra: dict | None = None) -> tuple:
         args = tuple(args[0])
     elif len(args) > 1 and any(isinstance(a, (tuple, list)) for a in args):
         raise TypeError(f"{op}() takes one size: ints as separate arguments or one tuple, not both")
-    shape = tuple(_int_arg(s, op, "each size") for s in args)
-    if any(s < 0 for s in shape):
-        raise RuntimeError(f"{op}: sizes must be non-negative, got {list(shape)}")
+    shape = tuple(_size_item(s, i, len(args), op) for i, s in enumerate(args))
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(shape)} ({op}: "
+                "sizes must be non-negative)"
+            )
     return shape
 
 

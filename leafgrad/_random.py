@@ -217,7 +217,9 @@ _FLOAT_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np
 
 def _check_random_range(low: int, high: int, dt: _dtype.dtype, op: str) -> None:
     if low >= high:
-        raise RuntimeError(f"{op}: expects low < high, but got low={low} >= high={high}")
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high} ({op})"
+        )
     if dt.np.kind == "f":
         limit = 2 ** _FLOAT_DIGITS[dt.np]
         for v, name in ((low, "low"), (high - 1, "high - 1")):
@@ -340,7 +342,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     else:
         dt = _dtype_arg(dtype, _dtype.get_default_dtype()).np
     shape, levels = _per_example(shape)
+    if isinstance(std, Tensor) and not np.all(s >= 0.0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if not isinstance(std, Tensor) and not s >= 0.0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {s:g}")
         # PyTorch draws standard normals, then multiplies by std and adds mean
         data = (normal_values(rng, shape, dt) * np.asarray(s, dt) + np.asarray(m, dt)).astype(dt)
     else:
@@ -357,6 +363,8 @@ def uniform_values(rng, shape, dtype, low=0.0, high=1.0) -> np.ndarray:
 
 def normal_values(rng, shape, dtype, mean=0.0, std=1.0) -> np.ndarray:
     """Normals in ``dtype``: PyTorch's ``normal_(mean, std)`` on a TorchStream, else NumPy's."""
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     if isinstance(rng, TorchStream):
         return rng.normal(mean, std, shape, dtype=dtype)
     return rng.normal(mean, std, shape).astype(dtype)

@@ -162,7 +162,7 @@ def arange(start=_MISSING, end=None, step=1, *, out=None, dtype=None, layout=Non
 
 def _arange_length(size) -> int:
     if not 0 <= size <= _INT64_MAX:
-        raise RuntimeError(f"arange: invalid size {size}, possible overflow?")
+        raise RuntimeError(f"invalid size, possible overflow? (arange: size {size})")
     return int(size)
 
 
@@ -252,7 +252,8 @@ def eye(
     n = _int_arg(n, "eye", "n")
     m = n if m is None else _int_arg(m, "eye", "m")
     if n < 0 or m < 0:
-        raise RuntimeError(f"eye: n and m must be greater or equal to 0, got n={n}, m={m}")
+        which, value = ("n", n) if n < 0 else ("m", m)
+        raise RuntimeError(f"{which} must be greater or equal to 0, got {value} (eye)")
     dt = _out_dtype(dtype, out, _dtype.get_default_dtype())
     return _finish(np.eye(n, m, dtype=dt.np), requires_grad, device, out)
 

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._dtype import from_numpy_dtype
+from ._dtype import c_type_name, from_numpy_dtype, scalar_type_name
 
 # grad_mode imports nothing from the package: the Tensor reads the mode as ops do.
 from ._engine.grad_mode import is_grad_enabled, is_inference_mode_enabled
@@ -187,11 +187,18 @@ def _views_follow_base(base: Tensor, counter: list, requires_grad: bool) -> None
             view._accumulator = None
 
 
-def _check_can_require_grad(data: np.ndarray) -> None:
+# PyTorch's words for a non-floating tensor asked to require grad: by a factory's
+# ``requires_grad=True`` (or Parameter), by the setter, by ``requires_grad_()``.
+CANNOT_REQUIRE_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+CANNOT_SET_REQUIRES_GRAD = "only Tensors of floating point and complex dtype can require gradients"
+CANNOT_REQUIRES_GRAD_ = "only Tensors of floating point dtype can require gradients"
+
+
+def _check_can_require_grad(data: np.ndarray, message: str = CANNOT_REQUIRE_GRAD) -> None:
     if data.dtype.kind != "f":
         raise RuntimeError(
-            f"only Tensors of floating point dtype can require gradients; this tensor is "
-            f"{from_numpy_dtype(data.dtype)}. Convert it first, e.g. t.float() or t.double()."
+            f"{message} (this tensor is {from_numpy_dtype(data.dtype)}; convert it first, e.g. "
+            "t.float() or t.double())"
         )
 
 
@@ -315,8 +322,8 @@ class Tensor:
     def item(self):
         if self._data.size != 1:
             raise RuntimeError(
-                f"item(): a Tensor with {self._data.size} elements cannot be converted to a "
-                "Python number; only one-element tensors can"
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar "
+                "(item() takes the value of a one-element tensor only)"
             )
         return self._data.reshape(()).item()
 
@@ -357,31 +364,32 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
+            how_many = "no values" if self._data.size == 0 else "more than one value"
             raise RuntimeError(
-                f"Boolean value of a Tensor with {self._data.size} elements is ambiguous; "
-                "use .any() or .all()"
+                f"Boolean value of Tensor with {how_many} is ambiguous (it has "
+                f"{self._data.size} elements; use .any() or .all())"
             )
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
         if self._data.size != 1:
             raise ValueError(
-                f"only one-element tensors can be converted to Python scalars; this one has "
-                f"{self._data.size} elements"
+                "only one element tensors can be converted to Python scalars (this one has "
+                f"{self._data.size} elements)"
             )
         if self._requires_grad and not _warned["float_requires_grad"]:
             _warned["float_requires_grad"] = True  # PyTorch warns once per process
             warn_at_user(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-                "behavior. Consider using tensor.detach() first."
+                "behavior.\nConsider using tensor.detach() first."
             )
         return float(self._data.reshape(()).item())
 
     def __int__(self) -> int:
         if self._data.size != 1:
             raise ValueError(
-                f"only one-element tensors can be converted to Python scalars; this one has "
-                f"{self._data.size} elements"
+                "only one element tensors can be converted to Python scalars (this one has "
+                f"{self._data.size} elements)"
             )
         return int(self._data.reshape(()).item())
 
@@ -435,11 +443,12 @@ class Tensor:
             raise RuntimeError(f"requires_grad must be a bool, got {type(value).__name__}")
         if self.grad_fn is not None:
             raise RuntimeError(
-                "requires_grad can only be changed on leaf tensors; this one was computed by "
-                f"{self.grad_fn.name()}. Use t.detach() for a copy outside the graph."
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                f"var_no_grad = var.detach(). (This one was computed by {self.grad_fn.name()}.)"
             )
         if value:
-            _check_can_require_grad(self._data)
+            _check_can_require_grad(self._data, CANNOT_SET_REQUIRES_GRAD)
             if self._is_inference and not is_inference_mode_enabled():
                 raise RuntimeError(
                     "cannot set requires_grad=True on an inference tensor (made under "
@@ -462,6 +471,8 @@ class Tensor:
             )
         # Unlike the setter, asking a non-leaf (which already requires grad) for True is fine.
         if not (requires_grad and self.grad_fn is not None):
+            if requires_grad:
+                _check_can_require_grad(self._data, CANNOT_REQUIRES_GRAD_)
             self.requires_grad = requires_grad
         return self
 
@@ -533,13 +544,19 @@ class Tensor:
                 )
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
-                    f"cannot assign a gradient of shape {list(value._data.shape)} to a tensor "
-                    f"of shape {list(self._data.shape)}; they must match"
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size"
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"cannot assign a gradient of dtype {value.dtype} to a tensor of dtype "
-                    f"{self.dtype}; convert it with .to({self.dtype})"
+                    "attempting to assign a gradient with dtype "
+                    f"'{c_type_name(value._data.dtype)}' to a tensor with grad_dtype "
+                    f"'{scalar_type_name(self._data.dtype)}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). "
+                    "You can set the tensor's grad_dtype attribute with a specific dtype, or None "
+                    "to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+                    "tensor and its gradient may break downstream systems that assume they match."
                 )
         self._grad = value
 
@@ -607,8 +624,11 @@ class Tensor:
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Tensor.data must be set to a Tensor, got {type(value).__name__}")
-        if self._requires_grad:
-            _check_can_require_grad(value._data)
+        if self._requires_grad and value._data.dtype.kind != "f":
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex "
+                f"dtype (got {value.dtype})"
+            )
         self._data = value._data
 
     @data.deleter
@@ -703,7 +723,7 @@ def _normalize_dim(dim: int, ndim: int, op: str) -> int:
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
         raise IndexError(
-            f"{op}: dimension {dim} is out of range for a tensor with {ndim} dimension(s) "
-            f"(expected in [{-n}, {n - 1}])"
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim}) "
+            f"({op}: a tensor with {ndim} dimension(s))"
         )
     return dim + n if dim < 0 else dim

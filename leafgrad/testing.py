@@ -66,7 +66,8 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
     and dtypes not checked (numbers and sequences become tensors of ``actual``'s dtype)."""
     warnings.warn(
         "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "
-        "future release. Please use `torch.testing.assert_close()` instead.",
+        "future release. Please use `torch.testing.assert_close()` instead. You can find "
+        "detailed upgrade instructions in https://github.com/pytorch/pytorch/issues/61844.",
         FutureWarning,
         stacklevel=2,
     )

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from leafgrad.ops import solvers
 from tests._tolerance import assert_close
 
 torch = pytest.importorskip("torch")
@@ -189,8 +188,7 @@ def test_qr_mode_r_has_an_empty_q_and_no_derivative():
         r.sum().backward()
 
 
-def test_deprecated_functions_warn_once_like_torch():
-    solvers._warned.clear()
+def test_deprecated_functions_warn_once_like_torch(fresh_warnings):
     a = lg.tensor(A[0])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -481,7 +481,7 @@ def test_layout_facts_match_torch():
             assert ours == facts
 
 
-def test_mT_needs_two_dims_and_T_warns_off_matrices():
+def test_mT_needs_two_dims_and_T_warns_off_matrices(fresh_warnings):
     with pytest.raises(RuntimeError):
         _ = lg.ones(3).mT
     with pytest.warns(UserWarning, match="deprecated"):

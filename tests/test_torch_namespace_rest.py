@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
+from leafgrad import _warn
 from tests._against_torch import compare
 from tests._tolerance import assert_close
 
@@ -128,7 +129,7 @@ def test_cpu_module_streams_and_small_predicates(torch):
 
 
 # ----------------------------------------------------------------------------- storages
-def test_storage_constructors(torch):
+def test_storage_constructors(torch, fresh_warnings):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, arg in [("FloatStorage", 3), ("FloatStorage", [1, 2.5]), ("LongStorage", [4]),
@@ -144,10 +145,7 @@ def test_storage_constructors(torch):
         assert str(lg.TypedStorage(2, dtype=lg.int64).dtype) == "torch.int64"
         with pytest.raises(TypeError, match="bfloat16"):
             lg.BFloat16Storage(2)
-    # Once per process, as PyTorch: forget that it was given, to ask again here.
-    from leafgrad import _warn
-
-    _warn._warned_once.clear()
+    _warn._warned_once.clear()  # the storages above spent the once-per-process warning
     with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
         lg.FloatStorage(1)
 

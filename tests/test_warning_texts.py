@@ -35,16 +35,28 @@ CASES = {
     "triangular_solve": "m.triangular_solve(m.rand(3, 1), m.eye(3))",
     "lu": "m.lu(m.rand(3, 3) + 3 * m.eye(3))",
     "lu_solve": "m.lu_solve(m.rand(3, 1), *m.linalg.lu_factor(m.rand(3, 3) + 3 * m.eye(3)))",
+    "from_numpy(read-only)": "m.from_numpy(read_only)",
+    "tensor(list of arrays)": "m.tensor([np.zeros(2), np.ones(2)])",
+    "cross without dim": "m.cross(m.rand(3, 3), m.rand(3, 3))",
+    "std with no degrees of freedom": "m.rand(1).std()",
+    "var with correction too large": "m.rand(2, 3).var(dim=1, correction=5)",
+    "float of a tensor requiring grad": "float(m.rand(1, requires_grad=True))",
+    "assert_allclose": "m.testing.assert_allclose(m.zeros(2), m.zeros(2))",
+    "scheduler.step(epoch)": "(opt.step(), m.optim.lr_scheduler.StepLR(opt, 2).step(3))",
 }
 
 # Runs each case twice; prints {case: [[category, message, at the caller's line], ...]}.
 PROGRAM = """
 import json, sys, warnings
+import numpy as np
 m = __import__(sys.argv[1])
+read_only = np.arange(3.0)
+read_only.flags.writeable = False
 cases = json.loads(sys.argv[2])
 out = {}
 for name, code in cases.items():
     x = m.rand(3, requires_grad=True)
+    opt = m.optim.SGD([m.nn.Parameter(m.rand(2))], lr=0.1)
     seen = []
     for _ in range(2):
         with warnings.catch_warnings(record=True) as caught:

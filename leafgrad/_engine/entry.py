@@ -118,9 +118,9 @@ def _roots(outputs: tuple, grads: list, caller: str) -> tuple[list, list]:
         edge = (out.node, out.output_nr) if isinstance(out, GradientEdge) else gradient_edge(out)
         if edge[0] is None:
             raise RuntimeError(
-                f"{caller}: element {i} of the outputs does not require grad and has no "
-                "grad_fn, so there is nothing to differentiate. Did you compute it under "
-                "no_grad(), from detached tensors, or from inputs without requires_grad=True?"
+                f"element {i} of tensors does not require grad and does not have a grad_fn "
+                f"({caller}: nothing to differentiate. Was it computed under no_grad(), from "
+                "detached tensors, or from inputs without requires_grad=True?)"
             )
         roots.append(edge)
         seeds.append(g)
@@ -227,7 +227,8 @@ def grad(
     input_tuple = _inputs_tuple(inputs, "autograd.grad")
     if not input_tuple:
         raise RuntimeError(
-            "autograd.grad: inputs is empty; pass the tensors to differentiate with respect to"
+            "`inputs` argument to `grad()` cannot be empty. (Pass the tensors to differentiate "
+            "with respect to.)"
         )
     if not only_inputs:
         warnings.warn(
@@ -272,8 +273,8 @@ def grad(
             raise TypeError(f"autograd.grad: inputs[{i}] must be a Tensor, got {type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError(
-                f"autograd.grad: inputs[{i}] does not require grad, so no gradient can flow to "
-                "it. Create it with requires_grad=True (or call .requires_grad_())."
+                f"One of the differentiated Tensors does not require grad (autograd.grad: "
+                f"inputs[{i}]; create it with requires_grad=True or call .requires_grad_())"
             )
         edges.append(gradient_edge(t))
     captured = execute(

@@ -21,8 +21,8 @@ def register_hook(self: Tensor, hook) -> RemovableHandle:
     """
     if not self._requires_grad:
         raise RuntimeError(
-            "register_hook: cannot register a hook on a tensor that does not require grad; "
-            "set requires_grad=True first"
+            "cannot register a hook on a tensor that doesn't require gradient (set "
+            "requires_grad=True first)"
         )
     if not callable(hook):
         raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
@@ -58,7 +58,7 @@ def register_post_accumulate_grad_hook(self: Tensor, hook) -> RemovableHandle:
 def retain_grad(self: Tensor) -> None:
     """Make backward fill ``.grad`` of this non-leaf tensor too (a no-op on leaves)."""
     if not self._requires_grad:
-        raise RuntimeError("can't retain_grad on a Tensor that has requires_grad=False")
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if self.grad_fn is None or self._retains_grad:
         return
     ref = weakref.ref(self)

@@ -13,32 +13,49 @@ backward reads them, as PyTorch's do; packed values are not version-checked.
 
 from __future__ import annotations
 
+import re
 import threading
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _wrap
-from . import grad_mode
+from . import anomaly, grad_mode
 
+# PyTorch's words, then ours in parentheses.
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). {op} released its saved tensors in the first "
-    "backward() or autograd.grad(). Specify retain_graph=True in that first call if you "
-    "need to backward through the graph a second time or to access saved tensors after "
-    "calling backward."
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward. ({op} released its saved tensors in the first backward() or "
+    "autograd.grad(): pass retain_graph=True to that first call.)"
 )
 
-_OP_SAVE_MODIFIED = (
+_SAVE_MODIFIED = (
     "one of the variables needed for gradient computation has been modified by an inplace "
-    "operation: a tensor saved by {owner} is at version {now}; expected version {then} "
-    "instead. Clone it before modifying it in place, or modify a copy."
+    "operation: [{what}]{which} is at version {now}; expected version {then} instead. Hint: "
+    "{hint} ({where}; clone it before modifying it in place, or modify a copy.)"
+)
+_HINT = (
+    "enable anomaly detection to find the operation that failed to compute its gradient, "
+    "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+_ANOMALY_HINT = (
+    "the backtrace further above shows the operation that failed to compute its gradient. "
+    "The variable in question was changed in there or anywhere later. Good luck!"
 )
 
-_CTX_SAVE_MODIFIED = (
-    "one of the tensors {owner} saved with save_for_backward (index {index}) was modified in "
-    "place: it is at version {now}, expected {then}. Clone it before modifying it."
-)
+
+def _op_of(node_name: str) -> str:
+    """The op a node belongs to, as PyTorch's error names it (``ExpBackward0`` -> ``Exp``)."""
+    return re.sub(r"Backward\d*$", "", node_name)
+
+
+def _described(data) -> str:
+    """``torch.FloatTensor [3]``: a tensor as PyTorch's error describes it."""
+    shape = ", ".join(str(s) for s in data.shape)
+    return f"torch.{_dtype.scalar_type_name(data.dtype)}Tensor [{shape}]"
 
 
 class _HookState(threading.local):
@@ -487,7 +504,7 @@ class SavedTensors:
                 if type(a) is Tensor or isinstance(a, Tensor):
                     counter = a._version_counter
                     if counter is not None and counter[0] != versions[k]:
-                        raise self._modified(owner, i, counter[0], versions[k])
+                        raise self._modified(owner, i, counter[0], versions[k], a)
                 k += 1
         guard = self._output_guard
         if guard is not None and guard[0][0] != guard[1]:
@@ -537,7 +554,7 @@ class SavedTensors:
             k = self._checked.index(index)
             counter = value._version_counter
             if counter is not None and counter[0] != self._versions[k]:
-                raise self._modified(owner, index, counter[0], self._versions[k])
+                raise self._modified(owner, index, counter[0], self._versions[k], value)
             return value
         return _wrap(np.asarray(value))  # PyTorch saves a number operand as a 0-d tensor
 
@@ -561,9 +578,27 @@ class SavedTensors:
         if self._released and self._values:
             raise RuntimeError(FREED_MESSAGE.format(op=owner))
 
-    def _modified(self, owner: str, index, now: int, then: int) -> RuntimeError:
-        message = _CTX_SAVE_MODIFIED if self._from_ctx else _OP_SAVE_MODIFIED
-        return RuntimeError(message.format(owner=owner, index=index, now=now, then=then))
+    def _modified(self, owner: str, index, now: int, then: int, tensor=None) -> RuntimeError:
+        """PyTorch's error for a saved tensor changed in place: the saved input ``tensor``
+        (output ``which`` of its current node), the saved output (``index`` None: output 0
+        of ``owner``), or else an index tensor the op guards."""
+        if tensor is not None:
+            data, fn, nr = tensor._data, tensor.grad_fn, tensor._output_nr
+            which = "" if fn is None else f", which is output {nr} of {_op_of(fn.name())},"
+            where = f"input {index} saved by {owner}"
+        elif index is None and self.output is not None:
+            data = self.output[0] if type(self.output) is tuple else self.output
+            which = f", which is output 0 of {_op_of(owner)},"
+            where = f"the result saved by {owner}"
+        else:
+            data, which, where = None, "", f"an index tensor guarded by {owner}"
+        what = "an index tensor" if data is None else _described(data)
+        hint = _ANOMALY_HINT if anomaly.is_anomaly_enabled() else _HINT
+        return RuntimeError(
+            _SAVE_MODIFIED.format(
+                what=what, which=which, now=now, then=then, hint=hint, where=where
+            )
+        )
 
     def release(self, owner: str) -> None:
         """Drop the saved values once backward is done with them (idempotent).

@@ -12,6 +12,7 @@ import warnings
 import leafgrad as _lg
 
 from .. import Tensor
+from .._dtype import scalar_type_name
 from ..ops import activations as _activations
 from . import _activation_ops
 
@@ -27,10 +28,6 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-_SCALAR_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
-                      "int32": "Int", "int64": "Long"}  # fmt: skip
-
-
 def _check_kernel_dtype(name: str, input: Tensor, *, integers=False, error=NotImplementedError):
     """Refuse the dtypes PyTorch has no kernel for: all but floating point (``integers``: bool).
 
@@ -38,7 +35,7 @@ def _check_kernel_dtype(name: str, input: Tensor, *, integers=False, error=NotIm
     """
     if input.is_floating_point() or (integers and input.dtype != _lg.bool):
         return
-    kind = _SCALAR_TYPE_NAMES.get(str(input.dtype).removeprefix("torch."), str(input.dtype))
+    kind = scalar_type_name(input._data.dtype)
     wanted = "numeric" if integers else "floating-point"
     raise error(
         f"{name}: not implemented for '{kind}' inputs, as in PyTorch; it takes {wanted} "

@@ -14,12 +14,11 @@ import leafgrad as _lg
 
 from .. import Tensor
 from .._batched import BatchedTensor
+from .._dtype import scalar_type_name
 from ..ops import losses
+from ..ops._inputs import size_mismatch_words
 
 _REDUCTIONS = ("none", "mean", "sum")
-# PyTorch's scalar type names in its kernels' dtype messages.
-_SCALAR_NAMES = {"torch.float64": "Double", "torch.float32": "Float", "torch.float16": "Half",
-                 "torch.int64": "Long", "torch.int32": "Int"}  # fmt: skip
 
 
 def _reduction(name: str, size_average, reduce, reduction: str) -> str:
@@ -91,8 +90,9 @@ def _pointwise(
             np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
         except ValueError:
             raise RuntimeError(
-                f"{name}: input of shape {list(input.shape)} and target of shape "
-                f"{list(target.shape)} cannot be broadcast together; give them the same shape"
+                f"{size_mismatch_words([input.shape, target.shape])} ({name}: input of shape "
+                f"{list(input.shape)} and target of shape {list(target.shape)} cannot be "
+                "broadcast together; give them the same shape)"
             ) from None
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -163,8 +163,8 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weigh
         # the mixed pair; here the target's gradient comes back through the cast).
         if target.is_floating_point() and not input.is_floating_point():
             raise RuntimeError(
-                f"result type {_SCALAR_NAMES.get(str(target.dtype), target.dtype)} can't be cast "
-                f"to the desired output type {_SCALAR_NAMES.get(str(input.dtype), input.dtype)} "
+                f"result type {scalar_type_name(target.dtype.np)} can't be cast "
+                f"to the desired output type {scalar_type_name(input.dtype.np)} "
                 "(huber_loss computes in the input's dtype; pass a floating input)"
             )
         target = target.to(input.dtype)
@@ -203,11 +203,15 @@ def smooth_l1_loss(
 
 
 def _same_shape(name: str, input: Tensor, target: Tensor) -> None:
+    """ValueError in PyTorch's words (the two losses word it differently), then ours."""
     if target.shape != input.shape:
-        raise ValueError(
-            f"{name}: target of shape {list(target.shape)} must have the same shape as the input "
-            f"of shape {list(input.shape)}"
+        words = (
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+            if name == "binary_cross_entropy"
+            else f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
+        raise ValueError(f"{words} ({name}: give the target the input's shape)")
 
 
 def binary_cross_entropy(
@@ -334,8 +338,8 @@ def _check_weight_dtype(name: str, weight, input: Tensor) -> None:
     probabilities multiply and promote, so they take any)."""
     if weight is not None and weight.dtype != input.dtype and input.is_floating_point():
         raise RuntimeError(  # PyTorch's kernel takes one dtype
-            f"expected scalar type {_SCALAR_NAMES.get(str(input.dtype), input.dtype)} but found "
-            f"{_SCALAR_NAMES.get(str(weight.dtype), weight.dtype)} ({name}: the class weights are "
+            f"expected scalar type {scalar_type_name(input.dtype.np)} but found "
+            f"{scalar_type_name(weight.dtype.np)} ({name}: the class weights are "
             f"{weight.dtype}, the input {input.dtype}; convert the weights with .to(input.dtype))"
         )
 
@@ -343,14 +347,15 @@ def _check_weight_dtype(name: str, weight, input: Tensor) -> None:
 def _check_class_target(name: str, input: Tensor, target: Tensor, class_dim: int) -> None:
     if target.dtype not in (_lg.int64, _lg.uint8):
         raise RuntimeError(
-            f"{name}: expected target dtype to be Long or Byte (class indices), but got "
-            f"{target.dtype}; for class probabilities pass a float target of the input's shape"
+            "expected target dtype to be Long or Byte, but got "
+            f"{scalar_type_name(target._data.dtype)} ({name}: class indices; for class "
+            "probabilities pass a float target of the input's shape)"
         )
     expected = list(input.shape[:1]) + list(input.shape[2:]) if class_dim == 1 else []
     if class_dim == 1 and target.dim() >= 1 and target.shape[0] != input.shape[0]:
         raise ValueError(
-            f"{name}: expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0]}) (input of shape {list(input.shape)}, target of shape "
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0]}). ({name}: input of shape {list(input.shape)}, target of shape "
             f"{list(target.shape)})"
         )
     if list(target.shape) != expected:

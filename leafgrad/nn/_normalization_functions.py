@@ -114,9 +114,9 @@ def _trailing_dims(op: str, input: Tensor, normalized_shape) -> tuple[int, ...]:
     count = len(normalized_shape)
     if count == 0 or tuple(input.shape[input.dim() - count :]) != normalized_shape:
         raise RuntimeError(
-            f"{op}: given normalized_shape={list(normalized_shape)}, expected input with shape "
-            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size "
-            f"{list(input.shape)}"
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
+            f"{list(input.shape)} ({op})"
         )
     return tuple(range(-count, 0))
 

@@ -48,6 +48,12 @@ _HOOK_DICTS = frozenset(
 )
 
 
+def _type_name(value) -> str:
+    """How PyTorch names a value's type in its assignment errors: a tensor by its legacy
+    type (``torch.FloatTensor``), anything else by its class."""
+    return value.type() if isinstance(value, Tensor) else type(value).__name__
+
+
 class Module(ModuleHooks, ModuleState):
     """Base class of every layer: subclass it, assign parameters and sub-modules in
     ``__init__`` and define ``forward``; call the module to run it."""
@@ -89,7 +95,7 @@ class Module(ModuleHooks, ModuleState):
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
-                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
                 "(torch Tensor or None required)"
             )
         self._buffers[name] = tensor
@@ -107,7 +113,7 @@ class Module(ModuleHooks, ModuleState):
             raise KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
-                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                f"cannot assign '{_type_name(param)}' object to parameter '{name}' "
                 "(torch.nn.Parameter or None required)"
             )
         self._parameters[name] = param
@@ -204,7 +210,7 @@ class Module(ModuleHooks, ModuleState):
         if params is not None and name in params:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                    f"cannot assign '{_type_name(value)}' as parameter '{name}' "
                     "(torch.nn.Parameter or None expected)"
                 )
             params[name] = None
@@ -219,7 +225,7 @@ class Module(ModuleHooks, ModuleState):
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                    f"cannot assign '{_type_name(value)}' as child module '{name}' "
                     "(torch.nn.Module or None expected)"
                 )
             modules[name] = None
@@ -235,7 +241,7 @@ class Module(ModuleHooks, ModuleState):
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                    f"cannot assign '{_type_name(value)}' as buffer '{name}' "
                     "(torch.Tensor or None expected)"
                 )
             buffers[name] = value

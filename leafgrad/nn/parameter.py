@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import Tensor, empty
+from .._tensor import _check_can_require_grad
 from ..ops._primitive import record_directly
 
 
@@ -24,6 +25,8 @@ class Parameter(Tensor):
             )
         param = object.__new__(cls)
         param.data = data  # shares the values; a fresh leaf with no history
+        if requires_grad:
+            _check_can_require_grad(data._data)  # PyTorch's words for a factory's refusal
         param.requires_grad_(requires_grad)
         return param
 

@@ -15,15 +15,10 @@ from .._dtype import result_type
 from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _normalize_dim
 
-_SCALAR_TYPES = {
-    "float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-    "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long", "bool": "Bool",
-}  # fmt: skip
-
 
 def scalar_type(t: Tensor) -> str:
     """PyTorch's ScalarType name of ``t``'s dtype (``Long``, ``Float`` ...)."""
-    return _SCALAR_TYPES.get(t._data.dtype.name, t._data.dtype.name)
+    return _dtype.scalar_type_name(t._data.dtype)
 
 
 def same_dtype(first: Tensor, second: Tensor, message) -> None:
@@ -98,9 +93,29 @@ def _promote(args, float_only):
 def _broadcast_error(name, args) -> RuntimeError:
     shapes = [list(a._data.shape) if isinstance(a, Tensor) else "scalar" for a in args]
     return RuntimeError(
-        f"{name}: shapes {shapes} cannot be broadcast together; aligned from the right, each "
-        "pair of sizes must be equal or one of them 1. Reshape or unsqueeze an operand."
+        f"{size_mismatch_words([s for s in shapes if s != 'scalar'])} ({name}: shapes {shapes} "
+        "cannot be broadcast together; aligned from the right, each pair of sizes must be "
+        "equal or one of them 1. Reshape or unsqueeze an operand.)"
     )
+
+
+def size_mismatch_words(shapes: list) -> str:
+    """PyTorch's message for shapes that do not broadcast: the first pair of sizes that
+    differ, from the right, and that dimension's index in the broadcast result."""
+    ndim = max(len(s) for s in shapes)
+    for i in range(ndim - 1, -1, -1):
+        offset = ndim - 1 - i
+        sizes = [s[len(s) - 1 - offset] if offset < len(s) else 1 for s in shapes]
+        wanted = 1
+        for size in sizes:
+            if size != 1 and wanted != 1 and size != wanted:
+                return (
+                    f"The size of tensor a ({wanted}) must match the size of tensor b ({size}) "
+                    f"at non-singleton dimension {i}"
+                )
+            if size != 1:
+                wanted = size
+    return "shapes cannot be broadcast together"
 
 
 def _check_args(name, args, allow_scalars):
@@ -138,8 +153,9 @@ def _unique_dims(dims, ndim, op):
     """``dims`` normalized; RuntimeError when one is named twice."""
     out = tuple(_normalize_dim(d, ndim, op) for d in dims)
     if len(set(out)) != len(out):
+        twice = next(d for d in out if out.count(d) > 1)
         raise RuntimeError(
-            f"{op}: dims {list(dims)} name a dimension more than once; name each at most once"
+            f"dim {twice} appears multiple times in the list of dims ({op}: dims {list(dims)})"
         )
     return out
 

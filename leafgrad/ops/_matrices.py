@@ -59,7 +59,9 @@ def check_square(op: str, x: Tensor, name: str = "A") -> None:
     check_matrix(op, x, name)
     m, n = x._data.shape[-2:]
     if m != n:
-        raise RuntimeError(f"{op}: {name} must be batches of square matrices, got {m} by {n}")
+        raise RuntimeError(
+            f"{op}: {name} must be batches of square matrices, but they are {m} by {n} matrices"
+        )
 
 
 def check_linalg(op: str, A: Tensor, *, square: bool = True) -> None:

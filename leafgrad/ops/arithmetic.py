@@ -207,7 +207,8 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode in ("floor", "trunc"):
         return _rounded_div(input, other, rounding_mode=rounding_mode)
     raise RuntimeError(
-        f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}"
+        "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        f"{rounding_mode!r}"
     )
 
 

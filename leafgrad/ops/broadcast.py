@@ -17,14 +17,6 @@ from ._optable import Linear
 from ._plain import _sum_to_forward, values_of
 from ._primitive import primitive
 
-
-def _broadcast_shapes_error(op, shape, target):
-    return RuntimeError(
-        f"{op}: shape {list(shape)} cannot be broadcast to {list(target)}; each dimension must "
-        "match or be 1 (dimensions are aligned from the right)"
-    )
-
-
 _sum_to = primitive(
     "sum_to",
     _sum_to_forward,
@@ -111,7 +103,12 @@ def _expand_shape(x_shape, sizes, op):
         elif s == -1:
             out.append(cur)
         else:
-            raise _broadcast_shapes_error(op, x_shape, sizes)
+            i = len(out)  # PyTorch names the first size that differs, and both shapes
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(x_shape)} ({op}: each size must match or be 1, aligned from the right)"
+            )
     return tuple(out)
 
 

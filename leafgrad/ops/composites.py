@@ -342,7 +342,9 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     d = _normalize_dim(dim, max(input._data.ndim, 1), "topk")
     size = input._data.shape[d] if input._data.ndim else 1
     if not 0 <= k <= size:
-        raise RuntimeError(f"topk: k ({k}) is out of range for a dimension of size {size}")
+        raise RuntimeError(
+            f"selected index k out of range (topk: k = {k} for a dimension of size {size})"
+        )
     idx = (
         argsort(input, dim, descending=largest, stable=True).narrow(d, 0, k)
         if input._data.ndim
@@ -500,6 +502,11 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     same_dtype(input, other, lambda a, b: f"cross: expected scalar type {a} but found {b}")
     shape = np.broadcast_shapes(input._data.shape, other._data.shape)
     if dim is None:
+        warn_once(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
+            "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
+            "change to agree with that of linalg.cross in a future release."
+        )
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
         if dim is None:
             raise RuntimeError(f"cross: no dimension of size 3 in shape {list(shape)}")

@@ -7,10 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._dtype import scalar_type_name
 from .._exposure import exports, public
 from .._tensor import Tensor
 from .._warn import warn_at_user
-from ._inputs import _SCALAR_TYPES, _check_tensors, scalar_type
+from ._inputs import _check_tensors, scalar_type
 from ._optable import Composite
 from ._primitive import primitive
 from ._reduce import _axes
@@ -147,7 +148,7 @@ def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
     if not dtype.is_floating_point:
         raise RuntimeError(
             f"norm(): input dtype should be either floating point or complex. Got "
-            f"{_SCALAR_TYPES[dtype.np.name]} instead. Convert the inputs first (e.g. .float())"
+            f"{scalar_type_name(dtype.np)} instead. Convert the inputs first (e.g. .float())"
         )
     return _dist(input, other, p=float(p))
 

@@ -45,8 +45,8 @@ def _check_nonempty(x: Tensor, dims, op: str, error=RuntimeError) -> None:
     if dims is None:
         if x._data.size == 0:
             raise error(
-                f"{op}(): cannot reduce a tensor of shape {list(shape)} with no elements; "
-                "specify the dim to reduce with the 'dim' argument"
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                "the reduction dim with the 'dim' argument."
             )
         return
     for d in dims:

@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from .._batched import BatchedTensor
+from .._dtype import c_type_name
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
 from ._batch_loop import loops_over_examples
@@ -94,7 +95,7 @@ def _index_tensor(index, op: str) -> np.ndarray:
         raise TypeError(f"{op}(): index must be a Tensor, got {type(index).__name__}")
     data = index._data
     if data.dtype not in (np.int64, np.int32):
-        raise RuntimeError(f"{op}(): index must be int64 or int32, got {index.dtype}")
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index (got {index.dtype})")
     return data.astype(np.int64)  # a copy: the backward reads the indices as they were
 
 
@@ -112,8 +113,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     d = _normalize_dim(operator.index(dim), len(shape), "gather")
     if idx.ndim != len(shape) and not (idx.ndim <= 1 and len(shape) <= 1):
         raise RuntimeError(
-            f"gather(): index of shape {list(idx.shape)} must have as many dims as the input "
-            f"of shape {list(shape)}"
+            "Index tensor must have the same number of dimensions as input tensor (gather(): "
+            f"index of shape {list(idx.shape)}, input of shape {list(shape)})"
         )
     if shape:
         for k, (i, s) in enumerate(zip(idx.shape, shape)):
@@ -237,8 +238,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     size = shape[d] if shape else 1
     if (idx.size and (idx.min() < 0 or idx.max() >= size)) or (not shape and idx.size != 1):
         raise IndexError(
-            f"index_select(): index {idx.tolist()} is out of range for dim {d} of size {size} "
-            f"(tensor shape {list(shape)}); negative indices are not allowed"
+            f"index out of range in self (index_select(): index {idx.tolist()} for dim {d} of "
+            f"size {size}, tensor shape {list(shape)}; negative indices are not allowed)"
         )
     return _index_select(input, dim=d, index=idx)
 
@@ -306,9 +307,13 @@ _masked_fill_tensor = primitive(
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """``input`` with ``value`` where the bool ``mask`` (broadcast against it) is True."""
     if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
-        got = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        if not isinstance(mask, Tensor):
+            raise TypeError(
+                f"masked_fill(): argument 'mask' must be Tensor, not {type(mask).__name__}"
+            )
         raise RuntimeError(
-            f"masked_fill(): mask must be a bool Tensor, got {got}; compare to get one"
+            "masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{c_type_name(mask._data.dtype)} (compare to get one)"
         )
     try:
         np.broadcast_shapes(input._data.shape, mask._data.shape)

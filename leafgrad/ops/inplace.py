@@ -82,10 +82,12 @@ _zero = _overwrite("zero", "", "ZeroBackward0")
 
 
 def _leaf_error(op: str, what: str) -> RuntimeError:
+    """PyTorch's words (``what``: "a leaf Variable" or "a view of a leaf Variable"), then
+    ours."""
     return RuntimeError(
-        f"{op}: {what} that requires grad is being used in an in-place operation while grad "
-        "mode is on; update it inside torch.no_grad() (as optimisers do), or use the "
-        "out-of-place op"
+        f"{what} that requires grad is being used in an in-place operation. ({op} with grad "
+        "mode on: update it inside torch.no_grad(), as optimisers do, or use the out-of-place "
+        "op.)"
     )
 
 
@@ -102,9 +104,9 @@ def _check_target(target: Tensor, op: str) -> None:
         if target._view_meta is not None:
             raise _view_write_error(target, op)
         if base is not None and base.grad_fn is None and base._requires_grad:
-            raise _leaf_error(op, "a view of a leaf Tensor")
+            raise _leaf_error(op, "a view of a leaf Variable")
         if target.grad_fn is None:
-            raise _leaf_error(op, "a leaf Tensor")
+            raise _leaf_error(op, "a leaf Variable")
 
 
 def _fit_to_target(target: Tensor, out: Tensor, op: str) -> Tensor:
@@ -122,9 +124,9 @@ def _fit_to_target(target: Tensor, out: Tensor, op: str) -> Tensor:
             shape = None
         if shape != target._data.shape:
             raise RuntimeError(
-                f"{op}: the result of shape {list(out._data.shape)} cannot be written in place "
-                f"into a tensor of shape {list(target._data.shape)}: an in-place op cannot "
-                "change the shape of its target"
+                f"output with shape {list(target._data.shape)} doesn't match the broadcast shape "
+                f"{list(out._data.shape)} ({op}: an in-place op cannot change the shape of its "
+                "target)"
             )
         out = out.expand(target._data.shape)
     return out

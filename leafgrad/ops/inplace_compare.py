@@ -78,9 +78,8 @@ def _write_values(target: Tensor, values: Tensor, op: str) -> Tensor:
     if data.shape != target._data.shape:
         if np.broadcast_shapes(data.shape, target._data.shape) != target._data.shape:
             raise RuntimeError(
-                f"{op}: the result of shape {list(data.shape)} cannot be written in place into "
-                f"a tensor of shape {list(target._data.shape)}: an in-place op cannot change "
-                "the shape of its target"
+                f"output with shape {list(target._data.shape)} doesn't match the broadcast shape "
+                f"{list(data.shape)} ({op}: an in-place op cannot change the shape of its target)"
             )
     np.copyto(target._data, np.broadcast_to(data, target._data.shape), casting="unsafe")
     counter = target._shared_version_counter()

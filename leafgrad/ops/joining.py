@@ -100,8 +100,8 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
             raise RuntimeError(
-                f"cat(): the tensor at position {i} is 0-dim and cannot be concatenated; use "
-                "stack, or unsqueeze it to shape [1]"
+                f"zero-dimensional tensor (at position {i}) cannot be concatenated (cat(): use "
+                "stack, or unsqueeze it to shape [1])"
             )
     kept = [t for t in tensors if not _is_legacy_empty(t._data)]
     ref = (kept or tensors)[0]._data.shape
@@ -112,14 +112,16 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
             continue
         if len(shape) != len(ref):
             raise RuntimeError(
-                f"cat(): tensors must have the same number of dims; got shape {list(ref)} and, "
-                f"at position {i}, shape {list(shape)}"
+                f"Tensors must have same number of dimensions: got {len(ref)} and {len(shape)} "
+                f"(cat(): shape {list(ref)} and, at position {i}, shape {list(shape)})"
             )
-        if any(a != b for k, (a, b) in enumerate(zip(shape, ref)) if k != d):
-            raise RuntimeError(
-                f"cat(): sizes must match except in dim {d}; got shape {list(ref)} and, at "
-                f"position {i}, shape {list(shape)}"
-            )
+        for k, (a, b) in enumerate(zip(ref, shape)):
+            if k != d and a != b:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
+                    f"got size {b} for tensor number {i} in the list. (cat(): shape {list(ref)} "
+                    f"and, at position {i}, shape {list(shape)})"
+                )
     return _cat(*tensors, dim=d, dtype=_common_dtype(tensors))
 
 
@@ -160,8 +162,8 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     for i, t in enumerate(tensors):
         if t._data.shape != ref:
             raise RuntimeError(
-                f"stack(): all tensors must have the same shape; got {list(ref)} at position 0 "
-                f"and {list(t._data.shape)} at position {i}"
+                f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
+                f"{list(t._data.shape)} at entry {i}"
             )
     d = _normalize_dim(operator.index(dim), len(ref) + 1, "stack")
     return _stack(*tensors, dim=d, dtype=_common_dtype(tensors))
@@ -240,8 +242,10 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     step = operator.index(split_size_or_sections)
     if step < 0 or (step == 0 and size != 0):
         raise RuntimeError(
-            f"split: split_size must be positive (0 only for an empty dim), got {step} for dim "
-            f"{d} of size {size}"
+            f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"
+            f" (split: split_size {step} for dim {d})"
+            if step == 0
+            else f"split expects split_size be non-negative, but got split_size={step}"
         )
     sizes = [step] * (size // step) + ([size % step] if size % step else []) if step else []
     return _split_sizes(tensor, d, sizes or [size], "SplitBackward0")
@@ -258,7 +262,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most ``chunks`` views of equal size (the last may be smaller) along ``dim``."""
     chunks = operator.index(chunks)
     if chunks <= 0:
-        raise RuntimeError(f"chunk: chunks must be positive, got {chunks}")
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     shape = input._data.shape
     if not shape:
         raise RuntimeError("chunk: a 0-dim tensor cannot be chunked; unsqueeze it first")
@@ -305,7 +309,10 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices of ``input`` along ``dim``, each without that dim."""
     shape = tuple(input.shape)  # an array too, in a plain rule
     if not shape:
-        raise IndexError("unbind: a 0-dim tensor has no dim to unbind along")
+        raise IndexError(
+            f"Dimension specified as {dim} but tensor has no dimensions (unbind: a 0-dim tensor "
+            "has no dim to unbind along)"
+        )
     d = _normalize_dim(operator.index(dim), len(shape), "unbind")
     if shape[d] == 0:
         return ()

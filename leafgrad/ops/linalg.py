@@ -8,8 +8,11 @@ rank) is in ``matmul.py`` and dispatches to these; ``einsum`` is in ``einsum.py`
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .._dtype import c_type_name, scalar_type_name
 from .._exposure import exports, public
 from .._tensor import Tensor
 from . import _gemm, _primitive
@@ -28,12 +31,14 @@ def _shape(x) -> list:
 
 
 def _check_dtypes(op: str, *args) -> None:
-    """Products neither promote nor take bools, as in PyTorch."""
+    """Products neither promote nor take bools, as in PyTorch (whose words lead the message:
+    they depend on the kernel the op reaches)."""
     dtypes = {a._data.dtype for a in args}
     if len(dtypes) > 1:
         names = " and ".join(str(a.dtype) for a in args)
         raise RuntimeError(
-            f"{op}: operands must have the same dtype, got {names}; convert one with .to(dtype)"
+            f"{_dtype_mismatch_words(op, *args)} ({op}: operands must have the same dtype, got "
+            f"{names}; convert one with .to(dtype))"
         )
     if args and args[0]._data.dtype.kind == "b":
         raise NotImplementedError(
@@ -46,6 +51,32 @@ def _check_ndim(op: str, x: Tensor, ndims, what: str) -> None:
         raise RuntimeError(f"{op}: {what} must be {_ndim_words(ndims)}, got shape {_shape(x)}")
 
 
+def _dtype_mismatch_words(op: str, *args) -> str:
+    """PyTorch's message for operands of two dtypes, as the kernel ``op`` reaches says it."""
+    dtypes = [a._data.dtype for a in args]
+    if op == "addmm":  # the bias against mat2 first, then mat1 against mat2
+        bias, first, second = dtypes
+        which, first = ("self", bias) if bias != second else ("mat1", first)
+        return (
+            f"{which} and mat2 must have the same dtype, but got {scalar_type_name(first)} and "
+            f"{scalar_type_name(second)}"
+        )
+    first, second = dtypes[0], dtypes[-1]
+    if op == "dot" or (op == "matmul" and args[0]._data.ndim == args[1]._data.ndim == 1):
+        return (
+            "dot : expected both vectors to have same dtype, but found "
+            f"{scalar_type_name(first)} and {scalar_type_name(second)}"
+        )
+    if op == "bmm" or (op == "matmul" and args[1]._data.ndim > 2):
+        return (
+            f"expected scalar type {scalar_type_name(first)} but found {scalar_type_name(second)}"
+        )
+    return (
+        f"expected m1 and m2 to have the same dtype, but got: {c_type_name(first)} != "
+        f"{c_type_name(second)}"
+    )
+
+
 def _ndim_words(ndims) -> str:
     words = {1: "1-D (a vector)", 2: "2-D (a matrix)", 3: "3-D (a batch of matrices)"}
     return " or ".join(words.get(n, f"{n}-D") for n in ndims)
@@ -56,8 +87,32 @@ def _mismatch(op: str, a: Tensor, b: Tensor) -> RuntimeError:
     kb = b._data.shape[-2] if b._data.ndim >= 2 else b._data.shape[0]
     second = "second-to-last dimension" if b._data.ndim >= 2 else "size"
     return RuntimeError(
-        f"{op}: shapes {_shape(a)} and {_shape(b)} cannot be multiplied: the last dimension of "
-        f"the first ({ka}) must equal the {second} of the second ({kb})"
+        f"{_shape_mismatch_words(a._data.shape, b._data.shape)} ({op}: shapes {_shape(a)} and "
+        f"{_shape(b)} cannot be multiplied: the last dimension of the first ({ka}) must equal "
+        f"the {second} of the second ({kb}))"
+    )
+
+
+def _shape_mismatch_words(a: tuple, b: tuple) -> str:
+    """PyTorch's message for a product of shapes ``a`` and ``b`` whose inner sizes differ,
+    as the kernel it folds them into (mm, mv, dot, bmm) says it."""
+    if len(a) == len(b) == 1:
+        return (
+            f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
+            f"same number of elements, but got {a[0]} and {b[0]} elements respectively"
+        )
+    rows = math.prod(a[:-1])  # the leading dims folded into the rows of one matrix
+    if len(b) == 1:
+        return f"size mismatch, got input ({rows}), mat ({rows}x{a[-1]}), vec ({b[0]})"
+    if len(b) == 2:
+        return f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a[-1]} and {b[0]}x{b[1]})"
+    try:
+        batch = math.prod(np.broadcast_shapes(a[:-2], b[:-2]))
+    except ValueError:  # the batch dims do not broadcast either: PyTorch names the inner sizes
+        batch = math.prod(b[:-2])
+    return (
+        f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {a[-1]}] but "
+        f"got: [{batch}, {b[-2]}]."
     )
 
 
@@ -220,8 +275,8 @@ _dot = primitive(
 def _check_same_length(op: str, a: Tensor, b: Tensor) -> None:
     if a._data.shape[0] != b._data.shape[0]:
         raise RuntimeError(
-            f"{op}: shapes {_shape(a)} and {_shape(b)} cannot be multiplied: the vectors must "
-            f"have the same length ({a._data.shape[0]} != {b._data.shape[0]})"
+            f"{_shape_mismatch_words(a._data.shape, b._data.shape)} ({op}: shapes {_shape(a)} "
+            f"and {_shape(b)} cannot be multiplied: the vectors must have the same length)"
         )
 
 

@@ -33,9 +33,12 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
 def _matrix_dims(op: str, A: Tensor, dim) -> tuple:
     mx.check_tensor(op, A)
     if A.dim() < 2:
-        raise RuntimeError(f"{op}: A must have at least 2 dimensions, got {A.dim()}")
+        raise RuntimeError(
+            f"{op}: The input tensor A must have at least 2 dimensions. (It has {A.dim()}.)"
+        )
     if not isinstance(dim, (tuple, list)) or len(dim) != 2:
-        raise RuntimeError(f"{op}: dim must be a 2-tuple, got {dim!r}")
+        got = " ".join(str(d) for d in dim) if isinstance(dim, (tuple, list)) else dim
+        raise RuntimeError(f"{op}: dim must be a 2-tuple. Got {got}")
     d0, d1 = (_normalize_dim(d, A.dim(), op) for d in dim)
     if d0 == d1:
         raise RuntimeError(f"{op}: dims must be different, got {tuple(dim)}")

@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 
-from .._dtype import result_type
+from .._dtype import result_type, scalar_type_name
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
 from . import _select
@@ -243,7 +243,7 @@ def _clamp_by_numbers(op, input, min, max):
 def clamp(input, min=None, max=None):
     """Limit ``input`` to [min, max]; either bound may be None, a number or a Tensor."""
     if min is None and max is None:
-        raise RuntimeError("clamp: at least one of min and max must be given")
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if max is None:
             return _clamp_lower(input, min)
@@ -311,7 +311,10 @@ def where(condition, input=None, other=None):
             return _where(condition, input, other)
         raise TypeError(f"where(): condition must be a bool Tensor, not {type(condition).__name__}")
     if condition._data.dtype.kind != "b":
-        raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{scalar_type_name(condition._data.dtype)}"
+        )
     dt = result_type(input, other)
     x = _cast_operand(input, dt)
     y = _cast_operand(other, dt)

@@ -95,7 +95,7 @@ def _pow_forward(x, y):
         and np.asarray(x).dtype.kind in "iub"
     ):
         raise RuntimeError(
-            "pow: integers to negative integer powers are not allowed; use a float base"
+            "Integers to negative integer powers are not allowed. (pow: use a float base.)"
         )
     if (
         isinstance(y, np.ndarray)

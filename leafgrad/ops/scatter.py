@@ -111,8 +111,8 @@ def _checked(op: str, input: Tensor, dim, index, src):
     d = _normalize_dim(operator.index(dim), len(shape), op)
     if max(idx.ndim, len(shape)) > 1 and idx.ndim != len(shape):
         raise RuntimeError(
-            f"{op}(): index of shape {list(idx.shape)} must have as many dims as the input of "
-            f"shape {list(shape)}"
+            f"Index tensor must have the same number of dimensions as self tensor ({op}(): index "
+            f"of shape {list(idx.shape)}, input of shape {list(shape)})"
         )
     if src is not None:
         if src._data.dtype != input._data.dtype:

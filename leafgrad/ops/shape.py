@@ -52,7 +52,7 @@ def _infer_shape(numel, shape, op, x_shape):
     shape = tuple(int(s) for s in shape)
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
-        raise RuntimeError(f"{op}: only one dimension can be -1, got shape {list(shape)}")
+        raise RuntimeError(f"only one dimension can be inferred ({op}: shape {list(shape)})")
     known = 1
     for s in shape:
         if s != -1:
@@ -61,17 +61,18 @@ def _infer_shape(numel, shape, op, x_shape):
             known *= s
     if neg:
         if known == 0 or numel % known:
-            raise RuntimeError(
-                f"{op}: shape {list(shape)} is invalid for a tensor of shape {list(x_shape)} "
-                f"({numel} elements)"
-            )
+            raise _invalid_shape(op, shape, numel, x_shape)
         shape = shape[: neg[0]] + (numel // known,) + shape[neg[0] + 1 :]
     elif known != numel:
-        raise RuntimeError(
-            f"{op}: shape {list(shape)} is invalid for a tensor of shape {list(x_shape)} "
-            f"({numel} elements)"
-        )
+        raise _invalid_shape(op, shape, numel, x_shape)
     return shape
+
+
+def _invalid_shape(op: str, shape: tuple, numel: int, x_shape: tuple) -> RuntimeError:
+    return RuntimeError(
+        f"shape '{list(shape)}' is invalid for input of size {numel} ({op}: a tensor of shape "
+        f"{list(x_shape)})"
+    )
 
 
 def _shape_arg(shape):
@@ -113,9 +114,10 @@ def view(x: Tensor, *sizes, size=None, dtype=None) -> Tensor:
             np.reshape(x._data, shape, copy=False)
         except ValueError:
             raise RuntimeError(
-                f"view: a tensor of shape {list(x._data.shape)} and strides {list(x.stride())} "
-                f"cannot be viewed as {list(shape)} without copying (a dimension would span "
-                "memory that is not evenly spaced); use .reshape(...) instead"
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
+                f"(view: a tensor of shape {list(x._data.shape)} and strides {list(x.stride())} "
+                f"viewed as {list(shape)})"
             ) from None
     return _view(x, shape=shape)
 

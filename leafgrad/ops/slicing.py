@@ -60,8 +60,8 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     i = operator.index(index)
     if not -shape[d] <= i < shape[d]:
         raise IndexError(
-            f"select: index {i} is out of bounds for dim {d} with size {shape[d]} (tensor shape "
-            f"{list(shape)}); use an index in [{-shape[d]}, {shape[d] - 1}]"
+            f"index {i} is out of bounds for dimension {d} with size {shape[d]} (select: tensor "
+            f"shape {list(shape)}; use an index in [{-shape[d]}, {shape[d] - 1}])"
         )
     return _select(input, dim=d, index=i % shape[d])
 
@@ -112,8 +112,8 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     start = start + size if start < 0 else start
     if start + length > size:
         raise RuntimeError(
-            f"narrow: start ({start}) + length ({length}) exceeds the size ({size}) of dim {d} "
-            f"of a tensor of shape {list(shape)}"
+            f"start ({start}) + length ({length}) exceeds dimension size ({size}). (narrow: dim "
+            f"{d} of a tensor of shape {list(shape)})"
         )
     return _slice(input, dim=d, start=start, stop=start + length, step=1)
 
@@ -207,7 +207,8 @@ def _index_array(key, op_shape, dim) -> tuple:
         return np.nonzero(arr), True
     if kind not in _INDEX_DTYPES or arr.dtype.itemsize < 4:
         raise IndexError(
-            f"index: tensors used as indices must be int64, int32, uint8 or bool, got {arr.dtype}"
+            "tensors used as indices must be long, int, byte or bool tensors (index: got "
+            f"{arr.dtype})"
         )
     if dim >= len(op_shape):
         raise IndexError(f"index: too many indices for a tensor of shape {list(op_shape)}")
@@ -216,8 +217,8 @@ def _index_array(key, op_shape, dim) -> tuple:
     if arr.size and (arr.min() < -size or arr.max() >= size):
         bad = arr[(arr < -size) | (arr >= size)].flat[0]
         raise IndexError(
-            f"index: index {bad} is out of bounds for dim {dim} with size {size}; use indices "
-            f"in [{-size}, {size - 1}]"
+            f"index {bad} is out of bounds for dimension {dim} with size {size} (index: use "
+            f"indices in [{-size}, {size - 1}])"
         )
     return (np.where(arr < 0, arr + size, arr) if arr.size and arr.min() < 0 else arr,), False
 

@@ -16,6 +16,7 @@ from ._plain import operand, values_of
 from ._primitive import primitive
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor, check_keepdim
 from .arithmetic import abs, sign
+from .norms import matrix_norm
 from .piecewise import where
 from .power import power_of
 from .reduction import mean
@@ -119,9 +120,8 @@ def _moment(op, prim, input, dim, unbiased, keepdim, correction):
     n = input._data.size if dims is None else _count(input._data.shape, dims)
     if n - correction <= 0:
         warn_at_user(
-            f"{op}(): degrees of freedom is <= 0 ({n} elements reduced, correction "
-            f"{correction}); the result is inf or nan. Use a smaller correction or reduce "
-            "over more elements.",
+            f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
         )
     return prim(input, dim=dims, correction=correction, keepdim=keepdim)
 
@@ -285,8 +285,14 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
     if out is not None:  # written into out, as PyTorch's (refused while grad is wanted)
         check_out("norm", [input], out)
         return write_out("norm", norm(input, p, dim, keepdim, dtype=dtype), out, same_dtype=True)
-    if p == "nuc":
-        raise NotImplementedError("norm: the nuclear norm (p='nuc') needs linalg.matrix_norm")
+    if p == "nuc":  # a matrix norm: over the dims given, else over every dim (PyTorch's)
+        if dim is None:
+            dim = tuple(range(input._data.ndim))
+        elif isinstance(dim, int):
+            dim = (dim,)
+        if dtype is not None:
+            input = input.to(dtype)
+        return matrix_norm(input, "nuc", dim=tuple(dim), keepdim=keepdim)
     if dtype is not None:
         input = input.to(dtype)
     if input._data.dtype.kind != "f":

@@ -201,7 +201,7 @@ def test_saved_tensors_are_version_checked_and_freed_after_backward():
     w = x * 1
     out = Keep.apply(w)
     w.add_(1)
-    with pytest.raises(RuntimeError, match="modified in place"):
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.sum().backward()
     out = Keep.apply(x * 1)
     out.sum().backward()

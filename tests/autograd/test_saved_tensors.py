@@ -19,7 +19,7 @@ def test_modifying_a_saved_tensor_in_place_makes_unpack_raise_naming_the_owner()
     x = lg.tensor([1.0, 2.0])
     saved = SavedTensors((x,))
     x.add_(1)
-    with pytest.raises(RuntimeError, match=r"SinBackward0 is at version 1; expected version 0"):
+    with pytest.raises(RuntimeError, match=r"version 1; expected version 0 .*by SinBackward0"):
         saved.unpack("SinBackward0")
 
 
@@ -139,7 +139,7 @@ def test_a_ctx_save_modified_in_place_names_its_index():
     a, b = lg.tensor([1.0]), lg.tensor([2.0])
     saved = SavedTensors((a, None, b), from_ctx=True)
     b.mul_(2)
-    with pytest.raises(RuntimeError, match=r"KeepBackward saved .* \(index 2\)"):
+    with pytest.raises(RuntimeError, match=r"input 2 saved by KeepBackward"):
         saved.unpack("KeepBackward")
 
 

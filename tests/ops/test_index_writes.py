@@ -139,11 +139,7 @@ def test_exact_values_and_dtypes_match_torch(call, torch):
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
 
 
-def test_index_reduce_warns_that_it_is_in_beta():
-    # Once per process, as PyTorch: forget that it was given, to ask again here.
-    from leafgrad import _warn
-
-    _warn._warned_once.discard("index_reduce() is in beta and the API may change at any time.")
+def test_index_reduce_warns_that_it_is_in_beta(fresh_warnings):
     with pytest.warns(UserWarning, match="beta"):
         lg.zeros(2).index_reduce(0, lg.tensor([0]), lg.ones(1), "amax")
 

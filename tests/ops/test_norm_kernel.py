@@ -51,3 +51,26 @@ def test_gradient_matches_torch():
     (ga,) = lg.autograd.grad(lg.linalg.norm(a), a)
     (gb,) = torch.autograd.grad(torch.linalg.norm(b), b)
     np.testing.assert_allclose(ga.numpy(), gb.numpy(), rtol=1e-13, atol=1e-16)
+
+
+@pytest.mark.parametrize(
+    "dim, keepdim", [(None, False), ((1, 2), False), ((0, 2), True), ((-1, -2), False)]
+)
+def test_torch_norm_nuc_is_the_nuclear_matrix_norm_with_its_gradient(dim, keepdim):
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(2).standard_normal((3, 4, 5) if dim is not None else (4, 5))
+    ours_in = lg.tensor(x, requires_grad=True)
+    theirs_in = torch.tensor(x, requires_grad=True)
+    ours = lg.norm(ours_in, p="nuc", dim=dim, keepdim=keepdim)
+    theirs = torch.norm(theirs_in, p="nuc", dim=dim, keepdim=keepdim)
+    assert ours.shape == theirs.shape
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+    ours.sum().backward()
+    theirs.sum().backward()
+    np.testing.assert_allclose(ours_in.grad.numpy(), theirs_in.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_torch_norm_nuc_needs_two_dims_as_pytorch():
+    for dim in (None, 1):
+        with pytest.raises(RuntimeError, match="dim must be a 2-tuple"):
+            lg.norm(lg.ones(2, 3, 4), p="nuc", dim=dim)
