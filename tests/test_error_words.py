@@ -47,9 +47,7 @@ CASES = {
     "integer requires_grad_": lambda m: m.tensor([1, 2]).requires_grad_(),
     "integer requires_grad =": lambda m: setattr(m.tensor([1, 2]), "requires_grad", True),
     "integer Parameter": lambda m: m.nn.Parameter(m.tensor([1, 2])),
-    "grad of another shape": lambda m: setattr(
-        m.rand(3, requires_grad=True), "grad", m.rand(2)
-    ),
+    "grad of another shape": lambda m: setattr(m.rand(3, requires_grad=True), "grad", m.rand(2)),
     "grad of another dtype": lambda m: setattr(
         m.rand(3, requires_grad=True), "grad", m.rand(3).double()
     ),
@@ -118,9 +116,7 @@ CASES = {
     "cross_entropy target dtype": lambda m: m.nn.functional.cross_entropy(
         m.rand(3, 4), m.tensor([0.5, 1.0, 2.0])
     ),
-    "cross_entropy batch": lambda m: m.nn.functional.cross_entropy(
-        m.rand(3, 4), m.tensor([0, 1])
-    ),
+    "cross_entropy batch": lambda m: m.nn.functional.cross_entropy(m.rand(3, 4), m.tensor([0, 1])),
     "mse_loss shapes": lambda m: m.nn.functional.mse_loss(m.rand(3), m.rand(4)),
     "binary_cross_entropy shapes": lambda m: m.nn.functional.binary_cross_entropy(
         m.rand(3), m.rand(4)
@@ -132,9 +128,7 @@ CASES = {
     "a plain tensor as a parameter": lambda m: m.nn.Module().register_parameter(
         "a", m.rand(2).double()
     ),
-    "a plain tensor over a parameter": lambda m: setattr(
-        m.nn.Linear(2, 2), "weight", m.rand(2, 2)
-    ),
+    "a plain tensor over a parameter": lambda m: setattr(m.nn.Linear(2, 2), "weight", m.rand(2, 2)),
 }
 
 
