@@ -125,6 +125,7 @@ CASES = {
         m.nn.functional.binary_cross_entropy_with_logits(m.rand(3), m.rand(4))
     ),
     "layer_norm shape": lambda m: m.nn.LayerNorm(3)(m.rand(4, 5)),
+    "embedding of float indices": lambda m: m.nn.Embedding(3, 2)(m.tensor([1.0])),
     "a plain tensor as a parameter": lambda m: m.nn.Module().register_parameter(
         "a", m.rand(2).double()
     ),

@@ -56,8 +56,9 @@ def embedding(
     """
     if input.dtype not in (_lg.int64, _lg.int32):
         raise RuntimeError(
-            "embedding: expected the indices (argument 'input') to be int64 or int32, but got "
-            f"{input.dtype}"
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {input.type()} instead (while checking arguments for "
+            "embedding)"
         )
     if weight.dim() != 2:
         raise RuntimeError(f"embedding: 'weight' must be 2-D, got {weight.dim()}-D")

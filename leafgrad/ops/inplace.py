@@ -103,7 +103,9 @@ def _check_target(target: Tensor, op: str) -> None:
     if _state.enabled and (target._requires_grad or (base is not None and base._requires_grad)):
         if target._view_meta is not None:
             raise _view_write_error(target, op)
-        if base is not None and base.grad_fn is None and base._requires_grad:
+        # PyTorch's test: the base is a leaf, and the view or the base requires grad (the
+        # base may not, any more: detach_() made it a leaf; its views still do).
+        if base is not None and base.grad_fn is None:
             raise _leaf_error(op, "a view of a leaf Variable")
         if target.grad_fn is None:
             raise _leaf_error(op, "a leaf Variable")

@@ -221,3 +221,16 @@ def test_double_backward_through_inplace_ops_matches_torch():
     (ga, ha), (gb, hb) = _both(run)
     _same(ga, gb)
     _same(ha, hb)
+
+
+def test_a_view_of_a_base_detached_in_place_is_a_view_of_a_leaf_as_pytorch():
+    # After b.detach_(), b is a leaf that does not require grad; its views made before still
+    # do, and PyTorch refuses to modify them in place ("a view of a leaf Variable ...").
+    a = lg.rand(4, 3, requires_grad=True)
+    b = a * 1
+    v = b[1:]
+    b.detach_()
+    assert v.requires_grad and not b.requires_grad and b.is_leaf
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        v.mul_(2)
+    b.mul_(2)  # the base itself is a plain leaf now
