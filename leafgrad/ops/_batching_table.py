@@ -163,7 +163,7 @@ def rules() -> dict:
     RULES["t"] = transpose_2d
     RULES["index.Tensor"] = index_rule
     RULES["index_put_impl"] = index_put_impl
-    RULES["index_put"] = index_put
+    RULES["index_put"] = RULES["index_put.accumulate"] = index_put
     for _key in ("select_backward", "slice_backward", "index_select_backward", "gather_backward"):
         RULES[_key] = backward_of_view
     for _key in (
@@ -194,8 +194,11 @@ def rules() -> dict:
         RULES[_key] = with_dims("dim")
     for _key in ("heaviside", "logaddexp2", "signbit", "scatter_reduce_prod_zeros_double_backward"):
         RULES[_key] = pointwise
-    for _key in ("addcmul", "addcdiv", "lerp.Scalar", "lerp.Tensor", "hypot", "fmax", "fmin"):
+    for _key in (
+        "addcmul", "addcdiv", "lerp.Scalar", "lerp.Tensor", "hypot", "fmax", "fmin", "ldexp",
+    ):  # fmt: skip
         RULES[_key] = pointwise
+    RULES["masked_scatter"] = as_composite
     RULES["trace"] = trailing
     RULES["diag_embed"] = RULES["diagonal_copy"] = with_dims("dim1", "dim2")
     for _key in ("elu_backward", "hardswish_backward"):

@@ -12,9 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import _wrap
-from ._optable import Linear, PiecewiseLinear
+from ._optable import Composite, Linear, PiecewiseLinear
 from ._primitive import primitive
-from .indexing import _index_select, _take
+from .indexing import _index_select, _take, masked_fill
+from .inplace import index_put
+from .joining import cat
+from .masked_select import masked_select
 
 
 def _region(out: np.ndarray, dim: int, index: np.ndarray):
@@ -163,4 +166,56 @@ _put = primitive(
     saves=("index", "source if source", "accumulate"),
     node_name="PutBackward0",
     dtype_rule="keep",
+)
+
+
+def _masked_scatter_forward(x, source, *, mask):
+    shape = np.broadcast_shapes(x.shape, mask.shape)
+    out = np.broadcast_to(x, shape).copy()
+    where = np.broadcast_to(mask, shape)
+    out[where] = source.reshape(-1)[: int(where.sum())]  # source's first values, in order
+    return out
+
+
+def _masked_scatter_grad_self(grad, x, source, result, *, mask):
+    return masked_fill(grad, _wrap(np.broadcast_to(mask, tuple(grad.shape))), 0.0)
+
+
+def _masked_scatter_grad_source(grad, x, source, result, *, mask):
+    picked = masked_select(grad, _wrap(np.broadcast_to(mask, tuple(grad.shape))))
+    unused = int(np.prod(source.shape)) - picked.shape[0]  # source values past the mask's
+    if unused:
+        picked = cat([picked, _wrap(np.zeros(unused, grad._data.dtype))])
+    return picked.reshape(tuple(source.shape))
+
+
+def _masked_scatter_composite(x, source, *, mask):
+    """The same values by ops that each batch and expand into Taylor coefficients: the mask's
+    flat positions written in the flattened (broadcast) input."""
+    shape = np.broadcast_shapes(tuple(x.shape), mask.shape)
+    where = np.broadcast_to(mask, shape).reshape(-1)
+    x = x.expand(shape) if tuple(x.shape) != shape else x
+    values = source.reshape(-1)[: int(where.sum())]
+    key = (_wrap(np.flatnonzero(where)),)
+    return index_put(x.reshape(-1), values, key=key).reshape(shape)
+
+
+def _masked_scatter_jvp(tx, ts, x, source, *, mask, result):
+    # linear in both: the op on the tangents, a missing one zeros
+    tx = _wrap(np.zeros(x.shape, result._data.dtype)) if tx is None else tx
+    ts = _wrap(np.zeros(source.shape, result._data.dtype)) if ts is None else ts
+    return masked_scatter_values(tx, ts, mask=mask)
+
+
+# ``mask``: a bool array, broadcast with the input (PyTorch's MaskedScatterBackward0).
+masked_scatter_values = primitive(
+    "masked_scatter",
+    _masked_scatter_forward,
+    (_masked_scatter_grad_self, _masked_scatter_grad_source),
+    kind=Composite(taylor_as=_masked_scatter_composite, jvp=_masked_scatter_jvp),
+    inputs=("self", "source"),
+    saves=("mask",),
+    node_name="MaskedScatterBackward0",
+    dtype_rule="keep",
+    broadcast=True,
 )

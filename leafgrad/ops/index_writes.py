@@ -28,9 +28,9 @@ from .index_write_primitives import (
     _index_fill_scalar,
     _index_fill_tensor,
     _put,
+    masked_scatter_values,
 )
 from .scatter_reduce import scatter_reduce
-from .slicing import _index_put
 
 
 def _tensor(x, op: str, what: str) -> Tensor:
@@ -235,17 +235,19 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
         shape = np.empty(input._data.shape, np.bool_)[arrays].shape
         if not accumulate:
             return _inplace.index_put(input, values, key=key)
-        spread = values.expand(shape) if values._data.shape != shape else values
+        if values._data.shape != shape:
+            values.expand(shape)  # the check only: np.add.at broadcasts the values itself
     except (IndexError, ValueError) as exc:
         raise type(exc)(
             f"{op}: cannot put values of shape {list(values.shape)} at those indices of a "
             f"tensor of shape {list(input.shape)}: {exc}"
         ) from None
-    except RuntimeError as exc:
+    except RuntimeError:
         raise RuntimeError(
-            f"{op}: values cannot be broadcast to shape {list(shape)}: {exc}"
+            f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+            f"indexing result of shape {list(shape)} ({op})"
         ) from None
-    return input + _index_put(spread, shape=input._data.shape, indices=arrays, accumulate=True)
+    return _inplace.index_put_accumulate(input, values, key=key)
 
 
 @public(inplace=True)
@@ -315,10 +317,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
             f"{op}: Number of elements of source < number of ones in mask ({source._data.size} "
             f"< {count}); give source at least as many elements as mask has True values"
         )
-    x = input.expand(shape) if input._data.shape != shape else input
-    values = source.reshape(-1)[:count]
-    positions = (_wrap(np.flatnonzero(where)),)
-    return _inplace.index_put(x.reshape(-1), values, key=positions).reshape(shape)
+    return masked_scatter_values(input, source, mask=mask._data.copy())  # as it was
 
 
 __all__ = exports(globals())

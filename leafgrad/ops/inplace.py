@@ -321,6 +321,25 @@ index_put = primitive(
 )
 
 
+def _index_put_accumulate_forward(x, value, *, key):
+    out = x.copy()
+    np.add.at(out, _index_key(key), value)  # repeated positions add up
+    return out
+
+
+# index_put(accumulate=True): PyTorch's one node too (IndexPutBackward0).
+index_put_accumulate = primitive(
+    "index_put",
+    _index_put_accumulate_forward,
+    (lambda grad, x, value, result, *, key: grad, _index_put_value_grad),
+    overload="accumulate",
+    node_name="IndexPutBackward0",
+    dtype_rule="keep",
+    kind=Linear(),
+    plain_rules=True,
+)
+
+
 @public(function=False, method=("__setitem__",))
 @loops_over_examples("__setitem__", ("key",), inplace="self", refuse_masks=True)
 def setitem(self: Tensor, key, value) -> None:

@@ -16,9 +16,10 @@ from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._out import accepts_out
 from ._primitive import _build
-from .composites import exp2, hypot
+from .composites import hypot
 from .indexing import masked_fill
 from .inplace import _check_target, apply_inplace
+from .pointwise_extra import ldexp_of_floats
 from .power import float_power
 from .reorder import _transpose
 from .shape import _squeeze_all, _squeeze_dim, _squeeze_dims, _unsqueeze
@@ -147,8 +148,18 @@ def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
         )
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    mask = _wrap(_diagonal_positions(shape, bool(wrap)))
-    return apply_inplace(self, masked_fill(self, mask, fill_value), "fill_diagonal_")
+    if self.grad_fn is None or not self._data.flags.c_contiguous:
+        mask = _wrap(_diagonal_positions(shape, bool(wrap)))
+        return apply_inplace(self, masked_fill(self, mask, fill_value), "fill_diagonal_")
+    # In a graph, PyTorch's way: fill_ through strided views of the diagonal (and, with wrap,
+    # of its continuation below the square part), so the history is CopySlices.
+    size, stride, offset = min(shape[:2]), sum(self.stride()), self.storage_offset()
+    self.as_strided((size,), (stride,), offset).fill_(fill_value)
+    if wrap and len(shape) == 2 and shape[0] > shape[1] + 1:
+        step = shape[1] + 1
+        rest = (self._data.size + step - 1) // step - size
+        self.as_strided((rest,), (stride,), offset + self.stride(0) * step).fill_(fill_value)
+    return self
 
 
 @public(function=False)
@@ -192,7 +203,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
     dtype = result_type(input, other)
     if not dtype.is_floating_point:
         dtype = get_default_dtype()
-    return input * exp2(other.to(dtype))
+    return ldexp_of_floats(input.to(dtype), other.to(dtype))
 
 
 __all__ = exports(globals())

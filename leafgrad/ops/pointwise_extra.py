@@ -49,6 +49,30 @@ exp2 = unary(
 )
 
 
+# ----- ldexp: one node, as PyTorch records it (LdexpBackward0) -----
+
+
+def _ldexp_jvp(tx, te, x, e, *, result):
+    return tangent_sum(
+        None if tx is None else tx * exp2(e), None if te is None else te * result * _LN2
+    )
+
+
+ldexp_of_floats = primitive(
+    "ldexp",
+    lambda x, e: x * np.exp2(e),
+    (
+        lambda grad, x, e, result: grad * exp2(e),
+        lambda grad, x, e, result: grad * result * _LN2,
+    ),
+    kind=Composite(taylor_as=lambda x, e: x * exp2(e), jvp=_ldexp_jvp),
+    saves=("other if self", "result"),
+    node_name="LdexpBackward0",
+    broadcast=True,
+    plain_rules=True,
+)
+
+
 def _sinc_forward(x):
     """``sin(pi x) / (pi x)``, 1 at 0, float16 computed in float32 (PyTorch's kernel; NumPy's
     sinc moves 0 to 1e-20, which is 0 in float16)."""

@@ -38,6 +38,7 @@ SAMPLES = [
     OpSample("hypot", lambda x, y: lg.hypot(x, y), ((2, 3), (3,)), domain=(0.3, 2.0)),
     OpSample("hypot", lambda x, y: x.hypot(y), ((3,), (3,)), domain=(-2.0, -0.3), id="hypot-neg"),
     OpSample("exp2", lambda x: lg.exp2(x), ((2, 3),)),
+    OpSample("ldexp", lambda x, e: lg.ldexp(x, e), ((2, 3), (3,)), domain=(-1.5, 1.5)),
     OpSample("sinc", lambda x: lg.sinc(x), ((2, 3),), domain=(0.2, 1.8)),
     OpSample("sinc", lambda x: x.sinc(), ((4,),), domain=(-1.8, -0.2), id="sinc-negative"),
     OpSample("frac", lambda x: lg.frac(x), ((5,),), make_inputs=away_from([-1, 0, 1])([(5,)])),

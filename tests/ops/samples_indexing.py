@@ -160,6 +160,17 @@ SAMPLES = [
         id="put-accumulate",
     ),
     S(
+        "masked_scatter",
+        lambda x, s: x.masked_scatter(lg.tensor([True, False, True]), s * s),
+        ((2, 3), (5,)),
+    ),
+    S(
+        "masked_scatter",
+        lambda x, s: x.masked_scatter(lg.tensor([[True], [False]]), s),  # the mask broadcasts x
+        ((1, 3), (2, 2)),
+        id="masked_scatter-broadcast",
+    ),
+    S(
         "masked_fill.Scalar",
         lambda x: x.masked_fill(_mask([True, False, True], [False, False, True]), 0.5),
         ((2, 3),),

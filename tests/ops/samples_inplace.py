@@ -28,6 +28,17 @@ def _setitem(w, v):
     return out
 
 
+def _index_add_up(w, v):
+    # repeated rows add up; the values broadcast over the indexed rows
+    return w.index_put((lg.tensor([0, 2, 0]),), v * v, accumulate=True)
+
+
+def _index_add_up_in_place(w, v):
+    out = w * 1
+    out.index_put_((lg.tensor([1, 1]), lg.tensor([0, 1])), v.exp(), accumulate=True)
+    return out * out
+
+
 def _setitem_mask_broadcast(w, v):
     out = w * 1
     out[lg.tensor([[True, False], [False, True], [True, True]])] = v.sum()  # a mask, a 0-d value
@@ -66,6 +77,8 @@ SAMPLES = [
     S("copy_slices", _through_row_view, ((3, 2), (2,)), covers=("copy_slices", "zero_region")),
     S("index_put", _setitem, ((3, 2), (2,))),
     S("index_put", _setitem_mask_broadcast, ((3, 2), (2,)), id="index_put-mask-broadcast"),
+    S("index_put.accumulate", _index_add_up, ((3, 2), (2,))),
+    S("index_put.accumulate", _index_add_up_in_place, ((3, 2), (2,)), id="index_put_-accumulate"),
     S("copy_slices", _setitem_basic, ((3, 2), (2,)), id="setitem-basic"),
     S("fill.Scalar", lambda w, v: _filled(w, v, 0.5), ((3, 2), (2,))),
     S("fill.Tensor", lambda w, v: _filled(w, v, None), ((3, 2), (2,))),

@@ -9,6 +9,7 @@ import pytest
 
 import leafgrad as lg
 from tests._against_torch import compare
+from tests._tolerance import assert_close
 
 rng = np.random.default_rng(21)
 X, S = rng.standard_normal((3, 2)), rng.standard_normal((2, 2))
@@ -226,3 +227,27 @@ def test_a_source_changed_in_place_makes_index_add_backward_raise_as_in_torch(to
         source.add_(1)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.sum().backward()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m, x, v: x.masked_scatter(m.tensor([[True], [False], [True]]), v),
+        lambda m, x, v: (x * 1).masked_scatter_(x > 0.5, v),
+        lambda m, x, v: x.index_put((m.tensor([0, 2, 0]),), v[:2], accumulate=True),
+        lambda m, x, v: (x * 1).index_put_((m.tensor([1, 1]),), v[:2], accumulate=True),
+    ],
+)
+def test_masked_scatter_and_accumulating_index_put_record_one_node_as_pytorch(torch, make):
+    rng = np.random.default_rng(3)
+    x, v = rng.random((3, 2)), rng.random(6)
+    outs = []
+    for m in (lg, torch):
+        xs, vs = m.tensor(x, requires_grad=True), m.tensor(v, requires_grad=True)
+        out = make(m, xs, vs)
+        (out * out).sum().backward()
+        outs.append((out.grad_fn.name(), out.detach().numpy(), xs.grad.numpy(), vs.grad.numpy()))
+    (ours, *ours_values), (theirs, *their_values) = outs
+    assert ours == theirs
+    for a, b in zip(ours_values, their_values):
+        assert_close(a, b, "direct")

@@ -1,5 +1,6 @@
 """In-place ops, version counters and views against PyTorch: values, grads and errors."""
 
+import numpy as np
 import pytest
 
 import leafgrad as lg
@@ -234,3 +235,22 @@ def test_a_view_of_a_base_detached_in_place_is_a_view_of_a_leaf_as_pytorch():
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
         v.mul_(2)
     b.mul_(2)  # the base itself is a plain leaf now
+
+
+@pytest.mark.parametrize(
+    "shape, wrap",
+    [((3, 3), False), ((7, 3), True), ((7, 3), False), ((3, 5), True), ((2, 2, 2), False)],
+)
+def test_fill_diagonal_in_a_graph_is_copy_slices_as_pytorch(shape, wrap):
+    results = []
+    for m in (lg, torch):
+        x = m.tensor(np.arange(np.prod(shape), dtype=np.float64).reshape(shape) / 10)
+        x.requires_grad_()
+        y = x * 1
+        y.fill_diagonal_(2.0, wrap=wrap)
+        (y * y).sum().backward()
+        results.append((y.grad_fn.name(), y.detach().numpy(), x.grad.numpy()))
+    (ours, *ours_arrays), (theirs, *their_arrays) = results
+    assert ours == theirs == "torch::autograd::CopySlices"
+    for a, b in zip(ours_arrays, their_arrays):
+        np.testing.assert_array_equal(a, b)
