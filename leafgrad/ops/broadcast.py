@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._exposure import exports, public
 from .._tensor import Tensor
 from ._inputs import _varargs_or_keyword
@@ -82,14 +83,17 @@ def summed_to(grad, shape: tuple):
     return grad if grad.shape == shape else _sum_to(grad, shape=shape)
 
 
-def _expand_shape(x_shape, sizes, op):
-    """The shape ``x_shape`` expands to for ``sizes`` (-1 keeps a dimension)."""
+def _expand_shape(x_shape, sizes, op, dtype=np.float32):
+    """The shape ``x_shape`` expands to for ``sizes`` (-1 keeps a dimension); ``dtype``: the
+    tensor's, which PyTorch's message names."""
     sizes = tuple(sizes)
     lead = len(sizes) - len(x_shape)
     if lead < 0:
         raise RuntimeError(
-            f"{op}: the number of sizes ({len(sizes)}) must be at least the tensor's number of "
-            f"dimensions ({len(x_shape)}); tensor shape {list(x_shape)}, sizes {list(sizes)}"
+            f"expand(torch.{scalar_type_name(dtype)}Tensor{{{list(x_shape)}}}, size="
+            f"{list(sizes)}): the number of sizes "
+            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in "
+            f"the tensor ({len(x_shape)}) ({op})"
         )
     out = list(sizes[:lead]) if lead else []
     for s in out:
@@ -119,13 +123,14 @@ def expand(x: Tensor, *sizes, size=None) -> Tensor:
         sizes = _varargs_or_keyword(sizes, size, "size", "expand")
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
-    return _expand(x, shape=_expand_shape(x._data.shape, sizes, "expand"))
+    return _expand(x, shape=_expand_shape(x._data.shape, sizes, "expand", x._data.dtype))
 
 
 @public(function=False)
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     """``input`` expanded to ``other``'s shape."""
-    return _expand(input, shape=_expand_shape(input._data.shape, other._data.shape, "expand_as"))
+    shape = _expand_shape(input._data.shape, other._data.shape, "expand_as", input._data.dtype)
+    return _expand(input, shape=shape)
 
 
 __all__ = exports(globals())

@@ -72,8 +72,10 @@ def permute(input: Tensor, *dims, **kwargs) -> Tensor:
     ndim = input._data.ndim
     if len(dims) != ndim:
         raise RuntimeError(
-            f"permute: the tensor has {ndim} dims (shape {list(input._data.shape)}) but the "
-            f"ordering {list(dims)} names {len(dims)}; name every dim exactly once"
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not "
+            f"equal to len(dims) = {len(dims)} (permute: shape {list(input._data.shape)}, "
+            f"ordering {list(dims)}; name every dim exactly once)"
         )
     return _permute(input, dims=_unique_dims(dims, ndim, "permute"))
 
@@ -319,8 +321,9 @@ def repeat(input: Tensor, *sizes, repeats=None) -> Tensor:
     shape = input._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"repeat: got {len(sizes)} repeats {list(sizes)} for a tensor of shape {list(shape)}; "
-            "pass at least one per dim"
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            f"of tensor (repeat: {list(sizes)} for a tensor of shape {list(shape)}; pass at "
+            "least one count per dim)"
         )
     if any(s < 0 for s in sizes):
         raise RuntimeError(f"repeat: repeats must be non-negative, got {list(sizes)}")
