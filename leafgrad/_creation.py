@@ -224,6 +224,15 @@ def _from_data(data, dtype) -> np.ndarray:
     return _leaves_to_array(leaves, dt).reshape(sizes)
 
 
+def _warn_copy_construct(call: str) -> None:
+    """PyTorch's warning for ``torch.tensor(t)`` / ``t.new_tensor(s)`` of a tensor."""
+    warn_at_user(
+        "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+        "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+        f"{call}(sourceTensor)."
+    )
+
+
 def tensor(
     data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
@@ -235,12 +244,7 @@ def tensor(
     objects with no dtype (None, sets, dicts) RuntimeError.
     """
     if isinstance(data, Tensor):
-        warn_at_user(
-            "To copy construct from a tensor, it is recommended to use "
-            "sourceTensor.detach().clone() or "
-            "sourceTensor.detach().clone().requires_grad_(True), rather than "
-            "torch.tensor(sourceTensor)."
-        )
+        _warn_copy_construct("torch.tensor")
         arr = data._data.copy()
         if dtype is not None:
             arr = arr.astype(_dtype.as_dtype(dtype).np, copy=False)
@@ -391,12 +395,7 @@ def _new_tensor(
     self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ):
     if isinstance(data, Tensor):
-        warn_at_user(
-            "To copy construct from a tensor, it is recommended to use "
-            "sourceTensor.detach().clone() or "
-            "sourceTensor.detach().clone().requires_grad_(True), rather than "
-            "tensor.new_tensor(sourceTensor)."
-        )
+        _warn_copy_construct("tensor.new_tensor")
         data = data._data  # the same copy, without tensor()'s own warning on top
     return tensor(
         data,

@@ -150,6 +150,12 @@ def scalar_type_name(np_dtype) -> str:
     return _SCALAR_TYPE_NAMES.get(name, name)
 
 
+def legacy_type_name(np_dtype) -> str:
+    """A tensor's legacy type, as ``t.type()`` and PyTorch's messages name it
+    (``torch.FloatTensor``)."""
+    return f"torch.{scalar_type_name(np_dtype)}Tensor"
+
+
 def c_type_name(np_dtype) -> str:
     """The C++ type name PyTorch's messages give a NumPy dtype (``float``, ``long int``)."""
     name = np.dtype(np_dtype).name

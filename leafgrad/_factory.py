@@ -61,40 +61,42 @@ def _out_dtype(dtype, out, default: _dtype.dtype) -> _dtype.dtype:
     return _dtype_arg(dtype, default)
 
 
-def _int_arg(value, op: str, what: str) -> int:
-    """An int argument as PyTorch parses one: ints, NumPy ints, one-element integer tensors.
-
-    bool, float and everything else raise TypeError; values beyond int64 too.
-    """
+def _is_int_like(value) -> bool:
+    """Whether PyTorch's parser takes ``value`` as an int: ints and NumPy ints (not bools),
+    one-element integer tensors."""
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{op}(): {what} must be an int, not bool")
-    if isinstance(value, (int, np.integer)):
-        value = int(value)
-    elif isinstance(value, Tensor) and value._data.size == 1 and value._data.dtype.kind in "iu":
-        value = int(value._data.reshape(()))
-    else:
-        raise TypeError(f"{op}(): {what} must be an int, not {type(value).__name__}")
+        return False
+    return isinstance(value, (int, np.integer)) or (
+        isinstance(value, Tensor) and value._data.size == 1 and value._data.dtype.kind in "iu"
+    )
+
+
+def _int_arg(value, op: str, what: str) -> int:
+    """An int argument as PyTorch parses one (``_is_int_like``); anything else raises
+    TypeError, and so do values beyond int64."""
+    if not _is_int_like(value):
+        kind = "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
+        raise TypeError(f"{op}(): {what} must be an int, not {kind}")
+    value = int(value._data.reshape(())) if isinstance(value, Tensor) else int(value)
     if not _INT64_MIN <= value <= _INT64_MAX:
         raise TypeError(f"{op}(): {what} {value} does not fit in int64")
     return value
 
 
-def _size_item(value, i: int, count: int, op: str) -> int:
-    """One size, refused in the words of PyTorch's argument parser."""
-    try:
-        return _int_arg(value, op, "each size")
-    except TypeError as exc:
-        if "does not fit" in str(exc):
-            raise
-        kind = "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
-        if count == 1:
+def _refuse_size(args: tuple, op: str) -> None:
+    """TypeError in the words of PyTorch's argument parser for the first size that is not an
+    int (none is: the caller re-raises its own error)."""
+    for i, value in enumerate(args):
+        if not _is_int_like(value):
+            kind = "bool" if isinstance(value, (bool, np.bool_)) else type(value).__name__
+            if len(args) == 1:
+                raise TypeError(
+                    f"{op}(): argument 'size' (position 1) must be tuple of ints, not {kind}"
+                )
             raise TypeError(
-                f"{op}(): argument 'size' (position 1) must be tuple of ints, not {kind}"
-            ) from None
-        raise TypeError(
-            f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
-            f'"type must be tuple of ints,but got {kind}"'
-        ) from None
+                f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with "
+                f'error "type must be tuple of ints,but got {kind}"'
+            )
 
 
 def _size(args: tuple, size, op: str, extra: dict | None = None) -> tuple:
@@ -114,7 +116,11 @@ def _size(args: tuple, size, op: str, extra: dict | None = None) -> tuple:
         args = tuple(args[0])
     elif len(args) > 1 and any(isinstance(a, (tuple, list)) for a in args):
         raise TypeError(f"{op}() takes one size: ints as separate arguments or one tuple, not both")
-    shape = tuple(_size_item(s, i, len(args), op) for i, s in enumerate(args))
+    try:
+        shape = tuple(_int_arg(s, op, "each size") for s in args)
+    except TypeError:
+        _refuse_size(args, op)
+        raise
     for s in shape:
         if s < 0:
             raise RuntimeError(

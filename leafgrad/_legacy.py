@@ -9,10 +9,9 @@ leafgrad lacks (bfloat16, complex) raise a TypeError saying so.
 
 from __future__ import annotations
 
-import warnings
-
 from . import _dtype
 from ._tensor import Tensor, _wrap
+from ._warn import warn_once
 
 __all__ = [
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
@@ -90,21 +89,14 @@ def by_name(name: str):
     return None
 
 
-_deprecation_warned = [False]
-
-
 def set_default_tensor_type(t) -> None:
     """PyTorch's legacy ``set_default_tensor_type(torch.DoubleTensor)`` (or its name): sets the
     default dtype; floating CPU types only (TypeError otherwise). Deprecated since PyTorch
     2.1, so it warns, once per process as PyTorch does."""
-    if not _deprecation_warned[0]:
-        _deprecation_warned[0] = True
-        warnings.warn(
-            "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-            "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
-            UserWarning,
-            stacklevel=2,
-        )
+    warn_once(
+        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+        "torch.set_default_dtype() and torch.set_default_device() as alternatives."
+    )
     kind = by_name(t) if isinstance(t, str) else t
     if not isinstance(kind, TensorType):
         raise TypeError(

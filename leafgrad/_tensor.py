@@ -14,7 +14,7 @@ from ._engine.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ._exposure import numpy_names
 from ._memory_format import is_laid_out
 from ._tensor_str import tensor_repr
-from ._warn import warn_at_user
+from ._warn import warn_at_user, warn_once
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -158,7 +158,6 @@ def check_device(where) -> None:
 
 CPU = device("cpu")
 _DEFAULT_DEVICE.append(CPU)
-_warned = {"float_requires_grad": False}
 
 
 def _views_follow_base(base: Tensor, counter: list, requires_grad: bool) -> None:
@@ -377,9 +376,8 @@ class Tensor:
                 "only one element tensors can be converted to Python scalars (this one has "
                 f"{self._data.size} elements)"
             )
-        if self._requires_grad and not _warned["float_requires_grad"]:
-            _warned["float_requires_grad"] = True  # PyTorch warns once per process
-            warn_at_user(
+        if self._requires_grad:
+            warn_once(  # once per process, as PyTorch
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
                 "behavior.\nConsider using tensor.detach() first."
             )

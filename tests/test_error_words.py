@@ -2,7 +2,6 @@
 and its message contains PyTorch's, word for word (ours adds the op and what to do after
 it). Each case runs on both libraries."""
 
-import numpy as np
 import pytest
 
 import leafgrad as lg
@@ -155,4 +154,3 @@ def test_the_dimension_torch_names_is_the_broadcast_results():
     # (3,) against (2, 4): PyTorch reports dim 1 of the (2, 4)-shaped result, not dim 0.
     with pytest.raises(RuntimeError, match="at non-singleton dimension 1"):
         lg.rand(3) + lg.rand(2, 4)
-    assert np.broadcast_shapes((3,), (1, 3)) == (1, 3)  # (the sizes that do broadcast)

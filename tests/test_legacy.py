@@ -155,8 +155,7 @@ def test_type_accepts_typed_constructors_and_their_names(torch):
             x.type(m.cuda.FloatTensor)
 
 
-def test_set_default_tensor_type_sets_the_default_dtype_as_torch(torch):
-    lg._legacy._deprecation_warned[0] = False
+def test_set_default_tensor_type_sets_the_default_dtype_as_torch(torch, fresh_warnings):
     for m in (lg, torch):
         try:
             with warnings.catch_warnings(record=True) as caught:

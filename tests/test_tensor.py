@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from leafgrad import _tensor
 
 
 @pytest.fixture
@@ -62,8 +61,7 @@ def test_python_number_conversions_of_one_element_tensors():
         bool(lg.tensor([1, 2]))
 
 
-def test_float_of_a_tensor_requiring_grad_warns_once():
-    _tensor._warned["float_requires_grad"] = False
+def test_float_of_a_tensor_requiring_grad_warns_once(fresh_warnings):
     x = lg.tensor(2.0, requires_grad=True)
     with pytest.warns(UserWarning, match="requires_grad=True"):
         assert float(x) == 2.0

@@ -55,7 +55,7 @@ def _op_of(node_name: str) -> str:
 def _described(data) -> str:
     """``torch.FloatTensor [3]``: a tensor as PyTorch's error describes it."""
     shape = ", ".join(str(s) for s in data.shape)
-    return f"torch.{_dtype.scalar_type_name(data.dtype)}Tensor [{shape}]"
+    return f"{_dtype.legacy_type_name(data.dtype)} [{shape}]"
 
 
 class _HookState(threading.local):

@@ -6,11 +6,10 @@
 
 from __future__ import annotations
 
-import math
-
 import leafgrad as _lg
 
 from .. import Tensor
+from ..ops.linalg import _shape_mismatch_words
 from . import grad
 from ._activation_functions import (
     celu,
@@ -251,14 +250,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{input.dim()}D and {weight.dim()}D"
         )
     if input.shape[-1] != weight.shape[-1]:
-        rows = math.prod(input.shape[:-1])  # PyTorch folds the leading dims into rows
-        columns = weight.shape[0] if weight.dim() == 2 else 1
-        inner = input.shape[-1] if input.dim() else 1
+        transposed = (weight.shape[-1], weight.shape[0] if weight.dim() == 2 else 1)
         raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{inner} "
-            f"and {weight.shape[-1]}x{columns}) (linear: input of shape {list(input.shape)} cannot "
-            f"be multiplied by the transpose of weight of shape {list(weight.shape)}; the input's "
-            "last dimension must equal the weight's in_features, its last dimension)"
+            f"{_shape_mismatch_words(tuple(input.shape), transposed)} (linear: input of shape "
+            f"{list(input.shape)} cannot be multiplied by the transpose of weight of shape "
+            f"{list(weight.shape)}; the input's last dimension must equal the weight's "
+            "in_features, its last dimension)"
         )
     if bias is not None and input.dim() == 2 and weight.dim() == 2:
         return _lg.addmm(bias, input, weight.t())  # one node, as PyTorch's AddmmBackward0

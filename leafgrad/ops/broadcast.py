@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import scalar_type_name
+from .._dtype import legacy_type_name
 from .._exposure import exports, public
 from .._tensor import Tensor
 from ._inputs import _varargs_or_keyword
@@ -90,7 +90,7 @@ def _expand_shape(x_shape, sizes, op, dtype=np.float32):
     lead = len(sizes) - len(x_shape)
     if lead < 0:
         raise RuntimeError(
-            f"expand(torch.{scalar_type_name(dtype)}Tensor{{{list(x_shape)}}}, size="
+            f"expand({legacy_type_name(dtype)}{{{list(x_shape)}}}, size="
             f"{list(sizes)}): the number of sizes "
             f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in "
             f"the tensor ({len(x_shape)}) ({op})"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import _dtype, _legacy
 from .._exposure import exports, public
 from .._memory_format import (
@@ -135,7 +133,7 @@ def _type(input: Tensor, dtype=None, non_blocking=False):
     """``t.type()``: the type's name (``"torch.FloatTensor"``); ``t.type(d)``: ``t`` converted
     to ``d``, a dtype, a typed constructor (``torch.DoubleTensor``) or its name."""
     if dtype is None:
-        return f"torch.{_TYPE_NAMES[input._data.dtype]}"
+        return _dtype.legacy_type_name(input._data.dtype)
     if isinstance(dtype, str):
         named = _legacy.by_name(dtype)
         if named is None:
@@ -152,15 +150,6 @@ def _type(input: Tensor, dtype=None, non_blocking=False):
         dtype = dtype.dtype
     return to(input, _dtype.as_dtype(dtype))
 
-
-_TYPE_NAMES = {
-    np.dtype(np.float32): "FloatTensor", np.dtype(np.float64): "DoubleTensor",
-    np.dtype(np.float16): "HalfTensor", np.dtype(np.int64): "LongTensor",
-    np.dtype(np.int32): "IntTensor", np.dtype(np.int16): "ShortTensor",
-    np.dtype(np.int8): "CharTensor", np.dtype(np.uint8): "ByteTensor",
-    np.dtype(np.bool_): "BoolTensor", np.dtype(np.uint16): "UInt16Tensor",
-    np.dtype(np.uint32): "UInt32Tensor", np.dtype(np.uint64): "UInt64Tensor",
-}  # fmt: skip
 
 _CASTS = {
     "double": _dtype.float64, "float": _dtype.float32, "half": _dtype.float16,

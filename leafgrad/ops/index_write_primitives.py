@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import _wrap
+from .._tensor import Tensor, _wrap
 from ._optable import Composite, Linear, PiecewiseLinear
 from ._primitive import primitive
 from .indexing import _index_select, _take, masked_fill
@@ -177,12 +177,16 @@ def _masked_scatter_forward(x, source, *, mask):
     return out
 
 
+def _mask_like(mask: np.ndarray, grad) -> Tensor:
+    return _wrap(np.broadcast_to(mask, tuple(grad.shape)))
+
+
 def _masked_scatter_grad_self(grad, x, source, result, *, mask):
-    return masked_fill(grad, _wrap(np.broadcast_to(mask, tuple(grad.shape))), 0.0)
+    return masked_fill(grad, _mask_like(mask, grad), 0.0)
 
 
 def _masked_scatter_grad_source(grad, x, source, result, *, mask):
-    picked = masked_select(grad, _wrap(np.broadcast_to(mask, tuple(grad.shape))))
+    picked = masked_select(grad, _mask_like(mask, grad))
     unused = int(np.prod(source.shape)) - picked.shape[0]  # source values past the mask's
     if unused:
         picked = cat([picked, _wrap(np.zeros(unused, grad._data.dtype))])

@@ -235,19 +235,30 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
         shape = np.empty(input._data.shape, np.bool_)[arrays].shape
         if not accumulate:
             return _inplace.index_put(input, values, key=key)
-        if values._data.shape != shape:
-            values.expand(shape)  # the check only: np.add.at broadcasts the values itself
     except (IndexError, ValueError) as exc:
         raise type(exc)(
             f"{op}: cannot put values of shape {list(values.shape)} at those indices of a "
             f"tensor of shape {list(input.shape)}: {exc}"
         ) from None
     except RuntimeError:
-        raise RuntimeError(
-            f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
-            f"indexing result of shape {list(shape)} ({op})"
-        ) from None
+        raise _values_do_not_fit(values, shape, op) from None
+    if not _broadcasts_to(values._data.shape, shape):  # (np.add.at broadcasts the values)
+        raise _values_do_not_fit(values, shape, op)
     return _inplace.index_put_accumulate(input, values, key=key)
+
+
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
+def _values_do_not_fit(values: Tensor, shape: tuple, op: str) -> RuntimeError:
+    return RuntimeError(
+        f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+        f"indexing result of shape {list(shape)} ({op})"
+    )
 
 
 @public(inplace=True)
@@ -317,7 +328,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
             f"{op}: Number of elements of source < number of ones in mask ({source._data.size} "
             f"< {count}); give source at least as many elements as mask has True values"
         )
-    return masked_scatter_values(input, source, mask=mask._data.copy())  # as it was
+    # a copy: the backward reads the mask as it was
+    return masked_scatter_values(input, source, mask=mask._data.copy())
 
 
 __all__ = exports(globals())
