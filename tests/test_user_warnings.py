@@ -12,12 +12,11 @@ import warnings
 import pytest
 
 import leafgrad
-from leafgrad import _tensor
 
 
 @pytest.fixture
-def fresh_once_flag(monkeypatch):
-    monkeypatch.setitem(_tensor._warned, "float_requires_grad", False)
+def fresh_once_flag(fresh_warnings):
+    """The scalar-conversion warning not given yet in this process."""
 
 
 def _recorded(fn):
