@@ -15,6 +15,7 @@ import numpy as np
 
 import leafgrad as _lg
 
+from ..ops._add_at import add_at
 from ..ops._optable import Composite
 from ..ops._primitive import primitive
 from ..ops.piecewise import where
@@ -52,7 +53,7 @@ def _dense_backward_forward(grad, indices, *, num_weights, padding_idx, scale_gr
         # selected, not multiplied, at padding positions: an inf there gives no NaN
         rows = np.where(scale[:, None] != 0, rows * scale[:, None], 0)
     out = np.zeros((num_weights, dim), grad.dtype)
-    np.add.at(out, flat, rows)
+    add_at(out, flat, rows)
     return out
 
 

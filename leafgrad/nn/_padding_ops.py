@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import _wrap
+from ..ops._add_at import add_at
 from ..ops._optable import Generic, Linear
 from ..ops._primitive import primitive
 
@@ -36,7 +37,18 @@ def _constant_pad_forward(x, *, pad, value=0):
         crop[dim] = slice(max(-left, 0), x.shape[dim] - max(-right, 0))
         widths[dim] = (max(left, 0), max(right, 0))
     cropped = x[tuple(crop)]
-    return np.pad(cropped, widths, constant_values=np.asarray(value).astype(x.dtype))
+    # Into an empty array, the borders filled slab by slab (np.pad: 3x slower here, most of
+    # it its Python; a (8, 3, 32, 32) pad of 1).
+    out = np.empty(tuple(n + a + b for n, (a, b) in zip(cropped.shape, widths)), x.dtype)
+    out[tuple(slice(a, a + n) for n, (a, _) in zip(cropped.shape, widths))] = cropped
+    fill = np.asarray(value).astype(x.dtype)
+    for dim, (a, b) in enumerate(widths):
+        lead = (slice(None),) * dim
+        if a:
+            out[lead + (slice(0, a),)] = fill
+        if b:
+            out[lead + (slice(out.shape[dim] - b, None),)] = fill
+    return out
 
 
 def _negated(pad) -> tuple:
@@ -110,7 +122,7 @@ def _make_scatter(mode):
             index = _source_indices(mode, size, padding[2 * i], padding[2 * i + 1])
             moved = np.moveaxis(out, dim, 0)
             total = np.zeros((size,) + moved.shape[1:], grad.dtype)
-            np.add.at(total, index, moved)
+            add_at(total, index, moved)
             out = np.moveaxis(total, 0, dim)
         # Leading dims broadcast with the input's (a batched input beside an unbatched
         # gradient, as vmap and forward mode give it): the result does not vary along them.

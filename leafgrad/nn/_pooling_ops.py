@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from .._tensor import _wrap
+from ..ops._add_at import add_at
 from ..ops._optable import Generic, Linear
 from ..ops._primitive import primitive
 
@@ -60,8 +61,11 @@ def _max_forward(x, *, kernel_size, stride, padding, dilation, ceil_mode):
     sizes = x.shape[x.ndim - nd :]
     outs, flat, _ = _geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode)
     rows = _flat_lead(x, nd)
-    picked = rows[:, np.where(flat >= 0, flat, 0)]  # (L, *out, K)
-    picked = np.where(flat >= 0, picked, -np.inf)
+    inside = flat >= 0
+    if inside.all():  # no padding in any window: nothing to mask
+        picked = rows[:, flat]  # (L, *out, K)
+    else:
+        picked = np.where(inside, rows[:, np.where(inside, flat, 0)], -np.inf)
     taken = np.argmax(picked, axis=-1)[..., None]  # the first maximum (or NaN)
     values = np.take_along_axis(picked, taken, -1)[..., 0]
     indices = np.take_along_axis(np.broadcast_to(flat, picked.shape), taken, -1)[..., 0]
@@ -77,7 +81,7 @@ def _scatter_max(grad, x, indices, *, nd):
     indices = np.broadcast_to(indices, grad.shape)
     g, idx = _flat_lead(grad, nd), _flat_lead(indices, nd)
     total = np.zeros((g.shape[0], math.prod(x.shape[x.ndim - nd :])), grad.dtype)
-    np.add.at(total, (np.arange(g.shape[0])[:, None], idx), g)
+    add_at(total, (np.arange(g.shape[0])[:, None], idx), g)
     return total.reshape(*lead, *x.shape[x.ndim - nd :])
 
 
@@ -209,7 +213,7 @@ def _avg_backward_forward(grad, x, **params):
     total = np.zeros((g.shape[0], size + 1), grad.dtype)  # the last column: the padding
     positions = np.where(flat >= 0, flat, size).reshape(-1, flat.shape[-1])  # (O, K)
     spread = np.broadcast_to(g[:, :, None], g.shape + positions.shape[-1:])
-    np.add.at(total, (np.arange(g.shape[0])[:, None, None], positions[None]), spread)
+    add_at(total, (np.arange(g.shape[0])[:, None, None], positions[None]), spread)
     return total[:, :size].reshape(*lead, *x.shape[x.ndim - nd :])
 
 

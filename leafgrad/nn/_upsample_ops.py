@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops._add_at import add_at
 from ..ops._primitive import adjoint_pair
 
 __all__ = ["upsample"]
@@ -121,7 +122,7 @@ def _make_adjoint(mode, nd):
             if kind == "take":
                 moved = np.moveaxis(grad, axis, 0)
                 total = np.zeros((size,) + moved.shape[1:], grad.dtype)
-                np.add.at(total, step, moved)
+                add_at(total, step, moved)
                 grad = np.moveaxis(total, 0, axis)
             else:
                 product = np.tensordot(grad, step.T.astype(grad.dtype), axes=([axis], [0]))

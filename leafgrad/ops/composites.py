@@ -345,13 +345,45 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         raise RuntimeError(
             f"selected index k out of range (topk: k = {k} for a dimension of size {size})"
         )
-    idx = (
-        argsort(input, dim, descending=largest, stable=True).narrow(d, 0, k)
-        if input._data.ndim
-        else argsort(input)
-    )
+    if input._data.ndim == 0:
+        idx = argsort(input)
+    else:
+        first = _first_k(input._data, k, d, largest)
+        idx = (
+            _wrap(first)
+            if first is not None
+            else argsort(input, dim, descending=largest, stable=True).narrow(d, 0, k)
+        )
     values = topk_values(input, dim=d, indices=idx._data) if input._data.ndim else input.clone()
     return _TopkResult(values, idx)
+
+
+def _first_k(data: np.ndarray, k: int, axis: int, largest: bool) -> np.ndarray | None:
+    """The first ``k`` of a stable sort's indices along ``axis`` (descending if ``largest``),
+    found by a partition, or None where the full sort should run: not floats, NaNs, or ``k``
+    not small beside the dim. Why: ``topk(5)`` of (256, 1000) float32 sorted every row, 16
+    ms against PyTorch's 1 ms; a partition and a sort of ``k`` values per row, 1.8 ms."""
+    n = data.shape[axis]
+    if data.dtype.kind != "f" or not 0 < k <= n // 4 or np.isnan(data).any():
+        return None
+    keys = np.moveaxis(data, axis, -1)
+    keys = -keys if largest else keys
+    keys = keys.reshape(-1, n)
+    kth = np.partition(keys, k - 1, axis=-1)[:, k - 1 : k]
+    chosen = keys <= kth
+    extra = np.flatnonzero(np.count_nonzero(chosen, axis=-1) > k)
+    if extra.size:  # rows with more ties of the k-th than room: the first ones by position
+        rows = keys[extra]
+        ties = rows == kth[extra]
+        room = k - np.count_nonzero(rows < kth[extra], axis=-1, keepdims=True)
+        chosen[extra] = (rows < kth[extra]) | (ties & (np.cumsum(ties, axis=-1) <= room))
+    # k per row, by position (a 1-D nonzero: faster than a 2-D one).
+    picked = (np.flatnonzero(chosen).reshape(-1, k) % n).reshape(
+        data.shape[:axis] + data.shape[axis + 1 :] + (k,)
+    )
+    keys = keys.reshape(picked.shape[:-1] + (n,))
+    order = np.argsort(np.take_along_axis(keys, picked, -1), axis=-1, kind="stable")
+    return np.moveaxis(np.take_along_axis(picked, order, -1), -1, axis).astype(np.int64)
 
 
 @public()

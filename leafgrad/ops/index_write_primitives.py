@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from ._add_at import add_at
 from ._optable import Composite, Linear, PiecewiseLinear
 from ._primitive import primitive
 from .indexing import _index_select, _take, masked_fill
@@ -31,7 +32,7 @@ def _index_add_forward(x, source, *, dim, index, alpha):
     flat, key = _region(out, dim, index)
     src = source.reshape(flat[key].shape)
     # alpha in the input's dtype first, as PyTorch's kernel takes it (2.5 adds 2 to ints)
-    np.add.at(flat, key, src if alpha == 1 else src * out.dtype.type(alpha))
+    add_at(flat, key, src if alpha == 1 else src * out.dtype.type(alpha))
     return out
 
 

@@ -15,6 +15,7 @@ from .._batched import BatchedTensor
 from .._dtype import c_type_name
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
+from ._add_at import add_at
 from ._batch_loop import loops_over_examples
 from ._batch_whole import batches_index
 from ._inputs import guarding_indices
@@ -45,7 +46,7 @@ def _scatter_add_forward(grad, *, shape, dim, index):
     if not shape:
         return np.asarray(grad.sum(), dtype=grad.dtype)
     out = np.zeros(shape, dtype=grad.dtype)
-    np.add.at(out, _gather_key(index, dim), grad)
+    add_at(out, _gather_key(index, dim), grad)
     return out
 
 
@@ -207,7 +208,7 @@ def _index_add_forward(grad, *, shape, dim, index):
     if not shape:
         return grad.copy()
     out = np.zeros(shape, dtype=grad.dtype)
-    np.add.at(out, (slice(None),) * dim + (index,), grad)
+    add_at(out, (slice(None),) * dim + (index,), grad)
     return out
 
 

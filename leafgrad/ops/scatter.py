@@ -16,6 +16,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
 from .._warn import warn_at_user
+from ._add_at import add_at
 from ._batch_whole import batches_index
 from ._inputs import guarding_indices
 from ._optable import Linear, NoDerivative, PiecewiseLinear
@@ -29,7 +30,7 @@ def _write_forward(x, src=None, *, dim, index, value=None, reduce=None):
     key = _gather_key(index, dim)
     values = np.asarray(value if src is None else src).astype(x.dtype)
     if reduce == "add":
-        np.add.at(out, key, values)
+        add_at(out, key, values)
     elif reduce == "multiply":
         np.multiply.at(out, key, values)
     else:  # repeated indices: the last write wins, as on PyTorch's CPU
@@ -79,7 +80,7 @@ _scatter_reduce_value = primitive(
 
 def _scatter_add_forward(x, src, *, dim, index):
     out = x.copy()
-    np.add.at(out.reshape(out.shape or (1,)), _gather_key(index, dim), src.reshape(index.shape))
+    add_at(out.reshape(out.shape or (1,)), _gather_key(index, dim), src.reshape(index.shape))
     return out
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from .._engine import grad_mode
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._add_at import add_at
 from ._batch_whole import batches_index
 from ._inputs import guarding_indices
 from ._optable import Generic, NoDerivative
@@ -50,7 +51,7 @@ def _identity(reduce: str, dtype: np.dtype):
 def _counts(shape, index, dim, include_self) -> np.ndarray:
     """How many values each place of the result averages (at least 1)."""
     counts = np.full(shape, 1 if include_self else 0, np.int64)
-    np.add.at(counts, _gather_key(index, dim), 1)
+    add_at(counts, _gather_key(index, dim), 1)
     return np.maximum(counts, 1)
 
 
@@ -98,7 +99,7 @@ def _prod_grads(grad, x, src, result, dim, index, include_self):
     grad_x = grad * _scatter_reduce(ones_for_zeros, src, **params) / ones_for_zeros
     src_zero = src._data == 0
     zeros_there = np.zeros(x._data.shape, np.int64)
-    np.add.at(zeros_there, _gather_key(index, dim), src_zero)
+    add_at(zeros_there, _gather_key(index, dim), src_zero)
     lone = _wrap(src_zero & (np.take_along_axis(zeros_there, index, dim) == 1))
     others = _scatter_reduce(x, masked_fill(src, lone, 1), **params)
     grad_src = where(

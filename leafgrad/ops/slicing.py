@@ -18,6 +18,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim
 from .._warn import warn_at_user
+from ._add_at import add_at
 from ._batch_loop import loops_over_examples
 from ._inputs import guard_indices
 from ._optable import Linear
@@ -140,7 +141,7 @@ def _index_key(indices):
 def _index_put_forward(grad, *, shape, indices, accumulate):
     out = np.zeros(shape, dtype=grad.dtype)
     if accumulate:
-        np.add.at(out, _index_key(indices), grad)
+        add_at(out, _index_key(indices), grad)
     else:  # indices known to be distinct (from a mask): plain assignment is faster
         out[_index_key(indices)] = grad
     return out

@@ -413,3 +413,25 @@ def test_clamp_of_a_zero_dim_tensor_by_numbers(torch):
         theirs = torch.tensor(2.5, dtype=torch.float64).clamp(lo, hi)
         assert ours.shape == theirs.shape == ()
         assert ours.item() == theirs.item()
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_topk_by_partition_picks_what_the_stable_sort_picks(dim, largest):
+    """topk of few values (found by a partition) takes ties by position as sort does."""
+    rng = np.random.default_rng(3)
+    data = rng.integers(-4, 5, (40, 48, 36)).astype(np.float32)  # many ties
+    data[0, 0, :3] = [-0.0, 0.0, np.inf]
+    x = lg.tensor(data)
+    for k in (1, 5, 9):
+        values, indices = x.topk(k, dim, largest=largest)
+        order = x.sort(dim, descending=largest, stable=True)
+        np.testing.assert_array_equal(indices.numpy(), order.indices.narrow(dim, 0, k).numpy())
+        np.testing.assert_array_equal(values.numpy(), order.values.narrow(dim, 0, k).numpy())
+        assert indices.dtype == lg.int64
+
+
+def test_topk_of_few_values_matches_torch_values_and_gradient(torch):
+    rng = np.random.default_rng(4)
+    data = rng.standard_normal((16, 300))
+    compare(lambda m, t: (t * t).topk(7, dim=1).values.sin(), [data], torch=torch)
