@@ -27,7 +27,7 @@ def test_add_at_matches_numpy_bit_for_bit(dtype):
     for key in _keys(shape):
         base = RNG.standard_normal(shape).astype(dtype)
         target_shape = base[key].shape
-        values = (RNG.standard_normal(target_shape) * 10.0 ** RNG.integers(-3, 4, target_shape))
+        values = RNG.standard_normal(target_shape) * 10.0 ** RNG.integers(-3, 4, target_shape)
         for vals in (values.astype(dtype), values, values[..., :1].astype(dtype)):
             if vals.shape != target_shape and vals.shape[-1:] != (1,):
                 continue
