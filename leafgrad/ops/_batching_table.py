@@ -153,7 +153,7 @@ def rules() -> dict:
         "mse_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",
         "binary_cross_entropy_with_logits", "addmv", "addr", "baddbmm", "dist",
         "renorm", "var_mean.correction", "std_mean.correction",
-        "linalg_cross", "_cdist_forward", "masked_select",
+        "linalg_cross", "_cdist_forward", "_euclidean_dist", "masked_select",
     ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["nll_loss"] = nll_loss

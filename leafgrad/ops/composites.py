@@ -509,9 +509,25 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
     return tuple(grids)
 
 
+_CDIST_MODES = {
+    None: 0,
+    "use_mm_for_euclid_dist_if_necessary": 0,
+    "use_mm_for_euclid_dist": 1,
+    "donot_use_mm_for_euclid_dist": 2,
+}
+
+
 @public(method=False)
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
-    """Pairwise ``p``-norm distances between the rows of ``x1`` (.., P, M) and ``x2`` (.., R, M)."""
+def cdist(
+    x1: Tensor,
+    x2: Tensor,
+    p: float = 2.0,
+    compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
+) -> Tensor:
+    """Pairwise ``p``-norm distances between the rows of ``x1`` (.., P, M) and ``x2`` (.., R, M).
+
+    For p = 2 and more than 25 rows on a side (or ``compute_mode="use_mm_for_euclid_dist"``)
+    by one matrix product, as PyTorch computes them (``_euclidean_dist``), else directly."""
     _check_tensors("cdist", x1, x2)
     same_dtype(x1, x2, lambda a, b: f"cdist: expected scalar type {a} but found {b}")
     if x1._data.ndim < 2 or x2._data.ndim < 2 or x1._data.shape[-1] != x2._data.shape[-1]:
@@ -523,6 +539,21 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError(f"cdist: only non-negative p values are supported, got {p}")
     if x1._data.dtype.kind != "f":
         raise RuntimeError(f"cdist: only floating-point dtypes are supported, got {x1.dtype}")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    mode = _CDIST_MODES[compute_mode]
+    (r1, c), r2 = x1._data.shape[-2:], x2._data.shape[-2]
+    batch = np.broadcast_shapes(x1._data.shape[:-2], x2._data.shape[:-2])
+    size = math.prod(batch)
+    if p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))) and r1 * r2 * size * c:
+        if size == 1:
+            dist = _pairwise.euclidean_dist(x1, x2)
+        else:  # PyTorch's batch: both expanded to it, made contiguous, one batch dim
+            dist = _pairwise.euclidean_dist(
+                x1.expand(*batch, r1, c).contiguous().view(size, r1, c),
+                x2.expand(*batch, r2, c).contiguous().view(size, r2, c),
+            )
+        return dist.view(*batch, r1, r2)
     return _pairwise.cdist(x1, x2, p=float(p))
 
 

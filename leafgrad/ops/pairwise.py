@@ -1,10 +1,12 @@
 """Products and distances between rows as PyTorch records them: ``linalg_cross``
-(``LinalgCrossBackward0``, saving ``self``, ``other`` and ``dim``) and ``cdist``
-(``CdistBackward0``, saving ``x1``, ``x2``, ``p`` and the result). The public functions
-(``composites.py``) check their arguments first.
+(``LinalgCrossBackward0``, saving ``self``, ``other`` and ``dim``), ``cdist``
+(``CdistBackward0``, saving ``x1``, ``x2``, ``p`` and the result) and ``_euclidean_dist``
+(``EuclideanDistBackward0``: cdist's p = 2 by one matrix product, which PyTorch takes for
+more than 25 rows). The public functions (``composites.py``) check their arguments first.
 
 cdist's gradient follows PyTorch's ``_cdist_backward`` (zero where a distance is zero), in
-leafgrad ops, so it differentiates again where PyTorch's does not.
+leafgrad ops, so it differentiates again where PyTorch's does not; ``_euclidean_dist``'s
+follows ``_euclidean_dist_backward``, in leafgrad ops as PyTorch's is in ATen's.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 from ._optable import Composite
 from ._primitive import primitive
 from ._tangents import tangent_sum
-from .joining import stack
+from .joining import cat, stack
 from .piecewise import where
 
 # ----- cross -----
@@ -136,5 +138,68 @@ cdist = primitive(
     inputs=("x1", "x2"),
     saves=("x1", "x2", "p", "result"),
     node_name="CdistBackward0",
+    broadcast=True,
+)
+
+
+# ----- _euclidean_dist -----
+
+
+def _euclidean_forward(x1, x2):
+    """PyTorch's ``_euclidean_dist``: ``|a|^2 + |b|^2 - 2 a.b`` for every pair of rows as one
+    product of ``[-2 x1, |x1|^2, 1]`` and ``[x2, 1, |x2|^2]``, clamped at 0, square-rooted:
+    fast, but rounding leaves small nonzero distances between equal rows, as in PyTorch."""
+    norm1 = np.sum(x1 * x1, axis=-1, keepdims=True)
+    norm2 = np.sum(x2 * x2, axis=-1, keepdims=True)
+    left = np.concatenate([x1 * x1.dtype.type(-2), norm1, np.ones_like(norm1)], axis=-1)
+    right = np.concatenate([x2, np.ones_like(norm2), norm2], axis=-1)
+    product = np.matmul(left, np.swapaxes(right, -1, -2))
+    np.maximum(product, 0, out=product)
+    return np.sqrt(product, out=product)
+
+
+def _euclidean_composite(x1, x2):
+    """The same from differentiable ops (Taylor mode and vmap use it)."""
+    norm1 = (x1 * x1).sum(-1, keepdim=True)
+    norm2 = (x2 * x2).sum(-1, keepdim=True)
+    left = cat([x1 * -2.0, norm1, norm1 * 0 + 1], -1)
+    right = cat([x2, norm2 * 0 + 1, norm2], -1)
+    return (left @ right.mT).clamp_min(0).sqrt()
+
+
+def _euclidean_ratio(grad, result):
+    """``grad / result``, 0 where the distance is 0 (PyTorch's subgradient there)."""
+    zero = result == 0
+    return where(zero, 0.0, grad / where(zero, 1.0, result))
+
+
+def _euclidean_jvp(t1, t2, x1, x2, *, result):
+    """d result = ((x1 - x2) . (t1 - t2)) / result, expanded as the product form is."""
+    total = None
+    if t1 is not None:
+        total = (x1 * t1).sum(-1, keepdim=True) - t1 @ x2.mT
+    if t2 is not None:
+        part = (x2 * t2).sum(-1).unsqueeze(-2) - x1 @ t2.mT
+        total = part if total is None else total + part
+    return _euclidean_ratio(total, result)
+
+
+def _euclidean_vjp(grad, x1, x2, *, result, needs):
+    """PyTorch's ``_euclidean_dist_backward``, in leafgrad ops (so it differentiates again)."""
+    ratio = _euclidean_ratio(grad, result)
+    return (
+        x1 * ratio.sum(-1, keepdim=True) - ratio @ x2 if needs[0] else None,
+        x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT @ x1 if needs[1] else None,
+    )
+
+
+euclidean_dist = primitive(
+    "_euclidean_dist",
+    _euclidean_forward,
+    vjp_all=_euclidean_vjp,
+    kind=Composite(taylor_as=_euclidean_composite, jvp=_euclidean_jvp),
+    inputs=("x1", "x2"),
+    saves=("x1", "x2", "result"),
+    node_name="EuclideanDistBackward0",
     broadcast=True,
 )

@@ -59,6 +59,11 @@ SAMPLES = [
     OpSample("linalg_cross", lambda x, y: lg.cross(x, y, dim=0), ((3, 2), (3, 2)), id="cross-dim0"),
     OpSample("_cdist_forward", lambda x, y: lg.cdist(x, y), ((4, 3), (5, 3))),
     OpSample(
+        "_euclidean_dist",
+        lambda x, y: lg.cdist(x, y, compute_mode="use_mm_for_euclid_dist"),
+        ((2, 4, 3), (5, 3)),
+    ),
+    OpSample(
         "_cdist_forward", lambda x, y: lg.cdist(x, y, p=1.0), ((2, 3, 2), (4, 2)), id="cdist-p1"
     ),
     OpSample("_cdist_forward", lambda x, y: lg.cdist(x, y, p=3.0), ((3, 2), (2, 2)), id="cdist-p3"),

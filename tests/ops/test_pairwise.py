@@ -76,3 +76,43 @@ def test_cdist_refuses_rows_of_other_lengths_negative_p_and_integers():
         lg.cdist(lg.ones(2, 3), lg.ones(2, 3), p=-1.0)
     with pytest.raises(RuntimeError):
         lg.cdist(lg.ones(2, 3, dtype=lg.int64), lg.ones(2, 3, dtype=lg.int64))
+
+
+# More than 25 rows: PyTorch's product form. (No equal rows: there the distance is rounding
+# left over, 1e-8 or 0, a different one in each library.)
+MANY = R.uniform(-1, 1, (2, 30, 3))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m, a, b: m.cdist(a, b),
+        lambda m, a, b: m.cdist(a[0], b),
+        lambda m, a, b: m.cdist(a[:1], (a.flip(1) + 0.5).unsqueeze(1)),
+        lambda m, a, b: m.cdist(b, a[1, :6], compute_mode="use_mm_for_euclid_dist"),
+    ],
+)
+def test_cdist_by_one_product_matches_pytorch_to_second_order(fn):
+    """More than 25 rows (or asked): PyTorch's ``_euclidean_dist``, one product, whose
+    values round otherwise and whose gradient differentiates again."""
+    ours = _derivatives(lg, fn, (MANY, B), second=True)
+    theirs = _derivatives(torch, fn, (MANY, B), second=True)
+    for y in (ours[0], theirs[0]):
+        node = y.grad_fn
+        assert node.name() == "ViewBackward0"
+        assert node.next_functions[0][0].name() == "EuclideanDistBackward0"
+    for a, b in zip(ours, theirs):
+        assert_close(a, b.detach().numpy(), "direct")
+
+
+def test_cdist_compute_modes_choose_the_form_as_pytorch():
+    x, y = lg.tensor(MANY[0], requires_grad=True), lg.tensor(B)
+    assert lg.cdist(x, y, compute_mode="donot_use_mm_for_euclid_dist").grad_fn.name() == (
+        "CdistBackward0"
+    )
+    assert lg.cdist(x[:5], y).grad_fn.name() == "CdistBackward0"
+    assert lg.cdist(x, y, p=1.0).grad_fn.name() == "CdistBackward0"
+    node = lg.cdist(x, y).grad_fn.next_functions[0][0]
+    assert node._saved_x1 is x and node._saved_x2.tolist() == B.tolist()
+    with pytest.raises(ValueError, match="bad is not a valid value for compute_mode"):
+        lg.cdist(x, y, compute_mode="bad")
