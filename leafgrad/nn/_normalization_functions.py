@@ -6,11 +6,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 import leafgrad as _lg
 
 from .. import Tensor, no_grad
-from . import _layer_norm_op
-from ._activation_functions import _recorded
+from . import _batch_norm_op, _layer_norm_op
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"]
 
@@ -78,32 +79,36 @@ def batch_norm(
     for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
         if stat is not None and stat.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {stat.numel()}")
-    shape = _channel_shape(input)
-    if training:
-        dims = (0, *range(2, input.dim()))
-        out, mean, var = _standardize(input, dims, eps)
-        if running_mean is not None or running_var is not None:
-            count = input.numel() // channels
-            with no_grad():
-                if running_mean is not None:
-                    batch_mean = mean.reshape(channels).to(running_mean.dtype)
-                    running_mean.copy_(momentum * batch_mean + (1 - momentum) * running_mean)
-                if running_var is not None:
-                    unbiased = var.reshape(channels) * (count / max(count - 1, 1))
-                    unbiased = unbiased.to(running_var.dtype)
-                    running_var.copy_(momentum * unbiased + (1 - momentum) * running_var)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError(
-                "batch_norm: running_mean and running_var must be given when not training"
-            )
-        scale = _lg.rsqrt(running_var.reshape(shape) + eps)
-        out = (_recorded(input) - running_mean.reshape(shape)) * scale
-    return _affine(
-        out,
-        None if weight is None else weight.reshape(shape),
-        None if bias is None else bias.reshape(shape),
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(
+            "batch_norm: running_mean and running_var must be given when not training"
+        )
+    out, mean, _ = _batch_norm_op.native_batch_norm(
+        input, weight, bias, running_mean, running_var, training, eps
     )
+    if training and (running_mean is not None or running_var is not None):
+        _update_running_stats(input, mean, running_mean, running_var, momentum)
+    return out
+
+
+def _update_running_stats(input: Tensor, mean: Tensor, running_mean, running_var, momentum):
+    """``(1 - momentum) * running + momentum * batch``, the batch variance unbiased: NumPy's
+    operations in the running statistics' dtype, one ``copy_`` each (a dozen ops before)."""
+    x = input._data
+    channels = x.shape[1]
+    count = x.size // channels
+    with no_grad():
+        if running_mean is not None:
+            old = running_mean._data
+            batch_mean = mean._data.astype(old.dtype)
+            running_mean.copy_(_lg.tensor(momentum * batch_mean + (1 - momentum) * old))
+        if running_var is not None:
+            old = running_var._data
+            axes = (0, *range(2, x.ndim))
+            centered = x - mean._data.reshape((1, channels) + (1,) * (x.ndim - 2))
+            var = np.mean(centered * centered, axis=axes)
+            unbiased = (var * (count / max(count - 1, 1))).astype(old.dtype)
+            running_var.copy_(_lg.tensor(momentum * unbiased + (1 - momentum) * old))
 
 
 def _trailing_dims(op: str, input: Tensor, normalized_shape) -> tuple[int, ...]:

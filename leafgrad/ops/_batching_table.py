@@ -205,6 +205,7 @@ def rules() -> dict:
         RULES[_key] = pointwise
     for _key in ("", ".weight", ".bias", ".weight_bias"):
         RULES["native_layer_norm" + _key] = as_composite
+        RULES["native_batch_norm" + _key] = as_composite
     RULES["embedding"] = RULES["embedding_dense_backward"] = as_composite
     RULES["convolution"] = RULES["convolution.bias"] = as_composite
     RULES["im2col"] = RULES["col2im"] = pointwise  # they take any leading dims

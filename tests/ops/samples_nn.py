@@ -5,6 +5,7 @@ import numpy as np
 import leafgrad as lg
 import leafgrad.nn.functional as F
 from leafgrad.nn._activation_ops import hardswish_backward, hardtanh_backward
+from leafgrad.nn._batch_norm_op import native_batch_norm
 from leafgrad.nn._convolution_op import col2im, im2col
 from leafgrad.nn._embedding_op import embedding_dense_backward
 from leafgrad.nn._layer_norm_op import native_layer_norm
@@ -18,6 +19,7 @@ from .optable import OpSample, away_from
 S = OpSample
 _WINDOW = {"kernel": (2, 2), "stride": (2, 1), "dilation": (1, 2), "padding": (1, 0)}
 _INDICES = lg.tensor([[0, 2, 2, 5], [5, 2, 1, 3]])
+_RUNNING = (lg.tensor([0.5, -1.0], dtype=lg.float64), lg.tensor([2.0, 0.25], dtype=lg.float64))
 
 SAMPLES = [
     S(
@@ -67,6 +69,28 @@ SAMPLES = [
         lambda x, w, b: F.layer_norm(x, (4,), w, b),
         ((2, 4), (4,), (4,)),
         id="layer_norm-functional",
+    ),
+    # The output (the statistics are not differentiated: PyTorch's are not public either).
+    S(
+        "native_batch_norm",
+        lambda x: native_batch_norm(x, None, None, None, None, True, 1e-5)[0],
+        ((4, 2, 3),),
+    ),
+    S(
+        "native_batch_norm.weight_bias",
+        lambda x, w, b: native_batch_norm(x, w, b, None, None, True, 1e-5)[0],
+        ((3, 2), (2,), (2,)),
+    ),
+    S(
+        "native_batch_norm.bias",
+        lambda x, b: native_batch_norm(x, None, b, None, None, True, 1e-5)[0],
+        ((3, 2, 2), (2,)),
+    ),
+    S(
+        "native_batch_norm.weight",
+        lambda x, w: native_batch_norm(x, w, None, _RUNNING[0], _RUNNING[1], False, 1e-5)[0],
+        ((3, 2, 2), (2,)),
+        id="batch_norm-eval",
     ),
     S("embedding", lambda w: F.embedding(_INDICES, w), ((6, 3),)),
     # Without scale_grad_by_freq: PyTorch differentiates that backward as if unscaled, so its
