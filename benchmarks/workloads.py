@@ -427,8 +427,11 @@ def out_of_place_loop(steps: int = 100, n: int = 100) -> Workload:
 def all_workloads(quick: bool = False, large: bool = False) -> list:
     """Every workload at its sizes: ``quick`` shrinks them for a test run, ``large`` adds
     the N = 1e5 Burgers steps (several GiB of graph)."""
+    from .op_survey import survey  # why: op_survey builds on this module's Workload
+
     if quick:
         return [
+            *survey(["topk", "cdist"], number=1),
             op_chain("small", (8,), number=20),
             op_chain("medium", (100, 10), number=2),
             mlp_regression(64),
@@ -451,4 +454,5 @@ def all_workloads(quick: bool = False, large: bool = False) -> list:
         out_of_place_loop(steps=100, n=100),
         *(burgers(n, dtype) for n in sizes for dtype in ("float64", "float32")),
         laplacian(10000, d=10),
+        *survey(),
     ]

@@ -24,6 +24,8 @@ WORKLOADS = {
     "pinn-script",
     "allen-cahn",
     "out-of-place-loop",
+    "op-topk",
+    "op-cdist",
 }
 
 
