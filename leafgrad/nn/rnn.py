@@ -11,9 +11,11 @@ import math
 import numbers
 import warnings
 
-from .. import Tensor, cat, empty, stack, tensor, where, zeros
+from .. import Tensor, cat, empty, float32, stack, tensor, where, zeros
+from .._engine.grad_mode import SPECIAL
 from . import functional as F
 from . import init
+from ._lstm_layer_op import lstm_layer
 from ._rnn_steps import gru_step, lstm_step, rnn_step
 from .module import Module
 from .parameter import Parameter
@@ -151,10 +153,47 @@ class RNNBase(Module):
             raise RuntimeError(f"{name}: Expected hidden size {expected}, got {tuple(state.shape)}")
         return state
 
+    def _runs_fused(self, input: Tensor, masks) -> bool:
+        """Whether each LSTM layer runs as one op (``_lstm_layer_op``): float32 (where
+        PyTorch's CPU build runs its MKLDNN layer; float64 it runs step by step, as here), no
+        projection, biases, a plain batch (not packed), no dropout between layers, no special
+        mode on."""
+        return (
+            self.mode == "LSTM"
+            and input.dtype == float32
+            and self.proj_size == 0
+            and self.bias
+            and masks is None
+            and not (self.dropout > 0 and self.training and self.num_layers > 1)
+            and input.shape[0] > 0
+            and not SPECIAL[0]
+        )
+
+    def _run_fused(self, input: Tensor, hx: tuple):
+        """``_run`` for an LSTM whose layers each run as one op (per direction)."""
+        dirs = 2 if self.bidirectional else 1
+        layer_input, h_out, c_out = input, [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(dirs):
+                index = layer * dirs + direction
+                w_ih, w_hh, b_ih, b_hh = (getattr(self, n) for n in self._all_weights[index])
+                out, h, c, _ = lstm_layer(
+                    layer_input, w_ih, w_hh, b_ih, b_hh, hx[0][index], hx[1][index],
+                    reverse=direction == 1,
+                )  # fmt: skip
+                outputs.append(out)
+                h_out.append(h)
+                c_out.append(c)
+            layer_input = cat(outputs, -1) if dirs == 2 else outputs[0]
+        return layer_input, (stack(h_out, 0), stack(c_out, 0))
+
     def _run(self, input: Tensor, hx: tuple | None, masks: list | None = None):
         """``(output, states)`` with ``output`` (seq, batch, dirs*hidden) and each state
         (layers*dirs, batch, size); ``input`` is sequence-first and batched here. ``masks``
         (one ``(batch, 1)`` bool per step) keep a state unchanged past its sequence's end."""
+        if self._runs_fused(input, masks):
+            return self._run_fused(input, hx)
         dirs = 2 if self.bidirectional else 1
         lstm = self.mode == "LSTM"
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size

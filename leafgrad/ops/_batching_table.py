@@ -207,6 +207,7 @@ def rules() -> dict:
         RULES["native_layer_norm" + _key] = as_composite
         RULES["native_batch_norm" + _key] = as_composite
     RULES["embedding"] = RULES["embedding_dense_backward"] = as_composite
+    RULES["mkldnn_rnn_layer"] = as_composite
     RULES["convolution"] = RULES["convolution.bias"] = as_composite
     RULES["im2col"] = RULES["col2im"] = pointwise  # they take any leading dims
     for _dims in (2, 3):  # pools of the trailing dims, leading dims free

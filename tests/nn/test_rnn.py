@@ -180,3 +180,61 @@ def test_cell_repr(torch):
     assert repr(torch.nn.GRU(3, 4, 2, batch_first=True, dropout=0.1)) == (
         "GRU(3, 4, num_layers=2, batch_first=True, dropout=0.1)"
     )
+
+
+def _node_names(output):
+    node = output.grad_fn
+    return node.name(), [n.name() if n is not None else None for n, _ in node.next_functions]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"num_layers": 2, "bidirectional": True}, {"batch_first": True}],
+    ids=["one-layer", "two-bidirectional", "batch-first"],
+)
+def test_float32_lstm_layers_are_one_node_each_as_pytorch_to_second_order(kwargs):
+    """float32 LSTM layers run as one op each, PyTorch's MkldnnRnnLayerBackward0; values,
+    gradients and second derivatives as PyTorch's."""
+    torch = pytest.importorskip("torch")
+    import leafgrad
+
+    ours, theirs = leafgrad.nn.LSTM(3, 4, **kwargs), torch.nn.LSTM(3, 4, **kwargs)
+    theirs.load_state_dict({k: torch.from_numpy(to_numpy(v)) for k, v in ours.state_dict().items()})
+    rng = np.random.default_rng(5)
+    layers = kwargs.get("num_layers", 1) * (2 if kwargs.get("bidirectional") else 1)
+    arrays = [
+        rng.standard_normal((2, 5, 3) if kwargs.get("batch_first") else (5, 2, 3)),
+        rng.standard_normal((layers, 2, 4)),
+        rng.standard_normal((layers, 2, 4)),
+    ]
+    results = []
+    for lib, m in ((leafgrad, ours), (torch, theirs)):
+        x, h0, c0 = (lib.tensor(a.astype(np.float32), requires_grad=True) for a in arrays)
+        y, (h, c) = m(x, (h0, c0))
+        results.append([_node_names(y), _node_names(h)])
+        loss = (y * y.detach().cos()).sum() + (h * c).sum() + c.sum()
+        grads = lib.autograd.grad(loss, [x, h0, c0, *m.parameters()], create_graph=True)
+        second = lib.autograd.grad(sum(g.pow(2).sum() for g in grads[:3]), [x, h0, c0])
+        results[-1] += [y, h, c, *grads, *second]
+    assert results[0][:2] == results[1][:2]
+    assert "MkldnnRnnLayerBackward0" in str(results[0][:2])
+    # float32 sums over steps and gates in other orders than MKLDNN's: a few ulp of the
+    # largest terms, on entries that cancel.
+    for a, b in zip(results[0][2:], results[1][2:]):
+        assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_lstm_layer_node_saves_what_pytorch_names():
+    import leafgrad
+
+    m = leafgrad.nn.LSTM(3, 4)
+    x = leafgrad.randn(5, 2, 3)
+    y, (h, _) = m(x)
+    node = y.grad_fn
+    assert node.name() == "MkldnnRnnLayerBackward0"
+    assert node._saved_input is x and node._saved_weight1 is m.weight_hh_l0
+    assert node._saved_reverse is False
+    assert tuple(node._saved_result3.shape) == (5, 2, 20)  # the gates and cell per step
+    np.testing.assert_array_equal(node._saved_result1.detach().numpy(), h[0].detach().numpy())
+    # float64, projections and packed batches run step by step (PyTorch's float64 does too)
+    assert m.double()(x.double())[0].grad_fn.name() == "StackBackward0"

@@ -9,6 +9,7 @@ from leafgrad.nn._batch_norm_op import native_batch_norm
 from leafgrad.nn._convolution_op import col2im, im2col
 from leafgrad.nn._embedding_op import embedding_dense_backward
 from leafgrad.nn._layer_norm_op import native_layer_norm
+from leafgrad.nn._lstm_layer_op import lstm_layer
 from leafgrad.nn._padding_ops import _PADS
 from leafgrad.nn._pooling_ops import _AVG, _MAX
 from leafgrad.nn._upsample_ops import _OPS as _UPSAMPLES
@@ -91,6 +92,19 @@ SAMPLES = [
         lambda x, w: native_batch_norm(x, w, None, _RUNNING[0], _RUNNING[1], False, 1e-5)[0],
         ((3, 2, 2), (2,)),
         id="batch_norm-eval",
+    ),
+    # One LSTM layer as one op (float32 modules use it; the table runs float64): every
+    # output but the workspace, forward and reversed.
+    S(
+        "mkldnn_rnn_layer",
+        lambda x, wi, wh, bi, bh, h, c: lstm_layer(x, wi, wh, bi, bh, h, c, reverse=False)[:3],
+        ((3, 2, 2), (8, 2), (8, 2), (8,), (8,), (2, 2), (2, 2)),
+    ),
+    S(
+        "mkldnn_rnn_layer",
+        lambda x, wi, wh, bi, bh, h, c: lstm_layer(x, wi, wh, bi, bh, h, c, reverse=True)[0],
+        ((2, 1, 3), (4, 3), (4, 1), (4,), (4,), (1, 1), (1, 1)),
+        id="lstm-layer-reverse",
     ),
     S("embedding", lambda w: F.embedding(_INDICES, w), ((6, 3),)),
     # Without scale_grad_by_freq: PyTorch differentiates that backward as if unscaled, so its
