@@ -259,6 +259,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if bias is not None and input.dim() == 2 and weight.dim() == 2:
         return _lg.addmm(bias, input, weight.t())  # one node, as PyTorch's AddmmBackward0
+    if bias is not None and input.dim() == 3 and weight.dim() == 2 and input.is_contiguous():
+        # PyTorch's fused path for a contiguous 3-D input: the rows through one addmm.
+        a, b, k = input.shape
+        return _lg.addmm(bias, input.view(a * b, k), weight.t()).view(a, b, weight.shape[0])
     out = _lg.matmul(input, weight.t() if weight.dim() == 2 else weight)
     return out if bias is None else out + bias
 

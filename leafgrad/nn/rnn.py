@@ -197,7 +197,11 @@ class RNNBase(Module):
         dirs = 2 if self.bidirectional else 1
         lstm = self.mode == "LSTM"
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-        layer_input = input.unbind(0)
+        if input.shape[0] == 0:
+            output = zeros((0, input.shape[1], dirs * real_hidden), dtype=input.dtype)
+            states = (hx[0],) + ((hx[1],) if lstm else ())
+            return output, tuple(s.clone() for s in states)
+        layer_input = input
         h_out, c_out = [], []
         for layer in range(self.num_layers):
             outputs = []
@@ -209,34 +213,33 @@ class RNNBase(Module):
                 w_hr = weights[-1] if self.proj_size > 0 else None
                 h = hx[0][index]
                 c = hx[1][index] if lstm else None
-                steps = layer_input if direction == 0 else layer_input[::-1]
+                # The input's products for every step at once, as PyTorch's layers make them.
+                steps = F.linear(layer_input, w_ih, b_ih).unbind(0)
+                if direction == 1:
+                    steps = steps[::-1]
                 step_masks = None if masks is None else masks[:: 1 if direction == 0 else -1]
                 seq = []
-                for t, x in enumerate(steps):
+                for t, gates in enumerate(steps):
                     h_old, c_old = h, c
                     if lstm:
-                        h, c = lstm_step(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr)
+                        h, c = lstm_step(None, h, c, w_ih, w_hh, b_ih, b_hh, w_hr, gates=gates)
                     elif self.mode == "GRU":
-                        h = gru_step(x, h, w_ih, w_hh, b_ih, b_hh)
+                        h = gru_step(None, h, w_ih, w_hh, b_ih, b_hh, gates=gates)
                     else:
                         act = "tanh" if self.mode == "RNN_TANH" else "relu"
-                        h = rnn_step(x, h, w_ih, w_hh, b_ih, b_hh, act)
+                        h = rnn_step(None, h, w_ih, w_hh, b_ih, b_hh, act, gates=gates)
                     if step_masks is not None:
                         h = where(step_masks[t], h, h_old)
                         c = where(step_masks[t], c, c_old) if lstm else None
                     seq.append(h)
-                outputs.append(seq if direction == 0 else seq[::-1])
+                outputs.append(stack(seq if direction == 0 else seq[::-1], 0))
                 h_out.append(h)
                 c_out.append(c)
-            layer_input = [cat(step, -1) for step in zip(*outputs)] if dirs == 2 else outputs[0]
+            layer_input = cat(outputs, -1) if dirs == 2 else outputs[0]
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
-                layer_input = [F.dropout(x, self.dropout, True) for x in layer_input]
-        if not layer_input:
-            output = zeros((0, input.shape[1], dirs * real_hidden), dtype=input.dtype)
-        else:
-            output = stack(layer_input, 0)
+                layer_input = F.dropout(layer_input, self.dropout, True)
         states = (stack(h_out, 0),) + ((stack(c_out, 0),) if lstm else ())
-        return output, states
+        return layer_input, states
 
     def _forward_packed(self, packed: PackedSequence, hx):
         """Run on a packed batch: padded in sorted order, steps past a sequence's end

@@ -238,3 +238,39 @@ def test_lstm_layer_node_saves_what_pytorch_names():
     np.testing.assert_array_equal(node._saved_result1.detach().numpy(), h[0].detach().numpy())
     # float64, projections and packed batches run step by step (PyTorch's float64 does too)
     assert m.double()(x.double())[0].grad_fn.name() == "StackBackward0"
+
+
+def _node_counts(output) -> dict:
+    seen, counts, stack = set(), {}, [output.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        counts[node.name()] = counts.get(node.name(), 0) + 1
+        stack += [n for n, _ in node.next_functions]
+    return counts
+
+
+@pytest.mark.parametrize(
+    "mode, kwargs",
+    [("RNN", {}), ("GRU", {}), ("GRU", {"num_layers": 2, "bidirectional": True}),
+     ("LSTM", {}), ("LSTM", {"proj_size": 2})],
+)  # fmt: skip
+def test_step_by_step_layers_record_pytorchs_graph_node_for_node(mode, kwargs):
+    """The input's products made for every step at once (one addmm between two views), the
+    gates split with unsafe_chunk, GRU's ``(h - n) z + n``: PyTorch's cells' graphs."""
+    leafgrad, torch, ours, theirs = _pair_modules(mode, kwargs)
+    x = np.random.default_rng(2).standard_normal((5, 2, 3))
+    x_ours, x_theirs = pair(x, requires_grad=True)
+    assert _node_counts(ours(x_ours)[0]) == _node_counts(theirs(x_theirs)[0])
+
+
+def test_linear_of_a_contiguous_3d_input_is_one_addmm_between_views_as_pytorch(torch):
+    import leafgrad
+
+    x = leafgrad.randn(4, 2, 3, requires_grad=True)
+    y = leafgrad.nn.functional.linear(x, leafgrad.randn(5, 3), leafgrad.randn(5))
+    assert y.grad_fn.name() == "ViewBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "AddmmBackward0"
+    assert tuple(y.shape) == (4, 2, 5)
