@@ -260,7 +260,7 @@ def _node_counts(output) -> dict:
 def test_step_by_step_layers_record_pytorchs_graph_node_for_node(mode, kwargs):
     """The input's products made for every step at once (one addmm between two views), the
     gates split with unsafe_chunk, GRU's ``(h - n) z + n``: PyTorch's cells' graphs."""
-    leafgrad, torch, ours, theirs = _pair_modules(mode, kwargs)
+    _, _, ours, theirs = _pair_modules(mode, kwargs)
     x = np.random.default_rng(2).standard_normal((5, 2, 3))
     x_ours, x_theirs = pair(x, requires_grad=True)
     assert _node_counts(ours(x_ours)[0]) == _node_counts(theirs(x_theirs)[0])
