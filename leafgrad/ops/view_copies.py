@@ -16,7 +16,7 @@ from .._tensor import Tensor, _normalize_dim, _wrap
 from ._optable import Linear
 from ._out import accepts_out
 from ._primitive import primitive, with_outputs
-from .joining import _split_forward, _split_grads, split
+from .joining import _split_forward, _split_grads, chunk_plan, split, split_plan
 from .slicing import narrow
 from .trace_diag import diagonal_copy as _diagonal_copy
 
@@ -47,9 +47,8 @@ def _unsafe_op(n: int, node_name: str):
     return with_outputs(_UNSAFE[node_name], n)
 
 
-def _unsafe_pieces(input: Tensor, pieces: tuple, dim: int, node_name: str) -> tuple:
-    """The sizes ``split`` chose, cut again by the unsafe (non-view) op."""
-    sizes = [p._data.shape[dim] for p in pieces]
+def _unsafe_pieces(input: Tensor, sizes: list, dim: int, node_name: str) -> tuple:
+    """The pieces of ``sizes`` along ``dim``, cut by the unsafe (non-view) op."""
     if _jet_state.mode is not None:  # Taylor mode: single-output ops only, as in split
         offsets = np.cumsum((0, *sizes[:-1])).tolist()
         return tuple(narrow(input, dim, o, n) for o, n in zip(offsets, sizes))
@@ -70,23 +69,22 @@ def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
 @public()
 def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple:
     """``split`` into pieces of ``split_size`` whose in-place changes autograd allows."""
-    pieces = split(input, operator.index(split_size), dim)
-    return _unsafe_pieces(input, pieces, _dim(input, dim, "unsafe_split"), "UnsafeSplitBackward0")
+    d, sizes, _ = split_plan(input, operator.index(split_size), dim, "unsafe_split")
+    return _unsafe_pieces(input, sizes, d, "UnsafeSplitBackward0")
 
 
 @public()
 def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
     """``split_with_sizes`` whose pieces autograd lets change in place."""
-    pieces = split(input, list(split_sizes), dim)
-    d = _dim(input, dim, "unsafe_split_with_sizes")
-    return _unsafe_pieces(input, pieces, d, "UnsafeSplitWithSizesBackward0")
+    d, sizes, _ = split_plan(input, list(split_sizes), dim, "unsafe_split_with_sizes")
+    return _unsafe_pieces(input, sizes, d, "UnsafeSplitWithSizesBackward0")
 
 
 @public()
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """``chunk`` whose pieces autograd lets change in place."""
-    pieces = input.chunk(chunks, dim)
-    return _unsafe_pieces(input, pieces, _dim(input, dim, "unsafe_chunk"), "UnsafeSplitBackward0")
+    d, sizes, _ = chunk_plan(input, chunks, dim, "unsafe_chunk")
+    return _unsafe_pieces(input, sizes, d, "UnsafeSplitBackward0")
 
 
 # ----- copies of views -----
