@@ -21,6 +21,7 @@ from ..ops import _sums
 from ..ops._optable import Composite
 from ..ops._primitive import primitive
 from ..ops.activations import threshold_backward
+from ..ops.reduction import _mean_of_array
 
 __all__ = ["native_batch_norm"]
 
@@ -55,9 +56,9 @@ def _make_forward(has_weight, has_bias):
         weight, bias = _affine_parts(has_weight, has_bias, affine, absent)
         axes = (0,) + tuple(range(2, x.ndim))
         if training:
-            mean = np.mean(x, axis=axes, keepdims=True)
+            mean = _mean_of_array(x, axes, True, None)
             centered = x - mean
-            invstd = 1 / np.sqrt(np.mean(centered * centered, axis=axes, keepdims=True) + eps)
+            invstd = 1 / np.sqrt(_mean_of_array(centered * centered, axes, True, None) + eps)
         else:
             mean = _channels(x, _array(running_mean).astype(x.dtype, copy=False))
             centered = x - mean
@@ -94,8 +95,8 @@ def _vjp_on_arrays(grad, x, weight, running_mean, running_var, training, eps, ne
     has_weight, has_bias = has
     axes = (0,) + tuple(range(2, x.ndim))
     if training:
-        centered = x - np.mean(x, axis=axes, keepdims=True)
-        invstd = 1 / np.sqrt(np.mean(centered * centered, axis=axes, keepdims=True) + eps)
+        centered = x - _mean_of_array(x, axes, True, None)
+        invstd = 1 / np.sqrt(_mean_of_array(centered * centered, axes, True, None) + eps)
     else:
         centered = x - _channels(x, _array(running_mean).astype(x.dtype, copy=False))
         invstd = _channels(x, 1 / np.sqrt(_array(running_var).astype(x.dtype) + eps))
@@ -104,8 +105,8 @@ def _vjp_on_arrays(grad, x, weight, running_mean, running_var, training, eps, ne
     if needs[0]:
         scale = invstd if weight is None else invstd * _channels(x, weight)
         if training:
-            inner = grad - np.mean(grad, axis=axes, keepdims=True)
-            gx = scale * (inner - xhat * np.mean(grad * xhat, axis=axes, keepdims=True))
+            inner = grad - _mean_of_array(grad, axes, True, None)
+            gx = scale * (inner - xhat * _mean_of_array(grad * xhat, axes, True, None))
         else:
             gx = grad * scale
     if has_weight and needs[1]:

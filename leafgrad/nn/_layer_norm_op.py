@@ -21,6 +21,7 @@ import numpy as np
 from ..ops import _sums
 from ..ops._optable import Composite
 from ..ops._primitive import primitive
+from ..ops.reduction import _mean_of_array
 
 __all__ = ["native_layer_norm"]
 
@@ -48,9 +49,9 @@ def _make_forward(has_weight, has_bias):
         """``(x - mean) * rstd * weight + bias``, mean and rstd over the trailing dims."""
         weight, bias = _affine_parts(has_weight, has_bias, affine, absent)
         axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
-        mean = np.mean(x, axis=axes, keepdims=True)
+        mean = _mean_of_array(x, axes, True, None)
         centered = x - mean
-        var = np.mean(centered * centered, axis=axes, keepdims=True)
+        var = _mean_of_array(centered * centered, axes, True, None)
         rstd = 1 / np.sqrt(var + eps)
         out = centered * rstd
         if weight is not None:
@@ -85,8 +86,8 @@ def _vjp_on_arrays(grads, x, weight, result, needs, normalized_shape, has_weight
     gx = dw = db = None
     if needs[0]:
         g = grad * weight if weight is not None else grad
-        inner = g - np.mean(g, axis=axes, keepdims=True)
-        gx = rstd * (inner - xhat * np.mean(g * xhat, axis=axes, keepdims=True))
+        inner = g - _mean_of_array(g, axes, True, None)
+        gx = rstd * (inner - xhat * _mean_of_array(g * xhat, axes, True, None))
         if grad_mean is not None and grad_mean.any():
             gx = gx + np.broadcast_to(grad_mean / n, x.shape)
         if grad_rstd is not None and grad_rstd.any():
