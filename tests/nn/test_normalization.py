@@ -271,3 +271,24 @@ def test_layer_norm_hessian_and_vmap_over_weights_match_pytorch():
     xs, ws = rng.standard_normal((5, 3, 4)), rng.uniform(0.5, 1.5, (5, 4))
     for a, b in zip(_batched_and_hessian(lg, xs, ws), _batched_and_hessian(torch, xs, ws)):
         assert_close(a, b)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_is_one_node_with_pytorchs_saves(training):
+    """One NativeBatchNormBackward0, saving what PyTorch's saves (the batch statistics
+    when training, empty ones otherwise), in both modes."""
+    x = RNG.standard_normal((4, 3, 2, 2))
+    nodes = []
+    for lib in (lg, torch):
+        m = lib.nn.BatchNorm2d(3).double()
+        m.train(training)
+        y = m(lib.tensor(x, requires_grad=True))
+        node = y.grad_fn
+        nodes.append(node)
+        assert node.name() == "NativeBatchNormBackward0"
+        assert node._saved_training is training and node._saved_eps == 1e-5
+        assert node._saved_running_mean is m.running_mean
+        assert node._saved_weight is m.weight
+    ours, theirs = nodes
+    for name in ("_saved_result1", "_saved_result2"):
+        assert_close(getattr(ours, name).detach(), getattr(theirs, name).detach())
