@@ -4,8 +4,8 @@ deviation per channel (``invstd``; both empty when not training, as PyTorch's), 
 ``input``, ``weight``, ``running_mean``, ``running_var``, ``training``, ``eps`` and the two
 statistics (``_saved_result1``, ``_saved_result2``).
 
-Which of ``weight`` and ``bias`` are given picks one of four overloads (as layer norm's,
-``_layer_norm_op``); the running statistics are parameters (buffers, never differentiated),
+Which of ``weight`` and ``bias`` are given picks one of four overloads
+(``_norm_overloads``); the running statistics are parameters (buffers, never differentiated),
 updated by the caller. The VJP is PyTorch's ``native_batch_norm_backward`` in leafgrad ops,
 so the op differentiates to any order; forward mode uses its JVP, Taylor mode and vmap the
 composite. Why one op: the composite recorded 27 ops and 12 nodes a call, 3.3x PyTorch's time
@@ -18,26 +18,11 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops import _sums
-from ..ops._optable import Composite
-from ..ops._primitive import primitive
 from ..ops.activations import threshold_backward
 from ..ops.reduction import _mean_of_array
+from ._norm_overloads import affine_parts, call, declare
 
 __all__ = ["native_batch_norm"]
-
-_OVERLOADS = {  # (has weight, has bias) -> overload
-    (False, False): "",
-    (True, False): "weight",
-    (False, True): "bias",
-    (True, True): "weight_bias",
-}
-
-
-def _affine_parts(has_weight, has_bias, affine, params):
-    """``(weight, bias)`` from the op's extra operands (or its None parameters)."""
-    weight = affine[0] if has_weight else params.get("weight")
-    bias = affine[-1] if has_bias else params.get("bias")
-    return weight, bias
 
 
 def _channels(x, v):
@@ -53,7 +38,7 @@ def _make_forward(has_weight, has_bias):
     def forward(x, *affine, running_mean, running_var, training, eps, **absent):
         """``(x - mean) * invstd * weight + bias`` per channel; the batch's statistics when
         training, else the running ones."""
-        weight, bias = _affine_parts(has_weight, has_bias, affine, absent)
+        weight, bias = affine_parts(has_weight, has_bias, affine, absent)
         axes = (0,) + tuple(range(2, x.ndim))
         if training:
             mean = _mean_of_array(x, axes, True, None)
@@ -120,7 +105,7 @@ def _make_vjp(has_weight, has_bias):
     def vjp(grads, x, *affine, result, needs, running_mean, running_var, training, eps, **absent):
         """PyTorch's ``native_batch_norm_backward`` (the statistics' own outputs are not
         public here: only the output's gradient arrives)."""
-        weight, _ = _affine_parts(has_weight, has_bias, affine, absent)
+        weight, _ = affine_parts(has_weight, has_bias, affine, absent)
         grad = grads[0]
         if grad is None:
             return (None,) * (1 + has_weight + has_bias)
@@ -155,8 +140,8 @@ def _make_jvp(has_weight, has_bias):
         """The tangents of the output, the mean and invstd (empty ones when not training)."""
         count = has_weight + has_bias
         tangents, (x, *affine) = rest[:count], rest[count:]
-        t_weight, t_bias = _affine_parts(has_weight, has_bias, tangents, {})
-        weight, _ = _affine_parts(has_weight, has_bias, affine, absent)
+        t_weight, t_bias = affine_parts(has_weight, has_bias, tangents, {})
+        weight, _ = affine_parts(has_weight, has_bias, affine, absent)
         dims = (0,) + tuple(range(2, x.dim()))
         xhat, invstd = _statistics(x, running_mean, running_var, training, eps)
         terms, t_mean, t_invstd = [], None, None
@@ -187,7 +172,7 @@ def _make_jvp(has_weight, has_bias):
 def _make_composite(has_weight, has_bias):
     def composite(x, *affine, running_mean, running_var, training, eps, **absent):
         """The same three results from leafgrad ops (vmap batches these)."""
-        weight, bias = _affine_parts(has_weight, has_bias, affine, absent)
+        weight, bias = affine_parts(has_weight, has_bias, affine, absent)
         xhat, invstd = _statistics(x, running_mean, running_var, training, eps)
         out = xhat
         if weight is not None:
@@ -205,44 +190,21 @@ def _make_composite(has_weight, has_bias):
 
 _SAVES = ("input", "weight", "running_mean", "running_var", "training", "eps")
 _SAVES += ("result1", "result2")
-
-
-def _declare(has_weight, has_bias):
-    inputs = ("input",) + (("weight",) if has_weight else ()) + (("bias",) if has_bias else ())
-    return primitive(
-        "native_batch_norm",
-        _make_forward(has_weight, has_bias),
-        vjp_all=_make_vjp(has_weight, has_bias),
-        kind=Composite(
-            taylor_as=_make_composite(has_weight, has_bias), jvp=_make_jvp(has_weight, has_bias)
-        ),
-        overload=_OVERLOADS[has_weight, has_bias],
-        inputs=inputs,
-        outputs=("result0", "result1", "result2"),
-        saves=_SAVES,
-        node_name="NativeBatchNormBackward0",
-        dtype_rule="keep",
-        num_outputs=3,
-        materialize_grads=False,
-        plain_rules=True,
-    )
-
-
-_BATCH_NORMS = {key: _declare(*key) for key in _OVERLOADS}
+_MAKERS = (_make_forward, _make_vjp, _make_composite, _make_jvp)
+_BATCH_NORMS = declare("native_batch_norm", "NativeBatchNormBackward0", _SAVES, _MAKERS)
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, eps) -> tuple:
     """``(output, mean, invstd)``; the caller has checked the shapes, that ``weight`` and
     ``bias`` (either may be None) share the input's floating dtype, and that the running
     statistics are given when not training."""
-    op = _BATCH_NORMS[weight is not None, bias is not None]
-    tensors = [t for t in (input, weight, bias) if t is not None]
-    absent = {name: None for name, t in (("weight", weight), ("bias", bias)) if t is None}
-    return op(
-        *tensors,
+    return call(
+        _BATCH_NORMS,
+        input,
+        weight,
+        bias,
         running_mean=running_mean,
         running_var=running_var,
         training=bool(training),
         eps=float(eps),
-        **absent,
     )

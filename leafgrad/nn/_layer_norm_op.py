@@ -4,8 +4,9 @@
 ``weight``, ``bias``, ``normalized_shape`` and the two statistics (``_saved_result1``,
 ``_saved_result2``).
 
-Which of ``weight`` and ``bias`` are given picks one of four overloads (each takes only the
-tensors it has; an absent one is a None parameter, saved as PyTorch saves it). The VJP is
+Which of ``weight`` and ``bias`` are given picks one of four overloads (``_norm_overloads``:
+each takes only the tensors it has; an absent one is a None parameter, saved as PyTorch
+saves it). The VJP is
 PyTorch's ``native_layer_norm_backward`` in leafgrad ops (plus the terms of the statistics'
 own gradients, for ``torch.native_layer_norm``'s other outputs), so the op differentiates to
 any order. Forward mode uses its JVP, Taylor mode nested duals through
@@ -19,35 +20,20 @@ import math
 import numpy as np
 
 from ..ops import _sums
-from ..ops._optable import Composite
-from ..ops._primitive import primitive
 from ..ops.reduction import _mean_of_array
+from ._norm_overloads import affine_parts, call, declare
 
 __all__ = ["native_layer_norm"]
-
-_OVERLOADS = {  # (has weight, has bias) -> overload
-    (False, False): "",
-    (True, False): "weight",
-    (False, True): "bias",
-    (True, True): "weight_bias",
-}
 
 
 def _dims(normalized_shape) -> tuple:
     return tuple(range(-len(normalized_shape), 0))
 
 
-def _affine_parts(has_weight, has_bias, affine, params):
-    """``(weight, bias)`` from the op's extra operands (or its None parameters)."""
-    weight = affine[0] if has_weight else params.get("weight")
-    bias = affine[-1] if has_bias else params.get("bias")
-    return weight, bias
-
-
 def _make_forward(has_weight, has_bias):
     def forward(x, *affine, normalized_shape, eps, **absent):
         """``(x - mean) * rstd * weight + bias``, mean and rstd over the trailing dims."""
-        weight, bias = _affine_parts(has_weight, has_bias, affine, absent)
+        weight, bias = affine_parts(has_weight, has_bias, affine, absent)
         axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
         mean = _mean_of_array(x, axes, True, None)
         centered = x - mean
@@ -103,7 +89,7 @@ def _make_vjp(has_weight, has_bias):
     def vjp(grads, x, *affine, result, needs, normalized_shape, eps, **absent):
         """PyTorch's ``native_layer_norm_backward``; gradients of the mean and rstd (from a
         differentiated rule) add their own terms to the input's."""
-        weight, _ = _affine_parts(has_weight, has_bias, affine, absent)
+        weight, _ = affine_parts(has_weight, has_bias, affine, absent)
         grad, grad_mean, grad_rstd = grads
         if type(x) is np.ndarray:  # a plain backward (nothing recorded): on the arrays
             return _vjp_on_arrays(
@@ -143,8 +129,8 @@ def _make_jvp(has_weight, has_bias):
         """The tangents of the output, the mean and rstd."""
         count = has_weight + has_bias
         tangents, (x, *affine) = rest[:count], rest[count:]
-        t_weight, t_bias = _affine_parts(has_weight, has_bias, tangents, {})
-        weight, _ = _affine_parts(has_weight, has_bias, affine, absent)
+        t_weight, t_bias = affine_parts(has_weight, has_bias, tangents, {})
+        weight, _ = affine_parts(has_weight, has_bias, affine, absent)
         dims = _dims(normalized_shape)
         xhat, rstd = _statistics(x, dims, eps)
         terms, t_mean, t_rstd = [], None, None
@@ -169,7 +155,7 @@ def _make_jvp(has_weight, has_bias):
 def _make_composite(has_weight, has_bias):
     def composite(x, *affine, normalized_shape, eps, **absent):
         """The same three results from leafgrad ops (vmap batches these)."""
-        weight, bias = _affine_parts(has_weight, has_bias, affine, absent)
+        weight, bias = affine_parts(has_weight, has_bias, affine, absent)
         dims = _dims(normalized_shape)
         mean = x.mean(dims, keepdim=True)
         centered = x - mean
@@ -184,34 +170,14 @@ def _make_composite(has_weight, has_bias):
     return composite
 
 
-def _declare(has_weight, has_bias):
-    inputs = ("input",) + (("weight",) if has_weight else ()) + (("bias",) if has_bias else ())
-    return primitive(
-        "native_layer_norm",
-        _make_forward(has_weight, has_bias),
-        vjp_all=_make_vjp(has_weight, has_bias),
-        kind=Composite(
-            taylor_as=_make_composite(has_weight, has_bias), jvp=_make_jvp(has_weight, has_bias)
-        ),
-        overload=_OVERLOADS[has_weight, has_bias],
-        inputs=inputs,
-        outputs=("result0", "result1", "result2"),
-        saves=("input", "normalized_shape", "weight", "bias", "result1", "result2"),
-        node_name="NativeLayerNormBackward0",
-        dtype_rule="keep",
-        num_outputs=3,
-        materialize_grads=False,
-        plain_rules=True,
-    )
-
-
-_LAYER_NORMS = {key: _declare(*key) for key in _OVERLOADS}
+_SAVES = ("input", "normalized_shape", "weight", "bias", "result1", "result2")
+_MAKERS = (_make_forward, _make_vjp, _make_composite, _make_jvp)
+_LAYER_NORMS = declare("native_layer_norm", "NativeLayerNormBackward0", _SAVES, _MAKERS)
 
 
 def native_layer_norm(input, normalized_shape: tuple, weight, bias, eps: float) -> tuple:
     """``(output, mean, rstd)``; the caller has checked the shapes and that ``weight`` and
     ``bias`` (either may be None) share the input's floating dtype."""
-    op = _LAYER_NORMS[weight is not None, bias is not None]
-    tensors = [t for t in (input, weight, bias) if t is not None]
-    absent = {name: None for name, t in (("weight", weight), ("bias", bias)) if t is None}
-    return op(*tensors, normalized_shape=tuple(normalized_shape), eps=eps, **absent)
+    return call(
+        _LAYER_NORMS, input, weight, bias, normalized_shape=tuple(normalized_shape), eps=eps
+    )
