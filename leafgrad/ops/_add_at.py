@@ -59,15 +59,18 @@ def flat_positions(out: np.ndarray, key) -> np.ndarray | None:
     before = [axis for axis in sliced if adjacent and axis < start]
     after = [axis for axis in sliced if axis not in before]
     ndim = len(before) + len(block) + len(after)
-    flat = np.zeros((), np.int64)
+    offset = None  # (each array: one pass to check its sign, one to scale and add it)
+    for axis in arrays:
+        index = key[axis]
+        if index.size and index.min() < 0:
+            index = np.where(index < 0, index + shape[axis], index)
+        term = index.astype(np.int64, copy=False)
+        if strides[axis] != 1:
+            term = term * strides[axis]
+        offset = term if offset is None else offset + term
+    flat = offset.reshape((1,) * len(before) + offset.shape + (1,) * len(after))
     for position, axis in enumerate(before):
         flat = flat + _placed(np.arange(shape[axis]) * strides[axis], position, ndim)
-    offset = np.zeros((), np.int64)
-    for axis in arrays:
-        index = key[axis].astype(np.int64, copy=False)
-        index = np.where(index < 0, index + shape[axis], index)
-        offset = offset + index * strides[axis]
-    flat = flat + offset.reshape((1,) * len(before) + offset.shape + (1,) * len(after))
     for position, axis in enumerate(after, len(before) + len(block)):
         flat = flat + _placed(np.arange(shape[axis]) * strides[axis], position, ndim)
     return np.broadcast_to(flat, tuple(_result_shape(shape, before, block, after)))
