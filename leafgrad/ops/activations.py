@@ -69,7 +69,12 @@ relu = primitive(
 
 
 def _leaky_relu_forward(x, *, negative_slope=0.01):
-    return _select.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False)
+    scaled = x * negative_slope
+    if 0 < negative_slope <= 1 and type(scaled) is np.ndarray and scaled.dtype == x.dtype:
+        # ``x > 0 ? x : slope x`` is the larger of the two for such a slope, in every case
+        # (signed zeros, infinities, NaN): one pass instead of a compare and a select.
+        return np.maximum(x, scaled, out=scaled)
+    return _select.where(x > 0, x, scaled).astype(x.dtype, copy=False)
 
 
 _leaky_relu = primitive(

@@ -116,3 +116,11 @@ def test_nan_and_infinite_inputs_as_pytorch():
         np.testing.assert_allclose(y1, y2, rtol=1e-14, atol=0)  # NaN and inf where PyTorch's
         # (PyTorch's float64 hardsigmoid gradient uses a float32 1/6: 3e-8 off)
         np.testing.assert_allclose(g1, g2, rtol=1e-7, atol=0)
+
+
+@pytest.mark.parametrize("slope", [0.01, 1.0, 0.0, 2.0, -0.3])
+def test_leaky_relu_matches_torch_bit_for_bit_on_signed_zeros_infinities_and_nan(slope):
+    values = np.array([0.0, -0.0, 1.5, -2.5, np.inf, -np.inf, np.nan, 1e-45, -1e-45], np.float32)
+    ours = lg.nn.functional.leaky_relu(lg.tensor(values), slope).numpy()
+    theirs = torch.nn.functional.leaky_relu(torch.tensor(values), slope).numpy()
+    np.testing.assert_array_equal(ours.view(np.uint32), theirs.view(np.uint32))
