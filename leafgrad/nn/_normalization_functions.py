@@ -11,7 +11,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor, no_grad
-from . import _batch_norm_op, _layer_norm_op
+from . import _batch_norm_op, _group_norm_op, _layer_norm_op
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"]
 
@@ -194,15 +194,7 @@ def group_norm(
             f"num_groups={num_groups}"
         )
     _verify_batch_size([batch * channels // num_groups, num_groups, *input.shape[2:]])
-    grouped = input.reshape(batch, num_groups, -1)
-    out, _, _ = _standardize(grouped, (2,), eps)
-    out = out.reshape(input.shape)
-    shape = _channel_shape(input)
-    return _affine(
-        out,
-        None if weight is None else weight.reshape(shape),
-        None if bias is None else bias.reshape(shape),
-    )
+    return _group_norm_op.native_group_norm(input, weight, bias, num_groups, eps)[0]
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:

@@ -206,6 +206,7 @@ def rules() -> dict:
     for _key in ("", ".weight", ".bias", ".weight_bias"):
         RULES["native_layer_norm" + _key] = as_composite
         RULES["native_batch_norm" + _key] = as_composite
+        RULES["native_group_norm" + _key] = as_composite
     RULES["embedding"] = RULES["embedding_dense_backward"] = as_composite
     RULES["mkldnn_rnn_layer"] = as_composite
     RULES["convolution"] = RULES["convolution.bias"] = as_composite

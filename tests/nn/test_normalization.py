@@ -292,3 +292,22 @@ def test_batch_norm_is_one_node_with_pytorchs_saves(training):
     ours, theirs = nodes
     for name in ("_saved_result1", "_saved_result2"):
         assert_close(getattr(ours, name).detach(), getattr(theirs, name).detach())
+
+
+def test_group_norm_is_one_node_with_pytorchs_saves_to_second_order():
+    x = RNG.standard_normal((2, 4, 3, 3))
+    w, b = RNG.standard_normal(4), RNG.standard_normal(4)
+    results = []
+    for lib in (lg, torch):
+        xs = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
+        y = lib.nn.functional.group_norm(xs[0], 2, xs[1], xs[2])
+        node = y.grad_fn
+        assert node.name() == "NativeGroupNormBackward0"
+        saved = (node._saved_N, node._saved_C, node._saved_HxW, node._saved_group)
+        assert saved == (2, 4, 9, 2) and node._saved_eps == 1e-5
+        stats = [node._saved_result1, node._saved_result2]
+        grads = lib.autograd.grad((y**3).sum(), xs, create_graph=True)
+        second = lib.autograd.grad(sum((g * g).sum() for g in grads), xs)
+        results.append([y, *stats, *grads, *second])
+    for a, b in zip(*results):
+        assert_close(a.detach(), b.detach())

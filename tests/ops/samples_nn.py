@@ -8,6 +8,7 @@ from leafgrad.nn._activation_ops import hardswish_backward, hardtanh_backward
 from leafgrad.nn._batch_norm_op import native_batch_norm
 from leafgrad.nn._convolution_op import col2im, im2col
 from leafgrad.nn._embedding_op import embedding_dense_backward
+from leafgrad.nn._group_norm_op import native_group_norm
 from leafgrad.nn._layer_norm_op import native_layer_norm
 from leafgrad.nn._lstm_layer_op import lstm_layer
 from leafgrad.nn._padding_ops import _PADS
@@ -105,6 +106,26 @@ SAMPLES = [
         lambda x, wi, wh, bi, bh, h, c: lstm_layer(x, wi, wh, bi, bh, h, c, reverse=True)[0],
         ((2, 1, 3), (4, 3), (4, 1), (4,), (4,), (1, 1), (1, 1)),
         id="lstm-layer-reverse",
+    ),
+    S(
+        "native_group_norm",
+        lambda x: native_group_norm(x, None, None, 2, 1e-5)[0],
+        ((2, 4, 3),),
+    ),
+    S(
+        "native_group_norm.weight",
+        lambda x, w: native_group_norm(x, w, None, 2, 1e-5)[0],
+        ((2, 4), (4,)),
+    ),
+    S(
+        "native_group_norm.bias",
+        lambda x, b: native_group_norm(x, None, b, 1, 1e-5)[0],
+        ((3, 2, 2), (2,)),
+    ),
+    S(
+        "native_group_norm.weight_bias",
+        lambda x, w, b: native_group_norm(x, w, b, 3, 1e-5)[0],
+        ((2, 6, 2, 1), (6,), (6,)),
     ),
     S("embedding", lambda w: F.embedding(_INDICES, w), ((6, 3),)),
     # Without scale_grad_by_freq: PyTorch differentiates that backward as if unscaled, so its
