@@ -112,6 +112,22 @@ def _einsum(lib):
     return lambda: _backward(lib.einsum("bij,bjk->bik", x, x).sum())
 
 
+def _randn(lib):
+    lib.manual_seed(0)
+    return lambda: lib.randn(256, 1000)
+
+
+def _scatter_add(lib):
+    x = _grad(lib, _normal(256, 1000))
+    index = lib.tensor(_rng().integers(0, 100, (256, 1000)))
+    return lambda: _backward(lib.zeros(256, 100).scatter_add(1, index, x).sum())
+
+
+def _qr(lib):
+    x = _grad(lib, _normal(32, 16))
+    return lambda: _backward(lib.linalg.qr(x)[1].sum())
+
+
 def _hessian(lib):
     x = lib.tensor(_normal(8))
     return lambda: lib.autograd.functional.hessian(lambda z: (z.sin() * z).sum(), x)
@@ -165,6 +181,8 @@ CASES = {  # name -> (what, make)
         lambda lib, x: lib.nn.functional.avg_pool2d(x, 2), (8, 3, 32, 32))),
     "batch-norm2d": ("nn.BatchNorm2d(3), training, (8, 3, 32, 32)", _module(
         lambda lib: lib.nn.BatchNorm2d(3), (8, 3, 32, 32))),
+    "group-norm": (f"{F}.group_norm 4 groups of (8, 16, 16, 16)", _unary(
+        lambda lib, x: lib.nn.functional.group_norm(x, 4), (8, 16, 16, 16))),
     "layer-norm": ("nn.LayerNorm(128) of (64, 128)", _module(
         lambda lib: lib.nn.LayerNorm(128), (64, 128))),
     "softmax": ("softmax(-1) * x of (256, 1000)", _unary(lambda lib, x: x.softmax(-1) * x)),
@@ -173,14 +191,21 @@ CASES = {  # name -> (what, make)
     "embedding": ("nn.Embedding(1000, 64), 256 indices", _embedding),
     "gelu": (f"{F}.gelu of (256, 1000)", _unary(lambda lib, x: lib.nn.functional.gelu(x))),
     "silu": (f"{F}.silu of (256, 1000)", _unary(lambda lib, x: lib.nn.functional.silu(x))),
+    "leaky-relu": (f"{F}.leaky_relu of (256, 1000)", _unary(
+        lambda lib, x: lib.nn.functional.leaky_relu(x))),
+    "softplus": (f"{F}.softplus of (256, 1000)", _unary(
+        lambda lib, x: lib.nn.functional.softplus(x))),
     "cumsum": ("cumsum(1) of (256, 1000)", _unary(lambda lib, x: x.cumsum(1))),
     "topk": ("topk(5, 1) of (256, 1000)", _unary(lambda lib, x: x.topk(5, 1)[0])),
     "index": ("x[idx], 100 row indices of (256, 1000)", _indexed("index")),
     "gather": ("gather(1) of (256, 1000), (256, 5) indices", _indexed("gather")),
     "cat": ("cat of 8 (64, 100) along dim 1", _cat),
+    "scatter-add": ("zeros(256, 100).scatter_add(1) of (256, 1000)", _scatter_add),
     "einsum": ("einsum bij,bjk->bik of (16, 64, 64)", _einsum),
     "cdist": ("cdist of (128, 16) rows", _cdist),
     "solve": ("linalg.solve (64, 64), 8 columns", _solve),
+    "qr": ("linalg.qr of (32, 16), R's gradient", _qr),
+    "randn": ("randn(256, 1000), PyTorch's stream (no gradient)", _randn),
     "pad": (f"{F}.pad 1 of (8, 3, 32, 32)", _unary(
         lambda lib, x: lib.nn.functional.pad(x, (1, 1, 1, 1)), (8, 3, 32, 32))),
     "lstm": ("nn.LSTM(32, 64), 10 steps, batch 16", _first(
