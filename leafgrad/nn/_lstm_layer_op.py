@@ -6,10 +6,11 @@ first states, and returns the output sequence, the last ``h`` and ``c``, and a w
 Why: step by step the layer records some 16 ops a step (3.3-6.5x PyTorch's time on 10 steps
 of a batch of 16); as one op its input products are one matrix product for every step, and
 its backward loops over the steps on NumPy arrays. A backward that records
-(``create_graph=True``) recomputes the steps with leafgrad ops (``_rnn_steps.lstm_step``) and
-differentiates them, so the gradient differentiates again. Used where no special mode is on
-(vmap, forward mode and Taylor mode take the steps themselves, as do projections, packed
-sequences and layers without biases).
+(``create_graph=True``) recomputes the steps with leafgrad ops (``_composite``) and
+differentiates them, so the gradient differentiates again. ``nn.LSTM`` uses it for float32
+(PyTorch's float64 runs step by step, as leafgrad's does) where no special mode is on (vmap,
+forward mode and Taylor mode take the steps themselves, as do projections, packed sequences,
+layers without biases and dropout between layers).
 """
 
 from __future__ import annotations
@@ -98,8 +99,7 @@ def _vjp_on_arrays(grads, x, w_ih, w_hh, hx, cx, result, needs, reverse):
 
 
 def _composite(x, w_ih, w_hh, b_ih, b_hh, hx, cx, *, reverse):
-    """The same outputs from leafgrad ops, step by step (the workspace too), in the order of
-    ``_rnn_steps.lstm_step``."""
+    """The same outputs from leafgrad ops, step by step (the workspace too)."""
     h, c, outputs, spaces = hx, cx, [], []
     steps = x.unbind(0)
     for step in steps[::-1] if reverse else steps:
