@@ -1,5 +1,6 @@
-"""Normalisation functions of ``nn.functional``, composed from leafgrad ops (so they
-differentiate to any order): batch, layer, group and RMS norm, and ``normalize``."""
+"""Normalisation functions of ``nn.functional``, each differentiable to any order: batch,
+layer and group norm as the one-op forms PyTorch records (``_batch_norm_op``,
+``_layer_norm_op``, ``_group_norm_op``), RMS norm and ``normalize`` composed from ops."""
 
 from __future__ import annotations
 
@@ -42,11 +43,6 @@ def _verify_batch_size(shape) -> None:
             "Expected more than 1 value per channel when training, got input size "
             f"{_lg.Size(shape)}"
         )
-
-
-def _channel_shape(input: Tensor) -> tuple[int, ...]:
-    """``(C, 1, ...)``: a per-channel tensor broadcast against ``(N, C, *spatial)``."""
-    return (input.shape[1],) + (1,) * (input.dim() - 2)
 
 
 def batch_norm(
