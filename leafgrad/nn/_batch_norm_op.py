@@ -18,20 +18,31 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops import _sums
+from ..ops._tangents import sum_present
 from ..ops.activations import threshold_backward
 from ..ops.reduction import _mean_of_array
-from ._norm_overloads import affine_parts, call, declare
+from ._norm_overloads import affine_parts, call, channel_affine, declare, per_channel
 
 __all__ = ["native_batch_norm"]
 
 
-def _channels(x, v):
-    """A per-channel (C,) value shaped to broadcast against ``x`` (N, C, *)."""
-    return v.reshape((1, -1) + (1,) * (x.ndim - 2))
-
-
 def _array(t):
     return t._data if isinstance(t, Tensor) else t
+
+
+def _array_statistics(x, running_mean, running_var, training, eps):
+    """``(mean, centered x, invstd)`` on arrays, the statistics shaped (1, C, 1, ...): the
+    batch's when training, else the running ones (the forward's and the plain VJP's)."""
+    if training:
+        axes = (0,) + tuple(range(2, x.ndim))
+        mean = _mean_of_array(x, axes, True, None)
+        centered = x - mean
+        invstd = 1 / np.sqrt(_mean_of_array(centered * centered, axes, True, None) + eps)
+    else:
+        mean = per_channel(x, _array(running_mean).astype(x.dtype, copy=False))
+        centered = x - mean
+        invstd = per_channel(x, 1 / np.sqrt(_array(running_var).astype(x.dtype) + eps))
+    return mean, centered, invstd
 
 
 def _make_forward(has_weight, has_bias):
@@ -39,20 +50,8 @@ def _make_forward(has_weight, has_bias):
         """``(x - mean) * invstd * weight + bias`` per channel; the batch's statistics when
         training, else the running ones."""
         weight, bias = affine_parts(has_weight, has_bias, affine, absent)
-        axes = (0,) + tuple(range(2, x.ndim))
-        if training:
-            mean = _mean_of_array(x, axes, True, None)
-            centered = x - mean
-            invstd = 1 / np.sqrt(_mean_of_array(centered * centered, axes, True, None) + eps)
-        else:
-            mean = _channels(x, _array(running_mean).astype(x.dtype, copy=False))
-            centered = x - mean
-            invstd = _channels(x, 1 / np.sqrt(_array(running_var).astype(x.dtype) + eps))
-        out = centered * invstd
-        if weight is not None:
-            out = out * _channels(x, weight)
-        if bias is not None:
-            out = out + _channels(x, bias)
+        mean, centered, invstd = _array_statistics(x, running_mean, running_var, training, eps)
+        out = channel_affine(centered * invstd, x, weight, bias)
         if not training:
             empty = np.zeros((0,), x.dtype)
             return out, empty, empty.copy()
@@ -70,8 +69,8 @@ def _statistics(x, running_mean, running_var, training, eps):
         centered = x - x.mean(dims, keepdim=True)
         invstd = ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
     else:
-        centered = x - _channels(x, running_mean.to(x.dtype))
-        invstd = _channels(x, (running_var.to(x.dtype) + eps).rsqrt())
+        centered = x - per_channel(x, running_mean.to(x.dtype))
+        invstd = per_channel(x, (running_var.to(x.dtype) + eps).rsqrt())
     return centered * invstd, invstd
 
 
@@ -79,16 +78,11 @@ def _vjp_on_arrays(grad, x, weight, running_mean, running_var, training, eps, ne
     """The VJP on NumPy arrays (a plain backward): the tensor rule's NumPy calls."""
     has_weight, has_bias = has
     axes = (0,) + tuple(range(2, x.ndim))
-    if training:
-        centered = x - _mean_of_array(x, axes, True, None)
-        invstd = 1 / np.sqrt(_mean_of_array(centered * centered, axes, True, None) + eps)
-    else:
-        centered = x - _channels(x, _array(running_mean).astype(x.dtype, copy=False))
-        invstd = _channels(x, 1 / np.sqrt(_array(running_var).astype(x.dtype) + eps))
+    _, centered, invstd = _array_statistics(x, running_mean, running_var, training, eps)
     xhat = centered * invstd
     gx = dw = db = None
     if needs[0]:
-        scale = invstd if weight is None else invstd * _channels(x, weight)
+        scale = invstd if weight is None else invstd * per_channel(x, weight)
         if training:
             inner = grad - _mean_of_array(grad, axes, True, None)
             gx = scale * (inner - xhat * _mean_of_array(grad * xhat, axes, True, None))
@@ -118,7 +112,7 @@ def _make_vjp(has_weight, has_bias):
         xhat, invstd = _statistics(x, running_mean, running_var, training, eps)
         gx = dw = db = None
         if needs[0]:
-            scale = invstd if weight is None else invstd * _channels(x, weight)
+            scale = invstd if weight is None else invstd * per_channel(x, weight)
             if training:
                 inner = grad - grad.mean(dims, keepdim=True)
                 gx = scale * (inner - xhat * (grad * xhat).mean(dims, keepdim=True))
@@ -154,17 +148,14 @@ def _make_jvp(has_weight, has_bias):
                 t_mean = t_mean.reshape(-1)
             else:
                 t_xhat = tx * invstd
-            terms.append(t_xhat if weight is None else t_xhat * _channels(x, weight))
+            terms.append(t_xhat if weight is None else t_xhat * per_channel(x, weight))
         if t_weight is not None:
-            terms.append(xhat * _channels(x, t_weight))
+            terms.append(xhat * per_channel(x, t_weight))
         if t_bias is not None:
-            terms.append(_channels(x, t_bias).expand(x.shape))
-        t_out = None
-        for t in terms:
-            t_out = t if t_out is None else t_out + t
+            terms.append(per_channel(x, t_bias).expand(x.shape))
         if not training:
             t_mean = t_invstd = None
-        return t_out, t_mean, t_invstd
+        return sum_present(terms), t_mean, t_invstd
 
     return jvp
 
@@ -174,11 +165,7 @@ def _make_composite(has_weight, has_bias):
         """The same three results from leafgrad ops (vmap batches these)."""
         weight, bias = affine_parts(has_weight, has_bias, affine, absent)
         xhat, invstd = _statistics(x, running_mean, running_var, training, eps)
-        out = xhat
-        if weight is not None:
-            out = out * _channels(x, weight)
-        if bias is not None:
-            out = out + _channels(x, bias)
+        out = channel_affine(xhat, x, weight, bias)
         if not training:
             empty = x.new_zeros((0,))
             return out, empty, empty.clone()

@@ -16,15 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import _sums
+from ..ops._tangents import sum_present
 from ..ops.reduction import _mean_of_array
-from ._norm_overloads import affine_parts, call, declare
+from ._norm_overloads import affine_parts, call, channel_affine, declare, per_channel
 
 __all__ = ["native_group_norm"]
-
-
-def _per_channel(x, v):
-    """A per-channel (C,) value shaped to broadcast against ``x`` (N, C, *)."""
-    return v.reshape((1, -1) + (1,) * (x.ndim - 2))
 
 
 def _grouped(x, group):
@@ -35,19 +31,22 @@ def _channel_axes(x):
     return (0,) + tuple(range(2, x.ndim))
 
 
+def _array_statistics(x, group, eps):
+    """``(mean, centered, rstd)`` of the grouped array ``x`` (N, group, M), on arrays (the
+    forward's and the plain VJP's)."""
+    grouped = _grouped(x, group)
+    mean = _mean_of_array(grouped, (2,), True, None)
+    centered = grouped - mean
+    rstd = 1 / np.sqrt(_mean_of_array(centered * centered, (2,), True, None) + eps)
+    return mean, centered, rstd
+
+
 def _make_forward(has_weight, has_bias):
     def forward(x, *affine, N, C, HxW, group, eps, **absent):
         """``(x - mean) * rstd`` per group, then ``* weight + bias`` per channel."""
         weight, bias = affine_parts(has_weight, has_bias, affine, absent)
-        grouped = _grouped(x, group)
-        mean = _mean_of_array(grouped, (2,), True, None)
-        centered = grouped - mean
-        rstd = 1 / np.sqrt(_mean_of_array(centered * centered, (2,), True, None) + eps)
-        out = (centered * rstd).reshape(x.shape)
-        if weight is not None:
-            out = out * _per_channel(x, weight)
-        if bias is not None:
-            out = out + _per_channel(x, bias)
+        mean, centered, rstd = _array_statistics(x, group, eps)
+        out = channel_affine((centered * rstd).reshape(x.shape), x, weight, bias)
         return out, mean.reshape(N, group), rstd.reshape(N, group)
 
     return forward
@@ -75,7 +74,7 @@ def _make_vjp(has_weight, has_bias):
         xhat, rstd = _statistics(x, group, eps)
         gx = dw = db = None
         if needs[0]:
-            g = grad if weight is None else grad * _per_channel(x, weight)
+            g = grad if weight is None else grad * per_channel(x, weight)
             g = _grouped(g, group)
             inner = g - g.mean(2, keepdim=True)
             gx = (rstd * (inner - xhat * (g * xhat).mean(2, keepdim=True))).reshape(x.shape)
@@ -91,13 +90,11 @@ def _make_vjp(has_weight, has_bias):
 
 def _on_arrays(grad, x, weight, group, eps, needs, has_weight, has_bias):
     """The VJP on NumPy arrays (a plain backward): the tensor rule's NumPy calls."""
-    grouped = _grouped(x, group)
-    centered = grouped - _mean_of_array(grouped, (2,), True, None)
-    rstd = 1 / np.sqrt(_mean_of_array(centered * centered, (2,), True, None) + eps)
+    _, centered, rstd = _array_statistics(x, group, eps)
     xhat = centered * rstd
     gx = dw = db = None
     if needs[0]:
-        g = grad if weight is None else grad * _per_channel(x, weight)
+        g = grad if weight is None else grad * per_channel(x, weight)
         g = _grouped(g, group)
         inner = g - _mean_of_array(g, (2,), True, None)
         gx = rstd * (inner - xhat * _mean_of_array(g * xhat, (2,), True, None))
@@ -126,15 +123,12 @@ def _make_jvp(has_weight, has_bias):
             t_rstd = (-rstd * rstd * projected).reshape(N, group)
             t_xhat = (rstd * (t - t_mean - xhat * projected)).reshape(x.shape)
             t_mean = t_mean.reshape(N, group)
-            terms.append(t_xhat if weight is None else t_xhat * _per_channel(x, weight))
+            terms.append(t_xhat if weight is None else t_xhat * per_channel(x, weight))
         if t_weight is not None:
-            terms.append(xhat.reshape(x.shape) * _per_channel(x, t_weight))
+            terms.append(xhat.reshape(x.shape) * per_channel(x, t_weight))
         if t_bias is not None:
-            terms.append(_per_channel(x, t_bias).expand(x.shape))
-        t_out = None
-        for term in terms:
-            t_out = term if t_out is None else t_out + term
-        return t_out, t_mean, t_rstd
+            terms.append(per_channel(x, t_bias).expand(x.shape))
+        return sum_present(terms), t_mean, t_rstd
 
     return jvp
 
@@ -147,11 +141,7 @@ def _make_composite(has_weight, has_bias):
         mean = grouped.mean(2, keepdim=True)
         centered = grouped - mean
         rstd = ((centered * centered).mean(2, keepdim=True) + eps).rsqrt()
-        out = (centered * rstd).reshape(x.shape)
-        if weight is not None:
-            out = out * _per_channel(x, weight)
-        if bias is not None:
-            out = out + _per_channel(x, bias)
+        out = channel_affine((centered * rstd).reshape(x.shape), x, weight, bias)
         return out, mean.reshape(N, group), rstd.reshape(N, group)
 
     return composite

@@ -21,6 +21,7 @@ from .. import autograd, cat, enable_grad, is_grad_enabled, stack
 from .._tensor import Tensor, _wrap
 from ..ops._optable import Composite
 from ..ops._primitive import primitive
+from ..ops._tangents import sum_present
 from ..ops.elementwise import _sigmoid_forward
 from . import functional as F
 
@@ -175,12 +176,12 @@ def _jvp(tx, t_wi, t_wh, t_bi, t_bh, th, tc, x, w_ih, w_hh, b_ih, b_hh, hx, cx, 
             dh @ w_hh.t() if dh is not None else None,
             h_prev @ t_wh.t() if t_wh is not None else None,
         ]  # fmt: skip
-        d_gates = _total(terms)
+        d_gates = sum_present(terms)
         if d_gates is None:  # no tangent anywhere
             d_gates = (x[t] @ w_ih.t()) * 0
         di, df, dg, do = d_gates.split(size, -1)
         di, df, dg, do = di * i * (1 - i), df * f * (1 - f), dg * (1 - g * g), do * o * (1 - o)
-        dc = _total([df * c_prev, f * dc if dc is not None else None, di * g, i * dg])
+        dc = sum_present([df * c_prev, f * dc if dc is not None else None, di * g, i * dg])
         tanh_c = c.tanh()
         dh = do * tanh_c + o * (1 - tanh_c * tanh_c) * dc
         outs.append(dh)
@@ -189,15 +190,6 @@ def _jvp(tx, t_wi, t_wh, t_bi, t_bh, th, tc, x, w_ih, w_hh, b_ih, b_hh, hx, cx, 
     if reverse:
         outs, spaces = outs[::-1], spaces[::-1]
     return stack(outs), dh, dc, stack(spaces)
-
-
-def _total(terms):
-    """The sum of the terms that are not None (None if all are)."""
-    total = None
-    for term in terms:
-        if term is not None:
-            total = term if total is None else total + term
-    return total
 
 
 _SAVES = ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_", "reverse")

@@ -1,6 +1,7 @@
-"""The four overloads of a normalisation op (layer norm, batch norm), one per presence of
+"""The four overloads of a normalisation op (layer, batch and group norm), one per presence of
 ``weight`` and ``bias``: each takes only the tensors it has, an absent one being a None
-parameter (saved as PyTorch saves it). Shared by ``_layer_norm_op`` and ``_batch_norm_op``."""
+parameter (saved as PyTorch saves it); and the per-channel affine map of batch and group
+norm, on arrays or tensors alike."""
 
 from __future__ import annotations
 
@@ -20,6 +21,20 @@ def affine_parts(has_weight, has_bias, affine, params):
     weight = affine[0] if has_weight else params.get("weight")
     bias = affine[-1] if has_bias else params.get("bias")
     return weight, bias
+
+
+def per_channel(x, v):
+    """A per-channel (C,) value shaped to broadcast against ``x`` (N, C, *)."""
+    return v.reshape((1, -1) + (1,) * (x.ndim - 2))
+
+
+def channel_affine(out, x, weight, bias):
+    """``out * weight + bias`` per channel of ``x`` (either may be None)."""
+    if weight is not None:
+        out = out * per_channel(x, weight)
+    if bias is not None:
+        out = out + per_channel(x, bias)
+    return out
 
 
 def declare(name: str, node_name: str, saves: tuple, makers: tuple) -> dict:

@@ -89,7 +89,9 @@ def batch_norm(
 
 def _update_running_stats(input: Tensor, mean: Tensor, running_mean, running_var, momentum):
     """``(1 - momentum) * running + momentum * batch``, the batch variance unbiased: NumPy's
-    operations in the running statistics' dtype, one ``copy_`` each (a dozen ops before)."""
+    operations in the running statistics' dtype, one ``copy_`` each (a dozen ops before). The
+    variance is taken again from the input: the op returns ``1 / sqrt(var + eps)``, and
+    ``var`` back from that loses the digits a variance well below ``eps`` has."""
     x = input._data
     channels = x.shape[1]
     count = x.size // channels
