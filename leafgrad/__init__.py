@@ -54,6 +54,7 @@ from ._tensor_str import set_printoptions  # noqa: F401
 
 # Each family's __all__ is generated from its declarations (leafgrad/_exposure.py).
 from .ops.activations import *  # noqa: F403
+from .ops.gelu import *  # noqa: F403
 from .ops.arithmetic import *  # noqa: F403
 from .ops.binning import *  # noqa: F403
 from .ops.broadcast import *  # noqa: F403

@@ -1,12 +1,10 @@
-"""Activations: relu (and its differentiable backward), leaky_relu, elu, gelu, silu, softplus.
+"""Activations: relu (and its differentiable backward), leaky_relu, elu, silu, softplus.
 
 The functional ones are not top-level in PyTorch (torch.nn.functional has them); they are
 here for convenience.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import scipy.special as sp
@@ -16,13 +14,19 @@ from .._exposure import exports, public
 from .._tensor import _zeros_like
 from . import _select
 from ._optable import Generic, PiecewiseLinear
+from ._plain import cast_like
 from ._primitive import primitive, unary
 from ._tangents import tangent_sum
-from .elementwise import FORMULA_MIN_SIZE, _exp_plus_one, erf, exp, sigmoid, tanh
+from .elementwise import (
+    FORMULA_MIN_SIZE,
+    _exp_plus_one,
+    _same_arrays,
+    exp,
+    sigmoid,
+    sigmoid_backward,
+    tanh,
+)
 from .piecewise import where
-
-_SQRT_2 = math.sqrt(2.0)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def _relu_forward(x):
@@ -169,47 +173,6 @@ def elu(input, alpha: float = 1.0, inplace: bool = False):
     return _elu(input, alpha=alpha, scale=1, input_scale=1)
 
 
-def _gelu_forward(x, *, approximate="none"):
-    if approximate == "tanh":
-        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
-        return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
-    return (0.5 * x * (1 + sp.erf(x / _SQRT_2))).astype(x.dtype, copy=False)
-
-
-def _gelu_d1(x, *, approximate="none"):
-    if approximate == "tanh":
-        k = math.sqrt(2 / math.pi)
-        t = tanh(k * (x + 0.044715 * x * x * x))
-        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
-    cdf = 0.5 * (1 + erf(x / _SQRT_2))
-    return cdf + x * _INV_SQRT_2PI * exp(-0.5 * x * x)
-
-
-def _gelu_d2(x, *, approximate="none"):
-    if approximate == "tanh":
-        k = math.sqrt(2 / math.pi)
-        c = 0.044715
-        t = tanh(k * (x + c * x * x * x))
-        du = k * (1 + 3 * c * x * x)
-        sech2 = 1 - t * t
-        return sech2 * du - x * t * sech2 * du * du + 0.5 * x * sech2 * k * 6 * c * x
-    pdf = _INV_SQRT_2PI * exp(-0.5 * x * x)
-    return pdf * (2 - x * x)
-
-
-_gelu = unary(
-    "gelu", _gelu_forward, d1=_gelu_d1, d2=_gelu_d2, saves=("self", "approximate"), plain_rules=True
-)
-
-
-@public(method=False)
-def gelu(input, approximate: str = "none"):
-    """Gaussian error linear unit; ``approximate="tanh"`` uses the tanh formula."""
-    if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return _gelu(input, approximate=approximate)
-
-
 def _silu_forward(x):
     """``x / (1 + exp(-x))``, PyTorch's CPU formula for float32 and float64 (see
     ``_sigmoid_forward``); ``x * expit(x)`` for small arrays and other dtypes."""
@@ -280,13 +243,67 @@ def _log1p_exp_goldberg(z):
     return out
 
 
+def _softplus_d1(x, *, beta=1.0, threshold=20.0):
+    return where(x * beta > threshold, 1.0, sigmoid(x * beta))
+
+
+def _softplus_d2(x, *, beta=1.0, threshold=20.0):
+    """0 from the threshold on, as in PyTorch's softplus_double_backward (``x beta <
+    threshold`` there, where the first derivative's test is ``x beta > threshold``)."""
+    s = sigmoid(x * beta)
+    return where(x * beta < threshold, beta * s * (1 - s), 0.0)
+
+
+def _softplus_backward_forward(grad, x, *, beta=1.0, threshold=20.0):
+    """PyTorch's CPU softplus_backward: ``grad`` where ``x beta > threshold``, else
+    ``grad z / (z + 1)`` with ``z = exp(x beta)`` (so NaN where that overflows below a
+    threshold above it, as in PyTorch)."""
+    bx = np.multiply(x, beta)
+    z = np.exp(bx)
+    if _same_arrays(grad, x, z) and x.dtype.char in "fd":
+        soft = np.multiply(grad, z)
+        z += 1
+        soft /= z
+        np.copyto(soft, grad, where=bx > threshold)
+        return soft
+    return np.where(bx > threshold, grad, grad * z / (z + 1)).astype(
+        np.result_type(grad, x), copy=False
+    )
+
+
+def _softplus_backward_dx(gg, grad, x, beta=1.0, threshold=20.0):
+    """PyTorch's softplus_double_backward: ``sigmoid_backward(gg grad, sigmoid(x beta))``
+    times ``x beta < threshold`` (cast, so a NaN stays NaN) and ``beta``."""
+    bx = x * beta
+    return sigmoid_backward(gg * grad, sigmoid(bx)) * cast_like(bx < threshold, gg) * beta
+
+
+# PyTorch's softplus_backward (SoftplusBackwardBackward0), as gelu_backward above.
+softplus_backward = primitive(
+    "softplus_backward",
+    _softplus_backward_forward,
+    (
+        lambda gg, g, x, result, **params: softplus_backward(gg, x, **params),
+        lambda gg, g, x, result, **params: _softplus_backward_dx(gg, g, x, **params),
+    ),
+    kind=Generic(
+        jvp=lambda tg, tx, g, x, result, **params: tangent_sum(
+            None if tg is None else softplus_backward(tg, x, **params),
+            None if tx is None else _softplus_backward_dx(tx, g, x, **params),
+        )
+    ),
+    saves=("grad_output", "self", "beta", "threshold"),
+    inputs=("grad_output", "self"),
+    node_name="SoftplusBackwardBackward0",
+    plain_rules=True,
+)
+
 _softplus = unary(
     "softplus",
     _softplus_forward,
-    d1=lambda x, *, beta=1.0, threshold=20.0: where(x * beta > threshold, 1.0, sigmoid(x * beta)),
-    d2=lambda x, *, beta=1.0, threshold=20.0: where(
-        x * beta > threshold, 0.0, beta * sigmoid(x * beta) * (1 - sigmoid(x * beta))
-    ),
+    d1=_softplus_d1,
+    d2=_softplus_d2,
+    vjp=lambda grad, x, result, **params: softplus_backward(grad, x, **params),
     saves=("self", "beta", "threshold"),
     plain_rules=True,
 )

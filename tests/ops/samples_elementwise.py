@@ -1,8 +1,13 @@
 """Op-table samples for ops/elementwise.py, activations.py, piecewise.py and conversion.py."""
 
 import leafgrad as lg
-from leafgrad.ops.activations import elu_backward, threshold_backward
+from leafgrad.ops.activations import (
+    elu_backward,
+    softplus_backward,
+    threshold_backward,
+)
 from leafgrad.ops.elementwise import sigmoid_backward, tanh_backward
+from leafgrad.ops.gelu import gelu_backward
 
 from .optable import OpSample, away_from
 
@@ -51,6 +56,13 @@ SAMPLES = [
     ),
     S("gelu", lambda x: lg.gelu(x), ((2, 3),)),
     S("gelu", lambda x: lg.gelu(x, approximate="tanh"), ((2, 3),), id="gelu-tanh"),
+    S("gelu_backward", lambda g, x: gelu_backward(g, x), ((2, 3), (2, 3))),
+    S(
+        "gelu_backward",
+        lambda g, x: gelu_backward(g, x, approximate="tanh"),
+        ((2, 3), (2, 3)),
+        id="gelu_backward-tanh",
+    ),
     S("silu", lambda x: lg.silu(x), ((2, 3),)),
     S("mish", lambda x: lg.nn.functional.mish(x), ((2, 3),), domain=(-4.0, 4.0)),
     S("log_sigmoid", lambda x: lg.nn.functional.logsigmoid(x), ((2, 3),), domain=(-4.0, 4.0)),
@@ -61,6 +73,12 @@ SAMPLES = [
         ((6,),),
         make_inputs=away_from([0.5])([(6,)]),
         id="softplus-beta-threshold",
+    ),
+    S(
+        "softplus_backward",
+        lambda g, x: softplus_backward(g, x, beta=2.0, threshold=1.0),
+        ((2, 3), (2, 3)),
+        make_inputs=away_from([0.5])([(2, 3), (2, 3)]),
     ),
     S("floor", lambda x: x.floor() + x, ((4,),), make_inputs=away_from([-1.0, 0.0, 1.0])([(4,)])),
     S("ceil", lambda x: x.ceil() * x, ((4,),), make_inputs=away_from([-1.0, 0.0, 1.0])([(4,)])),
