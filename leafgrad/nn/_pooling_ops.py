@@ -22,6 +22,7 @@ from .._tensor import _wrap
 from ..ops._add_at import add_at
 from ..ops._optable import Generic, Linear
 from ..ops._primitive import primitive
+from . import _pool_tiles
 
 __all__ = ["avg_pool", "max_pool_with_indices"]
 
@@ -59,6 +60,9 @@ def _flat_lead(x, nd):
 def _max_forward(x, *, kernel_size, stride, padding, dilation, ceil_mode):
     nd = len(kernel_size)
     sizes = x.shape[x.ndim - nd :]
+    outs = _pool_tiles.tiles(sizes, kernel_size, stride, padding, dilation, ceil_mode)
+    if outs is not None:
+        return _pool_tiles.maximum(x, outs, kernel_size)
     outs, flat, _ = _geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode)
     rows = _flat_lead(x, nd)
     inside = flat >= 0
@@ -68,6 +72,10 @@ def _max_forward(x, *, kernel_size, stride, padding, dilation, ceil_mode):
         picked = np.where(inside, rows[:, np.where(inside, flat, 0)], -np.inf)
     taken = np.argmax(picked, axis=-1)[..., None]  # the first maximum (or NaN)
     values = np.take_along_axis(picked, taken, -1)[..., 0]
+    if values.dtype.kind in "fc" and np.isnan(values).any():
+        # PyTorch's kernel takes a window's last NaN (it updates on every NaN it meets)
+        last = picked.shape[-1] - 1 - np.argmax(np.isnan(picked)[..., ::-1], axis=-1)
+        taken = np.where(np.isnan(values), last, taken[..., 0])[..., None]
     indices = np.take_along_axis(np.broadcast_to(flat, picked.shape), taken, -1)[..., 0]
     lead = x.shape[: x.ndim - nd]
     return values.reshape(*lead, *outs), indices.reshape(*lead, *outs).astype(np.int64)
@@ -83,6 +91,21 @@ def _scatter_max(grad, x, indices, *, nd):
     total = np.zeros((g.shape[0], math.prod(x.shape[x.ndim - nd :])), grad.dtype)
     add_at(total, (np.arange(g.shape[0])[:, None], idx), g)
     return total.reshape(*lead, *x.shape[x.ndim - nd :])
+
+
+def _tiled(grad, x, indices, params):
+    """The tiles' output sizes where a pool's windows tile ``x`` and ``grad`` (and
+    ``indices``) are its outputs' shape (no leading dims broadcast by vmap), else None."""
+    nd = len(params["kernel_size"])
+    window = (params["kernel_size"], params["stride"], params["padding"])
+    outs = _pool_tiles.tiles(
+        x.shape[x.ndim - nd :], *window, params.get("dilation"), params["ceil_mode"]
+    )
+    if outs is None or grad.shape != x.shape[: x.ndim - nd] + outs:
+        return None
+    if indices is not None and indices.shape != grad.shape:
+        return None
+    return outs
 
 
 def _zeros_shaped(x, like):
@@ -138,6 +161,9 @@ def _declare_max(nd: int):
     )
 
     def backward_forward(grad, x, indices, **params):
+        outs = _tiled(grad, x, indices, params)
+        if outs is not None:
+            return _pool_tiles.maximum_backward(grad, x.shape, indices, outs, params["kernel_size"])
         return _scatter_max(grad, x, indices, nd=nd)
 
     backward = primitive(
@@ -194,7 +220,21 @@ def _avg_geometry(x_shape, params):
     return nd, outs, flat, divisor
 
 
+def _avg_tiles(x_shape, params):
+    """``(outs, kernel_size, divisor)`` where the windows tile the input, else None."""
+    kernel_size = params["kernel_size"]
+    nd = len(kernel_size)
+    window = (kernel_size, params["stride"], params["padding"], None, params["ceil_mode"])
+    outs = _pool_tiles.tiles(x_shape[len(x_shape) - nd :], *window)
+    if outs is None:
+        return None
+    return outs, kernel_size, params["divisor_override"] or math.prod(kernel_size)
+
+
 def _avg_forward(x, **params):
+    tiled = _avg_tiles(x.shape, params)
+    if tiled is not None:
+        return _pool_tiles.average(x, *tiled)
     nd, outs, flat, divisor = _avg_geometry(x.shape, params)
     rows = _flat_lead(x, nd)
     picked = np.where(flat >= 0, rows[:, np.where(flat >= 0, flat, 0)], 0)
@@ -205,6 +245,9 @@ def _avg_forward(x, **params):
 def _avg_backward_forward(grad, x, **params):
     """Each output's gradient over its divisor, added at every element of its window (leading
     dims broadcast: vmap may batch some operands and not others)."""
+    tiled = _avg_tiles(x.shape, params)
+    if tiled is not None and _tiled(grad, x, None, params) is not None:
+        return _pool_tiles.average_backward(grad, x.shape, *tiled)
     nd, _, flat, divisor = _avg_geometry(x.shape, params)
     lead = np.broadcast_shapes(grad.shape[: grad.ndim - nd], x.shape[: x.ndim - nd])
     grad = np.broadcast_to(grad, lead + grad.shape[grad.ndim - nd :])

@@ -1,0 +1,123 @@
+"""Pools whose windows tile the input (stride = kernel, no padding or dilation, no partial
+window): the windows as axes of a reshape, where ``_pooling_ops`` gathers every window
+element by its flat position. The common ``max_pool2d(x, 2)`` and ``avg_pool2d(x, 2)``.
+
+The values are PyTorch's CPU kernels' to the bit: an average sums its window in order
+(``((x00 + x01) + x10) + x11``) and divides once; a maximum is the first largest element or
+the last NaN, element by element in window order; the backwards add each gradient into zeros once
+(a -0.0 gradient lands as +0.0, as there), as windows do not overlap.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+
+def tiles(sizes, kernel_size, stride, padding, dilation, ceil_mode) -> tuple | None:
+    """The output sizes where the windows tile the input's first ``out * kernel`` elements
+    of each dim (a remainder smaller than the kernel is dropped, as PyTorch drops it); None
+    where they do not."""
+    if (stride and tuple(stride) != tuple(kernel_size)) or any(padding):
+        return None
+    if dilation is not None and any(d != 1 for d in dilation):
+        return None
+    outs = []
+    for n, k in zip(sizes, kernel_size):
+        if n < k or (ceil_mode and n % k):  # ceil mode's last window would be partial
+            return None
+        outs.append(n // k)
+    return tuple(outs)
+
+
+def _windows(x, outs, kernel_size):
+    """``x`` (leading dims flattened to one) as ``(L, o1, k1, o2, k2, ...)``, its trailing
+    dims cropped to whole windows (a view where nothing is cropped)."""
+    crop = tuple(slice(0, o * k) for o, k in zip(outs, kernel_size))
+    return x[(Ellipsis, *crop)].reshape(-1, *itertools.chain.from_iterable(zip(outs, kernel_size)))
+
+
+def _offsets(kernel_size):  # (average's window elements, in place)
+    """Each window element's index into ``_windows``' axes, in the window's row-major order."""
+    for offset in itertools.product(*(range(k) for k in kernel_size)):
+        yield (slice(None), *itertools.chain.from_iterable((slice(None), i) for i in offset))
+
+
+def average(x, outs, kernel_size, divisor) -> np.ndarray:
+    """Each window's sum in order, over ``divisor``: ``(*lead, *outs)``."""
+    w = _windows(x, outs, kernel_size)
+    offsets = _offsets(kernel_size)
+    total = w[next(offsets)].copy()
+    for index in offsets:
+        total += w[index]
+    total /= np.asarray(divisor, x.dtype)
+    return total.reshape(*x.shape[: x.ndim - len(outs)], *outs)
+
+
+def average_backward(grad, x_shape, outs, kernel_size, divisor) -> np.ndarray:
+    """``grad / divisor`` added into zeros at every element of its window: ``x_shape``."""
+    g = grad / np.asarray(divisor, grad.dtype)
+    g = g.reshape(-1, *(itertools.chain.from_iterable((o, 1) for o in outs)))
+    return _into_zeros(g, x_shape, outs, kernel_size, grad.dtype)
+
+
+def maximum(x, outs, kernel_size) -> tuple:
+    """``(values, flat input positions)`` of each window's maximum, taken as PyTorch's kernel
+    takes it: the first largest element, or the last NaN."""
+    nd = len(outs)
+    w = _windows(x, outs, kernel_size)
+    # The window elements first, each contiguous: (K, L, *outs), a copy. (Masked copies of
+    # the elements that win cost 10x the arithmetic below on random masks.)
+    order = (*range(2, 2 * nd + 1, 2), 0, *range(1, 2 * nd + 1, 2))
+    elements = np.ascontiguousarray(w.transpose(order)).reshape(-1, w.shape[0], *outs)
+    values = elements[0].copy()  # (L, *outs)
+    taken = np.zeros(values.shape, np.intp)  # the window element, row-major
+    floating = values.dtype.kind in "fc"
+    for k in range(1, elements.shape[0]):
+        element = elements[k]
+        wins = np.greater(element, values)
+        if floating:
+            wins |= np.isnan(element)
+        np.maximum(taken, wins * k, out=taken)  # k exceeds every earlier element's number
+        # The running maximum, for the comparisons (NaN kept); of two equal zeros NumPy's
+        # maximum may keep either, so the values are read at ``taken`` below.
+        np.maximum(values, element, out=values)
+    values = np.take_along_axis(elements, taken[None], 0)[0]
+    # Input positions: each window's first element, plus the picked element's offset.
+    sizes = x.shape[x.ndim - nd :]
+    strides = [math.prod(sizes[j + 1 :]) for j in range(nd)]
+    within = np.zeros((), np.int64)
+    first = np.zeros((), np.int64)
+    for j, (o, k) in enumerate(zip(outs, kernel_size)):
+        within = np.add.outer(within, np.arange(k) * strides[j])
+        first = np.add.outer(first, np.arange(o) * (k * strides[j]))
+    position = first + within.reshape(-1)[taken]
+    lead = x.shape[: x.ndim - nd]
+    return values.reshape(*lead, *outs), position.reshape(*lead, *outs)
+
+
+def maximum_backward(grad, x_shape, indices, outs, kernel_size) -> np.ndarray:
+    """``grad`` added into zeros at ``indices`` (one per window, so none twice)."""
+    nd = len(outs)
+    size = math.prod(x_shape[len(x_shape) - nd :])
+    total = np.zeros((math.prod(grad.shape[: grad.ndim - nd]), size), grad.dtype)
+    rows = np.arange(total.shape[0])[:, None]
+    total[rows, indices.reshape(total.shape[0], -1)] += grad.reshape(total.shape[0], -1)
+    return total.reshape(x_shape)
+
+
+def _into_zeros(g, x_shape, outs, kernel_size, dtype) -> np.ndarray:
+    """``g`` (``(L, o1, 1, o2, 1, ...)``) added into the zeros of each window's elements."""
+    nd = len(outs)
+    tiled = itertools.chain.from_iterable(zip(outs, kernel_size))
+    total = np.zeros((g.shape[0], *tiled), dtype)
+    total += g
+    whole = tuple(o * k for o, k in zip(outs, kernel_size))
+    lead = tuple(x_shape[: len(x_shape) - nd])
+    if whole == tuple(x_shape[len(x_shape) - nd :]):
+        return total.reshape(x_shape)
+    out = np.zeros(x_shape, dtype)
+    out[(Ellipsis, *(slice(0, n) for n in whole))] = total.reshape(*lead, *whole)
+    return out
