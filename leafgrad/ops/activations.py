@@ -21,6 +21,7 @@ from .elementwise import (
     FORMULA_MIN_SIZE,
     _exp_plus_one,
     _same_arrays,
+    _sigmoid_forward,
     exp,
     sigmoid,
     sigmoid_backward,
@@ -182,11 +183,26 @@ def _silu_forward(x):
     return (x * sp.expit(x)).astype(x.dtype, copy=False)
 
 
+def _silu_vjp(grad, x, result):
+    """``grad * d1(x)``; in a plain rule on arrays of one shape, the same operations in one
+    buffer (four fewer arrays of the input's size)."""
+    if not _same_arrays(grad, x) or x.dtype.char not in "fd":
+        return grad * _silu_d1(x)
+    s = _sigmoid_forward(x)
+    t = np.subtract(1, s)
+    t *= x
+    t += 1
+    t *= s
+    t *= grad
+    return t
+
+
 silu = unary(
     "silu",
     _silu_forward,
     d1=lambda x: _silu_d1(x),
     d2=lambda x: _silu_d2(x),
+    vjp=_silu_vjp,
     expose=public(method=False),
     plain_rules=True,
 )
