@@ -139,15 +139,12 @@ _CumminOut = namedtuple("cummin_out", ["values", "indices"])
 
 
 def _running_extreme_indices(x: np.ndarray, axis: int, greater: bool) -> np.ndarray:
-    """Where each running extreme was last reached (ties: the later; NaN: the first NaN)."""
+    """Where each running extreme was last reached (ties: the later; NaN: the latest NaN, as
+    PyTorch's kernel takes every NaN it meets and nothing after one but another NaN)."""
     values = (np.maximum if greater else np.minimum).accumulate(x, axis=axis)
-    takes = x == values
-    if x.dtype.kind == "f":
-        previous = np.concatenate(
-            [np.zeros_like(np.take(values, [0], axis=axis)), np.delete(values, -1, axis=axis)],
-            axis=axis,
-        )
-        takes |= np.isnan(x) & ~np.isnan(previous)
+    takes = x == values  # (False from the first NaN on: the running extreme is NaN)
+    if x.dtype.kind in "fc":
+        takes |= np.isnan(x)
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
     positions = np.where(takes, np.arange(x.shape[axis]).reshape(shape), 0)

@@ -151,6 +151,9 @@ def test_forward_mode_tangents_match_torch(fn, x, torch):
         lambda m: m.cummax(m.tensor([True, False, True]), 0),
         lambda m: m.cummax(m.tensor([1.0, float("nan"), 1.0, 3.0]), 0),
         lambda m: m.cummin(m.tensor([float("nan"), 1.0, -3.0]), 0),
+        # every NaN moves the index (the latest NaN), nothing after one but another NaN
+        lambda m: m.cummax(m.tensor([1.0, float("nan"), 3.0, float("nan"), 2.0]), 0),
+        lambda m: m.cummin(m.tensor([[float("nan"), 2.0], [float("nan"), 1.0]]), 0),
         lambda m: m.cummax(m.tensor(2.0), 0),
         lambda m: m.cummin(m.ones(0, 2), 0),
         lambda m: m.logcumsumexp(m.tensor([-float("inf"), 1.0, float("inf")]), 0),
