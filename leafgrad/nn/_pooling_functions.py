@@ -202,7 +202,7 @@ def _adaptive_bounds(name, input, nd, output_size):
     sizes = input.shape[2:]
     outs = (output_size,) * nd if isinstance(output_size, int) else tuple(output_size)
     if len(outs) != nd:
-        raise ValueError(f"{name}: output_size must be an int or a tuple of {nd} ints")
+        raise RuntimeError(f"{name}: output_size must be {nd} (an int or a tuple of {nd} ints)")
     outs = [size if o is None else o for o, size in zip(outs, sizes)]
     if any(o < 0 for o in outs):
         raise RuntimeError(f"{name}: output_size {tuple(outs)} must be non-negative")
@@ -248,21 +248,21 @@ def adaptive_avg_pool3d(input, output_size) -> Tensor:
 
 
 def _adaptive_max_pool(name, nd, input, output_size):
-    input, unbatched = _batched(name, input, nd)
+    """PyTorch's op: one AdaptiveMaxPool2DBackward0 (3D) on the input as it is (the op takes
+    any leading dims); the 1-D pool is the 2-D one on an unsqueezed dim, as in PyTorch."""
+    batched, _ = _batched(name, input, nd)  # (for its checks)
+    bounds = _adaptive_bounds(name, batched, nd, output_size)
+    if nd == 1:
+        values, indices = _adaptive_max_pool(name, 2, input.unsqueeze(-2), (1, len(bounds[0][0])))
+        return values.squeeze(-2), indices.squeeze(-2)
     index = []
-    for start, end in _adaptive_bounds(name, input, nd, output_size):
+    for start, end in bounds:
         # Windows differ in length: the short ones repeat their last element, which leaves
-        # the max and its first index unchanged.
+        # the maximum and its index unchanged.
         width = int((end - start).max()) if len(start) else 1
         index.append(np.minimum(start[:, None] + np.arange(width), end[:, None] - 1))
-    values, taken = _gather(_recorded(input), index).max(dim=-1)
-    flat = _flat_positions(index, tuple(input.shape[2:]), (0,) * nd)
-    where = np.take_along_axis(np.broadcast_to(flat, taken.shape + flat.shape[-1:]),
-                               taken.numpy()[..., None], -1)[..., 0]  # fmt: skip
-    indices = _lg.tensor(np.ascontiguousarray(where), dtype=_lg.int64)
-    if unbatched:
-        return values.squeeze(0), indices.squeeze(0)
-    return values, indices
+    windows = _flat_positions(index, tuple(input.shape[-nd:]), (0,) * nd)
+    return _pooling_ops.adaptive_max_pool(input, windows)
 
 
 def _adaptive_max_api(nd):

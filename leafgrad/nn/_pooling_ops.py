@@ -14,6 +14,7 @@ batch in front).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -24,7 +25,7 @@ from ..ops._optable import Generic, Linear
 from ..ops._primitive import primitive
 from . import _pool_tiles
 
-__all__ = ["avg_pool", "max_pool_with_indices"]
+__all__ = ["adaptive_max_pool", "avg_pool", "max_pool_with_indices"]
 
 
 def _geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode):
@@ -64,6 +65,12 @@ def _max_forward(x, *, kernel_size, stride, padding, dilation, ceil_mode):
     if outs is not None:
         return _pool_tiles.maximum(x, outs, kernel_size)
     outs, flat, _ = _geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode)
+    return _window_maxima(x, nd, outs, flat)
+
+
+def _window_maxima(x, nd, outs, flat):
+    """``(values, flat input positions)`` of the maximum of each window (``flat``: the
+    window elements' flat positions ``(*outs, K)``, -1 in the padding)."""
     rows = _flat_lead(x, nd)
     inside = flat >= 0
     if inside.all():  # no padding in any window: nothing to mask
@@ -113,9 +120,8 @@ def _zeros_shaped(x, like):
     return _wrap(np.zeros(tuple(x.shape), like._data.dtype))
 
 
-def _take_forward(grad, indices, **params):
+def _take_forward(grad, indices, *, nd, **params):
     """``grad`` (of the input's shape) read at ``indices`` (leading dims broadcast)."""
-    nd = len(params["kernel_size"])
     lead = np.broadcast_shapes(grad.shape[: grad.ndim - nd], indices.shape[: indices.ndim - nd])
     grad = np.broadcast_to(grad, lead + grad.shape[grad.ndim - nd :])
     indices = np.broadcast_to(indices, lead + indices.shape[indices.ndim - nd :])
@@ -123,12 +129,12 @@ def _take_forward(grad, indices, **params):
     return taken.reshape(indices.shape)
 
 
-def _declare_take(nd, backward):
+def _declare_take(nd, backward, name=None):
     """PyTorch's ``max_pool_double_backward`` (a gather there: GatherBackward0), the max pool's
     linear map, whose adjoint is the pool's backward."""
     return primitive(
-        f"max_pool{nd}d_double_backward",
-        _take_forward,
+        name or f"max_pool{nd}d_double_backward",
+        functools.partial(_take_forward, nd=nd),
         (lambda gg, g, indices, result, **params: backward(gg, g, indices, **params), None),
         kind=Linear(),
         inputs=("self", "index"),
@@ -289,7 +295,58 @@ def _declare_avg(nd: int):
     return pool, backward
 
 
+def _declare_adaptive_max(nd: int):
+    """PyTorch's ``adaptive_max_pool{nd}d`` (AdaptiveMaxPool{nd}DBackward0, saving ``self``
+    and the indices as ``result1``): ``windows``, the flat positions ``(*outs, K)`` of each
+    window's elements (a short window repeats its last one), made by the caller. Its
+    backward adds the gradient at the indices as the max pool's does."""
+    node = f"AdaptiveMaxPool{nd}D"
+
+    def forward(x, *, windows):
+        return _window_maxima(x, nd, windows.shape[:-1], windows)
+
+    def vjp(grads, x, result, needs, **params):
+        return (backward(grads[0], x, result[1], **params),)
+
+    def jvp(tx, x, result, **params):
+        return take(tx, result[1], **params), None
+
+    pool = primitive(
+        f"adaptive_max_pool{nd}d",
+        forward,
+        vjp_all=vjp,
+        kind=Generic(jvp=jvp),
+        inputs=("self",),
+        outputs=("result0", "result1"),
+        saves=("self", "result1"),
+        node_name=f"{node}Backward0",
+        dtype_rule="keep",
+        num_outputs=2,
+    )
+
+    def backward_forward(grad, x, indices, **params):
+        return _scatter_max(grad, x, indices, nd=nd)
+
+    backward = primitive(
+        f"adaptive_max_pool{nd}d_backward",
+        backward_forward,
+        (
+            lambda gg, grad, x, indices, result, **params: take(gg, indices, **params),
+            lambda gg, grad, x, indices, result, **params: _zeros_shaped(x, gg),
+            None,
+        ),
+        kind=Linear(),
+        inputs=("grad_output", "self", "indices"),
+        saves=("indices",),
+        node_name=f"{node}BackwardBackward0",
+        dtype_rule="keep",
+    )
+    take = _declare_take(nd, backward, f"adaptive_max_pool{nd}d_double_backward")
+    return pool, backward, take
+
+
 _MAX = {nd: _declare_max(nd) for nd in (2, 3)}
+_ADAPTIVE_MAX = {nd: _declare_adaptive_max(nd) for nd in (2, 3)}
 _AVG = {nd: _declare_avg(nd) for nd in (2, 3)}
 
 
@@ -317,3 +374,9 @@ def avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, 
         count_include_pad=bool(count_include_pad),
         divisor_override=divisor_override,
     )
+
+
+def adaptive_max_pool(input, windows):
+    """``(values, flat indices)`` of the windows ``windows`` ``(*outs, K)`` (flat positions
+    over the last ``len(outs)``, 2 or 3, dims)."""
+    return _ADAPTIVE_MAX[windows.ndim - 1][0](input, windows=windows)

@@ -212,9 +212,10 @@ def rules() -> dict:
     RULES["convolution"] = RULES["convolution.bias"] = as_composite
     RULES["im2col"] = RULES["col2im"] = pointwise  # they take any leading dims
     for _dims in (2, 3):  # pools of the trailing dims, leading dims free
-        for _key in ("max_pool{}d_with_indices", "avg_pool{}d"):
+        for _key in ("max_pool{}d_with_indices", "avg_pool{}d", "adaptive_max_pool{}d"):
             RULES[_key.format(_dims)] = RULES[_key.format(_dims) + "_backward"] = pointwise
         RULES[f"max_pool{_dims}d_double_backward"] = pointwise
+        RULES[f"adaptive_max_pool{_dims}d_double_backward"] = pointwise
     for _stem, _dims in (
         ("upsample_nearest", 1), ("upsample_nearest", 2), ("upsample_nearest", 3),
         ("_upsample_nearest_exact", 1), ("_upsample_nearest_exact", 2),

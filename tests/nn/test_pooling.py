@@ -217,3 +217,27 @@ def test_pool_is_one_node_as_in_pytorch(name, shape, options):
     assert ours == theirs
     for a, b in zip(values, expected, strict=True):
         assert_close(a, b)
+
+
+@pytest.mark.parametrize(
+    "nd, shape, size",
+    [(1, (2, 3, 7), 3), (1, (3, 7), 4), (2, (2, 3, 5, 7), 3), (2, (3, 5, 7), (2, None)),
+     (3, (1, 2, 5, 5, 7), (2, 3, 4)), (3, (2, 5, 5, 7), 2)],
+)  # fmt: skip
+def test_adaptive_max_pools_record_pytorchs_op_and_take_its_last_nan(nd, shape, size):
+    x = np.random.default_rng(0).standard_normal(shape)
+    x.reshape(-1)[::5] = np.nan  # windows with one NaN and with several
+    x.reshape(-1)[1::7] = np.nan
+    results = []
+    for lib in (lg, torch):
+        t = lib.tensor(x, requires_grad=True)
+        fn = getattr(lib.nn.functional, f"adaptive_max_pool{nd}d")
+        y, indices = fn(t, size, return_indices=True)
+        (g,) = lib.autograd.grad(y, t, lib.ones_like(y) * 0.5, create_graph=True)
+        names = (y.grad_fn.name(), g.grad_fn.name())
+        results.append((y.detach().numpy(), indices.numpy(), g.detach().numpy(), names))
+    (vo, io, go, no), (vt, it, gt, nt) = results
+    np.testing.assert_array_equal(vo, vt)
+    np.testing.assert_array_equal(io, it)
+    np.testing.assert_array_equal(go, gt)
+    assert no == nt  # AdaptiveMaxPool2DBackward0 (a squeeze over it for 1-D), its backward

@@ -12,7 +12,7 @@ from leafgrad.nn._group_norm_op import native_group_norm
 from leafgrad.nn._layer_norm_op import native_layer_norm
 from leafgrad.nn._lstm_layer_op import lstm_layer
 from leafgrad.nn._padding_ops import _PADS
-from leafgrad.nn._pooling_ops import _AVG, _MAX
+from leafgrad.nn._pooling_ops import _ADAPTIVE_MAX, _AVG, _MAX
 from leafgrad.nn._upsample_ops import _OPS as _UPSAMPLES
 from leafgrad.nn._upsample_ops import _SCALE_NAMES
 
@@ -165,6 +165,8 @@ SAMPLES = [
         lambda x: F.avg_pool3d(x, 2, ceil_mode=True, divisor_override=3),
         ((2, 3, 3, 5),),
     ),
+    S("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, (2, 3)), ((1, 2, 5, 4),)),
+    S("adaptive_max_pool3d", lambda x: F.adaptive_max_pool3d(x, (2, 2, 3)), ((2, 3, 3, 5),)),
     S("constant_pad_nd", lambda x: F.pad(x, (1, 2, -1, 1)), ((2, 3, 4),)),
     S("constant_pad_nd.value", lambda x: F.pad(x, (2, -1), value=1.5), ((2, 3),)),
 ]
@@ -207,6 +209,25 @@ def _pool_backward_samples(nd):
 
 
 SAMPLES += [s for nd in (2, 3) for s in _pool_backward_samples(nd)]
+
+
+def _adaptive_max_samples(nd):
+    """The adaptive max pool's backward and double backward on their own."""
+    shape = (2, 3, 5, 4)[: nd + 1]
+    fn = F.adaptive_max_pool2d if nd == 2 else F.adaptive_max_pool3d
+    values, indices = fn(lg.tensor(np.random.default_rng(nd).standard_normal(shape)), 2, True)
+    _, backward, take = _ADAPTIVE_MAX[nd]
+    return [
+        S(
+            f"adaptive_max_pool{nd}d_backward",
+            lambda g, x: backward(g, x, indices),
+            (tuple(values.shape), shape),
+        ),
+        S(f"adaptive_max_pool{nd}d_double_backward", lambda g: take(g, indices), (shape,)),
+    ]
+
+
+SAMPLES += [s for nd in (2, 3) for s in _adaptive_max_samples(nd)]
 
 
 def _upsample_samples(mode, nd):
