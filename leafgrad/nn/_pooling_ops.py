@@ -129,11 +129,11 @@ def _take_forward(grad, indices, *, nd, **params):
     return taken.reshape(indices.shape)
 
 
-def _declare_take(nd, backward, name=None):
+def _declare_take(nd, backward, name):
     """PyTorch's ``max_pool_double_backward`` (a gather there: GatherBackward0), the max pool's
     linear map, whose adjoint is the pool's backward."""
     return primitive(
-        name or f"max_pool{nd}d_double_backward",
+        name,
         functools.partial(_take_forward, nd=nd),
         (lambda gg, g, indices, result, **params: backward(gg, g, indices, **params), None),
         kind=Linear(),
@@ -144,8 +144,11 @@ def _declare_take(nd, backward, name=None):
     )
 
 
-def _declare_max(nd: int):
-    node = f"MaxPool{nd}DWithIndices"
+def _declare_max(nd: int, name: str, node: str, forward, backward_forward, saves: tuple):
+    """A max pool as PyTorch records it: ``name`` (``{node}Backward0``, saving ``self``, the
+    parameters ``saves`` and the indices as ``result1``), its backward ``{name}_backward``
+    (``{node}BackwardBackward0``: the gradient added at the indices, by
+    ``backward_forward``) and that backward's adjoint, the gather at the indices."""
 
     def vjp(grads, x, result, needs, **params):
         return (backward(grads[0], x, result[1], **params),)
@@ -154,26 +157,19 @@ def _declare_max(nd: int):
         return take(tx, result[1], **params), None
 
     pool = primitive(
-        f"max_pool{nd}d_with_indices",
-        _max_forward,
+        name,
+        forward,
         vjp_all=vjp,
         kind=Generic(jvp=jvp),
         inputs=("self",),
         outputs=("result0", "result1"),
-        saves=("self", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "result1"),
+        saves=("self", *saves, "result1"),
         node_name=f"{node}Backward0",
         dtype_rule="keep",
         num_outputs=2,
     )
-
-    def backward_forward(grad, x, indices, **params):
-        outs = _tiled(grad, x, indices, params)
-        if outs is not None:
-            return _pool_tiles.maximum_backward(grad, x.shape, indices, outs, params["kernel_size"])
-        return _scatter_max(grad, x, indices, nd=nd)
-
     backward = primitive(
-        f"max_pool{nd}d_with_indices_backward",
+        f"{name}_backward",
         backward_forward,
         (
             lambda gg, grad, x, indices, result, **params: take(gg, indices, **params),
@@ -182,12 +178,41 @@ def _declare_max(nd: int):
         ),
         kind=Linear(),
         inputs=("grad_output", "self", "indices"),
-        saves=("indices", "kernel_size", "stride", "padding", "dilation", "ceil_mode"),
+        saves=("indices", *saves),
         node_name=f"{node}BackwardBackward0",
         dtype_rule="keep",
     )
-    take = _declare_take(nd, backward)
+    take = _declare_take(nd, backward, f"{name.removesuffix('_with_indices')}_double_backward")
     return pool, backward, take
+
+
+def _declare_window_max(nd: int):
+    """PyTorch's ``max_pool{nd}d_with_indices`` (MaxPool{nd}DWithIndicesBackward0)."""
+
+    def backward_forward(grad, x, indices, **params):
+        outs = _tiled(grad, x, indices, params)
+        if outs is not None:
+            return _pool_tiles.maximum_backward(grad, x.shape, indices, outs, params["kernel_size"])
+        return _scatter_max(grad, x, indices, nd=nd)
+
+    saves = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
+    name, node = f"max_pool{nd}d_with_indices", f"MaxPool{nd}DWithIndices"
+    return _declare_max(nd, name, node, _max_forward, backward_forward, saves)
+
+
+def _declare_adaptive_max(nd: int):
+    """PyTorch's ``adaptive_max_pool{nd}d`` (AdaptiveMaxPool{nd}DBackward0, saving ``self``
+    and ``result1`` only): ``windows``, the flat positions ``(*outs, K)`` of each window's
+    elements (a short window repeats its last one), made by the caller."""
+
+    def forward(x, *, windows):
+        return _window_maxima(x, nd, windows.shape[:-1], windows)
+
+    def backward_forward(grad, x, indices, **params):
+        return _scatter_max(grad, x, indices, nd=nd)
+
+    name, node = f"adaptive_max_pool{nd}d", f"AdaptiveMaxPool{nd}D"
+    return _declare_max(nd, name, node, forward, backward_forward, ())
 
 
 # ----- average -----
@@ -295,57 +320,7 @@ def _declare_avg(nd: int):
     return pool, backward
 
 
-def _declare_adaptive_max(nd: int):
-    """PyTorch's ``adaptive_max_pool{nd}d`` (AdaptiveMaxPool{nd}DBackward0, saving ``self``
-    and the indices as ``result1``): ``windows``, the flat positions ``(*outs, K)`` of each
-    window's elements (a short window repeats its last one), made by the caller. Its
-    backward adds the gradient at the indices as the max pool's does."""
-    node = f"AdaptiveMaxPool{nd}D"
-
-    def forward(x, *, windows):
-        return _window_maxima(x, nd, windows.shape[:-1], windows)
-
-    def vjp(grads, x, result, needs, **params):
-        return (backward(grads[0], x, result[1], **params),)
-
-    def jvp(tx, x, result, **params):
-        return take(tx, result[1], **params), None
-
-    pool = primitive(
-        f"adaptive_max_pool{nd}d",
-        forward,
-        vjp_all=vjp,
-        kind=Generic(jvp=jvp),
-        inputs=("self",),
-        outputs=("result0", "result1"),
-        saves=("self", "result1"),
-        node_name=f"{node}Backward0",
-        dtype_rule="keep",
-        num_outputs=2,
-    )
-
-    def backward_forward(grad, x, indices, **params):
-        return _scatter_max(grad, x, indices, nd=nd)
-
-    backward = primitive(
-        f"adaptive_max_pool{nd}d_backward",
-        backward_forward,
-        (
-            lambda gg, grad, x, indices, result, **params: take(gg, indices, **params),
-            lambda gg, grad, x, indices, result, **params: _zeros_shaped(x, gg),
-            None,
-        ),
-        kind=Linear(),
-        inputs=("grad_output", "self", "indices"),
-        saves=("indices",),
-        node_name=f"{node}BackwardBackward0",
-        dtype_rule="keep",
-    )
-    take = _declare_take(nd, backward, f"adaptive_max_pool{nd}d_double_backward")
-    return pool, backward, take
-
-
-_MAX = {nd: _declare_max(nd) for nd in (2, 3)}
+_MAX = {nd: _declare_window_max(nd) for nd in (2, 3)}
 _ADAPTIVE_MAX = {nd: _declare_adaptive_max(nd) for nd in (2, 3)}
 _AVG = {nd: _declare_avg(nd) for nd in (2, 3)}
 

@@ -104,6 +104,37 @@ def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     return _leaky_relu(input, negative_slope=negative_slope)
 
 
+def activation_backward(name, forward, dx, *, saves, node_name, input_name="self"):
+    """PyTorch's ``<activation>_backward(grad_output, x)`` as one op (``node_name``): linear in
+    the gradient, so its VJP in ``grad_output`` is the op itself; ``dx(gg, grad, x,
+    **params)``, its VJP in ``x``, is the gradient times the activation's second derivative;
+    the two make its JVP. ``forward(grad, x, **params)`` is the kernel on arrays."""
+
+    def grad_output_vjp(gg, g, x, result, **params):
+        return op(gg, x, **params)
+
+    def input_vjp(gg, g, x, result, **params):
+        return dx(gg, g, x, **params)
+
+    def jvp(tg, tx, g, x, result, **params):
+        return tangent_sum(
+            None if tg is None else op(tg, x, **params),
+            None if tx is None else dx(tx, g, x, **params),
+        )
+
+    op = primitive(
+        name,
+        forward,
+        (grad_output_vjp, input_vjp),
+        kind=Generic(jvp=jvp),
+        saves=("grad_output", *saves),
+        inputs=("grad_output", input_name),
+        node_name=node_name,
+        plain_rules=True,
+    )
+    return op
+
+
 def _elu_forward(x, *, alpha=1.0, scale=1, input_scale=1):
     """PyTorch's ``x scale`` where positive, else ``alpha scale expm1(x input_scale)``
     (``selu`` and ``celu`` are elu with a scale, an input scale); -0.0 stays -0.0."""
@@ -129,30 +160,19 @@ def _elu_backward_forward(grad, x, *, alpha, scale, input_scale):
     return _select.where(x <= 0, negative, grad * scale).astype(grad.dtype, copy=False)
 
 
-def _elu_backward_dx(gg, grad, x, params):
+def _elu_backward_dx(gg, grad, x, **params):
     """The derivative of ``elu_backward`` in ``x``, selected (not multiplied) where it is 0."""
     return where(x < 0, gg * grad * _elu_d2(x, **params), 0.0)
 
 
-# PyTorch's elu_backward (EluBackwardBackward0, for elu, selu and celu): linear in the
-# gradient; its derivative in x is the gradient times elu's second derivative.
-elu_backward = primitive(
+# PyTorch's elu_backward (EluBackwardBackward0, for elu, selu and celu).
+elu_backward = activation_backward(
     "elu_backward",
     _elu_backward_forward,
-    (
-        lambda gg, g, x, result, **params: elu_backward(gg, x, **params),
-        lambda gg, g, x, result, **params: _elu_backward_dx(gg, g, x, params),
-    ),
-    kind=Generic(
-        jvp=lambda tg, tx, g, x, result, **params: tangent_sum(
-            None if tg is None else elu_backward(tg, x, **params),
-            None if tx is None else _elu_backward_dx(tx, g, x, params),
-        )
-    ),
-    saves=("grad_output", "self_or_result", "alpha", "scale", "input_scale"),
-    inputs=("grad_output", "self_or_result"),
+    _elu_backward_dx,
+    saves=("self_or_result", "alpha", "scale", "input_scale"),
     node_name="EluBackwardBackward0",
-    plain_rules=True,
+    input_name="self_or_result",
 )
 
 
@@ -294,25 +314,15 @@ def _softplus_backward_dx(gg, grad, x, beta=1.0, threshold=20.0):
     return sigmoid_backward(gg * grad, sigmoid(bx)) * cast_like(bx < threshold, gg) * beta
 
 
-# PyTorch's softplus_backward (SoftplusBackwardBackward0), as gelu_backward above.
-softplus_backward = primitive(
+# PyTorch's softplus_backward (SoftplusBackwardBackward0).
+softplus_backward = activation_backward(
     "softplus_backward",
     _softplus_backward_forward,
-    (
-        lambda gg, g, x, result, **params: softplus_backward(gg, x, **params),
-        lambda gg, g, x, result, **params: _softplus_backward_dx(gg, g, x, **params),
-    ),
-    kind=Generic(
-        jvp=lambda tg, tx, g, x, result, **params: tangent_sum(
-            None if tg is None else softplus_backward(tg, x, **params),
-            None if tx is None else _softplus_backward_dx(tx, g, x, **params),
-        )
-    ),
-    saves=("grad_output", "self", "beta", "threshold"),
-    inputs=("grad_output", "self"),
+    _softplus_backward_dx,
+    saves=("self", "beta", "threshold"),
     node_name="SoftplusBackwardBackward0",
-    plain_rules=True,
 )
+
 
 _softplus = unary(
     "softplus",

@@ -15,9 +15,8 @@ import scipy.special as sp
 
 from .._exposure import exports, public
 from ._erf32 import erf32
-from ._optable import Generic
-from ._primitive import primitive, unary
-from ._tangents import tangent_sum
+from ._primitive import unary
+from .activations import activation_backward
 from .elementwise import _same_arrays, erf, exp, tanh
 
 _SQRT_2 = math.sqrt(2.0)
@@ -103,25 +102,13 @@ def _gelu_backward_dx(gg, grad, x, approximate="none"):
     return gg * grad * _gelu_d2(x, approximate=approximate)
 
 
-# PyTorch's gelu_backward (GeluBackwardBackward0): linear in the gradient; its derivative in
-# x is the gradient times GELU's second derivative.
-gelu_backward = primitive(
+# PyTorch's gelu_backward (GeluBackwardBackward0).
+gelu_backward = activation_backward(
     "gelu_backward",
     _gelu_backward_forward,
-    (
-        lambda gg, g, x, result, **params: gelu_backward(gg, x, **params),
-        lambda gg, g, x, result, **params: _gelu_backward_dx(gg, g, x, **params),
-    ),
-    kind=Generic(
-        jvp=lambda tg, tx, g, x, result, **params: tangent_sum(
-            None if tg is None else gelu_backward(tg, x, **params),
-            None if tx is None else _gelu_backward_dx(tx, g, x, **params),
-        )
-    ),
-    saves=("grad_output", "self", "approximate"),
-    inputs=("grad_output", "self"),
+    _gelu_backward_dx,
+    saves=("self", "approximate"),
     node_name="GeluBackwardBackward0",
-    plain_rules=True,
 )
 
 _gelu = unary(
