@@ -16,8 +16,9 @@ from .._exposure import exports, public
 from . import _tanh64
 from ._optable import Composite, Generic
 from ._primitive import primitive, unary
-from ._tangents import diagonal_jvp, tangent_sum
+from ._tangents import tangent_sum
 from .arithmetic import reciprocal, rsqrt
+from .piecewise import where as _where
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -335,15 +336,28 @@ erfc = unary(
     plain_rules=True,
 )
 
-_ATAN2_RULES = (
-    lambda grad, x, y, result: grad * y / (x * x + y * y),
-    lambda grad, x, y, result: grad * -x / (x * x + y * y),
-)
+
+def _atan2_reciprocal(x, y):
+    """``1 / (x^2 + y^2)``, 0 where that sum is 0 (PyTorch's atan2_backward masks it: the
+    gradient at the origin, or where the squares underflow, is 0, not NaN)."""
+    denom = x * x + y * y
+    return _where(denom == 0, 0.0, reciprocal(denom))
+
+
+def _atan2_jvp(tx, ty, x, y, result):
+    """PyTorch's ``(-x t_y + y t_x) / (x^2 + y^2)``: unmasked (NaN at the origin)."""
+    numerator = tangent_sum(None if ty is None else -x * ty, None if tx is None else y * tx)
+    return numerator / (x * x + y * y)
+
+
 atan2 = primitive(
     "atan2",
     np.arctan2,
-    _ATAN2_RULES,
-    kind=Generic(jvp=diagonal_jvp(*_ATAN2_RULES)),
+    (
+        lambda grad, x, y, result: grad * y * _atan2_reciprocal(x, y),
+        lambda grad, x, y, result: grad * -x * _atan2_reciprocal(x, y),
+    ),
+    kind=Generic(jvp=_atan2_jvp),
     saves=("self", "other"),
     node_name="Atan2Backward0",
     dtype_rule="float",

@@ -284,3 +284,17 @@ def test_first_derivative_of_tanh_and_sigmoid_is_one_node_as_in_torch(op):
     np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-15)
     for a, b in zip(ours[4], theirs[4]):
         np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+
+
+def test_atan2_gradient_is_zero_where_both_operands_are_zero_as_torch():
+    # PyTorch's atan2_backward masks 1 / (y^2 + x^2) where the sum is 0 (the origin, or
+    # squares that underflow); its second derivatives there stay NaN.
+    values = ([0.0, 0.0, 1.0, 1e-200, 0.3], [0.0, 1.0, 0.0, 1e-200, -0.7])
+    results = []
+    for lib in (lg, torch):
+        y, x = (lib.tensor(v, dtype=lib.float64, requires_grad=True) for v in values)
+        gy, gx = lib.autograd.grad(lib.atan2(y, x).sum(), (y, x), create_graph=True)
+        second = lib.autograd.grad(gy.sum() + gx.sum(), (y, x))
+        results.append([t.detach().numpy() for t in (gy, gx, *second)])
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
