@@ -2,8 +2,9 @@
 
 Whole-tensor medians share the gradient evenly among the elements equal to the result (as
 PyTorch's evenly_distribute_backward); per-dim forms return ``(values, indices)`` and send
-the gradient to the returned index, as max(dim) does. Among ties the index PyTorch returns
-is not specified; leafgrad takes the k-th element of a stable sort (NaN sorts last).
+the gradient to the returned index, as max(dim) does. Among ties median, nanmedian and mode
+take what PyTorch's kernels take (a stable sort's k-th element, NaN last; mode's last
+occurrence), kthvalue what PyTorch's quickselect leaves (``_quickselect``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ._optable import Generic
 from ._out import with_outs
 from ._plain import operand, values_of
 from ._primitive import primitive
+from ._quickselect import kth_positions
 from ._reduce import _one_dim, _require_tensor, check_keepdim
 from .extrema import _select_grad, _select_jvp
 from .piecewise import where
@@ -111,8 +113,7 @@ def _selecting(positions):
 
 
 def _kth_positions(x, axis, *, k):
-    order = np.argsort(x, axis=axis, kind="stable")
-    return np.take(order, [k - 1], axis=axis)
+    return kth_positions(x, axis, k)
 
 
 def _whole(ignore_nan: bool):

@@ -95,6 +95,24 @@ def test_nan_handling_matches_torch(torch):
             _same(getattr(lg, op)(lg.tensor(row)), getattr(torch, op)(torch.tensor(row)))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_kthvalue_among_ties_returns_torchs_index(torch, dtype):
+    # PyTorch's quickselect decides which of equal values it returns (not a stable sort).
+    rng = np.random.default_rng(0)
+    for trial in range(150):
+        n = int(rng.integers(1, 30))
+        x = rng.integers(0, 4, (3, n)).astype(dtype)
+        if dtype != "int64" and trial % 3 == 0:
+            x[rng.random(x.shape) < 0.2] = NAN
+        if dtype != "int64" and trial % 4 == 0:
+            x[x == 0] = -0.0
+        for dim in (0, 1):
+            k = int(rng.integers(1, x.shape[dim] + 1))
+            ours, theirs = lg.tensor(x).kthvalue(k, dim), torch.tensor(x).kthvalue(k, dim)
+            _same(ours.values, theirs.values)
+            assert ours.indices.tolist() == theirs.indices.tolist()
+
+
 def test_mode_picks_the_smallest_of_the_most_frequent_and_its_last_index(torch):
     data = [[1.0, 1, 1, 2, 2], [3, 1, 3, 1, 3], [2, 1, 2, 1, 0], [1, NAN, NAN, 2, 2]]
     ours, theirs = lg.mode(lg.tensor(data)), torch.mode(torch.tensor(data))
