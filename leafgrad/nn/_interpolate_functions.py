@@ -1,8 +1,10 @@
 """Resampling of ``nn.functional``: ``interpolate`` (nearest, nearest-exact, linear, bilinear,
-bicubic, trilinear, area), its ``upsample*`` aliases and ``pixel_shuffle``/``pixel_unshuffle``.
+bicubic, trilinear, lanczos, area), its ``upsample*`` aliases and ``pixel_shuffle`` /
+``pixel_unshuffle``.
 
 The nearest and interpolating modes are ops of their own (``_upsample_ops``), as PyTorch
-records them; ``area`` is an adaptive average pool.
+records them; ``area`` is an adaptive average pool; ``antialias=True`` (and ``lanczos``,
+which requires it) is two products with ``_antialias``'s weight matrices.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import math
 import warnings
 
 from .. import Tensor
-from . import _upsample_ops
+from . import _antialias, _upsample_ops
 from ._pooling_functions import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = [
@@ -19,7 +21,7 @@ __all__ = [
     "upsample_nearest",
 ]  # fmt: skip
 
-_LINEAR_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_LINEAR_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}
 _MODES = ("nearest", "nearest-exact", "area", *_LINEAR_DIMS)
 
 
@@ -81,9 +83,12 @@ def interpolate(
             )
     elif align_corners is None:
         align_corners = False
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported by leafgrad")
     nd = input.dim() - 2
+    if antialias and not (mode in _antialias.FILTERS and input.dim() == 4):
+        raise ValueError(
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and "
+            f"requires a 4-D tensor as input (got mode {mode!r}, {input.dim()}-D input)"
+        )
     if nd not in (1, 2, 3) or (mode in _LINEAR_DIMS and _LINEAR_DIMS[mode] != nd):
         needs = f"{_LINEAR_DIMS[mode] + 2}D" if mode in _LINEAR_DIMS else "3D, 4D or 5D"
         raise NotImplementedError(
@@ -99,6 +104,13 @@ def interpolate(
     if mode == "area":
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1]
         return pool(input, sizes)
+    if mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    if antialias:
+        return _antialias.resample(input, mode, sizes, scales, align_corners)
     return _upsample_ops.upsample(input, mode, sizes, scales, align_corners)
 
 
