@@ -52,7 +52,10 @@ def average(x, outs, kernel_size, divisor) -> np.ndarray:
     total = w[next(offsets)].copy()
     for index in offsets:
         total += w[index]
-    total /= np.asarray(divisor, x.dtype)
+    if total.dtype.kind == "f":
+        total /= np.asarray(divisor, x.dtype)
+    else:  # int64: PyTorch's integer division, truncating (as the gathering path's cast)
+        total = (total / divisor).astype(x.dtype)
     return total.reshape(*x.shape[: x.ndim - len(outs)], *outs)
 
 

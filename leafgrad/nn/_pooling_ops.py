@@ -76,7 +76,8 @@ def _window_maxima(x, nd, outs, flat):
     if inside.all():  # no padding in any window: nothing to mask
         picked = rows[:, flat]  # (L, *out, K)
     else:
-        picked = np.where(inside, rows[:, np.where(inside, flat, 0)], -np.inf)
+        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min  # keeps ints int
+        picked = np.where(inside, rows[:, np.where(inside, flat, 0)], np.asarray(lowest, x.dtype))
     taken = np.argmax(picked, axis=-1)[..., None]  # the first maximum (or NaN)
     values = np.take_along_axis(picked, taken, -1)[..., 0]
     if values.dtype.kind in "fc" and np.isnan(values).any():

@@ -241,3 +241,29 @@ def test_adaptive_max_pools_record_pytorchs_op_and_take_its_last_nan(nd, shape, 
     np.testing.assert_array_equal(io, it)
     np.testing.assert_array_equal(go, gt)
     assert no == nt  # AdaptiveMaxPool2DBackward0 (a squeeze over it for 1-D), its backward
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("pool", [
+    lambda m, t: m.nn.functional.max_pool2d(t, 2),
+    lambda m, t: m.nn.functional.max_pool2d(t, 3, 1, 1),  # padding: ints stay ints
+    lambda m, t: m.nn.functional.max_pool1d(t[0], 3, 1, 1),
+    lambda m, t: m.nn.functional.max_pool1d(t[0], 3, 1, 1, return_indices=True)[1],
+    lambda m, t: m.nn.functional.adaptive_max_pool2d(t, 3),
+    lambda m, t: m.nn.functional.avg_pool2d(t, 2),  # int64: truncating division
+    lambda m, t: m.nn.functional.avg_pool2d(t, 3, 2, 1),
+    lambda m, t: m.nn.functional.avg_pool2d(t, 2, divisor_override=3),
+])  # fmt: skip
+def test_pools_of_integer_and_bool_tensors_as_torch(pool, dtype):
+    x = (np.random.default_rng(0).standard_normal((2, 3, 8, 8)) * 10).astype(dtype)
+    outcomes = []
+    for lib in (lg, torch):
+        try:
+            y = pool(lib, lib.tensor(x))
+            outcomes.append((str(y.dtype).split(".")[-1], y.numpy()))
+        except NotImplementedError:
+            outcomes.append(("NotImplementedError", None))
+    (kind, got), (want_kind, want) = outcomes
+    assert kind == want_kind
+    if want is not None:
+        np.testing.assert_array_equal(got, want)
