@@ -16,6 +16,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor
+from ._activation_functions import _check_kernel_dtype
 
 __all__ = [
     "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES", "affine_grid", "grid_sample",
@@ -144,6 +145,8 @@ def grid_sample(
 ) -> Tensor:
     """Sample ``input`` ``(N, C, *S)`` at the normalised positions ``grid`` ``(N, *O, nd)``
     (``x`` first, ``[-1, 1]`` spanning the input): ``(N, C, *O)``."""
+    if isinstance(input, Tensor):
+        _check_kernel_dtype("grid_sampler", input)
     _check(input, grid, mode, padding_mode)
     align_corners = _default_align_corners(align_corners)
     nd = input.dim() - 2

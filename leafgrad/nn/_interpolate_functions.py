@@ -12,7 +12,12 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
+import leafgrad as _lg
+
 from .. import Tensor
+from .._dtype import scalar_type_name
 from . import _antialias, _upsample_ops
 from ._pooling_functions import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
@@ -104,6 +109,19 @@ def interpolate(
     if mode == "area":
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1]
         return pool(input, sizes)
+    dt = input._data.dtype
+    if dt.kind in "biu":
+        if dt != np.uint8:  # PyTorch's resampling kernels: floating point and uint8 only
+            raise NotImplementedError(
+                f"\"upsample_{mode}\" not implemented for '{scalar_type_name(dt)}' (convert "
+                "with .float())"
+            )
+        if mode not in ("nearest", "nearest-exact"):
+            return _rounded_uint8(interpolate(
+                input.double(), sizes if size is not None else None,
+                None if size is not None else scale_factor, mode, align_corners,
+                recompute_scale_factor, antialias,
+            ))  # fmt: skip
     if mode == "lanczos":
         if align_corners:
             raise ValueError("Lanczos mode does not support align_corners=True")
@@ -112,6 +130,13 @@ def interpolate(
     if antialias:
         return _antialias.resample(input, mode, sizes, scales, align_corners)
     return _upsample_ops.upsample(input, mode, sizes, scales, align_corners)
+
+
+def _rounded_uint8(x: Tensor) -> Tensor:
+    """float64 values rounded half up into uint8, clamped to [0, 255]. (PyTorch's uint8
+    kernels use 16-bit fixed-point weights and round each separable pass: this agrees with
+    them to within 1.)"""
+    return (x + 0.5).floor().clamp(0, 255).to(_lg.uint8)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -13,6 +13,7 @@ import leafgrad as _lg
 
 from .. import Tensor, no_grad
 from . import _batch_norm_op, _group_norm_op, _layer_norm_op
+from ._activation_functions import _check_kernel_dtype
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"]
 
@@ -61,6 +62,8 @@ def batch_norm(
     ``running_var`` in place (``(1 - momentum) * running + momentum * batch``, the variance
     unbiased); otherwise the running statistics are used.
     """
+    if isinstance(input, Tensor):
+        _check_kernel_dtype("batch_norm", input)
     if input.dim() < 2:
         raise IndexError(
             f"batch_norm: expected input of shape (N, C, *), got {input.dim()}-D (no channel dim)"
@@ -140,6 +143,8 @@ def layer_norm_with_statistics(input, normalized_shape, weight, bias, eps) -> tu
     """``(layer_norm(...), mean, rstd)``, the statistics with the normalised dims kept as size
     1: one NativeLayerNormBackward0 node, as in PyTorch, for a floating input and parameters
     of its dtype; otherwise composed (mixed dtypes promote, integers raise, as before)."""
+    if isinstance(input, Tensor):
+        _check_kernel_dtype("layer_norm", input)  # PyTorch's LayerNormKernelImpl: floats only
     dims = _trailing_dims("layer_norm", input, normalized_shape)
     shape = tuple(input.shape[input.dim() - len(dims) :])
     for name, t in (("weight", weight), ("bias", bias)):
@@ -184,6 +189,7 @@ def group_norm(
         raise RuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
         )
+    _check_kernel_dtype("group_norm", input)
     batch, channels = input.shape[0], input.shape[1]
     if num_groups <= 0 or channels % num_groups:
         raise RuntimeError(
@@ -216,6 +222,8 @@ def instance_norm(
     As PyTorch does it: batch norm of the input viewed as ``(1, N * C, *)``; the running
     statistics, when given, are updated in place with the mean over the batch.
     """
+    if isinstance(input, Tensor):
+        _check_kernel_dtype("instance_norm", input)
     if input.dim() < 3 or (use_input_stats and math.prod(input.shape[2:]) == 1):
         raise ValueError(
             f"instance_norm: expected more than 1 spatial element per channel when using input "

@@ -31,6 +31,8 @@ from .piecewise import where
 
 
 def _relu_forward(x):
+    if x.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu (convert with .int() first)")
     # Zero first: NumPy's maximum then keeps -0.0 as PyTorch's relu (clamp_min) does.
     return np.maximum(0, x).astype(x.dtype, copy=False)
 

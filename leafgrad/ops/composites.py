@@ -339,6 +339,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     _tensor(input, "topk")
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU (convert with .int() first)")
     d = _normalize_dim(dim, max(input._data.ndim, 1), "topk")
     size = input._data.shape[d] if input._data.ndim else 1
     if not 0 <= k <= size:
