@@ -145,6 +145,11 @@ def hardtanh(
     _check_kernel_dtype("hardtanh", input, integers=True, error=RuntimeError)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input._data.dtype.kind == "u" and (min_val < 0 or max_val < 0):
+        raise RuntimeError(
+            f"cannot do hardtanh on an unsigned type with negative limits ({input.dtype}, "
+            f"limits {min_val} and {max_val})"
+        )
     if not input.is_floating_point():  # integers stay integers, as in PyTorch
         return _lg.clamp(input, min_val, max_val).to(input.dtype)
     return _activation_ops.hardtanh(input, min_val=min_val, max_val=max_val)

@@ -85,6 +85,10 @@ def _conv(name, nd, input, weight, bias, stride, padding, dilation, groups) -> T
             f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
             f"input of size: {list(input.shape)}"
         )
+    if input._data.dtype.kind == "b":  # PyTorch's slow_conv2d has no bool loop
+        raise NotImplementedError(
+            f"{name}: not implemented for 'Bool' inputs, as in PyTorch (convert with .float())"
+        )
     unbatched = input.dim() == nd + 1
     if unbatched:
         input = input.unsqueeze(0)

@@ -100,7 +100,14 @@ def _pointwise(
             "Please ensure they have the same size.",
             stacklevel=3,  # the caller of mse_loss (or of the others)
         )
-    if not target.is_floating_point():
+    if name == "l1_loss":  # PyTorch's l1_loss is |input - target| in ops: integers too
+        if reduction == "mean" and not (input.is_floating_point() or target.is_floating_point()):
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {str(input.dtype).split('.')[-1].capitalize()} "
+                "(l1_loss of integer tensors: pass reduction='sum' or 'none', or convert them)"
+            )
+    elif not target.is_floating_point():
         _check_float(name, input)  # a floating target promotes an integer input, as PyTorch's
     if weight is None and op is not None:
         if target.shape != input.shape:

@@ -23,6 +23,10 @@ CALLS = {
     "unfold": lambda m, t: m.nn.functional.unfold(t, 2),
     "fold": lambda m, t: m.nn.functional.fold(t.reshape(2, 12, 9)[:, :4], (4, 4), 2, stride=1),
     "relu": lambda m, t: m.relu(t),
+    "hardtanh": lambda m, t: m.nn.functional.hardtanh(t),
+    "conv2d": lambda m, t: m.nn.functional.conv2d(t, m.ones(2, 3, 3, 3, dtype=t.dtype)),
+    "l1_loss none": lambda m, t: m.nn.functional.l1_loss(t, t.flip(0), reduction="none"),
+    "l1_loss mean": lambda m, t: m.nn.functional.l1_loss(t, t.flip(0)),
     "topk": lambda m, t: t.topk(2)[0],
 }
 
