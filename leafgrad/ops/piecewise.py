@@ -129,7 +129,24 @@ minimum = primitive(
 )
 
 
+def _integer_bound(bound, dtype):
+    """A Python int bound as PyTorch converts it to an integer tensor's type: wrapped where
+    its magnitude fits (-3 is 253 for uint8), RuntimeError where it does not."""
+    info = np.iinfo(dtype)
+    if bound > info.max or (bound < info.min and not (info.min == 0 and -bound <= info.max)):
+        raise RuntimeError(
+            f"value cannot be converted to type {dtype.name}_t without overflow (clamp: "
+            f"bound {bound} for a {dtype.name} tensor)"
+        )
+    return np.array(bound % (info.max + 1) if bound < info.min else bound).astype(dtype)
+
+
 def _clamp_forward(x, *, min=None, max=None):
+    if x.dtype.kind in "iu":
+        if type(min) is int:
+            min = _integer_bound(min, x.dtype)
+        if type(max) is int:
+            max = _integer_bound(max, x.dtype)
     out = x
     if min is not None:
         out = np.maximum(out, min)
