@@ -78,6 +78,8 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
+    if input.dtype == _lg.float16:  # PyTorch's CPU kernel has no half loop
+        raise NotImplementedError("\"pdist\" not implemented for 'Half' (use float32)")
     n = input.shape[0]
     rows, cols = np.triu_indices(n, 1)
     if rows.size == 0:

@@ -30,6 +30,12 @@ def check_tensor(op: str, x, name: str = "A") -> None:
         raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(x).__name__}")
 
 
+_HALF_CHECKED_FIRST = frozenset({
+    "linalg.inv", "linalg.inv_ex", "linalg.slogdet", "logdet", "linalg.pinv", "linalg.lstsq",
+    "linalg.matrix_rank", "linalg.matrix_norm", "linalg.lu_solve",
+})  # fmt: skip
+
+
 def check_float(op: str, *tensors) -> None:
     """float32 or float64 only (PyTorch's CPU kernels refuse integers and half precision)."""
     for x in tensors:
@@ -40,7 +46,10 @@ def check_float(op: str, *tensors) -> None:
                 "or .double() first"
             )
         if size < 4:
-            raise RuntimeError(f"{op}: low precision dtypes are not supported, got {x.dtype}")
+            # PyTorch's LAPACK kernels have no half loops (NotImplementedError); the
+            # functions that check the dtype first raise RuntimeError
+            error = RuntimeError if op in _HALF_CHECKED_FIRST else NotImplementedError
+            raise error(f"{op}: low precision dtypes are not supported, got {x.dtype}")
     if len({x._data.dtype for x in tensors}) > 1:
         names = " and ".join(str(x.dtype) for x in tensors)
         raise RuntimeError(f"{op}: expected inputs of one dtype, got {names}")

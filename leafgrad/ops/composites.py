@@ -541,6 +541,8 @@ def cdist(
         raise RuntimeError(f"cdist: only non-negative p values are supported, got {p}")
     if x1._data.dtype.kind != "f":
         raise RuntimeError(f"cdist: only floating-point dtypes are supported, got {x1.dtype}")
+    if x1._data.dtype == np.float16:  # PyTorch's CPU kernel has no half loop
+        raise NotImplementedError("\"cdist\" not implemented for 'Half' (use float32)")
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     mode = _CDIST_MODES[compute_mode]

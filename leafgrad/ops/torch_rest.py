@@ -28,7 +28,9 @@ histogramdd_result = namedtuple("histogramdd", ["hist", "bin_edges"])
 
 
 def _float_matrix(op: str, A: Tensor) -> np.ndarray:
-    if A.dim() < 2 or not A.dtype.is_floating_point or A.dtype == _dtype.float16:
+    if A.dtype == _dtype.float16 and A.dim() >= 2:  # no half LAPACK loop, as in PyTorch
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'Half' (torch.{op})")
+    if A.dim() < 2 or not A.dtype.is_floating_point:
         raise RuntimeError(
             f"torch.{op}: expected a batch of float32 or float64 matrices (2 or more "
             f"dimensions), got {A.dtype} of shape {tuple(A.shape)}"
