@@ -361,6 +361,15 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __contains__(self, element) -> bool:
+        """``element in t``: whether any entry equals ``element`` (a tensor or a number)."""
+        if isinstance(element, (Tensor, int, float, complex, bool, np.generic)):
+            return bool((element == self).any().item())
+        raise RuntimeError(
+            "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+            f"{type(element)}."
+        )
+
     def __bool__(self) -> bool:
         if self._data.size != 1:
             how_many = "no values" if self._data.size == 0 else "more than one value"

@@ -518,3 +518,14 @@ def test_pickle_keeps_values_dtype_requires_grad_and_attributes_but_not_history_
     copy = pickle.loads(pickle.dumps(nonleaf))
     copy.sum().backward()
     assert copy.grad.tolist() == [1.0, 1.0] and x.grad.tolist() == [1.0, 1.0]
+
+
+def test_in_asks_whether_any_entry_equals_as_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (lg, torch):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]])
+        assert 3.0 in x and 5 not in x and lib.tensor(2.0) in x
+        assert lib.tensor([9.0, 2.0]) in x  # broadcast: any equal entry
+        assert float("nan") not in lib.tensor([float("nan")])
+        with pytest.raises(RuntimeError, match="only supports Tensor or scalar"):
+            _ = "a" in x
