@@ -121,21 +121,59 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
 def _softmax_forward(x, *, dim):
     if x.ndim == 0:
         return np.ones_like(x)
-    e = np.exp(_shifted(x, dim)[0])
-    return e / _row_sum(e, dim)
+    e = _shifted(x, dim)[0]
+    e = _into(np.exp, e)
+    return _into(np.divide, e, _row_sum(e, dim))
 
 
 def _log_softmax_forward(x, *, dim):
     if x.ndim == 0:
         return np.zeros_like(x)
     shifted = _shifted(x, dim)[0]
-    return shifted - np.log(_row_sum(np.exp(shifted), dim))
+    return _into(np.subtract, shifted, np.log(_row_sum(np.exp(shifted), dim)))
+
+
+def _into(ufunc, a, *others):
+    """``ufunc(a, *others)`` into ``a`` where ``a`` is an array the caller made (not the
+    input: ``_shifted`` returns an empty input as it is) that keeps its shape and dtype: the
+    same values, one array fewer."""
+    if type(a) is np.ndarray and a.size and a.flags.writeable:
+        return ufunc(a, *others, out=a)
+    return ufunc(a, *others)
+
+
+def _same_kind_arrays(a, b) -> bool:
+    return (
+        type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape
+        and a.dtype == b.dtype
+    )  # fmt: skip
+
+
+def _softmax_vjp(grad, x, result, *, dim):
+    """``result (grad - sum(grad result))``; on arrays (a plain rule) in one buffer."""
+    if not _same_kind_arrays(grad, result):
+        return result * (grad - _sum(grad * result, dim, keepdim=True))
+    t = np.multiply(grad, result)
+    total = _sum(t, dim, keepdim=True)
+    np.subtract(grad, total, out=t)
+    t *= result
+    return t
+
+
+def _log_softmax_vjp(grad, x, result, *, dim):
+    """``grad - exp(result) sum(grad)``; on arrays (a plain rule) in one buffer."""
+    total = _sum(grad, dim, keepdim=True)
+    if not _same_kind_arrays(grad, result):
+        return grad - exp(result) * total
+    t = np.exp(result)
+    t *= total
+    return np.subtract(grad, t, out=t)
 
 
 _softmax = primitive(
     "softmax",
     _softmax_forward,
-    lambda grad, x, result, *, dim: result * (grad - _sum(grad * result, dim, keepdim=True)),
+    _softmax_vjp,
     kind=Generic(
         jvp=lambda tx, x, result, *, dim: result * (tx - (result * tx).sum(dim, keepdim=True))
     ),
@@ -147,7 +185,7 @@ _softmax = primitive(
 _log_softmax = primitive(
     "log_softmax",
     _log_softmax_forward,
-    lambda grad, x, result, *, dim: grad - exp(result) * _sum(grad, dim, keepdim=True),
+    _log_softmax_vjp,
     kind=Generic(jvp=lambda tx, x, result, *, dim: tx - (result.exp() * tx).sum(dim, keepdim=True)),
     saves=("result", "dim"),
     node_name="LogSoftmaxBackward0",
