@@ -143,8 +143,9 @@ def _into(ufunc, a, *others):
 
 
 def _same_kind_arrays(a, b) -> bool:
+    """Arrays of one shape and dtype, at least 1-d (NumPy's 0-d arithmetic gives scalars)."""
     return (
-        type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape
+        type(a) is np.ndarray and type(b) is np.ndarray and a.ndim > 0 and a.shape == b.shape
         and a.dtype == b.dtype
     )  # fmt: skip
 
