@@ -407,13 +407,13 @@ def nll_loss(
 
 def _nll(logp, target, weight, ignore_index, reduction, class_dim):
     n_classes = logp.shape[class_dim]
-    valid = target != ignore_index
     classes = target._value._data if isinstance(target, BatchedTensor) else target._data
     labels = classes[classes != ignore_index]  # (under vmap: every example's)
     bad = labels[(labels < 0) | (labels >= n_classes)]
     if bad.size:
         raise IndexError(f"Target {int(bad[0])} is out of bounds (there are {n_classes} classes).")
     if isinstance(logp, BatchedTensor) or isinstance(target, BatchedTensor):
+        valid = target != ignore_index
         return _nll_composed(logp, target, weight, valid, reduction, class_dim)
     return losses.nll_loss(
         logp,
