@@ -28,18 +28,24 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _check_kernel_dtype(name: str, input: Tensor, *, integers=False, error=NotImplementedError):
+def _check_kernel_dtype(
+    name: str, input: Tensor, *, integers=False, error=NotImplementedError, refused=None, kept=()
+):
     """Refuse the dtypes PyTorch has no kernel for: all but floating point (``integers``: bool).
 
-    Raises ``error``, PyTorch's exception type for that op (NotImplementedError for most).
+    ``refused``, NumPy dtype kinds (``b``, ``i``, ``u``), names them instead, but for the
+    dtypes named in ``kept`` (PyTorch's average pool takes int64 of the integers). Raises
+    ``error``, PyTorch's exception type for that op (NotImplementedError for most).
     """
-    if input.is_floating_point() or (integers and input.dtype != _lg.bool):
+    dt = input._data.dtype
+    if refused is not None:
+        if dt.kind not in refused or dt.name in kept:
+            return
+    elif input.is_floating_point() or (integers and input.dtype != _lg.bool):
         return
-    kind = scalar_type_name(input._data.dtype)
-    wanted = "numeric" if integers else "floating-point"
     raise error(
-        f"{name}: not implemented for '{kind}' inputs, as in PyTorch; it takes {wanted} "
-        f"tensors (convert with .float())"
+        f"{name}: not implemented for '{scalar_type_name(dt)}' inputs, as in PyTorch (its "
+        "kernel has no loop for that dtype; convert with .float())"
     )
 
 

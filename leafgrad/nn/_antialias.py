@@ -19,8 +19,7 @@ import leafgrad as _lg
 
 from .. import Tensor
 
-# mode -> (the filter's half width in pixels, the filter)
-_KEYS_A = -0.5
+_KEYS_A = -0.5  # Keys' cubic convolution parameter, as PyTorch's and PIL's
 
 
 def _triangle(x):
@@ -40,6 +39,7 @@ def _lanczos3(x):
     return np.where(x < 3, np.sinc(x) * np.sinc(x / 3), 0.0)
 
 
+# mode -> (the filter's half width in pixels, the filter)
 FILTERS = {"bilinear": (1.0, _triangle), "bicubic": (2.0, _keys_cubic), "lanczos": (3.0, _lanczos3)}
 
 

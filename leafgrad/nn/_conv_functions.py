@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import Tensor
 from . import _convolution_op
+from ._activation_functions import _check_kernel_dtype
 from ._layer_functions import pad as _pad
 
 __all__ = ["conv1d", "conv2d", "conv3d"]
@@ -85,10 +86,7 @@ def _conv(name, nd, input, weight, bias, stride, padding, dilation, groups) -> T
             f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
             f"input of size: {list(input.shape)}"
         )
-    if input._data.dtype.kind == "b":  # PyTorch's slow_conv2d has no bool loop
-        raise NotImplementedError(
-            f"{name}: not implemented for 'Bool' inputs, as in PyTorch (convert with .float())"
-        )
+    _check_kernel_dtype(name, input, refused="b")  # PyTorch's slow_conv2d: no bool loop
     unbatched = input.dim() == nd + 1
     if unbatched:
         input = input.unsqueeze(0)

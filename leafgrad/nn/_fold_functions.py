@@ -61,8 +61,8 @@ def _positions(padded, blocks, kernel, dil, step) -> np.ndarray:
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sliding blocks of ``input`` ``(N, C, H, W)`` (or ``(C, H, W)``) as columns
     ``(N, C * kh * kw, L)``, ``L`` the number of block positions."""
-    if isinstance(input, Tensor) and input._data.dtype.kind in "iu":  # (bool is taken)
-        _check_kernel_dtype("im2col", input)
+    if isinstance(input, Tensor):
+        _check_kernel_dtype("im2col", input, refused="iu")  # (bool is taken)
     if input.dim() not in (3, 4) or any(s == 0 for s in input.shape[1:]):
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
@@ -92,8 +92,8 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sum columns ``(N, C * kh * kw, L)`` (or ``(C * kh * kw, L)``) back into
     ``(N, C, *output_size)``: the adjoint of ``unfold``, overlaps added."""
-    if isinstance(input, Tensor) and input._data.dtype.kind in "iu":  # (bool is taken)
-        _check_kernel_dtype("col2im", input)
+    if isinstance(input, Tensor):
+        _check_kernel_dtype("col2im", input, refused="iu")  # (bool is taken)
     if input.dim() not in (2, 3) or any(s == 0 for s in input.shape[1:]):
         raise RuntimeError(
             "Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and non-zero "

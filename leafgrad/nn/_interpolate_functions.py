@@ -17,8 +17,8 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor
-from .._dtype import scalar_type_name
 from . import _antialias, _upsample_ops
+from ._activation_functions import _check_kernel_dtype
 from ._pooling_functions import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = [
@@ -109,19 +109,13 @@ def interpolate(
     if mode == "area":
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1]
         return pool(input, sizes)
-    dt = input._data.dtype
-    if dt.kind in "biu":
-        if dt != np.uint8:  # PyTorch's resampling kernels: floating point and uint8 only
-            raise NotImplementedError(
-                f"\"upsample_{mode}\" not implemented for '{scalar_type_name(dt)}' (convert "
-                "with .float())"
-            )
-        if mode not in ("nearest", "nearest-exact"):
-            return _rounded_uint8(interpolate(
-                input.double(), sizes if size is not None else None,
-                None if size is not None else scale_factor, mode, align_corners,
-                recompute_scale_factor, antialias,
-            ))  # fmt: skip
+    # PyTorch's resampling kernels: floating point and uint8 only
+    _check_kernel_dtype(f"upsample_{mode}", input, refused="biu", kept=("uint8",))
+    if input._data.dtype == np.uint8 and mode not in ("nearest", "nearest-exact"):
+        return _rounded_uint8(interpolate(
+            input.double(), size, scale_factor, mode, align_corners, recompute_scale_factor,
+            antialias,
+        ))  # fmt: skip
     if mode == "lanczos":
         if align_corners:
             raise ValueError("Lanczos mode does not support align_corners=True")

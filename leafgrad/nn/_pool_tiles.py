@@ -39,7 +39,7 @@ def _windows(x, outs, kernel_size):
     return x[(Ellipsis, *crop)].reshape(-1, *itertools.chain.from_iterable(zip(outs, kernel_size)))
 
 
-def _offsets(kernel_size):  # (average's window elements, in place)
+def _offsets(kernel_size):
     """Each window element's index into ``_windows``' axes, in the window's row-major order."""
     for offset in itertools.product(*(range(k) for k in kernel_size)):
         yield (slice(None), *itertools.chain.from_iterable((slice(None), i) for i in offset))

@@ -16,9 +16,8 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor
-from .._dtype import scalar_type_name
 from . import _pooling_ops
-from ._activation_functions import _recorded
+from ._activation_functions import _check_kernel_dtype, _recorded
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
@@ -122,20 +121,9 @@ def _as_2d(nd, kernel, stride, pads, dilation):
     return (1, *kernel), (1, *(stride or kernel)), (0, *pads), (1, *dilation)
 
 
-def _refuse_dtype(name: str, input: Tensor, refused: str) -> None:
-    """PyTorch's NotImplementedError where its pooling kernel has no loop for the dtype
-    (``refused``: the NumPy kinds, ``b`` bool, ``i``/``u`` integers; ``I`` integers but
-    int64)."""
-    dt = input._data.dtype
-    if dt.kind in refused or ("I" in refused and dt.kind in "iu" and dt != np.int64):
-        raise NotImplementedError(
-            f"\"{name}\" not implemented for '{scalar_type_name(dt)}' (convert with .float())"
-        )
-
-
 def _max_pool(name, nd, input, kernel_size, stride, padding, dilation, ceil_mode):
     batched, _ = _batched(name, input, nd)
-    _refuse_dtype(name, input, "b")
+    _check_kernel_dtype(name, input, refused="b")
     params = _window_params(name, batched, nd, kernel_size, stride, padding, dilation, ceil_mode)
     if nd == 1:  # as PyTorch: a 2-D pool over (..., 1, L)
         values, indices = _pooling_ops.max_pool_with_indices(
@@ -159,7 +147,8 @@ def _max_pool_api(nd):
         return_indices=False,
     ):  # fmt: skip
         if nd == 1 and not return_indices and isinstance(input, Tensor):
-            _refuse_dtype("max_pool1d_impl", input, "iu")  # PyTorch's index-free 1-D kernel
+            # PyTorch's index-free 1-D kernel has no integer loops
+            _check_kernel_dtype("max_pool1d_impl", input, refused="iu")
         out = _max_pool(name, nd, input, kernel_size, stride, padding, dilation, ceil_mode)
         return out if return_indices else out[0]
 
@@ -178,7 +167,7 @@ max_pool3d_with_indices, max_pool3d = _max_pool_api(3)
 def _avg_pool(name, nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):  # fmt: skip
     batched, _ = _batched(name, input, nd)
-    _refuse_dtype(name, input, "bI")
+    _check_kernel_dtype(name, input, refused="biu", kept=("int64",))
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{name}: divisor_override must be non-zero")
     kernel, stride, pads, _ = _window_params(
@@ -267,7 +256,7 @@ def _adaptive_max_pool(name, nd, input, output_size):
     """PyTorch's op: one AdaptiveMaxPool2DBackward0 (3D) on the input as it is (the op takes
     any leading dims); the 1-D pool is the 2-D one on an unsqueezed dim, as in PyTorch."""
     batched, _ = _batched(name, input, nd)  # (for its checks)
-    _refuse_dtype(name, input, "biu")
+    _check_kernel_dtype(name, input, refused="biu")
     bounds = _adaptive_bounds(name, batched, nd, output_size)
     if nd == 1:
         values, indices = _adaptive_max_pool(name, 2, input.unsqueeze(-2), (1, len(bounds[0][0])))

@@ -20,7 +20,7 @@ from ._tangents import tangent_sum
 from .elementwise import (
     FORMULA_MIN_SIZE,
     _exp_plus_one,
-    _same_arrays,
+    _same_float_arrays,
     _sigmoid_forward,
     exp,
     sigmoid,
@@ -208,7 +208,7 @@ def _silu_forward(x):
 def _silu_vjp(grad, x, result):
     """``grad * d1(x)``; in a plain rule on arrays of one shape, the same operations in one
     buffer (four fewer arrays of the input's size)."""
-    if not _same_arrays(grad, x) or x.dtype.char not in "fd":
+    if not _same_float_arrays(grad, x):
         return grad * _silu_d1(x)
     s = _sigmoid_forward(x)
     t = np.subtract(1, s)
@@ -298,7 +298,7 @@ def _softplus_backward_forward(grad, x, *, beta=1.0, threshold=20.0):
     threshold above it, as in PyTorch)."""
     bx = np.multiply(x, beta)
     z = np.exp(bx)
-    if _same_arrays(grad, x, z) and x.dtype.char in "fd":
+    if _same_float_arrays(grad, x, z):
         soft = np.multiply(grad, z)
         z += 1
         soft /= z

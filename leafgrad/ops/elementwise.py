@@ -206,6 +206,11 @@ def _same_arrays(*arrays) -> bool:
     return True
 
 
+def _same_float_arrays(*arrays) -> bool:
+    """``_same_arrays`` of float32 or float64: the in-place kernels' case."""
+    return _same_arrays(*arrays) and arrays[0].dtype.char in "fd"
+
+
 def _tanh_output_grad(grad, g, y):
     """``grad * (-2 * y * g)``, tanh_backward's VJP in ``y`` (PyTorch's formula). On arrays
     in one buffer: the same products, the exact scaling by -2 last (a nested PINN's final

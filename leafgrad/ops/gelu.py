@@ -17,7 +17,7 @@ from .._exposure import exports, public
 from ._erf32 import erf32
 from ._primitive import unary
 from .activations import activation_backward
-from .elementwise import _same_arrays, erf, exp, tanh
+from .elementwise import _same_float_arrays, erf, exp, tanh
 
 _SQRT_2 = math.sqrt(2.0)
 _SQRT1_2 = math.sqrt(0.5)  # M_SQRT1_2
@@ -73,7 +73,7 @@ def _gelu_d2(x, *, approximate="none"):
 def _gelu_backward_forward(grad, x, *, approximate="none"):
     """PyTorch's CPU gelu_backward: ``grad * (cdf + x * pdf)``, the exact form's ``cdf``
     ``0.5 (1 + erf(x M_SQRT1_2))`` and ``pdf`` ``exp(-x^2 / 2) / sqrt(2 pi)``."""
-    if approximate == "tanh" or not _in_place_kind(grad, x):
+    if approximate == "tanh" or not _same_float_arrays(grad, x):
         d1 = _gelu_d1_array(x, approximate)
         return (grad * d1).astype(np.result_type(grad, x), copy=False)
     cdf = _gelu_erf_term(x)
@@ -128,11 +128,6 @@ def gelu(input, approximate: str = "none"):
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return _gelu(input, approximate=approximate)
-
-
-def _in_place_kind(*arrays) -> bool:
-    """float32 or float64 arrays of one shape and dtype, at least 1-d: the kernel's case."""
-    return _same_arrays(*arrays) and arrays[0].dtype.char in "fd"
 
 
 __all__ = exports(globals())

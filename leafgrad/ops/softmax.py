@@ -22,7 +22,7 @@ from ._reduce import (
     check_keepdim,
 )
 from ._sums import ones
-from .elementwise import exp
+from .elementwise import _same_arrays, exp
 from .reduction import sum as _sum
 
 # NumPy reduces a C-contiguous matrix along its rows one short row at a time (~50-80 ns a
@@ -142,17 +142,9 @@ def _into(ufunc, a, *others):
     return ufunc(a, *others)
 
 
-def _same_kind_arrays(a, b) -> bool:
-    """Arrays of one shape and dtype, at least 1-d (NumPy's 0-d arithmetic gives scalars)."""
-    return (
-        type(a) is np.ndarray and type(b) is np.ndarray and a.ndim > 0 and a.shape == b.shape
-        and a.dtype == b.dtype
-    )  # fmt: skip
-
-
 def _softmax_vjp(grad, x, result, *, dim):
     """``result (grad - sum(grad result))``; on arrays (a plain rule) in one buffer."""
-    if not _same_kind_arrays(grad, result):
+    if not _same_arrays(grad, result):
         return result * (grad - _sum(grad * result, dim, keepdim=True))
     t = np.multiply(grad, result)
     total = _sum(t, dim, keepdim=True)
@@ -164,7 +156,7 @@ def _softmax_vjp(grad, x, result, *, dim):
 def _log_softmax_vjp(grad, x, result, *, dim):
     """``grad - exp(result) sum(grad)``; on arrays (a plain rule) in one buffer."""
     total = _sum(grad, dim, keepdim=True)
-    if not _same_kind_arrays(grad, result):
+    if not _same_arrays(grad, result):
         return grad - exp(result) * total
     t = np.exp(result)
     t *= total
