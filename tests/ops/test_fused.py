@@ -1,0 +1,90 @@
+"""``ops._fused``: numba's one-pass kernels give NumPy's passes' results bit for bit, and only
+large C-contiguous float arrays of one shape take them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from leafgrad.ops import _fused, elementwise
+
+needs_numba = pytest.mark.skipif(not _fused.available(), reason="numba not installed")
+
+
+def _numpy_path(kernel, *arrays):
+    """``kernel`` with the compiled path off: NumPy's passes."""
+    saved = _fused._numba
+    _fused._numba = False
+    try:
+        return kernel(*arrays)
+    finally:
+        _fused._numba = saved
+
+
+def _values(dtype, shape, count, seed=0):
+    rng = np.random.default_rng(seed)
+    out = [rng.normal(0, 2, shape).astype(dtype) for _ in range(count)]
+    out[-1] = np.tanh(out[-1])  # the saved output of tanh / sigmoid's range, and beyond
+    out[-1].flat[:4] = [0.0, -0.0, 1.0, np.float32(0.999999)]
+    out[0].flat[:3] = [np.inf, np.nan, -0.0]
+    return out
+
+
+KERNELS = [
+    (elementwise._tanh_backward_kernel, 2),
+    (elementwise._sigmoid_backward_kernel, 2),
+    (elementwise._tanh_output_grad, 3),
+    (elementwise._sigmoid_output_grad, 3),
+]
+
+
+@needs_numba
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("kernel", "count"), KERNELS)
+def test_compiled_kernels_match_numpys_passes_bit_for_bit(kernel, count, dtype):
+    arrays = _values(dtype, (300, 41), count)
+    assert _fused.fusable(*arrays)
+    with np.errstate(all="ignore"):  # inf * 0 in both, as in a quiet op
+        got = kernel(*arrays)
+        want = _numpy_path(kernel, *arrays)
+    assert got.dtype == want.dtype == dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+def test_only_large_contiguous_float_arrays_of_one_shape_are_fusable():
+    big = np.ones((_fused.MIN_SIZE,), np.float64)
+    small = np.ones((_fused.MIN_SIZE - 1,), np.float64)
+    assert not _fused.fusable(small, small)
+    assert not _fused.fusable(big.astype(np.float16), big.astype(np.float16))
+    assert not _fused.fusable(big, big.astype(np.float32))
+    assert not _fused.fusable(big.reshape(-1, 2).T, big.reshape(-1, 2).T)  # not C order
+    assert not _fused.fusable(big, big[:-1])
+    assert not _fused.fusable(big, 1.0)
+    assert _fused.fusable(big, big) == _fused.available()
+
+
+def test_turned_off_or_missing_numba_leaves_numpys_kernels(monkeypatch):
+    monkeypatch.setattr(_fused, "_numba", None)
+    monkeypatch.setenv("LEAFGRAD_NUMBA", "0")
+    big = np.full((_fused.MIN_SIZE,), 0.5)
+    assert not _fused.fusable(big, big)
+    assert not _fused.available()
+    np.testing.assert_array_equal(elementwise._tanh_backward_kernel(big, big), 0.375)
+
+
+@pytest.mark.parametrize("fn", ["tanh", "sigmoid"])
+@pytest.mark.parametrize("dtype", [lg.float32, lg.float64])
+def test_large_activation_gradients_to_second_order(fn, dtype):
+    """A nested gradient through large tanh / sigmoid arrays (the fused kernels where numba
+    is) equals the closed form."""
+    x = lg.linspace(-3, 3, 3 * _fused.MIN_SIZE, dtype=dtype).reshape(-1, 3).requires_grad_()
+    y = getattr(x, fn)()
+    (g,) = lg.autograd.grad(y.sum(), x, create_graph=True)
+    (h,) = lg.autograd.grad(g.sum(), x)
+    v = y.detach().double().numpy()
+    d1 = 1 - v * v if fn == "tanh" else v * (1 - v)
+    d2 = -2 * v * d1 if fn == "tanh" else d1 * (1 - 2 * v)
+    tol = 1e-6 if dtype == lg.float32 else 1e-14
+    np.testing.assert_allclose(g.detach().double().numpy(), d1, rtol=tol, atol=tol)
+    np.testing.assert_allclose(h.double().numpy(), d2, rtol=tol, atol=tol)
