@@ -7,9 +7,10 @@ float64, in a nested Burgers step, 364 us a call against ~170 us for one pass. n
 each loop below once per dtype (cached on disk) and runs it without the GIL. Each loop does
 the NumPy code's operations in its order, on constants of the arrays' dtype, and numba does
 not contract products and sums into FMAs unless asked (``fastmath``), so the results are
-NumPy's bit for bit (``tests/ops/test_fused.py``). Only C-contiguous float32/float64 arrays
-of one shape and at least ``MIN_SIZE`` elements take them: below that NumPy's passes stay in
-cache and a compiled call saves nothing. ``LEAFGRAD_NUMBA=0`` turns them off.
+NumPy's bit for bit (``tests/ops/test_fused.py``). Only float32/float64 arrays of one shape
+and at least ``MIN_SIZE`` elements take them, each C-contiguous or one value broadcast (the
+gradient of a ``sum()``); below that size a compiled call saves little.
+``LEAFGRAD_NUMBA=0`` turns them off.
 """
 
 from __future__ import annotations
@@ -48,101 +49,190 @@ def available() -> bool:
     return bool(_load())
 
 
-def fusable(*arrays) -> bool:
-    """Whether ``arrays`` take a compiled kernel: ndarrays of one shape and float dtype,
-    C-contiguous, at least ``MIN_SIZE`` elements, and numba there."""
-    first = arrays[0]
-    if type(first) is not np.ndarray or first.size < MIN_SIZE or first.dtype.char not in "fd":
+def fusable(first, *others) -> bool:
+    """Whether these arrays take a compiled kernel: ndarrays of one shape and float dtype,
+    ``first`` (the kernels' shape) C-contiguous and each other C-contiguous or one broadcast
+    value, at least ``MIN_SIZE`` elements, and numba there."""
+    if (
+        type(first) is not np.ndarray
+        or first.size < MIN_SIZE
+        or first.dtype.char not in "fd"
+        or not first.flags.c_contiguous
+    ):
         return False
-    for a in arrays:
+    for a in others:
         if (
             type(a) is not np.ndarray
             or a.shape != first.shape
             or a.dtype != first.dtype
-            or not a.flags.c_contiguous
+            or not (a.flags.c_contiguous or not any(a.strides))
         ):
             return False
     return bool(_numba if _numba is not None else _load())
 
 
-def _for(array):
-    """The compiled kernels for ``array``'s dtype (compiled on first use)."""
+def _kernels_for(array) -> _Kernels:
+    """The compiled kernels of ``array``'s dtype."""
     kernels = _kernels.get(array.dtype.char)
     if kernels is None:
         kernels = _kernels[array.dtype.char] = _compile(_numba, array.dtype.type)
     return kernels
 
 
+def _operand(a):
+    """A C-contiguous array as it is; a broadcast one as its one value."""
+    return a if a.flags.c_contiguous else a.flat[0]
+
+
+# Each takes arrays that ``fusable`` accepted, the first of them as listed there.
 def tanh_backward(g, y) -> np.ndarray:
-    """``g * (1 - y * y)``."""
-    return _for(g).tanh_backward(g, y)
+    """``g * (1 - y * y)`` (``fusable(y, g)``)."""
+    return _kernels_for(y).tanh_backward(y, _operand(g))
 
 
 def tanh_output_grad(grad, g, y) -> np.ndarray:
-    """``grad * (y * g) * -2`` (tanh_backward's VJP in ``y``, as ``_tanh_output_grad``)."""
-    return _for(g).tanh_output_grad(grad, g, y)
+    """``grad * (y * g) * -2``, tanh_backward's VJP in ``y`` (``fusable(y, grad, g)``)."""
+    return _kernels_for(y).tanh_output_grad(y, _operand(grad), _operand(g))
 
 
 def sigmoid_backward(g, y) -> np.ndarray:
-    """``g * (1 - y) * y``."""
-    return _for(g).sigmoid_backward(g, y)
+    """``g * (1 - y) * y`` (``fusable(y, g)``)."""
+    return _kernels_for(y).sigmoid_backward(y, _operand(g))
 
 
 def sigmoid_output_grad(grad, g, y) -> np.ndarray:
-    """``grad * g * (y * -2 + 1)`` (sigmoid_backward's VJP in ``y``)."""
-    return _for(g).sigmoid_output_grad(grad, g, y)
+    """``grad * g * (y * -2 + 1)``, sigmoid_backward's VJP in ``y`` (``fusable(y, grad,
+    g)``)."""
+    return _kernels_for(y).sigmoid_output_grad(y, _operand(grad), _operand(g))
+
+
+def threshold_backward(grad, x) -> np.ndarray:
+    """``0 where x <= 0 else grad``, relu's backward: a NaN ``x`` passes ``grad``
+    (``fusable(x, grad)``)."""
+    return _kernels_for(x).threshold_backward(x, _operand(grad))
+
+
+def leaky_relu_backward(grad, x, negative_slope) -> np.ndarray:
+    """``grad where x > 0 else grad * slope``, the slope rounded to the dtype first, as a
+    Python number meeting an array in NumPy (``fusable(x, grad)``)."""
+    slope = x.dtype.type(negative_slope)
+    return _kernels_for(x).leaky_relu_backward(x, _operand(grad), slope)
+
+
+def silu_backward(grad, x, s) -> np.ndarray:
+    """``grad (s (1 + x (1 - s)))`` from ``s = sigmoid(x)``, in ``_silu_vjp``'s order
+    (``fusable(x, grad, s)``)."""
+    return _kernels_for(x).silu_backward(x, _operand(grad), _operand(s))
 
 
 class _Kernels:
     """One dtype's compiled loops (attributes set by ``_compile``)."""
 
 
+def _flat(a, n):
+    """A C-contiguous array as a flat view of its ``n`` elements; a number as it is."""
+    return a.reshape(n) if isinstance(a, np.ndarray) else a
+
+
+def _element(a, i):
+    """``a[i]`` of a flat array; ``a`` itself of a number (a broadcast operand)."""
+    return a[i] if isinstance(a, np.ndarray) else a
+
+
+_overloaded = []
+
+
 def _compile(numba, dtype) -> _Kernels:
-    """The loops for ``dtype``, its constants frozen in (numba compiles each per number of
-    dims on first call; ``cache``: once per machine). Each takes C-contiguous arrays of one
-    shape and returns a fresh one."""
+    """The loops for ``dtype``, its constants frozen in (numba compiles each per operand
+    kinds, array or number, on first call; ``cache``: once per machine). Each takes the
+    array whose shape the result has first, and returns a fresh array."""
+    if not _overloaded:  # _flat and _element for numba, chosen by the operand's type
+        from numba.extending import overload  # why: numba is optional, imported by _load
+
+        @overload(_flat)
+        def _flat_compiled(a, n):
+            if isinstance(a, numba.types.Array):
+                return lambda a, n: a.reshape(n)
+            return lambda a, n: a
+
+        @overload(_element)
+        def _element_compiled(a, i):
+            if isinstance(a, numba.types.Array):
+                return lambda a, i: a[i]
+            return lambda a, i: a
+
+        _overloaded.extend((_flat_compiled, _element_compiled))
     jit = numba.njit(cache=True, nogil=True)
-    one, minus_two = dtype(1), dtype(-2)
+    at, flat = _element, _flat
+    zero, one, minus_two = dtype(0), dtype(1), dtype(-2)
 
     @jit
-    def tanh_backward(g, y):
-        out = np.empty_like(g)
+    def tanh_backward(y, g):
+        out = np.empty_like(y)
         n = out.size
-        o, g, y = out.reshape(n), g.reshape(n), y.reshape(n)
-        for i in range(o.size):
-            o[i] = g[i] * (one - y[i] * y[i])
+        o, y, g = out.reshape(n), y.reshape(n), flat(g, n)
+        for i in range(n):
+            o[i] = at(g, i) * (one - y[i] * y[i])
         return out
 
     @jit
-    def tanh_output_grad(grad, g, y):
-        out = np.empty_like(g)
+    def tanh_output_grad(y, grad, g):
+        out = np.empty_like(y)
         n = out.size
-        o, grad, g, y = out.reshape(n), grad.reshape(n), g.reshape(n), y.reshape(n)
-        for i in range(o.size):
-            o[i] = grad[i] * (y[i] * g[i]) * minus_two
+        o, y, grad, g = out.reshape(n), y.reshape(n), flat(grad, n), flat(g, n)
+        for i in range(n):
+            o[i] = at(grad, i) * (y[i] * at(g, i)) * minus_two
         return out
 
     @jit
-    def sigmoid_backward(g, y):
-        out = np.empty_like(g)
+    def sigmoid_backward(y, g):
+        out = np.empty_like(y)
         n = out.size
-        o, g, y = out.reshape(n), g.reshape(n), y.reshape(n)
-        for i in range(o.size):
-            o[i] = g[i] * (one - y[i]) * y[i]
+        o, y, g = out.reshape(n), y.reshape(n), flat(g, n)
+        for i in range(n):
+            o[i] = at(g, i) * (one - y[i]) * y[i]
         return out
 
     @jit
-    def sigmoid_output_grad(grad, g, y):
-        out = np.empty_like(g)
+    def sigmoid_output_grad(y, grad, g):
+        out = np.empty_like(y)
         n = out.size
-        o, grad, g, y = out.reshape(n), grad.reshape(n), g.reshape(n), y.reshape(n)
-        for i in range(o.size):
-            o[i] = grad[i] * g[i] * (y[i] * minus_two + one)
+        o, y, grad, g = out.reshape(n), y.reshape(n), flat(grad, n), flat(g, n)
+        for i in range(n):
+            o[i] = at(grad, i) * at(g, i) * (y[i] * minus_two + one)
+        return out
+
+    @jit
+    def threshold_backward(x, grad):
+        out = np.empty_like(x)
+        n = out.size
+        o, x, grad = out.reshape(n), x.reshape(n), flat(grad, n)
+        for i in range(n):
+            o[i] = zero if x[i] <= zero else at(grad, i)
+        return out
+
+    @jit
+    def leaky_relu_backward(x, grad, slope):
+        out = np.empty_like(x)
+        n = out.size
+        o, x, grad = out.reshape(n), x.reshape(n), flat(grad, n)
+        for i in range(n):
+            o[i] = at(grad, i) if x[i] > zero else at(grad, i) * slope
+        return out
+
+    @jit
+    def silu_backward(x, grad, s):
+        out = np.empty_like(x)
+        n = out.size
+        o, x, grad, s = out.reshape(n), x.reshape(n), flat(grad, n), flat(s, n)
+        for i in range(n):
+            o[i] = ((one - at(s, i)) * x[i] + one) * at(s, i) * at(grad, i)
         return out
 
     kernels = _Kernels()
-    kernels.tanh_backward, kernels.tanh_output_grad = tanh_backward, tanh_output_grad
-    kernels.sigmoid_backward, kernels.sigmoid_output_grad = sigmoid_backward, sigmoid_output_grad
+    for name, kernel in list(locals().items()):
+        if isinstance(kernel, numba.core.dispatcher.Dispatcher):
+            setattr(kernels, name, kernel)
     return kernels
 
 

@@ -12,7 +12,7 @@ import scipy.special as sp
 from .._cpu import numpy_avx512
 from .._exposure import exports, public
 from .._tensor import _zeros_like
-from . import _select
+from . import _fused, _select
 from ._optable import Generic, PiecewiseLinear
 from ._plain import cast_like
 from ._primitive import primitive, unary
@@ -38,6 +38,11 @@ def _relu_forward(x):
 
 
 def _threshold_backward_forward(grad, x, *, negative_slope=0.0):
+    if _fused.fusable(x, grad):
+        if not negative_slope:
+            return _fused.threshold_backward(grad, x)
+        if type(negative_slope) is float or type(negative_slope) is int:  # weak: rounded first
+            return _fused.leaky_relu_backward(grad, x, negative_slope)
     if negative_slope:  # leaky_relu_backward: ``x > 0 ? grad : grad * slope`` (NaN: scaled)
         return _select.where(x > 0, grad, grad * negative_slope).astype(grad.dtype, copy=False)
     # threshold_backward: ``x <= 0 ? 0 : grad``, so a NaN result passes the gradient on
@@ -211,6 +216,8 @@ def _silu_vjp(grad, x, result):
     if not _same_float_arrays(grad, x):
         return grad * _silu_d1(x)
     s = _sigmoid_forward(x)
+    if _fused.fusable(x, grad, s):
+        return _fused.silu_backward(grad, x, s)
     t = np.subtract(1, s)
     t *= x
     t += 1

@@ -178,7 +178,7 @@ def _act_backward(name, formula, kernel, output_grad, node_name):
 def _tanh_backward_kernel(g, y):
     """``g * (1 - y * y)`` in one buffer: the same three operations, a quarter faster on
     large arrays than with a fresh array for each; one compiled pass where numba is."""
-    if _fused.fusable(g, y):
+    if _fused.fusable(y, g):
         return _fused.tanh_backward(g, y)
     t = np.multiply(y, y)
     if type(t) is not np.ndarray or t.shape != np.shape(g):  # 0-d, or g broadcasts y
@@ -189,7 +189,7 @@ def _tanh_backward_kernel(g, y):
 
 def _sigmoid_backward_kernel(g, y):
     """``g * (1 - y) * y`` in one buffer (the same operations in PyTorch's order)."""
-    if _fused.fusable(g, y):
+    if _fused.fusable(y, g):
         return _fused.sigmoid_backward(g, y)
     t = np.subtract(1, y)
     if type(t) is not np.ndarray or t.shape != np.shape(g):
@@ -219,7 +219,7 @@ def _tanh_output_grad(grad, g, y):
     """``grad * (-2 * y * g)``, tanh_backward's VJP in ``y`` (PyTorch's formula). On arrays
     in one buffer: the same products, the exact scaling by -2 last (a nested PINN's final
     backward runs it once per layer and derivative order, on (N, width) arrays)."""
-    if _fused.fusable(grad, g, y):
+    if _fused.fusable(y, grad, g):
         return _fused.tanh_output_grad(grad, g, y)
     if _same_arrays(grad, g, y):
         t = np.multiply(y, g)
@@ -232,7 +232,7 @@ def _tanh_output_grad(grad, g, y):
 def _sigmoid_output_grad(grad, g, y):
     """``grad * g * (-2 * y + 1)``, sigmoid_backward's VJP in ``y``; on arrays in two
     buffers instead of four (the same operations)."""
-    if _fused.fusable(grad, g, y):
+    if _fused.fusable(y, grad, g):
         return _fused.sigmoid_output_grad(grad, g, y)
     if _same_arrays(grad, g, y):
         t = np.multiply(y, -2)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from leafgrad.ops import _fused, elementwise
+from leafgrad.ops import _fused, activations, elementwise
 
 needs_numba = pytest.mark.skipif(not _fused.available(), reason="numba not installed")
 
@@ -26,12 +26,23 @@ def _values(dtype, shape, count, seed=0):
     rng = np.random.default_rng(seed)
     out = [rng.normal(0, 2, shape).astype(dtype) for _ in range(count)]
     out[-1] = np.tanh(out[-1])  # the saved output of tanh / sigmoid's range, and beyond
-    out[-1].flat[:4] = [0.0, -0.0, 1.0, np.float32(0.999999)]
+    out[-1].flat[:5] = [0.0, -0.0, 1.0, np.float32(0.999999), np.nan]
     out[0].flat[:3] = [np.inf, np.nan, -0.0]
     return out
 
 
+def _leaky(grad, x):
+    return activations._threshold_backward_forward(grad, x, negative_slope=0.01)
+
+
+def _silu(grad, x):
+    return activations._silu_vjp(grad, x, None)
+
+
 KERNELS = [
+    (activations._threshold_backward_forward, 2),
+    (_leaky, 2),
+    (_silu, 2),
     (elementwise._tanh_backward_kernel, 2),
     (elementwise._sigmoid_backward_kernel, 2),
     (elementwise._tanh_output_grad, 3),
@@ -52,6 +63,20 @@ def test_compiled_kernels_match_numpys_passes_bit_for_bit(kernel, count, dtype):
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
+@needs_numba
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("kernel", "count"), KERNELS)
+def test_a_broadcast_gradient_as_a_sums_backward_gives_it(kernel, count, dtype):
+    arrays = _values(dtype, (300, 41), count)
+    arrays[0] = np.broadcast_to(dtype(0.75), arrays[-1].shape)  # the gradient of a sum()
+    if count == 3:
+        arrays[1] = np.broadcast_to(dtype(-1.5), arrays[-1].shape)
+    with np.errstate(all="ignore"):
+        got = kernel(*arrays)
+        want = _numpy_path(kernel, *arrays)
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
 def test_only_large_contiguous_float_arrays_of_one_shape_are_fusable():
     big = np.ones((_fused.MIN_SIZE,), np.float64)
     small = np.ones((_fused.MIN_SIZE - 1,), np.float64)
@@ -59,9 +84,12 @@ def test_only_large_contiguous_float_arrays_of_one_shape_are_fusable():
     assert not _fused.fusable(big.astype(np.float16), big.astype(np.float16))
     assert not _fused.fusable(big, big.astype(np.float32))
     assert not _fused.fusable(big.reshape(-1, 2).T, big.reshape(-1, 2).T)  # not C order
+    assert not _fused.fusable(np.broadcast_to(1.0, big.shape), big)  # the first gives the shape
+    assert not _fused.fusable(big, big[::-1])  # reversed: neither contiguous nor broadcast
     assert not _fused.fusable(big, big[:-1])
     assert not _fused.fusable(big, 1.0)
     assert _fused.fusable(big, big) == _fused.available()
+    assert _fused.fusable(big, np.broadcast_to(2.0, big.shape)) == _fused.available()
 
 
 def test_turned_off_or_missing_numba_leaves_numpys_kernels(monkeypatch):
