@@ -11,6 +11,7 @@ import numpy as np
 
 import leafgrad
 from leafgrad._cpu import numpy_blas, numpy_cpu_features
+from leafgrad.ops import _fused
 
 from .measure import torch
 
@@ -36,6 +37,7 @@ def machine() -> dict:
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "simd": _simd(),
         "blas": _blas(),
+        "numba": _numba(),
     }
 
 
@@ -47,6 +49,14 @@ def _simd() -> str:
         if features.get(level):
             return level
     return "-"
+
+
+def _numba() -> str:
+    """numba's version where leafgrad's compiled kernels run (``ops/_fused.py``), else
+    "off" (not installed, or ``LEAFGRAD_NUMBA=0``)."""
+    if not _fused.available():
+        return "off"
+    return _fused._numba.__version__
 
 
 def _blas() -> str:
@@ -90,7 +100,8 @@ def markdown(info: dict, settings: dict, rows: list) -> str:
         f"Machine: {info['cpu']} ({info.get('simd', '-')}, BLAS {info.get('blas', '-')}), "
         f"{info['cores']} cores, "
         f"{info['platform']}; Python "
-        f"{info['python']}, NumPy {info['numpy']}, PyTorch {info['torch'] or 'not installed'} "
+        f"{info['python']}, NumPy {info['numpy']}, numba kernels {info.get('numba', '-')}, "
+        f"PyTorch {info['torch'] or 'not installed'} "
         f"(default threads {info['torch_default_threads']}); load average at the start "
         f"{_num(info['load_average'] and info['load_average'][0], '.1f')}.",
         "",
