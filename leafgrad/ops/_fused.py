@@ -16,6 +16,7 @@ gradient of a ``sum()``); below that size a compiled call saves little.
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 
@@ -37,7 +38,7 @@ def _load():
             try:
                 # why: optional, and ~0.3 s to import: only once a large array needs a kernel
                 import numba
-            except ImportError:
+            except Exception:  # missing, or broken (e.g. built for another NumPy): NumPy's
                 pass
             else:
                 _numba = numba
@@ -75,8 +76,14 @@ def _kernels_for(array) -> _Kernels:
     """The compiled kernels of ``array``'s dtype."""
     kernels = _kernels.get(array.dtype.char)
     if kernels is None:
-        kernels = _kernels[array.dtype.char] = _compile(_numba, array.dtype.type)
+        with _compiling:  # one thread defines them (and numba's overloads) once
+            kernels = _kernels.get(array.dtype.char)
+            if kernels is None:
+                kernels = _kernels[array.dtype.char] = _compile(_numba, array.dtype.type)
     return kernels
+
+
+_compiling = threading.Lock()
 
 
 def _operand(a):
@@ -162,7 +169,13 @@ def _compile(numba, dtype) -> _Kernels:
             return lambda a, i: a
 
         _overloaded.extend((_flat_compiled, _element_compiled))
-    jit = numba.njit(cache=True, nogil=True)
+
+    def jit(fn):
+        try:
+            return numba.njit(cache=True, nogil=True)(fn)
+        except RuntimeError:  # nowhere writable to cache them (a read-only install)
+            return numba.njit(nogil=True)(fn)
+
     at, flat = _element, _flat
     zero, one, minus_two = dtype(0), dtype(1), dtype(-2)
 
