@@ -132,6 +132,18 @@ def silu_backward(grad, x, s) -> np.ndarray:
     return _kernels_for(x).silu_backward(x, _operand(grad), _operand(s))
 
 
+def running(x, dim: int, product: bool, reverse: bool) -> np.ndarray:
+    """The running sum (or ``product``) of float32 ``x`` along ``dim`` (non-negative),
+    accumulated in double and rounded once per value, from the end with ``reverse``
+    (``_running``'s compiled pass; ``fusable(x)``)."""
+    n = x.shape[dim]
+    before = int(np.prod(x.shape[:dim]))
+    out = np.empty_like(x)
+    shape = (before, n, x.size // (before * n))
+    _kernels_for(x).running(x.reshape(shape), out.reshape(shape), product, reverse)
+    return out
+
+
 class _Kernels:
     """One dtype's compiled loops (attributes set by ``_compile``)."""
 
@@ -241,6 +253,36 @@ def _compile(numba, dtype) -> _Kernels:
         for i in range(n):
             o[i] = ((one - at(s, i)) * x[i] + one) * at(s, i) * at(grad, i)
         return out
+
+    @jit
+    def running(x, out, product, reverse):
+        # x: (before, n, after), accumulated along n in float64 (PyTorch's acc_type for
+        # float32). Along the last dim (after == 1) one scalar runs per row; otherwise one
+        # accumulator per ``after`` column, so the inner loop walks contiguous memory.
+        n, after = x.shape[1], x.shape[2]
+        start = 1.0 if product else 0.0
+        if after == 1:
+            for b in range(x.shape[0]):
+                total = start
+                for t in range(n):
+                    i = n - 1 - t if reverse else t
+                    if product:
+                        total *= x[b, i, 0]
+                    else:
+                        total += x[b, i, 0]
+                    out[b, i, 0] = total
+            return
+        acc = np.empty(after, np.float64)
+        for b in range(x.shape[0]):
+            acc[:] = start
+            for t in range(n):
+                i = n - 1 - t if reverse else t
+                for a in range(after):
+                    if product:
+                        acc[a] *= x[b, i, a]
+                    else:
+                        acc[a] += x[b, i, a]
+                    out[b, i, a] = acc[a]
 
     kernels = _Kernels()
     for name, kernel in list(locals().items()):

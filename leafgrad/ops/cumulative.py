@@ -20,6 +20,7 @@ import numpy as np
 from .._engine import grad_mode
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from . import _running
 from ._batch_whole import batches_along
 from ._inputs import guard_indices
 from ._optable import Generic
@@ -43,7 +44,7 @@ def _cumprod_forward(x, *, dim, dtype=None):
     dtype = _int_to_long(x, dtype)
     if x.ndim == 0:
         return x.astype(dtype) if dtype is not None else x.copy()
-    return np.cumprod(x, axis=dim, dtype=dtype)
+    return _running.running(True, x, dim, dtype)
 
 
 def _omitted_products(x, dim):

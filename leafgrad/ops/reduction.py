@@ -15,7 +15,7 @@ import numpy as np
 from .._engine import grad_mode
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
-from . import _sums
+from . import _running, _sums
 from ._optable import Generic, Linear, NonDifferentiable
 from ._out import accepts_out
 from ._plain import operand, values_of
@@ -274,9 +274,7 @@ def _cumsum_forward(x, *, dim, reverse=False, dtype=None):
     dtype = _int_to_long(x, dtype)
     if x.ndim == 0:
         return x.astype(dtype) if dtype is not None else x.copy()
-    if reverse:
-        return np.flip(np.cumsum(np.flip(x, dim), axis=dim, dtype=dtype), dim)
-    return np.cumsum(x, axis=dim, dtype=dtype)
+    return _running.running(False, x, dim, dtype, reverse)
 
 
 def _cumsum_grad(grad, x, result, *, dim, reverse=False, dtype=None):

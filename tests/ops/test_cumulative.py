@@ -260,3 +260,46 @@ def test_float32_results_keep_the_dtype_and_match_torch(call, torch):
     ours, theirs = call(lg, lg.tensor(x)), call(torch, torch.tensor(x))
     assert str(ours.dtype) == str(theirs.dtype) == "torch.float32"
     assert_close(ours, theirs.numpy())
+
+
+def _numba_on_and_off():
+    """The compiled pass where numba is installed, and NumPy's widened copy."""
+    from leafgrad.ops import _fused
+
+    return [True, False] if _fused.available() else [False]
+
+
+@pytest.mark.parametrize("compiled", _numba_on_and_off())
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+def test_running_sums_and_products_accumulate_as_pytorch(torch, name, dtype, compiled, monkeypatch):
+    """float32 carried in double and float16 in float, each running value rounded once:
+    PyTorch's values to the bit along every dim, and its gradient (a reversed cumsum)."""
+    from leafgrad.ops import _fused
+
+    if not compiled:
+        monkeypatch.setattr(_fused, "_numba", False)
+    values = (1 + 0.01 * np.random.default_rng(3).standard_normal((16, 700))).astype(dtype)
+    for dim in (1, 0, -1):
+        want = getattr(torch, name)(torch.from_numpy(values), dim).numpy()
+        got = getattr(lg, name)(lg.tensor(values), dim).numpy()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    x, t = lg.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+    seed = np.random.default_rng(4).standard_normal(values.shape).astype(dtype)
+    (got,) = lg.autograd.grad(lg.cumsum(x, 1), x, lg.tensor(seed))
+    (want,) = torch.autograd.grad(torch.cumsum(t, 1), t, torch.from_numpy(seed))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_running_sums_in_another_dtype_round_the_input_first(torch):
+    values = np.random.default_rng(5).standard_normal((4, 600))
+    for name in ("cumsum", "cumprod"):
+        want = getattr(torch, name)(torch.from_numpy(values), 1, dtype=torch.float32).numpy()
+        got = getattr(lg, name)(lg.tensor(values), 1, dtype=lg.float32).numpy()
+        np.testing.assert_array_equal(got, want)
+        ints = np.arange(-6, 6).reshape(3, 4)
+        want = getattr(torch, name)(torch.from_numpy(ints), 1)
+        got = getattr(lg, name)(lg.tensor(ints), 1)
+        assert got.dtype == lg.int64 and want.dtype == torch.int64
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
