@@ -20,12 +20,29 @@ def _mean_of(x, dim, keepdim):
     return mean(x, dim, keepdim=keepdim) if dim is not None else mean(x, keepdim=keepdim)
 
 
+def _as_welford(x, mean, dim):
+    """``mean`` as PyTorch's var_mean computes it, by Welford's update ``m += (v - m) / n``
+    along each row: once an infinity has entered, any later value makes it NaN (``inf -
+    inf``), so a row's mean stays infinite only when its infinity comes last."""
+    if x.dtype.kind != "f" or x.ndim == 0:
+        return mean
+    infinite = np.isinf(mean)
+    if not infinite.any():
+        return mean
+    axes = range(x.ndim) if dim is None or dim == () else np.atleast_1d(dim) % x.ndim
+    axes = sorted(set(int(a) for a in axes))
+    kept = [a for a in range(x.ndim) if a not in axes]
+    rows = np.transpose(x, kept + axes).reshape([x.shape[a] for a in kept] + [-1])
+    earlier = ~np.isfinite(rows[..., :-1]).all(-1)  # an infinity before the last value
+    return np.where(infinite & earlier.reshape(np.shape(mean)), np.nan, mean).astype(mean.dtype)
+
+
 def _spread_and_mean(name: str, spread_forward, spread_grad, spread_jvp, spread_op, saves):
     """var_mean or std_mean: ``spread`` (var or std) of ``x`` and its mean, one node."""
 
     def forward(x, *, dim, correction, keepdim):
         spread = spread_forward(x, dim=dim, correction=correction, keepdim=keepdim)
-        return spread, _mean_forward(x, dim=dim, keepdim=keepdim)
+        return spread, _as_welford(x, _mean_forward(x, dim=dim, keepdim=keepdim), dim)
 
     def vjp_all(grads, x, *, result, needs, dim, correction, keepdim):
         g_spread, g_mean = grads

@@ -48,3 +48,22 @@ def test_saves_what_pytorch_saves():
     node = lg.std_mean(x, 0)[1].grad_fn
     assert node.name() == "StdMeanBackward0"
     assert_close(node._saved_result0, X.std(0, ddof=1), "direct")
+
+
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_mean_is_infinite_only_where_the_rows_infinity_comes_last(name, dtype):
+    """PyTorch's Welford mean: an infinity followed by any value is NaN (inf - inf)."""
+    inf = np.inf
+    x = np.ones((3, 4, 5), dtype)
+    x[0, 1, 4] = inf  # last along dim 2
+    x[1, 2, 0] = -inf  # first along dim 2, in the middle along dim 0
+    x[2, 3, 2] = inf  # last along dims 0 and 1, middle along dim 2
+    for dim in (None, 0, 1, 2, (0, 1), (1, 2), (-1, 0)):
+        for keepdim in (False, True):
+            args = () if dim is None else (dim,)
+            want = getattr(torch, name)(torch.from_numpy(x), *args, keepdim=keepdim)[1]
+            got = getattr(lg, name)(lg.tensor(x), *args, keepdim=keepdim)[1]
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert np.isposinf(lg.var_mean(lg.tensor(x), 2)[1].numpy()[0, 1])
+    assert np.isnan(lg.var_mean(lg.tensor(x), 2)[1].numpy()[1, 2])
