@@ -86,6 +86,15 @@ def _kernels_for(array) -> _Kernels:
 _compiling = threading.Lock()
 
 
+def jit(fn):
+    """``fn`` compiled by numba (where ``available()``), without the GIL, cached on disk
+    where anywhere is writable (uncached in a read-only install)."""
+    try:
+        return _numba.njit(cache=True, nogil=True)(fn)
+    except RuntimeError:
+        return _numba.njit(nogil=True)(fn)
+
+
 def _operand(a):
     """A C-contiguous array as it is; a broadcast one as its one value."""
     return a if a.flags.c_contiguous else a.flat[0]
@@ -181,12 +190,6 @@ def _compile(numba, dtype) -> _Kernels:
             return lambda a, i: a
 
         _overloaded.extend((_flat_compiled, _element_compiled))
-
-    def jit(fn):
-        try:
-            return numba.njit(cache=True, nogil=True)(fn)
-        except RuntimeError:  # nowhere writable to cache them (a read-only install)
-            return numba.njit(nogil=True)(fn)
 
     at, flat = _element, _flat
     zero, one, minus_two = dtype(0), dtype(1), dtype(-2)

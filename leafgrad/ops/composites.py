@@ -18,6 +18,7 @@ from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
 from .._warn import warn_once
+from . import _stdsort
 from . import addc as _addc
 from . import moments as _moments
 from . import pairwise as _pairwise
@@ -308,7 +309,24 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
         order = np.argsort(~data, axis=d, kind="stable")
     else:
         order = _descending_floats(data, d)
+    if not stable and _sorts_unstably(data, d, descending):
+        order = _stdsort.sort_order(data, d, int(descending), stable=order)
     return _wrap(order.reshape(input._data.shape).astype(np.int64))
+
+
+# Sorted by PyTorch's CPU kernel with std::sort when not asked to be stable; float32, float64,
+# int32 and int64 go to x86-simd-sort, whose order among equal values depends on the CPU.
+_STD_SORTED = frozenset(map(np.dtype, (np.float16, np.int16, np.int8, np.uint8, np.bool_)))
+
+
+def _sorts_unstably(data: np.ndarray, axis: int, descending: bool) -> bool:
+    """Whether PyTorch's unstable sort may order equal values of ``data`` otherwise than a
+    stable sort: std::sort's dtypes, unless the dim is broadcast (PyTorch returns 0, 1, ...
+    there) or fbgemm's radix sort takes it (1-d integers, ascending, 32768 or more; stable)."""
+    if data.dtype not in _STD_SORTED or data.shape[axis] < 2 or data.strides[axis] == 0:
+        return False
+    radix = data.ndim == 1 and not descending and data.dtype.kind in "iu" and data.size >= 32768
+    return not radix
 
 
 def _descending_floats(data: np.ndarray, axis: int) -> np.ndarray:
@@ -350,20 +368,27 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if input._data.ndim == 0:
         idx = argsort(input)
     else:
-        first = _first_k(input._data, k, d, largest)
-        idx = (
-            _wrap(first)
-            if first is not None
-            else argsort(input, dim, descending=largest, stable=True).narrow(d, 0, k)
-        )
+        data = input._data
+
+        def stable():
+            first = _first_k(data, k, d, largest)
+            if first is not None:
+                return first
+            return argsort(input, dim, descending=largest, stable=True).narrow(d, 0, k)._data, None
+
+        if k:
+            idx = _wrap(_stdsort.topk_order(data, k, d, largest, sorted, stable).astype(np.int64))
+        else:
+            idx = _wrap(np.zeros(data.shape[:d] + (0,) + data.shape[d + 1 :], np.int64))
     values = topk_values(input, dim=d, indices=idx._data) if input._data.ndim else input.clone()
     return _TopkResult(values, idx)
 
 
-def _first_k(data: np.ndarray, k: int, axis: int, largest: bool) -> np.ndarray | None:
+def _first_k(data: np.ndarray, k: int, axis: int, largest: bool) -> tuple | None:
     """The first ``k`` of a stable sort's indices along ``axis`` (descending if ``largest``),
-    found by a partition, or None where the full sort should run: not floats, NaNs, or ``k``
-    not small beside the dim. Why: ``topk(5)`` of (256, 1000) float32 sorted every row, 16
+    found by a partition, and the rows (numbered with ``axis`` moved last) where the k-th
+    value has an equal left out; or None where the full sort should run: not floats, NaNs,
+    or ``k`` not small beside the dim. Why: ``topk(5)`` of (256, 1000) float32 sorted every row, 16
     ms against PyTorch's 1 ms; a partition and a sort of ``k`` values per row, 1.8 ms."""
     n = data.shape[axis]
     if data.dtype.kind != "f" or not 0 < k <= n // 4 or np.isnan(data).any():
@@ -385,7 +410,7 @@ def _first_k(data: np.ndarray, k: int, axis: int, largest: bool) -> np.ndarray |
     )
     keys = keys.reshape(picked.shape[:-1] + (n,))
     order = np.argsort(np.take_along_axis(keys, picked, -1), axis=-1, kind="stable")
-    return np.moveaxis(np.take_along_axis(picked, order, -1), -1, axis).astype(np.int64)
+    return np.moveaxis(np.take_along_axis(picked, order, -1), -1, axis).astype(np.int64), extra
 
 
 @public()

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from . import _stdsort
 from ._optable import Generic
 from ._out import with_outs
 from ._plain import operand, values_of
@@ -72,10 +73,10 @@ def _median_positions(x, axis, ignore_nan: bool):
 
 
 def _mode_positions(x, axis):
-    """Per row: the index of the last occurrence of its most frequent value (the smallest of
-    equally frequent ones), as PyTorch's CPU kernel picks it. Each NaN counts once and sorts
-    last; where a NaN could be the mode PyTorch's pick depends on how its sort met the NaN."""
-    order = np.argsort(x, axis=axis, kind="stable")
+    """Per row: PyTorch's CPU pick, the last of the first longest run of equal values in the
+    row as its std::sort (comparing with ``<``) leaves it, replayed (``_stdsort``); each NaN
+    is a run of its own, where that sort happened to leave it."""
+    order = _stdsort.sort_order(x, axis, _stdsort.LESS)
     ordered = np.moveaxis(np.take_along_axis(x, order, axis), axis, -1)
     order = np.moveaxis(order, axis, -1)
     n = ordered.shape[-1]

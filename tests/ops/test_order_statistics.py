@@ -433,20 +433,36 @@ def test_clamp_of_a_zero_dim_tensor_by_numbers(torch):
         assert ours.item() == theirs.item()
 
 
+def _numba_on_and_off():
+    from leafgrad.ops import _fused
+
+    return [True, False] if _fused.available() else [False]
+
+
+@pytest.mark.parametrize("compiled", _numba_on_and_off())
 @pytest.mark.parametrize("largest", [True, False])
 @pytest.mark.parametrize("dim", [0, 1, -1])
-def test_topk_by_partition_picks_what_the_stable_sort_picks(dim, largest):
-    """topk of few values (found by a partition) takes ties by position as sort does."""
+def test_topk_takes_pytorchs_pick_among_ties(torch, dim, largest, compiled, monkeypatch):
+    """Among equal values topk returns the indices PyTorch's std::nth_element / partial_sort
+    leave first (replayed), by a partition where nothing is tied; sorted=False keeps
+    nth_element's order."""
+    from leafgrad.ops import _fused
+
+    if not compiled:
+        monkeypatch.setattr(_fused, "_numba", False)
     rng = np.random.default_rng(3)
-    data = rng.integers(-4, 5, (40, 48, 36)).astype(np.float32)  # many ties
+    data = rng.integers(-4, 5, (20, 24, 18)).astype(np.float32)  # many ties
     data[0, 0, :3] = [-0.0, 0.0, np.inf]
-    x = lg.tensor(data)
+    data[1, 1, :3] = np.nan
+    data[2] = rng.standard_normal((24, 18))  # untied rows
+    x, t = lg.tensor(data), torch.from_numpy(data)
     for k in (1, 5, 9):
-        values, indices = x.topk(k, dim, largest=largest)
-        order = x.sort(dim, descending=largest, stable=True)
-        np.testing.assert_array_equal(indices.numpy(), order.indices.narrow(dim, 0, k).numpy())
-        np.testing.assert_array_equal(values.numpy(), order.values.narrow(dim, 0, k).numpy())
-        assert indices.dtype == lg.int64
+        for ordered in (True, False):
+            values, indices = x.topk(k, dim, largest=largest, sorted=ordered)
+            want = torch.topk(t, k, dim, largest=largest, sorted=ordered)
+            np.testing.assert_array_equal(indices.numpy(), want.indices.numpy())
+            np.testing.assert_array_equal(values.numpy(), want.values.numpy())
+            assert indices.dtype == lg.int64
 
 
 def test_topk_of_few_values_matches_torch_values_and_gradient(torch):
