@@ -7,7 +7,8 @@ one (itself differentiable) when one is; its forward rule uses that table too wh
 are zeros, so Taylor mode stays exact. cummax/cummin take their values at indices computed
 on arrays (one node each, CummaxBackward0 / CumminBackward0, saving the input, dim and the
 indices returned), so their gradients go to the chosen entries, as PyTorch's do. logcumsumexp is a
-primitive for a stable forward (NumPy's ``logaddexp.accumulate``) and PyTorch's stable
+primitive for a stable forward (NumPy's ``logaddexp.accumulate``, in PyTorch's wider
+accumulator) and PyTorch's stable
 backward.
 """
 
@@ -194,7 +195,14 @@ def cummin(input: Tensor, dim: int, *, out=None):
 
 
 def _logcumsumexp_forward(x, *, dim):
-    return x.copy() if x.ndim == 0 else np.logaddexp.accumulate(x, axis=dim)
+    """Accumulated as PyTorch's CPU kernel does, float32 in double and float16 in float
+    (``_running.WIDER``), each value rounded once."""
+    if x.ndim == 0:
+        return x.copy()
+    wide = _running.WIDER.get(x.dtype)
+    if wide is None:
+        return np.logaddexp.accumulate(x, axis=dim)
+    return np.logaddexp.accumulate(x.astype(wide), axis=dim).astype(x.dtype)
 
 
 def _reversed_logcumsumexp(t: Tensor, dim: int) -> Tensor:
