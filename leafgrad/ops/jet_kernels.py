@@ -22,7 +22,7 @@ import functools
 import numpy as np
 
 from .._tensor import Tensor, _wrap, _zeros_like
-from . import _gemm, jet_blocks
+from . import _fused_jets, _gemm, jet_blocks
 from ._optable import Bilinear, Generic
 from ._primitive import primitive
 from ._tangents import tangent_sum
@@ -244,6 +244,8 @@ def _squares(p, active) -> np.ndarray:
 def _unary_block(p, d1, d2, first, active, out=None):
     """jet_unary's forward on one block of rows (``active``: ``_active_or_none``), into
     ``out`` when given."""
+    if _fused_jets.takes(p, active, d1, d2):
+        return _fused_jets.unary_block(p, d1, d2, first, active, out)
     out = np.multiply(p, d1, out=out)
     if active is not None:
         q = _squares(p, active)
@@ -304,6 +306,13 @@ def _backward_block(grad, p, d1, d2x2, first, active, outs=(None, None, None)):
     ``d2x2 = 2 d2`` (doubling is exact: the factor is taken once per point, not once per
     direction); its ``g_d2`` is None when ``active`` is (no second-order row weighs a
     direction)."""
+    if (
+        _fused_jets.takes(p, active, d1)
+        and _fused_jets.takes(grad, active, d1)
+        and (d2x2 is None or _fused_jets.takes(p, active, d2x2))
+    ):
+        d2x2 = d1 if d2x2 is None else d2x2  # (unread without ``active``)
+        return _fused_jets.unary_backward_block(grad, p, d1, d2x2, first, active, outs)
     gp = np.multiply(grad, d1, out=outs[0])
     gd1 = _channel_dot(grad, p, out=outs[1])
     if active is None:

@@ -1,0 +1,104 @@
+"""The compiled jet_unary blocks (ops/_fused_jets.py) give the NumPy blocks' values, on
+whole arrays and on row blocks of larger ones, and the Taylor operators agree either way."""
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from leafgrad.autograd import taylor
+from leafgrad.ops import _fused, _fused_jets
+from leafgrad.ops import jet_kernels as jk
+
+pytestmark = pytest.mark.skipif(not _fused.available(), reason="numba not installed")
+
+# (channels, first-order channels, second-order weights): a d = 10 Laplacian, Burgers' u_xx
+# (one direction of two) and no second order at all.
+LAYOUTS = {
+    "laplacian": (11, 10, ((1.0,) * 10,)),
+    "separate": (3, 2, ((1.0, 0.0),)),
+    "none": (2, 2, ()),
+}
+
+
+def _active(layout, dtype):
+    _, _, weights = LAYOUTS[layout]
+    return jk._active_or_none(weights, np.dtype(dtype))
+
+
+def _both(monkeypatch, fn):
+    """``fn()`` with the compiled blocks, then with NumPy's."""
+    compiled = fn()
+    monkeypatch.setattr(_fused, "_numba", False)
+    numpy = fn()
+    monkeypatch.undo()
+    return compiled, numpy
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("block", [False, True])
+def test_blocks_match_numpys(monkeypatch, layout, dtype, block):
+    channels, first, _ = LAYOUTS[layout]
+    active = _active(layout, dtype)
+    rng = np.random.default_rng(0)
+    rows = 300
+    whole = rng.standard_normal((channels, 3 * rows, 20)).astype(dtype)
+    grads = rng.standard_normal(whole.shape).astype(dtype)
+    part = slice(rows, 2 * rows) if block else slice(None)
+    p, grad = whole[:, part], grads[:, part]
+    d1, d2 = (rng.standard_normal(p.shape[1:]).astype(dtype) for _ in range(2))
+    d2x2 = None if active is None else d2 * 2
+    assert _fused_jets.takes(p, active, d1, d2) == (dtype == "float64" or layout == "laplacian")
+
+    def run():
+        out = np.full(whole.shape, np.nan, dtype)  # written only in the block's rows
+        forward = jk._unary_block(p, d1, d2, first, active, out[:, part])
+        outs = (np.full(whole.shape, np.nan, dtype)[:, part], None, None)
+        backward = jk._backward_block(grad, p, d1, d2x2, first, active, outs)
+        untouched = np.isnan(np.delete(out, np.arange(3 * rows)[part], axis=1)).all()
+        return [forward.copy(), *(b for b in backward if b is not None)], untouched
+
+    (compiled, untouched), (numpy, _) = _both(monkeypatch, run)
+    assert untouched
+    assert len(compiled) == len(numpy)
+    for a, b in zip(compiled, numpy):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_general_second_order_mixes_stay_numpys():
+    active = jk._active_or_none(((1.0, 2.0), (0.5, 0.0)), np.dtype("float64"))
+    p = np.ones((4, 100, 20))
+    assert not _fused_jets.takes(p, active, p[0])
+    assert not _fused_jets.takes(np.ones((11, 2, 3)), _active("laplacian", "float64"))  # small
+
+
+def test_unit_stride_views_keep_the_blocks_memory():
+    whole = np.arange(3 * 10 * 4, dtype=float).reshape(3, 10, 4)
+    block = whole[:, 2:5]
+    view = _fused_jets._unit_stride(block)
+    assert view.flags.c_contiguous and view.shape == (3, 10, 4)
+    np.testing.assert_array_equal(view[:, :3], block)
+    assert _fused_jets._unit_stride(whole) is whole
+    odd = whole[:, 2:5, ::2]
+    assert _fused_jets._unit_stride(odd) is odd
+
+
+@pytest.mark.parametrize("dtype", [lg.float64, lg.float32])
+def test_taylor_operators_agree_with_and_without_the_kernels(monkeypatch, dtype):
+    """The Laplacian and collapsed u_xx of a tanh MLP, and their weight gradients."""
+
+    def run():
+        lg.manual_seed(0)
+        rng = np.random.default_rng(1)
+        layers = [lg.nn.Linear(10, 20), lg.nn.Tanh(), lg.nn.Linear(20, 20), lg.nn.Tanh()]
+        net = lg.nn.Sequential(*layers, lg.nn.Linear(20, 1)).to(dtype)
+        x = lg.tensor(rng.standard_normal((3000, 10)), dtype=dtype)
+        u, _, lap = taylor.laplacian(net, x)
+        _, g, uxx = taylor.collapsed(net, x, [1.0] + [0.0] * 9)
+        loss = (lap * lap).mean() + (uxx * g[:, :, 1]).mean() + (u * u).mean()
+        grads = lg.autograd.grad(loss, list(net.parameters()))
+        return [lap.detach().numpy(), uxx.detach().numpy(), *(t.numpy() for t in grads)]
+
+    compiled, numpy = _both(monkeypatch, run)
+    for a, b in zip(compiled, numpy):
+        np.testing.assert_allclose(a, b, rtol=1e-12 if dtype == lg.float64 else 1e-5, atol=0)
