@@ -72,15 +72,18 @@ def test_general_second_order_mixes_stay_numpys():
     assert not _fused_jets.takes(np.ones((11, 2, 3)), _active("laplacian", "float64"))  # small
 
 
-def test_unit_stride_views_keep_the_blocks_memory():
+def test_blocks_are_read_in_their_parents_rows():
     whole = np.arange(3 * 10 * 4, dtype=float).reshape(3, 10, 4)
-    block = whole[:, 2:5]
-    view = _fused_jets._unit_stride(block)
-    assert view.flags.c_contiguous and view.shape == (3, 10, 4)
-    np.testing.assert_array_equal(view[:, :3], block)
-    assert _fused_jets._unit_stride(whole) is whole
-    odd = whole[:, 2:5, ::2]
-    assert _fused_jets._unit_stride(odd) is odd
+    for rows in (slice(2, 5), slice(0, 3), slice(7, 10)):
+        parent, row = _fused_jets._in_parent(whole[:, rows])
+        assert parent.flags.c_contiguous and parent.shape == whole.shape
+        assert np.shares_memory(parent, whole) and row == rows.start
+        np.testing.assert_array_equal(parent[:, row : row + 3], whole[:, rows])
+    parent, row = _fused_jets._in_parent(whole)
+    assert parent is whole and row == 0
+    for odd in (whole[:, 2:5, ::2], whole[1:, 2:5, 1:3]):
+        parent, row = _fused_jets._in_parent(odd)
+        assert parent is odd and row == 0
 
 
 @pytest.mark.parametrize("dtype", [lg.float64, lg.float32])
