@@ -30,19 +30,18 @@ def _kind(active) -> int | None:
     return LAPLACIAN if ones else SEPARATE if identity else None
 
 
-def takes(p, active, *others) -> bool:
-    """Whether a block of ``p`` (with per-point ``others``) takes the compiled pass: float64,
-    and float32 with a Laplacian's many channels. (float32 blocks of few channels ran as
-    fast or faster in NumPy's passes, whose vector loops take twice as many float32s: (3,
-    2000, 20) blocks 44 against 35 us forward, 103 against 88 backward.)"""
+def takes(p, active, *others, tanh: bool = False) -> bool:
+    """Whether a block of ``p`` (with per-point ``others``) takes the compiled pass: float64;
+    float32 for tanh (its derivatives made in the pass) or a Laplacian's many channels.
+    (float32 blocks of few channels with given derivatives ran as fast or faster in NumPy's
+    passes, whose vector loops take twice as many float32s: (3, 2000, 20) blocks 44 against
+    35 us forward, 103 against 88 backward; with tanh's derivatives made in the pass the
+    float32 Burgers step at N = 1e4 took 30 against 36 ms.)"""
     kind = _kind(active)
-    if (
-        type(p) is not np.ndarray
-        or p.ndim != 3
-        or p.size < _fused.MIN_SIZE
-        or not (p.dtype.char == "d" or (p.dtype.char == "f" and kind == LAPLACIAN))
-        or kind is None
-    ):
+    pays = p.dtype.char == "d" or (p.dtype.char == "f" and (tanh or kind == LAPLACIAN))
+    if type(p) is not np.ndarray or p.ndim != 3 or p.size < _fused.MIN_SIZE or not pays:
+        return False
+    if kind is None:
         return False
     for a in others:
         if type(a) is not np.ndarray or a.dtype != p.dtype or a.shape != p.shape[1:]:
@@ -80,38 +79,78 @@ def _in_parent(jet: np.ndarray) -> tuple:
 def unary_block(p, d1, d2, first, active, out=None) -> np.ndarray:
     """``_unary_block``'s result: ``p d1``, plus ``d2`` times the squares of the active
     directions in the second-order channels."""
+    return _forward(p, d1, d2, first, active, out, False)
+
+
+def tanh_block(p, y, first, active, out=None) -> np.ndarray:
+    """``act_block`` of tanh at its result ``y``: ``unary_block`` with ``d1 = 1 - y^2`` and
+    ``d2 = -2 y d1`` made in the loop (``_tanh_arrays``' operations)."""
+    return _forward(p, y, y, first, active, out, True)
+
+
+def _forward(p, d1, d2, first, active, out, tanh: bool) -> np.ndarray:
     if out is None:
         out = np.empty(p.shape, p.dtype)
-    kind, rows = _kind(active), p.shape[1]
+    kind, rows, number = _kind(active), p.shape[1], p.dtype.type
     directions = _directions(active, len(p))
-    loop = _loops()["unary"]
-    loop(*_in_parent(p), d1, d2, first, directions, kind, *_in_parent(out), rows)
+    jets = (*_in_parent(p), *_in_parent(out))
+    _loops()["unary"](*jets, d1, d2, first, directions, kind, rows, tanh, number(1), number(-2))
     return out
 
 
 def unary_backward_block(grad, p, d1, d2x2, first, active, outs=(None, None, None)):
     """``_backward_block``'s ``(g_p, g_d1, g_d2)`` (``g_d2`` None without ``active``)."""
-    gp, gd1, gd2 = outs
+    gp, gd1, gd2 = _backward_arrays(p, active, *outs)
+    _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, False, False)
+    return gp, gd1, None if _kind(active) == NONE else gd2
+
+
+def tanh_backward_block(grad, p, y, first, active, weighted: bool, outs=(None, None)):
+    """``act_backward_block`` of tanh at its result ``y``: ``(g_p, g_z)``, ``g_z = g_d1 D1'
+    (+ g_d2 D2' where the jet has second-order ``weighted`` rows)``, the derivatives made
+    in the loop (``_tanh_arrays``' operations)."""
+    gp, gz, gd2 = _backward_arrays(p, active, *outs, None)
+    _run_backward(grad, p, y, y, first, active, gp, gz, gd2, True, weighted)
+    return gp, gz
+
+
+def _backward_arrays(p, active, gp, gd1, gd2):
+    """The backward's outputs: those given, fresh ones for the rest (``g_d2`` only with a
+    second-order layout; else ``g_d1`` stands in for it, unwritten)."""
     gp = np.empty(p.shape, p.dtype) if gp is None else gp
     gd1 = np.empty(p.shape[1:], p.dtype) if gd1 is None else gd1
-    kind, rows = _kind(active), p.shape[1]
-    if kind != NONE and gd2 is None:
-        gd2 = np.empty(p.shape[1:], p.dtype)
-    scratch = gd1 if gd2 is None else gd2  # (unwritten when kind is NONE)
+    if gd2 is None:
+        gd2 = gd1 if _kind(active) == NONE else np.empty(p.shape[1:], p.dtype)
+    return gp, gd1, gd2
+
+
+def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted):
+    kind, rows, number = _kind(active), p.shape[1], p.dtype.type
     directions = _directions(active, len(p))
     jets = (*_in_parent(grad), *_in_parent(p), *_in_parent(gp))
-    _loops()["backward"](*jets, d1, d2x2, first, directions, kind, gd1, scratch, rows)
-    return gp, gd1, None if kind == NONE else gd2
+    constants = number(0), number(1), number(-2), number(-4), number(-6), number(4)
+    loop = _loops()["backward"]
+    loop(*jets, d1, d2x2, first, directions, kind, gd1, gd2, rows, tanh, weighted, *constants)
 
 
-# The loops: each jet comes with the row its block starts at (``_in_parent``).
-def _unary(p, pr, d1, d2, first, directions, kind, out, outr, rows):
+# The loops: each jet comes with the row its block starts at (``_in_parent``); ``tanh``:
+# ``d1`` holds tanh's result y, and the derivatives are made from it row by row.
+def _unary(p, pr, out, outr, d1, d2, first, directions, kind, rows, tanh, one, minus_two):
     channels, width = p.shape[0], p.shape[2]
     squares = np.empty(width, p.dtype)
+    d1r, d2r = np.empty(width, p.dtype), np.empty(width, p.dtype)
     for i in range(rows):
+        for j in range(width):
+            if tanh:  # 1 - y^2, then (y (1 - y^2)) (-2)
+                y = d1[i, j]
+                d1r[j] = one - y * y
+                d2r[j] = y * d1r[j] * minus_two
+            else:
+                d1r[j] = d1[i, j]
+                d2r[j] = d2[i, j]
         for c in range(channels):
             for j in range(width):
-                out[c, outr + i, j] = p[c, pr + i, j] * d1[i, j]
+                out[c, outr + i, j] = p[c, pr + i, j] * d1r[j]
         if kind == 1:  # one sum of squares, added to every second-order channel
             k = directions[0]
             for j in range(width):
@@ -122,19 +161,31 @@ def _unary(p, pr, d1, d2, first, directions, kind, out, outr, rows):
                     squares[j] += p[k, pr + i, j] * p[k, pr + i, j]
             for c in range(first, channels):
                 for j in range(width):
-                    out[c, outr + i, j] += squares[j] * d2[i, j]
+                    out[c, outr + i, j] += squares[j] * d2r[j]
         elif kind == 2:  # second-order channel m: direction m's square
             for m in range(channels - first):
                 k = directions[m]
                 for j in range(width):
-                    out[first + m, outr + i, j] += p[k, pr + i, j] * p[k, pr + i, j] * d2[i, j]
+                    out[first + m, outr + i, j] += p[k, pr + i, j] * p[k, pr + i, j] * d2r[j]
 
 
-def _backward(grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, gd2, rows):
+def _backward(
+    grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, gd2, rows,
+    tanh, weighted, zero, one, minus_two, minus_four, minus_six, four,
+):  # fmt: skip
     channels, width = p.shape[0], p.shape[2]
     squares = np.empty(width, p.dtype)
+    d1r, d2r = np.empty(width, p.dtype), np.empty(width, p.dtype)
     for i in range(rows):
         g, q, o = gr + i, pr + i, gpr + i  # the row in each jet
+        for j in range(width):
+            if tanh:  # 1 - y^2, then (y (1 - y^2)) (-4): twice D2
+                y = d1[i, j]
+                d1r[j] = one - y * y
+                d2r[j] = y * d1r[j] * minus_four
+            else:
+                d1r[j] = d1[i, j]
+                d2r[j] = d2x2[i, j]
         for j in range(width):
             gd1[i, j] = grad[0, g, j] * p[0, q, j]
         for c in range(1, channels):
@@ -142,7 +193,7 @@ def _backward(grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, 
                 gd1[i, j] += grad[c, g, j] * p[c, q, j]
         for c in range(channels):
             for j in range(width):
-                gp[c, o, j] = grad[c, g, j] * d1[i, j]
+                gp[c, o, j] = grad[c, g, j] * d1r[j]
         if kind == 1:  # R = g_L for every direction: g_d2 = R sum_k J_k^2, g_J += J (R 2 d2)
             k = directions[0]
             for j in range(width):
@@ -153,7 +204,7 @@ def _backward(grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, 
                     squares[j] += p[k, q, j] * p[k, q, j]
             for j in range(width):
                 gd2[i, j] = grad[first, g, j] * squares[j]
-                squares[j] = grad[first, g, j] * d2x2[i, j]  # now R 2 d2
+                squares[j] = grad[first, g, j] * d2r[j]  # now R 2 d2
             for m in range(len(directions)):
                 k = directions[m]
                 for j in range(width):
@@ -167,7 +218,14 @@ def _backward(grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, 
                         gd2[i, j] = rj * p[k, q, j]
                     else:
                         gd2[i, j] += rj * p[k, q, j]
-                    gp[k, o, j] += rj * d2x2[i, j]
+                    gp[k, o, j] += rj * d2r[j]
+        if tanh:  # g_z = g_d1 (-2 y) (+ g_d2 (-6 (1 - y^2) + 4)), into g_d1
+            for j in range(width):
+                y = d1[i, j]
+                gz = gd1[i, j] * (y * minus_two)
+                if weighted:
+                    gz += (gd2[i, j] if kind != 0 else zero) * (d1r[j] * minus_six + four)
+                gd1[i, j] = gz
 
 
 _compiled: dict = {}

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import scipy.special as sp
 
-from . import elementwise, jet_blocks, piecewise
+from . import _fused_jets, elementwise, jet_blocks, piecewise
 from ._optable import Generic
 from ._primitive import primitive
 from .jet_kernels import (
@@ -211,6 +211,8 @@ def _backward_pairs(z, fn, op_params, second: bool):
 def act_block(p, z, fn, op_params, first, active, out=None):
     """jet_act's forward on one block of rows (its derivatives made there, used while in
     cache), into ``out`` when given."""
+    if fn == "tanh" and _fused_jets.takes(p, active, z, tanh=True):  # derivatives in the loop
+        return _fused_jets.tanh_block(p, z, first, active, out)
     ((d1, d2),) = _pairs(_Arrays, z, 1, fn, op_params)
     return _unary_block(p, d1, d2, first, active, out)
 
@@ -254,6 +256,9 @@ jet_act = primitive(
 def act_backward_block(grad, p, z, fn, op_params, first, weights, active, outs=(None, None)):
     """jet_act_backward's forward on one block of rows, into ``outs`` where given:
     ``(g_p, g_z)``."""
+    takes = _fused_jets.takes
+    if fn == "tanh" and takes(p, active, z, tanh=True) and takes(grad, active, z, tanh=True):
+        return _fused_jets.tanh_backward_block(grad, p, z, first, active, bool(weights), outs)
     (d1, d2x2), (e1, e2) = _backward_pairs(z, fn, op_params, active is not None)
     gp, gz, gd2 = _backward_block(grad, p, d1, d2x2, first, active, (*outs, None))
     gz *= e1  # g_d1 is fresh (or ours): g_z = g_d1 D1' + g_d2 D2' written into it

@@ -7,6 +7,7 @@ import pytest
 import leafgrad as lg
 from leafgrad.autograd import taylor
 from leafgrad.ops import _fused, _fused_jets
+from leafgrad.ops import jet_activations as ja
 from leafgrad.ops import jet_kernels as jk
 
 pytestmark = pytest.mark.skipif(not _fused.available(), reason="numba not installed")
@@ -61,6 +62,30 @@ def test_blocks_match_numpys(monkeypatch, layout, dtype, block):
     (compiled, untouched), (numpy, _) = _both(monkeypatch, run)
     assert untouched
     assert len(compiled) == len(numpy)
+    for a, b in zip(compiled, numpy):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("layout", list(LAYOUTS) + ["zero weights"])
+def test_tanh_blocks_make_numpys_derivatives(monkeypatch, layout, dtype):
+    """jet_act's blocks for tanh, its derivatives made in the loop from the result y; with
+    second-order weights that are all zero (no active direction) g_z still adds 0 D2'."""
+    channels, first, weights = LAYOUTS["none" if layout == "zero weights" else layout]
+    weights = ((0.0, 0.0),) if layout == "zero weights" else weights
+    active = jk._active_or_none(weights, np.dtype(dtype))
+    rng = np.random.default_rng(1)
+    whole = rng.standard_normal((channels, 900, 20)).astype(dtype)
+    p, grad = whole[:, 300:600], rng.standard_normal((channels, 300, 20)).astype(dtype)
+    y = np.tanh(rng.standard_normal((300, 20))).astype(dtype)
+
+    def run():
+        forward = ja.act_block(p, y, "tanh", (), first, active)
+        outs = (np.empty(whole.shape, dtype)[:, 300:600], np.empty(y.shape, dtype))
+        backward = ja.act_backward_block(grad, p, y, "tanh", (), first, weights, active, outs)
+        return [forward, *backward]
+
+    compiled, numpy = _both(monkeypatch, run)
     for a, b in zip(compiled, numpy):
         np.testing.assert_array_equal(a, b)
 
