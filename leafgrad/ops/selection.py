@@ -88,8 +88,7 @@ def _mode_positions(x, axis):
     position = np.broadcast_to(np.arange(n), ordered.shape)
     first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
     last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, n), -1), -1), -1)
-    # argmax takes the first longest run: the smallest value; its last element (the stable
-    # sort keeps equal values in order) is the value's last occurrence.
+    # argmax takes the first longest run (PyTorch's strict ``>``), and its last element.
     best = np.argmax(last - first, axis=-1)[..., None]
     picked = np.take_along_axis(order, np.take_along_axis(last, best, -1), -1)
     return np.moveaxis(picked, -1, axis)
