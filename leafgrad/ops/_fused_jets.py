@@ -133,6 +133,31 @@ def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted
     loop(*jets, d1, d2x2, first, directions, kind, gd1, gd2, rows, tanh, weighted, *constants)
 
 
+def _derivative_row(d1, d2, i, tanh, one, scale, d1r, d2r):
+    """Row ``i``'s ``D1`` and ``D2`` into ``d1r``, ``d2r``: given, or for tanh from its
+    result y in ``d1``: ``1 - y^2``, then ``(y (1 - y^2)) scale`` (``_tanh_arrays``')."""
+    for j in range(len(d1r)):
+        if tanh:
+            y = d1[i, j]
+            d1r[j] = one - y * y
+            d2r[j] = y * d1r[j] * scale
+        else:
+            d1r[j] = d1[i, j]
+            d2r[j] = d2[i, j]
+
+
+def _sum_of_squares(p, row, directions, squares):
+    """``sum_k p[k, row]^2`` over the active directions into ``squares``, from the first
+    direction on (``_channel_dot``'s order)."""
+    k = directions[0]
+    for j in range(len(squares)):
+        squares[j] = p[k, row, j] * p[k, row, j]
+    for m in range(1, len(directions)):
+        k = directions[m]
+        for j in range(len(squares)):
+            squares[j] += p[k, row, j] * p[k, row, j]
+
+
 # The loops: each jet comes with the row its block starts at (``_in_parent``); ``tanh``:
 # ``d1`` holds tanh's result y, and the derivatives are made from it row by row.
 def _unary(p, pr, out, outr, d1, d2, first, directions, kind, rows, tanh, one, minus_two):
@@ -140,25 +165,12 @@ def _unary(p, pr, out, outr, d1, d2, first, directions, kind, rows, tanh, one, m
     squares = np.empty(width, p.dtype)
     d1r, d2r = np.empty(width, p.dtype), np.empty(width, p.dtype)
     for i in range(rows):
-        for j in range(width):
-            if tanh:  # 1 - y^2, then (y (1 - y^2)) (-2)
-                y = d1[i, j]
-                d1r[j] = one - y * y
-                d2r[j] = y * d1r[j] * minus_two
-            else:
-                d1r[j] = d1[i, j]
-                d2r[j] = d2[i, j]
+        _derivative_row(d1, d2, i, tanh, one, minus_two, d1r, d2r)
         for c in range(channels):
             for j in range(width):
                 out[c, outr + i, j] = p[c, pr + i, j] * d1r[j]
         if kind == 1:  # one sum of squares, added to every second-order channel
-            k = directions[0]
-            for j in range(width):
-                squares[j] = p[k, pr + i, j] * p[k, pr + i, j]
-            for m in range(1, len(directions)):
-                k = directions[m]
-                for j in range(width):
-                    squares[j] += p[k, pr + i, j] * p[k, pr + i, j]
+            _sum_of_squares(p, pr + i, directions, squares)
             for c in range(first, channels):
                 for j in range(width):
                     out[c, outr + i, j] += squares[j] * d2r[j]
@@ -178,14 +190,7 @@ def _backward(
     d1r, d2r = np.empty(width, p.dtype), np.empty(width, p.dtype)
     for i in range(rows):
         g, q, o = gr + i, pr + i, gpr + i  # the row in each jet
-        for j in range(width):
-            if tanh:  # 1 - y^2, then (y (1 - y^2)) (-4): twice D2
-                y = d1[i, j]
-                d1r[j] = one - y * y
-                d2r[j] = y * d1r[j] * minus_four
-            else:
-                d1r[j] = d1[i, j]
-                d2r[j] = d2x2[i, j]
+        _derivative_row(d1, d2x2, i, tanh, one, minus_four, d1r, d2r)  # (twice D2)
         for j in range(width):
             gd1[i, j] = grad[0, g, j] * p[0, q, j]
         for c in range(1, channels):
@@ -195,13 +200,7 @@ def _backward(
             for j in range(width):
                 gp[c, o, j] = grad[c, g, j] * d1r[j]
         if kind == 1:  # R = g_L for every direction: g_d2 = R sum_k J_k^2, g_J += J (R 2 d2)
-            k = directions[0]
-            for j in range(width):
-                squares[j] = p[k, q, j] * p[k, q, j]
-            for m in range(1, len(directions)):
-                k = directions[m]
-                for j in range(width):
-                    squares[j] += p[k, q, j] * p[k, q, j]
+            _sum_of_squares(p, q, directions, squares)
             for j in range(width):
                 gd2[i, j] = grad[first, g, j] * squares[j]
                 squares[j] = grad[first, g, j] * d2r[j]  # now R 2 d2
@@ -237,6 +236,10 @@ def _loops() -> dict:
     if not _compiled:
         with _compiling:
             if not _compiled:
+                from numba.extending import register_jitable  # why: optional (see _fused)
+
+                register_jitable(_derivative_row)
+                register_jitable(_sum_of_squares)
                 _compiled.update(unary=_fused.jit(_unary), backward=_fused.jit(_backward))
     return _compiled
 
