@@ -746,7 +746,13 @@ def _replay(op, args, params, output_nr, parent_fn):
         def fn(t):
             return op(t, *rest, **params)[output_nr]
 
-    return fn if parent_fn is None else _compose(parent_fn, fn)
+    if parent_fn is not None:
+        fn = _compose(parent_fn, fn)
+    if op.primitive.name == "as_strided" or getattr(parent_fn, "reads_storage", False):
+        # (a fresh closure here) it places the view by storage positions: replayed on a
+        # gradient, that gradient must own its memory (``view_history``)
+        fn.reads_storage = True
+    return fn
 
 
 def register_view(counter: list, view) -> None:

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._engine import grad_mode
 from .._engine.hooks import move_retain_grad
+from .._memory_format import contiguous_format
 from .._tensor import Tensor, _wrap
 from ._optable import Generic, Linear
 from ._primitive import primitive
@@ -72,6 +73,19 @@ def _writable_view(view: np.ndarray) -> np.ndarray:
     return np.ndarray(view.shape, view.dtype, buffer=owner, offset=offset, strides=view.strides)
 
 
+def _replayed_on(grad, view_fn):
+    """``view_fn(grad)``; where the view function places the view by storage positions
+    (``as_strided``), on a C-contiguous copy of ``grad`` owning its memory, as the base it
+    was made from (PyTorch's CopySlices replays it on a fresh tensor too). A gradient may be
+    a broadcast (a sum's) or a view of a larger array, whose storage is another."""
+    if getattr(view_fn, "reads_storage", False):
+        if isinstance(grad, Tensor):
+            grad = grad.clone(memory_format=contiguous_format)
+        else:
+            grad = np.array(grad, order="C")
+    return view_fn(grad)
+
+
 def _zero_region_forward(grad, *, view_fn=None, key=None):
     out = grad.copy()
     if key is not None:
@@ -112,7 +126,7 @@ def _embed_region_forward(src, *, shape, view_fn):
 embed_region = primitive(
     "embed_region",
     _embed_region_forward,
-    (lambda grad, src, result, *, shape, view_fn: view_fn(grad),),
+    (lambda grad, src, result, *, shape, view_fn: _replayed_on(grad, view_fn),),
     node_name="EmbedRegionBackward0",
     dtype_rule="keep",
     kind=Linear(),
@@ -155,7 +169,7 @@ copy_slices = primitive(
     _copy_slices_forward,
     (
         lambda grad, base, src, result, *, view_fn: zero_region(grad, view_fn=view_fn),
-        lambda grad, base, src, result, *, view_fn: view_fn(grad),
+        lambda grad, base, src, result, *, view_fn: _replayed_on(grad, view_fn),
     ),
     kind=Generic(jvp=_copy_slices_jvp),
     node_name="torch::autograd::CopySlices",

@@ -59,6 +59,37 @@ def test_as_strided_offsets_count_from_the_storage(torch):
     assert torch.as_strided(b, (2, 3), (3, 1)).tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
 
 
+def test_writes_through_as_strided_views_backpropagate(torch):
+    """CopySlices replays the as_strided view on a gradient that owns its memory: a sum's
+    broadcast gradient, or a slice of a larger one, places the view like the base."""
+    a = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    b = a.clone()
+    b.as_strided((2,), (2,)).mul_(3)
+    assert b.grad_fn.name() == "torch::autograd::CopySlices"
+    b.sum().backward()  # a broadcast gradient
+    assert_values(a.grad, [3.0, 1.0, 3.0, 1.0])
+    a.grad = None
+    b = a.clone()
+    b.as_strided((2,), (2,)).mul_(3)
+    torch.cat([b, b])[1:5].sum().backward()  # a gradient sliced from a larger one
+    assert_values(a.grad, [3.0, 1.0, 3.0, 1.0])
+    x = torch.arange(12.0).reshape(3, 4).requires_grad_()
+    y = x * 1
+    y.as_strided((2, 2), (4, 1), 5).pow_(2)
+    y.sum().backward()
+    assert_values(x.grad, [[1.0] * 4, [1.0, 10.0, 12.0, 1.0], [1.0, 18.0, 20.0, 1.0]])
+
+
+def test_writes_through_as_strided_views_differentiate_twice(torch):
+    a = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    b = a * 1
+    b.as_strided((2,), (2,)).mul_(a[1:3])
+    (g,) = torch.autograd.grad((b * b).sum(), a, create_graph=True)
+    (g2,) = torch.autograd.grad(g.sum(), a)
+    assert_values(g, [8.0, 8.0, 108.0, 8.0])
+    assert_values(g2, [16.0, 12.0, 108.0, 2.0])
+
+
 def test_as_strided_past_the_storage_raises(torch):
     with pytest.raises(RuntimeError):
         torch.arange(6.0).as_strided((10,), (1,))
