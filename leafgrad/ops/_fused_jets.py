@@ -1,14 +1,16 @@
-"""jet_unary's forward and backward blocks (``jet_kernels``) as one compiled pass each,
-where numba is installed (``_fused``), for the second-order layouts the PINN operators use:
-none, a Laplacian (one row of ones: one sum of squares) and separate second derivatives (the
-identity over the active directions).
+"""jet_unary's forward and backward blocks (``jet_kernels``), and jet_act's for tanh (its
+derivatives made in the pass), as one compiled pass each where numba is installed
+(``_fused``), for the second-order layouts the PINN operators use: none, a Laplacian (one
+row of ones: one sum of squares) and separate second derivatives (the identity over the
+active directions).
 
 Why: NumPy runs a block as five to nine passes over the (K, rows, width) channels (the
 products with ``d1``, the channel sums, the squares, the curvature terms), each reading
 arrays a large batch keeps out of cache; here each point's channels are read once. On the
 d = 10 Laplacian training step (N = 1e4, float64) the two blocks were 46% of the step. Each
 value is computed by the NumPy code's operations in its order (channel sums run from the
-first channel on), so results agree with it to round-off (``tests/ops/test_fused_jets.py``).
+first channel on, as ``_channel_dot``'s), so results are NumPy's to the bit
+(``tests/ops/test_fused_jets.py``).
 """
 
 from __future__ import annotations
@@ -37,11 +39,11 @@ def takes(p, active, *others, tanh: bool = False) -> bool:
     passes, whose vector loops take twice as many float32s: (3, 2000, 20) blocks 44 against
     35 us forward, 103 against 88 backward; with tanh's derivatives made in the pass the
     float32 Burgers step at N = 1e4 took 30 against 36 ms.)"""
+    if type(p) is not np.ndarray or p.ndim != 3 or p.size < _fused.MIN_SIZE:
+        return False
     kind = _kind(active)
     pays = p.dtype.char == "d" or (p.dtype.char == "f" and (tanh or kind == LAPLACIAN))
-    if type(p) is not np.ndarray or p.ndim != 3 or p.size < _fused.MIN_SIZE or not pays:
-        return False
-    if kind is None:
+    if kind is None or not pays:
         return False
     for a in others:
         if type(a) is not np.ndarray or a.dtype != p.dtype or a.shape != p.shape[1:]:
