@@ -26,6 +26,7 @@ _THRESHOLD = 16  # libstdc++'s _S_threshold: ranges this short are left to inser
 
 
 def before(a, b, order):
+    """Whether ``a`` goes before ``b`` under comparator ``order``."""
     # (``x != x``: NaN, and never for integers.)
     if order == 0:  # KeyValueCompAsc / topk's smallest
         return (a == a and b != b) or a < b
@@ -35,11 +36,13 @@ def before(a, b, order):
 
 
 def swap(v, ix, i, j):
+    """``std::iter_swap`` of positions ``i`` and ``j`` (value and index)."""
     v[i], v[j] = v[j], v[i]
     ix[i], ix[j] = ix[j], ix[i]
 
 
 def move_median_to_first(v, ix, result, a, b, c, order):
+    """libstdc++'s ``__move_median_to_first``: the median of three to ``result``."""
     if before(v[a], v[b], order):
         if before(v[b], v[c], order):
             swap(v, ix, result, b)
@@ -56,6 +59,7 @@ def move_median_to_first(v, ix, result, a, b, c, order):
 
 
 def partition_pivot(v, ix, first, last, order):
+    """``__unguarded_partition_pivot``: the cut after partitioning ``[first, last)``."""
     # __unguarded_partition_pivot: median of three moved to ``first``, then Hoare's
     # partition of the rest around it.
     move_median_to_first(v, ix, first, first + 1, first + (last - first) // 2, last - 1, order)
@@ -74,6 +78,7 @@ def partition_pivot(v, ix, first, last, order):
 
 
 def push_heap(v, ix, first, hole, top, value, index, order):
+    """``__push_heap``: ``value`` sifted up from ``hole`` (heap at ``first``)."""
     parent = (hole - 1) // 2
     while hole > top and before(v[first + parent], value, order):
         v[first + hole] = v[first + parent]
@@ -85,6 +90,7 @@ def push_heap(v, ix, first, hole, top, value, index, order):
 
 
 def adjust_heap(v, ix, first, hole, length, value, index, order):
+    """``__adjust_heap``: the hole moved to a leaf, then ``value`` pushed back up."""
     top = hole
     child = hole
     while child < (length - 1) // 2:
@@ -103,6 +109,7 @@ def adjust_heap(v, ix, first, hole, length, value, index, order):
 
 
 def pop_heap(v, ix, first, last, result, order):
+    """``__pop_heap``: the top to ``result``, ``result``'s element into the heap."""
     value, index = v[result], ix[result]
     v[result] = v[first]
     ix[result] = ix[first]
@@ -110,6 +117,7 @@ def pop_heap(v, ix, first, last, result, order):
 
 
 def heap_select(v, ix, first, middle, last, order):
+    """``__heap_select``: a heap of ``[first, middle)`` holding the best of the range."""
     length = middle - first
     if length >= 2:  # __make_heap
         parent = (length - 2) // 2
@@ -124,12 +132,14 @@ def heap_select(v, ix, first, middle, last, order):
 
 
 def sort_heap(v, ix, first, last, order):
+    """``__sort_heap``: the heap ``[first, last)`` sorted."""
     while last - first > 1:
         last -= 1
         pop_heap(v, ix, first, last, last, order)
 
 
 def linear_insert(v, ix, low, last, order):
+    """``__unguarded_linear_insert`` of position ``last``."""
     # __unguarded_linear_insert; ``low`` only bounds a comparator that is no ordering
     # (mode's ``<`` with NaNs), where libstdc++ would read before the range.
     value, index = v[last], ix[last]
@@ -142,6 +152,7 @@ def linear_insert(v, ix, low, last, order):
 
 
 def insertion_sort(v, ix, first, last, order):
+    """``__insertion_sort`` of ``[first, last)``."""
     for i in range(first + 1, last):
         if before(v[i], v[first], order):
             value, index = v[i], ix[i]
@@ -155,6 +166,7 @@ def insertion_sort(v, ix, first, last, order):
 
 
 def log2_floor(n):
+    """``std::__lg``: floor(log2(n)) for n > 0."""
     k = -1
     while n > 0:
         n >>= 1
@@ -163,6 +175,7 @@ def log2_floor(n):
 
 
 def introsort(v, ix, first, last, order):
+    """``std::sort`` of ``[first, last)``."""
     # std::sort: __introsort_loop (its recursion on the right part kept on a stack: the
     # parts are disjoint, so the order they are done in changes nothing), then
     # __final_insertion_sort.
@@ -189,6 +202,7 @@ def introsort(v, ix, first, last, order):
 
 
 def nth_element(v, ix, first, nth, last, order):
+    """``std::nth_element``: position ``nth`` holds what a sort would put there."""
     if first == last or nth == last:
         return
     depth = 2 * log2_floor(last - first)
@@ -207,6 +221,7 @@ def nth_element(v, ix, first, nth, last, order):
 
 
 def topk_row(v, ix, k, largest, ordered):
+    """One row of ``at::native::topk_impl_loop``: its first ``k`` positions."""
     # at::native::topk_impl_loop
     order = 1 if largest else 0
     n = len(v)
@@ -220,11 +235,13 @@ def topk_row(v, ix, k, largest, ordered):
 
 
 def sort_rows(values, indices, order):
+    """``introsort`` of every row (compiled)."""
     for r in range(values.shape[0]):
         introsort(values[r], indices[r], 0, values.shape[1], order)
 
 
 def topk_rows(values, indices, k, largest, ordered):
+    """``topk_row`` of every row (compiled)."""
     for r in range(values.shape[0]):
         topk_row(values[r], indices[r], k, largest, ordered)
 
