@@ -748,7 +748,7 @@ def _replay(op, args, params, output_nr, parent_fn):
 
     if parent_fn is not None:
         fn = _compose(parent_fn, fn)
-    if op.primitive.name == "as_strided" or getattr(parent_fn, "reads_storage", False):
+    if op.primitive.name == "as_strided":
         # (a fresh closure here) it places the view by storage positions: replayed on a
         # gradient, that gradient must own its memory (``view_history``)
         fn.reads_storage = True
@@ -785,7 +785,12 @@ def _creation_meta(op, view, output_nr, multiple, inherited):
 
 
 def _compose(inner, outer):
-    return lambda t: outer(inner(t))
+    def fn(t):
+        return outer(inner(t))
+
+    if getattr(inner, "reads_storage", False) or getattr(outer, "reads_storage", False):
+        fn.reads_storage = True  # (views keep the storage: it reads the argument's)
+    return fn
 
 
 def unary(name: str, forward, *, d1, d2=None, dtype_rule="float", saves=None, **declaration):
