@@ -19,6 +19,7 @@ import threading
 
 import numpy as np
 
+from .._storage import storage_array, storage_offset
 from . import _fused
 
 NONE, LAPLACIAN, SEPARATE = 0, 1, 2  # second-order layouts, as ``_kind`` reads ``active``
@@ -32,8 +33,9 @@ def _kind(active) -> int | None:
     return LAPLACIAN if ones else SEPARATE if identity else None
 
 
-def takes(p, active, *others, tanh: bool = False) -> bool:
-    """Whether a block of ``p`` (with per-point ``others``) takes the compiled pass: float64;
+def takes(p, active, *others, jets=(), tanh: bool = False) -> bool:
+    """Whether a block of ``p`` (with per-point ``others`` and ``p``-shaped ``jets``; None
+    among them stands for an absent array) takes the compiled pass: float64;
     float32 for tanh (its derivatives made in the pass) or a Laplacian's many channels.
     (float32 blocks of few channels with given derivatives ran as fast or faster in NumPy's
     passes, whose vector loops take twice as many float32s: (3, 2000, 20) blocks 44 against
@@ -45,9 +47,12 @@ def takes(p, active, *others, tanh: bool = False) -> bool:
     pays = p.dtype.char == "d" or (p.dtype.char == "f" and (tanh or kind == LAPLACIAN))
     if kind is None or not pays:
         return False
-    for a in others:
-        if type(a) is not np.ndarray or a.dtype != p.dtype or a.shape != p.shape[1:]:
-            return False
+    for shape, group in ((p.shape[1:], others), (p.shape, jets)):
+        for a in group:
+            if a is not None and (
+                type(a) is not np.ndarray or a.dtype != p.dtype or a.shape != shape
+            ):
+                return False
     return _fused.available()
 
 
@@ -61,14 +66,16 @@ def _in_parent(jet: np.ndarray) -> tuple:
     compiles the loops for unit strides (twice as fast as for a general layout, measured on
     (3, 2000, 20) float32 blocks); the loops touch only the block's rows. Any other array
     as it is, from row 0."""
-    owner = jet.base
-    if jet.flags.c_contiguous or type(owner) is not np.ndarray or not owner.flags.c_contiguous:
+    if jet.flags.c_contiguous:
         return jet, 0
+    owner = storage_array(jet)
     channel, row, item = jet.strides
     width = jet.shape[2]
-    if item != jet.itemsize or row != width * item or channel % row or channel < row:
+    if not owner.flags.c_contiguous or item != jet.itemsize or row != width * item:
         return jet, 0
-    offset = jet.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    if channel % row or channel < row:
+        return jet, 0
+    offset = storage_offset(jet) * item  # bytes into the owner
     within = offset % channel  # where the block starts in its channel
     start = offset - within
     if within % row or not 0 <= start <= owner.nbytes - len(jet) * channel:

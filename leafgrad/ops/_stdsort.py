@@ -309,13 +309,33 @@ def _replayed(rows: np.ndarray, compiled, python, *args) -> np.ndarray:
     return indices
 
 
+def _same(a: np.ndarray, b) -> np.ndarray:
+    """``a == b``, two NaNs counting as equal (neither comes before the other); the NaN
+    passes over ``a`` only where ``b`` holds one (``b`` is often small: a k-th value)."""
+    if a.dtype.kind != "f":
+        return a == b
+    nan = np.isnan(b)
+    return (a == b) | (np.isnan(a) & nan) if nan.any() else a == b
+
+
 def _equal_neighbours(s: np.ndarray) -> np.ndarray:
-    """Per row of sorted ``s``: whether two neighbours are equal (two NaNs count: neither
-    comes before the other)."""
-    same = s[:, 1:] == s[:, :-1]
-    if s.dtype.kind == "f":
-        same |= np.isnan(s[:, 1:]) & np.isnan(s[:, :-1])
-    return same.any(axis=1)
+    """Per row of sorted ``s``: whether two neighbours are equal."""
+    return _same(s[:, 1:], s[:, :-1]).any(axis=1)
+
+
+# Sorted by PyTorch's CPU kernel with std::sort when not asked to be stable; float32, float64,
+# int32 and int64 go to x86-simd-sort, whose order among equal values depends on the CPU.
+_STD_SORTED = frozenset(map(np.dtype, (np.float16, np.int16, np.int8, np.uint8, np.bool_)))
+
+
+def sorts_unstably(data: np.ndarray, axis: int, descending: bool) -> bool:
+    """Whether PyTorch's unstable sort may order equal values of ``data`` otherwise than a
+    stable sort: std::sort's dtypes, unless the dim is broadcast (PyTorch returns 0, 1, ...
+    there) or fbgemm's radix sort takes it (1-d integers, ascending, 32768 or more; stable)."""
+    if data.dtype not in _STD_SORTED or data.shape[axis] < 2 or data.strides[axis] == 0:
+        return False
+    radix = data.ndim == 1 and not descending and data.dtype.kind in "iu" and data.size >= 32768
+    return not radix
 
 
 def sort_order(x: np.ndarray, axis: int, order: int, stable: np.ndarray | None = None):
@@ -365,12 +385,7 @@ def _kth_left_out(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Per row: whether the k-th (last) of ``values`` has more equals in ``rows`` than
     among ``values``."""
     kth = values[:, -1:]
-    nan = rows.dtype.kind == "f" and np.isnan(kth).any()
-
-    def equal_to_kth(a):
-        return (a == kth) | (np.isnan(a) & np.isnan(kth)) if nan else a == kth
-
-    equal, inside = equal_to_kth(rows), np.count_nonzero(equal_to_kth(values), 1)
+    equal, inside = _same(rows, kth), np.count_nonzero(_same(values, kth), 1)
     if np.count_nonzero(equal) == inside.sum():  # none anywhere (a per-row count costs 2.5x)
         return np.zeros(len(rows), bool)
     return np.count_nonzero(equal, 1) > inside

@@ -309,24 +309,9 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
         order = np.argsort(~data, axis=d, kind="stable")
     else:
         order = _descending_floats(data, d)
-    if not stable and _sorts_unstably(data, d, descending):
+    if not stable and _stdsort.sorts_unstably(data, d, descending):
         order = _stdsort.sort_order(data, d, int(descending), stable=order)
     return _wrap(order.reshape(input._data.shape).astype(np.int64))
-
-
-# Sorted by PyTorch's CPU kernel with std::sort when not asked to be stable; float32, float64,
-# int32 and int64 go to x86-simd-sort, whose order among equal values depends on the CPU.
-_STD_SORTED = frozenset(map(np.dtype, (np.float16, np.int16, np.int8, np.uint8, np.bool_)))
-
-
-def _sorts_unstably(data: np.ndarray, axis: int, descending: bool) -> bool:
-    """Whether PyTorch's unstable sort may order equal values of ``data`` otherwise than a
-    stable sort: std::sort's dtypes, unless the dim is broadcast (PyTorch returns 0, 1, ...
-    there) or fbgemm's radix sort takes it (1-d integers, ascending, 32768 or more; stable)."""
-    if data.dtype not in _STD_SORTED or data.shape[axis] < 2 or data.strides[axis] == 0:
-        return False
-    radix = data.ndim == 1 and not descending and data.dtype.kind in "iu" and data.size >= 32768
-    return not radix
 
 
 def _descending_floats(data: np.ndarray, axis: int) -> np.ndarray:

@@ -256,8 +256,7 @@ jet_act = primitive(
 def act_backward_block(grad, p, z, fn, op_params, first, weights, active, outs=(None, None)):
     """jet_act_backward's forward on one block of rows, into ``outs`` where given:
     ``(g_p, g_z)``."""
-    takes = _fused_jets.takes
-    if fn == "tanh" and takes(p, active, z, tanh=True) and takes(grad, active, z, tanh=True):
+    if fn == "tanh" and _fused_jets.takes(p, active, z, jets=(grad,), tanh=True):
         return _fused_jets.tanh_backward_block(grad, p, z, first, active, bool(weights), outs)
     (d1, d2x2), (e1, e2) = _backward_pairs(z, fn, op_params, active is not None)
     gp, gz, gd2 = _backward_block(grad, p, d1, d2x2, first, active, (*outs, None))

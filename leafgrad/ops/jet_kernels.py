@@ -306,11 +306,7 @@ def _backward_block(grad, p, d1, d2x2, first, active, outs=(None, None, None)):
     ``d2x2 = 2 d2`` (doubling is exact: the factor is taken once per point, not once per
     direction); its ``g_d2`` is None when ``active`` is (no second-order row weighs a
     direction)."""
-    if (
-        _fused_jets.takes(p, active, d1)
-        and _fused_jets.takes(grad, active, d1)
-        and (d2x2 is None or _fused_jets.takes(p, active, d2x2))
-    ):
+    if _fused_jets.takes(p, active, d1, d2x2, jets=(grad,)):
         d2x2 = d1 if d2x2 is None else d2x2  # (unread without ``active``)
         return _fused_jets.unary_backward_block(grad, p, d1, d2x2, first, active, outs)
     gp = np.multiply(grad, d1, out=outs[0])
