@@ -9,8 +9,8 @@ products with ``d1``, the channel sums, the squares, the curvature terms), each 
 arrays a large batch keeps out of cache; here each point's channels are read once. On the
 d = 10 Laplacian training step (N = 1e4, float64) the two blocks were 46% of the step. Each
 value is computed by the NumPy code's operations in its order (channel sums run from the
-first channel on, as ``_channel_dot``'s), so results are NumPy's to the bit
-(``tests/ops/test_fused_jets.py``).
+first channel on, as ``_channel_dot``'s einsum does on the CPUs measured), so results are
+NumPy's to the bit there and to round-off anywhere (``tests/ops/test_fused_jets.py``).
 """
 
 from __future__ import annotations
