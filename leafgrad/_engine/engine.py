@@ -126,8 +126,12 @@ def execute(
     quiet = None
     try:
         with grad_mode.set_grad_enabled(create_graph):
-            while ready:
-                node = pop(ready)[2]
+            node = None
+            while True:
+                if node is None:  # else: the one node the last one made ready (see below)
+                    if not ready:
+                        break
+                    node = pop(ready)[2]
                 grads = buffers.pop(node, None) or [None] * node.num_outputs
                 # Which edges want a gradient (a plain loop: a comprehension is a call of its
                 # own, per node).
@@ -197,7 +201,9 @@ def execute(
                             _capture(node, grads, plan, captured)
                 # Send the results down the node's edges, and queue the children it was the
                 # last to wait for (also when it computed nothing for them). Inline: this
-                # runs for every node.
+                # runs for every node. A child that is the only node ready runs next without
+                # the queue (a chain: most nodes); PyTorch's engine would pick it too.
+                single = None
                 i = -1
                 for nxt, nr in node.next_functions:
                     i += 1
@@ -216,7 +222,14 @@ def execute(
                     left = deps[nxt] - 1
                     deps[nxt] = left
                     if left == 0:
+                        if single is None and not ready:
+                            single = nxt
+                            continue
+                        if single is not None:  # a second one: both queue, in this order
+                            push(ready, (_priority(single), tick(), single))
+                            single = None
                         push(ready, (_FIRST if nxt._runs_first else -nxt.sequence_nr, tick(), nxt))
+                node = single
                 # Hold no gradient here: a leaf takes a gradient's memory only if nothing else
                 # refers to it (accumulate_grad).
                 g = old = None
