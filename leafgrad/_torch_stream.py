@@ -28,6 +28,8 @@ import math
 
 import numpy as np
 
+from ._torch_normal import box_muller, fma64, libm
+
 _F32 = np.float32
 _F64 = np.float64
 _MT_N = 624
@@ -114,11 +116,10 @@ class TorchStream(np.random.Generator):
         work = _F32 if dtype == _F32 else _F64
         out = self._unit(n, work)
         whole = n // 16 * 16
-        fill = _box_muller_32 if work == _F32 else _box_muller_64
-        fill(out[:whole].reshape(-1, 16), mean, std)
+        box_muller(out[:whole].reshape(-1, 16), mean, std)
         if whole < n:  # the last 16 again, from fresh uniforms
             tail = self._unit(16, work).reshape(1, 16)
-            fill(tail, mean, std)
+            box_muller(tail, mean, std)
             out[n - 16 :] = tail[0]
         return out.astype(dtype, copy=False)
 
@@ -136,7 +137,7 @@ class TorchStream(np.random.Generator):
     # -- one value per uniform, by the C library's functions (PyTorch's CPU kernels) ------
     def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):
         """``exponential_(1)``: ``-log1p(-u)`` of a float64 uniform."""
-        values = _libm(lambda u: -math.log1p(-u), self._unit(_count(size), _F64))
+        values = libm(lambda u: -math.log1p(-u), self._unit(_count(size), _F64))
         return _deliver(values.astype(dtype).reshape(_shape(size)), size, out)
 
     def exponential(self, scale=1.0, size=None):
@@ -148,12 +149,12 @@ class TorchStream(np.random.Generator):
     def exponential_rate(self, rate: float, size=None):
         """``exponential_(rate)``: ``-1 / rate * log1p(-u)`` of float64 uniforms."""
         factor = -1.0 / float(rate)
-        values = _libm(lambda u: factor * math.log1p(-u), self._unit(_count(size), _F64))
+        values = libm(lambda u: factor * math.log1p(-u), self._unit(_count(size), _F64))
         return _deliver(values.reshape(_shape(size)), size)
 
     def standard_cauchy(self, size=None):
         """``cauchy_(0, 1)``: ``tan(pi (u - 1/2))``."""
-        values = _libm(lambda u: math.tan(math.pi * (u - 0.5)), self._unit(_count(size), _F64))
+        values = libm(lambda u: math.tan(math.pi * (u - 0.5)), self._unit(_count(size), _F64))
         return _deliver(values.reshape(_shape(size)), size)
 
     def geometric(self, p, size=None):
@@ -162,7 +163,7 @@ class TorchStream(np.random.Generator):
             return super().geometric(p, size)
         denominator = math.log1p(-float(p))
         units = self._unit(_count(size), _F64)
-        values = _libm(lambda u: math.ceil(math.log(u) / denominator) if u else math.inf, units)
+        values = libm(lambda u: math.ceil(math.log(u) / denominator) if u else math.inf, units)
         return _deliver(values.reshape(_shape(size)), size)
 
     def lognormal(self, mean=0.0, sigma=1.0, size=None):
@@ -237,114 +238,6 @@ def _deliver(values: np.ndarray, size, out=None):
         out[...] = values
         return out
     return values[()] if size is None else values
-
-
-def _libm(fn, values: np.ndarray) -> np.ndarray:
-    """``fn`` of each value by Python's ``math`` (the C library, as PyTorch's kernels call
-    it: NumPy's vectorised ``log`` and ``log1p`` differ in the last bit on some values)."""
-    return np.fromiter(map(fn, values.ravel().tolist()), _F64, count=values.size)
-
-
-def fma64(a, b, c) -> np.ndarray:
-    """``a * b + c`` rounded once (a fused multiply-add), for float64 arrays: the product's
-    rounding error by Dekker's split, added back with the sum's (NumPy has no ``fma``)."""
-    a, b, c = np.broadcast_arrays(np.asarray(a, _F64), np.asarray(b, _F64), np.asarray(c, _F64))
-    product = a * b
-    a_hi, a_lo = _split(a)
-    b_hi, b_lo = _split(b)
-    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-    total = product + c
-    back = total - product
-    sum_error = (product - (total - back)) + (c - back)
-    return total + (sum_error + product_error)
-
-
-def _split(v: np.ndarray):
-    big = 134217729.0 * v  # 2^27 + 1: Veltkamp's split into two 26-bit halves
-    hi = big - (big - v)
-    return hi, v - hi
-
-
-def _fma32(a, b, c) -> np.ndarray:
-    """float32 ``a * b + c`` rounded once: the float64 product of two floats is exact. (The
-    ufuncs cast the other float32 operands in their loops: one float64 copy, of the array, in
-    which both steps run: 0.38 -> 0.28 ms on 128k values.)"""
-    if np.ndim(a) == 0:  # a number times an array: the same product either way round
-        a, b = b, a
-    total = a.astype(_F64)
-    total *= b
-    total += c
-    return total.astype(_F32)
-
-
-# -- float32 Box-Muller: the Cephes polynomials of ATen's avx_mathfun.h, fused as compiled ----
-_LOG_POLY = (
-    7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
-    -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1,
-)  # fmt: skip
-
-
-def _cephes_log(x: np.ndarray) -> np.ndarray:
-    x = np.maximum(x, np.array(0x00800000, np.uint32).view(_F32))
-    bits = x.view(np.uint32)
-    e = ((bits >> 23).astype(np.int32) - 0x7F).astype(_F32) + _F32(1)
-    keep = np.uint32(~0x7F800000 & 0xFFFFFFFF)
-    x = ((bits & keep) | np.array(0.5, _F32).view(np.uint32)).view(_F32)
-    below = x < _F32(0.707106781186547524)
-    shift = np.where(below, x, _F32(0))
-    x = x - _F32(1)
-    e = e - below.astype(_F32)
-    x = x + shift
-    z = x * x
-    y = np.full_like(x, _F32(_LOG_POLY[0]))
-    for c in _LOG_POLY[1:]:
-        y = _fma32(y, x, _F32(c))
-    y = y * x
-    y = _fma32(y, z, e * _F32(-2.12194440e-4))
-    y = _fma32(z, _F32(-0.5), y)
-    return _fma32(e, _F32(0.693359375), x + y)
-
-
-def _cephes_sincos(theta: np.ndarray):
-    bits = theta.view(np.uint32)
-    sign_sin = bits & np.uint32(0x80000000)
-    x = (bits & np.uint32(0x7FFFFFFF)).view(_F32)
-    octant = (x * _F32(1.27323954473516)).astype(np.int32)
-    octant = (octant + 1) & ~1
-    y = octant.astype(_F32)
-    sign_sin = sign_sin ^ ((octant & 4).astype(np.uint32) << np.uint32(29))
-    sign_cos = (~(octant - 2) & 4).astype(np.uint32) << np.uint32(29)
-    use_sine = (octant & 2) == 0
-    for c in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8):
-        x = _fma32(y, _F32(c), x)
-    z = x * x
-    cos_poly = _fma32(_F32(2.443315711809948e-5), z, _F32(-1.388731625493765e-3))
-    cos_poly = _fma32(cos_poly, z, _F32(4.166664568298827e-2))
-    cos_poly = _fma32(cos_poly * z, z, -(z * _F32(0.5))) + _F32(1)
-    sin_poly = _fma32(_F32(-1.9515295891e-4), z, _F32(8.3321608736e-3))
-    sin_poly = _fma32(sin_poly, z, _F32(-1.6666654611e-1))
-    sin_poly = _fma32(sin_poly * z, x, x)
-    sin = np.where(use_sine, sin_poly, cos_poly)
-    cos = np.where(use_sine, cos_poly, sin_poly)
-    return (sin.view(np.uint32) ^ sign_sin).view(_F32), (cos.view(np.uint32) ^ sign_cos).view(_F32)
-
-
-def _box_muller_32(blocks: np.ndarray, mean: float, std: float) -> None:
-    """Blocks of 16 float32 uniforms into normals, in place (``normal_fill_16_AVX2``)."""
-    radius = np.sqrt(_F32(-2) * _cephes_log(_F32(1) - blocks[:, :8]))
-    sin, cos = _cephes_sincos(_F32(2.0 * math.pi) * blocks[:, 8:])
-    blocks[:, :8] = _fma32(radius * cos, _F32(std), _F32(mean))
-    blocks[:, 8:] = _fma32(radius * sin, _F32(std), _F32(mean))
-
-
-def _box_muller_64(blocks: np.ndarray, mean: float, std: float) -> None:
-    """Blocks of 16 float64 uniforms into normals, in place (``normal_fill_16``). The log is
-    the C library's (``math.log``): NumPy's vectorised one differs in the last bit on about
-    1 value in 600; its cos and sin agree."""
-    radius = np.sqrt(-2.0 * _libm(math.log, 1.0 - blocks[:, :8]).reshape(-1, 8))
-    theta = 2.0 * math.pi * blocks[:, 8:]
-    blocks[:, :8] = fma64(radius * np.cos(theta), std, mean)
-    blocks[:, 8:] = fma64(radius * np.sin(theta), std, mean)
 
 
 __all__: list = []
