@@ -15,10 +15,13 @@ gradient of a ``sum()``); below that size a compiled call saves little.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 
 import numpy as np
+
+from . import _erf32
 
 # Elements below which a compiled call (~0.8 us) saves little (measured on tanh's backward:
 # 256 float32 elements 0.78 us against NumPy's 1.01, 3200 1.12 against 1.63, 65536 7.0
@@ -88,11 +91,15 @@ _compiling = threading.Lock()
 
 def jit(fn):
     """``fn`` compiled by numba (where ``available()``), without the GIL, cached on disk
-    where anywhere is writable (uncached in a read-only install)."""
+    where anywhere is writable (uncached in a read-only install). NumPy's error model: a
+    division by zero gives inf or NaN as in NumPy, where numba's default checks every
+    division and raises, which also keeps LLVM from vectorising a loop that divides (GELU's
+    erf: 4x slower)."""
+    options = {"nogil": True, "error_model": "numpy"}
     try:
-        return _numba.njit(cache=True, nogil=True)(fn)
+        return _numba.njit(cache=True, **options)(fn)
     except RuntimeError:
-        return _numba.njit(nogil=True)(fn)
+        return _numba.njit(**options)(fn)
 
 
 def _operand(a):
@@ -139,6 +146,19 @@ def silu_backward(grad, x, s) -> np.ndarray:
     """``grad (s (1 + x (1 - s)))`` from ``s = sigmoid(x)``, in ``_silu_vjp``'s order
     (``fusable(x, grad, s)``)."""
     return _kernels_for(x).silu_backward(x, _operand(grad), _operand(s))
+
+
+def gelu_erf(x) -> np.ndarray:
+    """``(1 + erf32(x * M_SQRT1_2)) * x * 0.5``, the exact GELU in ``_gelu_forward``'s order
+    (``_erf32``'s rational function; float32 ``fusable(x)``)."""
+    return _kernels_for(x).gelu_erf(x)
+
+
+def gelu_erf_backward(grad, x, e) -> np.ndarray:
+    """``(cdf + e * INV_SQRT_2PI * x) * grad`` with ``cdf = (1 + erf32(x M_SQRT1_2)) * 0.5``
+    and ``e = exp(-x^2 / 2)`` (NumPy's exp, passed in: libm's may round otherwise), in
+    ``_gelu_backward_forward``'s order (float32 ``fusable(x, grad, e)``)."""
+    return _kernels_for(x).gelu_erf_backward(x, _operand(grad), _operand(e))
 
 
 def running(x, dim: int, product: bool, reverse: bool) -> np.ndarray:
@@ -190,6 +210,8 @@ def _compile(numba, dtype) -> _Kernels:
             return lambda a, i: a
 
         _overloaded.extend((_flat_compiled, _element_compiled))
+
+    from numba.extending import register_jitable  # why: as above
 
     at, flat = _element, _flat
     zero, one, minus_two = dtype(0), dtype(1), dtype(-2)
@@ -255,6 +277,47 @@ def _compile(numba, dtype) -> _Kernels:
         o, x, grad, s = out.reshape(n), x.reshape(n), flat(grad, n), flat(s, n)
         for i in range(n):
             o[i] = ((one - at(s, i)) * x[i] + one) * at(s, i) * at(grad, i)
+        return out
+
+    sqrt1_2, inv_sqrt_2pi, half = (
+        dtype(math.sqrt(0.5)),
+        dtype(1 / math.sqrt(2 * math.pi)),
+        dtype(0.5),
+    )
+
+    p0, p1, p2, p3, p4, p5, p6 = _erf32.P  # (unrolled below: a loop over a tuple
+    q0, q1, q2, q3, q4, q5 = _erf32.Q  # indexed by a variable stops LLVM vectorising)
+    limit = dtype(_erf32.LIMIT)
+
+    @register_jitable
+    def erf_term(x):
+        """``1 + erf32(x M_SQRT1_2)``: ``_erf32._block``'s operations on one value."""
+        t = x * sqrt1_2
+        t = limit if t > limit else (-limit if t < -limit else t)  # the clip (NaN passes)
+        s = t * t
+        num = (((((s * p0 + p1) * s + p2) * s + p3) * s + p4) * s + p5) * s + p6
+        den = ((((s * q0 + q1) * s + q2) * s + q3) * s + q4) * s + q5
+        r = (num * t) / den
+        r = one if r > one else (-one if r < -one else r)
+        return r + one
+
+    @jit
+    def gelu_erf(x):
+        out = np.empty_like(x)
+        n = out.size
+        o, x = out.reshape(n), x.reshape(n)
+        for i in range(n):
+            o[i] = erf_term(x[i]) * x[i] * half
+        return out
+
+    @jit
+    def gelu_erf_backward(x, grad, e):
+        out = np.empty_like(x)
+        n = out.size
+        o, x, grad, e = out.reshape(n), x.reshape(n), flat(grad, n), flat(e, n)
+        for i in range(n):
+            pdf = at(e, i) * inv_sqrt_2pi * x[i]
+            o[i] = (erf_term(x[i]) * half + pdf) * at(grad, i)
         return out
 
     @jit

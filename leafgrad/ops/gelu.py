@@ -3,7 +3,9 @@
 PyTorch records ``GeluBackward0`` for ``gelu`` and, differentiating that, one
 ``GeluBackwardBackward0`` (the op ``gelu_backward``, saving the gradient and the input), not
 the derivative's arithmetic. Its kernels compute in PyTorch's CPU order; float32's erf is
-``_erf32``'s (SciPy's per-element float64 evaluation was 8x PyTorch's time on a GELU layer).
+``_erf32``'s (SciPy's per-element float64 evaluation was 8x PyTorch's time on a GELU layer),
+and with numba the float32 forward and backward are one compiled pass each (``_fused``:
+NumPy's passes' bits; (256, 1000): 0.75 -> 0.14 ms forward, 1.28 -> 0.35 ms backward).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 import scipy.special as sp
 
 from .._exposure import exports, public
+from . import _fused
 from ._erf32 import erf32
 from ._primitive import unary
 from .activations import activation_backward
@@ -29,6 +32,8 @@ def _gelu_forward(x, *, approximate="none"):
         inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
         return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
     # PyTorch's order: x * 0.5 * (1 + erf(x * M_SQRT1_2))
+    if x.dtype.char == "f" and _fused.fusable(x):  # one compiled pass: the same bits
+        return _fused.gelu_erf(x)
     out = _gelu_erf_term(x)
     if out.dtype != x.dtype or out.shape != x.shape:
         return (x * 0.5 * out).astype(x.dtype, copy=False)
@@ -76,6 +81,11 @@ def _gelu_backward_forward(grad, x, *, approximate="none"):
     if approximate == "tanh" or not _same_float_arrays(grad, x):
         d1 = _gelu_d1_array(x, approximate)
         return (grad * d1).astype(np.result_type(grad, x), copy=False)
+    if x.dtype.char == "f" and _fused.fusable(x, grad):
+        e = np.multiply(x, x)
+        e *= -0.5
+        np.exp(e, out=e)  # NumPy's (a compiled libm exp may round otherwise)
+        return _fused.gelu_erf_backward(grad, x, e)
     cdf = _gelu_erf_term(x)
     cdf *= 0.5
     pdf = np.multiply(x, x)

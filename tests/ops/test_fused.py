@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from leafgrad.ops import _fused, activations, elementwise
+from leafgrad.ops import _fused, activations, elementwise, gelu
 
 needs_numba = pytest.mark.skipif(not _fused.available(), reason="numba not installed")
 
@@ -116,3 +116,25 @@ def test_large_activation_gradients_to_second_order(fn, dtype):
     tol = 1e-6 if dtype == lg.float32 else 1e-14
     np.testing.assert_allclose(g.detach().double().numpy(), d1, rtol=tol, atol=tol)
     np.testing.assert_allclose(h.double().numpy(), d2, rtol=tol, atol=tol)
+
+
+@needs_numba
+def test_gelus_compiled_passes_give_numpys_bits_across_erfs_clip():
+    """float32 GELU and its backward (``_erf32``'s rational function in the loop, NumPy's exp
+    passed in): NumPy's passes' bits, on both sides of the clip at |x| = 4 sqrt 2, at
+    infinities, NaN and signed zeros."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(0, 4, (300, 41)).astype(np.float32)
+    x.flat[:8] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 5.656854, -5.656855, 1e-30]
+    assert (np.abs(x) > 4 * np.sqrt(2)).sum() > 100
+    grad = rng.normal(0, 1, x.shape).astype(np.float32)
+    for kernel, arrays in (
+        (gelu._gelu_forward, (x,)),
+        (gelu._gelu_backward_forward, (grad, x)),
+        (gelu._gelu_backward_forward, (np.broadcast_to(np.float32(0.75), x.shape), x)),
+    ):
+        with np.errstate(all="ignore"):
+            got = kernel(*arrays)
+            want = _numpy_path(kernel, *arrays)
+        assert got.dtype == want.dtype == np.float32
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
