@@ -235,10 +235,9 @@ def _loops() -> dict:
     if not _compiled:
         with _compiling:
             if not _compiled:
-                # why: optional (see _fused)
-                from llvmlite import ir
-                from numba.core import types
-                from numba.extending import intrinsic, register_jitable
+                from llvmlite import ir  # why: numba's, optional (see _fused)
+                from numba.core import types  # why: optional
+                from numba.extending import intrinsic, register_jitable  # why: optional
 
                 def bitcast(source, target, width):
                     def typer(typingctx, value):
