@@ -97,6 +97,35 @@ _rsub_scalar = primitive(
 )
 
 
+# A tensor times (plus) a number inside a derivative formula: PyTorch's C++ formulas call
+# mul.Scalar / add.Scalar, recorded as MulBackward1 / AddBackward1 (Python's ``x * 2`` is
+# mul.Tensor, MulBackward0), so second-order graphs name their nodes as PyTorch's do. The
+# number takes the tensor's dtype, as a Python number meeting a tensor does.
+mul_scalar = primitive(
+    "mul",
+    lambda x, *, other: np.multiply(x, other),
+    (lambda grad, x, result, *, other: mul_scalar(grad, other=other),),
+    kind=Composite(
+        taylor_as=lambda x, *, other: x * other,
+        jvp=lambda tx, x, result, *, other: mul_scalar(tx, other=other),
+    ),
+    overload="Scalar",
+    node_name="MulBackward1",
+    plain_rules=True,
+)
+add_scalar = primitive(
+    "add",
+    lambda x, *, other: np.add(x, other),
+    (lambda grad, x, result, *, other: grad,),
+    kind=Composite(
+        taylor_as=lambda x, *, other: x + other, jvp=lambda tx, x, result, *, other: tx
+    ),
+    overload="Scalar",
+    node_name="AddBackward1",
+    plain_rules=True,
+)
+
+
 def _reject_bool(op, *args) -> None:
     """PyTorch refuses ``-`` on bool tensors (or a Python bool) with a RuntimeError."""
     for a in args:
@@ -284,6 +313,7 @@ reciprocal = unary(
     "reciprocal",
     np.reciprocal,
     d1=lambda x, result: -(result * result),
+    vjp=lambda grad, x, result: -grad * (result * result),  # PyTorch's formula, its order
     d2=lambda x, result: 2 * result * result * result,
     node_name="ReciprocalBackward0",
     expose=public(inplace=True),
@@ -295,10 +325,18 @@ sqrt = unary(
     np.sqrt,
     d1=lambda x, result: 0.5 / result,
     d2=lambda x, result: -0.25 / (result * result * result),
+    vjp=lambda grad, x, result: grad / mul_scalar(result, other=2),  # PyTorch's formula
     node_name="SqrtBackward0",
     expose=public(inplace=True),
     plain_rules=True,
 )
+
+
+def _rsqrt_vjp(grad, result):
+    """PyTorch's formula, in its order: ``-0.5 * grad * result.pow(3)``."""
+    from .power import power_of  # why: power.py imports this module
+
+    return -0.5 * grad * power_of(result, 3)  # pow's bits on a plain rule's array too
 
 
 def _rsqrt_forward(x):
@@ -310,6 +348,7 @@ rsqrt = unary(
     _rsqrt_forward,
     d1=lambda x, result: -0.5 * result * result * result,
     d2=lambda x, result: 0.75 * result**5,
+    vjp=lambda grad, x, result: _rsqrt_vjp(grad, result),
     node_name="RsqrtBackward0",
     expose=public(inplace=True),
     plain_rules=True,

@@ -17,7 +17,7 @@ from . import _fused, _tanh64
 from ._optable import Composite, Generic
 from ._primitive import primitive, unary
 from ._tangents import tangent_sum
-from .arithmetic import reciprocal, rsqrt
+from .arithmetic import add_scalar, mul_scalar, reciprocal, rsqrt
 from .piecewise import where as _where
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -35,6 +35,7 @@ expm1 = unary(
     np.expm1,
     d1=lambda x, result: result + 1,
     d2=lambda x, result: result + 1,
+    vjp=lambda grad, x, result: grad * add_scalar(result, other=1),
     expose=public(inplace=True),
     plain_rules=True,
 )
@@ -43,6 +44,7 @@ log = unary(
     np.log,
     d1=lambda x: reciprocal(x),
     d2=lambda x: -reciprocal(x * x),
+    vjp=lambda grad, x, result: grad / x,  # PyTorch's formulas (their nodes, their rounding)
     expose=public(inplace=True),
     plain_rules=True,
 )
@@ -52,6 +54,7 @@ log1p = unary(
     node_name="Log1PBackward0",
     d1=lambda x: reciprocal(x + 1),
     d2=lambda x: -reciprocal((x + 1) * (x + 1)),
+    vjp=lambda grad, x, result: grad / add_scalar(x, other=1),
     expose=public(inplace=True),
     plain_rules=True,
 )
@@ -60,6 +63,7 @@ log2 = unary(
     np.log2,
     d1=lambda x: reciprocal(x * math.log(2.0)),
     d2=lambda x: -reciprocal(x * x * math.log(2.0)),
+    vjp=lambda grad, x, result: grad / mul_scalar(x, other=math.log(2.0)),
     expose=public(inplace=True),
     plain_rules=True,
 )
@@ -68,6 +72,7 @@ log10 = unary(
     np.log10,
     d1=lambda x: reciprocal(x * math.log(10.0)),
     d2=lambda x: -reciprocal(x * x * math.log(10.0)),
+    vjp=lambda grad, x, result: grad / mul_scalar(x, other=math.log(10.0)),
     expose=public(inplace=True),
     plain_rules=True,
 )
@@ -93,6 +98,7 @@ tan = unary(
     np.tan,
     d1=lambda x, result: 1 + result * result,
     d2=lambda x, result: 2 * result * (1 + result * result),
+    vjp=lambda grad, x, result: grad * add_scalar(result**2, other=1),
     expose=public(inplace=True),
     plain_rules=True,
 )
@@ -117,6 +123,7 @@ atan = unary(
     np.arctan,
     d1=lambda x: reciprocal(1 + x * x),
     d2=lambda x: -2 * x * (1 + x * x) ** -2,
+    vjp=lambda grad, x, result: grad / add_scalar(x * x, other=1),
     expose=public(inplace=True),
     plain_rules=True,
 )
@@ -272,6 +279,7 @@ asinh = unary(
     np.arcsinh,
     d1=lambda x: rsqrt(x * x + 1),
     d2=lambda x: -x * (x * x + 1) ** -1.5,
+    vjp=lambda grad, x, result: grad * rsqrt(add_scalar(x**2, other=1)),
     expose=public(inplace=True),
     plain_rules=True,
 )
@@ -337,6 +345,7 @@ erf = unary(
     sp.erf,
     d1=lambda x: _TWO_OVER_SQRT_PI * exp(-(x * x)),
     d2=lambda x: -2 * _TWO_OVER_SQRT_PI * x * exp(-(x * x)),
+    vjp=lambda grad, x, result: mul_scalar(exp(-(x**2)), other=_TWO_OVER_SQRT_PI) * grad,
     expose=public(inplace=True),
     plain_rules=True,
 )
@@ -345,6 +354,7 @@ erfc = unary(
     sp.erfc,
     d1=lambda x: -_TWO_OVER_SQRT_PI * exp(-(x * x)),
     d2=lambda x: 2 * _TWO_OVER_SQRT_PI * x * exp(-(x * x)),
+    vjp=lambda grad, x, result: mul_scalar(exp(-(x**2)), other=-_TWO_OVER_SQRT_PI) * grad,
     expose=public(inplace=True),
     plain_rules=True,
 )

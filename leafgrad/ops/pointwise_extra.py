@@ -12,6 +12,7 @@ import numpy as np
 from ._optable import Composite, PiecewiseLinear
 from ._primitive import primitive, unary
 from ._tangents import tangent_sum
+from .arithmetic import mul_scalar
 from .piecewise import where
 
 _LN2 = math.log(2.0)
@@ -44,6 +45,7 @@ exp2 = unary(
     np.exp2,
     d1=lambda x, result: result * _LN2,
     d2=lambda x, result: result * (_LN2 * _LN2),
+    vjp=lambda grad, x, result: mul_scalar(grad * result, other=_LN2),  # PyTorch's formula
     node_name="Exp2Backward0",
     plain_rules=True,
 )

@@ -17,7 +17,7 @@ from ._optable import Composite, Unary
 from ._out import accepts_out
 from ._primitive import primitive
 from ._tangents import tangent_sum
-from .arithmetic import _promoted
+from .arithmetic import _promoted, mul_scalar
 from .conversion import to
 from .elementwise import log
 from .piecewise import where
@@ -125,7 +125,7 @@ def _pow_grad_base(grad, x, y, result):
             return _zeros_like(grad)  # a constant, outside the graph, as in PyTorch
         if y == 2 and type(x) is np.ndarray:  # a plain rule's square: x ** 1 is x (no graph)
             return grad * (y * x)
-        return grad * (y * power_of(x, y - 1))
+        return grad * mul_scalar(power_of(x, y - 1), other=y)  # PyTorch's mul.Scalar
     return grad * where(y == 0, 0.0, y * power_of(x, y - 1))
 
 
@@ -134,7 +134,7 @@ def _pow_grad_exponent(grad, x, y, result):
     if not isinstance(x, (Tensor, np.ndarray)):
         if x == 0:
             return grad * where(y >= 0, 0.0, result * float("-inf"))
-        return grad * (result * float(np.log(x)))
+        return grad * mul_scalar(result, other=float(np.log(x)))
     return grad * where((x == 0) & (y >= 0), 0.0, result * log(x))
 
 

@@ -1,6 +1,7 @@
 """Op-table samples for ops/arithmetic.py."""
 
 import leafgrad as lg
+from leafgrad.ops import arithmetic
 
 from .optable import OpSample, away_from
 
@@ -22,6 +23,9 @@ SAMPLES = [
     S("mul.Tensor", lambda x, y: x * y, ((2, 3), (2, 3))),
     S("mul.Tensor", lambda x, y: x * y, ((2, 1), (1, 3)), id="mul-broadcast-both"),
     S("mul.Tensor", lambda x: x * 1.5, ((4,),), id="mul-scalar"),
+    # The Scalar overloads derivative formulas call (MulBackward1 / AddBackward1).
+    S("mul.Scalar", lambda x: arithmetic.mul_scalar(x, other=-2.5), ((2, 3),), id="mul-Scalar"),
+    S("add.Scalar", lambda x: arithmetic.add_scalar(x, other=0.75), ((2, 3),), id="add-Scalar"),
     S("div.Tensor", lambda x, y: x / y, ((3, 2), (3, 2)), domain=(0.5, 2.0)),
     S("div.Tensor", lambda x, y: x / y, ((3, 2), (2,)), domain=(0.5, 2.0), id="div-broadcast"),
     # ``2 / x`` is ``reciprocal(x) * 2`` in PyTorch (MulBackward0), not a division.
