@@ -117,9 +117,7 @@ add_scalar = primitive(
     "add",
     lambda x, *, other: np.add(x, other),
     (lambda grad, x, result, *, other: grad,),
-    kind=Composite(
-        taylor_as=lambda x, *, other: x + other, jvp=lambda tx, x, result, *, other: tx
-    ),
+    kind=Composite(taylor_as=lambda x, *, other: x + other, jvp=lambda tx, x, result, *, other: tx),
     overload="Scalar",
     node_name="AddBackward1",
     plain_rules=True,
