@@ -813,18 +813,16 @@ class _UnsavedArray(_FreedArray):
 def _freed_number(value, op: str):
     """What release keeps of a saved value that is not a Tensor: PyTorch saves a number
     operand of mul/div as a tensor, so it is freed as well; anything else stays."""
-    if type(value) is float:  # the common case first (x * 0.5): one lookup
-        key = ((), _dtype.get_default_dtype().np, False, op)
-        stand_in = _released.get(key)
-        return stand_in if stand_in is not None else _new_stand_in(_released, key)
-    if isinstance(value, (bool, int, float, np.number)):
-        if isinstance(value, bool):
-            dtype = np.dtype(np.bool_)
-        elif isinstance(value, (int, np.integer)):
-            dtype = np.dtype(np.int64)
-        else:
-            dtype = _dtype.get_default_dtype().np
-        key = ((), dtype, False, op)
-        stand_in = _released.get(key)
-        return stand_in if stand_in is not None else _new_stand_in(_released, key)
-    return value
+    if type(value) is float:  # the common case first (x * 0.5): no isinstance checks
+        dtype = _dtype.get_default_dtype().np
+    elif not isinstance(value, (bool, int, float, np.number)):
+        return value
+    elif isinstance(value, bool):
+        dtype = np.dtype(np.bool_)
+    elif isinstance(value, (int, np.integer)):
+        dtype = np.dtype(np.int64)
+    else:
+        dtype = _dtype.get_default_dtype().np
+    key = ((), dtype, False, op)
+    stand_in = _released.get(key)
+    return stand_in if stand_in is not None else _new_stand_in(_released, key)

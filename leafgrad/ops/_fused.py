@@ -194,8 +194,9 @@ def _compile(numba, dtype) -> _Kernels:
     """The loops for ``dtype``, its constants frozen in (numba compiles each per operand
     kinds, array or number, on first call; ``cache``: once per machine). Each takes the
     array whose shape the result has first, and returns a fresh array."""
+    from numba.extending import overload, register_jitable  # why: optional, loaded by _load
+
     if not _overloaded:  # _flat and _element for numba, chosen by the operand's type
-        from numba.extending import overload  # why: numba is optional, imported by _load
 
         @overload(_flat)
         def _flat_compiled(a, n):
@@ -210,8 +211,6 @@ def _compile(numba, dtype) -> _Kernels:
             return lambda a, i: a
 
         _overloaded.extend((_flat_compiled, _element_compiled))
-
-    from numba.extending import register_jitable  # why: as above
 
     at, flat = _element, _flat
     zero, one, minus_two = dtype(0), dtype(1), dtype(-2)
