@@ -22,7 +22,7 @@ from ._inputs import guarding_indices
 from ._optable import Linear, NoDerivative, PiecewiseLinear
 from ._out import with_out
 from ._primitive import primitive
-from .indexing import _gather, _gather_key, _index_tensor
+from .indexing import _gather, _gather_key, _index_tensor, out_of_range, scatter_add_into
 
 
 def _write_forward(x, src=None, *, dim, index, value=None, reduce=None):
@@ -80,7 +80,7 @@ _scatter_reduce_value = primitive(
 
 def _scatter_add_forward(x, src, *, dim, index):
     out = x.copy()
-    add_at(out.reshape(out.shape or (1,)), _gather_key(index, dim), src.reshape(index.shape))
+    scatter_add_into(out.reshape(out.shape or (1,)), dim, index, src.reshape(index.shape))
     return out
 
 
@@ -138,7 +138,7 @@ def _checked(op: str, input: Tensor, dim, index, src):
             + ("" if src is None else f", nor larger than src (shape {list(src.shape)})")
         )
     size = wide_shape[d]
-    if wide.size and (wide.min() < 0 or wide.max() >= size):
+    if out_of_range(wide, size):
         bad = wide[(wide < 0) | (wide >= size)].flat[0]
         raise RuntimeError(f"{op}(): index {bad} is out of bounds for dim {d} with size {size}")
     return d, wide
