@@ -17,6 +17,7 @@ from .._batched import BatchedTensor
 from .._dtype import scalar_type_name
 from ..ops import losses
 from ..ops._inputs import size_mismatch_words
+from ..ops.indexing import out_of_range
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -358,14 +359,15 @@ def _check_class_target(name: str, input: Tensor, target: Tensor, class_dim: int
             f"{scalar_type_name(target._data.dtype)} ({name}: class indices; for class "
             "probabilities pass a float target of the input's shape)"
         )
-    expected = list(input.shape[:1]) + list(input.shape[2:]) if class_dim == 1 else []
-    if class_dim == 1 and target.dim() >= 1 and target.shape[0] != input.shape[0]:
+    shape, target_shape = tuple(input.shape), tuple(target.shape)  # (tuples: cheap slices)
+    expected = list(shape[:1] + shape[2:]) if class_dim == 1 else []
+    if class_dim == 1 and target_shape and target_shape[0] != shape[0]:
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
             f"({target.shape[0]}). ({name}: input of shape {list(input.shape)}, target of shape "
             f"{list(target.shape)})"
         )
-    if list(target.shape) != expected:
+    if list(target_shape) != expected:
         raise RuntimeError(
             f"{name}: expected target of shape {expected} for input of shape "
             f"{list(input.shape)}, got {list(target.shape)}"
@@ -408,10 +410,13 @@ def nll_loss(
 def _nll(logp, target, weight, ignore_index, reduction, class_dim):
     n_classes = logp.shape[class_dim]
     classes = target._value._data if isinstance(target, BatchedTensor) else target._data
-    labels = classes[classes != ignore_index]  # (under vmap: every example's)
-    bad = labels[(labels < 0) | (labels >= n_classes)]
-    if bad.size:
-        raise IndexError(f"Target {int(bad[0])} is out of bounds (there are {n_classes} classes).")
+    if out_of_range(classes, n_classes):  # (one pass; then the ignored ones set apart)
+        labels = classes[classes != ignore_index]  # (under vmap: every example's)
+        bad = labels[(labels < 0) | (labels >= n_classes)]
+        if bad.size:
+            raise IndexError(
+                f"Target {int(bad[0])} is out of bounds (there are {n_classes} classes)."
+            )
     if isinstance(logp, BatchedTensor) or isinstance(target, BatchedTensor):
         valid = target != ignore_index
         return _nll_composed(logp, target, weight, valid, reduction, class_dim)
