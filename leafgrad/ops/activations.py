@@ -145,9 +145,16 @@ def activation_backward(name, forward, dx, *, saves, node_name, input_name="self
 def _elu_forward(x, *, alpha=1.0, scale=1, input_scale=1):
     """PyTorch's ``x scale`` where positive, else ``alpha scale expm1(x input_scale)``
     (``selu`` and ``celu`` are elu with a scale, an input scale); -0.0 stays -0.0."""
-    negative = (alpha * scale) * np.expm1(_select.where(x > 0, 0, x) * input_scale)
-    positive = x * scale if scale != 1 else x
-    return _select.where(x > 0, positive, negative).astype(x.dtype, copy=False)
+    positive = x > 0
+    negative = _select.where(positive, 0, x)  # a fresh array: the passes below run in it
+    if input_scale != 1:
+        negative *= input_scale
+    np.expm1(negative, out=negative)
+    if alpha * scale != 1:  # (a product by 1 changes no bits)
+        negative *= alpha * scale
+    return _select.where(positive, x * scale if scale != 1 else x, negative).astype(
+        x.dtype, copy=False
+    )
 
 
 def _elu_d1(x, *, alpha=1.0, scale=1, input_scale=1):
@@ -163,6 +170,12 @@ def _elu_d2(x, *, alpha=1.0, scale=1, input_scale=1):
 
 
 def _elu_backward_forward(grad, x, *, alpha, scale, input_scale):
+    if _same_float_arrays(grad, x):  # the same products, in one buffer
+        negative = np.exp(x * input_scale if input_scale != 1 else x)
+        if alpha * scale * input_scale != 1:
+            negative *= alpha * scale * input_scale
+        negative *= grad
+        return _select.where(x <= 0, negative, grad * scale if scale != 1 else grad)
     negative = grad * ((alpha * scale * input_scale) * np.exp(x * input_scale))
     return _select.where(x <= 0, negative, grad * scale).astype(grad.dtype, copy=False)
 
