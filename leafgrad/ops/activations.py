@@ -49,22 +49,31 @@ def _threshold_backward_forward(grad, x, *, negative_slope=0.0):
     return _select.where(x <= 0, 0, grad).astype(grad.dtype, copy=False)
 
 
-# ``grad`` where ``x > 0``, else ``negative_slope * grad``, as a function of both inputs like
-# PyTorch's threshold_backward / leaky_relu_backward: the first derivative of relu stays in
-# the graph (with zero second derivative), so grad(grad(relu(x)), x) gives zeros, not an error.
-threshold_backward = primitive(
-    "threshold_backward",
-    _threshold_backward_forward,
-    (
-        lambda grad, g, x, result, **kw: threshold_backward(grad, x, **kw),
-        lambda grad, g, x, result, **kw: _zeros_like(x),
-    ),
-    kind=PiecewiseLinear(),
-    saves=("self",),
-    inputs=("grad_output", "self"),
-    node_name="ThresholdBackwardBackward0",
-    dtype_rule="keep",
-    plain_rules=True,
+def _gate_backward(name: str, node_name: str, saves: tuple):
+    """``grad`` where ``x > 0``, else ``negative_slope * grad``, as a function of both inputs
+    like PyTorch's threshold_backward / leaky_relu_backward: the first derivative of relu
+    stays in the graph (with zero second derivative), so grad(grad(relu(x)), x) gives zeros,
+    not an error."""
+    op = primitive(
+        name,
+        _threshold_backward_forward,
+        (
+            lambda grad, g, x, result, **kw: op(grad, x, **kw),
+            lambda grad, g, x, result, **kw: _zeros_like(x),
+        ),
+        kind=PiecewiseLinear(),
+        saves=saves,
+        inputs=("grad_output", "self"),
+        node_name=node_name,
+        dtype_rule="keep",
+        plain_rules=True,
+    )
+    return op
+
+
+threshold_backward = _gate_backward("threshold_backward", "ThresholdBackwardBackward0", ("self",))
+leaky_relu_backward = _gate_backward(
+    "leaky_relu_backward", "LeakyReluBackwardBackward0", ("self", "negative_slope")
 )
 
 relu = primitive(
@@ -93,7 +102,7 @@ _leaky_relu = primitive(
     "leaky_relu",
     _leaky_relu_forward,
     (
-        lambda grad, x, result, *, negative_slope: threshold_backward(
+        lambda grad, x, result, *, negative_slope: leaky_relu_backward(
             grad, x, negative_slope=negative_slope
         ),
     ),

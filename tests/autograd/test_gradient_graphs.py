@@ -31,7 +31,13 @@ FUNCTIONS = {
     "inverse": lambda x: x**-1,
     "number-base": lambda x: 2.0**x,
     "mean-of-squares": lambda x: (x**2).mean(),
+    "leaky_relu": lambda x: _library(x).nn.functional.leaky_relu(x - 0.5, 0.1),
 }
+
+
+def _library(x):
+    """The library ``x`` belongs to, for functions outside the Tensor's methods."""
+    return torch if isinstance(x, torch.Tensor) else lg
 
 
 def _names(fn, depth=2):

@@ -3,6 +3,7 @@
 import leafgrad as lg
 from leafgrad.ops.activations import (
     elu_backward,
+    leaky_relu_backward,
     softplus_backward,
     threshold_backward,
 )
@@ -47,6 +48,12 @@ SAMPLES = [
         make_inputs=away_from([0.0])([(2, 3), (2, 3)]),
     ),
     S("leaky_relu", lambda x: lg.leaky_relu(x, 0.2), ((5,),), make_inputs=away_from([0.0])([(5,)])),
+    S(
+        "leaky_relu_backward",
+        lambda g, x: leaky_relu_backward(g * x, x, negative_slope=0.2),
+        ((2, 3), (2, 3)),
+        make_inputs=away_from([0.0])([(2, 3), (2, 3)]),
+    ),
     S("elu", lambda x: lg.elu(x, alpha=1.5), ((5,),), make_inputs=away_from([0.0])([(5,)])),
     S(
         "elu_backward",
