@@ -202,7 +202,10 @@ def rules() -> dict:
     RULES["masked_scatter"] = as_composite
     RULES["trace"] = trailing
     RULES["diag_embed"] = RULES["diagonal_copy"] = with_dims("dim1", "dim2")
-    for _key in ("elu_backward", "hardswish_backward", "gelu_backward", "softplus_backward"):
+    for _key in (
+        "elu_backward", "hardswish_backward", "gelu_backward", "softplus_backward",
+        "log_sigmoid_backward", "leaky_relu_backward",
+    ):  # fmt: skip
         RULES[_key] = pointwise
     for _key in ("", ".weight", ".bias", ".weight_bias"):
         RULES["native_layer_norm" + _key] = as_composite

@@ -397,11 +397,34 @@ def _log_sigmoid_forward(x):
     return (np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
 
 
+def _log_sigmoid_backward_forward(grad, x):
+    """PyTorch's CPU log_sigmoid_backward: ``(max_deriv - sign z / (1 + z)) grad`` with
+    ``z = exp(-|x|)`` (its saved ``buffer``, made again here), ``max_deriv`` 1 and ``sign``
+    1 where ``x < 0``, else 0 and -1."""
+    z = np.exp(-np.abs(x))
+    ratio = z / (1 + z)
+    return (np.where(x < 0, 1 - ratio, 0 + ratio) * grad).astype(
+        np.result_type(grad, x), copy=False
+    )
+
+
+# PyTorch's log_sigmoid_backward (LogSigmoidBackwardBackward0); its derivative in ``x`` is
+# log_sigmoid_double_backward, ``grad (z - 1) z`` with ``z = sigmoid(x)``.
+log_sigmoid_backward = activation_backward(
+    "log_sigmoid_backward",
+    _log_sigmoid_backward_forward,
+    lambda gg, grad, x: (gg * grad) * (sigmoid(x) - 1) * sigmoid(x),
+    saves=("self",),
+    node_name="LogSigmoidBackwardBackward0",
+)
+
+
 log_sigmoid = unary(
     "log_sigmoid",
     _log_sigmoid_forward,
     d1=lambda x: sigmoid(-x),
     d2=lambda x: -sigmoid(x) * sigmoid(-x),
+    vjp=lambda grad, x, result: log_sigmoid_backward(grad, x),
     node_name="LogSigmoidBackward0",
     plain_rules=True,
 )

@@ -32,6 +32,7 @@ FUNCTIONS = {
     "number-base": lambda x: 2.0**x,
     "mean-of-squares": lambda x: (x**2).mean(),
     "leaky_relu": lambda x: _library(x).nn.functional.leaky_relu(x - 0.5, 0.1),
+    "logsigmoid": lambda x: _library(x).nn.functional.logsigmoid(x - 0.5),
 }
 
 

@@ -4,6 +4,7 @@ import leafgrad as lg
 from leafgrad.ops.activations import (
     elu_backward,
     leaky_relu_backward,
+    log_sigmoid_backward,
     softplus_backward,
     threshold_backward,
 )
@@ -48,6 +49,7 @@ SAMPLES = [
         make_inputs=away_from([0.0])([(2, 3), (2, 3)]),
     ),
     S("leaky_relu", lambda x: lg.leaky_relu(x, 0.2), ((5,),), make_inputs=away_from([0.0])([(5,)])),
+    S("log_sigmoid_backward", lambda g, x: log_sigmoid_backward(g, x), ((2, 3), (2, 3))),
     S(
         "leaky_relu_backward",
         lambda g, x: leaky_relu_backward(g * x, x, negative_slope=0.2),
