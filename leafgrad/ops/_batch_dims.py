@@ -6,6 +6,7 @@ The example's dims are the value's dims after the batch dim, so a named dim shif
 
 from __future__ import annotations
 
+from .._tensor import Tensor
 from ._batching import (
     aligned,
     all_dims,
@@ -55,6 +56,19 @@ def with_dims(*names, none_means_all=True):
         return batched_out(out, level)
 
     return rule
+
+
+def dims_of_every_operand(op, args, params, level):
+    """Ops of several tensors of one example shape with an example dim ``dim`` (softmax's
+    backward data): every operand with the batch dim first (an unbatched one expanded), the
+    dim shifted past it; 0-d examples run as dims of size 1."""
+    size = batch_size(args, level)
+    values = [materialized(a, level, size) if isinstance(a, Tensor) else a for a in args]
+    scalar = values[0].dim() == 1
+    if scalar:
+        values = [v.unsqueeze(-1) if isinstance(v, Tensor) else v for v in values]
+    out = op(*values, **{**params, "dim": 1 if scalar else shift(params["dim"])})
+    return batched_out(out.squeeze(-1) if scalar else out, level)
 
 
 def unsqueeze(op, args, params, level):

@@ -14,6 +14,7 @@ import inspect
 from .._batched import BatchedTensor
 from ._batch_dims import (
     diagonal_backward,
+    dims_of_every_operand,
     flat_index,
     flattened,
     full_extreme,
@@ -143,6 +144,8 @@ def rules() -> dict:
     ):  # fmt: skip
         RULES[_key] = with_dims("dim", "dims")
     RULES["transpose.int"] = with_dims("dim0", "dim1")
+    RULES["_softmax_backward_data"] = dims_of_every_operand
+    RULES["_log_softmax_backward_data"] = dims_of_every_operand
     RULES["unsqueeze"] = unsqueeze
     RULES["argmax"] = RULES["argmin"] = flat_index
     RULES["max"] = RULES["min"] = full_extreme

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from . import _sums
 from ._optable import Generic
 from ._out import accepts_out
 from ._primitive import primitive
@@ -142,31 +143,103 @@ def _into(ufunc, a, *others):
     return ufunc(a, *others)
 
 
-def _softmax_vjp(grad, x, result, *, dim):
-    """``result (grad - sum(grad result))``; on arrays (a plain rule) in one buffer."""
-    if not _same_arrays(grad, result):
-        return result * (grad - _sum(grad * result, dim, keepdim=True))
-    t = np.multiply(grad, result)
-    total = _sum(t, dim, keepdim=True)
+def _row_total(t, dim):
+    """``sum(t, dim, keepdim=True)`` as the sum op computes it on arrays."""
+    return _sums.add_reduce(t, (dim % t.ndim,), True) if t.ndim else t
+
+
+def _softmax_backward_data_forward(grad, output, *, dim):
+    """PyTorch's ``_softmax_backward_data``: ``output (grad - sum(grad output, dim))``, in
+    one buffer where the two share a shape and dtype."""
+    if not _same_arrays(grad, output):
+        return output * (grad - _row_total(grad * output, dim))
+    t = np.multiply(grad, output)
+    total = _row_total(t, dim)
     np.subtract(grad, total, out=t)
-    t *= result
+    t *= output
     return t
 
 
-def _log_softmax_vjp(grad, x, result, *, dim):
-    """``grad - exp(result) sum(grad)``; on arrays (a plain rule) in one buffer."""
-    total = _sum(grad, dim, keepdim=True)
-    if not _same_arrays(grad, result):
-        return grad - exp(result) * total
-    t = np.exp(result)
+def _softmax_double_backward(gg, grad, output, dim):
+    """PyTorch's softmax_double_backward: the VJP of ``_softmax_backward_data`` in ``output``."""
+    return (
+        grad * gg
+        - _sum(output * grad, dim, keepdim=True) * gg
+        - grad * _sum(output * gg, dim, keepdim=True)
+    )
+
+
+def _softmax_backward_data_jvp(tg, to, grad, output, *, result, dim):
+    """The tangent of ``output (grad - sum(grad output))`` in both operands."""
+    terms = []
+    if tg is not None:
+        terms.append(_softmax_backward_data(tg, output, dim=dim))
+    if to is not None:
+        centred = grad - (grad * output).sum(dim, keepdim=True)
+        terms.append(to * centred - output * (grad * to).sum(dim, keepdim=True))
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+# PyTorch's _softmax_backward_data (SoftmaxBackwardDataBackward0): softmax's VJP as an op of
+# the gradient and the output, so a second derivative records PyTorch's nodes.
+_softmax_backward_data = primitive(
+    "_softmax_backward_data",
+    _softmax_backward_data_forward,
+    (
+        lambda gg, grad, output, result, *, dim: _softmax_backward_data(gg, output, dim=dim),
+        lambda gg, grad, output, result, *, dim: _softmax_double_backward(gg, grad, output, dim),
+    ),
+    kind=Generic(jvp=_softmax_backward_data_jvp),
+    inputs=("grad_output", "output"),
+    saves=("grad_output", "output", "dim"),
+    node_name="SoftmaxBackwardDataBackward0",
+    dtype_rule="promote",
+    plain_rules=True,
+)
+
+
+def _log_softmax_backward_data_forward(grad, output, *, dim):
+    """PyTorch's ``_log_softmax_backward_data``: ``grad - exp(output) sum(grad, dim)``, in one
+    buffer where the two share a shape and dtype."""
+    total = _row_total(grad, dim)
+    if not _same_arrays(grad, output):
+        return grad - np.exp(output) * total
+    t = np.exp(output)
     t *= total
     return np.subtract(grad, t, out=t)
+
+
+def _log_softmax_backward_data_jvp(tg, to, grad, output, *, result, dim):
+    """The tangent of ``grad - exp(output) sum(grad)`` in both operands."""
+    terms = []
+    if tg is not None:
+        terms.append(_log_softmax_backward_data(tg, output, dim=dim))
+    if to is not None:
+        terms.append(-(output.exp() * to) * grad.sum(dim, keepdim=True))
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+# PyTorch's _log_softmax_backward_data (LogSoftmaxBackwardDataBackward0), with its formulas.
+_log_softmax_backward_data = primitive(
+    "_log_softmax_backward_data",
+    _log_softmax_backward_data_forward,
+    (
+        lambda gg, grad, output, result, *, dim: gg - _sum(gg * exp(output), dim, keepdim=True),
+        lambda gg, grad, output, result, *, dim: -_sum(grad, dim, keepdim=True) * exp(output) * gg,
+    ),
+    kind=Generic(jvp=_log_softmax_backward_data_jvp),
+    inputs=("grad_output", "output"),
+    saves=("grad_output", "output", "dim"),
+    node_name="LogSoftmaxBackwardDataBackward0",
+    dtype_rule="promote",
+    plain_rules=True,
+)
 
 
 _softmax = primitive(
     "softmax",
     _softmax_forward,
-    _softmax_vjp,
+    lambda grad, x, result, *, dim: _softmax_backward_data(grad, result, dim=dim),
     kind=Generic(
         jvp=lambda tx, x, result, *, dim: result * (tx - (result * tx).sum(dim, keepdim=True))
     ),
@@ -178,7 +251,7 @@ _softmax = primitive(
 _log_softmax = primitive(
     "log_softmax",
     _log_softmax_forward,
-    _log_softmax_vjp,
+    lambda grad, x, result, *, dim: _log_softmax_backward_data(grad, result, dim=dim),
     kind=Generic(jvp=lambda tx, x, result, *, dim: tx - (result.exp() * tx).sum(dim, keepdim=True)),
     saves=("result", "dim"),
     node_name="LogSoftmaxBackward0",

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 import leafgrad as lg
+from leafgrad.ops.softmax import _log_softmax_backward_data, _softmax_backward_data
 
 from .optable import OpSample, away_from
 
@@ -261,4 +262,14 @@ SAMPLES = [
     S("log_softmax", lambda x: x.log_softmax(0), ((3, 4),), id="log_softmax-dim0"),
     S("log_softmax", lambda x: lg.log_softmax(x, -1), ((2, 5),), id="log_softmax-negative-dim"),
     S("log_softmax", lambda x: x.log_softmax(-1), ((),), id="log_softmax-0d"),
+    S(
+        "_softmax_backward_data",
+        lambda g, x: _softmax_backward_data(g, x.softmax(1), dim=1),
+        ((3, 4), (3, 4)),
+    ),
+    S(
+        "_log_softmax_backward_data",
+        lambda g, x: _log_softmax_backward_data(g, x.log_softmax(0), dim=0),
+        ((3, 4), (3, 4)),
+    ),
 ]
