@@ -10,7 +10,7 @@ import numpy as np
 
 from .._dtype import result_type
 from .._exposure import exports, public
-from .._tensor import Tensor, _zeros_like
+from .._tensor import Tensor, _wrap, _zeros_like
 from ._inputs import refusing_bool
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear
 from ._out import accepts_out
@@ -122,6 +122,26 @@ add_scalar = primitive(
     node_name="AddBackward1",
     plain_rules=True,
 )
+
+
+sub_scalar = primitive(
+    "sub",
+    lambda x, *, other: np.subtract(x, other),
+    (lambda grad, x, result, *, other: grad,),
+    kind=Composite(taylor_as=lambda x, *, other: x - other, jvp=lambda tx, x, result, *, other: tx),
+    overload="Scalar",
+    node_name="SubBackward1",
+    plain_rules=True,
+)
+
+
+def one_like(x):
+    """1 in ``x``'s dtype as an operand of its kind (a 0-d array in a plain rule, else a
+    0-d tensor): a formula's ``1 - t`` then records PyTorch's SubBackward0, whose edge for
+    the number is None (``1 - t`` of a tensor is Python's rsub, RsubBackward1)."""
+    if type(x) is np.ndarray:
+        return np.ones((), x.dtype)
+    return _wrap(np.ones((), x._data.dtype))
 
 
 def _reject_bool(op, *args) -> None:

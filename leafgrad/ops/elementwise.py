@@ -17,7 +17,7 @@ from . import _fused, _tanh64
 from ._optable import Composite, Generic
 from ._primitive import primitive, unary
 from ._tangents import tangent_sum
-from .arithmetic import add_scalar, mul_scalar, reciprocal, rsqrt
+from .arithmetic import add_scalar, mul_scalar, one_like, reciprocal, rsqrt, sub_scalar
 from .piecewise import where as _where
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -288,6 +288,7 @@ acosh = unary(
     np.arccosh,
     d1=lambda x: rsqrt(x * x - 1),
     d2=lambda x: -x * (x * x - 1) ** -1.5,
+    vjp=lambda grad, x, result: grad * rsqrt(sub_scalar(x * x, other=1)),
     expose=public(inplace=True),
     plain_rules=True,
 )
@@ -296,6 +297,7 @@ atanh = unary(
     np.arctanh,
     d1=lambda x: reciprocal(1 - x * x),
     d2=lambda x: 2 * x * (1 - x * x) ** -2,
+    vjp=lambda grad, x, result: grad / (one_like(x) - x**2),
     expose=public(inplace=True),
     plain_rules=True,
 )

@@ -34,6 +34,8 @@ FUNCTIONS = {
     "leaky_relu": lambda x: _library(x).nn.functional.leaky_relu(x - 0.5, 0.1),
     "logsigmoid": lambda x: _library(x).nn.functional.logsigmoid(x - 0.5),
     "softmax": lambda x: x.softmax(0),
+    "acosh": lambda x: (x + 1.5).acosh(),
+    "atanh": lambda x: x.atanh(),
     "log_softmax": lambda x: x.log_softmax(0),
 }
 
@@ -68,7 +70,7 @@ def test_second_order_graph_names_pytorchs_nodes(name):
 
 
 # (Not sqrt: PyTorch's float32 sqrt itself is not always correctly rounded, 2 in 64 here.)
-@pytest.mark.parametrize("name", ["log", "log1p", "log2", "atan", "reciprocal"])
+@pytest.mark.parametrize("name", ["log", "log1p", "log2", "atan", "reciprocal", "acosh", "atanh"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_first_derivatives_round_as_pytorchs(name, dtype):
     """Quotients where PyTorch divides (``grad / x``, not ``grad * (1 / x)``):

@@ -26,6 +26,7 @@ SAMPLES = [
     # The Scalar overloads derivative formulas call (MulBackward1 / AddBackward1).
     S("mul.Scalar", lambda x: arithmetic.mul_scalar(x, other=-2.5), ((2, 3),), id="mul-Scalar"),
     S("add.Scalar", lambda x: arithmetic.add_scalar(x, other=0.75), ((2, 3),), id="add-Scalar"),
+    S("sub.Scalar", lambda x: arithmetic.sub_scalar(x, other=0.75), ((2, 3),), id="sub-Scalar"),
     S("div.Tensor", lambda x, y: x / y, ((3, 2), (3, 2)), domain=(0.5, 2.0)),
     S("div.Tensor", lambda x, y: x / y, ((3, 2), (2,)), domain=(0.5, 2.0), id="div-broadcast"),
     # ``2 / x`` is ``reciprocal(x) * 2`` in PyTorch (MulBackward0), not a division.
