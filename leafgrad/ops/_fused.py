@@ -143,7 +143,7 @@ def leaky_relu_backward(grad, x, negative_slope) -> np.ndarray:
 
 
 def silu_backward(grad, x, s) -> np.ndarray:
-    """``grad (s (1 + x (1 - s)))`` from ``s = sigmoid(x)``, in ``_silu_vjp``'s order
+    """``(grad s) (1 + x (1 - s))`` from ``s = sigmoid(x)``, in ``_silu_vjp``'s order
     (``fusable(x, grad, s)``)."""
     return _kernels_for(x).silu_backward(x, _operand(grad), _operand(s))
 
@@ -275,7 +275,7 @@ def _compile(numba, dtype) -> _Kernels:
         n = out.size
         o, x, grad, s = out.reshape(n), x.reshape(n), flat(grad, n), flat(s, n)
         for i in range(n):
-            o[i] = ((one - at(s, i)) * x[i] + one) * at(s, i) * at(grad, i)
+            o[i] = (at(grad, i) * at(s, i)) * ((one - at(s, i)) * x[i] + one)
         return out
 
     sqrt1_2, inv_sqrt_2pi, half = (

@@ -36,6 +36,7 @@ FUNCTIONS = {
     "softmax": lambda x: x.softmax(0),
     "acosh": lambda x: (x + 1.5).acosh(),
     "atanh": lambda x: x.atanh(),
+    "silu": lambda x: _library(x).nn.functional.silu(x - 0.5),
     "log_softmax": lambda x: x.log_softmax(0),
 }
 
