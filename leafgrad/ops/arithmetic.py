@@ -186,7 +186,7 @@ _true_div = primitive(
     np.true_divide,
     (
         lambda grad, x, y, result: grad / y,
-        lambda grad, x, y, result: -grad * x / (y * y),
+        lambda grad, x, y, result: -grad * ((x / y) / y),  # PyTorch's div_tensor_other_backward
     ),
     kind=Composite(
         taylor_as=lambda x, y: x * _reciprocal_in(y, x),

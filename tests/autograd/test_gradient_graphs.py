@@ -37,6 +37,7 @@ FUNCTIONS = {
     "acosh": lambda x: (x + 1.5).acosh(),
     "atanh": lambda x: x.atanh(),
     "silu": lambda x: _library(x).nn.functional.silu(x - 0.5),
+    "div": lambda x: x / (x + 1),
     "log_softmax": lambda x: x.log_softmax(0),
 }
 
@@ -71,7 +72,9 @@ def test_second_order_graph_names_pytorchs_nodes(name):
 
 
 # (Not sqrt: PyTorch's float32 sqrt itself is not always correctly rounded, 2 in 64 here.)
-@pytest.mark.parametrize("name", ["log", "log1p", "log2", "atan", "reciprocal", "acosh", "atanh"])
+@pytest.mark.parametrize(
+    "name", ["log", "log1p", "log2", "atan", "reciprocal", "acosh", "atanh", "div"]
+)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_first_derivatives_round_as_pytorchs(name, dtype):
     """Quotients where PyTorch divides (``grad / x``, not ``grad * (1 / x)``):
