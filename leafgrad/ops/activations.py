@@ -15,9 +15,9 @@ from .._tensor import _zeros_like
 from . import _fused, _select
 from ._optable import Generic, PiecewiseLinear
 from ._plain import cast_like
-from .arithmetic import add_scalar, one_like
 from ._primitive import primitive, unary
 from ._tangents import tangent_sum
+from .arithmetic import add_scalar, one_like
 from .elementwise import (
     FORMULA_MIN_SIZE,
     _exp_plus_one,
