@@ -219,6 +219,8 @@ class Primitive:
     plain_rules: bool = False  # its rules also run on NumPy arrays (_primitive.plain_backward)
     # a vjp_all rule of several outputs given None for those no gradient reached, not zeros
     materialize_grads: bool = True
+    # positions of inputs (a condition, a mask) that get no edge: PyTorch's node has none
+    edgeless: tuple = ()
 
     @property
     def key(self) -> str:

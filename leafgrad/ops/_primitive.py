@@ -124,6 +124,20 @@ def _make_backward(vjp, vjp_all, broadcast, num_outputs, materialize=True):
     return backward
 
 
+def _over_edges(backward, edgeless: tuple):
+    """``backward`` for a node without edges for the inputs at ``edgeless``: ``needs`` and
+    the gradients it returns are one per edge, the rule's one per input."""
+
+    def over_edges(grads, args, result, params, needs):
+        full = list(needs)
+        for i in edgeless:
+            full.insert(i, False)
+        outs = backward(grads, args, result, params, full)
+        return [g for i, g in enumerate(outs) if i not in edgeless]
+
+    return over_edges
+
+
 def _materialize(grads, result):
     return tuple(g if g is not None else _zeros_like_data(r._data) for g, r in zip(grads, result))
 
@@ -147,6 +161,7 @@ def primitive(
     view: bool = False,
     plain_rules: bool = False,
     materialize_grads: bool = True,
+    edgeless: tuple = (),
     expose=None,
 ):
     """Declare an op and register it under ``name.overload``; returns ``op(*inputs, **params)``.
@@ -172,6 +187,8 @@ def primitive(
     (``plain_backward``). ``materialize_grads=False``: a ``vjp_all`` rule of several outputs
     gets None for the outputs no gradient reached instead of zeros (PyTorch's
     ``ctx.set_materialize_grads(False)``), sparing a large op zeros it would only add or test.
+    ``edgeless``: the positions of inputs that are never differentiable and get no edge
+    (``where``'s condition, ``masked_fill``'s mask), so ``next_functions`` lists PyTorch's.
     ``expose``: how the op itself is public, a ``_exposure.public(...)`` (most ops are exposed
     through a function that dispatches to their primitives). Unknown keywords, kinds or
     ``saves`` entries raise TypeError, a second declaration of one key ValueError.
@@ -214,6 +231,7 @@ def primitive(
         view=view,
         plain_rules=plain_rules,
         materialize_grads=materialize_grads,
+        edgeless=edgeless,
     )
     _optable.check(declared)
     op = _build(declared)
@@ -292,9 +310,14 @@ def _build(prim: Primitive):
         else None
     )
     if backward is not None:
-        backward.on_arrays = (
+        on_arrays = (
             plain_backward(vjp, vjp_all, broadcast, num_outputs) if prim.plain_rules else None
         )
+        edgeless = prim.edgeless
+        if edgeless:
+            backward = _over_edges(backward, edgeless)
+            on_arrays = on_arrays and _over_edges(on_arrays, edgeless)
+        backward.on_arrays = on_arrays
     saved = prim.saved()
     saved_inputs = [(index, guard) for _, what, index, guard in saved if what == "input"]
     always = tuple(index for index, guard in saved_inputs if guard is None)
@@ -323,7 +346,7 @@ def _build(prim: Primitive):
         node_class._runs_first = True  # as PyTorch's NotImplemented nodes (see the engine)
 
     # Whether the op may take the direct path below (one output and a rule).
-    direct = differentiable and num_outputs == 1
+    direct = differentiable and num_outputs == 1 and not prim.edgeless
 
     def op(*args, **params):
         # The common case, recorded directly: a plain floating Tensor (or nn.Parameter) alone,
@@ -553,6 +576,8 @@ def _build(prim: Primitive):
                     checked = _checked_for(always, guarded, grad_mask & guard_bits, checked_for)
             else:
                 checked = always
+            if prim.edgeless:
+                edges = [e for i, e in enumerate(edges) if i not in prim.edgeless]
             if inference:
                 _check_saving_inference(name, args, checked)
             keep = guard = late = None  # the output arrays kept, and the tensor(s) guarding them

@@ -18,6 +18,7 @@ from ._optable import Composite, Generic
 from ._primitive import primitive, unary
 from ._tangents import tangent_sum
 from .arithmetic import add_scalar, mul_scalar, one_like, reciprocal, rsqrt, sub_scalar
+from .indexing import _masked_fill_scalar
 from .piecewise import where as _where
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -366,7 +367,7 @@ def _atan2_reciprocal(x, y):
     """``1 / (x^2 + y^2)``, 0 where that sum is 0 (PyTorch's atan2_backward masks it: the
     gradient at the origin, or where the squares underflow, is 0, not NaN)."""
     denom = x * x + y * y
-    return _where(denom == 0, 0.0, reciprocal(denom))
+    return _masked_fill_scalar(reciprocal(denom), denom == 0, fill=0)  # masked_fill_, as there
 
 
 def _atan2_jvp(tx, ty, x, y, result):

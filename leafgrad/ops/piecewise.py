@@ -305,6 +305,7 @@ _where = primitive(
     overload="self",
     saves=("condition",),
     inputs=("condition", "self", "other"),
+    edgeless=(0,),
     node_name="WhereBackward0",
     dtype_rule="keep",
     broadcast=True,
