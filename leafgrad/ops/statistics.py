@@ -15,7 +15,8 @@ from ._out import accepts_out, check_out, write_out
 from ._plain import operand, values_of
 from ._primitive import primitive
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor, check_keepdim
-from .arithmetic import abs, sign
+from .arithmetic import abs, mul_scalar, sign
+from .indexing import _masked_fill_scalar
 from .norms import matrix_norm
 from .piecewise import where
 from .power import power_of
@@ -49,14 +50,17 @@ def _var_backward(grad, x, dim, correction, keepdim):
         if dof <= 0:
             # 2 / 0 is inf; times (x - mean) it is nan where x equals the mean.
             return grad * where(x == mean(x), math.nan, math.inf)
-        return (2.0 / dof) * grad * (x - mean(x))
+        return mul_scalar(grad, other=2.0 / dof) * (x - mean(x))  # mul.Scalar, as there
     dof = _count(shape, dim) - correction
     scale = 2.0 / dof if dof != 0 else math.inf
-    return scale * _keepdims(grad, shape, dim, keepdim) * (x - mean(x, dim, keepdim=True))
+    grad = _keepdims(grad, shape, dim, keepdim)
+    return mul_scalar(grad, other=scale) * (x - mean(x, dim, keepdim=True))
 
 
 def _std_grad(grad, x, result, *, dim, correction, keepdim):
-    var_grad = where(result == 0, 0.0, grad / (result * 2))
+    """PyTorch's std_backward: ``(grad / (result * 2)).masked_fill_(result == 0, 0)``, then
+    var_backward."""
+    var_grad = _masked_fill_scalar(grad / (result * 2), result == 0, fill=0)
     return _var_backward(var_grad, x, dim, correction, keepdim)
 
 

@@ -38,6 +38,8 @@ FUNCTIONS = {
     "atanh": lambda x: x.atanh(),
     "silu": lambda x: _library(x).nn.functional.silu(x - 0.5),
     "div": lambda x: x / (x + 1),
+    "std": lambda x: x.std(),
+    "atan2": lambda x: _library(x).atan2(x, x + 1),
     "log_softmax": lambda x: x.log_softmax(0),
 }
 
