@@ -92,7 +92,15 @@ def _sinc_d1(x):
     return where(squared == 0, 0.0, (px * px.cos() - px.sin()) / squared)
 
 
-sinc = unary("sinc", _sinc_forward, d1=_sinc_d1, node_name="SincBackward0")
+def _sinc_vjp(grad, x, result):
+    """``_sinc_d1`` times ``grad`` as PyTorch's sinc_backward records it: the products by pi
+    as mul.Scalar, the gradient inside the selection."""
+    px = mul_scalar(x, other=math.pi)
+    squared = mul_scalar(x * x, other=math.pi)
+    return where(squared == 0, 0.0, grad * ((px * px.cos() - px.sin()) / squared))
+
+
+sinc = unary("sinc", _sinc_forward, d1=_sinc_d1, vjp=_sinc_vjp, node_name="SincBackward0")
 
 frac = primitive(
     "frac",

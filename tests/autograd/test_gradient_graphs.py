@@ -39,6 +39,7 @@ FUNCTIONS = {
     "silu": lambda x: _library(x).nn.functional.silu(x - 0.5),
     "div": lambda x: x / (x + 1),
     "std": lambda x: x.std(),
+    "sinc": lambda x: _library(x).sinc(x - 0.5),
     "atan2": lambda x: _library(x).atan2(x, x + 1),
     "log_softmax": lambda x: x.log_softmax(0),
 }
