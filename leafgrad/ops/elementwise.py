@@ -19,7 +19,6 @@ from ._primitive import primitive, unary
 from ._tangents import tangent_sum
 from .arithmetic import add_scalar, mul_scalar, one_like, reciprocal, rsqrt, sub_scalar
 from .indexing import _masked_fill_scalar
-from .piecewise import where as _where
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
