@@ -29,6 +29,7 @@ from ._inputs import _check_tensors, _dim_args, _varargs_or_keyword, guarding_in
 from ._optable import Linear
 from ._out import accepts_out
 from ._primitive import primitive, unary
+from .arithmetic import mul_scalar
 from .elementwise import exp
 from .indexing import index_select, sort_values, topk_values
 from .masked_select import masked_select as _masked_select
@@ -44,6 +45,7 @@ erfinv = unary(
     # PyTorch saves the input and recomputes erfinv for the derivative.
     d1=lambda x: _SQRT_PI_2 * exp(erfinv(x) ** 2),
     d2=lambda x, result: 2 * result * (_SQRT_PI_2 * exp(result * result)) ** 2,
+    vjp=lambda grad, x, result: mul_scalar(exp(erfinv(x) ** 2), other=_SQRT_PI_2) * grad,
     expose=public(inplace=True),
     plain_rules=True,
 )

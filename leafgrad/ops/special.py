@@ -23,7 +23,7 @@ from ._out import accepts_out
 from ._plain import cast_like, values_of
 from ._primitive import primitive, unary
 from ._tangents import diagonal_jvp
-from .arithmetic import abs, reciprocal, sign
+from .arithmetic import abs, one_like, reciprocal, sign
 from .elementwise import erf, exp, log
 from .piecewise import where
 
@@ -64,7 +64,17 @@ def _logit_d2(x, *, eps=None):
     return where(_outside(x, eps), math.nan if eps is None else 0.0, (2 * x - 1) / (inner * inner))
 
 
-_logit = unary("logit", _logit_forward, d1=_logit_d1, d2=_logit_d2, plain_rules=True)
+def _logit_vjp(grad, x, result, *, eps=None):
+    """PyTorch's infinitely_differentiable_logit_backward: ``grad / (x (1 - x))`` inside
+    [lo, hi], NaN outside (0 with ``eps``)."""
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1 - eps)
+    inside = (x >= lo) & (x <= hi)
+    return where(inside, grad / (x * (one_like(x) - x)), math.nan if eps is None else 0.0)
+
+
+_logit = unary(
+    "logit", _logit_forward, d1=_logit_d1, d2=_logit_d2, vjp=_logit_vjp, plain_rules=True
+)
 
 
 @public(inplace=True)

@@ -40,6 +40,8 @@ FUNCTIONS = {
     "div": lambda x: x / (x + 1),
     "std": lambda x: x.std(),
     "sinc": lambda x: _library(x).sinc(x - 0.5),
+    "logit": lambda x: x.logit(),
+    "erfinv": lambda x: (x - 0.5).erfinv(),
     "atan2": lambda x: _library(x).atan2(x, x + 1),
     "log_softmax": lambda x: x.log_softmax(0),
 }
