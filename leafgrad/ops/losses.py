@@ -19,7 +19,7 @@ from .._tensor import _wrap
 from ._optable import Composite, Linear
 from ._primitive import primitive
 from .activations import _log_sigmoid_forward, log_sigmoid
-from .arithmetic import sign
+from .arithmetic import mul_scalar, sign
 from .elementwise import log, sigmoid
 from .piecewise import where
 from .slicing import _index_put
@@ -82,9 +82,68 @@ def _mse_forward(x, y, *, reduction):
     return _reduce(np.square(d, out=d) if type(d) is np.ndarray else np.square(d), reduction)
 
 
-def _mse_backward(grad, a, b, reduction):
+def _mse_backward_forward(grad, a, b, *, reduction):
     """PyTorch's ``mse_loss_backward(grad, a, b)``: ``norm (a - b) grad``, ``norm = 2 / n``."""
     return _norm(a, 2.0, reduction) * (a - b) * grad
+
+
+def _mse_double_backward(grad, a, reduction):
+    """PyTorch's mse_loss_double_backward: ``2 grad``, over n for a mean."""
+    twice = mul_scalar(grad, other=2.0)
+    return twice / math.prod(a.shape) if reduction == 1 else twice
+
+
+def _ones_of(grad):
+    """Ones of ``grad``'s shape and dtype, of its kind (an array in a plain rule)."""
+    if type(grad) is np.ndarray:
+        return np.ones_like(grad)
+    return _wrap(np.ones_like(grad._data))
+
+
+def _mse_backward_grad_output_vjp(gg, grad, a, b, result, *, reduction):
+    """PyTorch's mse_loss_double_backward_grad_output: the rule at a unit gradient times
+    ``gg``, summed for a reduced loss."""
+    if reduction == 0:
+        return mse_loss_backward(gg, a, b, reduction=reduction)
+    return (mse_loss_backward(_ones_of(grad), a, b, reduction=reduction) * gg).sum()
+
+
+def _mse_backward_jvp(tg, ta, tb, grad, a, b, *, result, reduction):
+    """The tangent of ``norm (a - b) grad``, linear in each operand."""
+    terms = []
+    if tg is not None:
+        terms.append(mse_loss_backward(tg, a, b, reduction=reduction))
+    difference = _difference(ta, tb)
+    if difference is not None:
+        terms.append(_mse_double_backward(grad * difference, a, reduction))
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+# PyTorch's mse_loss_backward (MseLossBackwardBackward0): the loss's VJP as an op, so a
+# second derivative records PyTorch's nodes.
+mse_loss_backward = primitive(
+    "mse_loss_backward",
+    _mse_backward_forward,
+    (
+        _mse_backward_grad_output_vjp,
+        lambda gg, grad, a, b, result, *, reduction: _mse_double_backward(gg * grad, a, reduction),
+        lambda gg, grad, a, b, result, *, reduction: -_mse_double_backward(gg * grad, b, reduction),
+    ),
+    kind=Composite(
+        taylor_as=lambda grad, a, b, *, reduction: _norm(a, 2.0, reduction) * (a - b) * grad,
+        jvp=_mse_backward_jvp,
+    ),
+    inputs=("grad_output", "self", "target"),
+    saves=("grad_output", "self", "target", "reduction"),
+    node_name="MseLossBackwardBackward0",
+    broadcast=True,
+    plain_rules=True,
+)
+
+
+def _mse_backward(grad, a, b, reduction):
+    """``mse_loss_backward(grad, a, b)``, the op."""
+    return mse_loss_backward(grad, a, b, reduction=reduction)
 
 
 mse_loss = primitive(

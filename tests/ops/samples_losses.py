@@ -30,6 +30,17 @@ SAMPLES = [
     OpSample("mse_loss", lambda x, y: losses.mse_loss(x, y, reduction=1), ((), ()), id="mse-0d"),
     *(
         OpSample(
+            "mse_loss_backward",
+            lambda g, x, y, r=r: losses.mse_loss_backward(
+                g if r == 0 else g.sum(), x, y, reduction=r
+            ),
+            ((3, 4), (3, 4), (3, 4)),
+            id=f"mse_loss_backward-{name}",
+        )
+        for name, r in losses.REDUCTIONS.items()
+    ),
+    *(
+        OpSample(
             loss,
             lambda x, y, r=r, loss=loss, shape=shape: getattr(losses, loss)(
                 x, y, reduction=r, **{shape: 0.5}
