@@ -20,11 +20,12 @@ from .._exposure import exports, public
 from .._tensor import Tensor
 from ._optable import Generic, NonDifferentiable
 from ._out import accepts_out
-from ._plain import cast_like, values_of
+from ._plain import values_of
 from ._primitive import primitive, unary
 from ._tangents import diagonal_jvp
 from .arithmetic import abs, one_like, reciprocal, sign
 from .elementwise import erf, exp, log
+from .indexing import _masked_fill_scalar
 from .piecewise import where
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -146,12 +147,20 @@ def _scalar_overloads(name, forward, rules, node, overloads, **declaration):
     return dispatch
 
 
+def _xlogy_self_grad(grad, x, y):
+    """PyTorch's ``xlogy(grad, other).masked_fill((self == 0) & (other <= 0), 0)``: at
+    ``x = 0`` the derivative is still ``log(y)`` where that is finite."""
+    out = xlogy(grad, y)
+    if isinstance(y, (int, float)):  # the Scalar_Other overload
+        return _masked_fill_scalar(out, x == 0, fill=0) if y <= 0 else out
+    return _masked_fill_scalar(out, (x == 0) & (y <= 0), fill=0)
+
+
 _xlogy = _scalar_overloads(
     "xlogy",
     _xlogy_forward,
     (
-        # The mask in the gradient's dtype: a number ``y``'s log then as precise as PyTorch's.
-        lambda grad, x, y, result: grad * xlogy(cast_like(x != 0, grad), y),
+        lambda grad, x, y, result: _xlogy_self_grad(grad, x, y),
         lambda grad, x, y, result: grad * x / y,
     ),
     "XlogyBackward",
@@ -167,11 +176,19 @@ def xlogy(input, other) -> Tensor:
     return _xlogy(input, other)
 
 
+def _xlog1py_self_grad(grad, x, y):
+    """PyTorch's ``xlog1py(grad, other).masked_fill((self == 0) & (other <= -1), 0)``."""
+    out = xlog1py(grad, y)
+    if isinstance(y, (int, float)):  # the other_scalar overload
+        return _masked_fill_scalar(out, x == 0, fill=0) if y <= -1 else out
+    return _masked_fill_scalar(out, (x == 0) & (y <= -1), fill=0)
+
+
 xlog1py = _scalar_overloads(
     "special_xlog1py",
     _xlog1py_forward,
     (
-        lambda grad, x, y, result: grad * xlog1py(cast_like(x != 0, grad), y),
+        lambda grad, x, y, result: _xlog1py_self_grad(grad, x, y),
         lambda grad, x, y, result: grad * x / (y + 1),
     ),
     "SpecialXlog1PyBackward",
