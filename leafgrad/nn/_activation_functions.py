@@ -169,10 +169,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``0`` below -3, ``1`` above 3, ``(x + 3) / 6`` between."""
     _check_kernel_dtype("hardsigmoid", input)
-    inside = _lg.where(input < 3, (_recorded(input) + 3) / 6, 1.0)
-    # NaN stays NaN, as in PyTorch, with no gradient (its backward passes none there)
-    below = _lg.where(_lg.isnan(input), input.detach(), 0.0)
-    return _lg.where(input > -3, inside, below)
+    return _activation_ops.hardsigmoid(input)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:

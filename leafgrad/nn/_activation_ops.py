@@ -15,13 +15,13 @@ import numpy as np
 
 from .._tensor import _zeros_like
 from ..ops import _select
-from ..ops._optable import Generic, PiecewiseLinear
+from ..ops._optable import Generic, NoDerivative, PiecewiseLinear
 from ..ops._primitive import primitive, unary
 from ..ops._tangents import tangent_sum
 from ..ops.activations import _elu_d1, _elu_d2, _elu_forward, elu_backward
 from ..ops.piecewise import where
 
-__all__ = ["celu", "hardswish", "hardtanh"]
+__all__ = ["celu", "hardsigmoid", "hardswish", "hardtanh"]
 
 
 # ----- hardtanh -----
@@ -130,6 +130,49 @@ hardswish = unary(
     d2=_hardswish_d2,
     vjp=lambda grad, x, result: hardswish_backward(grad, x),
     node_name="HardswishBackward0",
+    plain_rules=True,
+)
+
+
+# ----- hardsigmoid -----
+
+# PyTorch's kernels scale by ``1.0f / 6.0f``, a float32 constant, in every dtype: float64
+# gradients are 0.1666666716337204, not 1/6.
+_ONE_SIXTH = float(np.float32(1.0) / np.float32(6.0))
+
+
+def _hardsigmoid_forward(x):
+    """PyTorch's ``min(max(x + 3, 0), 6) / 6`` (NaN stays NaN)."""
+    return (np.minimum(np.maximum(x + 3, 0), 6) / 6).astype(x.dtype, copy=False)
+
+
+def _hardsigmoid_d1(x):
+    return where((x > -3) & (x < 3), _zeros_like(x) + _ONE_SIXTH, 0.0)
+
+
+def _hardsigmoid_backward_forward(grad, x):
+    """``grad / 6`` (by the float32 sixth) inside (-3, 3), else 0 (NaN too)."""
+    inside = (x > -3) & (x < 3)
+    return _select.where(inside, grad * _ONE_SIXTH, 0).astype(grad.dtype, copy=False)
+
+
+# PyTorch's hardsigmoid_backward, for which PyTorch defines no derivative: its result
+# requires grad, and a second backward through it raises.
+hardsigmoid_backward = primitive(
+    "hardsigmoid_backward",
+    _hardsigmoid_backward_forward,
+    kind=NoDerivative(),
+    inputs=("grad_output", "self"),
+)
+
+
+hardsigmoid = unary(
+    "hardsigmoid",
+    _hardsigmoid_forward,
+    d1=_hardsigmoid_d1,
+    d2=lambda x: _zeros_like(x),
+    vjp=lambda grad, x, result: hardsigmoid_backward(grad, x),
+    node_name="HardsigmoidBackward0",
     plain_rules=True,
 )
 

@@ -207,7 +207,7 @@ def rules() -> dict:
     RULES["diag_embed"] = RULES["diagonal_copy"] = with_dims("dim1", "dim2")
     for _key in (
         "elu_backward", "hardswish_backward", "gelu_backward", "softplus_backward",
-        "log_sigmoid_backward", "leaky_relu_backward",
+        "log_sigmoid_backward", "leaky_relu_backward", "hardsigmoid_backward",
     ):  # fmt: skip
         RULES[_key] = pointwise
     for _key in ("", ".weight", ".bias", ".weight_bias"):

@@ -204,11 +204,17 @@ def test_gradient_at_the_kinks_is_pytorchs(name, points):
     assert_close(g_ours, g_theirs)
 
 
-def test_hardsigmoid_second_derivative_is_zero():
-    x = lg.tensor([-4.0, 0.5, 4.0], dtype=lg.float64, requires_grad=True)
-    (g,) = lg.autograd.grad(F.hardsigmoid(x).sum(), x, create_graph=True)
-    (h,) = lg.autograd.grad(g.sum(), x)
-    assert h.tolist() == [0.0, 0.0, 0.0]
+def test_hardsigmoid_gradient_and_its_missing_derivative_are_pytorchs():
+    """PyTorch scales by the float32 sixth in every dtype, and defines no derivative of
+    hardsigmoid_backward: a second backward raises."""
+    x_ours, x_theirs = pair(np.array([-4.0, -3.0, 0.5, 2.9, 3.0, 4.0]), requires_grad=True)
+    g_ours = lg.autograd.grad(F.hardsigmoid(x_ours).sum(), x_ours, create_graph=True)[0]
+    g_theirs = torch.autograd.grad(TF.hardsigmoid(x_theirs).sum(), x_theirs, create_graph=True)[0]
+    assert g_ours.tolist() == g_theirs.tolist()  # 0.1666666716337204 inside, 0 outside
+    assert F.hardsigmoid(x_ours).grad_fn.name() == "HardsigmoidBackward0"
+    for g, x, lib in ((g_ours, x_ours, lg), (g_theirs, x_theirs, torch)):
+        with pytest.raises(RuntimeError, match="hardsigmoid_backward"):
+            lib.autograd.grad(g.sum(), x)
 
 
 def test_logsigmoid_is_finite_far_out():
