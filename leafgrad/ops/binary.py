@@ -129,9 +129,10 @@ def copysign(input: Tensor, other, *, out=None) -> Tensor:
 _nextafter = primitive(
     "nextafter",
     np.nextafter,
-    (lambda grad, x, y, result: grad, _no_grad_rule),
+    # PyTorch's: the gradient passes except where the two are equal (the result is then y)
+    (lambda grad, x, y, result: _masked_fill_scalar(grad, x == y, fill=0), _no_grad_rule),
     kind=PiecewiseLinear(),
-    saves=("self", "other"),  # as PyTorch's node, though its rules read neither
+    saves=("self", "other"),
     node_name="NextafterBackward0",
     broadcast=True,
     plain_rules=True,
@@ -141,7 +142,7 @@ _nextafter = primitive(
 @public(inplace=True)
 def nextafter(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The next floating-point value after ``input`` towards ``other`` (gradient 1 for
-    ``input``, 0 for ``other``, as PyTorch)."""
+    ``input`` where the two differ, else 0; 0 for ``other``; as PyTorch)."""
     if out is not None:
         return with_out("nextafter", lambda: nextafter(input, other), (input, other), out)
     _tensor_pair("nextafter", input, other)

@@ -19,7 +19,7 @@ from .._tensor import _wrap
 from ._optable import Composite, Linear
 from ._primitive import primitive
 from .activations import _log_sigmoid_forward, log_sigmoid
-from .arithmetic import mul_scalar, sign
+from .arithmetic import mul_scalar
 from .elementwise import log, sigmoid
 from .piecewise import where
 from .slicing import _index_put
@@ -179,7 +179,9 @@ def _huber_backward(grad, a, b, reduction, delta):
     ``+-norm grad delta``."""
     d = a - b
     norm = _norm(a, 1.0, reduction)
-    return where(abs(d) < delta, norm * d * grad, sign(d) * (norm * grad * delta))
+    outside = where(d <= -delta, -norm * grad * delta, norm * grad * delta)
+    # PyTorch's branches: a NaN difference is in neither tail, so its gradient is NaN
+    return where((d <= -delta) | (d >= delta), outside, norm * d * grad)
 
 
 def _huber_loss(x, y, reduction, delta):
@@ -236,7 +238,9 @@ def _smooth_l1_backward(grad, a, b, reduction, beta):
     else ``+-norm grad`` (the two agree on the boundary)."""
     d = a - b
     norm = _norm(a, 1.0, reduction)
-    return where(abs(d) < beta, norm * d * grad / beta, sign(d) * (norm * grad))
+    outside = where(d < -beta, -norm * grad, norm * grad)
+    # PyTorch's branches: a NaN difference is in neither tail, so its gradient is NaN
+    return where((d < -beta) | (d > beta), outside, norm * d * grad / beta)
 
 
 def _smooth_l1_loss(x, y, reduction, beta):
