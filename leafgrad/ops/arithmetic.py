@@ -313,12 +313,24 @@ sign = primitive(
     expose=public(inplace=True),
     plain_rules=True,
 )
-sgn = sign
+# PyTorch's sgn: sign for real tensors, recorded as its own node (SgnBackward0, saving self
+# and result), which abs's derivative records.
+sgn = primitive(
+    "sgn",
+    _sign_forward,
+    (lambda grad, x, result: _zeros_like(grad),),
+    kind=PiecewiseLinear(),
+    saves=("self", "result"),
+    node_name="SgnBackward0",
+    dtype_rule="promote",
+    expose=public(inplace=True),
+    plain_rules=True,
+)
 
 abs = unary(
     "abs",
     refusing_bool("abs", np.abs),
-    d1=lambda x: sign(x),
+    d1=lambda x: sgn(x),
     d2=lambda x: _zeros_like(x),
     node_name="AbsBackward0",
     dtype_rule="promote",

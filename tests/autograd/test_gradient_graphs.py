@@ -42,6 +42,8 @@ FUNCTIONS = {
     "sinc": lambda x: _library(x).sinc(x - 0.5),
     "logit": lambda x: x.logit(),
     "xlogy": lambda x: _library(x).xlogy(x, x + 1),
+    "abs": lambda x: (x - 0.5).abs(),
+    "softsign": lambda x: _library(x).nn.functional.softsign(x - 0.5),
     "mse": lambda x: _library(x).nn.functional.mse_loss(x, x * 0 + 0.3),
     "erfinv": lambda x: (x - 0.5).erfinv(),
     "atan2": lambda x: _library(x).atan2(x, x + 1),
