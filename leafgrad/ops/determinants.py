@@ -1,18 +1,21 @@
 """Determinants: ``det``, ``slogdet``, ``logdet`` (functions and Tensor methods; ``det`` and
 ``slogdet`` are also ``leafgrad.linalg``'s).
 
-``d det / dA = det A^-T`` where A is invertible; where it is singular (``|det| < 100 eps``,
-PyTorch's threshold) the gradient is the adjugate through the SVD,
-``U diag(prod_{j != i} S_j) Vh`` times the signs of ``det U`` and ``det Vh``, so singular
-matrices get a finite gradient and a second derivative, as in PyTorch.
+``d det / dA = det A^-T`` where A is invertible. Where it is singular (``|det| < 100 eps``,
+PyTorch's threshold) the gradient follows PyTorch's two paths: with ``create_graph`` the
+adjugate through the SVD, ``U diag(prod_{j != i} S_j) Vh`` times the signs of ``det U`` and
+``det Vh`` (a finite gradient with a second derivative); without, ``det A^-T`` by A's LU
+factors with zero pivots moved to eps, which is 0 where det is exactly 0.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections import namedtuple
 
 import numpy as np
+import scipy.linalg
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
@@ -61,8 +64,8 @@ def _cofactors(A: Tensor, det: Tensor) -> Tensor:
     singular = np.abs(values_of(det)) < 100 * np.finfo(a.dtype).eps
     if not singular.any():
         return _adjugate_by_solve(A, det)
-    if type(A) is np.ndarray:  # a plain rule: run it on tensors instead (OpNode.apply_plain)
-        raise TypeError("det's gradient at a singular matrix is written for tensors")
+    if type(A) is np.ndarray:  # a plain rule (no create_graph): PyTorch's LU path
+        return _cofactors_by_perturbed_lu(A, values_of(det))
     if singular.all():
         return _adjugate_by_svd(A)
     # Each formula on its own matrices: the solve has no answer for the singular ones.
@@ -79,6 +82,35 @@ def _cofactors(A: Tensor, det: Tensor) -> Tensor:
     return parts[_wrap(np.argsort(np.concatenate([bad, good])))].reshape(A._data.shape)
 
 
+def _cofactors_by_perturbed_lu(a: np.ndarray, det: np.ndarray) -> np.ndarray:
+    """``det A^-T`` as PyTorch's backward without ``create_graph`` makes it: solved with A's
+    LU factors, a zero pivot moved to eps (so 0 where det is exactly 0; the SVD's adjugate
+    is only its ``create_graph`` path)."""
+    n = a.shape[-1]
+    flat, dets = a.reshape(-1, n, n), np.broadcast_to(det, a.shape[:-2]).reshape(-1)
+    out = np.empty_like(flat)
+    eps = np.finfo(a.dtype).eps
+    for i in range(len(flat)):
+        with warnings.catch_warnings():  # SciPy warns of the zero pivots PyTorch perturbs
+            warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+            lu, pivots = scipy.linalg.lu_factor(flat[i], check_finite=False)
+        pivot_row = np.diagonal(lu)
+        lu[np.diag_indices(n)] = np.where(pivot_row == 0, eps, pivot_row)
+        identity = np.eye(n, dtype=a.dtype) * dets[i]
+        out[i] = scipy.linalg.lu_solve((lu, pivots), identity, trans=1, check_finite=False)
+    return out.reshape(a.shape)
+
+
+def _det_forward(a):
+    """``np.linalg.det``, NaN where a matrix holds NaN (LAPACK's pivoting can give 0 there;
+    PyTorch gives NaN)."""
+    det = np.linalg.det(a)
+    nan = np.isnan(a).any(axis=(-2, -1)) if a.size else False
+    if np.any(nan):
+        det = np.where(nan, np.nan, det).astype(det.dtype, copy=False)
+    return det
+
+
 def _det_vjp(grad, A, *, result):
     return unsqueeze(unsqueeze(grad, -1), -1) * _cofactors(A, result)
 
@@ -89,7 +121,7 @@ def _det_jvp(tA, A, *, result):
 
 _det = primitive(
     "linalg_det",
-    np.linalg.det,
+    _det_forward,
     _det_vjp,
     kind=Generic(jvp=_det_jvp),
     inputs=("A",),

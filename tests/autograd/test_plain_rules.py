@@ -261,22 +261,17 @@ def test_products_powers_and_writes_run_plain_and_match_torch(monkeypatch, torch
     _runs_plain_and_matches(_products_step, arrays, nodes, 1e-5, torch, monkeypatch)
 
 
-def test_det_at_a_singular_matrix_runs_on_tensors(monkeypatch):
-    """det's gradient is plain for invertible matrices; at a singular one its SVD formula
-    needs tensors, so the rule goes back to them, with the same result."""
+def test_det_at_a_singular_matrix_takes_pytorchs_two_paths(monkeypatch):
+    """As PyTorch's backward: without create_graph det's gradient is ``det A^-T`` by A's LU
+    factors (plain, on the arrays: 0 where det is exactly 0); with it, the SVD's adjugate
+    (on tensors, differentiable again)."""
     data = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [0.5, 3.0]]])
-
-    def grad_of_det():
-        a = lg.tensor(data, requires_grad=True)
-        lg.linalg.det(a).sum().backward()
-        return a.grad.numpy()
-
-    with monkeypatch.context() as m:
-        _tensors_only(m)
-        on_tensors = grad_of_det()
     ran = _count_plain(monkeypatch)
-    np.testing.assert_array_equal(grad_of_det(), on_tensors)
-    assert "LinalgDetBackward0" not in ran
-    data = data[1:]
-    grad_of_det()
+    a = lg.tensor(data, requires_grad=True)
+    lg.linalg.det(a).sum().backward()
     assert ran.get("LinalgDetBackward0") == 1
+    assert a.grad.numpy()[0].tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    np.testing.assert_allclose(a.grad.numpy()[1], [[3.0, -0.5], [-1.0, 2.0]], rtol=1e-15)
+    a = lg.tensor(data, requires_grad=True)
+    (g,) = lg.autograd.grad(lg.linalg.det(a).sum(), a, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy()[0], [[4.0, -2.0], [-2.0, 1.0]], rtol=1e-14)
