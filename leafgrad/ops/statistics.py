@@ -15,7 +15,7 @@ from ._out import accepts_out, check_out, write_out
 from ._plain import operand, values_of
 from ._primitive import primitive
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor, check_keepdim
-from .arithmetic import abs, mul_scalar, sign
+from .arithmetic import abs, mul_scalar, sgn, sign
 from .indexing import _masked_fill_scalar
 from .norms import matrix_norm
 from .piecewise import where
@@ -196,12 +196,15 @@ def _two_norm(x, axis, keepdim):
 def _norm_grad(grad, x, result, *, ord, dim, keepdim):
     """PyTorch's linalg_vector_norm_backward; 0 wherever the norm is 0 (a subgradient)."""
     shape = tuple(x.shape)
-    g = _keepdims(grad, shape, dim, keepdim)
-    norm = _keepdims(result, shape, dim, keepdim)
+    if dim is None and not keepdim:  # a 0-d norm broadcasts as it is (no view, as PyTorch)
+        g, norm = grad, result
+    else:
+        g = _keepdims(grad, shape, dim, keepdim)
+        norm = _keepdims(result, shape, dim, keepdim)
     if ord == 1:
-        return sign(x) * g
+        return sgn(x) * g
     if ord == 2:
-        return g * where(norm == 0, 0.0, x / norm)
+        return g * _masked_fill_scalar(x / norm, norm == 0, fill=0)
     if math.isinf(ord):
         a = np.abs(values_of(x))
         picked = (a == values_of(norm)) | np.isnan(a)
@@ -210,9 +213,9 @@ def _norm_grad(grad, x, result, *, ord, dim, keepdim):
     if ord < 1:
         scaled = sign(x) * where(x == 0, 0.0, power_of(abs(x), ord - 1))
         return scaled * g * power_of(norm, 1 - ord)
-    scale = where(norm == 0, 0.0, g / power_of(norm, ord - 1))
+    scale = _masked_fill_scalar(g / power_of(norm, ord - 1), norm == 0, fill=0)
     if ord < 2:
-        return sign(x) * power_of(abs(x), ord - 1) * scale
+        return sgn(x) * power_of(abs(x), ord - 1) * scale
     return x * power_of(abs(x), ord - 2) * scale
 
 
