@@ -18,6 +18,7 @@ import numpy as np
 from .._tensor import _wrap
 from ._optable import Composite, Linear
 from ._primitive import primitive
+from ._tangents import tangent_sum
 from .activations import _log_sigmoid_forward, log_sigmoid
 from .arithmetic import mul_scalar
 from .elementwise import log, sigmoid
@@ -110,13 +111,11 @@ def _mse_backward_grad_output_vjp(gg, grad, a, b, result, *, reduction):
 
 def _mse_backward_jvp(tg, ta, tb, grad, a, b, *, result, reduction):
     """The tangent of ``norm (a - b) grad``, linear in each operand."""
-    terms = []
-    if tg is not None:
-        terms.append(mse_loss_backward(tg, a, b, reduction=reduction))
     difference = _difference(ta, tb)
-    if difference is not None:
-        terms.append(_mse_double_backward(grad * difference, a, reduction))
-    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+    return tangent_sum(
+        None if tg is None else mse_loss_backward(tg, a, b, reduction=reduction),
+        None if difference is None else _mse_double_backward(grad * difference, a, reduction),
+    )
 
 
 # PyTorch's mse_loss_backward (MseLossBackwardBackward0): the loss's VJP as an op, so a

@@ -23,6 +23,7 @@ from ._reduce import (
     check_keepdim,
 )
 from ._sums import ones
+from ._tangents import tangent_sum
 from .elementwise import _same_arrays, exp
 from .reduction import sum as _sum
 
@@ -171,13 +172,12 @@ def _softmax_double_backward(gg, grad, output, dim):
 
 def _softmax_backward_data_jvp(tg, to, grad, output, *, result, dim):
     """The tangent of ``output (grad - sum(grad output))`` in both operands."""
-    terms = []
-    if tg is not None:
-        terms.append(_softmax_backward_data(tg, output, dim=dim))
+    by_output = None
     if to is not None:
         centred = grad - (grad * output).sum(dim, keepdim=True)
-        terms.append(to * centred - output * (grad * to).sum(dim, keepdim=True))
-    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+        by_output = to * centred - output * (grad * to).sum(dim, keepdim=True)
+    by_grad = None if tg is None else _softmax_backward_data(tg, output, dim=dim)
+    return tangent_sum(by_grad, by_output)
 
 
 # PyTorch's _softmax_backward_data (SoftmaxBackwardDataBackward0): softmax's VJP as an op of
@@ -211,12 +211,10 @@ def _log_softmax_backward_data_forward(grad, output, *, dim):
 
 def _log_softmax_backward_data_jvp(tg, to, grad, output, *, result, dim):
     """The tangent of ``grad - exp(output) sum(grad)`` in both operands."""
-    terms = []
-    if tg is not None:
-        terms.append(_log_softmax_backward_data(tg, output, dim=dim))
-    if to is not None:
-        terms.append(-(output.exp() * to) * grad.sum(dim, keepdim=True))
-    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+    return tangent_sum(
+        None if tg is None else _log_softmax_backward_data(tg, output, dim=dim),
+        None if to is None else -(output.exp() * to) * grad.sum(dim, keepdim=True),
+    )
 
 
 # PyTorch's _log_softmax_backward_data (LogSoftmaxBackwardDataBackward0), with its formulas.
