@@ -237,10 +237,16 @@ def binary_cross_entropy(
         )
     with _lg.no_grad():
         in_range = bool(((input >= 0) & (input <= 1)).all())
+        target_in_range = bool(((target >= 0) & (target <= 1)).all())  # (NaN is not)
     if not in_range:
         raise RuntimeError(
             "binary_cross_entropy: all elements of input should be between 0 and 1 (they are "
             "probabilities; for logits use binary_cross_entropy_with_logits)"
+        )
+    if not target_in_range:
+        raise RuntimeError(
+            "all elements of target should be between 0 and 1 (binary_cross_entropy: the "
+            "target holds probabilities)"
         )
     _constant_weights("binary_cross_entropy", weight=weight)
     if not _broadcast_into(weight, input):

@@ -11,7 +11,7 @@ import leafgrad as _lg
 from .. import Tensor
 from ._activation_functions import logsigmoid
 from ._layer_functions import pairwise_distance
-from ._loss_functions import _check_tensors, _reduce, _reduction
+from ._loss_functions import _check_tensors, _constant_weights, _reduce, _reduction
 
 __all__ = [
     "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "kl_div",
@@ -192,6 +192,7 @@ def soft_margin_loss(
 ) -> Tensor:
     """``log(1 + exp(-target * input))``."""
     reduction = _reduction("soft_margin_loss", size_average, reduce, reduction)
+    _constant_weights("soft_margin_loss", target=target)  # PyTorch's kernel: no target grad
     return _reduce(-logsigmoid(target * input), reduction)
 
 

@@ -495,3 +495,27 @@ def test_bce_refuses_a_weight_larger_than_the_input_as_pytorch():
             f.binary_cross_entropy(
                 m.tensor([0.2, 0.7]), m.tensor([1.0, 0.0]), weight=m.tensor([[2.0], [3.0]])
             )
+
+
+@pytest.mark.parametrize(
+    "values, target, words",
+    [
+        ([0.3, 1.5], [0.2, 0.4], "all elements of input should be between 0 and 1"),
+        ([0.3, float("nan")], [0.2, 0.4], "all elements of input should be between 0 and 1"),
+        ([0.3, 0.6], [0.5, 1.5], "all elements of target should be between 0 and 1"),
+        ([0.3, 0.6], [-0.1, 0.5], "all elements of target should be between 0 and 1"),
+        ([0.3, 0.6], [0.5, float("nan")], "all elements of target should be between 0 and 1"),
+    ],
+)
+def test_binary_cross_entropy_refuses_values_outside_zero_one_as_torch(values, target, words):
+    for m in (lg, torch):
+        with pytest.raises(RuntimeError, match=words):
+            m.nn.functional.binary_cross_entropy(m.tensor(values), m.tensor(target))
+
+
+def test_soft_margin_loss_refuses_a_target_that_requires_grad_as_torch():
+    for m in (lg, torch):
+        x = m.tensor([0.3, -0.6], requires_grad=True)
+        target = m.tensor([1.0, -1.0], requires_grad=True)
+        with pytest.raises(RuntimeError, match="not differentiable with respect to argument"):
+            m.nn.functional.soft_margin_loss(x, target)
