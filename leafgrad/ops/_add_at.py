@@ -47,9 +47,7 @@ def flat_positions(out: np.ndarray, key) -> np.ndarray | None:
     if not arrays:
         return None
     shape = out.shape
-    strides = [1] * out.ndim
-    for axis in range(out.ndim - 2, -1, -1):
-        strides[axis] = strides[axis + 1] * shape[axis + 1]
+    strides = c_strides(shape)
     # Where NumPy puts the indexed dims: in place of the arrays when they are adjacent,
     # first otherwise; the sliced dims keep their order around them.
     block = np.broadcast_shapes(*(key[axis].shape for axis in arrays))
@@ -74,6 +72,15 @@ def flat_positions(out: np.ndarray, key) -> np.ndarray | None:
     for position, axis in enumerate(after, len(before) + len(block)):
         flat = flat + _placed(np.arange(shape[axis]) * strides[axis], position, ndim)
     return np.broadcast_to(flat, tuple(_result_shape(shape, before, block, after)))
+
+
+def c_strides(shape) -> list:
+    """Each dim's stride (elements) in a C-contiguous array of ``shape``."""
+    strides, step = [0] * len(shape), 1
+    for axis in range(len(shape) - 1, -1, -1):
+        strides[axis] = step
+        step *= shape[axis]
+    return strides
 
 
 def _placed(vector: np.ndarray, position: int, ndim: int) -> np.ndarray:

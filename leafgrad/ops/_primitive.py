@@ -304,6 +304,7 @@ def _build(prim: Primitive):
     num_outputs = prim.num_outputs
     node_name, dtype_rule = prim.node_name, prim.dtype_rule
     differentiable = prim.differentiable
+    edgeless = prim.edgeless  # inputs without an edge (where's condition, masked_fill's mask)
     backward = (
         _make_backward(vjp, vjp_all, broadcast, num_outputs, prim.materialize_grads)
         if differentiable
@@ -313,7 +314,6 @@ def _build(prim: Primitive):
         on_arrays = (
             plain_backward(vjp, vjp_all, broadcast, num_outputs) if prim.plain_rules else None
         )
-        edgeless = prim.edgeless
         if edgeless:
             backward = _over_edges(backward, edgeless)
             on_arrays = on_arrays and _over_edges(on_arrays, edgeless)
@@ -346,7 +346,7 @@ def _build(prim: Primitive):
         node_class._runs_first = True  # as PyTorch's NotImplemented nodes (see the engine)
 
     # Whether the op may take the direct path below (one output and a rule).
-    direct = differentiable and num_outputs == 1 and not prim.edgeless
+    direct = differentiable and num_outputs == 1 and not edgeless
 
     def op(*args, **params):
         # The common case, recorded directly: a plain floating Tensor (or nn.Parameter) alone,
@@ -576,8 +576,8 @@ def _build(prim: Primitive):
                     checked = _checked_for(always, guarded, grad_mask & guard_bits, checked_for)
             else:
                 checked = always
-            if prim.edgeless:
-                edges = [e for i, e in enumerate(edges) if i not in prim.edgeless]
+            if edgeless:
+                edges = [e for i, e in enumerate(edges) if i not in edgeless]
             if inference:
                 _check_saving_inference(name, args, checked)
             keep = guard = late = None  # the output arrays kept, and the tensor(s) guarding them

@@ -10,10 +10,11 @@ import numpy as np
 
 from .._dtype import result_type
 from .._exposure import exports, public
-from .._tensor import Tensor, _wrap, _zeros_like
+from .._tensor import Tensor, _zeros_like
 from ._inputs import refusing_bool
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear
 from ._out import accepts_out
+from ._plain import operand, values_of
 from ._primitive import primitive, unary
 from ._tangents import scaled, tangent_sum
 from .division import _rounded_div
@@ -139,9 +140,7 @@ def one_like(x):
     """1 in ``x``'s dtype as an operand of its kind (a 0-d array in a plain rule, else a
     0-d tensor): a formula's ``1 - t`` then records PyTorch's SubBackward0, whose edge for
     the number is None (``1 - t`` of a tensor is Python's rsub, RsubBackward1)."""
-    if type(x) is np.ndarray:
-        return np.ones((), x.dtype)
-    return _wrap(np.ones((), x._data.dtype))
+    return operand(np.ones((), values_of(x).dtype), x)
 
 
 def _reject_bool(op, *args) -> None:

@@ -15,7 +15,7 @@ from .._batched import BatchedTensor
 from .._dtype import c_type_name
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
-from ._add_at import add_at
+from ._add_at import add_at, c_strides
 from ._batch_loop import loops_over_examples
 from ._batch_whole import batches_index
 from ._inputs import guarding_indices
@@ -59,20 +59,13 @@ def _flat_source(x: np.ndarray):
     (elements), for a C-contiguous ``x`` or one broadcast along some dims (a ``sum()``'s
     gradient: stride 0 there, its distinct values copied once); None for other layouts."""
     if x.flags.c_contiguous:
-        compact = x
-    elif all(s == 0 or n == 1 for s, n in zip(x.strides, x.shape)):
-        compact = x.reshape(-1)[:1]  # one value repeated
-    else:
-        keep = tuple(slice(0, 1) if s == 0 else slice(None) for s in x.strides)
-        compact = np.ascontiguousarray(x[keep])
-        if compact.size * 2 > x.size:  # mostly not broadcast: no saving in the copy
-            return None
-    strides, step = [0] * x.ndim, 1
-    for axis in range(x.ndim - 1, -1, -1):
-        if x.strides[axis] != 0 and x.shape[axis] > 1:
-            strides[axis] = step
-            step *= compact.shape[axis] if compact.ndim == x.ndim else 1
-    return compact.reshape(-1), strides
+        return x.reshape(-1), c_strides(x.shape)
+    keep = tuple(slice(0, 1) if s == 0 else slice(None) for s in x.strides)
+    compact = np.ascontiguousarray(x[keep])
+    if compact.size * 2 > x.size:  # mostly not broadcast: no saving in the copy
+        return None
+    strides = c_strides(compact.shape)
+    return compact.reshape(-1), [0 if s == 0 else t for s, t in zip(x.strides, strides)]
 
 
 def gather_positions(strides, dim: int, index: np.ndarray) -> np.ndarray:
@@ -116,19 +109,10 @@ def scatter_add_into(out: np.ndarray, dim: int, index: np.ndarray, values) -> No
         and out.flags.c_contiguous
         and getattr(values, "shape", None) == index.shape
     ):
-        positions = gather_positions(_c_strides(out.shape), dim, index)
+        positions = gather_positions(c_strides(out.shape), dim, index)
         np.add.at(out.reshape(-1), positions.reshape(-1), values.reshape(-1))
     else:
         add_at(out, _gather_key(index, dim), values)
-
-
-def _c_strides(shape) -> list:
-    """Each dim's stride (elements) in a C-contiguous array of ``shape``."""
-    strides, step = [0] * len(shape), 1
-    for axis in range(len(shape) - 1, -1, -1):
-        strides[axis] = step
-        step *= shape[axis]
-    return strides
 
 
 # The adjoint is ATen's gather_backward, which PyTorch computes with scatter_add (hence its

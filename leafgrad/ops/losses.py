@@ -17,6 +17,7 @@ import numpy as np
 
 from .._tensor import _wrap
 from ._optable import Composite, Linear
+from ._plain import operand, values_of
 from ._primitive import primitive
 from ._tangents import tangent_sum
 from .activations import _log_sigmoid_forward, log_sigmoid
@@ -94,19 +95,15 @@ def _mse_double_backward(grad, a, reduction):
     return twice / math.prod(a.shape) if reduction == 1 else twice
 
 
-def _ones_of(grad):
-    """Ones of ``grad``'s shape and dtype, of its kind (an array in a plain rule)."""
-    if type(grad) is np.ndarray:
-        return np.ones_like(grad)
-    return _wrap(np.ones_like(grad._data))
-
-
 def _mse_backward_grad_output_vjp(gg, grad, a, b, result, *, reduction):
     """PyTorch's mse_loss_double_backward_grad_output: the rule at a unit gradient times
     ``gg``, summed for a reduced loss."""
     if reduction == 0:
         return mse_loss_backward(gg, a, b, reduction=reduction)
-    return (mse_loss_backward(_ones_of(grad), a, b, reduction=reduction) * gg).sum()
+    return (
+        mse_loss_backward(operand(np.ones_like(values_of(grad)), grad), a, b, reduction=reduction)
+        * gg
+    ).sum()
 
 
 def _mse_backward_jvp(tg, ta, tb, grad, a, b, *, result, reduction):
@@ -140,17 +137,12 @@ mse_loss_backward = primitive(
 )
 
 
-def _mse_backward(grad, a, b, reduction):
-    """``mse_loss_backward(grad, a, b)``, the op."""
-    return mse_loss_backward(grad, a, b, reduction=reduction)
-
-
 mse_loss = primitive(
     "mse_loss",
     _mse_forward,
     (
-        lambda grad, x, y, result, *, reduction: _mse_backward(grad, x, y, reduction),
-        lambda grad, x, y, result, *, reduction: _mse_backward(grad, y, x, reduction),
+        lambda grad, x, y, result, *, reduction: mse_loss_backward(grad, x, y, reduction=reduction),
+        lambda grad, x, y, result, *, reduction: mse_loss_backward(grad, y, x, reduction=reduction),
     ),
     kind=Composite(
         taylor_as=lambda x, y, *, reduction: _reduce((x - y).square(), reduction),
