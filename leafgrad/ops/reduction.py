@@ -32,7 +32,6 @@ from ._reduce import (
     _restore,
     check_keepdim,
 )
-from .piecewise import where
 
 # ----- sum and mean -----
 
@@ -185,44 +184,39 @@ def _prod_forward(x, *, dim, keepdim, dtype=None):
 # prod's rules run on tensors and on a plain rule's arrays alike (shapes through .shape,
 # values through values_of, the ops themselves).
 def _prod_grad(grad, x, result, *, dim, keepdim, dtype=None):
+    """PyTorch's ``prod_backward``: ``grad * result / x`` without zeros; with any zero (in
+    the whole input, not per slice) every slice's products of the others, from two
+    exclusive running products; a full product with two or more zeros has a zero gradient
+    unless a graph of it is wanted."""
     shape = tuple(x.shape)
     if x.ndim == 0:
         return grad
     g = _restore(grad, shape, dim, keepdim)
-    if not (values_of(x) == 0).any():
+    zeros = np.count_nonzero(values_of(x) == 0)
+    if zeros == 0:
         return g * (_keepdims(result, shape, dim, keepdim) / x)
     if dim is None:
-        return g * _prod_of_others(x.reshape(-1), 0).reshape(shape)
-    return g * _prod_of_others(x, dim[0])
+        if zeros > 1 and not grad_mode._state.enabled:
+            return operand(np.zeros(shape, values_of(x).dtype), x)
+        return g * _products_of_others(x.reshape(-1), 0).reshape(shape)
+    return g * _products_of_others(x, dim[0])
 
 
-def _prod_of_others(x: Tensor, d: int) -> Tensor:
-    """``out[j] = prod_{k != j} x[k]`` along ``d``, exact with zeros and to every order.
+def _products_of_others(x, d: int):
+    """``out[j] = prod_{k < j} x[k] * prod_{k > j} x[k]`` along ``d`` (PyTorch's
+    ``prod_safe_zeros_backward``): a running product of ``x`` shifted by one, times the
+    same from the other end; exact with zeros, and differentiable."""
+    # why: cumulative imports this module (its _cumsum)
+    from .cumulative import _cumprod
+    from .joining import _cat
+    from .reorder import flip
+    from .slicing import narrow
 
-    Per slice along ``d``: with no zero it is ``prod / x``; with one zero (at ``z``) it is
-    ``prod_{k != z} x[k]`` at ``z`` and ``x[z] * prod_{k != z, j} x[k]`` elsewhere — the
-    factor ``x[z]`` is 0 but keeps the second derivative. With two or more zeros it is 0,
-    and only when a graph is being recorded (higher order) is it built as a product over a
-    ``(n, n)`` copy with the diagonal set to 1, whose derivatives are exact.
-    """
-    data = values_of(x)
-    zero = data == 0
-    zeros_per_slice = operand(zero.sum(axis=d, keepdims=True), x)
-    zero_t = operand(zero, x)
-    safe = where(zero_t, 1.0, x)
-    prod_safe = _prod_dim(safe, dim=(d,), keepdim=True, dtype=None)  # prod past its checks
-    lone_zero = sum(where(zero_t, x, 0.0), d, keepdim=True)
-    one_zero = where(zero_t, prod_safe, prod_safe * lone_zero / safe)
-    many = 0.0
-    if grad_mode._state.enabled and (zero.sum(axis=d) >= 2).any():
-        n = data.shape[d]
-        pre, post = data.shape[:d], data.shape[d + 1 :]
-        rows = x.reshape(pre + (1,) + data.shape[d:]).expand(pre + (n,) + data.shape[d:])
-        diagonal = np.eye(n, dtype=bool).reshape((1,) * len(pre) + (n, n) + (1,) * len(post))
-        many = prod(where(_wrap(diagonal), 1.0, rows), d + 1)
-    return where(
-        zeros_per_slice == 0, prod_safe / safe, where(zeros_per_slice == 1, one_zero, many)
-    )
+    n, dtype = x.shape[d], values_of(x).dtype
+    ones = operand(np.ones(x.shape[:d] + (1,) + x.shape[d + 1 :], dtype), x)
+    before = _cumprod(_cat(ones, narrow(x, d, 0, n - 1), dim=d, dtype=dtype), dim=d)
+    reversed_after = _cat(ones, flip(narrow(x, d, 1, n - 1), d), dim=d, dtype=dtype)
+    return before * flip(_cumprod(reversed_after, dim=d), d)
 
 
 def _prod_jvp(tx, x, result, *, dim, keepdim, dtype=None):

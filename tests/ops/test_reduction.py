@@ -362,6 +362,32 @@ def test_prod_along_dim_hessian_with_zeros_matches_torch(data):
     np.testing.assert_allclose(_hessian_rows(lambda x: x.prod(1), a, 6), expected.numpy())
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        [[0.0, 2.0, np.nan], [1.0, 2.0, 3.0]],
+        [[0.0, 2.0, np.inf], [1.0, np.inf, 3.0]],
+        [[1.0, 2.0, np.nan], [0.0, 0.0, 3.0]],
+        [[np.inf, 0.0, 2.0], [1.0, 2.0, 3.0]],
+        [[0.0, 2.0, 0.0], [1.0, 2.0, 3.0]],
+    ],
+    ids=["nan-beside-zero", "infs", "nan-and-two-zeros", "inf-then-zero", "two-zeros"],
+)
+@pytest.mark.parametrize("dim", [None, 0, 1])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_prod_gradient_with_zeros_and_non_finite_values_is_torchs(data, dim, create_graph):
+    """PyTorch takes the products of the others from two running products in every slice
+    once the input holds a zero anywhere (so a NaN or inf spreads only along its side), and
+    a full product's gradient is zeros with two zeros unless a graph is wanted."""
+    grads = []
+    for lib in (lg, torch):
+        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        y = x.prod() if dim is None else x.prod(dim)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=create_graph)
+        grads.append(g.detach().numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
 def test_prod_third_derivative_with_three_zeros_is_exact():
     # d3/dx0 dx1 dx2 of x0*x1*x2*x3 at x=(0,0,0,5) is x3 = 5, as PyTorch's cumprod rule gives.
     x = lg.tensor([0.0, 0.0, 0.0, 5.0], requires_grad=True)
