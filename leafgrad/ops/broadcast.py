@@ -39,7 +39,15 @@ def sum_to(x: Tensor, *shape, size=None) -> Tensor:
         shape = tuple(shape[0])
     if values_of(x).shape == shape:  # an array too, in a plain rule
         return x
-    return _sum_to(x, shape=shape)
+    return _sum_all(x) if shape == () else _sum_to(x, shape=shape)
+
+
+def _sum_all(x):
+    """The sum of every element, PyTorch's ``sum_to`` of a 0-d shape (SumBackward0)."""
+    # why: reduction imports this module (through _reduce)
+    from .reduction import _sum_all as sum_all
+
+    return sum_all(x, dim=None, keepdim=False)
 
 
 def _expand_forward(x, *, shape):
@@ -80,7 +88,9 @@ _expand = primitive(
 def summed_to(grad, shape: tuple):
     """``grad`` (a tensor, or an array in a plain rule) summed over broadcast dimensions to
     ``shape``: itself when it has that shape already."""
-    return grad if grad.shape == shape else _sum_to(grad, shape=shape)
+    if grad.shape == shape:
+        return grad
+    return _sum_all(grad) if shape == () else _sum_to(grad, shape=shape)
 
 
 def _expand_shape(x_shape, sizes, op, dtype=np.float32):

@@ -157,7 +157,7 @@ mse_loss = primitive(
 )
 
 
-# ----- Huber -----
+# ----- Huber and smooth L1 -----
 
 
 def _huber_forward(x, y, *, reduction, delta):
@@ -165,14 +165,13 @@ def _huber_forward(x, y, *, reduction, delta):
     return _reduce(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
 
 
-def _huber_backward(grad, a, b, reduction, delta):
-    """PyTorch's ``huber_loss_backward``: ``norm d grad`` inside ``|d| < delta``, else
-    ``+-norm grad delta``."""
-    d = a - b
+def _huber_backward_forward(grad, a, b, *, reduction, delta):
+    """PyTorch's ``huber_loss_backward`` kernel: ``norm d grad`` inside ``|d| < delta``, else
+    ``+-norm grad delta`` (a NaN difference is in neither tail: NaN)."""
+    d = np.subtract(a, b)
     norm = _norm(a, 1.0, reduction)
-    outside = where(d <= -delta, -norm * grad * delta, norm * grad * delta)
-    # PyTorch's branches: a NaN difference is in neither tail, so its gradient is NaN
-    return where((d <= -delta) | (d >= delta), outside, norm * d * grad)
+    outside = np.where(d <= -delta, -norm * grad * delta, norm * grad * delta)
+    return np.where((d <= -delta) | (d >= delta), outside, norm * d * grad)
 
 
 def _huber_loss(x, y, reduction, delta):
@@ -181,22 +180,132 @@ def _huber_loss(x, y, reduction, delta):
     return _reduce(where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
 
 
-def _kinked_loss(name, node_name, forward, backward, formula, param: str):
+def _huber_backward(grad, a, b, reduction, delta):
+    """``_huber_backward_forward`` in leafgrad ops."""
+    d = a - b
+    norm = _norm(a, 1.0, reduction)
+    outside = where(d <= -delta, -norm * grad * delta, norm * grad * delta)
+    return where((d <= -delta) | (d >= delta), outside, norm * d * grad)
+
+
+def _smooth_l1_forward(x, y, *, reduction, beta):
+    z = np.abs(np.subtract(x, y))
+    return _reduce(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+
+
+def _smooth_l1_backward_forward(grad, a, b, *, reduction, beta):
+    """PyTorch's ``smooth_l1_loss_backward`` kernel: ``norm d grad / beta`` inside
+    ``|d| < beta``, else ``+-norm grad``."""
+    d = np.subtract(a, b)
+    norm = _norm(a, 1.0, reduction)
+    outside = np.where(d <= -beta, -norm * grad, norm * grad)
+    inside = norm * d * grad / beta if beta else d  # (beta 0: every d is outside)
+    return np.where((d <= -beta) | (d >= beta), outside, inside)
+
+
+def _smooth_l1_loss(x, y, reduction, beta):
+    z = abs(x - y)
+    return _reduce(where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+
+
+def _smooth_l1_backward(grad, a, b, reduction, beta):
+    """``_smooth_l1_backward_forward`` in leafgrad ops."""
+    d = a - b
+    norm = _norm(a, 1.0, reduction)
+    outside = where(d <= -beta, -norm * grad, norm * grad)
+    return where((d <= -beta) | (d >= beta), outside, norm * d * grad / beta if beta else d)
+
+
+def _inside(a, b, bound):
+    """``|a - b| < bound`` in ``a``'s dtype, an operand beside ``a`` (no gradient)."""
+    data = values_of(a)
+    return operand((np.abs(data - values_of(b)) < bound).astype(data.dtype), a)
+
+
+def _per_element(g, a, reduction: int):
+    """``g``, over n for a mean (PyTorch's double backwards divide last)."""
+    return g / math.prod(a.shape) if reduction == 1 else g
+
+
+def _huber_double_backward(g, a, b, reduction, delta):
+    """PyTorch's ``huber_loss_double_backward``: ``g`` where ``|a - b| < delta``."""
+    return _per_element(g * _inside(a, b, delta), a, reduction)
+
+
+def _smooth_l1_double_backward(g, a, b, reduction, beta):
+    """PyTorch's ``smooth_l1_loss_double_backward``: ``g / beta`` where ``|a - b| < beta``
+    (zeros for beta 0)."""
+    if beta == 0:
+        return operand(np.zeros(values_of(g).shape, values_of(g).dtype), g)
+    return _per_element(g * _inside(a, b, beta) / beta, a, reduction)
+
+
+def _kinked_loss(name, node_name, forward, backward_forward, double_backward, formulas, param):
     """A loss of ``d = x - y`` with one shape parameter ``param`` (Huber's delta, smooth
-    L1's beta): VJPs ``backward(grad, x, y)`` and ``backward(grad, y, x)`` (the target's
-    is the input's with the operands swapped, as PyTorch's), the JVP ``backward`` of the
-    tangent unreduced, then reduced; Taylor mode through ``formula``."""
+    L1's beta), and its backward as an op of its own, as PyTorch records them: the loss's
+    VJPs are ``backward(grad, x, y)`` and ``backward(grad, y, x)`` (the target's is the
+    input's with the operands swapped); the backward's own VJPs ``double_backward(gg grad)``
+    for the operands and the backward again for its gradient (PyTorch's formulas, in
+    derivatives.yaml); Taylor mode through ``formulas``, the loss's and its backward's in
+    differentiable ops."""
+    formula, backward_formula = formulas
+
+    def backward_vjps(grad_output_vjp):
+        return (
+            grad_output_vjp,
+            lambda gg, grad, a, b, result, *, reduction, **shape: double_backward(
+                gg * grad, a, b, reduction, shape[param]
+            ),
+            lambda gg, grad, a, b, result, *, reduction, **shape: -double_backward(
+                gg * grad, a, b, reduction, shape[param]
+            ),
+        )
+
+    def backward_jvp(tg, ta, tb, grad, a, b, *, result, reduction, **shape):
+        difference = _difference(ta, tb)
+        return tangent_sum(
+            None if difference is None
+            else double_backward(difference, a, b, reduction, shape[param]) * grad,
+            None if tg is None else backward(tg, a, b, reduction=reduction, **shape),
+        )  # fmt: skip
+
+    def grad_output_vjp(gg, grad, a, b, result, *, reduction, **shape):
+        if double_backward is _smooth_l1_double_backward:  # PyTorch's: the rule on gg
+            return backward(gg, a, b, reduction=reduction, **shape)
+        # huber_loss_double_backward_grad_output: the rule at a unit gradient times gg,
+        # summed for a reduced loss
+        if reduction == 0:
+            return backward(gg, a, b, reduction=reduction, **shape)
+        ones = operand(np.ones_like(values_of(grad)), grad)
+        return (backward(ones, a, b, reduction=reduction, **shape) * gg).sum()
+
+    backward = primitive(
+        f"{name}_backward",
+        backward_forward,
+        backward_vjps(grad_output_vjp),
+        kind=Composite(
+            taylor_as=lambda grad, a, b, *, reduction, **shape: backward_formula(
+                grad, a, b, reduction, shape[param]
+            ),
+            jvp=backward_jvp,
+        ),
+        inputs=("grad_output", "self", "target"),
+        saves=("grad_output", "self", "target", "reduction", param),
+        node_name=node_name.replace("Backward0", "BackwardBackward0"),
+        broadcast=True,
+        plain_rules=True,
+    )
 
     def input_vjp(grad, x, y, result, *, reduction, **shape):
-        return backward(grad, x, y, reduction, shape[param])
+        return backward(grad, x, y, reduction=reduction, **shape)
 
     def target_vjp(grad, x, y, result, *, reduction, **shape):
-        return backward(grad, y, x, reduction, shape[param])
+        return backward(grad, y, x, reduction=reduction, **shape)
 
     def jvp(tx, ty, x, y, result, *, reduction, **shape):
-        return _reduce(backward(_difference(tx, ty), x, y, 0, shape[param]), reduction)
+        return _reduce(backward(_difference(tx, ty), x, y, reduction=0, **shape), reduction)
 
-    return primitive(
+    loss = primitive(
         name,
         forward,
         (input_vjp, target_vjp),
@@ -209,42 +318,25 @@ def _kinked_loss(name, node_name, forward, backward, formula, param: str):
         node_name=node_name,
         plain_rules=True,
     )
+    return loss, backward
 
 
-huber_loss = _kinked_loss(
-    "huber_loss", "HuberLossBackward0", _huber_forward, _huber_backward, _huber_loss, "delta"
+huber_loss, huber_loss_backward = _kinked_loss(
+    "huber_loss",
+    "HuberLossBackward0",
+    _huber_forward,
+    _huber_backward_forward,
+    _huber_double_backward,
+    (_huber_loss, _huber_backward),
+    "delta",
 )
-
-
-# ----- smooth L1 -----
-
-
-def _smooth_l1_forward(x, y, *, reduction, beta):
-    z = np.abs(np.subtract(x, y))
-    return _reduce(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
-
-
-def _smooth_l1_backward(grad, a, b, reduction, beta):
-    """PyTorch's ``smooth_l1_loss_backward``: ``norm d grad / beta`` inside ``|d| < beta``,
-    else ``+-norm grad`` (the two agree on the boundary)."""
-    d = a - b
-    norm = _norm(a, 1.0, reduction)
-    outside = where(d < -beta, -norm * grad, norm * grad)
-    # PyTorch's branches: a NaN difference is in neither tail, so its gradient is NaN
-    return where((d < -beta) | (d > beta), outside, norm * d * grad / beta)
-
-
-def _smooth_l1_loss(x, y, reduction, beta):
-    z = abs(x - y)
-    return _reduce(where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
-
-
-smooth_l1_loss = _kinked_loss(
+smooth_l1_loss, smooth_l1_loss_backward = _kinked_loss(
     "smooth_l1_loss",
     "SmoothL1LossBackward0",
     _smooth_l1_forward,
-    _smooth_l1_backward,
-    _smooth_l1_loss,
+    _smooth_l1_backward_forward,
+    _smooth_l1_double_backward,
+    (_smooth_l1_loss, _smooth_l1_backward),
     "beta",
 )
 

@@ -32,6 +32,9 @@ from ._reduce import (
     _restore,
     check_keepdim,
 )
+from .joining import _cat
+from .reorder import flip
+from .slicing import narrow
 
 # ----- sum and mean -----
 
@@ -208,9 +211,6 @@ def _products_of_others(x, d: int):
     same from the other end; exact with zeros, and differentiable."""
     # why: cumulative imports this module (its _cumsum)
     from .cumulative import _cumprod
-    from .joining import _cat
-    from .reorder import flip
-    from .slicing import narrow
 
     n, dtype = x.shape[d], values_of(x).dtype
     ones = operand(np.ones(x.shape[:d] + (1,) + x.shape[d + 1 :], dtype), x)

@@ -54,6 +54,19 @@ SAMPLES = [
     ),
     *(
         OpSample(
+            f"{loss}_backward",
+            lambda g, x, y, r=r, loss=loss, shape=shape: getattr(losses, f"{loss}_backward")(
+                g if r == 0 else g.sum(), x, y, reduction=r, **{shape: 0.5}
+            ),
+            ((3, 4), (3, 4), (3, 4)),
+            make_inputs=lambda rng: [rng.uniform(-1.0, 1.0, (3, 4)), *_kinks_apart(rng)],
+            id=f"{loss}_backward-{name}",
+        )
+        for loss, shape in (("huber_loss", "delta"), ("smooth_l1_loss", "beta"))
+        for name, r in losses.REDUCTIONS.items()
+    ),
+    *(
+        OpSample(
             "nll_loss",
             lambda x, r=r, w=w: losses.nll_loss(
                 x,
