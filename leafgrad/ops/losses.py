@@ -256,8 +256,8 @@ def _kinked_loss(name, node_name, forward, backward_forward, double_backward, fo
             lambda gg, grad, a, b, result, *, reduction, **shape: double_backward(
                 gg * grad, a, b, reduction, shape[param]
             ),
-            lambda gg, grad, a, b, result, *, reduction, **shape: -double_backward(
-                gg * grad, a, b, reduction, shape[param]
+            lambda gg, grad, a, b, result, *, reduction, **shape: (
+                -double_backward(gg * grad, a, b, reduction, shape[param])
             ),
         )
 
