@@ -15,7 +15,7 @@ from ._out import accepts_out, check_out, write_out
 from ._plain import operand, values_of
 from ._primitive import primitive
 from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor, check_keepdim
-from .arithmetic import abs, mul_scalar, sgn, sign
+from .arithmetic import abs, mul_scalar, sgn
 from .indexing import _masked_fill_scalar
 from .norms import matrix_norm
 from .piecewise import where
@@ -195,12 +195,11 @@ def _two_norm(x, axis, keepdim):
 
 def _norm_grad(grad, x, result, *, ord, dim, keepdim):
     """PyTorch's linalg_vector_norm_backward; 0 wherever the norm is 0 (a subgradient)."""
-    shape = tuple(x.shape)
-    if dim is None and not keepdim:  # a 0-d norm broadcasts as it is (no view, as PyTorch)
+    if dim is None or keepdim or not x.ndim:  # they broadcast as they are (0-d: no view)
         g, norm = grad, result
-    else:
-        g = _keepdims(grad, shape, dim, keepdim)
-        norm = _keepdims(result, shape, dim, keepdim)
+    else:  # PyTorch's unsqueeze_multiple
+        dims = sorted(d % x.ndim for d in dim)
+        g, norm = _unsqueezed(grad, dims), _unsqueezed(result, dims)
     if ord == 1:
         return sgn(x) * g
     if ord == 2:
@@ -209,14 +208,24 @@ def _norm_grad(grad, x, result, *, ord, dim, keepdim):
         a = np.abs(values_of(x))
         picked = (a == values_of(norm)) | np.isnan(a)
         count = picked.sum(axis=_np_axis(a, dim), keepdims=True)
-        return sign(x) * ((g / operand(count, g)) * operand(picked, g))
+        return sgn(x) * ((g / operand(count, g)) * operand(picked, g))
     if ord < 1:
-        scaled = sign(x) * where(x == 0, 0.0, power_of(abs(x), ord - 1))
+        scaled = sgn(x) * _masked_fill_scalar(power_of(abs(x), ord - 1), x == 0, fill=0)
         return scaled * g * power_of(norm, 1 - ord)
     scale = _masked_fill_scalar(g / power_of(norm, ord - 1), norm == 0, fill=0)
     if ord < 2:
         return sgn(x) * power_of(abs(x), ord - 1) * scale
     return x * power_of(abs(x), ord - 2) * scale
+
+
+def _unsqueezed(t, dims: list):
+    """``t`` with a dimension of 1 inserted at each of ``dims`` (ascending): an unsqueeze op
+    each on a tensor, as PyTorch's unsqueeze_multiple; one view of a plain rule's array."""
+    if type(t) is np.ndarray:
+        return np.expand_dims(t, tuple(dims))
+    for d in dims:
+        t = t.unsqueeze(d)
+    return t
 
 
 def _norm_vjp_all(grad, x, *, result, needs, ord, dim, keepdim):
@@ -242,7 +251,7 @@ def _norm_jvp(tx, x, result, *, ord, dim, keepdim):
         return where(result == 0, 0.0, total(x * tx) / result)
     if math.isinf(ord):
         xd, nd = x._data, result._data
-        if not keepdim and xd.ndim:
+        if not keepdim and xd.ndim and dim is not None:
             nd = np.expand_dims(nd, dim)
         picked = (np.abs(xd) == nd) | (np.isnan(xd) & np.isnan(nd))
         count = picked.sum(axis=_np_axis(xd, dim), keepdims=True)
@@ -314,7 +323,9 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
             f"norm: the {order} norm of a tensor of shape {list(input.shape)} over dims "
             f"{list(dims)} reduces an empty dimension and has no identity"
         )
-    return _norm(input, ord=order, dim=dims, keepdim=keepdim)
+    # Saved as given (PyTorch's _saved_dim: None for every element), reduced over ``dims``.
+    given = None if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+    return _norm(input, ord=order, dim=given if given else None, keepdim=keepdim)
 
 
 __all__ = exports(globals())

@@ -52,6 +52,10 @@ FUNCTIONS = {
     "erfinv": lambda x: (x - 0.5).erfinv(),
     "atan2": lambda x: _library(x).atan2(x, x + 1),
     "log_softmax": lambda x: x.log_softmax(0),
+    "norm": lambda x: x.norm(),
+    "norm-3": lambda x: x.norm(p=3),
+    "norm-half": lambda x: x.norm(p=0.5),
+    "norm-inf": lambda x: _library(x).linalg.vector_norm(x, float("inf")),
 }
 
 
@@ -97,3 +101,34 @@ def test_first_derivatives_round_as_pytorchs(name, dtype):
     ours = _gradient(lg, FUNCTIONS[name], values, False).numpy()
     theirs = _gradient(torch, FUNCTIONS[name], values, False).numpy()
     np.testing.assert_array_equal(ours, theirs)
+
+
+NORMS = {
+    "all": {},
+    "dim": {"dim": 1},
+    "negative-dim": {"dim": -1},
+    "dims-unsorted": {"dim": (1, 0)},
+    "keepdim": {"dim": 1, "keepdim": True},
+    "order-1.5-dim": {"ord": 1.5, "dim": 0},
+    "inf-dim": {"ord": float("inf"), "dim": 0},
+}
+
+
+@pytest.mark.parametrize("name", list(NORMS))
+def test_vector_norm_backward_reads_its_result_as_pytorch(name):
+    """PyTorch's norm_backward: the norm and gradient unsqueezed once per reduced dim (none
+    for a norm of every element), the dims saved as given; the same values to third order."""
+    values = np.array([[0.3, 0.5, -0.2], [1.0, 0.0, 2.0]])
+    found = []
+    for m in (lg, torch):
+        x = m.tensor(values, requires_grad=True)
+        y = m.linalg.vector_norm(x, **NORMS[name])
+        (g,) = m.autograd.grad((y * 1.5).sum(), x, create_graph=True)
+        (h,) = m.autograd.grad((g * g).sum(), x)
+        arrays = [t.detach().numpy(**({"force": True} if m is torch else {})) for t in (g, h)]
+        found.append((_names(g.grad_fn, 4), y.grad_fn._saved_dim, *arrays))
+    (names, dim, g, h), (torch_names, torch_dim, torch_g, torch_h) = found
+    assert names == torch_names
+    assert dim == torch_dim or (name == "negative-dim" and dim == (-1,))  # PyTorch: 2**64 - 1
+    np.testing.assert_allclose(g, torch_g, rtol=1e-14)
+    np.testing.assert_allclose(h, torch_h, rtol=1e-13)
