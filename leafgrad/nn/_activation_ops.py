@@ -185,15 +185,21 @@ def _celu_forward(x, *, alpha):
     return _elu_forward(x, alpha=alpha, scale=1, input_scale=1.0 / alpha)
 
 
+def _celu_input_scale(alpha) -> float:
+    """PyTorch's derivative of celu scales its input by ``1.0 / alpha.toFloat()``: one over
+    alpha rounded to float32 (the forward divides by alpha itself)."""
+    return 1.0 / float(np.float32(alpha))
+
+
 celu = unary(
     "celu",
     _celu_forward,
-    # PyTorch's elu_backward with input_scale 1 / alpha.
-    d1=lambda x, *, alpha: _elu_d1(x, alpha=alpha, scale=1, input_scale=1.0 / alpha),
+    # PyTorch's elu_backward with input_scale 1 / alpha (alpha rounded to float32).
+    d1=lambda x, *, alpha: _elu_d1(x, alpha=alpha, scale=1, input_scale=_celu_input_scale(alpha)),
     vjp=lambda grad, x, result, *, alpha: elu_backward(
-        grad, x, alpha=alpha, scale=1, input_scale=1.0 / alpha
+        grad, x, alpha=alpha, scale=1, input_scale=_celu_input_scale(alpha)
     ),
-    d2=lambda x, *, alpha: _elu_d2(x, alpha=alpha, scale=1, input_scale=1.0 / alpha),
+    d2=lambda x, *, alpha: _elu_d2(x, alpha=alpha, scale=1, input_scale=_celu_input_scale(alpha)),
     saves=("self", "alpha"),
     node_name="CeluBackward0",
     plain_rules=True,

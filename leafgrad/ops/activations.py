@@ -180,14 +180,22 @@ def _elu_d2(x, *, alpha=1.0, scale=1, input_scale=1):
 
 
 def _elu_backward_forward(grad, x, *, alpha, scale, input_scale):
-    if _same_float_arrays(grad, x):  # the same products, in one buffer
-        negative = np.exp(x * input_scale if input_scale != 1 else x)
-        if alpha * scale * input_scale != 1:
-            negative *= alpha * scale * input_scale
-        negative *= grad
-        return _select.where(x <= 0, negative, grad * scale if scale != 1 else grad)
-    negative = grad * ((alpha * scale * input_scale) * np.exp(x * input_scale))
-    return _select.where(x <= 0, negative, grad * scale).astype(grad.dtype, copy=False)
+    """PyTorch's elu_backward kernel: ``grad input_scale (alpha scale) exp(x input_scale)``
+    where ``x <= 0``, else ``grad scale``: its products in that order, its coefficients
+    rounded to the dtype first (``alpha * scale`` multiplied there)."""
+    if x.dtype.kind != "f":
+        return grad * x  # (ints: refused before a rule runs; kept total)
+    c = x.dtype.type
+    negcoef, negipt = c(alpha) * c(scale), c(input_scale)
+    exponent = np.multiply(x, negipt) if negipt != 1 else np.array(x)
+    e = np.exp(exponent, out=exponent)
+    # (a product by 1 changes no bits: skipped)
+    negative = np.multiply(grad, negipt) if negipt != 1 else np.array(grad, dtype=x.dtype)
+    if negcoef != 1:
+        negative *= negcoef
+    negative *= e
+    positive = grad * c(scale) if scale != 1 else grad
+    return _select.where(x <= 0, negative, positive).astype(x.dtype, copy=False)
 
 
 def _elu_backward_dx(gg, grad, x, **params):
