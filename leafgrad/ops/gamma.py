@@ -1,7 +1,8 @@
 """The gamma family: ``lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``, the Hurwitz
 ``zeta`` and the regularized incomplete gamma functions ``igamma`` / ``igammac``.
 
-Forwards are SciPy's kernels; derivatives go up the family (``lgamma' = digamma``,
+Forwards are SciPy's kernels, but digamma's and trigamma's, which are PyTorch's own
+(``_digamma``); derivatives go up the family (``lgamma' = digamma``,
 ``polygamma(n)' = polygamma(n + 1)``), so every order is available. As in PyTorch, ``zeta``
 has no derivative in its first argument and ``igamma`` / ``igammac`` none in ``a``: those
 raise NotImplementedError in backward (and forward mode).
@@ -16,6 +17,7 @@ import scipy.special as sp
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from . import _digamma
 from ._optable import Generic
 from ._primitive import _keeping_half, primitive, unary
 from .elementwise import exp, log
@@ -44,7 +46,7 @@ lgamma = unary(
 
 digamma = unary(
     "digamma",
-    sp.psi,
+    _digamma.digamma,
     d1=lambda x: _polygamma(x, n=1),
     d2=lambda x: _polygamma(x, n=2),
     expose=public(inplace=True),
@@ -53,7 +55,9 @@ digamma = unary(
 
 
 def _polygamma_forward(x, *, n):
-    return (sp.psi(x) if n == 0 else sp.polygamma(n, x)).astype(x.dtype, copy=False)
+    if n <= 1:
+        return _digamma.trigamma(x) if n else _digamma.digamma(x)
+    return sp.polygamma(n, x).astype(x.dtype, copy=False)
 
 
 _polygamma = unary(
