@@ -108,7 +108,7 @@ def rules() -> dict:
         return RULES
     _POINTWISE_EXTRA = (
         "add.Tensor", "sub.Tensor", "rsub.Tensor", "rsub.Scalar", "mul.Tensor", "neg", "clone",
-        "mul.Scalar", "add.Scalar", "sub.Scalar",
+        "mul.Scalar", "add.Scalar", "sub.Scalar", "div.Scalar",
         "to", "alias", "masked_fill.Scalar", "masked_fill.Tensor", "where.self", "isclose",
         "pow.Scalar", "pow.Tensor_Tensor", "div.Tensor", "threshold_backward",
         "tanh_backward", "sigmoid_backward",

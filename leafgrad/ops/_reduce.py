@@ -80,10 +80,26 @@ def _keepdims(t: Tensor, shape, dims, keepdim: bool) -> Tensor:
     return t
 
 
+def _unsqueezed(t: Tensor, shape, dims, keepdim: bool) -> Tensor:
+    """A reduced tensor with its reduced dimensions back as 1s, as PyTorch's
+    ``unsqueeze_multiple`` in its reductions' backwards: an unsqueeze op per dim (ascending)
+    on a tensor, one view of a plain rule's array; as it is with ``keepdim``, for every
+    element (``dims`` None) and from a 0-d input. (``_keepdims`` reshapes, as PyTorch's
+    ``restore_reduced_dims`` for amax and amin.)"""
+    if keepdim or dims is None or t.ndim == len(shape):
+        return t
+    dims = sorted(d % len(shape) for d in dims)
+    if type(t) is np.ndarray:
+        return np.expand_dims(t, tuple(dims))
+    for d in dims:
+        t = t.unsqueeze(d)
+    return t
+
+
 def _restore(grad: Tensor, shape: tuple, dims, keepdim: bool) -> Tensor:
     """Broadcast a reduced gradient back to the input's ``shape`` (a tensor, or an array in
-    a plain rule)."""
-    return _expand(_keepdims(grad, shape, dims, keepdim), shape=shape)
+    a plain rule): PyTorch's ``sum_backward``."""
+    return _expand(_unsqueezed(grad, shape, dims, keepdim), shape=shape)
 
 
 def _as_np(dtype):

@@ -124,6 +124,19 @@ add_scalar = primitive(
     plain_rules=True,
 )
 
+div_scalar = primitive(
+    "div",
+    lambda x, *, other: np.true_divide(x, other),
+    (lambda grad, x, result, *, other: div_scalar(grad, other=other),),
+    kind=Composite(
+        taylor_as=lambda x, *, other: x / other,
+        jvp=lambda tx, x, result, *, other: div_scalar(tx, other=other),
+    ),
+    overload="Scalar",
+    node_name="DivBackward1",
+    plain_rules=True,
+)
+
 
 sub_scalar = primitive(
     "sub",

@@ -25,13 +25,14 @@ from ._reduce import (
     _axes,
     _dims,
     _int_to_long,
-    _keepdims,
     _np_axis,
     _one_dim,
     _require_tensor,
     _restore,
+    _unsqueezed,
     check_keepdim,
 )
+from .arithmetic import div_scalar
 from .joining import _cat
 from .reorder import flip
 from .slicing import narrow
@@ -140,7 +141,7 @@ def _mean_grad(grad, x, result, *, dim, keepdim, dtype=None):
     shape = tuple(x.shape)  # a tensor's, or an array's in a plain rule
     count = math.prod(shape) if dim is None or not shape else math.prod(map(shape.__getitem__, dim))
     # As PyTorch's: expanded, then divided, which gives a fresh, contiguous gradient.
-    return _restore(grad, shape, dim, keepdim) / count
+    return div_scalar(_restore(grad, shape, dim, keepdim), other=count)  # div.Scalar
 
 
 _mean_all = primitive(
@@ -194,10 +195,10 @@ def _prod_grad(grad, x, result, *, dim, keepdim, dtype=None):
     shape = tuple(x.shape)
     if x.ndim == 0:
         return grad
-    g = _restore(grad, shape, dim, keepdim)
+    g = _unsqueezed(grad, shape, dim, keepdim)  # broadcast by the products, not expanded
     zeros = np.count_nonzero(values_of(x) == 0)
     if zeros == 0:
-        return g * (_keepdims(result, shape, dim, keepdim) / x)
+        return g * (_unsqueezed(result, shape, dim, keepdim) / x)
     if dim is None:
         if zeros > 1 and not grad_mode._state.enabled:
             return operand(np.zeros(shape, values_of(x).dtype), x)

@@ -15,11 +15,10 @@ from ._out import accepts_out
 from ._primitive import primitive
 from ._reduce import (
     _axes,
-    _keepdims,
     _np_axis,
     _one_dim,
     _require_tensor,
-    _restore,
+    _unsqueezed,
     check_keepdim,
 )
 from ._sums import ones
@@ -84,7 +83,9 @@ def _logsumexp_forward(x, *, dim, keepdim):
 
 def _logsumexp_grad(grad, x, result, *, dim, keepdim):
     shape = tuple(x.shape)
-    return _restore(grad, shape, dim, keepdim) * exp(x - _keepdims(result, shape, dim, keepdim))
+    return _unsqueezed(grad, shape, dim, keepdim) * exp(
+        x - _unsqueezed(result, shape, dim, keepdim)
+    )
 
 
 def _logsumexp_jvp(tx, x, result, *, dim, keepdim):

@@ -14,7 +14,14 @@ from ._optable import Generic
 from ._out import accepts_out, check_out, write_out
 from ._plain import operand, values_of
 from ._primitive import primitive
-from ._reduce import _axes, _dims, _keepdims, _np_axis, _require_tensor, check_keepdim
+from ._reduce import (
+    _axes,
+    _dims,
+    _np_axis,
+    _require_tensor,
+    _unsqueezed,
+    check_keepdim,
+)
 from .arithmetic import abs, mul_scalar, sgn
 from .indexing import _masked_fill_scalar
 from .norms import matrix_norm
@@ -53,14 +60,14 @@ def _var_backward(grad, x, dim, correction, keepdim):
         return mul_scalar(grad, other=2.0 / dof) * (x - mean(x))  # mul.Scalar, as there
     dof = _count(shape, dim) - correction
     scale = 2.0 / dof if dof != 0 else math.inf
-    grad = _keepdims(grad, shape, dim, keepdim)
+    grad = _unsqueezed(grad, shape, dim, keepdim)
     return mul_scalar(grad, other=scale) * (x - mean(x, dim, keepdim=True))
 
 
 def _std_grad(grad, x, result, *, dim, correction, keepdim):
     """PyTorch's std_backward: ``(grad / (result * 2)).masked_fill_(result == 0, 0)``, then
     var_backward."""
-    var_grad = _masked_fill_scalar(grad / (result * 2), result == 0, fill=0)
+    var_grad = _masked_fill_scalar(grad / mul_scalar(result, other=2), result == 0, fill=0)
     return _var_backward(var_grad, x, dim, correction, keepdim)
 
 
@@ -195,11 +202,8 @@ def _two_norm(x, axis, keepdim):
 
 def _norm_grad(grad, x, result, *, ord, dim, keepdim):
     """PyTorch's linalg_vector_norm_backward; 0 wherever the norm is 0 (a subgradient)."""
-    if dim is None or keepdim or not x.ndim:  # they broadcast as they are (0-d: no view)
-        g, norm = grad, result
-    else:  # PyTorch's unsqueeze_multiple
-        dims = sorted(d % x.ndim for d in dim)
-        g, norm = _unsqueezed(grad, dims), _unsqueezed(result, dims)
+    shape = tuple(x.shape)  # (a norm of every element, a 0-d one: broadcast as they are)
+    g, norm = _unsqueezed(grad, shape, dim, keepdim), _unsqueezed(result, shape, dim, keepdim)
     if ord == 1:
         return sgn(x) * g
     if ord == 2:
@@ -216,16 +220,6 @@ def _norm_grad(grad, x, result, *, ord, dim, keepdim):
     if ord < 2:
         return sgn(x) * power_of(abs(x), ord - 1) * scale
     return x * power_of(abs(x), ord - 2) * scale
-
-
-def _unsqueezed(t, dims: list):
-    """``t`` with a dimension of 1 inserted at each of ``dims`` (ascending): an unsqueeze op
-    each on a tensor, as PyTorch's unsqueeze_multiple; one view of a plain rule's array."""
-    if type(t) is np.ndarray:
-        return np.expand_dims(t, tuple(dims))
-    for d in dims:
-        t = t.unsqueeze(d)
-    return t
 
 
 def _norm_vjp_all(grad, x, *, result, needs, ord, dim, keepdim):

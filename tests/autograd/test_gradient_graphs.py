@@ -132,3 +132,36 @@ def test_vector_norm_backward_reads_its_result_as_pytorch(name):
     assert dim == torch_dim or (name == "negative-dim" and dim == (-1,))  # PyTorch: 2**64 - 1
     np.testing.assert_allclose(g, torch_g, rtol=1e-14)
     np.testing.assert_allclose(h, torch_h, rtol=1e-13)
+
+
+REDUCTIONS = {
+    "sum-dim": lambda x: x.sum(1),
+    "sum-dims": lambda x: x.sum((0, 1)),
+    "mean-dim": lambda x: x.mean(0),
+    "mean": lambda x: x.mean(),
+    "prod-dim": lambda x: x.prod(1),
+    "var-dim": lambda x: x.var(1),
+    "std": lambda x: x.std(),
+    "logsumexp": lambda x: x.logsumexp(1),
+    "logsumexp-negative-dims": lambda x: x.logsumexp((-1, 0)),
+    "nansum": lambda x: x.nansum(1),
+    "amax": lambda x: x.amax(1),
+}
+
+
+@pytest.mark.parametrize("name", list(REDUCTIONS))
+def test_reductions_backward_unsqueeze_and_divide_as_pytorch(name):
+    """PyTorch's reductions' backwards unsqueeze the gradient once per reduced dim
+    (``unsqueeze_multiple``; amax's reshapes), a mean divides by its count as div.Scalar
+    (DivBackward1), std doubles its result as mul.Scalar; the same values."""
+    values = np.array([[0.3, 0.5, -0.2], [1.0, 0.1, 2.0]])
+    found = []
+    for m in (lg, torch):
+        x = m.tensor(values, requires_grad=True)
+        (g,) = m.autograd.grad((REDUCTIONS[name](x).exp() * 1.5).sum(), x, create_graph=True)
+        (h,) = m.autograd.grad((g * g).sum(), x)
+        found.append((_names(g.grad_fn, 4), g.detach().numpy(), h.numpy()))
+    (names, g, h), (torch_names, torch_g, torch_h) = found
+    assert names == torch_names
+    np.testing.assert_allclose(g, torch_g, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(h, torch_h, rtol=1e-15, atol=1e-16)

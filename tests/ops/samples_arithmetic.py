@@ -25,6 +25,7 @@ SAMPLES = [
     S("mul.Tensor", lambda x: x * 1.5, ((4,),), id="mul-scalar"),
     # The Scalar overloads derivative formulas call (MulBackward1 / AddBackward1).
     S("mul.Scalar", lambda x: arithmetic.mul_scalar(x, other=-2.5), ((2, 3),), id="mul-Scalar"),
+    S("div.Scalar", lambda x: arithmetic.div_scalar(x, other=-2.5), ((2, 3),), id="div-Scalar"),
     S("add.Scalar", lambda x: arithmetic.add_scalar(x, other=0.75), ((2, 3),), id="add-Scalar"),
     S("sub.Scalar", lambda x: arithmetic.sub_scalar(x, other=0.75), ((2, 3),), id="sub-Scalar"),
     S("div.Tensor", lambda x, y: x / y, ((3, 2), (3, 2)), domain=(0.5, 2.0)),
