@@ -163,5 +163,5 @@ def test_reductions_backward_unsqueeze_and_divide_as_pytorch(name):
         found.append((_names(g.grad_fn, 4), g.detach().numpy(), h.numpy()))
     (names, g, h), (torch_names, torch_g, torch_h) = found
     assert names == torch_names
-    np.testing.assert_allclose(g, torch_g, rtol=1e-15, atol=0)
-    np.testing.assert_allclose(h, torch_h, rtol=1e-15, atol=1e-16)
+    np.testing.assert_allclose(g, torch_g, rtol=1e-13, atol=0)  # (exp's last places)
+    np.testing.assert_allclose(h, torch_h, rtol=1e-13, atol=1e-15)
