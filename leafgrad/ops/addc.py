@@ -11,13 +11,22 @@ from __future__ import annotations
 import numpy as np
 
 from ._optable import Composite, Linear
+from ._plain import operand, values_of
 from ._primitive import primitive
 from ._tangents import scaled, tangent_sum
+from .arithmetic import mul_scalar
 
 
 def _times(t, value):
     """``t * value``, skipping a multiplication by one (exact either way)."""
     return t if value == 1 else t * value
+
+
+def _filled(like, value):
+    """``like``'s shape and dtype filled with the number ``value`` (an array beside arrays):
+    PyTorch's ``value / t`` is ``empty_like(t).fill_(value).div_(t)``."""
+    data = values_of(like)
+    return operand(np.full(data.shape, value, data.dtype), like)
 
 
 # ----- addcmul: input + value * tensor1 * tensor2 -----
@@ -37,8 +46,9 @@ addcmul = primitive(
     _addcmul_forward,
     (
         lambda grad, x, t1, t2, result, *, value: grad,
-        lambda grad, x, t1, t2, result, *, value: grad * (t2 * value),
-        lambda grad, x, t1, t2, result, *, value: grad * (t1 * value),
+        # (PyTorch's formulas: products by the number as mul.Scalar)
+        lambda grad, x, t1, t2, result, *, value: grad * mul_scalar(t2, other=value),
+        lambda grad, x, t1, t2, result, *, value: grad * mul_scalar(t1, other=value),
     ),
     kind=Composite(taylor_as=lambda x, t1, t2, *, value: x + value * t1 * t2, jvp=_addcmul_jvp),
     inputs=("self", "tensor1", "tensor2"),
@@ -68,8 +78,9 @@ addcdiv = primitive(
     _addcdiv_forward,
     (
         lambda grad, x, t1, t2, result, *, value: grad,
-        lambda grad, x, t1, t2, result, *, value: grad * (value / t2),
-        lambda grad, x, t1, t2, result, *, value: -grad * (value * t1 / (t2 * t2)),
+        # (PyTorch's formulas: ``value / t2`` a tensor of the number divided in place)
+        lambda grad, x, t1, t2, result, *, value: grad * (_filled(t2, value) / t2),
+        lambda grad, x, t1, t2, result, *, value: -grad * (mul_scalar(t1, other=value) / (t2 * t2)),
     ),
     kind=Composite(taylor_as=lambda x, t1, t2, *, value: x + value * t1 / t2, jvp=_addcdiv_jvp),
     inputs=("self", "tensor1", "tensor2"),

@@ -105,7 +105,7 @@ tan = unary(
 asin = unary(
     "asin",
     np.arcsin,
-    d1=lambda x: rsqrt(1 - x * x),
+    d1=lambda x: rsqrt(add_scalar(-x * x, other=1)),  # PyTorch's (-x * x + 1).rsqrt()
     d2=lambda x: x * (1 - x * x) ** -1.5,
     expose=public(inplace=True),
     plain_rules=True,
@@ -113,7 +113,7 @@ asin = unary(
 acos = unary(
     "acos",
     np.arccos,
-    d1=lambda x: -rsqrt(1 - x * x),
+    d1=lambda x: -rsqrt(add_scalar(-x * x, other=1)),
     d2=lambda x: -x * (1 - x * x) ** -1.5,
     expose=public(inplace=True),
     plain_rules=True,
