@@ -155,7 +155,7 @@ def rules() -> dict:
         RULES[_key] = new_shape
     for _key in (
         "mse_loss", "mse_loss_backward", "huber_loss", "huber_loss_backward", "smooth_l1_loss",
-        "smooth_l1_loss_backward", "binary_cross_entropy",
+        "smooth_l1_loss_backward", "binary_cross_entropy", "binary_cross_entropy_backward",
         "binary_cross_entropy_with_logits", "addmv", "addr", "baddbmm", "dist",
         "renorm", "var_mean.correction", "std_mean.correction",
         "linalg_cross", "_cdist_forward", "_euclidean_dist", "masked_select",

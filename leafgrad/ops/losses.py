@@ -15,16 +15,18 @@ import math
 
 import numpy as np
 
+from .._engine import grad_mode
 from .._tensor import _wrap
 from ._optable import Composite, Linear
 from ._plain import operand, values_of
 from ._primitive import primitive
 from ._tangents import tangent_sum
 from .activations import _log_sigmoid_forward, log_sigmoid
-from .arithmetic import mul_scalar
-from .elementwise import log, sigmoid
+from .arithmetic import add_scalar, div_scalar, mul_scalar
+from .elementwise import sigmoid
 from .piecewise import where
 from .slicing import _index_put
+from .special import logit
 
 # PyTorch's reduction enum, as its loss nodes save it (``grad_fn._saved_reduction``).
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -416,26 +418,116 @@ def _bce_forward(x, y, *, weight, reduction):
     return _reduce(loss if weight is None else loss * weight, reduction)
 
 
-def _bce_grads(grad, x, y, result, *, needs, weight, reduction):
-    """PyTorch's ``binary_cross_entropy_backward`` and ``..._target_backward``:
-    ``grad (x - y) / max((1 - x) x, 1e-12)`` and ``-logit(x) grad``, times weight, over n for
-    a mean."""
-    scale = grad if reduction != 1 else grad / math.prod(x.shape)
-    w = None if weight is None else _arg(weight, x)
-    gx = gy = None
-    if needs[0]:
-        floor = (1 - x) * x
-        floor = (
-            np.maximum(floor, _BCE_EPSILON)
-            if type(floor) is np.ndarray
-            else floor.clamp_min(_BCE_EPSILON)
-        )
-        gx = scale * (x - y) / floor
-        gx = gx if w is None else gx * w
-    if needs[1]:
-        gy = -log(x / (1 - x)) * scale
-        gy = gy if w is None else gy * w
-    return gx, gy
+def _bce_backward_forward(grad, x, y, *, weight, reduction):
+    """PyTorch's ``binary_cross_entropy_backward`` kernel: ``grad (x - y) / max((1 - x) x,
+    1e-12)``, then times weight, then over n for a mean."""
+    out = grad * (x - y) / np.maximum((1 - x) * x, _BCE_EPSILON)
+    weight = _cast(weight, x)
+    if weight is not None:
+        out = out * weight
+    return out / math.prod(x.shape) if reduction == 1 else out
+
+
+def _bce_backward(grad, x, y, weight, reduction):
+    """``_bce_backward_forward`` in leafgrad ops (Taylor mode)."""
+    out = grad * (x - y) / ((1 - x) * x).clamp_min(_BCE_EPSILON)
+    if weight is not None:
+        out = out * _arg(weight, x)
+    return div_scalar(out, other=math.prod(x.shape)) if reduction == 1 else out
+
+
+def _weighted_mean(g, x, weight, reduction):
+    """``g`` times weight, over n for a mean (PyTorch's double backwards' last steps)."""
+    if weight is not None:
+        g = g * _arg(weight, x)
+    return div_scalar(g, other=math.prod(x.shape)) if reduction == 1 else g
+
+
+def _bce_target_backward(grad, x, y, weight, reduction):
+    """PyTorch's ``binary_cross_entropy_target_backward``: ``-logit(x) grad``."""
+    return _weighted_mean(-logit(x) * grad, x, weight, reduction)
+
+
+# PyTorch's binary_cross_entropy double backwards (FunctionsManual.cpp), their 1e-12 added
+# to the denominators.
+_BCE_DOUBLE_EPS = 1e-12
+
+
+def _bce_double_backward(grad_output, gg, x, y, weight, reduction):
+    """``(x^2 - 2 x y + y) / ((x + eps)^2 (1 - x + eps)^2)``, times ``gg grad_output``."""
+    eps = _BCE_DOUBLE_EPS
+    numerator = x * x - mul_scalar(x, other=2) * y + y
+    denominator = add_scalar(x, other=eps) ** 2 * add_scalar(1 - x, other=eps) ** 2
+    return _weighted_mean(numerator / denominator * (gg * grad_output), x, weight, reduction)
+
+
+def _bce_double_backward_grad_output(gg, x, y, weight, reduction):
+    """``(x - y) / ((x + eps) (1 - x + eps))`` times ``gg``, summed for a reduced loss."""
+    eps = _BCE_DOUBLE_EPS
+    g = (x - y) / (add_scalar(x, other=eps) * add_scalar(1 - x, other=eps)) * gg
+    if weight is not None:
+        g = g * _arg(weight, x)
+    if reduction == 1:
+        return div_scalar(g.sum(), other=math.prod(x.shape))
+    return g.sum() if reduction == 2 else g
+
+
+def _bce_double_backward_target(gg, grad_output, x, y, weight, reduction):
+    """``-gg grad_output / max((1 - x) x, 1e-12)``."""
+    g = -gg * grad_output
+    if weight is not None:
+        g = g * _arg(weight, x)
+    g = g / _clamped_below((1 - x) * x, 1e-12)
+    return div_scalar(g, other=math.prod(x.shape)) if reduction == 1 else g
+
+
+def _clamped_below(t, floor: float):
+    """``t`` raised to ``floor`` outside the graph, as PyTorch's ``clamp_min_`` under a
+    NoGradGuard: its derivative stays ``t``'s."""
+    if type(t) is np.ndarray:
+        return np.maximum(t, floor, out=t)
+    with grad_mode.no_grad():
+        t.clamp_min_(floor)
+    return t
+
+
+def _bce_backward_jvp(tg, tx, ty, grad, x, y, *, result, weight, reduction):
+    return tangent_sum(
+        None if tx is None else _bce_double_backward(grad, tx, x, y, weight, reduction),
+        None if ty is None else _bce_double_backward_target(ty, grad, x, y, weight, reduction),
+        None if tg is None else binary_cross_entropy_backward(
+            tg, x, y, weight=weight, reduction=reduction
+        ),
+    )  # fmt: skip
+
+
+# PyTorch's binary_cross_entropy_backward (BinaryCrossEntropyBackwardBackward0).
+binary_cross_entropy_backward = primitive(
+    "binary_cross_entropy_backward",
+    _bce_backward_forward,
+    (
+        lambda gg, grad, x, y, result, *, weight, reduction: _bce_double_backward_grad_output(
+            gg, x, y, weight, reduction
+        ),
+        lambda gg, grad, x, y, result, *, weight, reduction: _bce_double_backward(
+            grad, gg, x, y, weight, reduction
+        ),
+        lambda gg, grad, x, y, result, *, weight, reduction: _bce_double_backward_target(
+            gg, grad, x, y, weight, reduction
+        ),
+    ),
+    kind=Composite(
+        taylor_as=lambda grad, x, y, *, weight, reduction: _bce_backward(
+            grad, x, y, weight, reduction
+        ),
+        jvp=_bce_backward_jvp,
+    ),
+    inputs=("grad_output", "self", "target"),
+    saves=("grad_output", "self", "target", "weight", "reduction"),
+    node_name="BinaryCrossEntropyBackwardBackward0",
+    broadcast=True,
+    plain_rules=True,
+)
 
 
 def _bce_loss(x, y, weight, reduction):
@@ -444,15 +536,32 @@ def _bce_loss(x, y, weight, reduction):
     return _reduce(loss if weight is None else loss * _arg(weight, x), reduction)
 
 
+def _bce_jvp(tx, ty, x, y, result, *, weight, reduction):
+    """PyTorch's: both backwards of the tangents, unreduced, then reduced."""
+    return _reduce(
+        tangent_sum(
+            None if tx is None
+            else binary_cross_entropy_backward(tx, x, y, weight=weight, reduction=0),
+            None if ty is None else _bce_target_backward(ty, x, y, weight, 0),
+        ),
+        reduction,
+    )  # fmt: skip
+
+
 binary_cross_entropy = primitive(
     "binary_cross_entropy",
     _bce_forward,
-    vjp_all=_bce_grads,
+    (
+        lambda grad, x, y, result, *, weight, reduction: binary_cross_entropy_backward(
+            grad, x, y, weight=weight, reduction=reduction
+        ),
+        lambda grad, x, y, result, *, weight, reduction: _bce_target_backward(
+            grad, x, y, weight, reduction
+        ),
+    ),
     kind=Composite(
         taylor_as=lambda x, y, *, weight, reduction: _bce_loss(x, y, weight, reduction),
-        jvp=lambda tx, ty, x, y, result, *, reduction, **params: _tangent_from_grads(
-            _bce_grads, tx, ty, x, y, reduction, **params
-        ),
+        jvp=_bce_jvp,
     ),
     inputs=("self", "target"),
     saves=("self", "target", "weight", "reduction"),

@@ -120,10 +120,31 @@ SAMPLES = [
     ),
     *(
         OpSample(
+            "binary_cross_entropy_backward",
+            lambda g, x, y, r=r, w=w: losses.binary_cross_entropy_backward(
+                g if r == 0 else g.sum(), x, y, weight=w, reduction=r
+            ),
+            ((4, 3), (4, 3), (4, 3)),
+            make_inputs=lambda rng: [
+                rng.uniform(-1.0, 1.0, (4, 3)),
+                rng.uniform(0.05, 0.95, (4, 3)),
+                rng.uniform(0.0, 1.0, (4, 3)),
+            ],
+            # PyTorch's double backwards add 1e-12 to their denominators: forward and
+            # reverse mode agree to ~1e-11 relative, not to float64's round-off
+            round_off="float32",
+            id=f"bce_backward-{name}-{w is not None}",
+        )
+        for name, r in losses.REDUCTIONS.items()
+        for w in (None, np.linspace(0.5, 2.0, 12).reshape(4, 3))
+    ),
+    *(
+        OpSample(
             "binary_cross_entropy",
             lambda x, y, r=r, w=w: losses.binary_cross_entropy(x, y, weight=w, reduction=r),
             ((4, 3), (4, 3)),
             domain=(0.05, 0.95),
+            round_off="float32",  # (as bce_backward's)
             id=f"bce-{name}-{w is not None}",
         )
         for name, r in losses.REDUCTIONS.items()

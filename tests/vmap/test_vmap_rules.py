@@ -54,7 +54,7 @@ def _check(sample, batched_args):
     assert len(batched) == len(per_example[0])
     for k, out in enumerate(batched):
         expected = np.stack([p[k].detach().numpy() for p in per_example])
-        assert_close(out.detach(), expected, "direct")
+        assert_close(out.detach(), expected, "direct", dtype=sample.round_off)
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
@@ -87,7 +87,7 @@ def test_per_example_gradients_through_the_op(sample):
         batched = lg.vmap(lg.func.grad(loss, argnums=argnums))(*stacked)
     for k in range(n):
         expected = np.stack([p[k].numpy() for p in per_example])
-        assert_close(batched[k], expected, "direct")
+        assert_close(batched[k], expected, "direct", dtype=sample.round_off)
 
 
 def test_every_primitive_has_a_batching_rule_or_a_reason():
