@@ -14,6 +14,7 @@ import leafgrad as _lg
 from .. import Tensor
 from .._dtype import scalar_type_name
 from ..ops import activations as _activations
+from ..ops import shrink as _shrink
 from . import _activation_ops
 
 __all__ = [
@@ -141,7 +142,9 @@ def tanhshrink(input: Tensor) -> Tensor:
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
     _check_kernel_dtype("threshold", input, integers=True)
-    return _lg.where(input > threshold, _recorded(input), value)
+    if not input.is_floating_point():  # integers stay integers (nothing to record)
+        return _lg.where(input > threshold, input, value).to(input.dtype)
+    return _shrink.threshold(input, threshold=threshold, value=value)
 
 
 def hardtanh(
@@ -187,11 +190,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     _check_kernel_dtype("softshrink", input)
     if lambd < 0:
         raise RuntimeError(f"softshrink: lambda must be at least 0, but found {lambd}")
-    x = _recorded(input)
-    # x * 0 rather than 0 so that NaN propagates, as in PyTorch; its gradient there is 0, as
-    # PyTorch's vectorised kernel gives (its scalar loop for an array's last elements gives 1).
-    below = _lg.where(input < -lambd, x + lambd, x * 0)
-    return _lg.where(input > lambd, x - lambd, below)
+    return _shrink.softshrink(input, lambd=lambd)
 
 
 prelu = _lg.prelu

@@ -67,6 +67,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     sets,
     shape,
     shifts,
+    shrink,
     slicing,
     softmax,
     solvers,

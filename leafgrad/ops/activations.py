@@ -38,7 +38,10 @@ def _relu_forward(x):
     return np.maximum(0, x).astype(x.dtype, copy=False)
 
 
-def _threshold_backward_forward(grad, x, *, negative_slope=0.0):
+def _threshold_backward_forward(grad, x, *, negative_slope=0.0, threshold=0.0):
+    if threshold != 0:  # F.threshold's: ``x <= threshold ? 0 : grad``
+        closed = x <= threshold
+        return _select.where(closed, 0, grad).astype(grad.dtype, copy=False)
     if _fused.fusable(x, grad):
         if not negative_slope:
             return _fused.threshold_backward(grad, x)

@@ -1,15 +1,17 @@
-"""Activations PyTorch has as ``torch.X`` and ``Tensor.X`` too: ``hardshrink`` and ``prelu``.
+"""Activations PyTorch has as ``torch.X`` and ``Tensor.X`` too: ``hardshrink`` (the op in
+``shrink``, after the checks) and ``prelu``.
 
-Composed with ``where`` on PyTorch's branch conditions, so gradients at the kinks are PyTorch's,
-and differentiable to any order. The input passes through ``leaky_relu(x, 1)`` (an exact
-identity) when it requires grad, so that, as PyTorch's kernels, the backward depends on it and
-a second derivative is zeros rather than an error.
+``prelu`` is composed with ``where`` on PyTorch's branch conditions, so gradients at the
+kinks are PyTorch's, and differentiable to any order. The input passes through
+``leaky_relu(x, 1)`` (an exact identity) when it requires grad, so that, as PyTorch's
+kernels, the backward depends on it and a second derivative is zeros rather than an error.
 """
 
 from __future__ import annotations
 
 from .._exposure import exports, public
 from .._tensor import Tensor
+from . import shrink
 from ._inputs import same_dtype
 from .activations import leaky_relu
 from .piecewise import where
@@ -37,7 +39,7 @@ def _recorded(x: Tensor) -> Tensor:
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``0`` on ``[-lambd, lambd]``, else ``x``."""
     _floating("hardshrink", input, NotImplementedError)
-    return where((input >= -lambd) & (input <= lambd), 0.0, _recorded(input))
+    return shrink.hardshrink(input, lambd=lambd)
 
 
 @public()

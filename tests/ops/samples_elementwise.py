@@ -10,6 +10,7 @@ from leafgrad.ops.activations import (
 )
 from leafgrad.ops.elementwise import sigmoid_backward, tanh_backward
 from leafgrad.ops.gelu import gelu_backward
+from leafgrad.ops.shrink import hardshrink_backward, softshrink_backward
 
 from .optable import OpSample, away_from
 
@@ -49,6 +50,36 @@ SAMPLES = [
         make_inputs=away_from([0.0])([(2, 3), (2, 3)]),
     ),
     S("leaky_relu", lambda x: lg.leaky_relu(x, 0.2), ((5,),), make_inputs=away_from([0.0])([(5,)])),
+    S(
+        "softshrink",
+        lambda x: lg.nn.functional.softshrink(x, 0.3),
+        ((6,),),
+        make_inputs=away_from([-0.3, 0.3])([(6,)]),
+    ),
+    S(
+        "hardshrink",
+        lambda x: lg.nn.functional.hardshrink(x, 0.3),
+        ((6,),),
+        make_inputs=away_from([-0.3, 0.3])([(6,)]),
+    ),
+    S(
+        "threshold",
+        lambda x: lg.nn.functional.threshold(x, 0.4, -1.0),
+        ((6,),),
+        make_inputs=away_from([0.4])([(6,)]),
+    ),
+    *(
+        S(
+            name,
+            lambda g, x, op=op: op(g * x, x, lambd=0.3),
+            ((2, 3), (2, 3)),
+            make_inputs=away_from([-0.3, 0.3])([(2, 3), (2, 3)]),
+        )
+        for name, op in (
+            ("softshrink_backward", softshrink_backward),
+            ("hardshrink_backward", hardshrink_backward),
+        )
+    ),
     S("log_sigmoid_backward", lambda g, x: log_sigmoid_backward(g, x), ((2, 3), (2, 3))),
     S(
         "leaky_relu_backward",
