@@ -53,14 +53,14 @@ def _threshold_backward_forward(grad, x, *, negative_slope=0.0, threshold=0.0):
     return _select.where(x <= 0, 0, grad).astype(grad.dtype, copy=False)
 
 
-def _gate_backward(name: str, node_name: str, saves: tuple):
-    """``grad`` where ``x > 0``, else ``negative_slope * grad``, as a function of both inputs
-    like PyTorch's threshold_backward / leaky_relu_backward: the first derivative of relu
-    stays in the graph (with zero second derivative), so grad(grad(relu(x)), x) gives zeros,
-    not an error."""
+def gate_backward(name: str, node_name: str, saves: tuple, forward=None):
+    """A gate's backward as an op of both inputs, like PyTorch's threshold_backward /
+    leaky_relu_backward (``forward``: ``grad`` where ``x > 0``, else ``negative_slope *
+    grad``) and the shrinks': the first derivative stays in the graph (with zero second
+    derivative), so grad(grad(relu(x)), x) gives zeros, not an error."""
     op = primitive(
         name,
-        _threshold_backward_forward,
+        forward or _threshold_backward_forward,
         (
             lambda grad, g, x, result, **kw: op(grad, x, **kw),
             lambda grad, g, x, result, **kw: _zeros_like(x),
@@ -75,8 +75,8 @@ def _gate_backward(name: str, node_name: str, saves: tuple):
     return op
 
 
-threshold_backward = _gate_backward("threshold_backward", "ThresholdBackwardBackward0", ("self",))
-leaky_relu_backward = _gate_backward(
+threshold_backward = gate_backward("threshold_backward", "ThresholdBackwardBackward0", ("self",))
+leaky_relu_backward = gate_backward(
     "leaky_relu_backward", "LeakyReluBackwardBackward0", ("self", "negative_slope")
 )
 

@@ -97,15 +97,13 @@ def _mse_double_backward(grad, a, reduction):
     return twice / math.prod(a.shape) if reduction == 1 else twice
 
 
-def _mse_backward_grad_output_vjp(gg, grad, a, b, result, *, reduction):
-    """PyTorch's mse_loss_double_backward_grad_output: the rule at a unit gradient times
-    ``gg``, summed for a reduced loss."""
+def _grad_output_vjp(backward, gg, grad, a, b, reduction, **params):
+    """PyTorch's ``*_loss_double_backward_grad_output`` (mse, huber): the backward at a unit
+    gradient times ``gg``, summed for a reduced loss; unreduced, the backward of ``gg``."""
     if reduction == 0:
-        return mse_loss_backward(gg, a, b, reduction=reduction)
-    return (
-        mse_loss_backward(operand(np.ones_like(values_of(grad)), grad), a, b, reduction=reduction)
-        * gg
-    ).sum()
+        return backward(gg, a, b, reduction=reduction, **params)
+    ones = operand(np.ones_like(values_of(grad)), grad)
+    return (backward(ones, a, b, reduction=reduction, **params) * gg).sum()
 
 
 def _mse_backward_jvp(tg, ta, tb, grad, a, b, *, result, reduction):
@@ -123,7 +121,9 @@ mse_loss_backward = primitive(
     "mse_loss_backward",
     _mse_backward_forward,
     (
-        _mse_backward_grad_output_vjp,
+        lambda gg, grad, a, b, result, *, reduction: _grad_output_vjp(
+            mse_loss_backward, gg, grad, a, b, reduction
+        ),
         lambda gg, grad, a, b, result, *, reduction: _mse_double_backward(gg * grad, a, reduction),
         lambda gg, grad, a, b, result, *, reduction: -_mse_double_backward(gg * grad, b, reduction),
     ),
@@ -224,14 +224,9 @@ def _inside(a, b, bound):
     return operand((np.abs(data - values_of(b)) < bound).astype(data.dtype), a)
 
 
-def _per_element(g, a, reduction: int):
-    """``g``, over n for a mean (PyTorch's double backwards divide last)."""
-    return g / math.prod(a.shape) if reduction == 1 else g
-
-
 def _huber_double_backward(g, a, b, reduction, delta):
     """PyTorch's ``huber_loss_double_backward``: ``g`` where ``|a - b| < delta``."""
-    return _per_element(g * _inside(a, b, delta), a, reduction)
+    return _weighted_mean(g * _inside(a, b, delta), a, None, reduction)
 
 
 def _smooth_l1_double_backward(g, a, b, reduction, beta):
@@ -239,29 +234,21 @@ def _smooth_l1_double_backward(g, a, b, reduction, beta):
     (zeros for beta 0)."""
     if beta == 0:
         return operand(np.zeros(values_of(g).shape, values_of(g).dtype), g)
-    return _per_element(g * _inside(a, b, beta) / beta, a, reduction)
+    return _weighted_mean(g * _inside(a, b, beta) / beta, a, None, reduction)
 
 
-def _kinked_loss(name, node_name, forward, backward_forward, double_backward, formulas, param):
+def _kinked_loss(
+    name, node_name, forward, backward_forward, double_backward, formulas, param, summed: bool
+):
     """A loss of ``d = x - y`` with one shape parameter ``param`` (Huber's delta, smooth
     L1's beta), and its backward as an op of its own, as PyTorch records them: the loss's
     VJPs are ``backward(grad, x, y)`` and ``backward(grad, y, x)`` (the target's is the
     input's with the operands swapped); the backward's own VJPs ``double_backward(gg grad)``
     for the operands and the backward again for its gradient (PyTorch's formulas, in
     derivatives.yaml); Taylor mode through ``formulas``, the loss's and its backward's in
-    differentiable ops."""
+    differentiable ops. The backward's gradient in its incoming gradient: with ``summed``
+    (Huber's) ``_grad_output_vjp``, else (smooth L1's) the backward of ``gg``."""
     formula, backward_formula = formulas
-
-    def backward_vjps(grad_output_vjp):
-        return (
-            grad_output_vjp,
-            lambda gg, grad, a, b, result, *, reduction, **shape: double_backward(
-                gg * grad, a, b, reduction, shape[param]
-            ),
-            lambda gg, grad, a, b, result, *, reduction, **shape: (
-                -double_backward(gg * grad, a, b, reduction, shape[param])
-            ),
-        )
 
     def backward_jvp(tg, ta, tb, grad, a, b, *, result, reduction, **shape):
         difference = _difference(ta, tb)
@@ -272,19 +259,22 @@ def _kinked_loss(name, node_name, forward, backward_forward, double_backward, fo
         )  # fmt: skip
 
     def grad_output_vjp(gg, grad, a, b, result, *, reduction, **shape):
-        if double_backward is _smooth_l1_double_backward:  # PyTorch's: the rule on gg
-            return backward(gg, a, b, reduction=reduction, **shape)
-        # huber_loss_double_backward_grad_output: the rule at a unit gradient times gg,
-        # summed for a reduced loss
-        if reduction == 0:
-            return backward(gg, a, b, reduction=reduction, **shape)
-        ones = operand(np.ones_like(values_of(grad)), grad)
-        return (backward(ones, a, b, reduction=reduction, **shape) * gg).sum()
+        if summed:
+            return _grad_output_vjp(backward, gg, grad, a, b, reduction, **shape)
+        return backward(gg, a, b, reduction=reduction, **shape)
 
     backward = primitive(
         f"{name}_backward",
         backward_forward,
-        backward_vjps(grad_output_vjp),
+        (
+            grad_output_vjp,
+            lambda gg, grad, a, b, result, *, reduction, **shape: double_backward(
+                gg * grad, a, b, reduction, shape[param]
+            ),
+            lambda gg, grad, a, b, result, *, reduction, **shape: (
+                -double_backward(gg * grad, a, b, reduction, shape[param])
+            ),
+        ),
         kind=Composite(
             taylor_as=lambda grad, a, b, *, reduction, **shape: backward_formula(
                 grad, a, b, reduction, shape[param]
@@ -331,6 +321,7 @@ huber_loss, huber_loss_backward = _kinked_loss(
     _huber_double_backward,
     (_huber_loss, _huber_backward),
     "delta",
+    summed=True,
 )
 smooth_l1_loss, smooth_l1_loss_backward = _kinked_loss(
     "smooth_l1_loss",
@@ -340,6 +331,7 @@ smooth_l1_loss, smooth_l1_loss_backward = _kinked_loss(
     _smooth_l1_double_backward,
     (_smooth_l1_loss, _smooth_l1_backward),
     "beta",
+    summed=False,
 )
 
 

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import _zeros_like
 from . import _select
 from ._optable import PiecewiseLinear
 from ._primitive import primitive
-from .activations import threshold_backward  # (relu's, with F.threshold's threshold)
+from .activations import gate_backward, threshold_backward  # (relu's, given the threshold)
 
 
 def _as_dtype(value, x):
@@ -50,31 +49,17 @@ def _shrink_backward_forward(grad, x, *, lambd):
     return _select.where(outside, grad, _as_dtype(0, grad)).astype(grad.dtype, copy=False)
 
 
-def _gate(name: str, node_name: str, forward, param: str):
-    """A gate's backward op: linear in the incoming gradient (the same gate again), zero
-    derivative in the input."""
-    op = primitive(
-        name,
-        forward,
-        (
-            lambda gg, grad, x, result, **params: op(gg, x, **params),
-            lambda gg, grad, x, result, **params: _zeros_like(x),
-        ),
-        kind=PiecewiseLinear(),
-        inputs=("grad_output", "self"),
-        saves=("self", param),
-        node_name=node_name,
-        dtype_rule="keep",
-        plain_rules=True,
-    )
-    return op
-
-
-softshrink_backward = _gate(
-    "softshrink_backward", "SoftshrinkBackwardBackward0", _shrink_backward_forward, "lambd"
+softshrink_backward = gate_backward(
+    "softshrink_backward",
+    "SoftshrinkBackwardBackward0",
+    ("self", "lambd"),
+    _shrink_backward_forward,
 )
-hardshrink_backward = _gate(
-    "hardshrink_backward", "HardshrinkBackwardBackward0", _shrink_backward_forward, "lambd"
+hardshrink_backward = gate_backward(
+    "hardshrink_backward",
+    "HardshrinkBackwardBackward0",
+    ("self", "lambd"),
+    _shrink_backward_forward,
 )
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
+from tests._graphs import node_names
 
 torch = pytest.importorskip("torch")
 
@@ -68,15 +69,6 @@ def _library(x):
     return torch if isinstance(x, torch.Tensor) else lg
 
 
-def _names(fn, depth=2):
-    """``(name, [children])`` of a node down to ``depth`` levels (None for no node)."""
-    if fn is None:
-        return None
-    if depth == 0:
-        return fn.name()
-    return fn.name(), [_names(child, depth - 1) for child, _ in fn.next_functions]
-
-
 def _gradient(m, f, values, create_graph):
     x = m.tensor(values, requires_grad=True)
     weights = m.tensor(np.linspace(-1.5, 2.0, values.size))  # not ones: rounding shows
@@ -89,7 +81,7 @@ def test_second_order_graph_names_pytorchs_nodes(name):
     values = np.random.default_rng(1).uniform(0.1, 0.9, 6)
     ours = _gradient(lg, FUNCTIONS[name], values, True)
     theirs = _gradient(torch, FUNCTIONS[name], values, True)
-    assert _names(ours.grad_fn) == _names(theirs.grad_fn)
+    assert node_names(ours.grad_fn, 2) == node_names(theirs.grad_fn, 2)
 
 
 # (Not sqrt: PyTorch's float32 sqrt itself is not always correctly rounded, 2 in 64 here.)
@@ -130,7 +122,7 @@ def test_vector_norm_backward_reads_its_result_as_pytorch(name):
         (g,) = m.autograd.grad((y * 1.5).sum(), x, create_graph=True)
         (h,) = m.autograd.grad((g * g).sum(), x)
         arrays = [t.detach().numpy(**({"force": True} if m is torch else {})) for t in (g, h)]
-        found.append((_names(g.grad_fn, 4), y.grad_fn._saved_dim, *arrays))
+        found.append((node_names(g.grad_fn, 4), y.grad_fn._saved_dim, *arrays))
     (names, dim, g, h), (torch_names, torch_dim, torch_g, torch_h) = found
     assert names == torch_names
     assert dim == torch_dim or (name == "negative-dim" and dim == (-1,))  # PyTorch: 2**64 - 1
@@ -164,7 +156,7 @@ def test_reductions_backward_unsqueeze_and_divide_as_pytorch(name):
         x = m.tensor(values, requires_grad=True)
         (g,) = m.autograd.grad((REDUCTIONS[name](x).exp() * 1.5).sum(), x, create_graph=True)
         (h,) = m.autograd.grad((g * g).sum(), x)
-        found.append((_names(g.grad_fn, 4), g.detach().numpy(), h.numpy()))
+        found.append((node_names(g.grad_fn, 4), g.detach().numpy(), h.numpy()))
     (names, g, h), (torch_names, torch_g, torch_h) = found
     assert names == torch_names
     np.testing.assert_allclose(g, torch_g, rtol=1e-13, atol=0)  # (exp's last places)

@@ -6,16 +6,9 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
+from tests._graphs import node_names
 
 torch = pytest.importorskip("torch")
-
-
-def _names(fn, depth=3):
-    if fn is None:
-        return None
-    if depth == 0:
-        return fn.name()
-    return fn.name(), [_names(child, depth - 1) for child, _ in fn.next_functions]
 
 
 def _derivatives(m, reduction, weighted):
@@ -42,7 +35,7 @@ def _derivatives(m, reduction, weighted):
         tangent = fa.unpack_dual(dual).tangent
     arrays = [t.detach().numpy(**({"force": True} if m is torch else {})) for t in (gx, gy, gs)]
     arrays += [t.detach().numpy(**({"force": True} if m is torch else {})) for t in second]
-    return _names(gx.grad_fn), arrays + [tangent.numpy()]
+    return node_names(gx.grad_fn, 3), arrays + [tangent.numpy()]
 
 
 @pytest.mark.parametrize("weighted", [False, True])

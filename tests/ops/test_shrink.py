@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
+from tests._graphs import node_names
 
 torch = pytest.importorskip("torch")
 
@@ -20,14 +21,6 @@ CASES = {
 }
 
 
-def _names(fn, depth=3):
-    if fn is None:
-        return None
-    if depth == 0:
-        return fn.name()
-    return fn.name(), [_names(child, depth - 1) for child, _ in fn.next_functions]
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", list(CASES))
 def test_values_gradients_and_graphs_are_pytorchs(name, dtype):
@@ -39,7 +32,7 @@ def test_values_gradients_and_graphs_are_pytorchs(name, dtype):
         (g,) = m.autograd.grad((y * weights).sum(), x, create_graph=True)
         (h,) = m.autograd.grad((g * g).sum(), x, allow_unused=True, materialize_grads=True)
         arrays = [t.detach().numpy(**({"force": True} if m is torch else {})) for t in (y, g, h)]
-        found.append((y.grad_fn.name(), _names(g.grad_fn), arrays))
+        found.append((y.grad_fn.name(), node_names(g.grad_fn, 3), arrays))
     (node, graph, ours), (torch_node, torch_graph, theirs) = found
     assert (node, graph) == (torch_node, torch_graph)
     for a, b in zip(ours, theirs):
