@@ -20,7 +20,7 @@ import threading
 import numpy as np
 
 from .._storage import storage_array, storage_offset
-from . import _fused
+from . import _fused, _jet_loops
 
 NONE, LAPLACIAN, SEPARATE = 0, 1, 2  # second-order layouts, as ``_kind`` reads ``active``
 
@@ -102,15 +102,19 @@ def _forward(p, d1, d2, first, active, out, tanh: bool) -> np.ndarray:
         out = np.empty(p.shape, p.dtype)
     kind, rows, number = _kind(active), p.shape[1], p.dtype.type
     directions = _directions(active, len(p))
-    jets = (*_in_parent(p), *_in_parent(out))
-    _loops()["unary"](*jets, d1, d2, first, directions, kind, rows, tanh, number(1), number(-2))
-    return out
+    tiles, tile = _layout(p)
+    target, written = _target(out, tiles)
+    jets = (*_jet(p, tiles), *_in_parent(target))
+    points = _point(d1, tiles), _point(d2, tiles), first, directions, kind
+    loop = _loops()["tiles_unary" if tiles else "rows_unary"]
+    loop(*jets, *points, rows, tanh, *tile, number(1), number(-2))
+    return _written(out, target, written)
 
 
 def unary_backward_block(grad, p, d1, d2x2, first, active, outs=(None, None, None)):
     """``_backward_block``'s ``(g_p, g_d1, g_d2)`` (``g_d2`` None without ``active``)."""
     gp, gd1, gd2 = _backward_arrays(p, active, *outs)
-    _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, False, False)
+    gp, gd1, gd2 = _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, False, False)
     return gp, gd1, None if _kind(active) == NONE else gd2
 
 
@@ -119,7 +123,7 @@ def tanh_backward_block(grad, p, y, first, active, weighted: bool, outs=(None, N
     (+ g_d2 D2' where the jet has second-order ``weighted`` rows)``, the derivatives made
     in the loop (``_tanh_arrays``' operations)."""
     gp, gz, gd2 = _backward_arrays(p, active, *outs, None)
-    _run_backward(grad, p, y, y, first, active, gp, gz, gd2, True, weighted)
+    gp, gz, _ = _run_backward(grad, p, y, y, first, active, gp, gz, gd2, True, weighted)
     return gp, gz
 
 
@@ -134,106 +138,62 @@ def _backward_arrays(p, active, gp, gd1, gd2):
 
 
 def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted):
+    """The backward loop into ``gp``, ``gd1``, ``gd2``: those arrays, written."""
     kind, rows, number = _kind(active), p.shape[1], p.dtype.type
     directions = _directions(active, len(p))
-    jets = (*_in_parent(grad), *_in_parent(p), *_in_parent(gp))
+    tiles, tile = _layout(p)
+    gp_target, gp_written = _target(gp, tiles)
+    gd1_target, gd1_written = _target(gd1, tiles)
+    gd2_target, gd2_written = (gd1_target, True) if gd2 is gd1 else _target(gd2, tiles)
+    jets = (*_jet(grad, tiles), *_jet(p, tiles), *_in_parent(gp_target))
+    points = _point(d1, tiles), _point(d2x2, tiles), first, directions, kind
     constants = number(0), number(1), number(-2), number(-4), number(-6), number(4)
-    loop = _loops()["backward"]
-    loop(*jets, d1, d2x2, first, directions, kind, gd1, gd2, rows, tanh, weighted, *constants)
+    loop = _loops()["tiles_backward" if tiles else "rows_backward"]
+    loop(*jets, *points, gd1_target, gd2_target, rows, tanh, weighted, *tile, *constants)
+    return (
+        _written(gp, gp_target, gp_written),
+        _written(gd1, gd1_target, gd1_written),
+        _written(gd2, gd2_target, gd2_written),
+    )
 
 
-def _derivative_row(d1, d2, i, tanh, one, scale, d1r, d2r):
-    """Row ``i``'s ``D1`` and ``D2`` into ``d1r``, ``d2r``: given, or for tanh from its
-    result y in ``d1``: ``1 - y^2``, then ``(y (1 - y^2)) scale`` (``_tanh_arrays``')."""
-    for j in range(len(d1r)):
-        if tanh:
-            y = d1[i, j]
-            d1r[j] = one - y * y
-            d2r[j] = y * d1r[j] * scale
-        else:
-            d1r[j] = d1[i, j]
-            d2r[j] = d2[i, j]
+def _layout(p) -> tuple:
+    """``(tiles, (tile,))`` for float32 blocks, the tile in elements; ``(False, ())`` for
+    float64's row loops (``_jet_loops`` says why)."""
+    if p.dtype.char == "f":
+        return True, (_jet_loops.TILE_BYTES // p.itemsize,)
+    return False, ()
 
 
-def _sum_of_squares(p, row, directions, squares):
-    """``sum_k p[k, row]^2`` over the active directions into ``squares``, from the first
-    direction on (``_channel_dot``'s order)."""
-    k = directions[0]
-    for j in range(len(squares)):
-        squares[j] = p[k, row, j] * p[k, row, j]
-    for m in range(1, len(directions)):
-        k = directions[m]
-        for j in range(len(squares)):
-            squares[j] += p[k, row, j] * p[k, row, j]
+# The tile loops read each channel's rows of a block as one run of memory: a jet as its
+# C-contiguous parent and the block's first row (``_in_parent``), a per-point array
+# C-contiguous. Anything else (rare: the blocks come from C-contiguous jets) is copied. The
+# row loops take any strides.
+def _jet(jet: np.ndarray, tiles: bool) -> tuple:
+    parent, row = _in_parent(jet)
+    if tiles and not parent.flags.c_contiguous:
+        return np.ascontiguousarray(jet), 0
+    return parent, row
 
 
-# The loops: each jet comes with the row its block starts at (``_in_parent``); ``tanh``:
-# ``d1`` holds tanh's result y, and the derivatives are made from it row by row.
-def _unary(p, pr, out, outr, d1, d2, first, directions, kind, rows, tanh, one, minus_two):
-    channels, width = p.shape[0], p.shape[2]
-    squares = np.empty(width, p.dtype)
-    d1r, d2r = np.empty(width, p.dtype), np.empty(width, p.dtype)
-    for i in range(rows):
-        _derivative_row(d1, d2, i, tanh, one, minus_two, d1r, d2r)
-        for c in range(channels):
-            for j in range(width):
-                out[c, outr + i, j] = p[c, pr + i, j] * d1r[j]
-        if kind == 1:  # one sum of squares, added to every second-order channel
-            _sum_of_squares(p, pr + i, directions, squares)
-            for c in range(first, channels):
-                for j in range(width):
-                    out[c, outr + i, j] += squares[j] * d2r[j]
-        elif kind == 2:  # second-order channel m: direction m's square
-            for m in range(channels - first):
-                k = directions[m]
-                for j in range(width):
-                    out[first + m, outr + i, j] += p[k, pr + i, j] * p[k, pr + i, j] * d2r[j]
+def _point(a: np.ndarray, tiles: bool) -> np.ndarray:
+    return np.ascontiguousarray(a) if tiles and not a.flags.c_contiguous else a
 
 
-def _backward(
-    grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, gd2, rows,
-    tanh, weighted, zero, one, minus_two, minus_four, minus_six, four,
-):  # fmt: skip
-    channels, width = p.shape[0], p.shape[2]
-    squares = np.empty(width, p.dtype)
-    d1r, d2r = np.empty(width, p.dtype), np.empty(width, p.dtype)
-    for i in range(rows):
-        g, q, o = gr + i, pr + i, gpr + i  # the row in each jet
-        _derivative_row(d1, d2x2, i, tanh, one, minus_four, d1r, d2r)  # (twice D2)
-        for j in range(width):
-            gd1[i, j] = grad[0, g, j] * p[0, q, j]
-        for c in range(1, channels):
-            for j in range(width):
-                gd1[i, j] += grad[c, g, j] * p[c, q, j]
-        for c in range(channels):
-            for j in range(width):
-                gp[c, o, j] = grad[c, g, j] * d1r[j]
-        if kind == 1:  # R = g_L for every direction: g_d2 = R sum_k J_k^2, g_J += J (R 2 d2)
-            _sum_of_squares(p, q, directions, squares)
-            for j in range(width):
-                gd2[i, j] = grad[first, g, j] * squares[j]
-                squares[j] = grad[first, g, j] * d2r[j]  # now R 2 d2
-            for m in range(len(directions)):
-                k = directions[m]
-                for j in range(width):
-                    gp[k, o, j] += p[k, q, j] * squares[j]
-        elif kind == 2:  # R_m = g of channel first + m: g_d2 = sum_m R_m J_m^2
-            for m in range(channels - first):
-                k = directions[m]
-                for j in range(width):
-                    rj = grad[first + m, g, j] * p[k, q, j]
-                    if m == 0:
-                        gd2[i, j] = rj * p[k, q, j]
-                    else:
-                        gd2[i, j] += rj * p[k, q, j]
-                    gp[k, o, j] += rj * d2r[j]
-        if tanh:  # g_z = g_d1 (-2 y) (+ g_d2 (-6 (1 - y^2) + 4)), into g_d1
-            for j in range(width):
-                y = d1[i, j]
-                gz = gd1[i, j] * (y * minus_two)
-                if weighted:
-                    gz += (gd2[i, j] if kind != 0 else zero) * (d1r[j] * minus_six + four)
-                gd1[i, j] = gz
+def _target(out: np.ndarray, tiles: bool) -> tuple:
+    """``(array the loop writes, whether that is out itself)``: out, unless the tile loops
+    cannot write it in place (then a fresh array, copied into out afterwards)."""
+    if not tiles or out.flags.c_contiguous:
+        return out, True
+    if out.ndim == 3 and _in_parent(out)[0].flags.c_contiguous:  # a jet's rows
+        return out, True
+    return np.empty(out.shape, out.dtype), False
+
+
+def _written(out: np.ndarray, target: np.ndarray, written: bool) -> np.ndarray:
+    if not written:
+        out[...] = target
+    return out
 
 
 _compiled: dict = {}
@@ -247,9 +207,10 @@ def _loops() -> dict:
             if not _compiled:
                 from numba.extending import register_jitable  # why: optional (see _fused)
 
-                register_jitable(_derivative_row)
-                register_jitable(_sum_of_squares)
-                _compiled.update(unary=_fused.jit(_unary), backward=_fused.jit(_backward))
+                for helper in _jet_loops.HELPERS:
+                    register_jitable(helper)
+                for name in ("rows_unary", "rows_backward", "tiles_unary", "tiles_backward"):
+                    _compiled[name] = _fused.jit(getattr(_jet_loops, name))
     return _compiled
 
 

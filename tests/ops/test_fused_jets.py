@@ -6,7 +6,7 @@ import pytest
 
 import leafgrad as lg
 from leafgrad.autograd import taylor
-from leafgrad.ops import _fused, _fused_jets
+from leafgrad.ops import _fused, _fused_jets, _jet_loops
 from leafgrad.ops import jet_activations as ja
 from leafgrad.ops import jet_kernels as jk
 
@@ -139,3 +139,77 @@ def test_taylor_operators_agree_with_and_without_the_kernels(monkeypatch, dtype)
     compiled, numpy = _both(monkeypatch, run)
     for a, b in zip(compiled, numpy):
         np.testing.assert_allclose(a, b, rtol=1e-12 if dtype == lg.float64 else 1e-5, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_row_and_tile_loops_agree_bit_for_bit(layout, dtype):
+    """Both loop layouts (``_jet_loops``: float64 takes rows, float32 tiles) on a block of a
+    larger jet: the same operations per element, so the same bits, tanh's derivatives made
+    in the loop or given, with or without second-order weights; tiles that do not divide
+    the block included."""
+    channels, first, _ = LAYOUTS[layout]
+    active = _active(layout, dtype)
+    kind, directions = _fused_jets._kind(active), _fused_jets._directions(active, channels)
+    number = np.dtype(dtype).type
+    rng = np.random.default_rng(2)
+    rows, start = 333, 100  # 333 x 20 elements: a last, partial tile
+    whole = rng.standard_normal((channels, 600, 20)).astype(dtype)
+    grad = rng.standard_normal((channels, rows, 20)).astype(dtype)
+    d1 = np.tanh(rng.standard_normal((rows, 20))).astype(dtype)
+    d2 = rng.standard_normal((rows, 20)).astype(dtype)
+    loops = _fused_jets._loops()
+    tile = (_jet_loops.TILE_BYTES // np.dtype(dtype).itemsize,)
+    constants = number(0), number(1), number(-2), number(-4), number(-6), number(4)
+    for tanh in (False, True):
+        points = d1, d1 if tanh else d2, first, directions, kind
+        forward = []
+        for name, extra in (("rows_unary", ()), ("tiles_unary", tile)):
+            out = np.full(whole.shape, np.nan, dtype)
+            loops[name](whole, start, out, start, *points, rows, tanh, *extra, number(1),
+                        number(-2))  # fmt: skip
+            forward.append(out)
+        np.testing.assert_array_equal(forward[0], forward[1])
+        assert np.isnan(forward[0][:, :start]).all() and not np.isnan(forward[0][:, start]).any()
+        for weighted in (False, True):
+            backward = []
+            for name, extra in (("rows_backward", ()), ("tiles_backward", tile)):
+                gp = np.full((channels, rows, 20), np.nan, dtype)
+                gd1 = np.full((rows, 20), np.nan, dtype)
+                gd2 = gd1 if kind == _fused_jets.NONE else np.full((rows, 20), np.nan, dtype)
+                loops[name](grad, 0, whole, start, gp, 0, *points, gd1, gd2, rows, tanh,
+                            weighted, *extra, *constants)  # fmt: skip
+                backward.append((gp, gd1, gd2))
+            for a, b in zip(*backward):
+                assert not np.isnan(a).any()
+                np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_blocks_into_arrays_of_any_layout(dtype):
+    """Outputs and inputs in other layouts (transposed views) get the same bits as
+    C-contiguous ones: the tile loops work on contiguous copies and write back."""
+    active = _active("separate", dtype)
+    rng = np.random.default_rng(3)
+    p = rng.standard_normal((3, 400, 20)).astype(dtype)
+    grad = rng.standard_normal((3, 400, 20)).astype(dtype)
+    y = np.tanh(rng.standard_normal((400, 20))).astype(dtype)
+
+    def transposed(shape):  # an array of ``shape`` whose last two axes are swapped in memory
+        return np.empty(shape[:-2] + shape[:-3:-1], dtype).swapaxes(-1, -2)
+
+    plain = _fused_jets.tanh_block(p, y, 2, active)
+    out = _fused_jets.tanh_block(
+        np.ascontiguousarray(p.swapaxes(1, 2)).swapaxes(1, 2),
+        np.asfortranarray(y),
+        2,
+        active,
+        transposed(p.shape),
+    )
+    np.testing.assert_array_equal(out, plain)
+    plain = _fused_jets.tanh_backward_block(grad, p, y, 2, active, True)
+    outs = (transposed(p.shape), transposed(y.shape))
+    other = _fused_jets.tanh_backward_block(grad, p, np.asfortranarray(y), 2, active, True, outs)
+    assert other[0] is outs[0] and other[1] is outs[1]
+    for a, b in zip(other, plain):
+        np.testing.assert_array_equal(a, b)

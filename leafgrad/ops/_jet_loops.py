@@ -1,0 +1,246 @@
+"""The compiled loops of the jet blocks (``_fused_jets``), in two layouts: over rows (each
+row a layer's width of features) and over tiles of a channel's consecutive rows.
+
+Why two: a row holds few features (20 in the PINNs measured), too few for LLVM's vector loops
+(16 float32 or 8 float64 lanes, unrolled), so the row loops run scalar code; a tile of up to
+``TILE_BYTES`` runs vectorised. In float32 the tiles won everywhere measured (2-core EPYC,
+Zen 4): Burgers' (3, 1000, 20) blocks inside the training step, backward 74 -> 40 us and
+forward 36 -> 20 us; collapsed Burgers step ratio to PyTorch N = 1e3 0.878 -> 0.814, N = 1e4
+0.749 -> 0.716 (``benchmarks/ab.py``, 3 processes each). In float64 they won only on blocks
+already in cache (backward 78 -> 54 us) and lost inside the step, whose blocks come from L3
+or memory (N = 1e3: backward 81 -> 96 us; N = 1e4 step ratio 0.49 -> 0.55): a tile's loops
+touch two or three of a block's dozen streams at a time, where a row's touch them all, so
+fewer cache misses are in flight at once, and float64 gains half as many lanes to make up
+for it. So float64 takes the row loops, float32 the tiles (``_fused_jets``).
+
+Each element takes the same operations in the same order in both layouts (channel sums from
+the first channel on, as ``_channel_dot``'s einsum), so their results are bit for bit the
+same (``tests/ops/test_fused_jets.py``). ``tanh``: ``d1`` holds tanh's result y, and the
+derivatives are made from it in the loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+TILE_BYTES = 2048
+
+
+# ---------------------------------------------------------------------------- over rows
+# Each jet comes with the row its block starts at (``_fused_jets._in_parent``).
+def _row_derivatives(d1, d2, i, tanh, one, scale, d1r, d2r):
+    """Row ``i``'s ``D1`` and ``D2`` into ``d1r``, ``d2r``: given, or for tanh from its
+    result y in ``d1``: ``1 - y^2``, then ``(y (1 - y^2)) scale`` (``_tanh_arrays``')."""
+    for j in range(len(d1r)):
+        if tanh:
+            y = d1[i, j]
+            d1r[j] = one - y * y
+            d2r[j] = y * d1r[j] * scale
+        else:
+            d1r[j] = d1[i, j]
+            d2r[j] = d2[i, j]
+
+
+def _row_sum_of_squares(p, row, directions, squares):
+    """``sum_k p[k, row]^2`` over the active directions into ``squares``, from the first
+    direction on (``_channel_dot``'s order)."""
+    k = directions[0]
+    for j in range(len(squares)):
+        squares[j] = p[k, row, j] * p[k, row, j]
+    for m in range(1, len(directions)):
+        k = directions[m]
+        for j in range(len(squares)):
+            squares[j] += p[k, row, j] * p[k, row, j]
+
+
+def rows_unary(p, pr, out, outr, d1, d2, first, directions, kind, rows, tanh, one, minus_two):
+    channels, width = p.shape[0], p.shape[2]
+    squares = np.empty(width, p.dtype)
+    d1r, d2r = np.empty(width, p.dtype), np.empty(width, p.dtype)
+    for i in range(rows):
+        _row_derivatives(d1, d2, i, tanh, one, minus_two, d1r, d2r)
+        for c in range(channels):
+            for j in range(width):
+                out[c, outr + i, j] = p[c, pr + i, j] * d1r[j]
+        if kind == 1:  # one sum of squares, added to every second-order channel
+            _row_sum_of_squares(p, pr + i, directions, squares)
+            for c in range(first, channels):
+                for j in range(width):
+                    out[c, outr + i, j] += squares[j] * d2r[j]
+        elif kind == 2:  # second-order channel m: direction m's square
+            for m in range(channels - first):
+                k = directions[m]
+                for j in range(width):
+                    out[first + m, outr + i, j] += p[k, pr + i, j] * p[k, pr + i, j] * d2r[j]
+
+
+def rows_backward(
+    grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, gd2, rows,
+    tanh, weighted, zero, one, minus_two, minus_four, minus_six, four,
+):  # fmt: skip
+    channels, width = p.shape[0], p.shape[2]
+    squares = np.empty(width, p.dtype)
+    d1r, d2r = np.empty(width, p.dtype), np.empty(width, p.dtype)
+    for i in range(rows):
+        g, q, o = gr + i, pr + i, gpr + i  # the row in each jet
+        _row_derivatives(d1, d2x2, i, tanh, one, minus_four, d1r, d2r)  # (twice D2)
+        for j in range(width):
+            gd1[i, j] = grad[0, g, j] * p[0, q, j]
+        for c in range(1, channels):
+            for j in range(width):
+                gd1[i, j] += grad[c, g, j] * p[c, q, j]
+        for c in range(channels):
+            for j in range(width):
+                gp[c, o, j] = grad[c, g, j] * d1r[j]
+        if kind == 1:  # R = g_L for every direction: g_d2 = R sum_k J_k^2, g_J += J (R 2 d2)
+            _row_sum_of_squares(p, q, directions, squares)
+            for j in range(width):
+                gd2[i, j] = grad[first, g, j] * squares[j]
+                squares[j] = grad[first, g, j] * d2r[j]  # now R 2 d2
+            for m in range(len(directions)):
+                k = directions[m]
+                for j in range(width):
+                    gp[k, o, j] += p[k, q, j] * squares[j]
+        elif kind == 2:  # R_m = g of channel first + m: g_d2 = sum_m R_m J_m^2
+            for m in range(channels - first):
+                k = directions[m]
+                for j in range(width):
+                    rj = grad[first + m, g, j] * p[k, q, j]
+                    if m == 0:
+                        gd2[i, j] = rj * p[k, q, j]
+                    else:
+                        gd2[i, j] += rj * p[k, q, j]
+                    gp[k, o, j] += rj * d2r[j]
+        if tanh:  # g_z = g_d1 (-2 y) (+ g_d2 (-6 (1 - y^2) + 4)), into g_d1
+            for j in range(width):
+                y = d1[i, j]
+                gz = gd1[i, j] * (y * minus_two)
+                if weighted:
+                    gz += (gd2[i, j] if kind != 0 else zero) * (d1r[j] * minus_six + four)
+                gd1[i, j] = gz
+
+
+# --------------------------------------------------------------------------- over tiles
+# A jet is read as its (channels, points * width) array and the block's first row; a tile is
+# ``A[c, at:at + n]``: 1-D slices numba knows to be contiguous (a 2-D slice's rows it does
+# not, and those loops stayed scalar).
+def _tile_derivatives(y, d2, tanh, one, scale, d1t, d2t):
+    """A tile's ``D1`` and ``D2`` into ``d1t``, ``d2t``: given (``y`` is D1), or for tanh from
+    its result ``y``: ``1 - y^2``, then ``(y (1 - y^2)) scale`` (``_tanh_arrays``')."""
+    if tanh:
+        for j in range(len(d1t)):
+            d1t[j] = one - y[j] * y[j]
+        for j in range(len(d1t)):
+            d2t[j] = y[j] * d1t[j] * scale
+    else:
+        for j in range(len(d1t)):
+            d1t[j] = y[j]
+            d2t[j] = d2[j]
+
+
+def _product(out, a, b):
+    for j in range(len(out)):
+        out[j] = a[j] * b[j]
+
+
+def _tile_sum_of_squares(P, at, n, directions, sq):
+    """``sum_k J_k^2`` over the active directions into ``sq``, from the first direction on
+    (``_channel_dot``'s order); direction k's tile is ``P[k, at:at + n]``."""
+    x = P[directions[0], at : at + n]
+    _product(sq, x, x)
+    for q in range(1, len(directions)):
+        x = P[directions[q], at : at + n]
+        for j in range(n):
+            sq[j] += x[j] * x[j]
+
+
+def tiles_unary(
+    p, pr, out, outr, d1, d2, first, directions, kind, rows, tanh, tile, one, minus_two
+):
+    channels, width = p.shape[0], p.shape[2]
+    n = rows * width
+    P = p.reshape(channels, p.shape[1] * width)
+    OUT = out.reshape(out.shape[0], out.shape[1] * width)
+    D1, D2 = d1.reshape(n), d2.reshape(n)
+    tile = min(n, tile)
+    d1b, d2b, sqb = np.empty(tile, p.dtype), np.empty(tile, p.dtype), np.empty(tile, p.dtype)
+    for s in range(0, n, tile):
+        m = min(tile, n - s)
+        d1t, d2t, sq = d1b[:m], d2b[:m], sqb[:m]
+        _tile_derivatives(D1[s : s + m], D2[s : s + m], tanh, one, minus_two, d1t, d2t)
+        a, b = pr * width + s, outr * width + s  # the tile in p's and out's channels
+        for c in range(channels):
+            _product(OUT[c, b : b + m], P[c, a : a + m], d1t)
+        if kind == 1:  # one sum of squares, added to every second-order channel
+            _tile_sum_of_squares(P, a, m, directions, sq)
+            for c in range(first, channels):
+                o = OUT[c, b : b + m]
+                for j in range(m):
+                    o[j] += sq[j] * d2t[j]
+        elif kind == 2:  # second-order channel q: direction q's square
+            for q in range(channels - first):
+                x, o = P[directions[q], a : a + m], OUT[first + q, b : b + m]
+                for j in range(m):
+                    o[j] += x[j] * x[j] * d2t[j]
+
+
+def tiles_backward(
+    grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, gd2, rows,
+    tanh, weighted, tile, zero, one, minus_two, minus_four, minus_six, four,
+):  # fmt: skip
+    channels, width = p.shape[0], p.shape[2]
+    n = rows * width
+    G = grad.reshape(grad.shape[0], grad.shape[1] * width)
+    P = p.reshape(channels, p.shape[1] * width)
+    GP = gp.reshape(gp.shape[0], gp.shape[1] * width)
+    D1, D2, GD1, GD2 = d1.reshape(n), d2x2.reshape(n), gd1.reshape(n), gd2.reshape(n)
+    tile = min(n, tile)
+    d1b, d2b, sqb = np.empty(tile, p.dtype), np.empty(tile, p.dtype), np.empty(tile, p.dtype)
+    for s in range(0, n, tile):
+        m = min(tile, n - s)
+        d1t, d2t, sq = d1b[:m], d2b[:m], sqb[:m]
+        y, g1, g2 = D1[s : s + m], GD1[s : s + m], GD2[s : s + m]
+        _tile_derivatives(y, D2[s : s + m], tanh, one, minus_four, d1t, d2t)  # (twice D2)
+        a, b, o = gr * width + s, pr * width + s, gpr * width + s  # in grad, p and gp
+        _product(g1, G[0, a : a + m], P[0, b : b + m])
+        for c in range(1, channels):
+            gc, pc = G[c, a : a + m], P[c, b : b + m]
+            for j in range(m):
+                g1[j] += gc[j] * pc[j]
+        for c in range(channels):
+            _product(GP[c, o : o + m], G[c, a : a + m], d1t)
+        if kind == 1:  # R = g_L for every direction: g_d2 = R sum_k J_k^2, g_J += J (R 2 d2)
+            _tile_sum_of_squares(P, b, m, directions, sq)
+            r = G[first, a : a + m]
+            _product(g2, r, sq)
+            _product(sq, r, d2t)  # now R 2 d2
+            for q in range(len(directions)):
+                x, t = P[directions[q], b : b + m], GP[directions[q], o : o + m]
+                for j in range(m):
+                    t[j] += x[j] * sq[j]
+        elif kind == 2:  # R_q = g of channel first + q: g_d2 = sum_q R_q J_q^2
+            for q in range(channels - first):
+                k = directions[q]
+                r, x, t = G[first + q, a : a + m], P[k, b : b + m], GP[k, o : o + m]
+                if q == 0:
+                    for j in range(m):
+                        g2[j] = r[j] * x[j] * x[j]
+                else:
+                    for j in range(m):
+                        g2[j] += r[j] * x[j] * x[j]
+                for j in range(m):
+                    t[j] += r[j] * x[j] * d2t[j]
+        if tanh:  # g_z = g_d1 (-2 y) (+ g_d2 (-6 (1 - y^2) + 4)), into g_d1
+            if weighted and kind != 0:
+                for j in range(m):
+                    g1[j] = g1[j] * (y[j] * minus_two) + g2[j] * (d1t[j] * minus_six + four)
+            elif weighted:
+                for j in range(m):
+                    g1[j] = g1[j] * (y[j] * minus_two) + zero * (d1t[j] * minus_six + four)
+            else:
+                for j in range(m):
+                    g1[j] = g1[j] * (y[j] * minus_two)
+
+
+# The helpers the loops call, compiled into them (``register_jitable``).
+HELPERS = (_row_derivatives, _row_sum_of_squares, _tile_derivatives, _product, _tile_sum_of_squares)
