@@ -203,7 +203,9 @@ def group_norm(
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim``; written into ``out`` when given."""
-    result = input / _lg.norm(input, p, dim, keepdim=True).clamp_min(eps)
+    # The denominator expanded first, as PyTorch's (its graph: DivBackward0 over an expand).
+    denominator = _lg.norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    result = input / denominator
     return result if out is None else out.copy_(result)
 
 

@@ -197,7 +197,13 @@ def rules() -> dict:
         RULES[_key] = with_dims("dim")
     for _key in ("median.dim", "nanmedian.dim", "kthvalue", "mode", "nansum"):
         RULES[_key] = with_dims("dim")
-    for _key in ("heaviside", "logaddexp2", "signbit", "scatter_reduce_prod_zeros_double_backward"):
+    for _key in (
+        "heaviside",
+        "logaddexp",
+        "logaddexp2",
+        "signbit",
+        "scatter_reduce_prod_zeros_double_backward",
+    ):
         RULES[_key] = pointwise
     for _key in (
         "addcmul", "addcdiv", "lerp.Scalar", "lerp.Tensor", "hypot", "fmax", "fmin", "ldexp",

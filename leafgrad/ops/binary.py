@@ -1,5 +1,5 @@
-"""Elementwise functions of two tensors beyond arithmetic: logaddexp2, copysign, nextafter,
-heaviside, gcd, lcm, and signbit.
+"""Elementwise functions of two tensors beyond arithmetic: logaddexp, logaddexp2, copysign,
+nextafter, heaviside, gcd, lcm, and signbit.
 
 copysign and nextafter are piecewise linear in their first input and constant in the
 second (PyTorch's gradients: ``±1`` or 0 at a zero, and 1); heaviside is recorded without a
@@ -14,11 +14,13 @@ from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Tensor
 from ._optable import Generic, NoDerivative, NonDifferentiable, PiecewiseLinear
-from ._out import with_out
+from ._out import accepts_out, with_out
 from ._plain import operand, values_of
 from ._primitive import primitive
 from ._tangents import tangent_sum
+from .arithmetic import add_scalar
 from .composites import exp2
+from .elementwise import exp
 from .indexing import _masked_fill_scalar
 
 
@@ -68,6 +70,63 @@ def logaddexp2(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     _tensor_pair("logaddexp2", input, other)
     _floating("logaddexp2", input, other)
     return _logaddexp2(input, other)
+
+
+# ----- logaddexp -----
+
+
+def _logaddexp_forward(x, y):
+    """PyTorch's CPU kernel: ``max + log1p(exp(-|x - y|))``, and ``x`` itself where both are
+    the same infinity (where the formula's ``inf - inf`` would give NaN)."""
+    top = np.maximum(x, y)
+    out = top + np.log1p(np.exp(-np.abs(x - y)))
+    same_infinity = (x == y) & (np.abs(x) == np.inf)
+    return np.where(same_infinity, x, out) if same_infinity.any() else out
+
+
+def _logaddexp_grad(grad, x, y):
+    """PyTorch's ``grad / (1 + exp(other - self))``, its ``1 +`` add.Scalar (AddBackward1)."""
+    return grad / add_scalar(exp(y - x), other=1)
+
+
+def _logaddexp_jvp(tx, ty, x, y, result):
+    return tangent_sum(
+        None if tx is None else _logaddexp_grad(tx, x, y),
+        None if ty is None else _logaddexp_grad(ty, y, x),
+    )
+
+
+_logaddexp = primitive(
+    "logaddexp",
+    _logaddexp_forward,
+    (
+        lambda grad, x, y, result: _logaddexp_grad(grad, x, y),
+        lambda grad, x, y, result: _logaddexp_grad(grad, y, x),
+    ),
+    kind=Generic(jvp=_logaddexp_jvp),
+    saves=("self", "other"),
+    node_name="LogaddexpBackward0",
+    broadcast=True,
+    plain_rules=True,
+)
+
+
+@public()
+@accepts_out
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """``log(exp(input) + exp(other))`` without overflow, in the operands' promoted floating
+    dtype (bool and integer operands are cast to it; two of them raise, as in PyTorch);
+    PyTorch's gradients ``1 / (1 + exp(other - input))``."""
+    for name, t in (("input", input), ("other", other)):
+        if not isinstance(t, Tensor):
+            kind = type(t).__name__
+            raise TypeError(f"logaddexp(): argument '{name}' must be Tensor, not {kind}")
+    dtype = result_type(input, other)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(
+            f"logaddexp: not implemented for {dtype}; convert with .float() first"
+        )
+    return _logaddexp(input.to(dtype), other.to(dtype))  # (no-ops where the dtype is theirs)
 
 
 # ----- copysign / nextafter: piecewise linear in the first input -----

@@ -33,7 +33,6 @@ from .arithmetic import mul_scalar
 from .elementwise import exp
 from .indexing import index_select, sort_values, topk_values
 from .masked_select import masked_select as _masked_select
-from .piecewise import maximum
 from .reorder import diagonal_view
 from .shape import _unsafe_view
 
@@ -134,25 +133,6 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 def exp2(input: Tensor) -> Tensor:
     """``2 ** input``."""
     return _pointwise.exp2(input)
-
-
-@public()
-@accepts_out
-def logaddexp(input: Tensor, other: Tensor) -> Tensor:
-    """``log(exp(input) + exp(other))`` without overflow, in the operands' promoted floating
-    dtype (bool and integer operands are cast to it; two of them raise, as in PyTorch)."""
-    for name, t in (("input", input), ("other", other)):
-        if not isinstance(t, Tensor):
-            kind = type(t).__name__
-            raise TypeError(f"logaddexp(): argument '{name}' must be Tensor, not {kind}")
-    dtype = result_type(input, other)
-    if not dtype.is_floating_point:
-        raise NotImplementedError(
-            f"logaddexp: not implemented for {dtype}; convert with .float() first"
-        )
-    input, other = input.to(dtype), other.to(dtype)  # (no-ops where the dtype is theirs)
-    top = maximum(input, other)
-    return top + (-(input - other).abs()).exp().log1p()
 
 
 @public(inplace=True)

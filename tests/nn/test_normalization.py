@@ -206,6 +206,22 @@ def test_normalize_matches_pytorch(p, dim):
     )
 
 
+def test_normalize_records_pytorchs_graph():
+    """``input / norm.clamp_min(eps).expand_as(input)``: DivBackward0 over an expand."""
+    from tests._graphs import node_names
+
+    found = []
+    for lib in (lg, torch):
+        x = lib.tensor(np.linspace(-2, 2, 12).reshape(3, 4), requires_grad=True)
+        y = lib.nn.functional.normalize(x, dim=1)
+        (g,) = lib.autograd.grad((y * y.detach()).sum(), x, create_graph=True)
+        found.append((node_names(y.grad_fn, 3), y.detach().numpy(), g.detach().numpy()))
+    (ours, y, g), (theirs, ty, tg) = found
+    assert ours == theirs
+    np.testing.assert_allclose(y, ty, rtol=1e-6)
+    np.testing.assert_allclose(g, tg, rtol=1e-5, atol=1e-7)
+
+
 def _layer_norm_node_and_derivatives(lib, weight, bias, normalized):
     rng = np.random.default_rng(5)
     shape = (2, 3, 4)

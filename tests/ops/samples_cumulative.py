@@ -1,5 +1,5 @@
 """Op-table samples for ops/cumulative.py (cumprod, cummax, cummin, logcumsumexp),
-ops/scatter.py, ops/scatter_reduce.py and ops/binary.py (logaddexp2, copysign,
+ops/scatter.py, ops/scatter_reduce.py and ops/binary.py (logaddexp, logaddexp2, copysign,
 nextafter)."""
 
 import numpy as np
@@ -87,6 +87,7 @@ SAMPLES = [
         id="scatter_add-public",
     ),
     S("logaddexp2", lambda x, y: lg.logaddexp2(x, y), ((2, 3), (3,))),
+    S("logaddexp", lambda x, y: lg.logaddexp(x, y), ((2, 3), (3,))),
     # scatter_reduce: every reduction, with and without the input's own values
     *(
         S(

@@ -1,5 +1,5 @@
-"""logaddexp2, copysign, nextafter, heaviside, gcd, lcm, signbit, renorm and aminmax
-against PyTorch: values, dtypes, first and second derivatives (float64), and errors."""
+"""logaddexp, logaddexp2, copysign, nextafter, heaviside, gcd, lcm, signbit, renorm and
+aminmax against PyTorch: values, dtypes, first and second derivatives (float64), and errors."""
 
 import numpy as np
 import pytest
@@ -27,6 +27,8 @@ def _apart(*shape):
 
 
 CASES = {
+    "logaddexp": (lambda m, x, y: m.logaddexp(x, y), [_r(2, 3) * 3, _r(3) * 3]),
+    "logaddexp-method": (lambda m, x, y: x.logaddexp(y) * x, [_r(4), _r(4) * 30]),
     "logaddexp2": (lambda m, x, y: m.logaddexp2(x, y), [_r(2, 3) * 3, _r(3) * 3]),
     "logaddexp2-method": (lambda m, x, y: x.logaddexp2(y) * x, [_r(4), _r(4)]),
     "copysign": (lambda m, x, y: m.copysign(x, y) * x, [_apart(2, 3), _r(3)]),
@@ -56,6 +58,8 @@ def test_values_and_derivatives_match_torch(name, torch):
     "call",
     [
         lambda m: m.logaddexp2(m.tensor([INF, -INF, INF, 1.0]), m.tensor([INF, -INF, -INF, 1.0])),
+        lambda m: m.logaddexp(m.tensor([INF, -INF, INF, NAN]), m.tensor([INF, -INF, -INF, 1.0])),
+        lambda m: m.logaddexp(m.tensor([1, 2]), m.tensor([0.5], dtype=m.float64)),
         lambda m: m.copysign(m.tensor([1, 2]), m.tensor([-1, 1])),
         lambda m: m.copysign(m.tensor([1], dtype=m.int32), 2.0),
         lambda m: m.copysign(m.tensor([1.0, -0.0]), m.tensor([2.0], dtype=m.float64)),
@@ -203,3 +207,28 @@ def test_renorm_and_its_twin_are_one_node_saving_what_torch_saves(p, dim, maxnor
         )
         assert node._saved_self.shape == tnode._saved_self.shape
         assert_close(ours.detach(), theirs.detach().numpy())
+
+
+def test_logaddexp_records_pytorchs_graph_and_gradients_at_infinities(torch):
+    """LogaddexpBackward0 over both inputs, its gradients ``1 / (1 + exp(other - input))``
+    (NaN where both are the same infinity) and their graph two levels down."""
+    from tests._graphs import node_names
+
+    values = ([-2.0, 0.5, INF, -INF, 1e300, 3.0, NAN], [1.0, 0.5, INF, -INF, 1e300, -40.0, 1.0])
+    found = []
+    for m in (lg, torch):
+        x, y = (m.tensor(v, dtype=m.float64, requires_grad=True) for v in values)
+        z = m.logaddexp(x, y)
+        gx, gy = m.autograd.grad(z.sum(), (x, y), create_graph=True)
+        second = m.autograd.grad((gx * gy).sum(), (x, y))
+        found.append(
+            (
+                node_names(z.grad_fn, 1),
+                node_names(gx.grad_fn, 3),
+                [t.detach().numpy() for t in (z, gx, gy, *second)],
+            )
+        )
+    (names, graph, arrays), (torch_names, torch_graph, torch_arrays) = found
+    assert names == torch_names and graph == torch_graph
+    for a, b in zip(arrays, torch_arrays):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
