@@ -14,6 +14,7 @@ import leafgrad as _lg
 from .. import Tensor
 from .._dtype import scalar_type_name
 from ..ops import activations as _activations
+from ..ops import glu as _glu
 from ..ops import shrink as _shrink
 from . import _activation_ops
 
@@ -214,15 +215,15 @@ def rrelu(
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
-    """``a * sigmoid(b)`` where ``a, b`` are the halves of ``input`` along ``dim``."""
+    """``a * sigmoid(b)`` where ``a, b`` are the halves of ``input`` along ``dim``, recorded as
+    PyTorch's op (GluBackward0)."""
     _check_kernel_dtype("glu", input)
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     size = input.shape[dim]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
-    a, b = _lg.chunk(input, 2, dim)
-    return a * _lg.sigmoid(b)
+    return _glu.glu(input, dim=dim)
 
 
 def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:

@@ -38,6 +38,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     elementwise,
     extrema,
     gamma,
+    glu,
     index_writes,
     indexing,
     inplace_compare,

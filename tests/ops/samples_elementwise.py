@@ -10,6 +10,7 @@ from leafgrad.ops.activations import (
 )
 from leafgrad.ops.elementwise import sigmoid_backward, tanh_backward
 from leafgrad.ops.gelu import gelu_backward
+from leafgrad.ops.glu import glu_backward
 from leafgrad.ops.shrink import hardshrink_backward, softshrink_backward
 
 from .optable import OpSample, away_from
@@ -81,6 +82,9 @@ SAMPLES = [
         )
     ),
     S("log_sigmoid_backward", lambda g, x: log_sigmoid_backward(g, x), ((2, 3), (2, 3))),
+    S("glu", lambda x: lg.nn.functional.glu(x, 0), ((4, 3),)),
+    S("glu", lambda x: lg.nn.functional.glu(x), ((2, 3, 2),), id="glu-last-dim"),
+    S("glu_backward", lambda g, x: glu_backward(g, x, dim=1), ((2, 2), (2, 4))),
     S(
         "leaky_relu_backward",
         lambda g, x: leaky_relu_backward(g * x, x, negative_slope=0.2),
