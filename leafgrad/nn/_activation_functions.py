@@ -11,10 +11,11 @@ import warnings
 
 import leafgrad as _lg
 
-from .. import Tensor
+from .. import Tensor, _random
 from .._dtype import scalar_type_name
 from ..ops import activations as _activations
 from ..ops import glu as _glu
+from ..ops import rrelu as _rrelu
 from ..ops import shrink as _shrink
 from . import _activation_ops
 
@@ -204,14 +205,22 @@ def rrelu(
     training: bool = False,
     inplace: bool = False,
 ) -> Tensor:
-    """Leaky ReLU with slope ``U(lower, upper)`` per element while training, else the mean
-    slope ``(lower + upper) / 2``. The slopes come from leafgrad's generator."""
+    """Leaky ReLU with slope ``U(lower, upper)`` per element at or below zero while training,
+    else the mean slope ``(lower + upper) / 2``; recorded as PyTorch's rrelu_with_noise. The
+    slopes come from leafgrad's generator (PyTorch's values for the same seed)."""
+    return rrelu_with_generator(input, lower, upper, training, None)
+
+
+def rrelu_with_generator(input, lower, upper, training, generator) -> Tensor:
+    """``rrelu`` drawing its slopes from ``generator`` (None: leafgrad's)."""
     _check_kernel_dtype("rrelu", input)
-    if not training:
-        return _lg.leaky_relu(input, (lower + upper) / 2)
-    slope = _lg.rand(*input.shape, dtype=input.dtype) * (upper - lower) + lower
-    x = _recorded(input)
-    return _lg.where(input >= 0, x, x * slope)
+    noise = None
+    if training:
+        rng = _random._generator(generator, batched_draw=True)
+        noise = _rrelu.noise(rng, input.detach().numpy(), lower, upper)
+    return _rrelu.rrelu_with_noise(
+        input, noise=noise, lower=lower, upper=upper, training=bool(training)
+    )
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -17,6 +17,7 @@ from .. import Tensor
 from .._exposure import FUNCTIONS
 from ..ops.inplace import inplace as _inplace
 from . import functional as F
+from ._activation_functions import rrelu_with_generator
 from ._dropout_functions import _dropout
 from ._rnn_steps import gru_step, lstm_step, rnn_step
 
@@ -122,11 +123,7 @@ def threshold(input, threshold, value) -> Tensor:
 
 def rrelu(input, lower=0.125, upper=1.0 / 3, training=False, generator=None) -> Tensor:
     """Randomised leaky ReLU; slopes drawn from ``generator`` (or leafgrad's) in training."""
-    if not training or generator is None:
-        return F.rrelu(input, lower, upper, training)
-    slope = _lg.rand(*input.shape, dtype=input.dtype, generator=generator) * (upper - lower)
-    x = _lg.leaky_relu(input, 1.0) if input.requires_grad else input
-    return _lg.where(input >= 0, x, x * (slope + lower))
+    return rrelu_with_generator(input, lower, upper, training, generator)
 
 
 def channel_shuffle(input, groups) -> Tensor:

@@ -62,6 +62,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     refusals,
     renorm,
     reorder,
+    rrelu,
     scatter,
     scatter_reduce,
     selection,

@@ -1,5 +1,7 @@
 """Op-table samples for ops/elementwise.py, activations.py, piecewise.py and conversion.py."""
 
+import numpy as np
+
 import leafgrad as lg
 from leafgrad.ops.activations import (
     elu_backward,
@@ -11,11 +13,13 @@ from leafgrad.ops.activations import (
 from leafgrad.ops.elementwise import sigmoid_backward, tanh_backward
 from leafgrad.ops.gelu import gelu_backward
 from leafgrad.ops.glu import glu_backward
+from leafgrad.ops.rrelu import rrelu_with_noise, rrelu_with_noise_backward
 from leafgrad.ops.shrink import hardshrink_backward, softshrink_backward
 
 from .optable import OpSample, away_from
 
 S = OpSample
+_RRELU_NOISE = np.array([[0.15, 1.0, 0.2], [1.0, 0.25, 0.11]])  # a training draw's slopes
 _POS = (0.3, 2.0)
 _UNIT = (-0.9, 0.9)
 
@@ -85,6 +89,27 @@ SAMPLES = [
     S("glu", lambda x: lg.nn.functional.glu(x, 0), ((4, 3),)),
     S("glu", lambda x: lg.nn.functional.glu(x), ((2, 3, 2),), id="glu-last-dim"),
     S("glu_backward", lambda g, x: glu_backward(g, x, dim=1), ((2, 2), (2, 4))),
+    S(
+        "rrelu_with_noise",
+        lambda x: rrelu_with_noise(x, noise=_RRELU_NOISE, lower=0.1, upper=0.3, training=True),
+        ((2, 3),),
+        make_inputs=away_from([0.0])([(2, 3)]),
+    ),
+    S(
+        "rrelu_with_noise",
+        lambda x: rrelu_with_noise(x, noise=None, lower=0.1, upper=0.3, training=False),
+        ((2, 3),),
+        make_inputs=away_from([0.0])([(2, 3)]),
+        id="rrelu_with_noise-eval",
+    ),
+    S(
+        "rrelu_with_noise_backward",
+        lambda g, x: rrelu_with_noise_backward(
+            g * x, x, noise=_RRELU_NOISE, lower=0.1, upper=0.3, training=True
+        ),
+        ((2, 3), (2, 3)),
+        make_inputs=away_from([0.0])([(2, 3), (2, 3)]),
+    ),
     S(
         "leaky_relu_backward",
         lambda g, x: leaky_relu_backward(g * x, x, negative_slope=0.2),
