@@ -56,6 +56,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     piecewise,
     polynomials,
     power,
+    prelu,
     quantiles,
     random_fill,
     reduction,

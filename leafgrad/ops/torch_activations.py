@@ -1,20 +1,17 @@
 """Activations PyTorch has as ``torch.X`` and ``Tensor.X`` too: ``hardshrink`` (the op in
 ``shrink``, after the checks) and ``prelu``.
 
-``prelu`` is composed with ``where`` on PyTorch's branch conditions, so gradients at the
-kinks are PyTorch's, and differentiable to any order. The input passes through
-``leaky_relu(x, 1)`` (an exact identity) when it requires grad, so that, as PyTorch's
-kernels, the backward depends on it and a second derivative is zeros rather than an error.
+``prelu`` is PyTorch's ``_prelu_kernel`` of the input and the weight viewed to broadcast
+over it (``ops/prelu.py``).
 """
 
 from __future__ import annotations
 
 from .._exposure import exports, public
 from .._tensor import Tensor
+from . import prelu as _prelu
 from . import shrink
 from ._inputs import same_dtype
-from .activations import leaky_relu
-from .piecewise import where
 
 _KINDS = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
           "int64": "Long"}  # fmt: skip
@@ -29,10 +26,6 @@ def _floating(op: str, input, error) -> None:
             f"{op}: not implemented for '{kind}' inputs, as in PyTorch; it takes floating-point "
             "tensors (convert with .float())"
         )
-
-
-def _recorded(x: Tensor) -> Tensor:
-    return leaky_relu(x, 1.0) if x.requires_grad else x
 
 
 @public()
@@ -59,9 +52,12 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 f"prelu: weight has {count} parameters but the input of shape "
                 f"{list(input.shape)} has {channels} channels (dim 1); use 1 or {channels}"
             )
-        weight = weight.reshape((count,) + (1,) * (input.dim() - 2))
-    x = _recorded(input)
-    return where(input > 0, x, weight * x)
+    if input.dim() != weight.dim():  # viewed to broadcast, as PyTorch's (ViewBackward0)
+        shape = [1] * input.dim()
+        if input.dim() > 1:
+            shape[1] = count
+        weight = weight.reshape(shape)
+    return _prelu.prelu_kernel(input, weight)
 
 
 __all__ = exports(globals())

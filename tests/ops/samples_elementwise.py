@@ -13,6 +13,7 @@ from leafgrad.ops.activations import (
 from leafgrad.ops.elementwise import sigmoid_backward, tanh_backward
 from leafgrad.ops.gelu import gelu_backward
 from leafgrad.ops.glu import glu_backward
+from leafgrad.ops.prelu import prelu_kernel, prelu_kernel_backward
 from leafgrad.ops.rrelu import rrelu_with_noise, rrelu_with_noise_backward
 from leafgrad.ops.shrink import hardshrink_backward, softshrink_backward
 
@@ -89,6 +90,18 @@ SAMPLES = [
     S("glu", lambda x: lg.nn.functional.glu(x, 0), ((4, 3),)),
     S("glu", lambda x: lg.nn.functional.glu(x), ((2, 3, 2),), id="glu-last-dim"),
     S("glu_backward", lambda g, x: glu_backward(g, x, dim=1), ((2, 2), (2, 4))),
+    S(
+        "_prelu_kernel",
+        lambda x, w: prelu_kernel(x, w),
+        ((2, 3, 2), (1, 3, 1)),
+        make_inputs=away_from([0.0])([(2, 3, 2), (1, 3, 1)]),
+    ),
+    S(
+        "_prelu_kernel_backward",
+        lambda g, x, w: prelu_kernel_backward(g * x, x, w),
+        ((2, 3), (2, 3), (1, 3)),
+        make_inputs=away_from([0.0])([(2, 3), (2, 3), (1, 3)]),
+    ),
     S(
         "rrelu_with_noise",
         lambda x: rrelu_with_noise(x, noise=_RRELU_NOISE, lower=0.1, upper=0.3, training=True),
