@@ -12,6 +12,7 @@ import warnings
 import leafgrad as _lg
 
 from .. import Tensor, _random
+from .._batched import STATE as _VMAP
 from .._dtype import scalar_type_name
 from ..ops import activations as _activations
 from ..ops import glu as _glu
@@ -214,6 +215,10 @@ def rrelu(
 def rrelu_with_generator(input, lower, upper, training, generator) -> Tensor:
     """``rrelu`` drawing its slopes from ``generator`` (None: leafgrad's)."""
     _check_kernel_dtype("rrelu", input)
+    if training and _VMAP.active:  # slopes from rand, under vmap's randomness modes
+        slope = _lg.rand(*input.shape, dtype=input.dtype, generator=generator)
+        x = _recorded(input)
+        return _lg.where(input > 0, x, x * (slope * (upper - lower) + lower))
     noise = None
     if training:
         rng = _random._generator(generator, batched_draw=True)

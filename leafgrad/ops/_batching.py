@@ -74,6 +74,13 @@ def pointwise(op, args, params, level):
     return batched_out(op(*[aligned(a, level, rank) for a in args], **params), level)
 
 
+def pointwise_all_batched(op, args, params, level):
+    """Elementwise ops that sum a result over the dims an operand broadcasts along (prelu's
+    weight gradient): every operand given the batch dim first (an unbatched one expanded),
+    so that no sum runs across examples."""
+    return materialize_then(pointwise, op, args, params, level)
+
+
 def as_composite(op, args, params, level):
     """An op declared as a composite (``Composite.taylor_as``): the composite itself on the
     batched operands, whose ops have rules of their own."""

@@ -54,7 +54,7 @@ from ._batch_products import (
     solve,
     trailing,
 )
-from ._batching import as_composite, pointwise
+from ._batching import as_composite, pointwise, pointwise_all_batched
 from ._optable import REGISTRY, NonDifferentiable, PiecewiseLinear, Unary
 
 RULES: dict = {}  # "name.overload" -> rule, built on first use (the registry fills on import)
@@ -195,6 +195,9 @@ def rules() -> dict:
     RULES["diagonal_backward"] = diagonal_backward
     for _key in ("cumprod", "logcumsumexp"):
         RULES[_key] = with_dims("dim")
+    RULES["glu"] = RULES["glu_backward"] = as_composite
+    RULES["_prelu_kernel"] = pointwise
+    RULES["_prelu_kernel_backward"] = pointwise_all_batched
     for _key in ("median.dim", "nanmedian.dim", "kthvalue", "mode", "nansum"):
         RULES[_key] = with_dims("dim")
     for _key in (

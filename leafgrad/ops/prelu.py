@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._tensor import _zeros_like
 from ._optable import Generic
 from ._plain import operand, values_of
 from ._primitive import primitive
@@ -43,10 +44,6 @@ def _zero(like):
     return operand(np.zeros((), values_of(like).dtype), like)
 
 
-def _zeros(like):
-    """Zeros of ``like``'s shape and dtype (a tensor's, or an array's in a plain rule)."""
-    data = values_of(like)
-    return operand(np.zeros(data.shape, data.dtype), like)
 
 
 def _prelu_vjp(grad, x, w, *, result, needs):
@@ -56,10 +53,10 @@ def _prelu_vjp(grad, x, w, *, result, needs):
 
 def _prelu_jvp(tx, tw, x, w, result):
     """``where(x >= 0, tx, w tx + tw x)`` (PyTorch's formula; a missing tangent is zero)."""
-    nonnegative = values_of(x) >= 0
+    nonnegative = x >= 0
     slope_part = tangent_sum(None if tx is None else w * tx, None if tw is None else tw * x)
-    tx = _zeros(x) if tx is None else tx
-    return where(operand(nonnegative, x), tx, slope_part)
+    tx = _zeros_like(x) if tx is None else tx
+    return where(nonnegative, tx, slope_part)
 
 
 prelu_kernel = primitive(
@@ -80,7 +77,7 @@ def _kernel_backward_vjp(grads, grad, x, w, *, result, needs):
     """PyTorch's derivatives of ``_prelu_kernel_backward`` for cotangents ``(ggx, ggw)``
     (either may be None)."""
     ggx, ggw = grads
-    nonnegative = operand(values_of(x) >= 0, x)
+    nonnegative = x >= 0
     zero = _zero(x)
     g_grad = g_x = g_w = None
     if needs[0]:
@@ -90,22 +87,24 @@ def _kernel_backward_vjp(grads, grad, x, w, *, result, needs):
         else:
             g_grad = where(nonnegative, zero, ggw * x)
     if needs[1]:
-        g_x = _zeros(x) if ggw is None else where(nonnegative, zero, grad * ggw)
+        g_x = _zeros_like(x) if ggw is None else where(nonnegative, zero, grad * ggw)
     if needs[2]:
-        g_w = _zeros(x) if ggx is None else where(nonnegative, zero, grad * ggx)
+        g_w = _zeros_like(x) if ggx is None else where(nonnegative, zero, grad * ggx)
     return g_grad, g_x, g_w
 
 
 def _kernel_backward_jvp(tg, tx, tw, grad, x, w, *, result):
     """PyTorch's: ``where(x >= 0, tg, tg w + g tw)`` and ``where(x >= 0, 0, g tx + tg x)``,
     the latter summed to the weight's shape."""
-    nonnegative = operand(values_of(x) >= 0, x)
+    nonnegative = x >= 0
     t_gx = where(
         nonnegative,
-        _zeros(x) if tg is None else tg,
+        _zeros_like(x) if tg is None else tg,
         tangent_sum(None if tg is None else tg * w, None if tw is None else grad * tw),
     )
     t_gw = tangent_sum(None if tx is None else grad * tx, None if tg is None else tg * x)
+    if t_gw is None:  # only the weight moves: its gradient does not
+        return t_gx, _zeros_like(w)
     t_gw = where(nonnegative, _zero(x), t_gw)
     dims = [i for i, s in enumerate(w.shape) if s == 1 and x.shape[i] != 1]
     return t_gx, t_gw.sum(dims, keepdim=True) if dims else t_gw

@@ -59,3 +59,14 @@ def test_rrelu_draws_from_a_given_generator(torch):
         found.append((m.rrelu(x, 0.1, 0.3, True, g).numpy(), m.rand(2).numpy()))
     for a, b in zip(*found):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("randomness", ["different", "same"])
+def test_rrelu_under_vmap_draws_by_the_randomness_mode(randomness):
+    """Under vmap the slopes come from rand and its randomness modes (no PyTorch stream to
+    follow there): within the bounds, per example or shared."""
+    x = -lg.ones(3, 50)
+    y = lg.vmap(lambda t: lg.nn.functional.rrelu(t, 0.1, 0.3, True), randomness=randomness)(x)
+    slopes = -y.numpy()
+    assert ((slopes >= 0.1) & (slopes <= 0.3)).all()
+    assert (slopes[0] == slopes[1]).all() == (randomness == "same")
