@@ -24,6 +24,7 @@ from .elementwise import (
     _same_float_arrays,
     _sigmoid_forward,
     exp,
+    log1p,
     sigmoid,
     sigmoid_backward,
     tanh,
@@ -394,8 +395,10 @@ def _mish_forward(x):
 
 
 def _mish_d1(x):
-    t = tanh(softplus(x))
-    return t + x * sigmoid(x) * (1 - t * t)
+    """PyTorch's ``infinitely_differentiable_mish_backward`` factor, op for op: ``t + x
+    sigmoid(x) (1 - t^2)`` with ``t = tanh(log1p(exp(x)))``."""
+    t = tanh(log1p(exp(x)))
+    return t + x * sigmoid(x) * (one_like(t) - t * t)
 
 
 def _mish_d2(x):
