@@ -44,8 +44,6 @@ def _zero(like):
     return operand(np.zeros((), values_of(like).dtype), like)
 
 
-
-
 def _prelu_vjp(grad, x, w, *, result, needs):
     gx, gw = prelu_kernel_backward(grad, x, w)
     return gx, gw
