@@ -9,6 +9,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor
+from ..ops import pdist as _pdist
 from ..ops._batch_loop import loops_over_examples
 from ..ops.inplace import inplace as _inplace
 from ._activation_functions import celu, elu, hardtanh, leaky_relu, relu, rrelu, selu, threshold
@@ -70,7 +71,8 @@ def gumbel_softmax(
 
 def pdist(input: Tensor, p: float = 2) -> Tensor:
     """The ``p``-norm distances between every pair of rows of ``input`` ``(N, M)``: the
-    ``N * (N - 1) / 2`` entries above the diagonal of ``cdist(input, input)``, row by row."""
+    ``N * (N - 1) / 2`` entries above the diagonal of ``cdist(input, input)``, row by row,
+    recorded as PyTorch's (PdistBackward0)."""
     if not isinstance(input, Tensor) or input.dim() != 2:
         shape = list(input.shape) if isinstance(input, Tensor) else type(input).__name__
         raise RuntimeError(f"pdist only supports 2D tensors, got: {shape}; pass (N, M) rows")
@@ -80,13 +82,7 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
     if input.dtype == _lg.float16:  # PyTorch's CPU kernel has no half loop
         raise NotImplementedError("\"pdist\" not implemented for 'Half' (use float32)")
-    n = input.shape[0]
-    rows, cols = np.triu_indices(n, 1)
-    if rows.size == 0:
-        return input.new_zeros((0,)) if n else input.sum(1)[:0]
-    first = input.index_select(0, _lg.tensor(rows, dtype=_lg.int64))
-    second = input.index_select(0, _lg.tensor(cols, dtype=_lg.int64))
-    return _lg.linalg.vector_norm(first - second, p, dim=1)
+    return _pdist.pdist(input, p=p)
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:

@@ -11,8 +11,6 @@ implementation; ``X_`` writes the result into its input.
 
 from __future__ import annotations
 
-import leafgrad as _lg
-
 from .. import Tensor
 from .._exposure import FUNCTIONS
 from ..ops.inplace import inplace as _inplace
@@ -147,15 +145,7 @@ def channel_shuffle(input, groups) -> Tensor:
 
 def pdist(input, p=2.0) -> Tensor:
     """The ``p``-norm distance of every pair of rows ``i < j`` of ``input`` (N, M): (N(N-1)/2,)."""
-    if input.dim() != 2:
-        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    if not input.is_floating_point():
-        raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
-    if p < 0:
-        raise RuntimeError(f"pdist only supports non-negative p values, got p={p}")
-    rows, cols = _lg.triu_indices(input.shape[0], input.shape[0], 1)
-    diff = input.index_select(0, rows) - input.index_select(0, cols)
-    return _lg.linalg.vector_norm(diff, p, dim=1)
+    return F.pdist(input, p)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor:

@@ -53,6 +53,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     matmul,
     matrix_functions,
     memory_views,
+    pdist,
     piecewise,
     polynomials,
     power,

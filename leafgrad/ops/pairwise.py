@@ -59,7 +59,11 @@ linalg_cross = primitive(
 
 def _cdist_forward(x1, x2, *, p):
     """Distances between the rows of ``x1`` (.., P, M) and ``x2`` (.., R, M): (.., P, R)."""
-    size = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    return norms_of(np.abs(x1[..., :, None, :] - x2[..., None, :, :]), p)
+
+
+def norms_of(size: np.ndarray, p) -> np.ndarray:
+    """The ``p``-norms of ``size`` (absolute differences) over its last axis."""
     if p == 0:
         return np.sum(size != 0, axis=-1).astype(size.dtype)
     if p == 1:
@@ -74,8 +78,12 @@ def _cdist_forward(x1, x2, *, p):
 def _distance_slopes(x1, x2, result, p):
     """d result[.., i, j] / d x1[.., i, k] for every (i, j, k): (.., P, R, M), PyTorch's
     ``_cdist_backward`` (0 where the distance, or for p < 2 the difference, is 0)."""
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    dist = result.unsqueeze(-1)
+    return slopes_of(x1.unsqueeze(-2) - x2.unsqueeze(-3), result.unsqueeze(-1), p)
+
+
+def slopes_of(diff, dist, p):
+    """d dist / d diff for the ``p``-norm ``dist`` (broadcast over ``diff``'s last axis) of
+    the differences ``diff``, as PyTorch's distance backwards give it."""
     if p == 0:
         return diff * 0
     if p == 1:
@@ -95,7 +103,11 @@ def _distance_slopes(x1, x2, result, p):
 def _cdist_composite(x1, x2, *, p):
     """The distances from differentiable ops (Taylor mode and vmap use it); 0 where a
     distance is 0 (no ``0 ** (1 / p)`` derivative), each tie for p = inf the gradient whole."""
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return norms_composite(x1.unsqueeze(-2) - x2.unsqueeze(-3), p)
+
+
+def norms_composite(diff, p):
+    """``norms_of`` the differences ``diff`` in differentiable ops."""
     if p == 0:
         return (diff != 0).to(diff.dtype).sum(-1) + (diff * 0).sum(-1)
     size = diff.abs()

@@ -73,6 +73,9 @@ SAMPLES = [
         ((3, 2), (2, 2)),
         id="cdist-inf",
     ),
+    OpSample("_pdist_forward", lambda x: lg.nn.functional.pdist(x), ((4, 3),)),
+    OpSample("_pdist_forward", lambda x: lg.pdist(x, 3.0), ((3, 2),), id="pdist-p3"),
+    OpSample("_pdist_forward", lambda x: lg.nn.functional.pdist(x, 1.0), ((3, 2),), id="pdist-p1"),
     OpSample(
         "masked_select",
         lambda x: lg.masked_select(x, lg.tensor([[True], [False], [True]])),
