@@ -23,7 +23,7 @@ from ._out import accepts_out
 from ._plain import values_of
 from ._primitive import primitive, unary
 from ._tangents import diagonal_jvp
-from .arithmetic import abs, one_like, reciprocal, sign
+from .arithmetic import abs, add_scalar, div_scalar, mul_scalar, one_like, reciprocal, sign
 from .elementwise import erf, exp, log
 from .indexing import _masked_fill_scalar
 from .piecewise import where
@@ -273,20 +273,31 @@ entr = unary(
     "special_entr",
     sp.entr,
     node_name="SpecialEntrBackward0",
-    d1=lambda x: -(log(x) + 1),
+    d1=lambda x: -add_scalar(log(x), other=1),  # PyTorch's -(1 + log(x)), add.Scalar
     d2=lambda x: -x.reciprocal(),
     plain_rules=True,
 )
 
 
 def ndtr(input: Tensor) -> Tensor:
-    """The standard normal CDF, ``(1 + erf(x / sqrt 2)) / 2`` (PyTorch's formula: 0, not
-    1e-23, at x = -10)."""
-    return (1 + erf(input * math.sqrt(0.5))) * 0.5
+    """The standard normal CDF, PyTorch's composite ``(1 + erf(x sqrt(1/2))) 0.5`` (its
+    numbers as ``mul.Scalar`` / ``add.Scalar``; 0, not 1e-23, at x = -10)."""
+    return mul_scalar(add_scalar(erf(mul_scalar(input, other=math.sqrt(0.5))), other=1), other=0.5)
 
 
 def _ndtri_d1(x, result):
     return _SQRT_2PI * exp(result * result * 0.5)
+
+
+# ndtri's and log_ndtr's gradients as derivatives.yaml writes them, op for op:
+# ``grad * sqrt(2 pi) * (result^2 / 2).exp()`` and
+# ``grad / sqrt(2 pi) * (result + self^2 / 2).neg().exp()``.
+def _ndtri_vjp(grad, x, result):
+    return mul_scalar(grad, other=_SQRT_2PI) * exp(div_scalar(result**2, other=2))
+
+
+def _log_ndtr_vjp(grad, x, result):
+    return div_scalar(grad, other=_SQRT_2PI) * exp(-(result + div_scalar(x**2, other=2)))
 
 
 ndtri = unary(
@@ -295,6 +306,7 @@ ndtri = unary(
     node_name="SpecialNdtriBackward0",
     d1=_ndtri_d1,
     d2=lambda x, result: result * _ndtri_d1(x, result) ** 2,
+    vjp=_ndtri_vjp,
     plain_rules=True,
 )
 
@@ -310,6 +322,7 @@ log_ndtr = unary(
     saves=("self", "result"),  # its derivative reads both, as PyTorch's
     d1=_log_ndtr_d1,
     d2=lambda x, result: _log_ndtr_d1(x, result) * (-x - _log_ndtr_d1(x, result)),
+    vjp=_log_ndtr_vjp,
     plain_rules=True,
 )
 

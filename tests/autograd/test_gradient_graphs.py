@@ -42,6 +42,10 @@ FUNCTIONS = {
     "glu": lambda x: _library(x).nn.functional.glu(_library(x).cat([x, x * 2]) - 0.5, 0),
     "logaddexp": lambda x: _library(x).logaddexp(x, x * x),
     "normalize": lambda x: _library(x).nn.functional.normalize(x - 0.5, dim=0),
+    "ndtr": lambda x: _library(x).special.ndtr(x - 0.5),
+    "ndtri": lambda x: _library(x).special.ndtri(x),
+    "log_ndtr": lambda x: _library(x).special.log_ndtr(x - 0.5),
+    "entr": lambda x: _library(x).special.entr(x),
     "div": lambda x: x / (x + 1),
     "std": lambda x: x.std(),
     "sinc": lambda x: _library(x).sinc(x - 0.5),
@@ -86,8 +90,12 @@ def test_second_order_graph_names_pytorchs_nodes(name):
     ours = _gradient(lg, FUNCTIONS[name], values, True)
     theirs = _gradient(torch, FUNCTIONS[name], values, True)
     assert node_names(ours.grad_fn, 2) == node_names(theirs.grad_fn, 2)
-    if name in ("mish", "glu", "logaddexp", "normalize"):  # (session 25's) to the leaves
+    if name in _TO_THE_LEAVES:
         assert node_names(ours.grad_fn, 6) == node_names(theirs.grad_fn, 6)
+
+
+# Session 25's: their graphs compared to the leaves.
+_TO_THE_LEAVES = {"mish", "glu", "logaddexp", "normalize", "ndtr", "ndtri", "log_ndtr", "entr"}
 
 
 # (Not sqrt: PyTorch's float32 sqrt itself is not always correctly rounded, 2 in 64 here.)
