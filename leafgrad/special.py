@@ -12,7 +12,7 @@ from .ops.composites import erfinv, exp2, sinc
 from .ops.elementwise import erf, erfc, expm1, log1p
 from .ops.elementwise import sigmoid as expit
 from .ops.gamma import digamma, igamma, igammac, lgamma, mvlgamma, polygamma, zeta
-from .ops.piecewise import round
+from .ops.piecewise import special_round as round
 from .ops.polynomials import *  # noqa: F403
 from .ops.polynomials import __all__ as _polynomials
 from .ops.softmax import log_softmax, logsumexp, softmax

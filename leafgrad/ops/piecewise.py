@@ -7,6 +7,7 @@ rules also give their forward-mode and Taylor rules.
 from __future__ import annotations
 
 import functools
+import operator
 
 import numpy as np
 
@@ -88,9 +89,17 @@ _round_decimals = primitive(
 
 @public(inplace=True)
 @accepts_out(same_dtype=True)
-def round(input, *, decimals: int = 0):
-    """Round half to even, like PyTorch; zero gradient."""
-    return _round_decimals(input, decimals=decimals) if decimals else _round(input)
+def round(input, *, decimals: int | None = None):
+    """Round half to even, like PyTorch; zero gradient. Given ``decimals`` (0 too), PyTorch's
+    ``round.decimals`` overload (RoundBackward1), as ``torch.special.round`` always is."""
+    if decimals is None:
+        return _round(input)
+    return _round_decimals(input, decimals=operator.index(decimals))
+
+
+def special_round(input, *, decimals: int = 0, out=None):
+    """``torch.special.round``: ``round`` with ``decimals`` (0 by default) given."""
+    return round(input, decimals=decimals, out=out)
 
 
 def _max_min_grad(pick_first, maximum):
