@@ -195,7 +195,8 @@ def rules() -> dict:
     RULES["diagonal_backward"] = diagonal_backward
     for _key in ("cumprod", "logcumsumexp"):
         RULES[_key] = with_dims("dim")
-    RULES["glu"] = RULES["glu_backward"] = RULES["_pdist_forward"] = as_composite
+    for _key in ("glu", "glu_backward", "_pdist_forward", "mvlgamma"):
+        RULES[_key] = as_composite
     RULES["_prelu_kernel"] = pointwise
     RULES["_prelu_kernel_backward"] = pointwise_all_batched
     for _key in ("median.dim", "nanmedian.dim", "kthvalue", "mode", "nansum"):

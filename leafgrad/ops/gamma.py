@@ -18,7 +18,7 @@ import scipy.special as sp
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
 from . import _digamma
-from ._optable import Generic
+from ._optable import Composite, Generic
 from ._primitive import _keeping_half, primitive, unary
 from .elementwise import exp, log
 
@@ -107,9 +107,44 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
         raise RuntimeError(f"mvlgamma: p must be at least 1, got {p}")
     if not input.dtype.is_floating_point:
         input = input.float()
-    offsets = np.arange(-p / 2 + 0.5, 0.5, 0.5, dtype=input._data.dtype)  # PyTorch's order
-    terms = lgamma(input.unsqueeze(-1) + _wrap(offsets))
+    return _mvlgamma(input, p=p)
+
+
+def _offsets(p: int, dtype) -> np.ndarray:
+    """``-(p - 1) / 2, ..., -1/2, 0``: PyTorch's ``arange(-p / 2 + 0.5, 0.5, 0.5)``."""
+    return np.arange(-p / 2 + 0.5, 0.5, 0.5, dtype=dtype)
+
+
+def _mvlgamma_forward(x, *, p):
+    """PyTorch's: ``lgamma(offsets + x)`` summed over the offsets, plus ``p (p - 1) / 4
+    log(pi)``."""
+    terms = _lgamma_forward(_offsets(p, x.dtype) + x[..., None])
+    return (terms.sum(-1) + p * (p - 1) * math.log(math.pi) / 4).astype(x.dtype, copy=False)
+
+
+def _mvlgamma_composite(x, *, p):
+    """``_mvlgamma_forward`` in leafgrad ops (Taylor mode, vmap)."""
+    terms = lgamma(_wrap(_offsets(p, x._data.dtype)) + x.unsqueeze(-1))
     return terms.sum(-1) + p * (p - 1) * math.log(math.pi) / 4
+
+
+def _mvlgamma_slope(x, p):
+    """PyTorch's ``mvlgamma_backward`` factor: digamma of ``offsets + x``, summed."""
+    return digamma(_wrap(_offsets(p, x._data.dtype)) + x.unsqueeze(-1)).sum(-1)
+
+
+_mvlgamma = primitive(
+    "mvlgamma",
+    _mvlgamma_forward,
+    (lambda grad, x, result, *, p: grad * _mvlgamma_slope(x, p),),
+    kind=Composite(
+        taylor_as=_mvlgamma_composite,
+        jvp=lambda tx, x, result, *, p: tx * _mvlgamma_slope(x, p),
+    ),
+    saves=("self", "p"),
+    node_name="MvlgammaBackward0",
+    dtype_rule="keep",
+)
 
 
 def _not_implemented(name: str, argument: str):

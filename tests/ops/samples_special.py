@@ -28,7 +28,14 @@ SAMPLES = [
     S("digamma", lambda x: lg.special.psi(x), ((2, 3),), domain=(0.3, 3.0)),
     S("polygamma", lambda x: lg.polygamma(1, x), ((2, 3),), domain=(0.5, 3.0)),
     S("polygamma", lambda x: x.polygamma(3), ((4,),), domain=(0.5, 3.0), id="polygamma-3-method"),
-    S("lgamma", lambda x: lg.mvlgamma(x, 3), ((4,),), domain=(1.2, 3.0), id="mvlgamma"),
+    S("mvlgamma", lambda x: lg.mvlgamma(x, 3), ((4,),), domain=(1.2, 3.0)),
+    S(
+        "mvlgamma",
+        lambda x: lg.special.multigammaln(x, 2),
+        ((2, 3),),
+        domain=(0.8, 3.0),
+        id="multigammaln",
+    ),
     S(
         "special_zeta",
         lambda q: lg.special.zeta(_constant(q, 3.0), q),
