@@ -45,8 +45,7 @@ def _zero(like):
 
 
 def _prelu_vjp(grad, x, w, *, result, needs):
-    gx, gw = prelu_kernel_backward(grad, x, w)
-    return gx, gw
+    return tuple(prelu_kernel_backward(grad, x, w))  # both, as PyTorch's backward gives
 
 
 def _prelu_jvp(tx, tw, x, w, result):
