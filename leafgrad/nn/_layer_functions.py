@@ -12,6 +12,8 @@ import leafgrad as _lg
 from .. import Tensor, no_grad
 from .._exposure import numpy_names
 from ..ops._batch_loop import loops_over_examples
+from ..ops.arithmetic import add_scalar as _add_scalar
+from ..ops.statistics import norm_scalaropt_dim as _norm_dim
 from . import _embedding_op, _padding_ops
 
 __all__ = ["bilinear", "cosine_similarity", "embedding", "pad", "pairwise_distance"]
@@ -187,5 +189,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(
     x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
 ) -> Tensor:
-    """``||x1 - x2 + eps||_p`` along the last dim."""
-    return _lg.norm(x1 - x2 + eps, p, -1, keepdim=keepdim)
+    """``||x1 - x2 + eps||_p`` along the last dim (PyTorch's ``+ eps`` an add.Scalar, the
+    norm ``norm``'s: AddBackward1 under NormBackward1)."""
+    difference = _add_scalar(x1 - x2, other=eps)
+    if not difference.dtype.is_floating_point or difference.dim() == 0:
+        return _lg.norm(difference, p, -1, keepdim=keepdim)  # (its checks and errors)
+    return _norm_dim(difference, ord=float(p), dim=(-1,), keepdim=keepdim)

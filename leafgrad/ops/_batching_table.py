@@ -137,7 +137,8 @@ def rules() -> dict:
 
     for _key in (
         "sum", "sum.dim_IntList", "mean", "mean.dim", "amax", "amin", "all", "any", "logsumexp",
-        "prod.dim_int", "norm", "var.correction", "std.correction", "max.dim", "min.dim",
+        "prod.dim_int", "norm", "norm.ScalarOpt_dim", "var.correction", "std.correction",
+        "max.dim", "min.dim",
         "cumsum", "softmax", "log_softmax", "unbind.int", "select.int", "slice.Tensor",
         "split.Tensor", "split_with_sizes", "index_select", "flip", "unsafe_split.Tensor",
         "unsafe_split_with_sizes",

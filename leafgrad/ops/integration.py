@@ -14,6 +14,7 @@ import numpy as np
 from .._exposure import exports, public
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ._out import with_out
+from .arithmetic import div_scalar, mul_scalar
 from .joining import cat
 from .reduction import cumsum
 
@@ -103,10 +104,12 @@ def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     d = _integration_dim("trapezoid", y, x, dx, dim)
     if y._data.shape[d] == 0:
         return _wrap(np.zeros(y._data.shape[:d] + y._data.shape[d + 1 :], y._data.dtype))
+    # PyTorch's formulas op for op (numbers as mul.Scalar / div.Scalar, as ATen's C++ writes
+    # them): (sum - (first + last) 0.5) dx, or ((left + right) dx).sum / 2.
     if x is None:
         ends = y.select(d, 0) + y.select(d, -1)
-        return (y.sum(d) - ends * 0.5) * (1 if dx is None else dx)
-    return (_spacings("trapezoid", y, x, d) * _pair_sums(y, d)).sum(d) / 2.0
+        return mul_scalar(y.sum(d) - mul_scalar(ends, other=0.5), other=1 if dx is None else dx)
+    return div_scalar((_pair_sums(y, d) * _spacings("trapezoid", y, x, d)).sum(d), other=2.0)
 
 
 trapz = trapezoid
@@ -116,9 +119,10 @@ trapz = trapezoid
 def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The running trapezoidal rule along ``dim`` (one entry fewer than ``y`` there)."""
     d = _integration_dim("cumulative_trapezoid", y, x, dx, dim)
-    if x is None:
-        return cumsum((1 if dx is None else dx) / 2.0 * _pair_sums(y, d), d)
-    return cumsum(_spacings("cumulative_trapezoid", y, x, d) * _pair_sums(y, d), d) / 2.0
+    if x is None:  # PyTorch's (dx / 2. * (left + right)).cumsum
+        return cumsum(mul_scalar(_pair_sums(y, d), other=(1 if dx is None else dx) / 2.0), d)
+    spacings = _spacings("cumulative_trapezoid", y, x, d)
+    return div_scalar(cumsum(_pair_sums(y, d) * spacings, d), other=2.0)
 
 
 __all__ = exports(globals())

@@ -272,6 +272,21 @@ _norm = primitive(
 )
 
 
+# ATen's norm.ScalarOpt_dim (NormBackward1, the same norm_backward): what PyTorch's C++
+# composites call (pairwise_distance), where Python's torch.norm reaches linalg_vector_norm.
+norm_scalaropt_dim = primitive(
+    "norm",
+    _norm_forward,
+    vjp_all=_norm_vjp_all,
+    kind=Generic(jvp=_norm_jvp),
+    overload="ScalarOpt_dim",
+    saves=("self", "result", "ord", "dim", "keepdim"),
+    node_name="NormBackward1",
+    dtype_rule="keep",
+    plain_rules=True,
+)
+
+
 def _norm_order(p, dim, ndim) -> float:
     if p is None or p == "fro":
         if isinstance(dim, (list, tuple)) and len(dim) > 2:

@@ -215,6 +215,19 @@ SAMPLES = [
     ),
     S("norm", lambda x: x.norm(3), ((2, 3),), id="norm-3"),
     S(
+        "norm.ScalarOpt_dim",
+        lambda x, y: lg.nn.functional.pairwise_distance(x, y),
+        ((3, 4), (3, 4)),
+        id="pairwise_distance",
+    ),
+    S(
+        "norm.ScalarOpt_dim",
+        lambda x, y: lg.nn.functional.pairwise_distance(x, y, p=1.0, keepdim=True),
+        ((3, 4), (4,)),
+        make_inputs=_NONZERO([(3, 4), (4,)]),
+        id="pairwise_distance-p1",
+    ),
+    S(
         "norm",
         lambda x: x.norm(1.5, dim=-1),
         ((2, 3),),
