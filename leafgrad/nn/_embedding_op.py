@@ -120,6 +120,7 @@ _embedding = primitive(
         ),
     ),
     inputs=("weight", "indices"),
+    edgeless=(1,),  # no edge for the indices, as in PyTorch
     saves=("indices", "padding_idx", "scale_grad_by_freq", "sparse"),
     node_name="EmbeddingBackward0",
     dtype_rule="keep",

@@ -191,7 +191,8 @@ def pairwise_distance(
 ) -> Tensor:
     """``||x1 - x2 + eps||_p`` along the last dim (PyTorch's ``+ eps`` an add.Scalar, the
     norm ``norm``'s: AddBackward1 under NormBackward1)."""
-    difference = _add_scalar(x1 - x2, other=eps)
+    difference = x1 - x2
     if not difference.dtype.is_floating_point or difference.dim() == 0:
-        return _lg.norm(difference, p, -1, keepdim=keepdim)  # (its checks and errors)
-    return _norm_dim(difference, ord=float(p), dim=(-1,), keepdim=keepdim)
+        return _lg.norm(difference + eps, p, -1, keepdim=keepdim)  # (its checks and errors)
+    shifted = _add_scalar(difference, other=eps)
+    return _norm_dim(shifted, ord=float(p), dim=(-1,), keepdim=keepdim)

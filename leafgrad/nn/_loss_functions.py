@@ -17,6 +17,7 @@ from .._batched import BatchedTensor
 from .._dtype import scalar_type_name
 from ..ops import losses
 from ..ops._inputs import size_mismatch_words
+from ..ops.arithmetic import div_scalar as _div_scalar
 from ..ops.indexing import out_of_range
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -521,4 +522,5 @@ def _cross_entropy_probabilities(
         return -terms.sum(class_dim)
     if reduction == "sum":
         return -terms.sum()
-    return -terms.sum() / (logp.numel() / n_classes)
+    # PyTorch's ``-(...).sum() / (numel / n_classes)``: an integer count, div.Scalar
+    return _div_scalar(-terms.sum(), other=logp.numel() // n_classes)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
 from ._optable import NoDerivative, PiecewiseLinear
@@ -113,13 +114,30 @@ _BY_TENSOR = ("self if other", "other if other")
 # Tensor divisor; a Python number divided by a Tensor (``3 % x``) has no derivative.
 _np_remainder = _integer_division("remainder", np.remainder)
 _np_fmod = _integer_division("fmod", np.fmod)
-_remainder_scalar = _remainder_primitive(
-    "remainder", _np_remainder, "floor", "Scalar", "RemainderBackward0", ()
-)
+
+
+def _by_number(name, forward, node_name):
+    """remainder / fmod of a tensor by a number: PyTorch's Scalar overload, whose node has one
+    edge (the number is a parameter, not an operand); the tensor comes in its result dtype
+    (``_promoted_by``), which a weak scalar then keeps."""
+    return primitive(
+        name,
+        lambda x, *, other: forward(x, other),
+        (lambda grad, x, result, *, other: grad,),
+        kind=PiecewiseLinear(),
+        overload="Scalar",
+        node_name=node_name,
+        dtype_rule="keep",
+        plain_rules=True,
+    )
+
+
+_remainder_by_number = _by_number("remainder", _np_remainder, "RemainderBackward0")
+_fmod_by_number = _by_number("fmod", _np_fmod, "FmodBackward0")
+
 _remainder_tensor = _remainder_primitive(
     "remainder", _np_remainder, "floor", "Tensor", "RemainderBackward1", _BY_TENSOR
 )
-_fmod_scalar = _remainder_primitive("fmod", _np_fmod, "trunc", "Scalar", "FmodBackward0", ())
 _fmod_tensor = _remainder_primitive(
     "fmod", _np_fmod, "trunc", "Tensor", "FmodBackward1", _BY_TENSOR
 )
@@ -141,7 +159,9 @@ def remainder(input, other):
     """Python's ``%``: the result has the sign of ``other``."""
     if not isinstance(input, Tensor):
         return _remainder_of_scalar(input, other)
-    return (_remainder_tensor if isinstance(other, Tensor) else _remainder_scalar)(input, other)
+    if isinstance(other, Tensor):
+        return _remainder_tensor(input, other)
+    return _remainder_by_number(_promoted_by(input, other), other=other)
 
 
 @public(inplace=True)
@@ -150,7 +170,16 @@ def fmod(input, other):
     """C's ``fmod``: the result has the sign of ``input``."""
     if not isinstance(input, Tensor):  # no Scalar-first overload, unlike remainder
         raise TypeError(f"fmod(): argument 'input' must be a Tensor, not {type(input).__name__}")
-    return (_fmod_tensor if isinstance(other, Tensor) else _fmod_scalar)(input, other)
+    if isinstance(other, Tensor):
+        return _fmod_tensor(input, other)
+    return _fmod_by_number(_promoted_by(input, other), other=other)
+
+
+def _promoted_by(input: Tensor, number) -> Tensor:
+    """``input`` in its result dtype with ``number`` (an int tensor by a float: the default
+    float dtype, as PyTorch's weak scalars promote)."""
+    dtype = result_type(input, number)
+    return input if dtype == input.dtype else input.to(dtype)
 
 
 __all__ = exports(globals())

@@ -108,8 +108,8 @@ def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     # them): (sum - (first + last) 0.5) dx, or ((left + right) dx).sum / 2.
     if x is None:
         ends = y.select(d, 0) + y.select(d, -1)
-        return mul_scalar(y.sum(d) - mul_scalar(ends, other=0.5), other=1 if dx is None else dx)
-    return div_scalar((_pair_sums(y, d) * _spacings("trapezoid", y, x, d)).sum(d), other=2.0)
+        return _times(y.sum(d) - _times(ends, 0.5), 1 if dx is None else dx)
+    return _over((_pair_sums(y, d) * _spacings("trapezoid", y, x, d)).sum(d), 2.0)
 
 
 trapz = trapezoid
@@ -120,9 +120,19 @@ def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor
     """The running trapezoidal rule along ``dim`` (one entry fewer than ``y`` there)."""
     d = _integration_dim("cumulative_trapezoid", y, x, dx, dim)
     if x is None:  # PyTorch's (dx / 2. * (left + right)).cumsum
-        return cumsum(mul_scalar(_pair_sums(y, d), other=(1 if dx is None else dx) / 2.0), d)
+        return cumsum(_times(_pair_sums(y, d), (1 if dx is None else dx) / 2.0), d)
     spacings = _spacings("cumulative_trapezoid", y, x, d)
-    return div_scalar(cumsum(_pair_sums(y, d) * spacings, d), other=2.0)
+    return _over(cumsum(_pair_sums(y, d) * spacings, d), 2.0)
+
+
+# A number in ATen's formulas is mul.Scalar / div.Scalar on a floating tensor; an integer
+# one (no graph) takes Python's operator, which promotes it to the default float dtype.
+def _times(t: Tensor, number) -> Tensor:
+    return mul_scalar(t, other=number) if t._data.dtype.kind == "f" else t * number
+
+
+def _over(t: Tensor, number) -> Tensor:
+    return div_scalar(t, other=number) if t._data.dtype.kind == "f" else t / number
 
 
 __all__ = exports(globals())

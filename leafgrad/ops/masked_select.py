@@ -39,6 +39,7 @@ masked_select = primitive(
         jvp=lambda tx, tmask, x, mask, *, result: masked_select(tx, mask),
     ),
     inputs=("self", "mask"),
+    edgeless=(1,),  # no edge for the mask, as in PyTorch
     saves=("self", "mask"),
     node_name="MaskedSelectBackward0",
     dtype_rule="keep",

@@ -150,6 +150,7 @@ _pinv = primitive(
     ),
     overload="atol_rtol_tensor",
     inputs=("self", "atol", "rtol"),
+    edgeless=(1, 2),  # the tolerances have no derivative and no edge, as in PyTorch
     saves=("self", "result"),
     node_name="LinalgPinvBackward0",
     dtype_rule="keep",
