@@ -9,6 +9,8 @@ import warnings
 import leafgrad as _lg
 
 from .. import Tensor
+from ..ops import soft_margin as _soft_margin
+from ..ops.losses import REDUCTIONS
 from ._activation_functions import logsigmoid
 from ._layer_functions import pairwise_distance
 from ._loss_functions import _check_tensors, _constant_weights, _reduce, _reduction
@@ -190,10 +192,14 @@ def cosine_embedding_loss(
 def soft_margin_loss(
     input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
 ) -> Tensor:
-    """``log(1 + exp(-target * input))``."""
+    """``log(1 + exp(-target * input))`` as PyTorch's kernel computes it (inf once ``-target *
+    input`` overflows ``exp``), recorded as its op (SoftMarginLossBackward0)."""
     reduction = _reduction("soft_margin_loss", size_average, reduce, reduction)
+    _check_tensors("soft_margin_loss", input=input, target=target)
     _constant_weights("soft_margin_loss", target=target)  # PyTorch's kernel: no target grad
-    return _reduce(-logsigmoid(target * input), reduction)
+    if target.dtype != input.dtype:
+        target = target.to(input.dtype)  # (its floating input's; PyTorch's iterator casts)
+    return _soft_margin.soft_margin_loss(input, target, reduction=REDUCTIONS[reduction])
 
 
 def multilabel_soft_margin_loss(

@@ -73,6 +73,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     shifts,
     shrink,
     slicing,
+    soft_margin,
     softmax,
     solvers,
     special,

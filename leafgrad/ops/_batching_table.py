@@ -196,7 +196,10 @@ def rules() -> dict:
     RULES["diagonal_backward"] = diagonal_backward
     for _key in ("cumprod", "logcumsumexp"):
         RULES[_key] = with_dims("dim")
-    for _key in ("glu", "glu_backward", "_pdist_forward", "mvlgamma"):
+    for _key in (
+        "glu", "glu_backward", "_pdist_forward", "mvlgamma", "soft_margin_loss",
+        "soft_margin_loss_backward",
+    ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["_prelu_kernel"] = pointwise
     RULES["_prelu_kernel_backward"] = pointwise_all_batched

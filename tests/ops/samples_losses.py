@@ -5,7 +5,8 @@ logits with and without weights."""
 
 import numpy as np
 
-from leafgrad.ops import losses
+import leafgrad as lg
+from leafgrad.ops import losses, soft_margin
 
 from .optable import OpSample, away_from
 
@@ -16,6 +17,8 @@ def _kinks_apart(rng):
     (d,) = away_from([-0.5, 0.5], margin=0.05, lo=-1.5, hi=1.5)([(3, 4)])(rng)
     return [x + d, x]
 
+
+_SIGNS = lg.tensor(np.array([[1.0, -1.0, 0.5, -2.0]] * 3))  # soft margin's targets
 
 SAMPLES = [
     *(
@@ -149,5 +152,26 @@ SAMPLES = [
         )
         for name, r in losses.REDUCTIONS.items()
         for w in (None, np.linspace(0.5, 2.0, 12).reshape(4, 3))
+    ),
+    # soft margin: the target a constant (PyTorch differentiates the input only)
+    *(
+        OpSample(
+            "soft_margin_loss",
+            lambda x, r=r: soft_margin.soft_margin_loss(x, _SIGNS, reduction=r),
+            ((3, 4),),
+            id=f"soft_margin-{name}",
+        )
+        for name, r in losses.REDUCTIONS.items()
+    ),
+    *(
+        OpSample(
+            "soft_margin_loss_backward",
+            lambda g, x, r=r: soft_margin.soft_margin_loss_backward(
+                g if r == 0 else g.sum(), x, _SIGNS, reduction=r
+            ),
+            ((3, 4), (3, 4)),
+            id=f"soft_margin_backward-{name}",
+        )
+        for name, r in losses.REDUCTIONS.items()
     ),
 ]
