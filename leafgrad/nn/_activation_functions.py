@@ -221,6 +221,11 @@ def rrelu_with_generator(input, lower, upper, training, generator) -> Tensor:
         return _lg.where(input > 0, x, x * (slope * (upper - lower) + lower))
     noise = None
     if training:
+        if input.dtype == _lg.float16:  # PyTorch's training kernel has no half loop
+            raise NotImplementedError(
+                "\"rrelu_with_noise_out_cpu\" not implemented for 'Half' (rrelu in training: "
+                "use float32)"
+            )
         rng = _random._generator(generator, batched_draw=True)
         noise = _rrelu.noise(rng, input.detach().numpy(), lower, upper)
     return _rrelu.rrelu_with_noise(

@@ -94,7 +94,15 @@ def round(input, *, decimals: int | None = None):
     ``round.decimals`` overload (RoundBackward1), as ``torch.special.round`` always is."""
     if decimals is None:
         return _round(input)
-    return _round_decimals(input, decimals=operator.index(decimals))
+    decimals = operator.index(decimals)
+    if isinstance(input, Tensor) and input._data.dtype.kind != "f":
+        # PyTorch's round.decimals has no integer or bool kernel (round without decimals has)
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{scalar_type_name(input._data.dtype)}' (round "
+            "with decimals takes floating tensors; leave decimals out or convert first)"
+        )
+    return _round_decimals(input, decimals=decimals)
 
 
 def special_round(input, *, decimals: int = 0, out=None):

@@ -26,3 +26,15 @@ def test_round_records_pytorchs_overload(name):
         y = CALLS[name](m, x)
         found.append((y.grad_fn.name(), y.detach().numpy().tolist()))
     assert found[0] == found[1]
+
+
+@pytest.mark.parametrize("decimals", [0, 1, -1])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+def test_round_with_decimals_refuses_integer_tensors_as_pytorch(dtype, decimals):
+    """PyTorch's round.decimals has no integer kernel (plain round of integers has one)."""
+    torch = pytest.importorskip("torch")
+    for m in (lg, torch):
+        x = m.tensor([1, 2]).to(getattr(m, dtype))
+        with pytest.raises(NotImplementedError, match="not implemented for"):
+            m.round(x, decimals=decimals)
+    assert lg.round(lg.tensor([1, 2])).tolist() == [1, 2]

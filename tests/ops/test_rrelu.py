@@ -70,3 +70,11 @@ def test_rrelu_under_vmap_draws_by_the_randomness_mode(randomness):
     slopes = -y.numpy()
     assert ((slopes >= 0.1) & (slopes <= 0.3)).all()
     assert (slopes[0] == slopes[1]).all() == (randomness == "same")
+
+
+def test_rrelu_refuses_half_in_training_as_pytorch(torch):
+    for m in (lg, torch):
+        x = m.ones(3, dtype=m.float16)
+        with pytest.raises(NotImplementedError, match="rrelu_with_noise_out_cpu"):
+            m.nn.functional.rrelu(x, training=True)
+        assert m.nn.functional.rrelu(-x).dtype == m.float16  # outside training: leaky_relu
