@@ -17,6 +17,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor
+from ..ops import pixel_shuffle as _pixel_shuffle
 from . import _antialias, _upsample_ops
 from ._activation_functions import _check_kernel_dtype
 from ._pooling_functions import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -170,16 +171,13 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
         )
     if r <= 0:
         raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
-    *batch, c, h, w = input.shape
+    c = input.shape[-3]
     if c % (r * r):
         raise RuntimeError(
             f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
             f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
         )
-    nb = len(batch)
-    x = input.reshape(*batch, c // (r * r), r, r, h, w)
-    x = x.permute(*range(nb), nb, nb + 3, nb + 1, nb + 4, nb + 2)
-    return x.reshape(*batch, c // (r * r), h * r, w * r)
+    return _pixel_shuffle.pixel_shuffle(input, upscale_factor=int(r))
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -192,13 +190,10 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
         )
     if r <= 0:
         raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
-    *batch, c, h, w = input.shape
+    h, w = input.shape[-2:]
     if h % r or w % r:
         raise RuntimeError(
             f"pixel_unshuffle expects height and width ({h}, {w}) to be divisible by "
             f"downscale_factor {r}"
         )
-    nb = len(batch)
-    x = input.reshape(*batch, c, h // r, r, w // r, r)
-    x = x.permute(*range(nb), nb, nb + 2, nb + 4, nb + 1, nb + 3)
-    return x.reshape(*batch, c * r * r, h // r, w // r)
+    return _pixel_shuffle.pixel_unshuffle(input, downscale_factor=int(r))

@@ -55,6 +55,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     memory_views,
     pdist,
     piecewise,
+    pixel_shuffle,
     polynomials,
     power,
     prelu,

@@ -100,4 +100,6 @@ SAMPLES = [
     S("unbind.int", lambda x: _pieces_sum(x.unbind(1)), ((2, 3),)),
     S("unbind.int", lambda x: x.unbind(-1)[0], ((2, 3),), id="unbind-one-output-used"),
     S("unbind.int", lambda x: _pieces_sum(tuple(iter(x))), ((3, 2),), id="iterate"),
+    S("pixel_shuffle", lambda x: lg.nn.functional.pixel_shuffle(x, 2), ((1, 4, 2, 3),)),
+    S("pixel_unshuffle", lambda x: lg.nn.functional.pixel_unshuffle(x, 2), ((2, 1, 4, 2),)),
 ]
