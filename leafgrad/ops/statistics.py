@@ -260,31 +260,25 @@ def _norm_jvp(tx, x, result, *, ord, dim, keepdim):
     return where(result == 0, 0.0, out)
 
 
-_norm = primitive(
-    "norm",
-    _norm_forward,
-    vjp_all=_norm_vjp_all,
-    kind=Generic(jvp=_norm_jvp),
-    saves=("self", "result", "ord", "dim", "keepdim"),
-    node_name="LinalgVectorNormBackward0",
-    dtype_rule="keep",
-    plain_rules=True,
-)
+def _norm_op(node_name: str, overload: str = ""):
+    """The vector norm recorded as ``node_name`` (one forward and norm_backward for both)."""
+    return primitive(
+        "norm",
+        _norm_forward,
+        vjp_all=_norm_vjp_all,
+        kind=Generic(jvp=_norm_jvp),
+        overload=overload,
+        saves=("self", "result", "ord", "dim", "keepdim"),
+        node_name=node_name,
+        dtype_rule="keep",
+        plain_rules=True,
+    )
 
 
+_norm = _norm_op("LinalgVectorNormBackward0")
 # ATen's norm.ScalarOpt_dim (NormBackward1, the same norm_backward): what PyTorch's C++
 # composites call (pairwise_distance), where Python's torch.norm reaches linalg_vector_norm.
-norm_scalaropt_dim = primitive(
-    "norm",
-    _norm_forward,
-    vjp_all=_norm_vjp_all,
-    kind=Generic(jvp=_norm_jvp),
-    overload="ScalarOpt_dim",
-    saves=("self", "result", "ord", "dim", "keepdim"),
-    node_name="NormBackward1",
-    dtype_rule="keep",
-    plain_rules=True,
-)
+norm_scalaropt_dim = _norm_op("NormBackward1", "ScalarOpt_dim")
 
 
 def _norm_order(p, dim, ndim) -> float:
