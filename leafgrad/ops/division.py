@@ -90,7 +90,9 @@ _rounded_div = primitive(
 )
 
 
-def _remainder_primitive(name, forward, rounding_mode, overload, node_name, saves):
+def _by_tensor(name, forward, rounding_mode, node_name):
+    """remainder / fmod by a tensor: PyTorch's Tensor overload, both operands edges; only the
+    divisor's formula reads them, so they are saved when the divisor needs a gradient."""
     return primitive(
         name,
         forward,
@@ -99,8 +101,8 @@ def _remainder_primitive(name, forward, rounding_mode, overload, node_name, save
             lambda grad, x, y, result: -grad * _rounded_div(x, y, rounding_mode=rounding_mode),
         ),
         kind=PiecewiseLinear(),
-        overload=overload,
-        saves=saves,
+        overload="Tensor",
+        saves=("self if other", "other if other"),
         node_name=node_name,
         broadcast=True,
         scalars=True,
@@ -108,8 +110,6 @@ def _remainder_primitive(name, forward, rounding_mode, overload, node_name, save
     )
 
 
-# Only the divisor's formula reads the operands: saved when the divisor needs a gradient.
-_BY_TENSOR = ("self if other", "other if other")
 # PyTorch: RemainderBackward0 / FmodBackward0 with a Python-number divisor, ...Backward1 with a
 # Tensor divisor; a Python number divided by a Tensor (``3 % x``) has no derivative.
 _np_remainder = _integer_division("remainder", np.remainder)
@@ -135,12 +135,8 @@ def _by_number(name, forward, node_name):
 _remainder_by_number = _by_number("remainder", _np_remainder, "RemainderBackward0")
 _fmod_by_number = _by_number("fmod", _np_fmod, "FmodBackward0")
 
-_remainder_tensor = _remainder_primitive(
-    "remainder", _np_remainder, "floor", "Tensor", "RemainderBackward1", _BY_TENSOR
-)
-_fmod_tensor = _remainder_primitive(
-    "fmod", _np_fmod, "trunc", "Tensor", "FmodBackward1", _BY_TENSOR
-)
+_remainder_tensor = _by_tensor("remainder", _np_remainder, "floor", "RemainderBackward1")
+_fmod_tensor = _by_tensor("fmod", _np_fmod, "trunc", "FmodBackward1")
 _remainder_of_scalar = primitive(
     "remainder",
     _np_remainder,

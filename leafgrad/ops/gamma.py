@@ -122,15 +122,19 @@ def _mvlgamma_forward(x, *, p):
     return (terms.sum(-1) + p * (p - 1) * math.log(math.pi) / 4).astype(x.dtype, copy=False)
 
 
+def _shifted(x, p: int):
+    """``offsets + x``, a tensor with the offsets on a new last dim (PyTorch's ``args``)."""
+    return _wrap(_offsets(p, x._data.dtype)) + x.unsqueeze(-1)
+
+
 def _mvlgamma_composite(x, *, p):
     """``_mvlgamma_forward`` in leafgrad ops (Taylor mode, vmap)."""
-    terms = lgamma(_wrap(_offsets(p, x._data.dtype)) + x.unsqueeze(-1))
-    return terms.sum(-1) + p * (p - 1) * math.log(math.pi) / 4
+    return lgamma(_shifted(x, p)).sum(-1) + p * (p - 1) * math.log(math.pi) / 4
 
 
 def _mvlgamma_slope(x, p):
     """PyTorch's ``mvlgamma_backward`` factor: digamma of ``offsets + x``, summed."""
-    return digamma(_wrap(_offsets(p, x._data.dtype)) + x.unsqueeze(-1)).sum(-1)
+    return digamma(_shifted(x, p)).sum(-1)
 
 
 _mvlgamma = primitive(

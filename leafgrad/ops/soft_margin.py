@@ -12,56 +12,43 @@ margin overflows: ``exp(-x y)`` of a large positive ``-x y`` is inf and so is th
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ._optable import Composite
 from ._plain import operand, values_of
 from ._primitive import primitive
-from .arithmetic import add_scalar, div_scalar, mul_scalar
+from ._tangents import tangent_sum
+from .arithmetic import add_scalar, mul_scalar
 from .elementwise import exp, log1p
-
-
-def _norm(x, reduction: int) -> float:
-    return 1.0 / math.prod(x.shape) if reduction == 1 else 1.0
-
-
-def _reduced(loss, reduction: int):
-    if reduction == 1:
-        if type(loss) is np.ndarray and not loss.size:
-            return np.full((), np.nan, loss.dtype)  # PyTorch's mean of nothing, no warning
-        return loss.mean()
-    return loss.sum() if reduction == 2 else loss
+from .losses import _norm, _reduce, _weighted_mean
 
 
 def _loss_forward(x, y, *, reduction):
-    return _reduced(np.log1p(np.exp(np.negative(x) * y)), reduction)
+    return _reduce(np.log1p(np.exp(np.negative(x) * y)), reduction)
 
 
 def _loss(x, y, *, reduction):
     """``_loss_forward`` in leafgrad ops (Taylor mode, vmap)."""
-    return _reduced(log1p(exp(-x * y)), reduction)
+    return _reduce(log1p(exp(-x * y)), reduction)
 
 
 def _backward_forward(grad, x, y, *, reduction):
     z = np.exp(np.negative(y) * x)
-    out = y * z * x.dtype.type(-_norm(x, reduction))
+    out = y * z * x.dtype.type(-_norm(x, 1.0, reduction))
     return out / (z + 1) * grad
 
 
 def _backward(grad, x, y, *, reduction):
     """``_backward_forward`` in leafgrad ops (Taylor mode, vmap)."""
     z = exp(-y * x)
-    return mul_scalar(y * z, other=-_norm(x, reduction)) / add_scalar(z, other=1) * grad
+    return mul_scalar(y * z, other=-_norm(x, 1.0, reduction)) / add_scalar(z, other=1) * grad
 
 
 def _double_backward(gg, x, y, reduction):
     """PyTorch's ``soft_margin_loss_double_backward``: ``gg y^2 z / (z + 1)^2`` (over n)."""
     z = exp(x * -y)
     z_plus_one = add_scalar(z, other=1)
-    g = gg * (y * y) * z / (z_plus_one * z_plus_one)
-    return div_scalar(g, other=math.prod(x.shape)) if reduction == 1 else g
+    return _weighted_mean(gg * (y * y) * z / (z_plus_one * z_plus_one), x, None, reduction)
 
 
 def _double_backward_grad_output(gg, grad, x, y, reduction):
@@ -99,12 +86,10 @@ soft_margin_loss_backward = primitive(
 
 def _backward_jvp(tg, tx, grad, x, y, reduction):
     """Linear in the incoming gradient; in the input, the double backward's slope."""
-    out = None if tg is None else soft_margin_loss_backward(tg, x, y, reduction=reduction)
-    if tx is not None:
-        moved = _double_backward(tx, x, y, 0) * grad
-        moved = div_scalar(moved, other=math.prod(x.shape)) if reduction == 1 else moved
-        out = moved if out is None else out + moved
-    return out
+    return tangent_sum(
+        None if tg is None else soft_margin_loss_backward(tg, x, y, reduction=reduction),
+        None if tx is None else _double_backward(tx * grad, x, y, reduction),
+    )
 
 
 soft_margin_loss = primitive(
@@ -118,7 +103,7 @@ soft_margin_loss = primitive(
     ),
     kind=Composite(
         taylor_as=_loss,
-        jvp=lambda tx, ty, x, y, *, result, reduction: _reduced(
+        jvp=lambda tx, ty, x, y, *, result, reduction: _reduce(
             soft_margin_loss_backward(tx, x, y, reduction=0), reduction
         ),
     ),
