@@ -233,7 +233,7 @@ def _tanh_output_grad(grad, g, y):
         np.multiply(grad, t, out=t)
         t *= -2
         return t
-    return grad * (-2 * y * g)
+    return grad * (mul_scalar(y, other=-2) * g)  # -2 * y: mul.Scalar, as in PyTorch
 
 
 def _sigmoid_output_grad(grad, g, y):
@@ -247,7 +247,7 @@ def _sigmoid_output_grad(grad, g, y):
         u = np.multiply(grad, g)
         u *= t
         return u
-    return grad * g * (-2 * y + 1)
+    return grad * g * add_scalar(mul_scalar(y, other=-2), other=1)  # mul/add.Scalar
 
 
 tanh_backward = _act_backward(

@@ -178,3 +178,20 @@ def test_reductions_backward_unsqueeze_and_divide_as_pytorch(name):
     assert names == torch_names
     np.testing.assert_allclose(g, torch_g, rtol=1e-13, atol=0)  # (exp's last places)
     np.testing.assert_allclose(h, torch_h, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("activation", ["tanh", "sigmoid"])
+def test_third_order_graph_of_an_activation_is_pytorchs(activation):
+    """A PINN's u_xx through a layer: tanh_backward's (and sigmoid_backward's) own
+    derivative scales the output by ``-2`` as mul.Scalar (MulBackward1), as PyTorch's."""
+    found = []
+    for m in (lg, torch):
+        x = m.tensor(np.linspace(-1.0, 1.0, 5).reshape(5, 1), requires_grad=True)
+        w = m.tensor(np.array([[0.5, -1.0, 2.0]]), requires_grad=True)
+        u = getattr(m, activation)(x @ w).sum()
+        (g,) = m.autograd.grad(u, x, create_graph=True)
+        (g2,) = m.autograd.grad(g.sum(), x, create_graph=True)
+        (gw,) = m.autograd.grad(g2.sum(), w)
+        found.append((node_names(g2.grad_fn, 8), gw.numpy()))
+    assert found[0][0] == found[1][0]
+    np.testing.assert_allclose(found[0][1], found[1][1], rtol=1e-12, atol=1e-14)
