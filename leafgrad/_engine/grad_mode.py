@@ -19,6 +19,9 @@ class _State(threading.local):
         self.inference = False
         # True while a plain rule runs (OpNode.apply_plain): ops given arrays compute on them.
         self.plain = False
+        # True while a built-in op's backward rule runs on tensors (OpNode.apply): its
+        # ``tensor * 2`` is a C++ formula's mul.Scalar there (MulBackward1), see ops/_primitive.
+        self.formula = False
 
 
 _state = _State()

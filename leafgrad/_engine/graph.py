@@ -366,9 +366,13 @@ class OpNode(Node):
         # The rule is leafgrad ops only: NumPy stays quiet for all of them at once, which
         # spares each op its own switch (saved tensors hooks ran above, outside it).
         token = QUIET.set(QUIET_STATE)
+        # The rule stands for PyTorch's C++ formula: its numbers are Scalars (``_formula``).
+        state = _state
+        outer, state.formula = state.formula, True
         try:
             return self._backward(grads, args, result, saved.params, needs)
         finally:
+            state.formula = outer
             QUIET.reset(token)
 
     def apply_plain(self, grads: list, needs: list):

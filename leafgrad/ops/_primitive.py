@@ -88,7 +88,11 @@ def _fit(grad, inp, broadcast):
     return grad
 
 
-def _make_backward(vjp, vjp_all, broadcast, num_outputs, materialize=True):
+def _make_backward(vjp, vjp_all, broadcast, num_outputs, materialize=True, names=None):
+    """The rule of a node: one ``vjp_all``, or ``vjp[i]`` per input needing a gradient, run
+    in the order of the inputs' names (``names``): PyTorch's generated backward functions
+    compute their inputs' formulas so, its derivatives.yaml keys sorted (``other`` before
+    ``self``), and a second backward meets the nodes they record in that order."""
     if vjp_all is not None:
 
         def backward(grads, args, result, params, needs):
@@ -104,11 +108,13 @@ def _make_backward(vjp, vjp_all, broadcast, num_outputs, materialize=True):
 
         return backward
 
+    order = range(len(vjp)) if names is None else sorted(range(len(vjp)), key=names.__getitem__)
+
     def backward(grads, args, result, params, needs):
         grad = grads[0] if num_outputs == 1 else _materialize(grads, result)
-        outs = []
-        for i, need in enumerate(needs):
-            if need:
+        outs = [None] * len(needs)
+        for i in order:
+            if needs[i]:
                 g = vjp[i](grad, *args, result=result, **params)
                 # _fit only where needed: most gradients match their input already.
                 data, like = g._data, args[i]._data
@@ -116,9 +122,7 @@ def _make_backward(vjp, vjp_all, broadcast, num_outputs, materialize=True):
                     broadcast and data.shape != like.shape
                 ):
                     g = _fit(g, args[i], broadcast)
-                outs.append(g)
-            else:
-                outs.append(None)
+                outs[i] = g
         return outs
 
     return backward
@@ -306,7 +310,7 @@ def _build(prim: Primitive):
     differentiable = prim.differentiable
     edgeless = prim.edgeless  # inputs without an edge (where's condition, masked_fill's mask)
     backward = (
-        _make_backward(vjp, vjp_all, broadcast, num_outputs, prim.materialize_grads)
+        _make_backward(vjp, vjp_all, broadcast, num_outputs, prim.materialize_grads, prim.inputs)
         if differentiable
         else None
     )
@@ -347,6 +351,9 @@ def _build(prim: Primitive):
 
     # Whether the op may take the direct path below (one output and a rule).
     direct = differentiable and num_outputs == 1 and not edgeless
+    # The Scalar overload a derivative formula's ``tensor * number`` records (see
+    # formula_scalars): empty, or that one op.
+    twin = []
 
     def op(*args, **params):
         # The common case, recorded directly: a plain floating Tensor (or nn.Parameter) alone,
@@ -380,7 +387,8 @@ def _build(prim: Primitive):
                             ):
                                 arrays = (x, y)
                         elif number and scalars and a._requires_grad:
-                            arrays, grads = (x, b), 1  # the number takes the tensor's dtype
+                            if not (twin and _state.formula):  # else: the general path's
+                                arrays, grads = (x, b), 1  # the number takes the tensor's dtype
                     elif n == 3:  # addmm, addcmul, lerp ...
                         b, c = args[1], args[2]
                         if (type(b) is Tensor or type(b) is _PARAMETER) and (
@@ -403,6 +411,10 @@ def _build(prim: Primitive):
                 else:
                     edges = (_edge(a), _edge(b), _edge(c))
         if edges is None:
+            if twin and _state.formula and len(args) == 2 and not params:
+                scalar = _formula_scalar(twin[0], args)
+                if scalar is not None:
+                    return scalar
             if _SPECIAL[0]:
                 if _VMAP.active:
                     for a in args:
@@ -625,11 +637,31 @@ def _build(prim: Primitive):
         return result
 
     op.__name__ = op.__qualname__ = name
+    op._formula_twin = twin
     if type(prim.kind) is Bilinear:
         prim = replace(prim, jvp=product_rule(op))  # the op's own product rule
     op.primitive = prim
     jvp_rule = prim.jvp
     return op
+
+
+def formula_scalars(op, scalar_op) -> None:
+    """Make ``op(tensor, number)`` inside a built-in backward rule run ``scalar_op(tensor,
+    other=number)``: PyTorch's derivative formulas are C++, where ``grad * 2`` is mul.Scalar
+    (MulBackward1, one edge), while Python's ``x * 2`` is mul.Tensor with a wrapped number
+    (MulBackward0). A rule whose number stands for such a wrapped tensor passes a 0-d tensor
+    instead (``arithmetic.wrapped_number``)."""
+    op._formula_twin.append(scalar_op)
+
+
+def _formula_scalar(scalar_op, args):
+    """``scalar_op`` on ``(tensor, number)`` for a floating tensor that requires grad and a
+    real number (else None: the op's own path)."""
+    a, b = args
+    if (type(b) is float or type(b) is int) and isinstance(a, Tensor) and a._requires_grad:
+        if a._data.dtype.kind == "f":
+            return scalar_op(a, other=b)
+    return None
 
 
 # The Tensor subclass whose instances the direct path takes as it takes plain tensors:

@@ -251,7 +251,10 @@ def _silu_vjp(grad, x, result):
     in a plain rule on arrays of one shape, in one buffer."""
     if not _same_float_arrays(grad, x):
         s = sigmoid(x)
-        return (grad * s) * add_scalar(x * (one_like(x) - s), other=1.0)
+        # The bracket first: GCC evaluates an overloaded operator's right operand first,
+        # so PyTorch's nodes are made, and run in a second backward, in this order.
+        bracket = add_scalar(x * (one_like(x) - s), other=1.0)
+        return (grad * s) * bracket
     s = _sigmoid_forward(x)
     if _fused.fusable(x, grad, s):
         return _fused.silu_backward(grad, x, s)
@@ -397,8 +400,10 @@ def _mish_forward(x):
 def _mish_d1(x):
     """PyTorch's ``infinitely_differentiable_mish_backward`` factor, op for op: ``t + x
     sigmoid(x) (1 - t^2)`` with ``t = tanh(log1p(exp(x)))``."""
+    s = sigmoid(x)  # made first, as there
     t = tanh(log1p(exp(x)))
-    return t + x * sigmoid(x) * (one_like(t) - t * t)
+    bracket = one_like(t) - t * t  # GCC evaluates ``x s (1 - t^2)``'s right operand first
+    return t + x * s * bracket
 
 
 def _mish_d2(x):

@@ -9,13 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import result_type
+from .._engine.grad_mode import _state as _grad_state
 from .._exposure import exports, public
-from .._tensor import Tensor, _zeros_like
+from .._tensor import Tensor, _wrap, _zeros_like
 from ._inputs import refusing_bool
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear
 from ._out import accepts_out
 from ._plain import operand, values_of
-from ._primitive import primitive, unary
+from ._primitive import formula_scalars, primitive, unary
 from ._tangents import scaled, tangent_sum
 from .division import _rounded_div
 
@@ -171,7 +172,10 @@ def _reject_bool(op, *args) -> None:
 mul = primitive(
     "mul",
     np.multiply,
-    (lambda grad, x, y, result: grad * y, lambda grad, x, y, result: grad * x),
+    (
+        lambda grad, x, y, result: grad * wrapped_number(y, grad),
+        lambda grad, x, y, result: grad * x,
+    ),
     kind=Bilinear(),
     overload="Tensor",
     saves=("self if other", "other if self"),
@@ -193,12 +197,20 @@ def _reciprocal_in(y, x):
     return y.reciprocal()
 
 
+def _div_other_backward(grad, x, y):
+    """PyTorch's div_tensor_other_backward, ``-grad * ((x / y) / y)``, the quotient made
+    first (GCC evaluates an overloaded operator's right operand first: PyTorch's nodes are
+    made, and run in a second backward, in that order)."""
+    quotient = (x / y) / y
+    return -grad * quotient
+
+
 _true_div = primitive(
     "div",
     np.true_divide,
     (
-        lambda grad, x, y, result: grad / y,
-        lambda grad, x, y, result: -grad * ((x / y) / y),  # PyTorch's div_tensor_other_backward
+        lambda grad, x, y, result: grad / wrapped_number(y, grad),
+        lambda grad, x, y, result: _div_other_backward(grad, x, y),
     ),
     kind=Composite(
         taylor_as=lambda x, y: x * _reciprocal_in(y, x),
@@ -216,6 +228,27 @@ _true_div = primitive(
     expose=public(function=False, method=False, operators=("__truediv__",)),
     plain_rules=True,
 )
+
+
+# Inside derivative rules a C++ formula's numbers are Scalars (see formula_scalars).
+formula_scalars(mul, mul_scalar)
+formula_scalars(_true_div, div_scalar)
+formula_scalars(add_, add_scalar)
+formula_scalars(sub_, sub_scalar)
+
+
+def wrapped_number(y, like):
+    """A Python number ``y`` that stood for PyTorch's wrapped-number tensor (``x * 2`` from
+    Python), as a 0-d tensor in ``like``'s dtype, so a rule's ``grad * y`` records
+    mul.Tensor (MulBackward0, a None edge) as PyTorch's; anything else as it is."""
+    if (type(y) is float or type(y) is int) and _in_formula(like):
+        return _wrap(np.asarray(y, like._data.dtype))
+    return y
+
+
+def _in_formula(like) -> bool:
+    """Whether a rule runs on tensors (not arrays) and ``like`` is a floating tensor."""
+    return type(like) is not np.ndarray and _grad_state.formula and like._data.dtype.kind == "f"
 
 
 @public(inplace=True, inplace_operators=("__iadd__",))
@@ -241,6 +274,9 @@ def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` with broadcasting (``2 - x`` calls this)."""
     _reject_bool("rsub", input, other)
     if not isinstance(other, Tensor):
+        if alpha == 1 and type(other) is not bool and _in_formula(input):
+            # A C++ formula's ``1 - t`` fills a tensor and subtracts: SubBackward0.
+            return sub_(wrapped_number(other, input), input)
         x = _promoted(input, other)
         return (
             _rsub_scalar(x, other=other, alpha=alpha)
@@ -254,6 +290,8 @@ def rsub(input, other, *, alpha=1):
 def _rtruediv(input, other):
     # ``2 / x`` is ``reciprocal(x) * 2`` in PyTorch, so its grad_fn is MulBackward0; as
     # there, through the operator, so ``ndarray / x`` reaches NumPy (ops/_operands.py).
+    if type(other) is not bool and isinstance(other, (int, float)) and _in_formula(input):
+        return _true_div(wrapped_number(other, input), input)  # C++'s fill_ then div_
     return reciprocal(input) * other
 
 

@@ -375,13 +375,16 @@ def _atan2_jvp(tx, ty, x, y, result):
     return numerator / (x * x + y * y)
 
 
+def _atan2_vjp(grad, x, y, result, needs):
+    """PyTorch's atan2_backward: one reciprocal for both gradients, self's made first."""
+    recip = _atan2_reciprocal(x, y)
+    return (grad * y * recip if needs[0] else None, grad * -x * recip if needs[1] else None)
+
+
 atan2 = primitive(
     "atan2",
     np.arctan2,
-    (
-        lambda grad, x, y, result: grad * y * _atan2_reciprocal(x, y),
-        lambda grad, x, y, result: grad * -x * _atan2_reciprocal(x, y),
-    ),
+    vjp_all=_atan2_vjp,
     kind=Generic(jvp=_atan2_jvp),
     saves=("self", "other"),
     node_name="Atan2Backward0",
