@@ -198,7 +198,7 @@ def rules() -> dict:
         RULES[_key] = with_dims("dim")
     for _key in (
         "glu", "glu_backward", "_pdist_forward", "mvlgamma", "soft_margin_loss",
-        "soft_margin_loss_backward", "pixel_shuffle", "pixel_unshuffle",
+        "soft_margin_loss_backward", "pixel_shuffle", "pixel_unshuffle", "aminmax",
     ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["_prelu_kernel"] = pointwise
