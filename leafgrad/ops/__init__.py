@@ -18,6 +18,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     binary,
     binning,
     blas_adds,
+    block_diag,
     broadcast,
     callbacks,
     cholesky,
