@@ -86,6 +86,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     torch_activations,
     torch_inplace,
     torch_rest,
+    unfold,
     value_parts,
     view_copies,
     view_scatter,

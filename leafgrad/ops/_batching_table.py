@@ -24,6 +24,8 @@ from ._batch_dims import (
     repeat,
     sum_to,
     transpose_2d,
+    unfold,
+    unfold_backward,
     unsqueeze,
     whole_median,
     with_dims,
@@ -148,6 +150,7 @@ def rules() -> dict:
     RULES["_softmax_backward_data"] = dims_of_every_operand
     RULES["_log_softmax_backward_data"] = dims_of_every_operand
     RULES["unsqueeze"] = unsqueeze
+    RULES["unfold"], RULES["unfold_backward"] = unfold, unfold_backward
     RULES["argmax"] = RULES["argmin"] = flat_index
     RULES["max"] = RULES["min"] = full_extreme
     RULES["median"] = RULES["nanmedian"] = whole_median
