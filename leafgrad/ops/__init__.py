@@ -54,6 +54,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     matmul,
     matrix_functions,
     memory_views,
+    multi_margin,
     pdist,
     piecewise,
     pixel_shuffle,
