@@ -57,6 +57,7 @@ from .ops.activations import *  # noqa: F403
 from .ops.gelu import *  # noqa: F403
 from .ops.arithmetic import *  # noqa: F403
 from .ops.binning import *  # noqa: F403
+from .ops.block_diag import *  # noqa: F403
 from .ops.broadcast import *  # noqa: F403
 from .ops.comparison import *  # noqa: F403
 from .ops.composites import *  # noqa: F403

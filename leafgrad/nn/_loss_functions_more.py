@@ -9,6 +9,7 @@ import warnings
 import leafgrad as _lg
 
 from .. import Tensor
+from ..ops import multi_margin as _multi_margin
 from ..ops import soft_margin as _soft_margin
 from ..ops.losses import REDUCTIONS
 from ._activation_functions import logsigmoid
@@ -231,7 +232,8 @@ def multi_margin_loss(
     reduction: str = "mean",
 ) -> Tensor:
     """Per sample ``sum_{j != y} w_y max(0, margin - x_y + x_j)^p / C``: input ``(N, C)`` or
-    ``(C,)``, target class indices ``(N,)`` or ``()``."""
+    ``(C,)``, target class indices ``(N,)`` or ``()``; recorded as PyTorch's op
+    (MultiMarginLossBackward0), whose gradient, as PyTorch's, has no derivative."""
     reduction = _reduction("multi_margin_loss", size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -246,20 +248,25 @@ def multi_margin_loss(
             f"multi_margin_loss: expected input (N, C) or (C,) and target (N,) or (), got input "
             f"{list(input.shape)} and target {list(target.shape)}"
         )
-    x = input if input.dim() == 2 else input.reshape(1, -1)
-    y = target.reshape(-1, 1).long()
-    n_classes = x.shape[1]
-    x_y = x.gather(1, y)
-    margins = (margin - x_y + x).clamp_min(0)
-    if p == 2:
-        margins = margins * margins
-    if weight is not None:
-        margins = margins * weight[y.reshape(-1)].reshape(-1, 1)
-    not_target = _lg.arange(n_classes).reshape(1, -1) != y
-    loss = _lg.where(not_target, margins, _lg.zeros_like(margins)).sum(1) / n_classes
-    if input.dim() < 2:
-        loss = loss.reshape(target.shape)
-    return _reduce(loss, reduction)
+    _constant_weights("multi_margin_loss", weight=weight)  # PyTorch's kernel: no weight grad
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(
+            f"multi_margin_loss: expected scalar type {input.dtype} for weight but found "
+            f"{weight.dtype}; cast the weight to the input's dtype"
+        )
+    classes = target._data
+    if classes.size and (
+        classes.min() < 0 or classes.max() >= (input.shape[-1] if input.dim() else 1)
+    ):
+        raise RuntimeError("target out of range (multi_margin_loss: each class in [0, C))")
+    return _multi_margin.multi_margin_loss(
+        input,
+        target,
+        p=int(p),
+        margin=float(margin),
+        weight=None if weight is None else weight._data,
+        reduction=REDUCTIONS[reduction],
+    )
 
 
 def triplet_margin_loss(

@@ -166,3 +166,24 @@ def whole_median(op, args, params, level):
     """median()/nanmedian() of the whole example: the primitive's own leading batch dims, so
     ties share the gradient within each example."""
     return batched_out(op(args[0]._value, batch_dims=params.get("batch_dims", 0) + 1), level)
+
+
+def unfold(op, args, params, level):
+    """Tensor.unfold: the windows of each example along its dim, shifted past the batch (a
+    0-d example as one of shape (1,), whose single window row is then dropped)."""
+    value = args[0]._value
+    scalar = args[0]._data.ndim == 0
+    dim = 1 if scalar else shift(params["dimension"])
+    out = op(value.unsqueeze(1) if scalar else value, **{**params, "dimension": dim})
+    return batched_out(out.squeeze(1) if scalar else out, level)
+
+
+def unfold_backward(op, args, params, level):
+    """unfold's adjoint: an example of ``input_sizes`` with the batch in front (a 0-d one as
+    one of shape (1,), as ``unfold``'s rule)."""
+    value, sizes = args[0]._value, tuple(params["input_sizes"])
+    scalar = not sizes
+    new = {**params, "dim": 1 if scalar else shift(params["dim"])}
+    new["input_sizes"] = (value.shape[0], *(sizes or (1,)))
+    out = op(value.unsqueeze(1) if scalar else value, **new)
+    return batched_out(out.squeeze(1) if scalar else out, level)

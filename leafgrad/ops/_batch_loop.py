@@ -108,6 +108,18 @@ def loops_over_examples(
     return decorate
 
 
+def per_example(op, args, params, level):
+    """A primitive's batching rule by the same loop: ``op`` on each example of its batched
+    operands (the others as they are), the results stacked (ops without a composite)."""
+    size = next(a._value.shape[0] for a in args if _at(a, level))
+    outs = [op(*(a._value[i] if _at(a, level) else a for a in args), **params) for i in range(size)]
+    return _stacked(outs, level)
+
+
+def _at(a, level: int) -> bool:
+    return type(a) is BatchedTensor and a._level == level
+
+
 def _refuse_masks(arguments: dict, indices: tuple) -> None:
     for name in indices:
         for t in _batched_in(arguments[name]):

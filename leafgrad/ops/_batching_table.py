@@ -24,6 +24,8 @@ from ._batch_dims import (
     repeat,
     sum_to,
     transpose_2d,
+    unfold,
+    unfold_backward,
     unsqueeze,
     whole_median,
     with_dims,
@@ -44,6 +46,7 @@ from ._batch_index import (
     scatter,
     taken_at,
 )
+from ._batch_loop import per_example
 from ._batch_products import (
     addmm,
     einsum_rule,
@@ -148,6 +151,8 @@ def rules() -> dict:
     RULES["_softmax_backward_data"] = dims_of_every_operand
     RULES["_log_softmax_backward_data"] = dims_of_every_operand
     RULES["unsqueeze"] = unsqueeze
+    RULES["unfold"], RULES["unfold_backward"] = unfold, unfold_backward
+    RULES["multi_margin_loss_backward"] = per_example
     RULES["argmax"] = RULES["argmin"] = flat_index
     RULES["max"] = RULES["min"] = full_extreme
     RULES["median"] = RULES["nanmedian"] = whole_median
@@ -198,7 +203,8 @@ def rules() -> dict:
         RULES[_key] = with_dims("dim")
     for _key in (
         "glu", "glu_backward", "_pdist_forward", "mvlgamma", "soft_margin_loss",
-        "soft_margin_loss_backward", "pixel_shuffle", "pixel_unshuffle",
+        "soft_margin_loss_backward", "pixel_shuffle", "pixel_unshuffle", "aminmax",
+        "block_diag", "multi_margin_loss",
     ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["_prelu_kernel"] = pointwise

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
-from ._optable import Generic, NonDifferentiable
+from ._optable import Composite, Generic, NonDifferentiable
 from ._out import accepts_out, with_outs
 from ._plain import operand, values_of
 from ._primitive import primitive
@@ -27,6 +27,7 @@ from ._reduce import (
     _restore,
     check_keepdim,
 )
+from ._tangents import sum_present
 from .piecewise import maximum, minimum, where
 
 # ----- amax / amin / max / min -----
@@ -274,9 +275,81 @@ _Aminmax = namedtuple("aminmax", ["min", "max"])
 _AminmaxOut = namedtuple("aminmax_out", ["min", "max"])
 
 
+def _aminmax_forward(x, *, dim, keepdim):
+    axis = None if x.ndim == 0 else dim
+    return np.amin(x, axis=axis, keepdims=keepdim), np.amax(x, axis=axis, keepdims=keepdim)
+
+
+def _reduced_dims(x, dim) -> tuple:
+    """The dims ``aminmax`` reduces: ``dim``, or every dim when None."""
+    return tuple(range(len(x.shape))) if dim is None else (dim,)
+
+
+def _restore_reduced_dims(t, dims: tuple, keepdim: bool):
+    """PyTorch's ``restore_reduced_dims``: ``t`` reshaped with a 1 at each of ``dims`` (always
+    a reshape, so even a 0-d ``t`` of a full reduction records one)."""
+    if keepdim:
+        return t
+    shape = [0] * (len(t.shape) + len(dims))
+    for d in dims:
+        shape[d] = 1
+    sizes = iter(t.shape)
+    return t.reshape(tuple(s or next(sizes) for s in shape))
+
+
+def _scaled_by_count(grad, x, extreme, dim, keepdim):
+    """PyTorch's ``scale_grad_by_count`` for one of ``aminmax``'s outputs: ``grad`` shared
+    evenly among the elements equal to ``extreme``."""
+    dims = () if dim is None else (dim,)  # (PyTorch's: a full reduction restores no dim)
+    picked = values_of(x) == values_of(_restore_reduced_dims(extreme, dims, keepdim))
+    axes = tuple(range(picked.ndim)) if dim is None else (dim,)
+    count = picked.sum(axis=axes, keepdims=True)
+    out = _restore_reduced_dims(grad, dims, keepdim) / operand(count, grad)
+    return out * operand(picked, grad)
+
+
+def _aminmax_grad(grads, x, *, result, needs, dim, keepdim):
+    """PyTorch's ``aminmax_backward``: the min's share plus the max's, of those reached."""
+    terms = (
+        None if g is None else _scaled_by_count(g, x, r, dim, keepdim)
+        for g, r in zip(grads, result)
+    )
+    total = sum_present(terms)
+    # A 0-d input reduced over dim 0 gets a (1,) gradient, which PyTorch's engine sums to 0-d
+    # (its sum_to: a SumBackward0)
+    return (total.sum() if len(total.shape) != len(x.shape) else total,)
+
+
+def _aminmax_jvp(tx, x, *, result, dim, keepdim):
+    """PyTorch's ``aminmax_jvp``: amin's and amax's (the mean tangent at the ties)."""
+    dims = _reduced_dims(x, dim) if x._data.ndim else None
+    return tuple(_even_split_jvp(tx, x, r, dim=dims, keepdim=keepdim) for r in result)
+
+
+def _aminmax_composite(x, *, dim, keepdim):
+    """``aminmax`` as amin and amax (Taylor mode and vmap)."""
+    dims = _reduced_dims(x, dim) if x.ndim else ()
+    return _amin(x, dim=dims, keepdim=keepdim), _amax(x, dim=dims, keepdim=keepdim)
+
+
+_aminmax = primitive(
+    "aminmax",
+    _aminmax_forward,
+    vjp_all=_aminmax_grad,
+    kind=Composite(taylor_as=_aminmax_composite, jvp=_aminmax_jvp),
+    saves=("self", "min", "max", "dim", "keepdim"),
+    outputs=("min", "max"),
+    node_name="AminmaxBackward0",
+    dtype_rule="keep",
+    num_outputs=2,
+    materialize_grads=False,
+)
+
+
 @public()
 def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
-    """``(min, max)`` over ``dim`` (all elements when None), each with amin/amax's gradient."""
+    """``(min, max)`` over ``dim`` (all elements when None), recorded as PyTorch's one node
+    (AminmaxBackward0); ties share each gradient evenly, as amin's and amax's."""
     check_keepdim(keepdim, "aminmax")
     if out is not None:
         compute = lambda: aminmax(input, dim=dim, keepdim=keepdim)
@@ -288,13 +361,10 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
                 "aminmax(): cannot reduce an empty tensor (the reduction has no identity); "
                 "pass dim= to reduce a non-empty dimension"
             )
-        dims = tuple(range(input._data.ndim))
     else:
-        dims = (_one_dim(dim, input._data.ndim, "aminmax"),)
-        _check_nonempty(input, dims, "aminmax")
-    return _Aminmax(
-        _amin(input, dim=dims, keepdim=keepdim), _amax(input, dim=dims, keepdim=keepdim)
-    )
+        dim = _one_dim(dim, input._data.ndim, "aminmax")
+        _check_nonempty(input, (dim,), "aminmax")
+    return _Aminmax(*_aminmax(input, dim=dim, keepdim=keepdim))
 
 
 # ----- argmax / argmin -----

@@ -14,8 +14,8 @@ from .._factory import _finish, _size_tuple
 from .._storage import TypedStorage, UntypedStorage
 from .._tensor import Tensor, _normalize_dim
 from .._warn import warn_at_user
+from . import unfold as _unfold
 from .inplace import _check_target
-from .strided import as_strided
 from .strided import resize_as_ as _resize_as_method
 
 
@@ -28,8 +28,8 @@ def ravel(input: Tensor) -> Tensor:
 @public(function=False)
 def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """Windows of ``size`` elements every ``step`` along ``dimension``: that dim becomes the
-    window count and a last dim of length ``size`` is added. A view (differentiable); a 0-D
-    tensor counts as one element."""
+    window count and a last dim of length ``size`` is added. A view, recorded as PyTorch's
+    (UnfoldBackward0); a 0-D tensor counts as one element."""
     size, step = operator.index(size), operator.index(step)
     ndim = self._data.ndim
     dim = _normalize_dim(operator.index(dimension), ndim, "unfold")
@@ -43,14 +43,7 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
         raise RuntimeError(f"size is {size} but must be >= 0 (the window length in unfold)")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0 (the distance between windows)")
-    strides = list(self.stride())
-    if ndim == 0:
-        return as_strided(self, (size,), (1,))
-    shape = list(self._data.shape)
-    shape[dim] = (length - size) // step + 1
-    inner = strides[dim]
-    strides[dim] = inner * step
-    return as_strided(self, (*shape, size), (*strides, inner))
+    return _unfold.unfold(self, dimension=dim, size=size, step=step)
 
 
 @public(function=False)

@@ -1,5 +1,5 @@
 """NumPy-style joins and splits: atleast_1d/2d/3d, hstack/vstack/dstack/column_stack,
-block_diag, tensor_split and hsplit/vsplit/dsplit.
+tensor_split and hsplit/vsplit/dsplit (``block_diag`` is an op: ``block_diag.py``).
 
 All are composites of views, ``cat`` and ``narrow``, so their gradients (to any order) are
 those of the ops they are made of, as in PyTorch, which composes them the same way.
@@ -13,8 +13,8 @@ import operator
 import numpy as np
 
 from .._exposure import exports, public
-from .._tensor import Tensor, _normalize_dim, _wrap
-from .joining import _common_dtype, _tensor_list, cat
+from .._tensor import Tensor, _normalize_dim
+from .joining import _tensor_list, cat
 from .slicing import narrow
 
 # ----- atleast_nd -----
@@ -108,32 +108,6 @@ def column_stack(tensors, *, out=None) -> Tensor:
     tensors = _nonempty(tensors, "column_stack")
     columns = [t.reshape(t._data.size, 1) if t._data.ndim <= 1 else t for t in tensors]
     return cat(columns, 1, out=out)
-
-
-@public(method=False)
-def block_diag(*tensors) -> Tensor:
-    """A block-diagonal matrix of the tensors (0-d is [1, 1], 1-d is one row [1, n])."""
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"block_diag(): argument {i} is {type(t).__name__}, not a Tensor")
-        if t._data.ndim > 2:
-            raise RuntimeError(
-                f"block_diag(): tensors must have at most 2 dims; tensor {i} has shape "
-                f"{list(t._data.shape)}"
-            )
-    if not tensors:
-        return _wrap(np.zeros((1, 0), np.float32))
-    dtype = _common_dtype(tensors)
-    blocks = [_at_least_2d(t) for t in tensors]
-    width = sum(b._data.shape[1] for b in blocks)
-    rows, left = [], 0
-    for b in blocks:
-        r, c = b._data.shape
-        pad_left = _wrap(np.zeros((r, left), dtype))
-        pad_right = _wrap(np.zeros((r, width - left - c), dtype))
-        rows.append(cat([pad_left, b, pad_right], 1))  # cat promotes b to dtype
-        left += c
-    return cat(rows, 0)
 
 
 # ----- splits -----

@@ -1,12 +1,12 @@
 """Op-table samples for ops/losses.py: each loss with every reduction, derivatives in both
 operands (the kinks of Huber and smooth L1 kept away from the samples); nll_loss with and
 without class weights, an ignored target and spatial dims; BCE of probabilities and of
-logits with and without weights."""
+logits with and without weights; soft and multi margin losses."""
 
 import numpy as np
 
 import leafgrad as lg
-from leafgrad.ops import losses, soft_margin
+from leafgrad.ops import losses, multi_margin, soft_margin
 
 from .optable import OpSample, away_from
 
@@ -19,6 +19,18 @@ def _kinks_apart(rng):
 
 
 _SIGNS = lg.tensor(np.array([[1.0, -1.0, 0.5, -2.0]] * 3))  # soft margin's targets
+_CLASSES = lg.tensor([2, 0, 3])  # multi margin's targets
+
+
+def _apart_from_margins(rng):
+    """Inputs whose margins ``0.7 - x[i, y_i] + x[i, j]`` stay 0.1 or more away from 0 (the
+    kink), some of them positive and some negative."""
+    while True:
+        x = rng.uniform(-1.0, 1.0, (3, 4))
+        z = 0.7 - x[np.arange(3), _CLASSES.numpy()][:, None] + x
+        if np.all(np.abs(z) > 0.1) and (z > 0).any() and (z < 0).any():
+            return [x]
+
 
 SAMPLES = [
     *(
@@ -173,5 +185,23 @@ SAMPLES = [
             id=f"soft_margin_backward-{name}",
         )
         for name, r in losses.REDUCTIONS.items()
+    ),
+    # multi margin: its backward has no derivative (PyTorch's NotImplemented node)
+    *(
+        OpSample(
+            "multi_margin_loss",
+            lambda x, p=p, r=r, w=w: multi_margin.multi_margin_loss(
+                x, _CLASSES, p=p, margin=0.7, weight=w, reduction=r
+            ),
+            ((3, 4),),
+            make_inputs=_apart_from_margins,
+            gradgrad=False,
+            reason="PyTorch defines no derivative of multi_margin_loss_backward (its node is "
+            "NotImplemented), nor does leafgrad",
+            id=f"multi_margin-p{p}-{name}-{w is not None}",
+        )
+        for name, r in losses.REDUCTIONS.items()
+        for p in (1, 2)
+        for w in (None, np.array([0.5, 1.0, 1.5, 2.0]))
     ),
 ]

@@ -148,6 +148,21 @@ SAMPLES = [
         make_inputs=distinct((3, 2)),
         id="amin-tuple",
     ),
+    S(
+        "aminmax",
+        lambda x: lg.aminmax(x, dim=1),
+        ((3, 4),),
+        make_inputs=distinct((3, 4)),
+        id="aminmax-dim",
+    ),
+    S(
+        "aminmax",
+        lambda x: x.aminmax(keepdim=True)[1],
+        ((2, 3),),
+        make_inputs=distinct((2, 3)),
+        id="aminmax-all-max-only",
+    ),
+    S("aminmax", lambda x: lg.aminmax(x, dim=0), ((),), id="aminmax-0d"),
     # max / min
     S("max", lambda x: x.max(), ((3, 4),), make_inputs=distinct((3, 4)), id="max-all"),
     S("max.dim", lambda x: x.max(1).values, ((3, 4),), make_inputs=distinct((3, 4)), id="max-dim"),

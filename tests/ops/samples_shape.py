@@ -102,4 +102,6 @@ SAMPLES = [
     S("unbind.int", lambda x: _pieces_sum(tuple(iter(x))), ((3, 2),), id="iterate"),
     S("pixel_shuffle", lambda x: lg.nn.functional.pixel_shuffle(x, 2), ((1, 4, 2, 3),)),
     S("pixel_unshuffle", lambda x: lg.nn.functional.pixel_unshuffle(x, 2), ((2, 1, 4, 2),)),
+    S("block_diag", lambda a, b, c: lg.block_diag(a, b, c[0]), ((2, 3), (2,), (1,))),
+    S("block_diag", lambda a, b: lg.block_diag(a, b), ((0, 2), (2, 1)), id="block_diag-empty"),
 ]
