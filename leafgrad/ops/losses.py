@@ -121,8 +121,10 @@ mse_loss_backward = primitive(
     "mse_loss_backward",
     _mse_backward_forward,
     (
-        lambda gg, grad, a, b, result, *, reduction: _grad_output_vjp(
-            mse_loss_backward, gg, grad, a, b, reduction
+        # PyTorch's derivatives.yaml: mse_loss_backward of gg itself, at the input's shape
+        # (summed to grad_output's by the rule's broadcast, as PyTorch's engine sums it).
+        lambda gg, grad, a, b, result, *, reduction: mse_loss_backward(
+            gg, a, b, reduction=reduction
         ),
         lambda gg, grad, a, b, result, *, reduction: _mse_double_backward(gg * grad, a, reduction),
         lambda gg, grad, a, b, result, *, reduction: -_mse_double_backward(gg * grad, b, reduction),

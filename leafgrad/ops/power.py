@@ -126,7 +126,8 @@ def _pow_grad_base(grad, x, y, result):
         if y == 2 and type(x) is np.ndarray:  # a plain rule's square: x ** 1 is x (no graph)
             return grad * (y * x)
         return grad * mul_scalar(power_of(x, y - 1), other=y)  # PyTorch's mul.Scalar
-    return grad * where(y == 0, 0.0, y * power_of(x, y - 1))
+    # PyTorch's pow_backward_self: the product with grad inside the where.
+    return where(y == 0, 0.0, grad * (y * power_of(x, y - 1)))
 
 
 def _pow_grad_exponent(grad, x, y, result):

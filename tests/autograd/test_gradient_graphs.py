@@ -70,6 +70,14 @@ FUNCTIONS = {
     "norm-3": lambda x: x.norm(p=3),
     "norm-half": lambda x: x.norm(p=0.5),
     "norm-inf": lambda x: _library(x).linalg.vector_norm(x, float("inf")),
+    "pow-tensors": lambda x: (x + 1) ** (x + 0.5),
+    "mse-times-x": lambda x: _library(x).nn.functional.mse_loss(x.sin(), x.cos()) * x,
+    "mse-sum-times-x": lambda x: (
+        _library(x).nn.functional.mse_loss(x.sin(), x.cos(), reduction="sum") * x
+    ),
+    "huber-times-x": lambda x: (
+        _library(x).nn.functional.huber_loss(x.sin(), x.cos(), delta=0.3) * x
+    ),
 }
 
 
