@@ -40,6 +40,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     extrema,
     gamma,
     glu,
+    im2col,
     index_writes,
     indexing,
     inplace_compare,

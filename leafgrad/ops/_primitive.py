@@ -252,6 +252,7 @@ def adjoint_pair(
     node_name,
     adjoint_node_name,
     overload="",
+    adjoint_overload="",
     view=False,
     saves=(),
 ):
@@ -286,6 +287,7 @@ def adjoint_pair(
         adjoint_forward,
         adjoint_vjp,
         kind=Linear(),
+        overload=adjoint_overload,
         node_name=adjoint_node_name,
         dtype_rule="keep",
         plain_rules=True,
