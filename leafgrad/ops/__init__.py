@@ -88,6 +88,7 @@ from . import (  # noqa: F401 - importing a family declares its ops and their ex
     torch_activations,
     torch_inplace,
     torch_rest,
+    trilinear,
     unfold,
     value_parts,
     view_copies,

@@ -206,7 +206,7 @@ def rules() -> dict:
     for _key in (
         "glu", "glu_backward", "_pdist_forward", "mvlgamma", "soft_margin_loss",
         "soft_margin_loss_backward", "pixel_shuffle", "pixel_unshuffle", "aminmax",
-        "block_diag", "multi_margin_loss",
+        "block_diag", "multi_margin_loss", "_trilinear",
     ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["_prelu_kernel"] = pointwise
