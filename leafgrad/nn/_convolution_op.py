@@ -12,7 +12,6 @@ so vmap batches them as they are.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -22,56 +21,16 @@ import leafgrad as _lg
 from ..ops._optable import Composite
 from ..ops._primitive import adjoint_pair, primitive
 from ..ops.activations import threshold_backward
+from ..ops.im2col import col2im_nd as _col2im_forward
+from ..ops.im2col import im2col_nd as _im2col_forward
 
 __all__ = ["convolution"]
 
 
 # ----- im2col and its adjoint -----
 
-
-def _windows(kernel, stride, dilation, out):
-    """``(offset, slices)`` per kernel offset: where that offset reads the padded input."""
-    for offset in itertools.product(*(range(k) for k in kernel)):
-        yield (
-            offset,
-            tuple(
-                slice(o * d, o * d + s * (n - 1) + 1, s)
-                for o, d, s, n in zip(offset, dilation, stride, out)
-            ),
-        )
-
-
-def _im2col_forward(x, *, kernel, stride, dilation, padding):
-    """``(*lead, C, *spatial)`` -> ``(*lead, C, *kernel, *out)``: the input under each kernel
-    offset at each output position (zero outside, ``padding`` on each side)."""
-    nd = len(kernel)
-    if any(padding):
-        x = np.pad(x, [(0, 0)] * (x.ndim - nd) + [(p, p) for p in padding])
-    reach = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
-    out = [(n - r) // s + 1 for n, r, s in zip(x.shape[x.ndim - nd :], reach, stride)]
-    cols = np.empty((*x.shape[: x.ndim - nd], *kernel, *out), x.dtype)
-    for offset, window in _windows(kernel, stride, dilation, out):
-        cols[(Ellipsis, *offset, *(slice(None),) * nd)] = x[(Ellipsis, *window)]
-    return cols
-
-
-def _col2im_forward(cols, *, shape, kernel, stride, dilation, padding):
-    """The adjoint: ``(*lead, C, *kernel, *out)`` summed back into ``(*lead, C, *spatial)``
-    (``shape`` ends with ``(C, *spatial)``)."""
-    nd = len(kernel)
-    spatial = shape[-nd:]
-    lead = cols.shape[: cols.ndim - 2 * nd]  # with C
-    out = cols.shape[cols.ndim - nd :]
-    padded = [s + 2 * p for s, p in zip(spatial, padding)]
-    total = np.zeros((*lead, *padded), cols.dtype)
-    for offset, window in _windows(kernel, stride, dilation, out):
-        total[(Ellipsis, *window)] += cols[(Ellipsis, *offset, *(slice(None),) * nd)]
-    if not any(padding):
-        return total
-    crop = tuple(slice(p, p + s) for p, s in zip(padding, spatial))
-    return np.ascontiguousarray(total[(Ellipsis, *crop)])
-
-
+# PyTorch's im2col/col2im in convolution's layout: any spatial dims, unflattened columns
+# (PyTorch's own pair is 2-D and flat, ops/im2col.py), under overloads of their own keys.
 im2col, col2im = adjoint_pair(
     "im2col",
     _im2col_forward,
@@ -79,6 +38,8 @@ im2col, col2im = adjoint_pair(
     _col2im_forward,
     node_name="Im2ColBackward0",
     adjoint_node_name="Col2ImBackward0",
+    overload="nd",
+    adjoint_overload="nd",
 )
 
 

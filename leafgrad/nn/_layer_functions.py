@@ -10,10 +10,12 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor, no_grad
+from .._dtype import scalar_type_name
 from .._exposure import numpy_names
 from ..ops._batch_loop import loops_over_examples
 from ..ops.arithmetic import add_scalar as _add_scalar
 from ..ops.statistics import norm_scalaropt_dim as _norm_dim
+from ..ops.trilinear import trilinear as _trilinear
 from . import _embedding_op, _padding_ops
 
 __all__ = ["bilinear", "cosine_similarity", "embedding", "pad", "pairwise_distance"]
@@ -79,24 +81,57 @@ def embedding(
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y_o = x1^T W_o x2 + b_o``: inputs ``(*, in1)`` and ``(*, in2)``, weight
-    ``(out, in1, in2)``, bias ``(out,)``, output ``(*, out)``."""
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError(
-            f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} "
-            f"and {list(input2.shape[:-1])}"
-        )
-    if weight.dim() != 3:
-        raise RuntimeError(f"bilinear(): weight must be 3-D, got {weight.dim()}-D")
-    for name, size, expected in (
-        ("input1", input1.shape[-1], weight.shape[1]),
-        ("input2", input2.shape[-1], weight.shape[2]),
-    ):
-        if size != expected:
-            raise RuntimeError(
-                f"bilinear(): {name} size does not match weight size: got {size} but expected "
-                f"{expected}"
+    ``(out, in1, in2)``, bias ``(out,)``, output ``(*, out)``. Recorded as PyTorch's: the
+    inputs flattened to ``(-1, in)`` views, ``_trilinear`` (TrilinearBackward0), a view back
+    and the bias added; its checks in its order."""
+    named = {"input1": input1, "input2": input2, "weight": weight, "bias": bias}
+    for pos, (name, t) in enumerate(named.items(), 1):
+        if not isinstance(t, Tensor) and not (name == "bias" and t is None):
+            raise TypeError(
+                f"bilinear(): argument '{name}' (position {pos}) must be Tensor, not "
+                f"{type(t).__name__}"
             )
-    out = _lg.einsum("...i,oij,...j->...o", input1, weight, input2)
+    present = {k: t for k, t in named.items() if t is not None}
+    if len({t.dtype for t in present.values()}) > 1:
+        got = ", ".join(f"{k}: {scalar_type_name(t._data.dtype)}" for k, t in present.items())
+        raise RuntimeError(f"bilinear(): all tensors must have one dtype, got {got}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(
+            f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}"
+        )
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(
+                f"bilinear(): input batch dimensions do not match at dim {i}: got "
+                f"{input1.shape[i]} and {input2.shape[i]}"
+            )
+    # Tensor.size raises IndexError for a missing dim, as PyTorch's sym_size does here, so
+    # each size is read in turn.
+    for name, size, expected in (
+        ("input1", lambda: input1.size(-1), lambda: weight.size(1)),
+        ("input2", lambda: input2.size(-1), lambda: weight.size(2)),
+        ("bias", lambda: bias.size(0), lambda: weight.size(0)),
+    ):
+        if name == "bias" and bias is None:
+            break
+        if size() != expected():
+            raise RuntimeError(
+                f"bilinear(): {name} size does not match weight size: got {size()} but "
+                f"expected {expected()}"
+            )
+    flat1 = input1.reshape(-1, input1.shape[-1])
+    flat2 = input2.reshape(-1, input2.shape[-1])
+    out = _trilinear(
+        flat1,
+        weight,
+        flat2,
+        expand1=(1, 3),
+        expand2=(0,),
+        expand3=(1, 2),
+        sumdim=(2, 3),
+        unroll_dim=1,
+    )
+    out = out.reshape(*input1.shape[:-1], weight.shape[0])
     return out if bias is None else out + bias
 
 

@@ -187,3 +187,18 @@ def unfold_backward(op, args, params, level):
     new["input_sizes"] = (value.shape[0], *(sizes or (1,)))
     out = op(value.unsqueeze(1) if scalar else value, **new)
     return batched_out(out.squeeze(1) if scalar else out, level)
+
+
+def im2col(op, args, params, level):
+    """PyTorch's im2col takes one batch dim: the vmapped ones and the example's flattened into
+    it, the columns' ``(C * K, L)`` unflattened back."""
+    value = args[0]._value
+    out = op(value.reshape(-1, *value.shape[-3:]), **params)
+    return batched_out(out.reshape(*value.shape[:-3], *out.shape[-2:]), level)
+
+
+def col2im(op, args, params, level):
+    """col2im over one batch dim, as ``im2col``'s rule: ``(*, C * K, L)`` -> ``(*, C, H, W)``."""
+    value = args[0]._value
+    out = op(value.reshape(-1, *value.shape[-2:]), **params)
+    return batched_out(out.reshape(*value.shape[:-2], *out.shape[-3:]), level)

@@ -13,11 +13,13 @@ import inspect
 
 from .._batched import BatchedTensor
 from ._batch_dims import (
+    col2im,
     diagonal_backward,
     dims_of_every_operand,
     flat_index,
     flattened,
     full_extreme,
+    im2col,
     joined,
     new_shape,
     permute,
@@ -204,7 +206,7 @@ def rules() -> dict:
     for _key in (
         "glu", "glu_backward", "_pdist_forward", "mvlgamma", "soft_margin_loss",
         "soft_margin_loss_backward", "pixel_shuffle", "pixel_unshuffle", "aminmax",
-        "block_diag", "multi_margin_loss",
+        "block_diag", "multi_margin_loss", "_trilinear",
     ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["_prelu_kernel"] = pointwise
@@ -238,7 +240,8 @@ def rules() -> dict:
     RULES["embedding"] = RULES["embedding_dense_backward"] = as_composite
     RULES["mkldnn_rnn_layer"] = as_composite
     RULES["convolution"] = RULES["convolution.bias"] = as_composite
-    RULES["im2col"] = RULES["col2im"] = pointwise  # they take any leading dims
+    RULES["im2col.nd"] = RULES["col2im.nd"] = pointwise  # they take any leading dims
+    RULES["im2col"], RULES["col2im"] = im2col, col2im
     for _dims in (2, 3):  # pools of the trailing dims, leading dims free
         for _key in ("max_pool{}d_with_indices", "avg_pool{}d", "adaptive_max_pool{}d"):
             RULES[_key.format(_dims)] = RULES[_key.format(_dims) + "_backward"] = pointwise

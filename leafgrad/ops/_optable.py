@@ -20,7 +20,8 @@ of the library reads instead of keeping lists of its own::
   ``"result"`` (the output), an input (``"self"``, ``"other"``; ``inputs`` names them, by
   default ``self``, ``other``), an output of a multi-output op (``outputs``), or a parameter
   (``"dim"``). ``"self if other"`` saves ``self`` only when ``other`` needs a gradient, as
-  PyTorch guards a tensor used by one input's formula only; ``"*"`` saves every operand of an
+  PyTorch guards a tensor used by one input's formula only (``"i1 if i2 or i3"``: when
+  either does, as its ``wrap_opt_if``); ``"*"`` saves every operand of an
   op taking any number (einsum). Saved tensors are checked for in-place changes when
   backward unpacks them (and a second backward raises once they are freed); grad_fn shows
   each as ``_saved_<name>``. A node holds every input (rules read their shapes and dtypes)
@@ -244,7 +245,7 @@ class Primitive:
         """``saves`` resolved: ``(name, what, index, guard)`` per entry, ``what`` one of
         ``"input"``, ``"output"`` (``index`` into the inputs / outputs), ``"param"`` or
         ``"inputs"`` (``"*"``: every operand); ``guard`` the index of the input whose need
-        of a gradient decides, or None."""
+        of a gradient decides (a tuple of them for ``or``: any one's), or None."""
         out = []
         for entry in self.saves:
             name, _, guard = entry.partition(" if ")
@@ -258,7 +259,8 @@ class Primitive:
                 what, index = "output", 0
             else:
                 what, index = "param", None
-            out.append((name, what, index, self.inputs.index(guard) if guard else None))
+            guards = tuple(self.inputs.index(g) for g in guard.split(" or ")) if guard else ()
+            out.append((name, what, index, guards[0] if len(guards) == 1 else guards or None))
         return tuple(out)
 
 
@@ -296,7 +298,7 @@ def _check_saves(prim: Primitive, where: str) -> None:
         known = name in ("*", "result") or name in prim.inputs or name in prim.outputs
         known = known or name in params
         known = known or (any_param and name.isidentifier())
-        if not known or (guard and guard not in prim.inputs):
+        if not known or (guard and not set(guard.split(" or ")) <= set(prim.inputs)):
             raise TypeError(
                 f"{where}: saves entry {entry!r} names no input {prim.inputs}, output "
                 f"{prim.outputs} or keyword parameter {sorted(params)} (a guard names an input)"

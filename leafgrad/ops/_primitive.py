@@ -252,6 +252,7 @@ def adjoint_pair(
     node_name,
     adjoint_node_name,
     overload="",
+    adjoint_overload="",
     view=False,
     saves=(),
 ):
@@ -286,6 +287,7 @@ def adjoint_pair(
         adjoint_forward,
         adjoint_vjp,
         kind=Linear(),
+        overload=adjoint_overload,
         node_name=adjoint_node_name,
         dtype_rule="keep",
         plain_rules=True,
@@ -325,8 +327,10 @@ def _build(prim: Primitive):
     saved = prim.saved()
     saved_inputs = [(index, guard) for _, what, index, guard in saved if what == "input"]
     always = tuple(index for index, guard in saved_inputs if guard is None)
-    guarded = tuple((index, guard) for index, guard in saved_inputs if guard is not None)
-    guard_bits = sum({1 << guard for _, guard in guarded})  # the inputs guards look at
+    guarded = tuple((index, _bits(guard)) for index, guard in saved_inputs if guard is not None)
+    guard_bits = 0  # the inputs guards look at
+    for _, bits in guarded:
+        guard_bits |= bits
     checked_for: dict = {}  # (grad mask & guard_bits) -> the indices saved then
     saved_outputs = [index for _, what, index, _ in saved if what == "output"]
     every_input = any(what == "inputs" for _, what, _, _ in saved)
@@ -720,11 +724,16 @@ def _edge(tensor) -> tuple:
     return (fn, tensor._output_nr) if fn is not None else gradient_edge(tensor)
 
 
+def _bits(guard) -> int:
+    """A guard (an input's index, or a tuple of them) as a mask of those inputs' bits."""
+    return sum(1 << g for g in guard) if isinstance(guard, tuple) else 1 << guard
+
+
 def _checked_for(always: tuple, guarded: tuple, mask: int, cache: dict) -> tuple:
     """The inputs an op saves when the inputs requiring grad are ``mask``'s bits: ``always``,
-    then each ``(index, guard)`` of ``guarded`` whose guard input requires grad (cached in
-    ``cache``: an op meets few masks, and a shared tuple spares one per node)."""
-    checked = always + tuple(i for i, g in guarded if mask >> g & 1)
+    then each ``(index, bits)`` of ``guarded`` one of whose guard inputs requires grad (cached
+    in ``cache``: an op meets few masks, and a shared tuple spares one per node)."""
+    checked = always + tuple(i for i, g in guarded if mask & g)
     cache[mask] = checked
     return checked
 

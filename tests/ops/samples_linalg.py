@@ -1,6 +1,7 @@
-"""Op-table samples for ops/linalg.py, matmul.py and blas_adds.py."""
+"""Op-table samples for ops/linalg.py, matmul.py, blas_adds.py and trilinear.py."""
 
 import leafgrad as lg
+from leafgrad.ops.trilinear import trilinear
 
 from .optable import OpSample
 
@@ -60,6 +61,20 @@ SAMPLES = [
         lambda c, a, b: c.baddbmm(a, b, beta=-1.0, alpha=3.0),
         ((3, 1), (2, 3, 2), (2, 2, 4)),
         id="baddbmm-broadcast-scaled",
+    ),
+    S(
+        "_trilinear",
+        lambda x1, w, x2: lg.nn.functional.bilinear(x1, x2, w),
+        ((2, 3), (2, 3, 4), (2, 4)),
+        id="_trilinear-of-bilinear",
+    ),
+    S(
+        "_trilinear",
+        lambda a, b, c: trilinear(
+            a, b, c, expand1=(0,), expand2=(2,), expand3=(1,), sumdim=(1,), unroll_dim=0
+        ),
+        ((3, 2), (2, 3), (2, 2)),
+        id="_trilinear-other-dims",
     ),
     # einsum: contractions, reductions, permutations, diagonals, ellipsis, broadcasting
     S(
