@@ -202,9 +202,13 @@ def _elu_backward_forward(grad, x, *, alpha, scale, input_scale):
     return _select.where(x <= 0, negative, positive).astype(x.dtype, copy=False)
 
 
-def _elu_backward_dx(gg, grad, x, **params):
-    """The derivative of ``elu_backward`` in ``x``, selected (not multiplied) where it is 0."""
-    return where(x < 0, gg * grad * _elu_d2(x, **params), 0.0)
+def _elu_backward_dx(gg, grad, x, *, alpha, scale, input_scale):
+    """PyTorch's ``elu_double_backward`` for a saved input: ``elu_backward(gg grad
+    input_scale, x)`` times ``x < 0`` (cast), so its graph is EluBackwardBackward0's again."""
+    mask = cast_like(x < 0, gg)
+    scaled = gg * grad * input_scale  # mul.Scalar (MulBackward1), by 1 too, as there
+    negative = elu_backward(scaled, x, alpha=alpha, scale=scale, input_scale=input_scale)
+    return negative * mask
 
 
 # PyTorch's elu_backward (EluBackwardBackward0, for elu, selu and celu).

@@ -70,6 +70,9 @@ FUNCTIONS = {
     "norm-3": lambda x: x.norm(p=3),
     "norm-half": lambda x: x.norm(p=0.5),
     "norm-inf": lambda x: _library(x).linalg.vector_norm(x, float("inf")),
+    "elu": lambda x: _library(x).nn.functional.elu(x - 0.5, 0.7),
+    "selu": lambda x: _library(x).nn.functional.selu(x - 0.5),
+    "celu": lambda x: _library(x).nn.functional.celu(x - 0.5, 1.3),
 }
 
 
@@ -262,3 +265,20 @@ def test_a_wrapped_number_stays_a_tensor_in_the_second_derivative():
 
 def _recorded(g) -> bool:
     return g is not None and g.grad_fn is not None
+
+
+@pytest.mark.parametrize("name", ["elu", "selu", "celu"])
+def test_higher_derivatives_of_an_activation_round_as_pytorchs(name):
+    """elu_backward differentiated in its input is elu_backward again, times ``x < 0``
+    (PyTorch's elu_double_backward): the second and third derivatives' very bits."""
+    values = np.random.default_rng(3).uniform(0.1, 0.9, (4, 3))
+    found = []
+    for m in (lg, torch):
+        x = m.tensor(values, requires_grad=True)
+        weights = m.tensor(np.linspace(-1.5, 2.0, values.size).reshape(values.shape))
+        (g,) = m.autograd.grad((FUNCTIONS[name](x) * weights).sum(), x, create_graph=True)
+        (h,) = m.autograd.grad((g * weights).sum(), x, create_graph=True)
+        (k,) = m.autograd.grad((h * weights).sum(), x)
+        found.append([t.detach().numpy() for t in (g, h, k)])
+    for ours, theirs in zip(*found):
+        np.testing.assert_array_equal(ours, theirs)
