@@ -289,3 +289,30 @@ def test_higher_derivatives_of_an_activation_round_as_pytorchs(name, rtol):
         found.append([t.detach().numpy() for t in (g, h, k)])
     for ours, theirs in zip(*found):
         np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=rtol)
+
+
+IN_PLACE_ELUS = {
+    "elu_": lambda m, y: m.nn.functional.elu_(y, 0.7),
+    "selu_": lambda m, y: m.selu_(y),
+    "celu_": lambda m, y: m.celu_(y, 1.3),
+}
+
+
+@pytest.mark.parametrize("name", list(IN_PLACE_ELUS))
+def test_in_place_elu_saves_its_result_as_pytorchs(name):
+    """elu_, selu_ and celu_ record EluBackward1 / CeluBackward1, their rule elu_backward from
+    the result (``is_result``), whose derivative is ``gg grad input_scale (result < 0)``:
+    the second derivative's graph through them (celu_'s values too: 1 / alpha rounded)."""
+    values = np.random.default_rng(1).uniform(-0.9, 0.9, (4, 3))
+    found = []
+    for m in (lg, torch):
+        x = m.tensor(values, requires_grad=True)
+        weights = m.tensor(np.linspace(-1.5, 2.0, values.size).reshape(values.shape))
+        y = IN_PLACE_ELUS[name](m, x * 1.0)
+        (g,) = m.autograd.grad((y * weights).sum(), x, create_graph=True)
+        (h,) = m.autograd.grad((g * weights).sum(), x, create_graph=True)
+        found.append((node_names(h.grad_fn, 8), g.detach().numpy(), h.detach().numpy()))
+    assert found[0][0] == found[1][0]
+    for ours, theirs in zip(found[0][1:], found[1][1:]):
+        # (the forward's expm1 is NumPy's, PyTorch's a last bit apart at times)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=1e-15)
