@@ -197,7 +197,7 @@ celu = unary(
     # PyTorch's elu_backward with input_scale 1 / alpha (alpha rounded to float32).
     d1=lambda x, *, alpha: _elu_d1(x, alpha=alpha, scale=1, input_scale=_celu_input_scale(alpha)),
     vjp=lambda grad, x, result, *, alpha: elu_backward(
-        grad, x, alpha=alpha, scale=1, input_scale=_celu_input_scale(alpha)
+        grad, x, alpha=alpha, scale=1, input_scale=_celu_input_scale(alpha), is_result=False
     ),
     d2=lambda x, *, alpha: _elu_d2(x, alpha=alpha, scale=1, input_scale=_celu_input_scale(alpha)),
     saves=("self", "alpha"),

@@ -12,7 +12,8 @@ from .. import Tensor
 from ..ops import pdist as _pdist
 from ..ops._batch_loop import loops_over_examples
 from ..ops.inplace import inplace as _inplace
-from ._activation_functions import celu, elu, hardtanh, leaky_relu, relu, rrelu, selu, threshold
+from ._activation_functions import hardtanh, leaky_relu, relu, rrelu, threshold
+from ._elu_inplace import celu_, elu_, selu_
 from ._negative_slope import guard_negative_slope, rrelu_slope
 
 __all__ = [
@@ -143,9 +144,6 @@ def _inplace_of(fn, name: str):
 
 
 relu_ = _inplace_of(relu, "relu_")
-elu_ = _inplace_of(elu, "elu_")
-celu_ = _inplace_of(celu, "celu_")
-selu_ = _inplace_of(selu, "selu_")
 hardtanh_ = _inplace_of(hardtanh, "hardtanh_")
 
 

@@ -251,8 +251,7 @@ dropout_ = _inplace_of(dropout, "dropout_")
 feature_dropout_ = _inplace_of(feature_dropout, "feature_dropout_")
 alpha_dropout_ = _inplace_of(alpha_dropout, "alpha_dropout_")
 feature_alpha_dropout_ = _inplace_of(feature_alpha_dropout, "feature_alpha_dropout_")
-celu_ = _inplace_of(celu, "celu_")
-selu_ = _inplace_of(selu, "selu_")
+celu_, selu_ = F.celu_, F.selu_  # PyTorch's in-place ops, saving the result
 rrelu_ = _inplace_of(rrelu, "rrelu_")
 threshold_ = _inplace_of(threshold, "threshold_")
 

@@ -183,14 +183,20 @@ def _elu_d2(x, *, alpha=1.0, scale=1, input_scale=1):
     return where(x < 0, negative, 0.0)
 
 
-def _elu_backward_forward(grad, x, *, alpha, scale, input_scale):
+def _elu_backward_forward(grad, x, *, alpha, scale, input_scale, is_result=False):
     """PyTorch's elu_backward kernel: ``grad input_scale (alpha scale) exp(x input_scale)``
     where ``x <= 0``, else ``grad scale``: its products in that order, its coefficients
-    rounded to the dtype first (``alpha * scale`` multiplied there)."""
+    rounded to the dtype first (``alpha * scale`` multiplied there). From a saved result
+    (``is_result``, the in-place elu_'s), ``grad input_scale (result + alpha scale)``."""
     if x.dtype.kind != "f":
         return grad * x  # (ints: refused before a rule runs; kept total)
     c = x.dtype.type
     negcoef, negipt = c(alpha) * c(scale), c(input_scale)
+    if is_result:
+        negative = np.multiply(grad, negipt, dtype=x.dtype)
+        negative *= x + negcoef
+        positive = grad * c(scale) if scale != 1 else grad
+        return _select.where(x <= 0, negative, positive).astype(x.dtype, copy=False)
     exponent = np.multiply(x, negipt) if negipt != 1 else np.array(x)
     e = np.exp(exponent, out=exponent)
     # (a product by 1 changes no bits: skipped)
@@ -202,9 +208,18 @@ def _elu_backward_forward(grad, x, *, alpha, scale, input_scale):
     return _select.where(x <= 0, negative, positive).astype(x.dtype, copy=False)
 
 
-def _elu_backward_dx(gg, grad, x, **params):
-    """The derivative of ``elu_backward`` in ``x``, selected (not multiplied) where it is 0."""
-    return where(x < 0, gg * grad * _elu_d2(x, **params), 0.0)
+def _elu_backward_dx(gg, grad, x, *, alpha, scale, input_scale, is_result=False):
+    """PyTorch's ``elu_double_backward``: for a saved input ``elu_backward(gg grad
+    input_scale, x)`` times ``x < 0`` (cast), so its graph is EluBackwardBackward0's again;
+    for a saved result (``is_result``) ``gg grad input_scale`` times ``result < 0``."""
+    mask = cast_like(x < 0, gg)
+    scaled = gg * grad * input_scale  # mul.Scalar (MulBackward1), by 1 too, as there
+    if is_result:
+        return scaled * mask
+    negative = elu_backward(
+        scaled, x, alpha=alpha, scale=scale, input_scale=input_scale, is_result=False
+    )
+    return negative * mask
 
 
 # PyTorch's elu_backward (EluBackwardBackward0, for elu, selu and celu).
@@ -212,7 +227,7 @@ elu_backward = activation_backward(
     "elu_backward",
     _elu_backward_forward,
     _elu_backward_dx,
-    saves=("self_or_result", "alpha", "scale", "input_scale"),
+    saves=("self_or_result", "alpha", "scale", "input_scale", "is_result"),
     node_name="EluBackwardBackward0",
     input_name="self_or_result",
 )
@@ -224,7 +239,7 @@ _elu = unary(
     # PyTorch saves the input (not the result) of elu.
     d1=_elu_d1,
     d2=_elu_d2,
-    vjp=lambda grad, x, result, **params: elu_backward(grad, x, **params),
+    vjp=lambda grad, x, result, **params: elu_backward(grad, x, is_result=False, **params),
     saves=("self", "alpha", "scale", "input_scale"),
     plain_rules=True,
 )

@@ -20,7 +20,7 @@ from . import _fused
 from ._erf32 import erf32
 from ._primitive import unary
 from .activations import activation_backward
-from .elementwise import _same_float_arrays, erf, exp, tanh
+from .elementwise import _same_float_arrays, cosh, erf, exp, tanh
 
 _SQRT_2 = math.sqrt(2.0)
 _SQRT1_2 = math.sqrt(0.5)  # M_SQRT1_2
@@ -108,8 +108,40 @@ def _gelu_d1_array(x, approximate):
     return cdf + x * (np.exp(x * x * -0.5) * _INV_SQRT_2PI)
 
 
+_K_BETA_TANH = math.sqrt(2 / math.pi)  # M_SQRT2 * M_2_SQRTPI * 0.5: the same double
+_KAPPA = 0.044715
+
+
 def _gelu_backward_dx(gg, grad, x, approximate="none"):
-    return gg * grad * _gelu_d2(x, approximate=approximate)
+    """PyTorch's ``gelu_double_backward``, op for op: ``gg grad`` times GELU's second
+    derivative, each operator's right operand made first as GCC evaluates them (so the nodes
+    are PyTorch's, made and run in its order)."""
+    if approximate == "tanh":
+        derivative = _gelu_tanh_second_derivative(x)
+    else:
+        x_sq = x * x
+        pdf = _INV_SQRT_2PI * exp(-0.5 * x_sq)
+        right = x_sq * pdf
+        derivative = 2 * pdf - right
+    return gg * grad * derivative
+
+
+def _gelu_tanh_second_derivative(x):
+    """``2 f' g h + f g' h + f g h'`` for ``f = x / 2``, ``g = 1 - tanh(u)^2``, ``h = u'``,
+    ``u = k (x + kappa x^3)``, as PyTorch writes it (``g'`` by ``sech = 1 / cosh(u)``)."""
+    inner = _K_BETA_TANH * (x + _KAPPA * x**3)
+    tanh_inner = tanh(inner)
+    sech_inner = 1 / cosh(inner)
+    f = 0.5 * x
+    g = 1 - tanh_inner * tanh_inner
+    h = _K_BETA_TANH * (1 + 3 * _KAPPA * x * x)
+    f_prime_gh = 0.5 * g * h
+    minus_sech_tanh = -sech_inner * tanh_inner
+    g_prime = (2 * sech_inner) * minus_sech_tanh * h
+    g_prime_fh = f * h * g_prime
+    h_prime = 6 * _KAPPA * x * _K_BETA_TANH
+    h_prime_fg = f * g * h_prime
+    return 2 * f_prime_gh + g_prime_fh + h_prime_fg
 
 
 # PyTorch's gelu_backward (GeluBackwardBackward0).

@@ -78,6 +78,11 @@ FUNCTIONS = {
     "huber-times-x": lambda x: (
         _library(x).nn.functional.huber_loss(x.sin(), x.cos(), delta=0.3) * x
     ),
+    "elu": lambda x: _library(x).nn.functional.elu(x - 0.5, 0.7),
+    "selu": lambda x: _library(x).nn.functional.selu(x - 0.5),
+    "celu": lambda x: _library(x).nn.functional.celu(x - 0.5, 1.3),
+    "gelu": lambda x: _library(x).nn.functional.gelu(x - 0.5),
+    "gelu-tanh": lambda x: _library(x).nn.functional.gelu(x - 0.5, approximate="tanh"),
 }
 
 
@@ -270,3 +275,52 @@ def test_a_wrapped_number_stays_a_tensor_in_the_second_derivative():
 
 def _recorded(g) -> bool:
     return g is not None and g.grad_fn is not None
+
+
+# (gelu-tanh: NumPy's tanh and cosh are not PyTorch's vectorised ones, a last bit apart.)
+@pytest.mark.parametrize(
+    ("name", "rtol"),
+    [("elu", 0), ("selu", 0), ("celu", 0), ("gelu", 0), ("gelu-tanh", 4e-16)],
+)
+def test_higher_derivatives_of_an_activation_round_as_pytorchs(name, rtol):
+    """elu_backward differentiated in its input is elu_backward again, times ``x < 0``
+    (PyTorch's elu_double_backward), gelu_backward's gelu_backward and gelu_double_backward
+    op for op: the second and third derivatives' very bits."""
+    values = np.random.default_rng(3).uniform(0.1, 0.9, (4, 3))
+    found = []
+    for m in (lg, torch):
+        x = m.tensor(values, requires_grad=True)
+        weights = m.tensor(np.linspace(-1.5, 2.0, values.size).reshape(values.shape))
+        (g,) = m.autograd.grad((FUNCTIONS[name](x) * weights).sum(), x, create_graph=True)
+        (h,) = m.autograd.grad((g * weights).sum(), x, create_graph=True)
+        (k,) = m.autograd.grad((h * weights).sum(), x)
+        found.append([t.detach().numpy() for t in (g, h, k)])
+    for ours, theirs in zip(*found):
+        np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=rtol)
+
+
+IN_PLACE_ELUS = {
+    "elu_": lambda m, y: m.nn.functional.elu_(y, 0.7),
+    "selu_": lambda m, y: m.selu_(y),
+    "celu_": lambda m, y: m.celu_(y, 1.3),
+}
+
+
+@pytest.mark.parametrize("name", list(IN_PLACE_ELUS))
+def test_in_place_elu_saves_its_result_as_pytorchs(name):
+    """elu_, selu_ and celu_ record EluBackward1 / CeluBackward1, their rule elu_backward from
+    the result (``is_result``), whose derivative is ``gg grad input_scale (result < 0)``:
+    the second derivative's graph through them (celu_'s values too: 1 / alpha rounded)."""
+    values = np.random.default_rng(1).uniform(-0.9, 0.9, (4, 3))
+    found = []
+    for m in (lg, torch):
+        x = m.tensor(values, requires_grad=True)
+        weights = m.tensor(np.linspace(-1.5, 2.0, values.size).reshape(values.shape))
+        y = IN_PLACE_ELUS[name](m, x * 1.0)
+        (g,) = m.autograd.grad((y * weights).sum(), x, create_graph=True)
+        (h,) = m.autograd.grad((g * weights).sum(), x, create_graph=True)
+        found.append((node_names(h.grad_fn, 8), g.detach().numpy(), h.detach().numpy()))
+    assert found[0][0] == found[1][0]
+    for ours, theirs in zip(found[0][1:], found[1][1:]):
+        # (the forward's expm1 is NumPy's, PyTorch's a last bit apart at times)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=1e-15)

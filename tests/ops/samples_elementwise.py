@@ -136,6 +136,26 @@ SAMPLES = [
         ((2, 3), (2, 3)),
         make_inputs=away_from([0.0])([(2, 3), (2, 3)]),
     ),
+    S(
+        "elu_backward",
+        lambda g, y: elu_backward(g, y, alpha=1.5, scale=1.2, input_scale=0.5, is_result=True),
+        ((2, 3), (2, 3)),
+        make_inputs=away_from([0.0])([(2, 3), (2, 3)]),
+        id="elu_backward-result",
+    ),
+    # The in-place forms on a copy (a leaf that requires grad may not be written).
+    S(
+        "elu_",
+        lambda x: lg.nn.functional.elu_(x * 1, 1.5),
+        ((5,),),
+        make_inputs=away_from([0.0])([(5,)]),
+    ),
+    S(
+        "celu_",
+        lambda x: lg.celu_(x * 1, 0.7),
+        ((5,),),
+        make_inputs=away_from([0.0])([(5,)]),
+    ),
     S("gelu", lambda x: lg.gelu(x), ((2, 3),)),
     S("gelu", lambda x: lg.gelu(x, approximate="tanh"), ((2, 3),), id="gelu-tanh"),
     S("gelu_backward", lambda g, x: gelu_backward(g, x), ((2, 3), (2, 3))),
