@@ -130,10 +130,15 @@ def _t_forward(x):
     return x.T
 
 
+def _t_grad(grad, x, result):
+    # In a plain rule (arrays) the transpose itself: the op would only call _t_forward.
+    return grad.T if type(grad) is np.ndarray else _t(grad)
+
+
 _t = primitive(
     "t",
     _t_forward,
-    (lambda grad, x, result: _t(grad),),
+    (_t_grad,),
     node_name="TBackward0",
     dtype_rule="keep",
     kind=Linear(),
@@ -199,9 +204,15 @@ _mm = primitive(
     "mm",
     _matmul_forward,
     (
-        # The ops themselves: the public mm and t only check arguments (valid here).
-        lambda grad, a, b, result: _mm(grad, _t(b)),
-        lambda grad, a, b, result: _mm(_t(a), grad),
+        # The ops themselves: the public mm and t only check arguments (valid here). In a
+        # plain rule (arrays) their forwards directly: each op there would only call them,
+        # and a nested PINN's last backward runs these rules once per layer and order.
+        lambda grad, a, b, result: (
+            _matmul_forward(grad, b.T) if type(grad) is np.ndarray else _mm(grad, _t(b))
+        ),
+        lambda grad, a, b, result: (
+            _matmul_forward(a.T, grad) if type(grad) is np.ndarray else _mm(_t(a), grad)
+        ),
     ),
     saves=("self if mat2", "mat2 if self"),
     inputs=("self", "mat2"),
