@@ -252,8 +252,7 @@ feature_dropout_ = _inplace_of(feature_dropout, "feature_dropout_")
 alpha_dropout_ = _inplace_of(alpha_dropout, "alpha_dropout_")
 feature_alpha_dropout_ = _inplace_of(feature_alpha_dropout, "feature_alpha_dropout_")
 celu_, selu_ = F.celu_, F.selu_  # PyTorch's in-place ops, saving the result
-rrelu_ = _inplace_of(rrelu, "rrelu_")
-threshold_ = _inplace_of(threshold, "threshold_")
+rrelu_, threshold_ = F.rrelu_, F.threshold_  # PyTorch's in-place ops, as F's
 
 
 _NAMES = [
