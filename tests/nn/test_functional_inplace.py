@@ -151,3 +151,112 @@ def test_inplace_without_grad_writes_a_leaf_under_no_grad():
     assert y is leaf
     assert leaf._version == 1
     np.testing.assert_array_equal(leaf.detach().numpy(), np.clip(VALUES, -1, 1))
+
+
+# name: (functional call given (library, x, training), module class name, input shape)
+DROPOUTS = {
+    "dropout": (lambda m, x, t: m.nn.functional.dropout(x, 0.3, t, True), "Dropout", (3, 4)),
+    "alpha_dropout": (
+        lambda m, x, t: m.nn.functional.alpha_dropout(x, 0.3, t, True),
+        "AlphaDropout",
+        (3, 4),
+    ),
+    "feature_alpha_dropout": (
+        lambda m, x, t: m.nn.functional.feature_alpha_dropout(x, 0.3, t, True),
+        "FeatureAlphaDropout",
+        (2, 3, 4),
+    ),
+    "dropout1d": (lambda m, x, t: m.nn.functional.dropout1d(x, 0.3, t, True), "Dropout1d", (3, 4)),
+    "dropout2d": (
+        lambda m, x, t: m.nn.functional.dropout2d(x, 0.3, t, True),
+        "Dropout2d",
+        (2, 3, 4, 2),
+    ),
+    "dropout3d": (
+        lambda m, x, t: m.nn.functional.dropout3d(x, 0.3, t, True),
+        "Dropout3d",
+        (3, 2, 2, 2),
+    ),
+    "dropout-p1": (lambda m, x, t: m.nn.functional.dropout(x, 1.0, t, True), "Dropout", (3, 4)),
+}
+
+DROPOUT_CALLS = [
+    pytest.param(name, form, training, id=f"{name}-{form}-{'train' if training else 'eval'}")
+    for name in DROPOUTS
+    for form in ("functional", "module")
+    for training in (True, False)
+    if not (name == "dropout-p1" and form == "module")
+    # outside training only the unbatched channel dropouts write (unsqueeze_, squeeze_)
+    and (training or name in ("dropout1d", "dropout3d"))
+]
+
+
+def _drop(m, name, form, training, x):
+    functional, module, _ = DROPOUTS[name]
+    if form == "functional":
+        return functional(m, x, training)
+    layer = getattr(m.nn, module)(0.3, inplace=True)
+    return layer.train(training)(x)
+
+
+def _node_names(node, depth=3):
+    names, level = [], [node]
+    for _ in range(depth):
+        level = [f for n in level if n is not None for f, _ in n.next_functions]
+        names.append([type(n).__name__ for n in level])
+    return [type(node).__name__, *names]
+
+
+def _drop_run(m, name, form, training, seed=7):
+    m.manual_seed(seed)
+    values = np.linspace(-2.0, 2.5, int(np.prod(DROPOUTS[name][2]))).reshape(DROPOUTS[name][2])
+    leaf = m.tensor(values, requires_grad=True)
+    x = leaf * 1.0
+    before = x._version
+    y = _drop(m, name, form, training, x)
+    return y, x, x._version - before, leaf
+
+
+@pytest.mark.parametrize(("name", "form", "training"), DROPOUT_CALLS)
+def test_inplace_dropout_writes_and_returns_the_input_recording_pytorchs_ops(name, form, training):
+    y, x, bumped, leaf = _drop_run(lg, name, form, training)
+    theirs = _drop_run(torch, name, form, training)
+    # (PyTorch's AlphaDropout and FeatureAlphaDropout layers never pass their flag on)
+    assert (y is x) == (theirs[0] is theirs[1])
+    assert bumped == theirs[2]
+    assert _node_names(y.grad_fn) == _node_names(theirs[0].grad_fn)
+    # the same draws as the out-of-place form (PyTorch's differ: leafgrad's generator)
+    lg.manual_seed(7)
+    copy = lg.tensor(leaf.detach().numpy(), requires_grad=True)
+    out_of_place = {
+        "dropout": lambda x: lg.nn.functional.dropout(x, 0.3, training),
+        "alpha_dropout": lambda x: lg.nn.functional.alpha_dropout(x, 0.3, training),
+        "feature_alpha_dropout": lambda x: lg.nn.functional.feature_alpha_dropout(x, 0.3, training),
+        "dropout1d": lambda x: lg.nn.functional.dropout1d(x, 0.3, training),
+        "dropout2d": lambda x: lg.nn.functional.dropout2d(x, 0.3, training),
+        "dropout3d": lambda x: lg.nn.functional.dropout3d(x, 0.3, training),
+        "dropout-p1": lambda x: lg.nn.functional.dropout(x, 1.0, training),
+    }[name]
+    expected = out_of_place(copy * 1.0)
+    np.testing.assert_array_equal(y.detach().numpy(), expected.detach().numpy())
+    y.sum().backward()
+    expected.sum().backward()
+    np.testing.assert_array_equal(leaf.grad.numpy(), copy.grad.numpy())
+
+
+@pytest.mark.parametrize(("name", "form", "training"), DROPOUT_CALLS)
+def test_inplace_dropout_on_a_leaf_raises_where_pytorchs_does(name, form, training):
+    shape = DROPOUTS[name][2]
+    for m in (torch, lg):
+        leaf = m.ones(shape, requires_grad=True)
+        try:
+            _drop(m, name, form, training, leaf)
+            raised = None
+        except RuntimeError as exc:
+            raised = str(exc)
+        if m is torch:
+            theirs = raised
+        else:
+            assert (raised is None) == (theirs is None)
+            if raised is not None:
+                assert "a leaf Variable that requires grad" in raised
