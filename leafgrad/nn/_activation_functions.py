@@ -2,7 +2,8 @@
 
 Being compositions, they differentiate to any order. Piecewise ones are built with ``where``
 on PyTorch's own branch conditions, so the gradient at a kink is the one PyTorch gives.
-``inplace=True`` is accepted for compatibility; the result is always a new tensor.
+``inplace=True`` writes the input, as PyTorch does, through the in-place op it calls there
+(``relu_``, ``hardtanh_``, ``leaky_relu_`` ...), recorded as that op.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import leafgrad as _lg
 
 from .. import Tensor, _random
 from .._batched import STATE as _VMAP
-from .._dtype import scalar_type_name
 from ..ops import activations as _activations
 from ..ops import glu as _glu
 from ..ops import rrelu as _rrelu
 from ..ops import shrink as _shrink
-from . import _activation_ops
+from ..ops.inplace import inplace as _inplace
+from . import _activation_inplace, _activation_ops, _elu_inplace
+from ._activation_ops import _SELU_ALPHA, _SELU_SCALE
+from ._kernel_dtype import _check_kernel_dtype
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
@@ -26,31 +29,6 @@ __all__ = [
     "selu", "sigmoid", "silu", "softmax", "softmin", "softplus", "softshrink", "softsign",
     "tanh", "tanhshrink", "threshold",
 ]  # fmt: skip
-
-# SELU's constants (Klambauer et al. 2017), to the digits PyTorch uses.
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def _check_kernel_dtype(
-    name: str, input: Tensor, *, integers=False, error=NotImplementedError, refused=None, kept=()
-):
-    """Refuse the dtypes PyTorch has no kernel for: all but floating point (``integers``: bool).
-
-    ``refused``, NumPy dtype kinds (``b``, ``i``, ``u``), names them instead, but for the
-    dtypes named in ``kept`` (PyTorch's average pool takes int64 of the integers). Raises
-    ``error``, PyTorch's exception type for that op (NotImplementedError for most).
-    """
-    dt = input._data.dtype
-    if refused is not None:
-        if dt.kind not in refused or dt.name in kept:
-            return
-    elif input.is_floating_point() or (integers and input.dtype != _lg.bool):
-        return
-    raise error(
-        f"{name}: not implemented for '{scalar_type_name(dt)}' inputs, as in PyTorch (its "
-        "kernel has no loop for that dtype; convert with .float())"
-    )
 
 
 def _recorded(x: Tensor) -> Tensor:
@@ -68,27 +46,35 @@ def _recorded(x: Tensor) -> Tensor:
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     _check_kernel_dtype("relu", input, integers=True, error=RuntimeError)
-    return _lg.relu(input)
+    return _lg.relu_(input) if inplace else _lg.relu(input)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     _check_kernel_dtype("leaky_relu", input)
+    if inplace:
+        return leaky_relu_(input, negative_slope)
     return _lg.leaky_relu(input, negative_slope)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    if inplace:
+        return _elu_inplace.elu_(input, alpha)
     _check_kernel_dtype("elu", input)
     return _lg.elu(input, alpha)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
+    if inplace:
+        return _elu_inplace.selu_(input)
     _check_kernel_dtype("selu", input)
     return _activations._elu(input, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    if inplace:
+        return _elu_inplace.celu_(input, alpha)
     _check_kernel_dtype("celu", input)
     if alpha == 0:
         raise RuntimeError("celu: alpha must not be 0 (the input is divided by it)")
@@ -101,12 +87,16 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    if inplace:
+        return silu_(input)
     _check_kernel_dtype("silu", input)
     return _lg.silu(input)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
+    if inplace:
+        return mish_(input)
     _check_kernel_dtype("mish", input)
     return _activations.mish(input)
 
@@ -145,6 +135,8 @@ def tanhshrink(input: Tensor) -> Tensor:
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
     _check_kernel_dtype("threshold", input, integers=True)
+    if inplace:
+        return threshold_(input, threshold, value)
     if not input.is_floating_point():  # integers stay integers (nothing to record)
         return _lg.where(input > threshold, input, value).to(input.dtype)
     return _shrink.threshold(input, threshold=threshold, value=value)
@@ -154,6 +146,8 @@ def hardtanh(
     input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
 ) -> Tensor:
     """``clamp(x, min_val, max_val)`` with gradient 0 at the bounds, as PyTorch's."""
+    if inplace:
+        return hardtanh_(input, min_val, max_val)
     _check_kernel_dtype("hardtanh", input, integers=True, error=RuntimeError)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
@@ -169,17 +163,21 @@ def hardtanh(
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(0, x), 6)``."""
-    return hardtanh(input, 0, 6)  # PyTorch's relu6 saves the bounds as ints
+    return hardtanh(input, 0, 6, inplace)  # PyTorch's relu6 saves the bounds as ints
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``0`` below -3, ``1`` above 3, ``(x + 3) / 6`` between."""
+    if inplace:
+        return hardsigmoid_(input)
     _check_kernel_dtype("hardsigmoid", input)
     return _activation_ops.hardsigmoid(input)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * hardsigmoid(x)``; its derivative is 0 at -3 and 1 at 3, as PyTorch's."""
+    if inplace:
+        return hardswish_(input)
     _check_kernel_dtype("hardswish", input)
     return _activation_ops.hardswish(input)
 
@@ -209,6 +207,8 @@ def rrelu(
     """Leaky ReLU with slope ``U(lower, upper)`` per element at or below zero while training,
     else the mean slope ``(lower + upper) / 2``; recorded as PyTorch's rrelu_with_noise. The
     slopes come from leafgrad's generator (PyTorch's values for the same seed)."""
+    if inplace:
+        return rrelu_(input, lower, upper, training)
     return rrelu_with_generator(input, lower, upper, training, None)
 
 
@@ -219,16 +219,32 @@ def rrelu_with_generator(input, lower, upper, training, generator) -> Tensor:
         slope = _lg.rand(*input.shape, dtype=input.dtype, generator=generator)
         x = _recorded(input)
         return _lg.where(input > 0, x, x * (slope * (upper - lower) + lower))
-    noise = None
-    if training:
-        if input.dtype == _lg.float16:  # PyTorch's training kernel has no half loop
-            raise NotImplementedError(
-                "\"rrelu_with_noise_out_cpu\" not implemented for 'Half' (rrelu in training: "
-                "use float32)"
-            )
-        rng = _random._generator(generator, batched_draw=True)
-        noise = _rrelu.noise(rng, input.detach().numpy(), lower, upper)
+    noise = _rrelu_noise(input, lower, upper, training, generator)
     return _rrelu.rrelu_with_noise(
+        input, noise=noise, lower=lower, upper=upper, training=bool(training)
+    )
+
+
+def _rrelu_noise(input, lower, upper, training, generator):
+    """The slopes of a training ``rrelu`` of ``input`` (None outside training)."""
+    if not training:
+        return None
+    if input.dtype == _lg.float16:  # PyTorch's training kernel has no half loop
+        raise NotImplementedError(
+            "\"rrelu_with_noise_out_cpu\" not implemented for 'Half' (rrelu in training: "
+            "use float32)"
+        )
+    rng = _random._generator(generator, batched_draw=True)
+    return _rrelu.noise(rng, input.detach().numpy(), lower, upper)
+
+
+def _rrelu_on_result(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """PyTorch's ``rrelu_with_noise_`` (RreluWithNoiseBackward1, saving the result)."""
+    _check_kernel_dtype("rrelu_", input)
+    if training and _VMAP.active:  # vmap's composition, written back
+        return rrelu_with_generator(input, lower, upper, training, generator)
+    noise = _rrelu_noise(input, lower, upper, training, generator)
+    return _activation_inplace.rrelu_with_noise_on_result(
         input, noise=noise, lower=lower, upper=upper, training=bool(training)
     )
 
@@ -272,3 +288,28 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     if dim is None:
         dim = _implicit_dim("log_softmax", input.dim(), _stacklevel)
     return _lg.log_softmax(input, dim, dtype=dtype)
+
+
+def _leaky_relu_on_result(input, negative_slope=0.01):
+    _check_kernel_dtype("leaky_relu_", input)
+    return _activation_inplace.leaky_relu_on_result(input, negative_slope=negative_slope)
+
+
+def _threshold_on_input(input, threshold, value):
+    _check_kernel_dtype("threshold_", input, integers=True)
+    if not input.is_floating_point():  # integers stay integers (nothing to record)
+        return _lg.where(input > threshold, input, value).to(input.dtype)
+    return _activation_inplace.threshold_on_input(input, threshold=threshold, value=value)
+
+
+# The in-place ops ``inplace=True`` calls, as torch.nn.functional's: the op on the input,
+# written back (``inplace`` keeps a copy of the input where the op saved it, as PyTorch's).
+relu_ = _lg.relu_
+leaky_relu_ = _inplace(_leaky_relu_on_result, "leaky_relu_")
+rrelu_ = _inplace(_rrelu_on_result, "rrelu_")
+threshold_ = _inplace(_threshold_on_input, "threshold_")
+hardtanh_ = _inplace(hardtanh, "hardtanh_")
+hardsigmoid_ = _inplace(hardsigmoid, "hardsigmoid_")
+hardswish_ = _inplace(hardswish, "hardswish_")
+silu_ = _inplace(silu, "silu_")
+mish_ = _inplace(mish, "mish_")

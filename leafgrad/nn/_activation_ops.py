@@ -23,6 +23,10 @@ from ..ops.piecewise import where
 
 __all__ = ["celu", "hardsigmoid", "hardswish", "hardtanh"]
 
+# SELU's constants (Klambauer et al. 2017), to the digits PyTorch uses.
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
 
 # ----- hardtanh -----
 

@@ -46,10 +46,38 @@ def _dropout(input: Tensor, p: float, training: bool, feature: bool, alpha: bool
     keep = _keep_mask(input, p, feature)
     if not alpha:
         return input * (keep * (1.0 / (1.0 - p)))
-    # Keeps zero mean and unit variance for standardised input (Klambauer et al., 2017).
-    a = 1.0 / math.sqrt((_SELU_SATURATION**2 * p + 1) * (1 - p))
-    shift = (keep - 1) * (_SELU_SATURATION * a) + _SELU_SATURATION * a * p
+    a, shift = _alpha_affine(keep, p)
     return input * (keep * a) + shift
+
+
+def _alpha_affine(keep: Tensor, p: float) -> tuple:
+    """Alpha dropout's scale and shift: they keep zero mean and unit variance for
+    standardised input (Klambauer et al., 2017)."""
+    a = 1.0 / math.sqrt((_SELU_SATURATION**2 * p + 1) * (1 - p))
+    return a, (keep - 1) * (_SELU_SATURATION * a) + _SELU_SATURATION * a * p
+
+
+def _dropout_(input: Tensor, p: float, training: bool, feature: bool, alpha: bool) -> Tensor:
+    """``_dropout`` written into ``input``, as PyTorch's ``dropout_`` family: ``mul_`` by the
+    scaled mask, then ``add_`` of the shift for alpha dropout; ``input`` untouched outside
+    training, for ``p == 0`` or when empty."""
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if p == 1.0:
+        return input.mul_(_lg.zeros((), dtype=input.dtype))
+    keep = _keep_mask(input, p, feature)
+    if not alpha:
+        return input.mul_(keep * (1.0 / (1.0 - p)))
+    a, shift = _alpha_affine(keep, p)
+    return input.mul_(keep * a).add_(shift)
+
+
+def _unbatched_dropout_(input: Tensor, p: float, training: bool) -> Tensor:
+    """Channel dropout of an unbatched input in place: PyTorch's ``unsqueeze_(0)``, the write,
+    ``squeeze_(0)`` (two more versions, in eval too)."""
+    input.unsqueeze_(0)
+    _dropout_(input, p, training, True, False)
+    return input.squeeze_(0)
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False):
@@ -61,6 +89,10 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
             f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input; "
             "dropout1d drops channels of (N, C, L) or (C, L) input"
         )
+    if inplace:
+        if input.dim() == 2:
+            return _unbatched_dropout_(input, p, training)
+        return _dropout_(input, p, training, True, False)
     if input.dim() == 2:
         return _dropout(input.unsqueeze(0), p, training, True, False).squeeze(0)
     return _dropout(input, p, training, True, False)
@@ -83,6 +115,8 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
             "dropout1d to keep this behaviour without the warning.",
             stacklevel=2,
         )
+    if inplace:
+        return _dropout_(input, p, training, True, False)
     return _dropout(input, p, training, True, False)
 
 
@@ -96,6 +130,10 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
             "and will result in an error in a future release; use dropout for it.",
             stacklevel=2,
         )
+    if inplace:
+        if input.dim() == 4:
+            return _unbatched_dropout_(input, p, training)
+        return _dropout_(input, p, training, True, False)
     if input.dim() == 4:
         return _dropout(input.unsqueeze(0), p, training, True, False).squeeze(0)
     return _dropout(input, p, training, True, False)
@@ -105,6 +143,8 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
     """Dropout for SELU networks: dropped elements become SELU's saturation value and an
     affine map keeps the mean and variance; the identity unless ``training``."""
     _check("alpha_dropout", input, p)
+    if inplace:
+        return _dropout_(input, p, training, False, True)
     return _dropout(input, p, training, False, True)
 
 
@@ -112,4 +152,6 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False):  # fmt: skip
     """``alpha_dropout`` of whole channels of ``(N, C, *)``."""
     _check("feature_alpha_dropout", input, p)
+    if inplace:
+        return _dropout_(input, p, training, True, True)
     return _dropout(input, p, training, True, True)

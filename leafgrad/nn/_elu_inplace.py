@@ -9,8 +9,8 @@ from ..ops._primitive import unary
 from ..ops.activations import _elu_forward, elu_backward
 from ..ops.inplace import inplace
 from ..ops.piecewise import where
-from ._activation_functions import _SELU_ALPHA, _SELU_SCALE, _check_kernel_dtype
-from ._activation_ops import _celu_forward, _celu_input_scale
+from ._activation_ops import _SELU_ALPHA, _SELU_SCALE, _celu_forward, _celu_input_scale
+from ._kernel_dtype import _check_kernel_dtype
 
 
 def _elu_d1(x, result, *, alpha, scale, input_scale):

@@ -1,6 +1,6 @@
 """Small ``nn.functional`` ops composed from leafgrad ops: ``one_hot``, ``gumbel_softmax``,
-``pdist``, ``channel_shuffle``, ``local_response_norm`` and the in-place activations
-(``relu_``, ``elu_``, ...), which write the out-of-place result back into the input."""
+``pdist``, ``channel_shuffle``, ``local_response_norm``; the in-place activations (``relu_``,
+``elu_``, ...) are PyTorch's in-place ops, re-exported."""
 
 from __future__ import annotations
 
@@ -11,10 +11,8 @@ import leafgrad as _lg
 from .. import Tensor
 from ..ops import pdist as _pdist
 from ..ops._batch_loop import loops_over_examples
-from ..ops.inplace import inplace as _inplace
-from ._activation_functions import hardtanh, leaky_relu, relu, rrelu, threshold
+from ._activation_functions import hardtanh_, leaky_relu_, relu_, rrelu_, threshold_
 from ._elu_inplace import celu_, elu_, selu_
-from ._negative_slope import guard_negative_slope, rrelu_slope
 
 __all__ = [
     "celu_", "channel_shuffle", "conv_tbc", "elu_", "gumbel_softmax", "hardtanh_", "leaky_relu_",
@@ -133,34 +131,6 @@ def local_response_norm(
     window = sum(padded[:, i : i + channels] for i in range(size))
     div = (window * (alpha / size) + k) ** beta
     return input / div
-
-
-def _inplace_of(fn, name: str):
-    # The composed activations save their input; a clone keeps those saved values intact
-    # when the result is written back over the input.
-    method = _inplace(lambda input, *args, **kwargs: fn(input.clone(), *args, **kwargs), name)
-    method.__doc__ = f"In-place ``{fn.__name__}``: writes the result into ``input``."
-    return method
-
-
-relu_ = _inplace_of(relu, "relu_")
-hardtanh_ = _inplace_of(hardtanh, "hardtanh_")
-
-
-def _leaky_relu_guarded(input, negative_slope=0.01, inplace=False):
-    return guard_negative_slope(leaky_relu(input, negative_slope), "leaky_relu_", negative_slope)
-
-
-def _rrelu_guarded(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    slope = rrelu_slope(lower, upper, training)
-    return guard_negative_slope(rrelu(input, lower, upper, training), "rrelu_", slope)
-
-
-leaky_relu_ = _inplace_of(_leaky_relu_guarded, "leaky_relu_")
-rrelu_ = _inplace_of(_rrelu_guarded, "rrelu_")
-leaky_relu_.__doc__ = "In-place ``leaky_relu``; with a negative slope it has no backward."
-rrelu_.__doc__ = "In-place ``rrelu``; with a negative slope outside training, no backward."
-threshold_ = _inplace_of(threshold, "threshold_")
 
 
 def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:

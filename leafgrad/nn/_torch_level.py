@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from .. import Tensor
 from .._exposure import FUNCTIONS
-from ..ops.inplace import inplace as _inplace
 from . import functional as F
 from ._activation_functions import rrelu_with_generator
-from ._dropout_functions import _dropout
+from ._dropout_functions import _dropout, _dropout_
 from ._rnn_steps import gru_step, lstm_step, rnn_step
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
@@ -240,20 +239,25 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor:
     return rnn_step(input, hx, w_ih, w_hh, b_ih, b_hh, "relu")
 
 
-def _inplace_of(fn, name: str):
-    """``name``, writing ``fn``'s result into its input. ``fn`` runs on a copy: its inner ops
-    may save the input, which the write would otherwise change under them."""
-    return _inplace(lambda input, *args, **kwargs: fn(input.clone(), *args, **kwargs), name)
-
-
 # In-place twins: the result written into the input, which takes its history.
-dropout_ = _inplace_of(dropout, "dropout_")
-feature_dropout_ = _inplace_of(feature_dropout, "feature_dropout_")
-alpha_dropout_ = _inplace_of(alpha_dropout, "alpha_dropout_")
-feature_alpha_dropout_ = _inplace_of(feature_alpha_dropout, "feature_alpha_dropout_")
+def _dropout_of(name: str, feature: bool, alpha: bool):
+    """PyTorch's ``name`` (``dropout_`` ...): the mask written into the input (``mul_``, then
+    ``add_`` for alpha dropout), which is returned."""
+
+    def op(input, p, train) -> Tensor:
+        _probability(name, p)
+        return _dropout_(input, p, train, feature, alpha)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+dropout_ = _dropout_of("dropout_", False, False)
+feature_dropout_ = _dropout_of("feature_dropout_", True, False)
+alpha_dropout_ = _dropout_of("alpha_dropout_", False, True)
+feature_alpha_dropout_ = _dropout_of("feature_alpha_dropout_", True, True)
 celu_, selu_ = F.celu_, F.selu_  # PyTorch's in-place ops, saving the result
-rrelu_ = _inplace_of(rrelu, "rrelu_")
-threshold_ = _inplace_of(threshold, "threshold_")
+rrelu_, threshold_ = F.rrelu_, F.threshold_  # PyTorch's in-place ops, as F's
 
 
 _NAMES = [

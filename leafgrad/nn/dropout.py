@@ -56,13 +56,19 @@ class Dropout3d(_DropoutNd):
     _fn = staticmethod(_dropout_functions.dropout3d)
 
 
-class AlphaDropout(_DropoutNd):
+class _NotInPlace(_DropoutNd):
+    def forward(self, input: Tensor) -> Tensor:
+        # PyTorch's alpha dropout layers keep ``inplace`` but never pass it on: a new tensor.
+        return self._fn(input, self.p, self.training)
+
+
+class AlphaDropout(_NotInPlace):
     """Alpha dropout for SELU networks while training; the identity after ``eval()``."""
 
     _fn = staticmethod(_dropout_functions.alpha_dropout)
 
 
-class FeatureAlphaDropout(_DropoutNd):
+class FeatureAlphaDropout(_NotInPlace):
     """Alpha dropout of whole channels while training; the identity after ``eval()``."""
 
     _fn = staticmethod(_dropout_functions.feature_alpha_dropout)

@@ -45,6 +45,7 @@ from ._conv_functions import conv1d, conv2d, conv3d
 from ._conv_transpose_functions import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ._ctc_functions import ctc_loss
 from ._dropout_functions import (
+    _dropout_,
     alpha_dropout,
     dropout1d,
     dropout2d,
@@ -273,6 +274,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     _require_tensor("dropout", input)
+    if inplace:
+        return _dropout_(input, p, training, False, False)
     if not training or p == 0.0:
         return input
     if p == 1.0:

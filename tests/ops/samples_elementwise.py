@@ -3,6 +3,7 @@
 import numpy as np
 
 import leafgrad as lg
+from leafgrad.nn._activation_inplace import rrelu_with_noise_on_result, threshold_on_input
 from leafgrad.ops.activations import (
     elu_backward,
     leaky_relu_backward,
@@ -155,6 +156,35 @@ SAMPLES = [
         lambda x: lg.celu_(x * 1, 0.7),
         ((5,),),
         make_inputs=away_from([0.0])([(5,)]),
+    ),
+    S(
+        "leaky_relu_",
+        lambda x: lg.nn.functional.leaky_relu_(x * 1, 0.2),
+        ((5,),),
+        make_inputs=away_from([0.0])([(5,)]),
+    ),
+    S(
+        "rrelu_with_noise_",
+        lambda x: lg.rrelu_(x * 1, 0.1, 0.3),
+        ((2, 3),),
+        make_inputs=away_from([0.0])([(2, 3)]),
+    ),
+    S(
+        "rrelu_with_noise_",
+        lambda x: rrelu_with_noise_on_result(
+            x * 1, noise=_RRELU_NOISE, lower=0.1, upper=0.3, training=True
+        ),
+        ((2, 3),),
+        make_inputs=away_from([0.0])([(2, 3)]),
+        id="rrelu_with_noise_-training",
+    ),
+    # threshold_'s op on its own: written in place, the tangent's graph (reverse over forward)
+    # saved the input the write then changes (as copy_slices', a known failure of the JVP table)
+    S(
+        "threshold_",
+        lambda x: threshold_on_input(x * 1, threshold=0.4, value=-1.0),
+        ((6,),),
+        make_inputs=away_from([0.4])([(6,)]),
     ),
     S("gelu", lambda x: lg.gelu(x), ((2, 3),)),
     S("gelu", lambda x: lg.gelu(x, approximate="tanh"), ((2, 3),), id="gelu-tanh"),
