@@ -163,6 +163,7 @@ def _declare(has_bias):
         saves=_SAVES,
         node_name="ConvolutionBackward0",
         dtype_rule="keep",
+        absent_edges=() if has_bias else (2,),  # PyTorch's (None, 0) for no bias
     )
 
 

@@ -60,6 +60,8 @@ def declare(name: str, node_name: str, saves: tuple, makers: tuple) -> dict:
             num_outputs=3,
             materialize_grads=False,
             plain_rules=True,
+            # PyTorch's node lists an absent weight or bias as (None, 0).
+            absent_edges=((1,) if not has_weight else ()) + ((2,) if not has_bias else ()),
         )
 
     return {key: one(*key) for key in OVERLOADS}

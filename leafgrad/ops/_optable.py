@@ -222,6 +222,8 @@ class Primitive:
     materialize_grads: bool = True
     # positions of inputs (a condition, a mask) that get no edge: PyTorch's node has none
     edgeless: tuple = ()
+    # positions of (None, 0) edges for optional tensors this overload does not take
+    absent_edges: tuple = ()
 
     @property
     def key(self) -> str:

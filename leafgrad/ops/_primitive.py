@@ -128,18 +128,26 @@ def _make_backward(vjp, vjp_all, broadcast, num_outputs, materialize=True, names
     return backward
 
 
-def _over_edges(backward, edgeless: tuple):
-    """``backward`` for a node without edges for the inputs at ``edgeless``: ``needs`` and
-    the gradients it returns are one per edge, the rule's one per input."""
+def _over_edges(backward, positions: tuple, absent: bool = False):
+    """``backward`` for a node without edges for the inputs at ``positions`` (or, with
+    ``absent``, with ``(None, 0)`` edges at those positions that no input has): ``needs``
+    and the gradients it returns are one per edge, the rule's one per input."""
 
     def over_edges(grads, args, result, params, needs):
         full = list(needs)
-        for i in edgeless:
+        for i in positions:
             full.insert(i, False)
         outs = backward(grads, args, result, params, full)
-        return [g for i, g in enumerate(outs) if i not in edgeless]
+        return [g for i, g in enumerate(outs) if i not in positions]
 
-    return over_edges
+    def with_absent(grads, args, result, params, needs):
+        given = [n for i, n in enumerate(needs) if i not in positions]
+        outs = list(backward(grads, args, result, params, given))
+        for i in positions:
+            outs.insert(i, None)
+        return outs
+
+    return with_absent if absent else over_edges
 
 
 def _materialize(grads, result):
@@ -166,6 +174,7 @@ def primitive(
     plain_rules: bool = False,
     materialize_grads: bool = True,
     edgeless: tuple = (),
+    absent_edges: tuple = (),
     expose=None,
 ):
     """Declare an op and register it under ``name.overload``; returns ``op(*inputs, **params)``.
@@ -193,6 +202,9 @@ def primitive(
     ``ctx.set_materialize_grads(False)``), sparing a large op zeros it would only add or test.
     ``edgeless``: the positions of inputs that are never differentiable and get no edge
     (``where``'s condition, ``masked_fill``'s mask), so ``next_functions`` lists PyTorch's.
+    ``absent_edges``: positions in ``next_functions`` of ``(None, 0)`` edges for optional
+    tensors the overload does not take (a convolution's absent bias, clamp's absent bound),
+    as PyTorch lists them.
     ``expose``: how the op itself is public, a ``_exposure.public(...)`` (most ops are exposed
     through a function that dispatches to their primitives). Unknown keywords, kinds or
     ``saves`` entries raise TypeError, a second declaration of one key ValueError.
@@ -236,6 +248,7 @@ def primitive(
         plain_rules=plain_rules,
         materialize_grads=materialize_grads,
         edgeless=edgeless,
+        absent_edges=absent_edges,
     )
     _optable.check(declared)
     op = _build(declared)
@@ -311,6 +324,7 @@ def _build(prim: Primitive):
     node_name, dtype_rule = prim.node_name, prim.dtype_rule
     differentiable = prim.differentiable
     edgeless = prim.edgeless  # inputs without an edge (where's condition, masked_fill's mask)
+    absent = prim.absent_edges  # None edges for optional tensors not given
     backward = (
         _make_backward(vjp, vjp_all, broadcast, num_outputs, prim.materialize_grads, prim.inputs)
         if differentiable
@@ -323,6 +337,9 @@ def _build(prim: Primitive):
         if edgeless:
             backward = _over_edges(backward, edgeless)
             on_arrays = on_arrays and _over_edges(on_arrays, edgeless)
+        if absent:
+            backward = _over_edges(backward, absent, absent=True)
+            on_arrays = on_arrays and _over_edges(on_arrays, absent, absent=True)
         backward.on_arrays = on_arrays
     saved = prim.saved()
     saved_inputs = [(index, guard) for _, what, index, guard in saved if what == "input"]
@@ -354,7 +371,7 @@ def _build(prim: Primitive):
         node_class._runs_first = True  # as PyTorch's NotImplemented nodes (see the engine)
 
     # Whether the op may take the direct path below (one output and a rule).
-    direct = differentiable and num_outputs == 1 and not edgeless
+    direct = differentiable and num_outputs == 1 and not edgeless and not absent
     # The Scalar overload a derivative formula's ``tensor * number`` records (see
     # formula_scalars): empty, or that one op.
     twin = []
@@ -594,6 +611,8 @@ def _build(prim: Primitive):
                 checked = always
             if edgeless:
                 edges = [e for i, e in enumerate(edges) if i not in edgeless]
+            for i in absent:
+                edges.insert(i, _NO_EDGE)
             if inference:
                 _check_saving_inference(name, args, checked)
             keep = guard = late = None  # the output arrays kept, and the tensor(s) guarding them

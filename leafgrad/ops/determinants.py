@@ -31,7 +31,6 @@ from .joining import cat
 from .piecewise import where
 from .shape import unsqueeze
 from .solvers import _solve
-from .trace_diag import diag_embed as _diag_embed
 
 _Slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 _SlogdetTop = namedtuple("slogdet", ["sign", "logabsdet"])
@@ -113,23 +112,7 @@ def _det_forward(a):
 
 
 def _det_vjp(grad, A, *, result):
-    if type(A) is not np.ndarray and A._data.size and not _any_singular(A, result):
-        return _det_grad_by_solve(grad, A, result)
     return unsqueeze(unsqueeze(grad, -1), -1) * _cofactors(A, result)
-
-
-def _any_singular(A: Tensor, det: Tensor) -> bool:
-    """Whether a determinant is below PyTorch's threshold for the singular formula."""
-    return bool((np.abs(det._data) < 100 * np.finfo(A._data.dtype).eps).any())
-
-
-def _det_grad_by_solve(grad: Tensor, A: Tensor, det: Tensor) -> Tensor:
-    """PyTorch's linalg_det_backward on invertible matrices with grad mode on, op for op:
-    ``solve(A^H, diag_embed(grad conj(det)))``, the diagonal expanded and transposed there
-    (a second derivative differentiates each of those steps)."""
-    diagonal = (grad * det).unsqueeze(-1).expand(A._data.shape[:-1])
-    d = mT(_diag_embed(diagonal, offset=0, dim1=-2, dim2=-1))
-    return _solve(mT(A), d)
 
 
 def _det_jvp(tA, A, *, result):

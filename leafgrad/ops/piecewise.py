@@ -230,7 +230,7 @@ _clamp_tensor = primitive(
 )
 
 
-def _clamp_bound_primitive(name, overload, node_name, upper: bool, bound: str):
+def _clamp_bound_primitive(name, overload, node_name, upper: bool, bound: str, absent_edges=()):
     """Clamp by one Tensor bound: ``minimum(x, bound)`` when ``upper``, else ``maximum``."""
     if upper:
         rules = (
@@ -254,12 +254,18 @@ def _clamp_bound_primitive(name, overload, node_name, upper: bool, bound: str):
         plain_rules=True,
         broadcast=True,
         scalars=True,
+        # clamp.Tensor's node lists the bound not given as (None, 0): min's before max's.
+        absent_edges=absent_edges,
     )
 
 
 # clamp with one Tensor bound is PyTorch's clamp.Tensor too (ClampBackward0), the other None.
-_clamp_lower = _clamp_bound_primitive("clamp", "Tensor_lower", "ClampBackward0", False, "min")
-_clamp_upper = _clamp_bound_primitive("clamp", "Tensor_upper", "ClampBackward0", True, "max")
+_clamp_lower = _clamp_bound_primitive(
+    "clamp", "Tensor_lower", "ClampBackward0", False, "min", absent_edges=(2,)
+)
+_clamp_upper = _clamp_bound_primitive(
+    "clamp", "Tensor_upper", "ClampBackward0", True, "max", absent_edges=(1,)
+)
 _clamp_min_tensor = _clamp_bound_primitive("clamp_min", "Tensor", "ClampMinBackward1", False, "min")
 _clamp_max_tensor = _clamp_bound_primitive("clamp_max", "Tensor", "ClampMaxBackward1", True, "max")
 
