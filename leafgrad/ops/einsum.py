@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._engine.grad_mode import is_grad_enabled
 from .._exposure import exports, public
 from .._tensor import Tensor
+from ._einsum_aten import aten_einsum
 from ._inputs import _check_tensors
 from ._optable import Generic
 from ._plain import operand, values_of
@@ -284,7 +286,20 @@ def einsum(*args) -> Tensor:
     else:
         equation, operands = _sublist_equation(args)
     _check_tensors("einsum", *operands)
+    if is_grad_enabled() and any(o._requires_grad for o in operands):
+        # PyTorch's einsum is composite: a graph records its permutes, reshapes and bmms.
+        _normalize_equation(equation, [o.shape for o in operands])  # its checks
+        _check_same_dtype(operands)
+        return aten_einsum(equation, operands)
     return _contract(equation, operands)
+
+
+def _check_same_dtype(operands) -> None:
+    if len({values_of(o).dtype for o in operands}) > 1:
+        names = ", ".join(str(o.dtype) for o in operands)
+        raise RuntimeError(
+            f"einsum(): operands must have the same dtype, got {names}; convert with .to(dtype)"
+        )
 
 
 def _contract(equation: str, operands) -> Tensor:
@@ -292,11 +307,7 @@ def _contract(equation: str, operands) -> Tensor:
     equation made explicit. Operands are tensors, or a plain rule's arrays (of one floating
     dtype, as a rule's gradients are)."""
     in_terms, out, sizes = _normalize_equation(equation, [o.shape for o in operands])
-    if len({values_of(o).dtype for o in operands}) > 1:
-        names = ", ".join(str(o.dtype) for o in operands)
-        raise RuntimeError(
-            f"einsum(): operands must have the same dtype, got {names}; convert with .to(dtype)"
-        )
+    _check_same_dtype(operands)
     summed = set("".join(in_terms)) - set(out)
     if len(operands) == 1:
         x = operands[0]
