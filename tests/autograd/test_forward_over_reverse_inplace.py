@@ -31,6 +31,8 @@ _OPS = {
     "leaky_relu_": lambda m, y, w: m.nn.functional.leaky_relu_(y, 0.1),
     "mish_": lambda m, y, w: m.nn.functional.mish(y, inplace=True),
     "elu_": lambda m, y, w: m.nn.functional.elu_(y),
+    "hypot_": lambda m, y, w: y.hypot_(w),
+    "float_power_": lambda m, y, w: y.float_power_(2.0),
     "view mul_": lambda m, y, w: y[0].mul_(w[0]),
     "view sin_": lambda m, y, w: y[1:].sin_(),
 }
@@ -71,3 +73,9 @@ def test_gradient_of_tangent_through_inplace_op_matches_pytorch(name, seed_requi
     theirs = _tangent_and_grads(pytorch, _OPS[name], seed_requires_grad)
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_tangent_of_hypot_inplace_counts_the_targets_tangent():
+    ours = _tangent_and_grads(lg, _OPS["hypot_"], False)[1]
+    theirs = _tangent_and_grads(pytorch, _OPS["hypot_"], False)[1]
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12)
