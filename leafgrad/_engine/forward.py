@@ -16,6 +16,7 @@ from .grad_mode import count_special
 class _State(threading.local):
     def __init__(self) -> None:
         self.levels: list = []  # active levels, innermost last; empty: forward mode is off
+        self.writing: list = []  # in-place ops computing their new value (reading_before_write)
 
 
 state = _State()
@@ -89,6 +90,40 @@ class suspended:
 
     def __exit__(self, *exc) -> None:
         state.levels.insert(self.index, self.level)
+
+
+class reading_before_write:
+    """While an in-place op computes the value it will write into ``target``, JVP rules read
+    ``target`` as ``copy(target)``, made when first needed: PyTorch's ``original_self``.
+
+    Otherwise the tangent's graph saves ``target`` itself, whose version the write then
+    moves, so differentiating the tangent raises where PyTorch's succeeds.
+    """
+
+    __slots__ = ("copy", "made", "target")
+
+    def __init__(self, target, copy) -> None:
+        self.target, self.copy, self.made = target, copy, None
+
+    def __enter__(self) -> None:
+        state.writing.append(self)
+
+    def __exit__(self, *exc) -> None:
+        state.writing.pop()
+
+    def read(self):
+        if self.made is None:
+            self.made = self.copy(self.target)
+        return self.made
+
+
+def before_writes(args: tuple) -> tuple:
+    """``args`` with every in-place target being computed read as it was before the write."""
+    for writing in state.writing:
+        target = writing.target
+        if any(a is target for a in args):
+            args = tuple(writing.read() if a is target else a for a in args)
+    return args
 
 
 class _JetState(threading.local):

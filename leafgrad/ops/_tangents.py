@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._engine.forward import before_writes as _before_writes
 from .._engine.forward import set_tangent as _set_tangent
 from .._engine.forward import state as _forward
 from .._engine.forward import suspended as _suspended
@@ -107,6 +108,8 @@ def _linear_jvp(op, tangents, args, params):
 
 def _push_tangents(op, jvp, args, params, result, num_outputs) -> None:
     """Give ``result`` its tangent at every active dual level where an input has one."""
+    if _forward.writing:  # inside an in-place op: its target as it was (original_self)
+        args = _before_writes(args)
     levels = list(_forward.levels)
     # Innermost first: an outer level's rule then reads a ``result`` that already carries
     # its inner tangents. With nested levels, the inner ones are computed once more after

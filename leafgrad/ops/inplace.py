@@ -14,6 +14,8 @@ import numpy as np
 from .. import _dtype
 from .._batched import BatchedTensor, levels_of, physical, with_levels
 from .._engine import grad_mode
+from .._engine.forward import reading_before_write
+from .._engine.forward import state as _forward
 from .._engine.saved import before_write, write_watchers
 from .._exposure import exports, public
 from .._random import inplace_draw, normal_values, uniform_values
@@ -148,6 +150,30 @@ def _detach_saved_target(out: Tensor, target: Tensor) -> None:
     node.replace_saved_input(0, snap)
 
 
+def original_self(target: Tensor) -> Tensor:
+    """``target``'s values now, with its history and tangents, in a tensor of its own (its own
+    version counter): what PyTorch's in-place rules read as ``original_self``."""
+    if type(target) is BatchedTensor or (target._requires_grad and target.grad_fn is None):
+        # A leaf that requires grad is written only with grad mode off, where nothing records
+        # its reads; a copy would be another leaf. Batched values are written physically.
+        return target
+    copy = _wrap(target._data.copy(), target._requires_grad)
+    copy.grad_fn, copy._output_nr = target.grad_fn, target._output_nr
+    if target._tangents:
+        copy._tangents = dict(target._tangents)
+    copy._jet = target._jet
+    return copy
+
+
+def value_to_write(target: Tensor, fn, *args, **kwargs) -> Tensor:
+    """``fn(target, *args, **kwargs)``, the value an in-place op writes into ``target``; in
+    forward mode its JVP rules read ``target`` from before the write (``original_self``)."""
+    if not _forward.levels:
+        return fn(target, *args, **kwargs)
+    with reading_before_write(target, original_self):
+        return fn(target, *args, **kwargs)
+
+
 def _write_through(target: np.ndarray, src: np.ndarray, op: str) -> bool:
     """Write ``src`` into a read-only part of an expanded tensor whose elements are distinct
     memory (``x.expand(3, 4)[:, 0]``), as PyTorch writes through to the memory it shares;
@@ -254,7 +280,7 @@ def inplace(fn, name: str):
 
     def method(self, *args, **kwargs):
         _check_target(self, name)
-        return apply_inplace(self, fn(self, *args, **kwargs), name)
+        return apply_inplace(self, value_to_write(self, fn, *args, **kwargs), name)
 
     method.__name__ = method.__qualname__ = name
     return method

@@ -18,7 +18,7 @@ from ._out import accepts_out
 from ._primitive import _build
 from .composites import hypot
 from .indexing import masked_fill
-from .inplace import _check_target, apply_inplace
+from .inplace import _check_target, apply_inplace, original_self, value_to_write
 from .pointwise_extra import ldexp_of_floats
 from .power import float_power
 from .reorder import _transpose
@@ -171,7 +171,7 @@ def float_power_(self: Tensor, exponent) -> Tensor:
             "requires dtype Double (torch.float64); convert it with .double() first"
         )
     _check_target(self, "float_power_")
-    return apply_inplace(self, float_power(self, exponent), "float_power_")
+    return apply_inplace(self, value_to_write(self, float_power, exponent), "float_power_")
 
 
 def _before_write(target: Tensor) -> Tensor:
@@ -179,16 +179,18 @@ def _before_write(target: Tensor) -> Tensor:
     than its last op (PyTorch's in-place ops save the original ``self`` where they need it)."""
     if not target._requires_grad or target.grad_fn is None:
         return target
-    snap = _wrap(target._data.copy(), True)
-    snap.grad_fn, snap._output_nr = target.grad_fn, target._output_nr
-    return snap
+    return original_self(target)  # its tangents too: the composite's JVP rules read them
 
 
 @public(function=False)
 def hypot_(self: Tensor, other: Tensor) -> Tensor:
     """``hypot`` in place."""
     _check_target(self, "hypot_")
-    return apply_inplace(self, hypot(_before_write(self), other), "hypot_")
+    return apply_inplace(self, value_to_write(self, _hypot_of_original, other), "hypot_")
+
+
+def _hypot_of_original(target: Tensor, other: Tensor) -> Tensor:
+    return hypot(_before_write(target), other)
 
 
 @public(inplace=True)

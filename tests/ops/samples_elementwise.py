@@ -178,8 +178,8 @@ SAMPLES = [
         make_inputs=away_from([0.0])([(2, 3)]),
         id="rrelu_with_noise_-training",
     ),
-    # threshold_'s op on its own: written in place, the tangent's graph (reverse over forward)
-    # saved the input the write then changes (as copy_slices', a known failure of the JVP table)
+    # threshold_'s op on its own (written in place, reverse over forward: see
+    # tests/autograd/test_forward_over_reverse_inplace.py)
     S(
         "threshold_",
         lambda x: threshold_on_input(x * 1, threshold=0.4, value=-1.0),

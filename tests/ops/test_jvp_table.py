@@ -40,11 +40,7 @@ NO_JVP: dict = {}
 # Samples that fail for a reason outside the families this table's author owns: strict, so
 # the marker must go once the cause is fixed. sample id -> reason.
 # sample id -> reason, for a known limitation of a rule (strict: must fail until fixed)
-KNOWN_FAILURES = {
-    "copy_slices-(3, 2)x(2,)": "reverse over forward through an in-place write: the tangent "
-    "formula of the write saved the view before it was overwritten, so backward through the "
-    "tangent sees a newer version (forward values are right)",
-}
+KNOWN_FAILURES: dict = {}
 
 
 # ----- the op table and the declared primitives -----
