@@ -69,8 +69,11 @@ def _inv_forward(a, *, check_errors):
 
 
 def _inv_vjp(grads, A, *, result, needs, check_errors):
-    Rt = mT(result[0])
-    return [-(Rt @ (grads[0] @ Rt))]
+    """PyTorch's ``-matmul(inverse.mH(), matmul(grad, inverse.mH()))``: a transpose per use
+    (a second derivative sums each use's gradient after its own), the right argument first
+    as GCC evaluates them."""
+    inner = grads[0] @ mT(result[0])
+    return [-(mT(result[0]) @ inner)]
 
 
 def _inv_jvp(tA, A, *, result, check_errors):

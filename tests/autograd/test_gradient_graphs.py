@@ -358,3 +358,35 @@ def test_first_to_third_derivatives_are_pytorchs_values(name):
         found.append([t.detach().numpy() for t in (g, h, k)])
     for ours, theirs in zip(*found):
         np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=1e-14)
+
+
+def _eye_plus(m, x):
+    """``x[:3] + 3 I``: a well-conditioned square matrix from the (4, 3) input."""
+    return x[:3] + 3 * m.eye(3, dtype=x.dtype)
+
+
+MATRIX_FUNCTIONS = {
+    "stack-tanh": lambda m, x: m.stack([x.sin(), x.cos()], 1).tanh(),
+    "inv": lambda m, x: m.linalg.inv(_eye_plus(m, x)),
+}
+
+
+@pytest.mark.parametrize("name", list(MATRIX_FUNCTIONS))
+def test_second_derivative_graph_of_a_matrix_function_is_pytorchs(name):
+    """On a (4, 3) input: PyTorch's formulas op for op (stack's gradient a select per input,
+    inv's a transpose per use of the inverse), so the second derivative's graph is its own to
+    the leaves and the first to third derivatives its values."""
+    values = np.random.default_rng(1).uniform(0.1, 0.9, (4, 3))
+    found = []
+    for m in (lg, torch):
+        x = m.tensor(values, requires_grad=True)
+        y = MATRIX_FUNCTIONS[name](m, x)
+        weights = m.tensor(np.linspace(-1.5, 2.0, y.numel()).reshape(tuple(y.shape)))
+        x_weights = m.tensor(np.linspace(-1.0, 1.5, 12).reshape(4, 3))
+        (g,) = m.autograd.grad((y * weights).sum(), x, create_graph=True)
+        (h,) = m.autograd.grad((g * x_weights).sum(), x, create_graph=True)
+        (k,) = m.autograd.grad((h * x_weights).sum(), x)
+        found.append((node_names(h.grad_fn, 14), [t.detach().numpy() for t in (g, h, k)]))
+    assert found[0][0] == found[1][0]
+    for ours, theirs in zip(found[0][1], found[1][1]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=1e-14)
