@@ -368,14 +368,16 @@ def _eye_plus(m, x):
 MATRIX_FUNCTIONS = {
     "stack-tanh": lambda m, x: m.stack([x.sin(), x.cos()], 1).tanh(),
     "inv": lambda m, x: m.linalg.inv(_eye_plus(m, x)),
+    "det": lambda m, x: m.linalg.det(_eye_plus(m, x)),
 }
 
 
 @pytest.mark.parametrize("name", list(MATRIX_FUNCTIONS))
 def test_second_derivative_graph_of_a_matrix_function_is_pytorchs(name):
     """On a (4, 3) input: PyTorch's formulas op for op (stack's gradient a select per input,
-    inv's a transpose per use of the inverse), so the second derivative's graph is its own to
-    the leaves and the first to third derivatives its values."""
+    inv's a transpose per use of the inverse, det's a solve of a diag_embed), so the second
+    derivative's graph is its own to the leaves and the first to third derivatives its
+    values."""
     values = np.random.default_rng(1).uniform(0.1, 0.9, (4, 3))
     found = []
     for m in (lg, torch):
