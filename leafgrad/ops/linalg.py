@@ -195,13 +195,39 @@ def _matmul_forward(a, b):
     return np.matmul(a, b)
 
 
+def _column_major(x) -> bool:
+    """Whether a matrix a rule saved is laid out by columns (``x.t()`` of a contiguous one),
+    PyTorch's test in mm's backward. An input mm does not save (a stand-in) reads as rows,
+    where PyTorch keeps its strides: its gradient then takes the general form."""
+    data = x._data
+    if type(data) is not np.ndarray:  # a stand-in: no layout kept
+        return False
+    return data.strides == (data.itemsize, data.shape[0] * data.itemsize)
+
+
+def _mm_mat1_backward(grad, a, b):
+    """PyTorch's mm_mat1_backward: ``grad b^T``, or for a ``self`` laid out by columns
+    ``(b grad^T)^T`` (a tensor rule's graph; a plain rule's arrays take the first)."""
+    if type(grad) is not np.ndarray and _column_major(a):
+        return _t(_mm(b, _t(grad)))
+    return _mm(grad, _t(b))
+
+
+def _mm_mat2_backward(grad, a, b):
+    """PyTorch's mm_mat2_backward: ``a^T grad``, or for a ``mat2`` laid out by columns
+    ``(grad^T a)^T``."""
+    if type(grad) is not np.ndarray and _column_major(b):
+        return _t(_mm(_t(grad), a))
+    return _mm(_t(a), grad)
+
+
 _mm = primitive(
     "mm",
     _matmul_forward,
     (
         # The ops themselves: the public mm and t only check arguments (valid here).
-        lambda grad, a, b, result: _mm(grad, _t(b)),
-        lambda grad, a, b, result: _mm(_t(a), grad),
+        lambda grad, a, b, result: _mm_mat1_backward(grad, a, b),
+        lambda grad, a, b, result: _mm_mat2_backward(grad, a, b),
     ),
     saves=("self if mat2", "mat2 if self"),
     inputs=("self", "mat2"),

@@ -369,13 +369,15 @@ MATRIX_FUNCTIONS = {
     "stack-tanh": lambda m, x: m.stack([x.sin(), x.cos()], 1).tanh(),
     "inv": lambda m, x: m.linalg.inv(_eye_plus(m, x)),
     "det": lambda m, x: m.linalg.det(_eye_plus(m, x)),
+    "trace-times-x": lambda m, x: m.trace(x @ x.t()) * x,
 }
 
 
 @pytest.mark.parametrize("name", list(MATRIX_FUNCTIONS))
 def test_second_derivative_graph_of_a_matrix_function_is_pytorchs(name):
     """On a (4, 3) input: PyTorch's formulas op for op (stack's gradient a select per input,
-    inv's a transpose per use of the inverse, det's a solve of a diag_embed), so the second
+    inv's a transpose per use of the inverse, det's a solve of a diag_embed, trace's an
+    index_fill, mm's a transposed product for a matrix laid out by columns), so the second
     derivative's graph is its own to the leaves and the first to third derivatives its
     values."""
     values = np.random.default_rng(1).uniform(0.1, 0.9, (4, 3))
@@ -392,3 +394,10 @@ def test_second_derivative_graph_of_a_matrix_function_is_pytorchs(name):
     assert found[0][0] == found[1][0]
     for ours, theirs in zip(found[0][1], found[1][1]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=1e-14)
+
+
+def test_an_inverse_is_laid_out_by_columns_as_pytorchs():
+    """LAPACK leaves PyTorch's inverse by columns: its strides, which mm's backward reads."""
+    values = np.random.default_rng(4).uniform(0.1, 0.9, (2, 3, 3)) + 3 * np.eye(3)
+    strides = [m.linalg.inv(m.tensor(a)).stride() for m in (lg, torch) for a in (values, values[0])]
+    assert strides[:2] == strides[2:]
