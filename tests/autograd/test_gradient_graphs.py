@@ -59,6 +59,7 @@ FUNCTIONS = {
     "smooth_l1": lambda x: _library(x).nn.functional.smooth_l1_loss(x * 2, x, beta=0.5),
     "scalar-times-broadcast": lambda x: x * x.sum(),
     "dist": lambda x: _library(x).dist(x, x * 2 + 1),
+    "dist-broadcast": lambda x: _library(x).dist(x.reshape(2, 3), x[:3] * 2 + 1),
     "erfinv": lambda x: (x - 0.5).erfinv(),
     "atan2": lambda x: _library(x).atan2(x, x + 1),
     "log_softmax": lambda x: x.log_softmax(0),
@@ -401,3 +402,16 @@ def test_an_inverse_is_laid_out_by_columns_as_pytorchs():
     values = np.random.default_rng(4).uniform(0.1, 0.9, (2, 3, 3)) + 3 * np.eye(3)
     strides = [m.linalg.inv(m.tensor(a)).stride() for m in (lg, torch) for a in (values, values[0])]
     assert strides[:2] == strides[2:]
+
+
+@pytest.mark.parametrize("shape", [(3,), (1, 3), (4, 1)])
+def test_a_broadcast_gradient_is_summed_and_viewed_as_pytorchs(shape):
+    """PyTorch's ``sum_to``: a sum keeping the leading dims (SumBackward1), then a view
+    without them (ViewBackward0), for the engine's un-broadcasting and ``sum_to_size``."""
+    graphs = []
+    for m in (lg, torch):
+        x = m.tensor(np.full(shape, 0.3), requires_grad=True)
+        y = m.tensor(np.linspace(0.1, 0.9, 24).reshape(2, 4, 3), requires_grad=True)
+        (g,) = m.autograd.grad((x.sin() * y).sum(), x, create_graph=True)
+        graphs.append((node_names(g.grad_fn, 4), node_names(y.sum_to_size(shape).grad_fn, 2)))
+    assert graphs[0] == graphs[1]
