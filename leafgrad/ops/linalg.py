@@ -207,8 +207,8 @@ def _column_major(x) -> bool:
 
 def _mm_mat1_backward(grad, a, b):
     """PyTorch's mm_mat1_backward: ``grad b^T``, or for a ``self`` laid out by columns
-    ``(b grad^T)^T`` (a tensor rule's graph; a plain rule's arrays take the first)."""
-    if type(grad) is not np.ndarray and _column_major(a):
+    ``(b grad^T)^T`` (a tensor rule's graph)."""
+    if _column_major(a):
         return _t(_mm(b, _t(grad)))
     return _mm(grad, _t(b))
 
@@ -216,7 +216,7 @@ def _mm_mat1_backward(grad, a, b):
 def _mm_mat2_backward(grad, a, b):
     """PyTorch's mm_mat2_backward: ``a^T grad``, or for a ``mat2`` laid out by columns
     ``(grad^T a)^T``."""
-    if type(grad) is not np.ndarray and _column_major(b):
+    if _column_major(b):
         return _t(_mm(_t(grad), a))
     return _mm(_t(a), grad)
 
@@ -226,8 +226,13 @@ _mm = primitive(
     _matmul_forward,
     (
         # The ops themselves: the public mm and t only check arguments (valid here).
-        lambda grad, a, b, result: _mm_mat1_backward(grad, a, b),
-        lambda grad, a, b, result: _mm_mat2_backward(grad, a, b),
+        # (a plain rule's arrays straight to the general form: no layout test there)
+        lambda grad, a, b, result: (
+            _mm(grad, _t(b)) if type(grad) is np.ndarray else _mm_mat1_backward(grad, a, b)
+        ),
+        lambda grad, a, b, result: (
+            _mm(_t(a), grad) if type(grad) is np.ndarray else _mm_mat2_backward(grad, a, b)
+        ),
     ),
     saves=("self if mat2", "mat2 if self"),
     inputs=("self", "mat2"),
