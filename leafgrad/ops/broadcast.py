@@ -39,7 +39,16 @@ def sum_to(x: Tensor, *shape, size=None) -> Tensor:
         shape = tuple(shape[0])
     if values_of(x).shape == shape:  # an array too, in a plain rule
         return x
-    return _sum_all(x) if shape == () else _sum_to(x, shape=shape)
+    return _sum_all(x) if shape == () else _summed_over(x, shape)
+
+
+def _summed_over(x, shape: tuple):
+    """PyTorch's ``at::sum_to`` to a non-empty ``shape``: on a tensor with leading dims to
+    drop, a sum keeping them (SumBackward1) and a view without them (ViewBackward0)."""
+    lead = len(x.shape) - len(shape)
+    if lead > 0 and type(x) is Tensor:
+        return _sum_to(x, shape=(1,) * lead + shape).view(shape)
+    return _sum_to(x, shape=shape)
 
 
 def _sum_all(x):
@@ -90,7 +99,7 @@ def summed_to(grad, shape: tuple):
     ``shape``: itself when it has that shape already."""
     if grad.shape == shape:
         return grad
-    return _sum_all(grad) if shape == () else _sum_to(grad, shape=shape)
+    return _sum_all(grad) if shape == () else _summed_over(grad, shape)
 
 
 def _expand_shape(x_shape, sizes, op, dtype=np.float32):

@@ -115,10 +115,14 @@ def _dist_grads(grad, x, y, *, result, needs, p):
     0-"norm", a count (as the norm's)."""
     if p == 0:
         return None, None
-    diff = x - y
-    dims = _axes(None, diff.ndim, "dist")
-    g = _norm_grad(grad, diff, result, ord=p, dim=dims, keepdim=False)
-    return (g if needs[0] else None), (-g if needs[1] else None)
+    if type(grad) is np.ndarray:  # a plain rule: one difference for both
+        g = _norm_grad(grad, x - y, result, ord=p, dim=None, keepdim=True)
+        return (g if needs[0] else None), (-g if needs[1] else None)
+    # PyTorch's formulas, each with its own ``self - other``, ``other``'s first (its
+    # derivatives.yaml names sorted), norm_backward of every element (nothing unsqueezed).
+    other = -_norm_grad(grad, x - y, result, ord=p, dim=None, keepdim=True) if needs[1] else None
+    self = _norm_grad(grad, x - y, result, ord=p, dim=None, keepdim=True) if needs[0] else None
+    return self, other
 
 
 def _dist_jvp(tx, ty, x, y, result, *, p):

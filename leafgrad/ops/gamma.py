@@ -133,8 +133,9 @@ def _mvlgamma_composite(x, *, p):
 
 
 def _mvlgamma_slope(x, p):
-    """PyTorch's ``mvlgamma_backward`` factor: digamma of ``offsets + x``, summed."""
-    return digamma(_shifted(x, p)).sum(-1)
+    """PyTorch's ``mvlgamma_backward`` factor: digamma of ``offsets + x``, summed, taken in
+    place as there (its node saves a clone, which a second derivative meets)."""
+    return _shifted(x, p).digamma_().sum(-1)
 
 
 _mvlgamma = primitive(

@@ -27,6 +27,7 @@ from ._optable import Generic, Linear
 from ._plain import operand, values_of
 from ._primitive import primitive
 from .broadcast import sum_to
+from .conversion import clone_
 from .slicing import _sequence_as_tuple
 from .view_history import (
     _index_key,
@@ -140,13 +141,18 @@ def _detach_saved_target(out: Tensor, target: Tensor) -> None:
     """Keep the pre-write value of ``target`` where the op saved it as its first input.
 
     As in PyTorch, ``y.mul_(z)`` still gives ``z`` the gradient of the original ``y``; a
-    second reference (``y.mul_(y)``) stays the modified tensor, so backward raises.
+    second reference (``y.mul_(y)``) stays the modified tensor, so backward raises. PyTorch
+    saves ``self.clone()``, recorded (CloneBackward0) where ``self`` requires grad: a
+    second derivative differentiates through that clone.
     """
     node = out.grad_fn
     if node.saved_input(0) is not target:
         return
-    snap = _wrap(target._data.copy(), target._requires_grad)
-    snap.grad_fn, snap._output_nr = target.grad_fn, target._output_nr
+    if target._requires_grad and _state.enabled:
+        snap = clone_(target)
+    else:
+        snap = _wrap(target._data.copy(), target._requires_grad)
+        snap.grad_fn, snap._output_nr = target.grad_fn, target._output_nr
     node.replace_saved_input(0, snap)
 
 

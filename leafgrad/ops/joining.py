@@ -135,8 +135,11 @@ def _stack_forward(*arrays, dim, dtype):
 
 
 def _stack_grads(grad, *args, result, needs, dim, dtype):
-    pieces = unbind(grad, dim)
-    return [p if need else None for p, need in zip(pieces, needs)]
+    if type(grad) is np.ndarray:  # a plain rule: views of the array
+        pieces = unbind(grad, dim)
+        return [p if need else None for p, need in zip(pieces, needs)]
+    # PyTorch's stack_tensors_backward selects each input's slice (SelectBackward0).
+    return [select(grad, dim, i) if need else None for i, need in enumerate(needs)]
 
 
 _stack = primitive(

@@ -200,6 +200,32 @@ def _matmul_forward(a, b):
     return np.matmul(a, b)
 
 
+def _column_major(x) -> bool:
+    """Whether a matrix a rule saved is laid out by columns (``x.t()`` of a contiguous one),
+    PyTorch's test in mm's backward. An input mm does not save (a stand-in) reads as rows,
+    where PyTorch keeps its strides: its gradient then takes the general form."""
+    data = x._data
+    if type(data) is not np.ndarray:  # a stand-in: no layout kept
+        return False
+    return data.strides == (data.itemsize, data.shape[0] * data.itemsize)
+
+
+def _mm_mat1_backward(grad, a, b):
+    """PyTorch's mm_mat1_backward: ``grad b^T``, or for a ``self`` laid out by columns
+    ``(b grad^T)^T`` (a tensor rule's graph)."""
+    if _column_major(a):
+        return _t(_mm(b, _t(grad)))
+    return _mm(grad, _t(b))
+
+
+def _mm_mat2_backward(grad, a, b):
+    """PyTorch's mm_mat2_backward: ``a^T grad``, or for a ``mat2`` laid out by columns
+    ``(grad^T a)^T``."""
+    if _column_major(b):
+        return _t(_mm(_t(grad), a))
+    return _mm(_t(a), grad)
+
+
 _mm = primitive(
     "mm",
     _matmul_forward,
@@ -208,10 +234,14 @@ _mm = primitive(
         # plain rule (arrays) their forwards directly: each op there would only call them,
         # and a nested PINN's last backward runs these rules once per layer and order.
         lambda grad, a, b, result: (
-            _matmul_forward(grad, b.T) if type(grad) is np.ndarray else _mm(grad, _t(b))
+            _matmul_forward(grad, b.T)
+            if type(grad) is np.ndarray
+            else _mm_mat1_backward(grad, a, b)
         ),
         lambda grad, a, b, result: (
-            _matmul_forward(a.T, grad) if type(grad) is np.ndarray else _mm(_t(a), grad)
+            _matmul_forward(a.T, grad)
+            if type(grad) is np.ndarray
+            else _mm_mat2_backward(grad, a, b)
         ),
     ),
     saves=("self if mat2", "mat2 if self"),

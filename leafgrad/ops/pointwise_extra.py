@@ -94,10 +94,13 @@ def _sinc_d1(x):
 
 def _sinc_vjp(grad, x, result):
     """``_sinc_d1`` times ``grad`` as PyTorch's sinc_backward records it: the products by pi
-    as mul.Scalar, the gradient inside the selection."""
+    as mul.Scalar, the gradient inside the selection, each operator's right operand made
+    first as GCC evaluates them (a second backward meets PyTorch's nodes in its order)."""
     px = mul_scalar(x, other=math.pi)
     squared = mul_scalar(x * x, other=math.pi)
-    return where(squared == 0, 0.0, grad * ((px * px.cos() - px.sin()) / squared))
+    sin = px.sin()
+    numerator = px * px.cos() - sin
+    return where(squared == 0, 0.0, grad * (numerator / squared))
 
 
 sinc = unary("sinc", _sinc_forward, d1=_sinc_d1, vjp=_sinc_vjp, node_name="SincBackward0")

@@ -80,6 +80,14 @@ def power_of(x, y):
     return x**y
 
 
+def power_in_place(x, y):
+    """``x.pow_(y)`` in a rule, as PyTorch's formulas write ``self.abs().pow_(p - 2)`` (its
+    node saves a clone of ``x``, which a second derivative meets); ``power_of`` on arrays."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return power_of(x, y)
+    return x.pow_(y)
+
+
 def _pow_forward(x, y):
     if type(y) in (int, float) and type(x) is np.ndarray and x.dtype.char in "fd":
         return _float_power(x, y) if x.ndim else _float_power(x.reshape(1), y).reshape(())

@@ -55,9 +55,15 @@ def _lu_solve_each(a, b):
 # ----- inverse -----
 
 
+def _by_columns(x):
+    """``x`` with each matrix laid out by columns, as LAPACK leaves PyTorch's results (their
+    strides; mm's backward reads the layout)."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+
+
 def _inv_forward(a, *, check_errors):
     try:
-        return np.linalg.inv(a), np.zeros(a.shape[:-2], np.int32)
+        return _by_columns(np.linalg.inv(a)), np.zeros(a.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
         eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
         inverse, info = _lu_solve_each(a, eye)
@@ -65,12 +71,15 @@ def _inv_forward(a, *, check_errors):
             raise mx.failure(
                 "linalg.inv", info, lambda i: _SINGULAR.format(i, "inversion")
             ) from None
-        return inverse, info
+        return _by_columns(inverse), info
 
 
 def _inv_vjp(grads, A, *, result, needs, check_errors):
-    Rt = mT(result[0])
-    return [-(Rt @ (grads[0] @ Rt))]
+    """PyTorch's ``-matmul(inverse.mH(), matmul(grad, inverse.mH()))``: a transpose per use
+    (a second derivative sums each use's gradient after its own), the right argument first
+    as GCC evaluates them."""
+    inner = grads[0] @ mT(result[0])
+    return [-(mT(result[0]) @ inner)]
 
 
 def _inv_jvp(tA, A, *, result, check_errors):

@@ -26,7 +26,7 @@ from .arithmetic import abs, mul_scalar, sgn
 from .indexing import _masked_fill_scalar
 from .norms import matrix_norm
 from .piecewise import where
-from .power import power_of
+from .power import power_in_place, power_of
 from .reduction import mean
 
 
@@ -213,13 +213,20 @@ def _norm_grad(grad, x, result, *, ord, dim, keepdim):
         picked = (a == values_of(norm)) | np.isnan(a)
         count = picked.sum(axis=_np_axis(a, dim), keepdims=True)
         return sgn(x) * ((g / operand(count, g)) * operand(picked, g))
+    # PyTorch's operations in its order (GCC makes an operator's right operand first): a
+    # second backward meets their nodes, and sums into them, in that order.
     if ord < 1:
-        scaled = sgn(x) * _masked_fill_scalar(power_of(abs(x), ord - 1), x == 0, fill=0)
-        return scaled * g * power_of(norm, 1 - ord)
-    scale = _masked_fill_scalar(g / power_of(norm, ord - 1), norm == 0, fill=0)
+        powered = _masked_fill_scalar(power_in_place(abs(x), ord - 1), x == 0, fill=0)
+        scaled = sgn(x) * powered
+        norm_power = power_of(norm, 1 - ord)
+        return scaled * g * norm_power
     if ord < 2:
-        return sgn(x) * power_of(abs(x), ord - 1) * scale
-    return x * power_of(abs(x), ord - 2) * scale
+        powered = power_in_place(abs(x), ord - 1)
+        scaled = sgn(x) * powered
+    else:
+        scaled = x * power_in_place(abs(x), ord - 2)
+    scale = _masked_fill_scalar(g / power_of(norm, ord - 1), norm == 0, fill=0)
+    return scaled * scale
 
 
 def _norm_vjp_all(grad, x, *, result, needs, ord, dim, keepdim):

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import _wrap
+from .._tensor import Tensor, _wrap
 from ._optable import Linear
 from ._primitive import primitive
+from .index_write_primitives import _index_fill_tensor
 from .reduction import _sum_forward
 from .reorder import _diagonal_backward, diagonal_view
 
@@ -25,8 +26,14 @@ def _trace_forward(x):
 
 
 def _trace_vjp(grad, x, result):
-    """``grad`` on the main diagonal of zeros of ``x``'s shape."""
+    """``grad`` on the main diagonal of zeros of ``x``'s shape: for a matrix as PyTorch's
+    trace_backward, ``grad`` filled into flat zeros every ``m + 1`` (IndexFillBackward1) and
+    viewed as the matrix; a batch (vmap's) by a product with the identity."""
     n, m = x.shape[-2:]
+    if x.ndim == 2 and type(x) is Tensor:
+        flat = _wrap(np.zeros(n * m, x._data.dtype))
+        index = np.arange(0, n * m, m + 1)
+        return _index_fill_tensor(flat, grad, dim=0, index=index).view(n, m)
     eye = _wrap(np.eye(n, m, dtype=x._data.dtype))
     return grad.unsqueeze(-1).unsqueeze(-1) * eye
 
