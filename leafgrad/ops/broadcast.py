@@ -17,6 +17,7 @@ from ._inputs import _varargs_or_keyword
 from ._optable import Linear
 from ._plain import _sum_to_forward, values_of
 from ._primitive import primitive
+from .shape import _view
 
 _sum_to = primitive(
     "sum_to",
@@ -47,7 +48,8 @@ def _summed_over(x, shape: tuple):
     drop, a sum keeping them (SumBackward1) and a view without them (ViewBackward0)."""
     lead = len(x.shape) - len(shape)
     if lead > 0 and type(x) is Tensor:
-        return _sum_to(x, shape=(1,) * lead + shape).view(shape)
+        # The view op itself: the sum is fresh and contiguous, so view()'s checks would pass.
+        return _view(_sum_to(x, shape=(1,) * lead + shape), shape=shape)
     return _sum_to(x, shape=shape)
 
 
