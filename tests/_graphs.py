@@ -9,3 +9,15 @@ def node_names(fn, depth: int):
     if depth == 0:
         return fn.name()
     return fn.name(), [node_names(child, depth - 1) for child, _ in fn.next_functions]
+
+
+def third_order(m, fn, values, dtype: str):
+    """``fn(m, x)``'s graph and its first three derivatives' (of ``sum(y^3)``, then of
+    ``sum(g^2)``, then of ``sum(h)``) in library ``m``: ``(graphs, arrays)`` to compare."""
+    x = m.tensor(values, dtype=getattr(m, dtype), requires_grad=True)
+    y = fn(m, x)
+    (g,) = m.autograd.grad((y * y * y).sum(), x, create_graph=True)
+    (h,) = m.autograd.grad((g * g).sum(), x, create_graph=True)
+    (k,) = m.autograd.grad(h.sum(), x)
+    graphs = node_names(y.grad_fn, 2), node_names(g.grad_fn, 4), node_names(h.grad_fn, 3)
+    return graphs, [t.detach().numpy() for t in (y, g, h, k)]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from tests._graphs import node_names
+from tests._graphs import third_order
 
 
 @pytest.fixture
@@ -26,13 +26,7 @@ CASES = {
 
 def _derivatives(m, fn, shape, dtype):
     values = np.random.default_rng(2).uniform(-2, 2, shape)
-    x = m.tensor(values, dtype=getattr(m, dtype), requires_grad=True)
-    y = fn(x)
-    (g,) = m.autograd.grad((y * y * y).sum(), x, create_graph=True)
-    (h,) = m.autograd.grad((g * g).sum(), x, create_graph=True)
-    (k,) = m.autograd.grad(h.sum(), x)
-    graphs = node_names(y.grad_fn, 2), node_names(g.grad_fn, 4), node_names(h.grad_fn, 3)
-    return graphs, [t.detach().numpy() for t in (y, g, h, k)]
+    return third_order(m, lambda m, x: fn(x), values, dtype)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
