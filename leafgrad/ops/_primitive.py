@@ -268,6 +268,7 @@ def adjoint_pair(
     adjoint_overload="",
     view=False,
     saves=(),
+    adjoint_absent_edges=(),
 ):
     """A linear op that reads part of its input (select, gather ...) and its adjoint, which
     writes a gradient into zeros of the input's shape (select_backward, scatter_add ...): each
@@ -275,6 +276,8 @@ def adjoint_pair(
 
     ``forward(x, **params)`` and ``adjoint_forward(grad, shape=x's shape, **params)`` take the
     same parameters; ``saves`` is the op's (the adjoint saves nothing). Returns the two ops.
+    ``adjoint_absent_edges``: the adjoint's ``(None, 0)`` edges, where PyTorch's adjoint is an
+    op on zeros it lists (scatter_add's and index_put's ``self``).
     """
 
     def op_vjp(grad, x, *, result, **params):
@@ -304,6 +307,7 @@ def adjoint_pair(
         node_name=adjoint_node_name,
         dtype_rule="keep",
         plain_rules=True,
+        absent_edges=adjoint_absent_edges,
     )
     return op, adjoint
 

@@ -125,6 +125,7 @@ _gather, _scatter_add = adjoint_pair(
     saves=("self", "dim", "index"),
     node_name="GatherBackward0",
     adjoint_node_name="ScatterAddBackward0",
+    adjoint_absent_edges=(0,),  # PyTorch's scatter_add into zeros: (None, 0) for them
 )
 
 

@@ -276,8 +276,15 @@ def _cumsum_forward(x, *, dim, reverse=False, dtype=None):
 
 
 def _cumsum_grad(grad, x, result, *, dim, reverse=False, dtype=None):
-    # Each input feeds every later running sum: the gradient is the reversed running sum.
-    return _cumsum(grad, dim=dim, reverse=not reverse)
+    # Each input feeds every later running sum: the gradient is the reversed running sum,
+    # one pass on a plain rule's arrays (the same sums in the same order).
+    if type(grad) is np.ndarray or reverse:
+        return _cumsum(grad, dim=dim, reverse=not reverse)
+    # On tensors PyTorch's cumsum_backward: grad itself where nothing runs, else
+    # reversed_cumsum, a flip, a running sum and a flip back.
+    if grad.numel() <= 1 or grad.shape[dim] == 1:
+        return grad
+    return flip(_cumsum(flip(grad, dim), dim=dim), dim)
 
 
 _cumsum = primitive(

@@ -156,6 +156,7 @@ _index, _index_put = adjoint_pair(
     overload="Tensor",
     node_name="IndexBackward0",
     adjoint_node_name="IndexPutImplBackward0",
+    adjoint_absent_edges=(0,),  # PyTorch's _index_put_impl_ into zeros: (None, 0) for them
 )
 
 # ----- __getitem__ -----

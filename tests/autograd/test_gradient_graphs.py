@@ -72,6 +72,12 @@ FUNCTIONS = {
     "norm-half": lambda x: x.norm(p=0.5),
     "norm-inf": lambda x: _library(x).linalg.vector_norm(x, float("inf")),
     "pow-tensors": lambda x: (x + 1) ** (x + 0.5),
+    "cumsum": lambda x: x.cumsum(0).sin() * x,
+    "index": lambda x: x[[0, 2, 1, 5, 4, 3]].sin() * x,
+    "gather": lambda x: (
+        x.reshape(2, 3).gather(1, _library(x).tensor([[0, 2, 1], [1, 1, 0]])).sin().reshape(6) * x
+    ),
+    "cumsum-of-one": lambda x: x.reshape(6, 1).cumsum(1).sin().reshape(6) * x,
     "mse-times-x": lambda x: _library(x).nn.functional.mse_loss(x.sin(), x.cos()) * x,
     "mse-sum-times-x": lambda x: (
         _library(x).nn.functional.mse_loss(x.sin(), x.cos(), reduction="sum") * x
