@@ -21,3 +21,14 @@ def third_order(m, fn, values, dtype: str):
     (k,) = m.autograd.grad(h.sum(), x)
     graphs = node_names(y.grad_fn, 2), node_names(g.grad_fn, 4), node_names(h.grad_fn, 3)
     return graphs, [t.detach().numpy() for t in (y, g, h, k)]
+
+
+def assert_matches(ours, theirs, rtol: float) -> None:
+    """``(graphs, arrays)`` from two libraries: the same graphs, and arrays of the same dtype
+    and shape equal to ``rtol``."""
+    import numpy as np  # why: only the comparisons need NumPy
+
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1], theirs[1]):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=rtol)

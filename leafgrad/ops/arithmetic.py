@@ -20,6 +20,8 @@ from ._primitive import formula_scalars, primitive, unary
 from ._tangents import scaled, tangent_sum
 from .division import _rounded_div
 
+_NUMBERS = (float, int)  # the Python numbers a rule may meet where PyTorch had a tensor
+
 
 def _times(y, alpha):
     """``alpha * y`` for ``add``/``sub``: a Python number stays one (NumPy's product of two
@@ -173,7 +175,8 @@ mul = primitive(
     "mul",
     np.multiply,
     (
-        lambda grad, x, y, result: grad * wrapped_number(y, grad),
+        # (wrapped_number only for a number: every other mul's backward skips the call)
+        lambda grad, x, y, result: grad * (wrapped_number(y, grad) if type(y) in _NUMBERS else y),
         lambda grad, x, y, result: grad * x,
     ),
     kind=Bilinear(),
@@ -209,7 +212,7 @@ _true_div = primitive(
     "div",
     np.true_divide,
     (
-        lambda grad, x, y, result: grad / wrapped_number(y, grad),
+        lambda grad, x, y, result: grad / (wrapped_number(y, grad) if type(y) in _NUMBERS else y),
         lambda grad, x, y, result: _div_other_backward(grad, x, y),
     ),
     kind=Composite(
@@ -241,7 +244,7 @@ def wrapped_number(y, like):
     """A Python number ``y`` that stood for PyTorch's wrapped-number tensor (``x * 2`` from
     Python), as a 0-d tensor in ``like``'s dtype, so a rule's ``grad * y`` records
     mul.Tensor (MulBackward0, a None edge) as PyTorch's; anything else as it is."""
-    if (type(y) is float or type(y) is int) and _in_formula(like):
+    if type(y) in _NUMBERS and _in_formula(like):
         return _wrap(np.asarray(y, like._data.dtype))
     return y
 
