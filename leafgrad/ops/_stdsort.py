@@ -234,6 +234,37 @@ def topk_row(v, ix, k, largest, ordered):
             introsort(v, ix, 0, k - 1, order)
 
 
+def heap_topk_rows(rows, values, indices, k, order):
+    """``std::partial_sort``'s first ``k`` of each row of ``rows`` (left as they are) into
+    ``values`` and ``indices`` (``(R, k)``): ``heap_select`` then ``sort_heap`` on a heap
+    of ``k`` pairs alone. The same moves as on a copy of the row: a pop there writes the old
+    top into the position just read, which the loop never reads again (compiled)."""
+    n = rows.shape[1]
+    for r in range(rows.shape[0]):
+        v, ix = values[r], indices[r]
+        for j in range(k):
+            v[j] = rows[r, j]
+            ix[j] = j
+        if k >= 2:  # __make_heap
+            parent = (k - 2) // 2
+            while True:
+                adjust_heap(v, ix, 0, parent, k, v[parent], ix[parent], order)
+                if parent == 0:
+                    break
+                parent -= 1
+        row = rows[r]
+        top = v[0]
+        for i in range(k, n):
+            x = row[i]
+            # One comparison rules out most values: ``x <= top`` (``>=`` for the smallest)
+            # holds for numbers only, and then ``before(x, top, order)`` does not (1.6x
+            # faster than ``before`` alone).
+            if not (x <= top if order == 1 else x >= top) and before(x, top, order):
+                adjust_heap(v, ix, 0, 0, k, x, i, order)  # __pop_heap(first, middle, i)
+                top = v[0]
+        sort_heap(v, ix, 0, k, order)
+
+
 def sort_rows(values, indices, order):
     """``introsort`` of every row (compiled)."""
     for r in range(values.shape[0]):
@@ -278,7 +309,11 @@ def _kernels():
 
             for helper in _HELPERS:
                 register_jitable(helper)
-            _compiled.update(sort_rows=_fused.jit(sort_rows), topk_rows=_fused.jit(topk_rows))
+            _compiled.update(
+                sort_rows=_fused.jit(sort_rows),
+                topk_rows=_fused.jit(topk_rows),
+                heap_topk_rows=_fused.jit(heap_topk_rows),
+            )
     return _compiled
 
 
@@ -363,6 +398,16 @@ def topk_order(x: np.ndarray, k: int, axis: int, largest: bool, ordered: bool, s
     rows are replayed."""
     n = x.shape[axis]
     rows = np.moveaxis(x, axis, -1).reshape(-1, n)
+    moved = x.shape[:axis] + x.shape[axis + 1 :] + (k,)
+    kernels = _kernels() if k * 64 <= n and rows.size >= _fused.MIN_SIZE else None
+    if kernels is not None and x.dtype.kind in "fiu" and x.dtype != np.float16:
+        # PyTorch's own partial sort, compiled: one pass over each row, keeping k pairs (a
+        # partition, a sort of k and the check for ties cost 3x: (256, 1000) float32 topk(5)
+        # 1.6 ms against PyTorch's 0.4).
+        values = np.empty((rows.shape[0], k), rows.dtype)
+        picked = np.empty((rows.shape[0], k), np.int64)
+        kernels["heap_topk_rows"](rows, values, picked, k, 1 if largest else 0)
+        return np.moveaxis(picked.reshape(moved), -1, axis)
     picked, left_out = stable()
     picked = np.moveaxis(picked, axis, -1).reshape(-1, k).copy()
     if not ordered and k * 64 > n and k > 1:
@@ -377,7 +422,6 @@ def topk_order(x: np.ndarray, k: int, axis: int, largest: bool, ordered: bool, s
     if replay.size:
         again = _replayed(_rows(rows[replay], 1), "topk_rows", topk_row, k, largest, ordered)
         picked[replay] = again[:, :k]
-    moved = x.shape[:axis] + x.shape[axis + 1 :] + (k,)
     return np.moveaxis(picked.reshape(moved), -1, axis)
 
 

@@ -96,6 +96,38 @@ def test_compiled_and_python_replays_agree():
         assert all(len(set(r)) == rows.shape[1] for r in compiled.tolist())  # permutations
 
 
+def test_compiled_partial_sort_keeps_k_pairs_and_matches_the_replay():
+    """topk's compiled partial sort (a heap of k pairs, the row left as it is) makes the
+    moves of libstdc++'s on a copy of the row: the Python replay's indices, ties and NaNs
+    included, along any dim."""
+    if not _fused.available():
+        pytest.skip("numba not installed")
+    tied = _tied((700, 3, 130), "float64", 11)
+    spread = np.random.default_rng(2).standard_normal((700, 3, 130)).astype(np.float32)
+    for values in (tied, spread):
+        before = values.copy()
+        for dim in (0, 2):
+            n = values.shape[dim]
+            for k in (1, 2, 7):
+                if k * 64 > n:
+                    continue
+                for largest in (True, False):
+                    got = _stdsort.topk_order(values, k, dim, largest, True, None)
+                    rows = np.moveaxis(values, dim, -1).reshape(-1, n)
+                    want = np.stack([_python_topk(row, k, largest) for row in rows])
+                    want = np.moveaxis(
+                        want.reshape(got.shape[:dim] + got.shape[dim + 1 :] + (k,)), -1, dim
+                    )
+                    np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(values, before)  # read, never moved
+
+
+def _python_topk(row, k, largest):
+    v, ix = row.tolist(), list(range(len(row)))
+    _stdsort.topk_row(v, ix, k, largest, True)
+    return ix[:k]
+
+
 def _python_sort(row, order):
     v, ix = row.tolist(), list(range(len(row)))
     _stdsort.introsort(v, ix, 0, len(v), order)
