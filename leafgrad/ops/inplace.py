@@ -16,6 +16,7 @@ from .._batched import BatchedTensor, levels_of, physical, with_levels
 from .._engine import grad_mode
 from .._engine.forward import reading_before_write
 from .._engine.forward import state as _forward
+from .._engine.forward import suspended as forward_suspended
 from .._engine.saved import before_write, write_watchers
 from .._exposure import exports, public
 from .._random import inplace_draw, normal_values, uniform_values
@@ -166,7 +167,9 @@ def original_self(target: Tensor) -> Tensor:
     copy = _wrap(target._data.copy(), target._requires_grad)
     copy.grad_fn, copy._output_nr = target.grad_fn, target._output_nr
     if target._tangents:
-        copy._tangents = dict(target._tangents)
+        # Tangents of their own (PyTorch clones original_self's tangent too): the write
+        # then copies the new tangent into the target's (see _written_tangents).
+        copy._tangents = {level: t.clone() for level, t in target._tangents.items()}
     copy._jet = target._jet
     return copy
 
@@ -256,14 +259,39 @@ def _apply_inplace_batched(target: Tensor, out: Tensor, op: str) -> Tensor:
 
 
 def _take_history(target: Tensor, out: Tensor, recording: bool) -> None:
-    if out._tangents:
-        target._tangents = dict(out._tangents)  # forward mode: the new value's tangent
+    if out._tangents:  # forward mode: the new value's tangent
+        target._tangents = _written_tangents(target._tangents, out._tangents)
     target._jet = out._jet  # Taylor mode: the new value's coefficients
     if not recording:
         return
     _set_history(target, out.grad_fn, out._output_nr)
     if out.grad_fn is not None:
         out.grad_fn.saved_result_moved_to(target)
+
+
+def _written_tangents(old: dict | None, new: dict) -> dict:
+    """A written tensor's tangents: at each level where it had one, that tensor with the new
+    tangent copied into it, as PyTorch's in-place ops do (a tangent read before the write,
+    and the views of it, see the new values); elsewhere the new tangent. A tangent that
+    cannot take the values as they are (another shape or dtype, read-only or overlapping
+    memory, a leaf that requires grad) is replaced instead."""
+    tangents = dict(new)
+    for level, before in (old or {}).items():
+        t = new.get(level)
+        if t is None or t is before:
+            continue
+        data = before._data
+        if (
+            data.shape == t._data.shape
+            and data.dtype == t._data.dtype
+            and data.flags.writeable
+            and not _overlaps(data)
+            and not (before._requires_grad and before.grad_fn is None)
+        ):
+            with forward_suspended(level):
+                copy_(before, t)
+            tangents[level] = before
+    return tangents
 
 
 def _rebase_view(view: Tensor, base: Tensor, out: Tensor, recording: bool) -> None:
@@ -275,7 +303,7 @@ def _rebase_view(view: Tensor, base: Tensor, out: Tensor, recording: bool) -> No
         # change of the view or its base invalidates it, as in PyTorch.
         out.grad_fn.saved_result_moved_to(view)
     if rebased._tangents:
-        base._tangents = dict(rebased._tangents)
+        base._tangents = _written_tangents(base._tangents, rebased._tangents)
     base._jet = rebased._jet
     if recording:
         _set_history(base, rebased.grad_fn, 0)
