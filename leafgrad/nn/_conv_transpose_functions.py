@@ -1,31 +1,13 @@
-"""Transposed convolutions of ``nn.functional`` (``conv_transpose1d/2d/3d``), composed from
-leafgrad ops so they differentiate to any order.
-
-A transposed convolution is the convolution of the input spread out by ``stride`` (zeros
-between elements), padded by ``dilation * (k - 1) - padding`` (plus ``output_padding`` on
-the right), with the kernel flipped and its two channel axes swapped within each group.
-"""
+"""Transposed convolutions of ``nn.functional`` (``conv_transpose1d/2d/3d``): their checks,
+then one op (``_conv_transpose_op``), as PyTorch's ``convolution`` with ``transposed=True``."""
 
 from __future__ import annotations
 
-import leafgrad as _lg
-
 from .. import Tensor
-from ._conv_functions import _conv, _ntuple
-from ._layer_functions import pad as _pad
+from ._conv_functions import _ntuple
+from ._conv_transpose_op import output_size, transposed_convolution
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
-
-
-def _spread(x: Tensor, dim: int, stride: int) -> Tensor:
-    """``x`` with ``stride - 1`` zeros between consecutive elements along ``dim``."""
-    if stride == 1:
-        return x
-    size = x.shape[dim]
-    zeros = _lg.zeros_like(x)
-    spread = _lg.stack([x] + [zeros] * (stride - 1), dim + 1)
-    spread = spread.reshape(*x.shape[:dim], size * stride, *x.shape[dim + 1 :])
-    return spread.narrow(dim, 0, (size - 1) * stride + 1)
 
 
 def _conv_transpose(name, nd, input, weight, bias, stride, padding, output_padding, groups,
@@ -69,19 +51,16 @@ def _conv_transpose(name, nd, input, weight, bias, stride, padding, output_paddi
             f"output_padding={extra}, stride={stride}, dilation={dilation}"
         )
     kernel = tuple(weight.shape[2:])
+    spatial = tuple(input.shape[-nd:])
+    size = output_size(spatial, kernel, stride, pads, dilation, extra)
+    if any(s <= 0 for s in size):
+        raise RuntimeError(
+            f"{name}: given input size per channel {list(spatial)}, the calculated output size "
+            f"per channel is {list(size)}, which is too small: lower the padding or raise the "
+            "stride, dilation or output_padding"
+        )
     batched = input if input.dim() == nd + 2 else input.unsqueeze(0)
-    for j, s in enumerate(stride):
-        batched = _spread(batched, 2 + j, s)
-    amounts = []
-    for k, d, p, op in zip(reversed(kernel), reversed(dilation), reversed(pads), reversed(extra)):
-        amounts += [d * (k - 1) - p, d * (k - 1) - p + op]
-    if any(amounts):
-        batched = _pad(batched, amounts)  # negative amounts crop, as a large padding does
-    out_per_group = weight.shape[1]
-    flipped = weight.reshape(groups, weight.shape[0] // groups, out_per_group, *kernel)
-    flipped = flipped.transpose(1, 2).reshape(groups * out_per_group, -1, *kernel)
-    flipped = flipped.flip(list(range(2, nd + 2)))
-    out = _conv(name, nd, batched, flipped, bias, 1, 0, dilation, groups)
+    out = transposed_convolution(batched, weight, bias, stride, pads, extra, dilation, groups)
     return out if input.dim() == nd + 2 else out.squeeze(0)
 
 

@@ -239,7 +239,8 @@ def rules() -> dict:
         RULES["native_group_norm" + _key] = as_composite
     RULES["embedding"] = RULES["embedding_dense_backward"] = as_composite
     RULES["mkldnn_rnn_layer"] = as_composite
-    RULES["convolution"] = RULES["convolution.bias"] = as_composite
+    for _key in ("", ".bias", ".transposed", ".transposed_bias"):
+        RULES["convolution" + _key] = as_composite
     RULES["im2col.nd"] = RULES["col2im.nd"] = pointwise  # they take any leading dims
     RULES["im2col"], RULES["col2im"] = im2col, col2im
     for _dims in (2, 3):  # pools of the trailing dims, leading dims free

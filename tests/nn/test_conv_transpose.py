@@ -99,3 +99,87 @@ def test_conv_transpose_padding_mode_other_than_zeros_raises_value_error_as_pyto
     for lib in (torch, lg):
         with pytest.raises(ValueError, match="zeros"):
             lib.nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect")
+
+
+# (function, input shape, weight shape, options): output_padding past the stride (below the
+# dilation) leaves the gradient's windows positions past the input's last
+GRAPHS = [
+    ("conv_transpose1d", (2, 4, 5), (4, 3, 3), {"dilation": 2, "output_padding": 1}),
+    ("conv_transpose2d", (2, 4, 3, 4), (4, 2, 2, 3), {"stride": 2, "padding": 1, "groups": 2}),
+    ("conv_transpose3d", (1, 2, 3, 2, 2), (2, 3, 2, 2, 2), {"stride": (2, 1, 1), "padding": 1}),
+]
+
+
+def _recorded(lib, name, x, w, b, options):
+    args = [lib.tensor(a, requires_grad=True) for a in (x, w)]
+    bias = None if b is None else lib.tensor(b, requires_grad=True)
+    y = getattr(lib.nn.functional, name)(*args, bias, **options)
+    fn = y.grad_fn
+    return (
+        y,
+        args + ([bias] if bias is not None else []),
+        {
+            "name": fn.name(),
+            "children": [None if n is None else n.name() for n, _ in fn.next_functions],
+            "transposed": fn._saved_transposed,
+            "output_padding": tuple(fn._saved_output_padding),
+            "stride": tuple(fn._saved_stride),
+            "groups": fn._saved_groups,
+        },
+    )
+
+
+@pytest.mark.parametrize("with_bias", [False, True])
+@pytest.mark.parametrize(("name", "xshape", "wshape", "options"), GRAPHS)
+def test_conv_transpose_records_pytorchs_one_convolution_node(
+    name, xshape, wshape, options, with_bias
+):
+    x, w = RNG.standard_normal(xshape), RNG.standard_normal(wshape)
+    groups = options.get("groups", 1)
+    b = RNG.standard_normal(wshape[1] * groups) if with_bias else None
+    y, inputs, ours = _recorded(lg, name, x, w, b, options)
+    want_y, want_inputs, theirs = _recorded(torch, name, x, w, b, options)
+    assert ours == theirs
+    g = RNG.standard_normal(tuple(want_y.shape))
+    got = lg.autograd.grad(y, inputs, lg.tensor(g))
+    want = torch.autograd.grad(want_y, want_inputs, torch.tensor(g))
+    assert_close(y, want_y)
+    for a, e in zip(got, want):
+        assert_close(a, e)
+
+
+@pytest.mark.parametrize(("name", "xshape", "wshape", "options"), GRAPHS)
+def test_conv_transpose_gradcheck_and_gradgradcheck(name, xshape, wshape, options):
+    groups = options.get("groups", 1)
+    inputs = [
+        lg.tensor(RNG.standard_normal(s), requires_grad=True)
+        for s in (xshape, wshape, (wshape[1] * groups,))
+    ]
+    fn = getattr(F, name)
+
+    def f(x, w, b):
+        return fn(x, w, b, **options)
+
+    assert lg.autograd.gradcheck(f, inputs)
+    assert lg.autograd.gradgradcheck(f, inputs)
+
+
+def _jvp_and_vmap(lib, name, x, w, tx, tw, options):
+    fn = getattr(lib.nn.functional, name)
+    weight = lib.tensor(w)
+    _, jvp = lib.func.jvp(
+        lambda a, k: fn(a, k, **options),
+        (lib.tensor(x), weight),
+        (lib.tensor(tx), lib.tensor(tw)),
+    )
+    per_example = lib.vmap(lambda a: fn(a[None], weight, **options)[0])(lib.tensor(x))
+    return jvp, per_example
+
+
+@pytest.mark.parametrize(("name", "xshape", "wshape", "options"), GRAPHS[:2])
+def test_conv_transpose_forward_mode_and_vmap_match_pytorch(name, xshape, wshape, options):
+    arrays = [RNG.standard_normal(s) for s in (xshape, wshape, xshape, wshape)]
+    ours = _jvp_and_vmap(lg, name, *arrays, options)
+    theirs = _jvp_and_vmap(torch, name, *arrays, options)
+    for a, e in zip(ours, theirs):
+        assert_close(a, e)
