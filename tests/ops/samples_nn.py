@@ -151,6 +151,16 @@ SAMPLES = [
         lambda x, w, b: F.conv2d(x, w, b, padding=(1, 0), dilation=(1, 2), groups=2),
         ((1, 4, 4, 5), (2, 2, 2, 2), (2,)),
     ),
+    S(
+        "convolution.transposed",
+        lambda x, w: F.conv_transpose1d(x, w, stride=2, padding=1, output_padding=1),
+        ((2, 2, 4), (2, 3, 3)),
+    ),
+    S(
+        "convolution.transposed_bias",
+        lambda x, w, b: F.conv_transpose2d(x, w, b, padding=(1, 0), dilation=(1, 2), groups=2),
+        ((1, 4, 3, 3), (4, 2, 2, 2), (4,)),
+    ),
     S("im2col.nd", lambda x: im2col(x, **_WINDOW), ((2, 2, 5, 4),)),
     S("col2im.nd", lambda c: col2im(c, shape=(2, 2, 5, 4), **_WINDOW), ((2, 2, 2, 2, 3, 2),)),
     S("im2col", lambda x: F.unfold(x, 2, (1, 2), (1, 0), (2, 1)), ((2, 2, 5, 4),)),
