@@ -23,6 +23,7 @@ from .._random import inplace_draw, normal_values, uniform_values
 from .._tensor import Tensor, _wrap, _zeros_like
 from .._warn import warn_at_user
 from ._batch_loop import loops_over_examples
+from ._copy_slices import CopySlices, folds
 from ._inputs import guard_indices
 from ._optable import Generic, Linear
 from ._plain import operand, values_of
@@ -306,7 +307,10 @@ def _rebase_view(view: Tensor, base: Tensor, out: Tensor, recording: bool) -> No
         base._tangents = _written_tangents(base._tangents, rebased._tangents)
     base._jet = rebased._jet
     if recording:
-        _set_history(base, rebased.grad_fn, 0)
+        node = rebased.grad_fn
+        if folds(out.grad_fn, out, view):  # PyTorch's CopySlices holds the op's node
+            node = CopySlices(node.next_functions[0], out.grad_fn, view._view_fn)
+        _set_history(base, node, 0)
 
 
 def inplace(fn, name: str):

@@ -7,6 +7,7 @@ import pytest
 
 import leafgrad as lg
 from leafgrad._engine import graph
+from leafgrad.ops._copy_slices import CopySlices
 from leafgrad.ops._optable import REGISTRY
 
 from ..ops.test_op_table import SAMPLES
@@ -20,16 +21,19 @@ def _tensors_only(monkeypatch):
 
 
 def _count_plain(monkeypatch) -> dict:
+    """Per node name, how many times a node ran on arrays (op nodes and CopySlices, which
+    holds an in-place op's node)."""
     ran: dict = {}
-    apply_on_arrays = graph.OpNode.apply_on_arrays
+    for cls in (graph.OpNode, CopySlices):
+        apply_on_arrays = cls.__dict__["apply_on_arrays"]
 
-    def counting(self, grads, needs):
-        out = apply_on_arrays(self, grads, needs)
-        if out is not graph.NOT_PLAIN:
-            ran[self.name()] = ran.get(self.name(), 0) + 1
-        return out
+        def counting(self, grads, needs, apply_on_arrays=apply_on_arrays):
+            out = apply_on_arrays(self, grads, needs)
+            if out is not graph.NOT_PLAIN:
+                ran[self.name()] = ran.get(self.name(), 0) + 1
+            return out
 
-    monkeypatch.setattr(graph.OpNode, "apply_on_arrays", counting)
+        monkeypatch.setattr(cls, "apply_on_arrays", counting)
     return ran
 
 
