@@ -31,6 +31,7 @@ def _unsafe_primitive(name: str, overload: str, node_name: str):
         node_name=node_name,
         dtype_rule="keep",
         num_outputs=2,
+        plain_rules=True,
     )
 
 

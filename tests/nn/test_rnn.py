@@ -224,6 +224,31 @@ def test_float32_lstm_layers_are_one_node_each_as_pytorch_to_second_order(kwargs
         assert_close(a, b, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("batch, hidden", [(2, 4), (16, 64)], ids=["small", "formula-sigmoid"])
+def test_float32_lstm_layer_plain_backward_matches_pytorch(batch, hidden):
+    """The layer's forward and its backward on arrays (no create_graph), both directions,
+    gradients from the output, h_n and c_n: PyTorch's values. (16, 64) gates take one
+    sigmoid over all four, (2, 4) two as before."""
+    torch = pytest.importorskip("torch")
+    import leafgrad
+
+    kwargs = {"num_layers": 2, "bidirectional": True}
+    ours, theirs = leafgrad.nn.LSTM(5, hidden, **kwargs), torch.nn.LSTM(5, hidden, **kwargs)
+    theirs.load_state_dict({k: torch.from_numpy(to_numpy(v)) for k, v in ours.state_dict().items()})
+    rng = np.random.default_rng(7)
+    shapes = ((6, batch, 5), (4, batch, hidden), (4, batch, hidden))
+    arrays = [rng.standard_normal(s) for s in shapes]
+    results = []
+    for lib, m in ((leafgrad, ours), (torch, theirs)):
+        x, h0, c0 = (lib.tensor(a.astype(np.float32), requires_grad=True) for a in arrays)
+        y, (h, c) = m(x, (h0, c0))
+        (y * y.detach().cos()).sum().add((h * c).sum()).add(c.sum()).backward()
+        results.append([y, h, c, x.grad, h0.grad, c0.grad, *(p.grad for p in m.parameters())])
+    assert "MkldnnRnnLayerBackward0" in str(_node_names(ours(leafgrad.zeros(1, 1, 5))[0]))
+    for a, b in zip(*results):
+        assert_close(a, b, rtol=1e-5, atol=1e-5)
+
+
 def test_lstm_layer_node_saves_what_pytorch_names():
     import leafgrad
 
