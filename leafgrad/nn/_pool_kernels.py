@@ -15,6 +15,7 @@ least ``_fused.MIN_SIZE`` elements take the loops (integer pools keep their NumP
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -133,9 +134,6 @@ def takes(x: np.ndarray) -> bool:
     )
 
 
-_2X2 = ((1, 2, 2), (1, 2, 2), (0, 0, 0), (1, 1, 1))  # the kernel, stride, padding, dilation
-
-
 def _as_3d(params, nd):
     """The window parameters of a pool over ``nd`` (2 or 3) dims as a 3-D pool's."""
     stride = params["stride"] or params["kernel_size"]
@@ -152,8 +150,13 @@ def maximum(x: np.ndarray, outs: tuple, params: dict) -> tuple:
     """``(values, flat input positions)`` of every window of ``x`` (``takes(x)``)."""
     nd = len(outs)
     lead = x.shape[: x.ndim - nd]
-    window = _as_3d(params, nd)
-    if window == _2X2 and nd == 2 and outs == (x.shape[-2] // 2, x.shape[-1] // 2):
+    if (
+        params["kernel_size"] == (2, 2)
+        and params["stride"] in ((), (2, 2))
+        and params["padding"] == (0, 0)
+        and params["dilation"] == (1, 1)
+        and outs == (x.shape[-2] // 2, x.shape[-1] // 2)
+    ):
         rows = np.ascontiguousarray(x).reshape(-1, *x.shape[x.ndim - 2 :])
         values = np.empty((rows.shape[0], *outs), x.dtype)
         indices = np.empty(values.shape, np.int64)
@@ -166,15 +169,15 @@ def maximum(x: np.ndarray, outs: tuple, params: dict) -> tuple:
     values = np.empty(shape, x.dtype)
     indices = np.empty(shape, np.int64)
     if rows.shape[0] and values.size:
-        _kernels()["forward"](rows, values, indices, *window)
+        _kernels()["forward"](rows, values, indices, *_as_3d(params, nd))
     return values.reshape(*lead, *outs), indices.reshape(*lead, *outs)
 
 
 def maximum_backward(grad: np.ndarray, x_shape: tuple, indices: np.ndarray, nd: int):
     """``grad`` added into zeros of ``x_shape`` at ``indices`` (both of the pool's output
     shape, ``takes(grad)``), or None where an index is outside the input."""
-    count = int(np.prod(grad.shape[: grad.ndim - nd], dtype=np.int64))
-    size = int(np.prod(x_shape[len(x_shape) - nd :], dtype=np.int64))
+    count = math.prod(grad.shape[: grad.ndim - nd])  # (np.prod of a tuple: 10 us)
+    size = math.prod(x_shape[len(x_shape) - nd :])
     total = np.zeros((count, size), grad.dtype)
     if total.size and grad.size:
         g = np.ascontiguousarray(grad).reshape(count, -1)

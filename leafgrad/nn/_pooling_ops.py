@@ -40,7 +40,7 @@ def _out_size(n, k, s, p, d, ceil_mode):
 def _out_sizes(sizes, kernel_size, stride, padding, dilation, ceil_mode):
     """A pool's output sizes over the trailing dims ``sizes``."""
     window = zip(sizes, kernel_size, stride or kernel_size, padding, dilation)
-    return tuple(_out_size(*dim, ceil_mode) for dim in window)
+    return tuple([_out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in window])
 
 
 def _geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode):
