@@ -75,19 +75,28 @@ def maximum(x, outs, kernel_size) -> tuple:
     # the elements that win cost 10x the arithmetic below on random masks.)
     order = (*range(2, 2 * nd + 1, 2), 0, *range(1, 2 * nd + 1, 2))
     elements = np.ascontiguousarray(w.transpose(order)).reshape(-1, w.shape[0], *outs)
+    count = elements.shape[0]
     values = elements[0].copy()  # (L, *outs)
-    taken = np.zeros(values.shape, np.intp)  # the window element, row-major
+    # The window element taken, row-major; int8 where it fits (the passes below are
+    # arithmetic on it: selects, np.where, cost 5x more on random masks)
+    small = count <= 127  # (np.iinfo costs 5 us)
+    taken = np.zeros(values.shape, np.int8 if small else np.intp)
     floating = values.dtype.kind in "fc"
-    for k in range(1, elements.shape[0]):
+    for k in range(1, count):
         element = elements[k]
         wins = np.greater(element, values)
         if floating:
             wins |= np.isnan(element)
-        np.maximum(taken, wins * k, out=taken)  # k exceeds every earlier element's number
+        # k exceeds every earlier element's number
+        np.maximum(taken, wins.view(np.int8) * np.int8(k) if small else wins * k, out=taken)
         # The running maximum, for the comparisons (NaN kept); of two equal zeros NumPy's
         # maximum may keep either, so the values are read at ``taken`` below.
         np.maximum(values, element, out=values)
-    values = np.take_along_axis(elements, taken[None], 0)[0]
+    # Read as one flat take (take_along_axis costs 8x more)
+    size = values.size
+    at = np.multiply(taken, size, dtype=np.intp)
+    at += np.arange(size).reshape(values.shape)
+    values = np.take(elements.reshape(-1), at)
     # Input positions: each window's first element, plus the picked element's offset.
     sizes = x.shape[x.ndim - nd :]
     strides = [math.prod(sizes[j + 1 :]) for j in range(nd)]
@@ -96,18 +105,22 @@ def maximum(x, outs, kernel_size) -> tuple:
     for j, (o, k) in enumerate(zip(outs, kernel_size)):
         within = np.add.outer(within, np.arange(k) * strides[j])
         first = np.add.outer(first, np.arange(o) * (k * strides[j]))
-    position = first + within.reshape(-1)[taken]
+    position = np.take(within.reshape(-1), taken)
+    position += first
     lead = x.shape[: x.ndim - nd]
     return values.reshape(*lead, *outs), position.reshape(*lead, *outs)
 
 
 def maximum_backward(grad, x_shape, indices, outs, kernel_size) -> np.ndarray:
-    """``grad`` added into zeros at ``indices`` (one per window, so none twice)."""
+    """``grad`` added into zeros at ``indices`` (one per window, so none twice): as one flat
+    assignment of ``grad + 0`` (``0 + g``: a -0.0 lands as +0.0), where an added scatter
+    reads and writes through fancy indices (3x slower)."""
     nd = len(outs)
     size = math.prod(x_shape[len(x_shape) - nd :])
-    total = np.zeros((math.prod(grad.shape[: grad.ndim - nd]), size), grad.dtype)
-    rows = np.arange(total.shape[0])[:, None]
-    total[rows, indices.reshape(total.shape[0], -1)] += grad.reshape(total.shape[0], -1)
+    rows = math.prod(grad.shape[: grad.ndim - nd])
+    total = np.zeros(rows * size, grad.dtype)
+    at = np.add(indices.reshape(rows, -1), np.arange(0, rows * size, size)[:, None])
+    total[at.reshape(-1)] = grad.reshape(-1) + np.zeros((), grad.dtype)
     return total.reshape(x_shape)
 
 

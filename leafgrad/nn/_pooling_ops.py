@@ -23,9 +23,24 @@ from .._tensor import _wrap
 from ..ops._add_at import add_at
 from ..ops._optable import Generic, Linear
 from ..ops._primitive import primitive
-from . import _pool_tiles
+from . import _pool_kernels, _pool_tiles
 
 __all__ = ["adaptive_max_pool", "avg_pool", "max_pool_with_indices"]
+
+
+def _out_size(n, k, s, p, d, ceil_mode):
+    """A pool's output size along a dim of ``n``."""
+    span = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    out = span // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _out_sizes(sizes, kernel_size, stride, padding, dilation, ceil_mode):
+    """A pool's output sizes over the trailing dims ``sizes``."""
+    window = zip(sizes, kernel_size, stride or kernel_size, padding, dilation)
+    return tuple([_out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in window])
 
 
 def _geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode):
@@ -35,10 +50,7 @@ def _geometry(sizes, kernel_size, stride, padding, dilation, ceil_mode):
     nd = len(sizes)
     outs, flat, valid = [], np.zeros((), np.int64), np.ones((), bool)
     for j, (n, k, s, p, d) in enumerate(zip(sizes, kernel_size, stride, padding, dilation)):
-        span = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
-        out = span // s + 1
-        if ceil_mode and (out - 1) * s >= n + p:
-            out -= 1
+        out = _out_size(n, k, s, p, d, ceil_mode)
         outs.append(out)
         pos = (np.arange(out) * s - p)[:, None] + np.arange(k) * d  # (out, k)
         shape = [1] * (2 * nd)
@@ -57,8 +69,19 @@ def _flat_lead(x, nd):
 
 # ----- max -----
 
+_WINDOW = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
 
-def _max_forward(x, *, kernel_size, stride, padding, dilation, ceil_mode):
+
+def _max_forward(x, **params):
+    nd = len(params["kernel_size"])
+    sizes = x.shape[x.ndim - nd :]
+    if _pool_kernels.takes(x):
+        return _pool_kernels.maximum(x, _out_sizes(sizes, *(params[k] for k in _WINDOW)), params)
+    return _max_forward_arrays(x, **params)
+
+
+def _max_forward_arrays(x, *, kernel_size, stride, padding, dilation, ceil_mode):
+    """The forward in NumPy's passes (where the compiled loops do not run)."""
     nd = len(kernel_size)
     sizes = x.shape[x.ndim - nd :]
     outs = _pool_tiles.tiles(sizes, kernel_size, stride, padding, dilation, ceil_mode)
@@ -85,6 +108,11 @@ def _window_maxima(x, nd, outs, flat):
         last = picked.shape[-1] - 1 - np.argmax(np.isnan(picked)[..., ::-1], axis=-1)
         taken = np.where(np.isnan(values), last, taken[..., 0])[..., None]
     indices = np.take_along_axis(np.broadcast_to(flat, picked.shape), taken, -1)[..., 0]
+    if not inside.all() and (indices < 0).any():
+        # A window of -inf (or the integers' least) took its padding: PyTorch's index
+        # there is the window's first element inside the input, where its loop starts
+        first = np.take_along_axis(flat, np.argmax(inside, axis=-1)[..., None], -1)[..., 0]
+        indices = np.where(indices < 0, first, indices)
     lead = x.shape[: x.ndim - nd]
     return values.reshape(*lead, *outs), indices.reshape(*lead, *outs).astype(np.int64)
 
@@ -191,6 +219,16 @@ def _declare_window_max(nd: int):
     """PyTorch's ``max_pool{nd}d_with_indices`` (MaxPool{nd}DWithIndicesBackward0)."""
 
     def backward_forward(grad, x, indices, **params):
+        if _pool_kernels.takes(grad) and grad.shape == indices.shape:
+            sizes = x.shape[x.ndim - nd :]
+            outs = _out_sizes(sizes, *(params[k] for k in _WINDOW))
+            if grad.shape == x.shape[: x.ndim - nd] + outs:
+                total = _pool_kernels.maximum_backward(grad, x.shape, indices, nd)
+                if total is not None:
+                    return total
+        return _backward_arrays(grad, x, indices, params)
+
+    def _backward_arrays(grad, x, indices, params):
         outs = _tiled(grad, x, indices, params)
         if outs is not None:
             return _pool_tiles.maximum_backward(grad, x.shape, indices, outs, params["kernel_size"])
