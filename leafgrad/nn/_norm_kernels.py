@@ -128,12 +128,13 @@ def layer_forward(x, weight, bias, has_weight, has_bias, eps, one, out, mean, rs
                 out[r, j] = out[r, j] * s
 
 
-def layer_backward(grad, x, weight, has_weight, mean, rstd, gx, dw, db, needs, zero, scratch):
+def layer_backward(
+    grad, x, weight, has_weight, mean, rstd, gx, dw, db, need_gx, need_dw, need_db, zero, scratch
+):
     """Layer norm's VJP on the rows of ``x`` (R, M) from the forward's ``mean`` and ``rstd``:
     ``gx`` (R, M) and the column sums ``dw`` and ``db`` (M,, zeroed by the caller) where
-    ``needs`` (input, weight, bias) asks for them."""
+    asked for."""
     rows, n = x.shape
-    need_gx, need_dw, need_db = needs[0], needs[1], needs[2]
     rounding = np.empty(1, x.dtype)
     g = np.empty((2, n), x.dtype)  # grad * weight, and that * xhat
     count = np.float64(n)
@@ -188,10 +189,12 @@ def group_forward(x, weight, bias, has_weight, has_bias, eps, one, out, mean, rs
                         oc[j] = oc[j] * s
 
 
-def group_backward(grad, x, weight, has_weight, mean, rstd, gx, dw, db, needs, zero, scratch):
+def group_backward(
+    grad, x, weight, has_weight, mean, rstd, gx, dw, db, need_gx, need_dw, need_db, zero, scratch
+):
     """Group norm's VJP on ``x`` (N, group, channels of the group, HxW) from the forward's
     ``mean`` and ``rstd`` (N * group,): ``gx`` and the per-channel ``dw`` and ``db``
-    (zeroed by the caller) where ``needs`` asks for them."""
+    (zeroed by the caller) where asked for."""
     batch, groups, channels, size = x.shape
     rounding = np.empty(1, x.dtype)
     buf = np.empty(size, x.dtype)
@@ -208,11 +211,11 @@ def group_backward(grad, x, weight, has_weight, mean, rstd, gx, dw, db, needs, z
                 for j in range(size):
                     buf[j] = gc[j] * ((xc[j] - m) * s)
                 sum_gxhat[c] = _sum(buf, scratch, zero)
-                if needs[1]:
+                if need_dw:
                     dw[k * channels + c] += sum_gxhat[c]
-                if needs[2]:
+                if need_db:
                     db[k * channels + c] += sum_g[c]
-            if not needs[0]:
+            if not need_gx:
                 continue
             total_g = zero
             total_gxhat = zero
@@ -300,9 +303,11 @@ def batch_variance(x, mean, var, zero, scratch):
         var[c] = total / count
 
 
-def batch_backward(grad, x, weight, has_weight, mean, invstd, gx, dw, db, needs, zero, scratch):
+def batch_backward(
+    grad, x, weight, has_weight, mean, invstd, gx, dw, db, need_gx, need_dw, need_db, zero, scratch
+):
     """Batch norm's VJP on ``x`` (N, C, HxW) from the batch's ``mean`` and ``invstd`` (C,):
-    ``gx`` and ``dw``, ``db`` (C,) where ``needs`` asks for them, the sums in float64."""
+    ``gx`` and ``dw``, ``db`` (C,) where asked for, the sums in float64."""
     batch, channels, size = x.shape
     rounding = np.empty(1, x.dtype)
     buf = np.empty(size, x.dtype)
@@ -317,11 +322,11 @@ def batch_backward(grad, x, weight, has_weight, mean, invstd, gx, dw, db, needs,
             for j in range(size):
                 buf[j] = gc[j] * ((xc[j] - m) * s)
             total_gxhat += _sum(buf, scratch, zero)
-        if needs[1]:
+        if need_dw:
             dw[c] = total_gxhat
-        if needs[2]:
+        if need_db:
             db[c] = total_g
-        if not needs[0]:
+        if not need_gx:
             continue
         mean_g = _rounded(rounding, total_g / count)
         mean_gxhat = _rounded(rounding, total_gxhat / count)
@@ -393,9 +398,12 @@ def takes_grad(grad, x, *others) -> dict | None:
     return takes(x, *others)
 
 
+_constants: dict = {}  # (dtype, wide) -> (empty array, zero, one-element scratch)
+
+
 def _affine(x, weight, bias):
     """``(weight, bias, has_weight, has_bias)``, an absent one an empty array."""
-    empty = np.empty(0, x.dtype)
+    empty = _constants_of(x.dtype, False)[0]
     return (
         empty if weight is None else weight.reshape(-1),
         empty if bias is None else bias.reshape(-1),
@@ -404,11 +412,24 @@ def _affine(x, weight, bias):
     )
 
 
+def _constants_of(dtype, wide: bool) -> tuple:
+    key = (dtype, wide)
+    found = _constants.get(key)
+    if found is None:
+        sums = np.dtype(np.float64) if wide else dtype
+        empty = np.empty(0, dtype)
+        # (writeable, as numba types the kernels' arguments; neither is written: sums of
+        # one block keep no totals)
+        scratch = np.empty(1, sums)
+        found = _constants[key] = (empty, sums.type(0), scratch)
+    return found
+
+
 def _accumulator(x, wide: bool, n: int) -> tuple:
     """``(zero, scratch)`` of the sums' type (float64 with ``wide``, else ``x``'s) for
-    sums of at most ``n`` elements."""
-    dtype = np.dtype(np.float64) if wide else x.dtype
-    return dtype.type(0), np.empty(n // BLOCK + 1, dtype)
+    sums of at most ``n`` elements (the scratch keeps the totals of their blocks)."""
+    _, zero, scratch = _constants_of(x.dtype, wide)
+    return zero, scratch if n <= BLOCK else np.empty(n // BLOCK + 1, scratch.dtype)
 
 
 def layer_norm(compiled, x, normalized_shape, weight, bias, eps):
@@ -438,7 +459,7 @@ def layer_norm_backward(compiled, grad, x, normalized_shape, weight, mean, rstd,
     weight, _, has_weight, _ = _affine(x, weight, None)
     compiled["layer_backward"](
         grad, x2, weight, has_weight, mean.reshape(-1), rstd.reshape(-1), gx.reshape(-1, n),
-        dw.reshape(-1), db.reshape(-1), np.array(needs[:3], np.bool_),
+        dw.reshape(-1), db.reshape(-1), *needs[:3],
         *_accumulator(x, False, n),
     )  # fmt: skip
     return gx if needs[0] else None, dw if needs[1] else None, db if needs[2] else None
@@ -470,7 +491,7 @@ def group_norm_backward(compiled, grad, x, group, weight, mean, rstd, needs):
     weight, _, has_weight, _ = _affine(x, weight, None)
     compiled["group_backward"](
         grad, x4, weight, has_weight, mean.reshape(-1), rstd.reshape(-1),
-        gx.reshape(x4.shape[:3] + (-1,)), dw, db, np.array(needs[:3], np.bool_),
+        gx.reshape(x4.shape[:3] + (-1,)), dw, db, *needs[:3],
         *_accumulator(x, False, x4.shape[3]),
     )  # fmt: skip
     return gx if needs[0] else None, dw if needs[1] else None, db if needs[2] else None
@@ -509,7 +530,7 @@ def batch_norm_backward(compiled, grad, x, weight, mean, invstd, needs):
     weight, _, has_weight, _ = _affine(x, weight, None)
     compiled["batch_backward"](
         grad, x3, weight, has_weight, mean.reshape(-1), invstd.reshape(-1),
-        gx.reshape(x3.shape[:2] + (-1,)), dw, db, np.array(needs[:3], np.bool_),
+        gx.reshape(x3.shape[:2] + (-1,)), dw, db, *needs[:3],
         *_accumulator(x, True, x3.shape[2]),
     )  # fmt: skip
     return gx if needs[0] else None, dw if needs[1] else None, db if needs[2] else None
