@@ -11,12 +11,16 @@ fused loop per statistic.
 Each value is the NumPy code's operations in its order (``(x - mean) * rstd * weight +
 bias``; the VJP's ``rstd * ((g - mean(g)) - xhat * mean(g * xhat))``), each mean its sum
 divided in float64 and rounded to the dtype, as NumPy's; only the sums are summed otherwise:
-in blocks of 128 with eight running sums each, the blocks' totals added pairwise (NumPy's
-own scheme for a contiguous sum), in the precision PyTorch's CPU kernels accumulate in:
-the input's dtype for layer and group norm, float64 for batch norm (its ``acc_type``).
-Group norm's backward sums each channel's ``grad`` and ``grad * xhat`` once and takes the
-group's sums of ``grad * weight`` from those, as PyTorch's does. Results agree with the NumPy
-path to round-off (``tests/nn/test_norm_kernels.py``).
+in blocks of ``BLOCK``, each block in LLVM's vector lanes (the one loop compiled to
+reassociate, so the lanes depend on the CPU's vector width, as PyTorch's own vectorised
+sums do), the blocks' totals added pairwise, in the precision PyTorch's CPU kernels
+accumulate in: the input's dtype for layer and group norm, float64 for batch norm (its
+``acc_type``). (Eight explicit running sums compiled without reassociation ran 3x slower:
+LLVM kept them scalar.) Group norm's backward sums each channel's ``grad`` and
+``grad * xhat`` once and takes the group's sums of ``grad * weight`` from those, as
+PyTorch's does. Results agree with the NumPy path and PyTorch to round-off
+(``tests/nn/test_norm_kernels.py``). Measured on those three arrays, forward and backward:
+1.6x, 1.3x and 1.05x PyTorch's time, from 2.5x, 2.5x and 1.9x.
 """
 
 from __future__ import annotations
