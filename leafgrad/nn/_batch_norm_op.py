@@ -21,6 +21,7 @@ from ..ops import _sums
 from ..ops._tangents import sum_present
 from ..ops.activations import threshold_backward
 from ..ops.reduction import _mean_of_array
+from . import _norm_kernels
 from ._norm_overloads import affine_parts, call, channel_affine, declare, per_channel
 
 __all__ = ["native_batch_norm"]
@@ -50,6 +51,9 @@ def _make_forward(has_weight, has_bias):
         """``(x - mean) * invstd * weight + bias`` per channel; the batch's statistics when
         training, else the running ones."""
         weight, bias = affine_parts(has_weight, has_bias, affine, absent)
+        compiled = _norm_kernels.takes(x, weight, bias) if training else None
+        if compiled is not None:  # one compiled pass (numba)
+            return _norm_kernels.batch_norm(compiled, x, weight, bias, eps)
         mean, centered, invstd = _array_statistics(x, running_mean, running_var, training, eps)
         out = channel_affine(centered * invstd, x, weight, bias)
         if not training:
@@ -74,9 +78,18 @@ def _statistics(x, running_mean, running_var, training, eps):
     return centered * invstd, invstd
 
 
-def _vjp_on_arrays(grad, x, weight, running_mean, running_var, training, eps, needs, has):
-    """The VJP on NumPy arrays (a plain backward): the tensor rule's NumPy calls."""
+def _vjp_on_arrays(grad, x, weight, result, running_mean, running_var, training, eps, needs, has):
+    """The VJP on NumPy arrays (a plain backward): the tensor rule's NumPy calls, or one
+    compiled pass from the forward's batch statistics (``result``) when training."""
     has_weight, has_bias = has
+    compiled = _norm_kernels.takes_grad(grad, x, weight) if training else None
+    if compiled is not None:
+        kernel_needs = (needs[0], has_weight and needs[1], has_bias and needs[-1])
+        _, mean, invstd = result
+        gx, dw, db = _norm_kernels.batch_norm_backward(
+            compiled, grad, x, weight, mean, invstd, kernel_needs
+        )
+        return (gx,) + ((dw,) if has_weight else ()) + ((db,) if has_bias else ())
     axes = (0,) + tuple(range(2, x.ndim))
     _, centered, invstd = _array_statistics(x, running_mean, running_var, training, eps)
     xhat = centered * invstd
@@ -105,7 +118,7 @@ def _make_vjp(has_weight, has_bias):
             return (None,) * (1 + has_weight + has_bias)
         if type(x) is np.ndarray:  # a plain backward (nothing recorded): on the arrays
             return _vjp_on_arrays(
-                grad, x, weight, running_mean, running_var, training, eps, needs,
+                grad, x, weight, result, running_mean, running_var, training, eps, needs,
                 (has_weight, has_bias),
             )  # fmt: skip
         dims = (0,) + tuple(range(2, x.dim()))

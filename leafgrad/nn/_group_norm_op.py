@@ -18,6 +18,7 @@ import numpy as np
 from ..ops import _sums
 from ..ops._tangents import sum_present
 from ..ops.reduction import _mean_of_array
+from . import _norm_kernels
 from ._norm_overloads import affine_parts, call, channel_affine, declare, per_channel
 
 __all__ = ["native_group_norm"]
@@ -45,6 +46,10 @@ def _make_forward(has_weight, has_bias):
     def forward(x, *affine, N, C, HxW, group, eps, **absent):
         """``(x - mean) * rstd`` per group, then ``* weight + bias`` per channel."""
         weight, bias = affine_parts(has_weight, has_bias, affine, absent)
+        compiled = _norm_kernels.takes(x, weight, bias)
+        if compiled is not None:  # one compiled pass (numba)
+            out, mean, rstd = _norm_kernels.group_norm(compiled, x, group, weight, bias, eps)
+            return out, mean.reshape(N, group), rstd.reshape(N, group)
         mean, centered, rstd = _array_statistics(x, group, eps)
         out = channel_affine((centered * rstd).reshape(x.shape), x, weight, bias)
         return out, mean.reshape(N, group), rstd.reshape(N, group)
@@ -70,7 +75,7 @@ def _make_vjp(has_weight, has_bias):
         if grad is None:
             return (None,) * (1 + has_weight + has_bias)
         if type(x) is np.ndarray:  # a plain backward (nothing recorded): on the arrays
-            return _on_arrays(grad, x, weight, group, eps, needs, has_weight, has_bias)
+            return _on_arrays(grad, x, weight, result, group, eps, needs, (has_weight, has_bias))
         xhat, rstd = _statistics(x, group, eps)
         gx = dw = db = None
         if needs[0]:
@@ -88,8 +93,18 @@ def _make_vjp(has_weight, has_bias):
     return vjp
 
 
-def _on_arrays(grad, x, weight, group, eps, needs, has_weight, has_bias):
-    """The VJP on NumPy arrays (a plain backward): the tensor rule's NumPy calls."""
+def _on_arrays(grad, x, weight, result, group, eps, needs, has):
+    """The VJP on NumPy arrays (a plain backward): the tensor rule's NumPy calls, or one
+    compiled pass from the forward's statistics (``result``)."""
+    has_weight, has_bias = has
+    compiled = _norm_kernels.takes_grad(grad, x, weight)
+    if compiled is not None:
+        kernel_needs = (needs[0], has_weight and needs[1], has_bias and needs[-1])
+        _, mean, rstd = result
+        gx, dw, db = _norm_kernels.group_norm_backward(
+            compiled, grad, x, group, weight, mean, rstd, kernel_needs
+        )
+        return (gx,) + ((dw,) if has_weight else ()) + ((db,) if has_bias else ())
     _, centered, rstd = _array_statistics(x, group, eps)
     xhat = centered * rstd
     gx = dw = db = None

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..ops import _sums
 from ..ops.reduction import _mean_of_array
+from . import _norm_kernels
 from ._norm_overloads import affine_parts, call, declare
 
 __all__ = ["native_layer_norm"]
@@ -34,6 +35,14 @@ def _make_forward(has_weight, has_bias):
     def forward(x, *affine, normalized_shape, eps, **absent):
         """``(x - mean) * rstd * weight + bias``, mean and rstd over the trailing dims."""
         weight, bias = affine_parts(has_weight, has_bias, affine, absent)
+        compiled = _norm_kernels.takes(x, weight, bias)
+        if compiled is not None:  # one compiled pass (numba)
+            k = len(normalized_shape)
+            out, mean, rstd = _norm_kernels.layer_norm(
+                compiled, x, normalized_shape, weight, bias, eps
+            )
+            shape = x.shape[: x.ndim - k] + (1,) * k
+            return out, mean.reshape(shape), rstd.reshape(shape)
         axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
         mean = _mean_of_array(x, axes, True, None)
         centered = x - mean
@@ -64,10 +73,21 @@ def _vjp_on_arrays(grads, x, weight, result, needs, normalized_shape, has_weight
     the same bits."""
     grad, grad_mean, grad_rstd = grads
     _, mean, rstd = result
+    n = math.prod(normalized_shape)
+    # (gradients of the statistics themselves, rare: NumPy's path; zeros arrive for unused ones)
+    plain = (grad_mean is None or not grad_mean.any()) and (
+        grad_rstd is None or not grad_rstd.any()
+    )
+    compiled = _norm_kernels.takes_grad(grad, x, weight) if plain else None
+    if compiled is not None:  # one compiled pass (numba)
+        kernel_needs = (needs[0], has_weight and needs[1], has_bias and needs[-1])
+        gx, dw, db = _norm_kernels.layer_norm_backward(
+            compiled, grad, x, normalized_shape, weight, mean, rstd, kernel_needs
+        )
+        return (gx,) + ((dw,) if has_weight else ()) + ((db,) if has_bias else ())
     k = len(normalized_shape)
     axes = tuple(range(x.ndim - k, x.ndim))
     leading = tuple(range(x.ndim - k))
-    n = math.prod(normalized_shape)
     xhat = (x - mean) * rstd
     gx = dw = db = None
     if needs[0]:

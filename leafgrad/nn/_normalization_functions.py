@@ -12,7 +12,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor, no_grad
-from . import _batch_norm_op, _group_norm_op, _layer_norm_op
+from . import _batch_norm_op, _group_norm_op, _layer_norm_op, _norm_kernels
 from ._activation_functions import _check_kernel_dtype
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"]
@@ -106,8 +106,12 @@ def _update_running_stats(input: Tensor, mean: Tensor, running_mean, running_var
         if running_var is not None:
             old = running_var._data
             axes = (0, *range(2, x.ndim))
-            centered = x - mean._data.reshape((1, channels) + (1,) * (x.ndim - 2))
-            var = np.mean(centered * centered, axis=axes)
+            compiled = _norm_kernels.takes(x, mean._data)
+            if compiled is not None:  # one compiled pass (numba), summed as the forward's
+                var = _norm_kernels.batch_norm_variance(compiled, x, mean._data)
+            else:
+                centered = x - mean._data.reshape((1, channels) + (1,) * (x.ndim - 2))
+                var = np.mean(centered * centered, axis=axes)
             unbiased = (var * (count / max(count - 1, 1))).astype(old.dtype)
             running_var.copy_(_lg.tensor(momentum * unbiased + (1 - momentum) * old))
 
