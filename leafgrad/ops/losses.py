@@ -25,7 +25,7 @@ from .activations import _log_sigmoid_forward, log_sigmoid
 from .arithmetic import add_scalar, div_scalar, mul_scalar
 from .elementwise import sigmoid
 from .piecewise import where
-from .slicing import _index_put
+from .slicing import _index_put, _index_put_forward
 from .special import logit
 
 # PyTorch's reduction enum, as its loss nodes save it (``grad_fn._saved_reduction``).
@@ -375,13 +375,15 @@ def _nll_forward(logp, *, target, weight, ignore_index, reduction, class_dim):
 def _nll_grad(grad, logp, result, *, target, weight, ignore_index, reduction, class_dim):
     """PyTorch's ``nll_loss_backward``: ``-w[t] grad`` (``grad / total_weight`` for a mean)
     at each target's entry, zeros elsewhere."""
-    dtype = grad.dtype if type(grad) is np.ndarray else grad._data.dtype  # logp's, not saved
+    plain = type(grad) is np.ndarray  # (a 0-d one over the total weight is a NumPy scalar)
+    dtype = grad.dtype if plain else grad._data.dtype  # logp's, not saved
     safe, w = _picked(target, weight, ignore_index, dtype)
     if reduction == 1:
         grad = grad / w.sum()
-    values = grad * (-w if type(grad) is np.ndarray else _wrap(-w))
     key = _class_index(safe, class_dim)
-    return _index_put(values, shape=tuple(logp.shape), indices=key, accumulate=False)
+    if plain:  # a plain backward: index_put's forward, without recording machinery
+        return _index_put_forward(grad * -w, shape=tuple(logp.shape), indices=key, accumulate=False)
+    return _index_put(grad * _wrap(-w), shape=tuple(logp.shape), indices=key, accumulate=False)
 
 
 nll_loss = primitive(

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
-from . import _sums
+from . import _softmax_rows, _sums
 from ._optable import Generic
 from ._out import accepts_out
 from ._primitive import primitive
@@ -132,6 +132,8 @@ def _softmax_forward(x, *, dim):
 def _log_softmax_forward(x, *, dim):
     if x.ndim == 0:
         return np.zeros_like(x)
+    if dim == x.ndim - 1 and _softmax_rows.usable(x):  # one compiled call (float32 rows)
+        return _softmax_rows.log_softmax(x)
     shifted = _shifted(x, dim)[0]
     return _into(np.subtract, shifted, np.log(_row_sum(np.exp(shifted), dim)))
 
@@ -202,6 +204,10 @@ _softmax_backward_data = primitive(
 def _log_softmax_backward_data_forward(grad, output, *, dim):
     """PyTorch's ``_log_softmax_backward_data``: ``grad - exp(output) sum(grad, dim)``, in one
     buffer where the two share a shape and dtype."""
+    if dim == output.ndim - 1 and _softmax_rows.usable(output):  # compiled float32 rows
+        result = _softmax_rows.log_softmax_backward(grad, output)
+        if result is not None:
+            return result
     total = _row_total(grad, dim)
     if not _same_arrays(grad, output):
         return grad - np.exp(output) * total

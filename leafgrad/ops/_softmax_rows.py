@@ -1,0 +1,201 @@
+"""log_softmax's forward and backward over the last dim of float32 rows, compiled by numba
+(``_fused``'s optional dependency), each row's passes in one call.
+
+Why: NumPy runs log_softmax as six passes (max, subtract, exp, sum, log, subtract) and its
+backward as four (sum, exp, product, difference), each through memory: (256, 1000) float32
+305 us forward and 207 us backward, PyTorch ~180 for both. numba's ``math.exp`` is libm's
+scalar call (2.3 ns an element, 5x NumPy's), so the exponential here is one that vectorises:
+``2^n (1 + r + r^2 P(r))`` with ``r = x - n ln 2`` (Cody-Waite's two-part ln 2, Cephes's
+degree-5 ``P``), evaluated in float32 without FMAs, ``2^n`` as two exponent-bit factors so a
+subnormal result is rounded once. Within 1 ulp of the correctly rounded exp on [-110, 90]
+(NumPy's own float32 exp: 2 ulp; PyTorch's Sleef: 1), NaN and infinities as ``np.exp``'s
+(``tests/ops/test_softmax_rows.py``).
+
+Sums are better than float32's: each row's sum of exponentials (forward) and of gradients
+(backward) accumulates in float64 (in vector lanes: LLVM may reorder those adds only, the
+``reassoc`` flag of the loops that sum), rounded to float32 once (PyTorch: float32 lanes;
+NumPy: float32 pairwise). The row maxima are integer maxima of the floats' order-preserving
+bit keys, which vectorise where a float maximum does not; a NaN anywhere makes its row's sum
+NaN, so the row is NaN as in NumPy and PyTorch. The orders are PyTorch's:
+``out = (x - max) - log(sum)`` and ``grad - exp(out) sum(grad)``.
+
+Float64 and other layouts keep NumPy's passes (``softmax.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _fused
+
+_kernels = None  # the compiled functions once made (a namespace), per process
+
+
+def usable(x) -> bool:
+    """Whether ``x`` takes the compiled rows: a non-empty C-contiguous float32 ndarray of at
+    least one dim, and numba there."""
+    return (
+        type(x) is np.ndarray
+        and x.dtype.char == "f"
+        and x.ndim > 0
+        and x.size > 0
+        and x.flags.c_contiguous
+        and _fused.available()
+    )
+
+
+def log_softmax(x) -> np.ndarray:
+    """``log_softmax(x, -1)`` of a ``usable`` array."""
+    n = x.shape[-1]
+    out = np.empty_like(x)
+    rows = x.reshape(-1, n)
+    _compiled().forward(rows, rows.view(np.int32), out.reshape(-1, n))
+    return out
+
+
+def log_softmax_backward(grad, output):
+    """``grad - exp(output) sum(grad, -1)`` for a ``usable`` ``output`` and ``grad`` of its
+    shape and dtype, C-contiguous or one broadcast value (a ``sum()``'s gradient); None for
+    any other ``grad``."""
+    if type(grad) is not np.ndarray or grad.dtype != output.dtype or grad.shape != output.shape:
+        return None
+    n = output.shape[-1]
+    out = np.empty_like(output)
+    rows, into = output.reshape(-1, n), out.reshape(-1, n)
+    if grad.flags.c_contiguous:
+        _compiled().backward(grad.reshape(-1, n), rows, into)
+    elif not any(grad.strides):
+        value = grad.flat[0]
+        total = np.float32(float(value) * n)  # n copies' sum, rounded once
+        _compiled().backward_one(value, total, rows, into)
+    else:
+        return None
+    return out
+
+
+def _compiled():
+    global _kernels
+    if _kernels is None:
+        if not _fused.available():
+            raise RuntimeError("log_softmax's compiled rows need numba")
+        _kernels = _compile()
+    return _kernels
+
+
+class _Kernels:
+    """The compiled functions (attributes set by ``_compile``)."""
+
+
+def _compile() -> _Kernels:
+    # why: numba is optional; usable() checked it is there
+    from numba import types
+    from numba.extending import intrinsic  # why: as above
+
+    f32, i32 = np.float32, np.int32
+    log2e, ln2_hi, ln2_lo = f32(1.4426950408889634), f32(0.693359375), f32(-2.12194440e-4)
+    p0, p1, p2 = f32(1.9875691500e-4), f32(1.3981999507e-3), f32(8.3334519073e-3)
+    p3, p4, p5 = f32(4.1665795894e-2), f32(1.6666665459e-1), f32(5.0000001201e-1)
+    lowest, highest = f32(-104.0), f32(89.0)  # exp rounds to 0 / inf beyond
+    rounder = f32(12582912.0)  # 1.5 * 2^23: adding it rounds to an integer
+    one, bias, low_bits = f32(1.0), i32(127), i32(0x7FFFFFFF)
+
+    @intrinsic
+    def as_float(typingctx, bits):
+        """The float32 whose bits are the int32 ``bits``."""
+
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], context.get_value_type(types.float32))
+
+        return types.float32(types.int32), codegen
+
+    @_fused.jit
+    def exp32(x):
+        x = min(max(x, lowest), highest)  # (a NaN stays NaN)
+        n = (x * log2e + rounder) - rounder
+        r = x - n * ln2_hi
+        r = r - n * ln2_lo
+        p = ((((p0 * r + p1) * r + p2) * r + p3) * r + p4) * r + p5
+        y = p * (r * r) + r + one
+        k = i32(n)
+        half = k >> 1
+        return y * as_float((half + bias) << 23) * as_float((k - half + bias) << 23)
+
+    @_fused.jit
+    def key(bits):
+        """An int32 ordered as the floats whose bits these are (its own inverse)."""
+        return bits ^ ((bits >> 31) & low_bits)
+
+    @_summing
+    def exp_sum(row, m):
+        total = 0.0
+        for j in range(row.size):
+            total += np.float64(exp32(row[j] - m))
+        return total
+
+    @_summing
+    def row_sum(row):
+        total = 0.0
+        for j in range(row.size):
+            total += np.float64(row[j])
+        return total
+
+    @_fused.jit
+    def forward(x, bits, out):
+        rows, n = x.shape
+        for i in range(rows):
+            keys = bits[i]
+            top = key(keys[0])
+            for j in range(1, n):
+                k = key(keys[j])
+                top = k if k > top else top
+            m = as_float(key(top))
+            row = x[i]
+            lse = f32(np.log(exp_sum(row, m)))
+            o = out[i]
+            for j in range(n):
+                o[j] = (row[j] - m) - lse
+
+    @_fused.jit
+    def backward(grad, output, out):
+        rows, n = output.shape
+        for i in range(rows):
+            g, y, o = grad[i], output[i], out[i]
+            total = f32(row_sum(g))
+            for j in range(n):
+                o[j] = g[j] - exp32(y[j]) * total
+
+    @_fused.jit
+    def backward_one(value, total, output, out):
+        rows, n = output.shape
+        for i in range(rows):
+            y, o = output[i], out[i]
+            for j in range(n):
+                o[j] = value - exp32(y[j]) * total
+
+    @_fused.jit
+    def exp_all(x, out):
+        for i in range(x.size):
+            out[i] = exp32(x[i])
+
+    kernels = _Kernels()
+    kernels.exp_all = exp_all
+    kernels.forward, kernels.backward, kernels.backward_one = forward, backward, backward_one
+    return kernels
+
+
+def _summing(fn):
+    """``_fused.jit`` with LLVM free to reorder the float adds (``reassoc`` only: no FMAs, no
+    assumptions about NaN or infinities), so a row's sum runs in vector lanes."""
+    options = {"nogil": True, "error_model": "numpy", "fastmath": {"reassoc"}}
+    try:
+        return _fused._numba.njit(cache=True, **options)(fn)
+    except RuntimeError:
+        return _fused._numba.njit(**options)(fn)
+
+
+def exp32(x) -> np.ndarray:
+    """The kernels' float32 exponential of each element of ``x`` (for tests)."""
+    x = np.ascontiguousarray(x, np.float32)
+    out = np.empty_like(x)
+    _compiled().exp_all(x.reshape(-1), out.reshape(-1))
+    return out
