@@ -117,6 +117,36 @@ def _check_attn_mask(attn_mask, tgt_len, src_len, bsz, num_heads):
     raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
 
 
+def _packed_heads(proj: Tensor, count: int, embed_dim: int) -> Tensor:
+    """``(..., count * E)`` projections as ``(count, ..., E)``, contiguous: PyTorch's
+    unflatten, unsqueeze, transpose, squeeze and copy, recorded as it records them."""
+    return (
+        proj.unflatten(-1, (count, embed_dim)).unsqueeze(0).transpose(0, -2).squeeze(-2)
+    ).contiguous()
+
+
+def _in_projection_packed(q, k, v, w, b) -> tuple:
+    """PyTorch's ``_in_projection_packed``: self-attention (``q is k is v``) projects once
+    with the whole ``w``, attention over one memory (``k is v``) projects keys and values
+    together; otherwise three projections by ``w``'s thirds."""
+    embed_dim = q.shape[-1]
+    if k is v:
+        if q is k:
+            proj = _packed_heads(linear(q, w, b), 3, embed_dim)
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([embed_dim, embed_dim * 2])
+        b_q = b_kv = None
+        if b is not None:
+            b_q, b_kv = b.split([embed_dim, embed_dim * 2])
+        kv = _packed_heads(linear(k, w_kv, b_kv), 2, embed_dim)
+        return linear(q, w_q, b_q), kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q = b_k = b_v = None
+    if b is not None:
+        b_q, b_k, b_v = b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
 def multi_head_attention_forward(
     query: Tensor,
     key: Tensor,
@@ -179,11 +209,7 @@ def multi_head_attention_forward(
         k = linear(key, k_proj_weight, b_k)
         v = linear(value, v_proj_weight, b_v)
     else:
-        w_q, w_k, w_v = in_proj_weight.chunk(3)
-        b_q = b_k = b_v = None
-        if in_proj_bias is not None:
-            b_q, b_k, b_v = in_proj_bias.chunk(3)
-        q, k, v = linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
     if attn_mask is not None:
         attn_mask = _check_attn_mask(attn_mask, tgt_len, src_len, bsz, num_heads)
     pad_one = _lg.nn.functional.pad
@@ -192,14 +218,14 @@ def multi_head_attention_forward(
         v = _lg.cat([v, bias_v.repeat(1, bsz, 1)])
         attn_mask = None if attn_mask is None else pad_one(attn_mask, (0, 1))
         key_padding_mask = None if key_padding_mask is None else pad_one(key_padding_mask, (0, 1))
-    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
     k = (
-        k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+        k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
         if static_k is None
         else static_k
     )
     v = (
-        v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+        v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
         if static_v is None
         else static_v
     )
@@ -240,9 +266,9 @@ def multi_head_attention_forward(
             attn_mask = attn_mask.unsqueeze(0)
         else:
             attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
-    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
-    k = k.reshape(bsz, num_heads, src_len, head_dim)
-    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
     out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)

@@ -104,8 +104,15 @@ class MultiheadAttention(Module):
         """``(output, weights)``: output shaped like ``query``; weights ``(N, L, S)`` (or
         ``(N, heads, L, S)`` without averaging), ``None`` unless ``need_weights``."""
         batched = query.dim() == 3
-        if self.batch_first and batched:
-            query, key, value = (t.transpose(1, 0) for t in (query, key, value))
+        if self.batch_first and batched:  # keeping which are the same tensor, as PyTorch
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = query.transpose(1, 0), key.transpose(1, 0)
+                    value = key
+            else:
+                query, key, value = (t.transpose(1, 0) for t in (query, key, value))
         out, weights = multi_head_attention_forward(
             query,
             key,

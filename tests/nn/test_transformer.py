@@ -115,3 +115,46 @@ def test_square_subsequent_mask_is_zero_below_and_minus_inf_above():
     expected = torch.nn.Transformer.generate_square_subsequent_mask(3)
     np.testing.assert_array_equal(mask.numpy(), expected.numpy())
     assert mask.dtype == lg.float32
+
+
+def _graph(root) -> list:
+    """Every node under ``root`` once: ``(index, name, indices of its next_functions)``."""
+    seen, nodes = {}, []
+
+    def walk(node):
+        if node is None:
+            return None
+        if id(node) not in seen:
+            seen[id(node)] = len(seen)
+            kids = tuple(walk(child) for child, _ in node.next_functions)
+            nodes.append((seen[id(node)], node.name(), kids))
+        return seen[id(node)]
+
+    walk(root)
+    return sorted(nodes)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("same", ["qkv", "kv"])
+def test_multihead_attention_projects_shared_inputs_once_as_pytorch(batch_first, same):
+    """Self-attention (``q is k is v``) projects with the whole ``in_proj_weight`` once and
+    attention over one memory (``k is v``) projects keys and values together, recording
+    PyTorch's unflatten, transpose, copy and selects; values and gradients as PyTorch's."""
+    ours, theirs = _attention_pair(batch_first=batch_first)
+    shape, memory = ((3, 4, 8), (3, 5, 8)) if batch_first else ((4, 3, 8), (5, 3, 8))
+    x_ours, x_theirs = _pair(RNG.standard_normal(shape), True)
+    m_ours, m_theirs = _pair(RNG.standard_normal(memory), True)
+    if same == "qkv":
+        m_ours, m_theirs = x_ours, x_theirs
+    for call in ({}, {"need_weights": False}):
+        out = ours(x_ours, m_ours, m_ours, **call)[0]
+        ref = theirs(x_theirs, m_theirs, m_theirs, **call)[0]
+        assert_close(out, ref)
+        grads = lg.autograd.grad((out**2).sum(), [x_ours, m_ours, *ours.parameters()])
+        ref_grads = torch.autograd.grad((ref**2).sum(), [x_theirs, m_theirs, *theirs.parameters()])
+        for g, r in zip(grads, ref_grads):
+            assert_close(g, r)
+    if not batch_first:  # (a linear of a transposed 3-D input records other nodes)
+        out = ours(x_ours, m_ours, m_ours)[0]
+        ref = theirs(x_theirs, m_theirs, m_theirs)[0]
+        assert _graph(out.grad_fn) == _graph(ref.grad_fn)
