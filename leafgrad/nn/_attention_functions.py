@@ -27,6 +27,8 @@ def dropout(x: Tensor, p: float, training: bool = True) -> Tensor:
 def _safe_softmax(scores: Tensor) -> Tensor:
     """Softmax over the last dim whose rows of only ``-inf`` give zeros (not NaN), as
     PyTorch's attention does for a query that may attend to nothing."""
+    if type(scores) is Tensor and not np.isneginf(scores._data).any():
+        return _lg.softmax(scores, -1)  # (the common case, read off the array at once)
     dead = (scores == -math.inf).all(-1, keepdim=True)
     if not bool(dead.any()):
         return _lg.softmax(scores, -1)
