@@ -38,7 +38,8 @@ class CopySlices(Node):
 
     def apply(self, grads: list, needs: list) -> list:
         grad, view_fn = grads[0], self.view_fn
-        res = self.fn.apply([_replayed_on(grad, view_fn)], [needs[0], *needs[1:]])
+        # fn's first gradient is wanted where the base's is (it lands in the base's part).
+        res = self.fn.apply([_replayed_on(grad, view_fn)], list(needs))
         base_grad = None
         if needs[0]:
             base_grad = zero_region(grad, view_fn=view_fn)
@@ -51,7 +52,7 @@ class CopySlices(Node):
         grad, view_fn = grads[0]._data, self.view_fn
         # A copy of the part: fn's rule may pass its gradient on as it is.
         part = _wrap(np.array(_replayed_on(grad, view_fn)))
-        res = self.fn.apply_on_arrays([part], [needs[0], *needs[1:]])
+        res = self.fn.apply_on_arrays([part], list(needs))
         if res is NOT_PLAIN:
             return NOT_PLAIN
         base_grad = None
