@@ -10,6 +10,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor, no_grad
+from .._batched import BatchedTensor
 from .._dtype import scalar_type_name
 from .._exposure import numpy_names
 from ..ops._batch_loop import loops_over_examples
@@ -136,11 +137,26 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
 
 def _pad_circular(input: Tensor, pad: Sequence[int]) -> Tensor:
-    """PyTorch's ``_pad_circular`` (so its node is CopySlices, as there): the input (cropped
-    where an amount is negative) zero-padded, then each dim's left and right padding copied
-    from the other end of the result, dim by dim from the last (corners included). The zero
-    pad rather than PyTorch's empty result keeps the result batched under vmap."""
-    out = _padding_ops.constant_pad_nd(input, pad, 0)
+    """PyTorch's ``_pad_circular``, step for step (so its nodes are PyTorch's: CopySlices
+    over slices): the input (cropped where an amount is negative) copied into the middle of
+    an empty result, then each dim's left and right padding copied from the other end of the
+    result, dim by dim from the last (corners included). Under vmap the middle is a zero pad
+    of the input instead, which keeps the result batched (an empty one is not)."""
+    if type(input) is BatchedTensor:
+        out = _padding_ops.constant_pad_nd(input, pad, 0)
+    else:
+        shape = list(input.shape)
+        for i in range(len(pad) // 2):
+            shape[input.dim() - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+        out = input.new_empty(shape)
+        middle, source = out, input
+        for i in range(len(pad) // 2):
+            dim, left, right = input.dim() - 1 - i, pad[2 * i], pad[2 * i + 1]
+            start, size = max(left, 0), shape[dim] - max(left, 0) - max(right, 0)
+            middle = middle.narrow(dim, start, size)
+            cut = max(-left, 0)
+            source = source.narrow(dim, cut, input.shape[dim] - cut - max(-right, 0))
+        middle.copy_(source)
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i
         left, right, size = pad[2 * i], pad[2 * i + 1], out.shape[dim]

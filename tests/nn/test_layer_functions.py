@@ -248,12 +248,29 @@ def test_pad_is_one_node_as_in_pytorch(shape, pad, mode, value, node):
     x = RNG.standard_normal(shape)
     ours, values = _pad_node_and_derivatives(lg, x, pad, mode, value)
     theirs, expected = _pad_node_and_derivatives(torch, x, pad, mode, value)
-    if mode == "circular":  # the gradient's own node differs: leafgrad's starts from a pad
-        ours, theirs = ours[::2], theirs[::2]
     assert ours == theirs
     assert ours[0] == node
     for a, b in zip(values, expected, strict=True):
         assert_close(a, b)
+
+
+def _names_below(fn) -> list:
+    out, stack = [], [(fn, 0)]
+    while stack:
+        node, depth = stack.pop()
+        out.append((depth, None if node is None else node.name()))
+        if node is not None:
+            stack.extend((n, depth + 1) for n, _ in reversed(node.next_functions))
+    return out
+
+
+@pytest.mark.parametrize(("shape", "pad"), [((2, 6), (2, 1)), ((1, 2, 3, 4), (1, -1, 0, 2))])
+def test_circular_pad_records_pytorchs_graph_to_the_leaves(shape, pad):
+    x = RNG.standard_normal(shape)
+    ours = F.pad(lg.tensor(x, requires_grad=True), pad, mode="circular")
+    theirs = TF.pad(torch.tensor(x, requires_grad=True), pad, mode="circular")
+    assert _names_below(ours.grad_fn) == _names_below(theirs.grad_fn)
+    assert_close(ours, theirs)
 
 
 def test_pad_under_vmap_matches_pytorch():
