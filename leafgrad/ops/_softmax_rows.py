@@ -1,5 +1,5 @@
-"""log_softmax's forward and backward over the last dim of float32 rows, compiled by numba
-(``_fused``'s optional dependency), each row's passes in one call.
+"""log_softmax's and softmax's forwards and backwards over the last dim of float32 rows,
+compiled by numba (``_fused``'s optional dependency), each row's passes in one call.
 
 Why: NumPy runs log_softmax as six passes (max, subtract, exp, sum, log, subtract) and its
 backward as four (sum, exp, product, difference), each through memory: (256, 1000) float32
@@ -17,7 +17,10 @@ Sums are better than float32's: each row's sum of exponentials (forward) and of 
 NumPy: float32 pairwise). The row maxima are integer maxima of the floats' order-preserving
 bit keys, which vectorise where a float maximum does not; a NaN anywhere makes its row's sum
 NaN, so the row is NaN as in NumPy and PyTorch. The orders are PyTorch's:
-``out = (x - max) - log(sum)`` and ``grad - exp(out) sum(grad)``.
+``out = (x - max) - log(sum)`` and ``grad - exp(out) sum(grad)``; softmax's
+``exp(x - max) * (1 / sum)`` (the exponentials stored as they are summed; the reciprocal from
+the float64 sum, rounded once) and ``(grad - sum(grad out)) out`` (the products exact in
+float64). (256, 1000) ``x.softmax(-1) * x`` forward and backward: 805 -> 500 us.
 
 Float64 and other layouts keep NumPy's passes (``softmax.py``).
 """
@@ -68,6 +71,33 @@ def log_softmax_backward(grad, output):
         value = grad.flat[0]
         total = np.float32(float(value) * n)  # n copies' sum, rounded once
         _compiled().backward_one(value, total, rows, into)
+    else:
+        return None
+    return out
+
+
+def softmax(x) -> np.ndarray:
+    """``softmax(x, -1)`` of a ``usable`` array: ``exp(x - max)`` times the reciprocal of its
+    sum, as PyTorch's rows."""
+    n = x.shape[-1]
+    out = np.empty_like(x)
+    rows = x.reshape(-1, n)
+    _compiled().softmax_forward(rows, rows.view(np.int32), out.reshape(-1, n))
+    return out
+
+
+def softmax_backward(grad, output):
+    """``(grad - sum(grad output, -1)) output`` for a ``usable`` ``output`` and ``grad`` as
+    ``log_softmax_backward`` takes it; None for any other ``grad``."""
+    if type(grad) is not np.ndarray or grad.dtype != output.dtype or grad.shape != output.shape:
+        return None
+    n = output.shape[-1]
+    out = np.empty_like(output)
+    rows, into = output.reshape(-1, n), out.reshape(-1, n)
+    if grad.flags.c_contiguous:
+        _compiled().softmax_backward(grad.reshape(-1, n), rows, into)
+    elif not any(grad.strides):
+        _compiled().softmax_backward_one(grad.flat[0], rows, into)
     else:
         return None
     return out
@@ -172,6 +202,54 @@ def _compile() -> _Kernels:
             for j in range(n):
                 o[j] = value - exp32(y[j]) * total
 
+    @_summing
+    def exp_into(row, m, o):
+        total = 0.0
+        for j in range(row.size):
+            e = exp32(row[j] - m)
+            o[j] = e
+            total += np.float64(e)
+        return total
+
+    @_summing
+    def dot(a, b):
+        total = 0.0
+        for j in range(a.size):
+            total += np.float64(a[j]) * np.float64(b[j])
+        return total
+
+    @_fused.jit
+    def softmax_forward(x, bits, out):
+        rows, n = x.shape
+        for i in range(rows):
+            keys = bits[i]
+            top = key(keys[0])
+            for j in range(1, n):
+                k = key(keys[j])
+                top = k if k > top else top
+            o = out[i]
+            r = f32(1.0 / exp_into(x[i], as_float(key(top)), o))
+            for j in range(n):
+                o[j] = o[j] * r
+
+    @_fused.jit
+    def softmax_backward(grad, output, out):
+        rows, n = output.shape
+        for i in range(rows):
+            g, y, o = grad[i], output[i], out[i]
+            total = f32(dot(g, y))
+            for j in range(n):
+                o[j] = (g[j] - total) * y[j]
+
+    @_fused.jit
+    def softmax_backward_one(value, output, out):
+        rows, n = output.shape
+        for i in range(rows):
+            y, o = output[i], out[i]
+            total = f32(np.float64(value) * row_sum(y))
+            for j in range(n):
+                o[j] = (value - total) * y[j]
+
     @_fused.jit
     def exp_all(x, out):
         for i in range(x.size):
@@ -180,6 +258,8 @@ def _compile() -> _Kernels:
     kernels = _Kernels()
     kernels.exp_all = exp_all
     kernels.forward, kernels.backward, kernels.backward_one = forward, backward, backward_one
+    kernels.softmax_forward = softmax_forward
+    kernels.softmax_backward, kernels.softmax_backward_one = softmax_backward, softmax_backward_one
     return kernels
 
 

@@ -363,7 +363,27 @@ def _class_index(safe, class_dim: int) -> tuple:
     return tuple(key)
 
 
+def _rows_counted(ndim, dtype, target, weight, ignore_index, class_dim):
+    """The common case, taken without ``_picked``'s masks and ``_class_index``'s grids: a
+    float32/float64 ``(N, C)`` input, ``0 < N`` targets, no weights, none ignored (then every
+    ``w`` is 1 and their sum is ``N``, exact below 2^24): (64, 10) 7.8 -> 4.5 us."""
+    return (
+        weight is None
+        and class_dim == 1
+        and target.ndim == 1
+        and ndim == 2
+        and dtype.char in "fd"
+        and 0 < target.size < 1 << 24
+        and not np.count_nonzero(target == ignore_index)
+    )
+
+
 def _nll_forward(logp, *, target, weight, ignore_index, reduction, class_dim):
+    if _rows_counted(logp.ndim, logp.dtype, target, weight, ignore_index, class_dim):
+        loss = -logp[np.arange(target.size), target]  # -(picked * 1)
+        if reduction == 1:
+            return loss.sum() / logp.dtype.type(target.size)  # (NumPy scalars)
+        return loss.sum() if reduction == 2 else loss
     safe, w = _picked(target, weight, ignore_index, logp.dtype)
     picked = logp[_class_index(safe, class_dim)]
     loss = -(picked * w)
@@ -377,6 +397,11 @@ def _nll_grad(grad, logp, result, *, target, weight, ignore_index, reduction, cl
     at each target's entry, zeros elsewhere."""
     plain = type(grad) is np.ndarray  # (a 0-d one over the total weight is a NumPy scalar)
     dtype = grad.dtype if plain else grad._data.dtype  # logp's, not saved
+    if plain and _rows_counted(len(logp.shape), dtype, target, weight, ignore_index, class_dim):
+        n, minus_one = target.size, dtype.type(-1)
+        out = np.zeros(tuple(logp.shape), dtype)
+        out[np.arange(n), target] = (grad / dtype.type(n) if reduction == 1 else grad) * minus_one
+        return out
     safe, w = _picked(target, weight, ignore_index, dtype)
     if reduction == 1:
         grad = grad / w.sum()

@@ -124,6 +124,8 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
 def _softmax_forward(x, *, dim):
     if x.ndim == 0:
         return np.ones_like(x)
+    if dim == x.ndim - 1 and _softmax_rows.usable(x):  # one compiled call (float32 rows)
+        return _softmax_rows.softmax(x)
     e = _shifted(x, dim)[0]
     e = _into(np.exp, e)
     return _into(np.divide, e, _row_sum(e, dim))
@@ -155,6 +157,10 @@ def _row_total(t, dim):
 def _softmax_backward_data_forward(grad, output, *, dim):
     """PyTorch's ``_softmax_backward_data``: ``output (grad - sum(grad output, dim))``, in
     one buffer where the two share a shape and dtype."""
+    if dim == output.ndim - 1 and _softmax_rows.usable(output):  # compiled float32 rows
+        result = _softmax_rows.softmax_backward(grad, output)
+        if result is not None:
+            return result
     if not _same_arrays(grad, output):
         return output * (grad - _row_total(grad * output, dim))
     t = np.multiply(grad, output)

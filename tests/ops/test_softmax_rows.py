@@ -1,5 +1,6 @@
-"""``ops._softmax_rows``: log_softmax's compiled float32 rows against NumPy's passes, float64
-and PyTorch: values to round-off, special rows, other dims and dtypes, both gradients' forms."""
+"""``ops._softmax_rows``: log_softmax's and softmax's compiled float32 rows against NumPy's
+passes, float64 and PyTorch: values to round-off, special rows, other dims and dtypes, both
+gradients' forms."""
 
 import numpy as np
 import pytest
@@ -192,3 +193,96 @@ def test_graph_saves_and_double_backward_are_pytorchs(numba, monkeypatch):
     (ha,) = lg.autograd.grad((ga * ga).sum(), a)
     (hb,) = torch.autograd.grad((gb * gb).sum(), b)
     np.testing.assert_allclose(ha.numpy(), hb.numpy(), rtol=1e-4, atol=1e-6)
+
+
+# ----- softmax's compiled rows -----
+
+
+@compiled
+@pytest.mark.parametrize("shape", [(256, 1000), (64, 10), (3, 1), (1, 5000), (2, 3, 17), (7,)])
+def test_compiled_softmax_matches_numpy_and_torch_to_round_off(shape):
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    w = rng.standard_normal(shape).astype(np.float32)
+
+    def run():
+        a = lg.tensor(x, requires_grad=True)
+        y = lg.softmax(a, -1)
+        (y * lg.tensor(w)).sum().backward()
+        return y.detach().numpy(), a.grad.numpy()
+
+    (ours, ours_grad), (numpy_passes, numpy_grad) = _both(run)
+    b = torch.tensor(x.astype(np.float64), requires_grad=True)
+    exact = torch.softmax(b, -1)
+    (exact * torch.tensor(w.astype(np.float64))).sum().backward()
+    c = torch.tensor(x, requires_grad=True)
+    theirs = torch.softmax(c, -1)
+    (theirs * torch.tensor(w)).sum().backward()
+    exact, theirs = exact.detach().numpy(), theirs.detach().numpy()
+    assert np.abs(ours - exact).max() <= max(np.abs(theirs - exact).max(), 6e-8)
+    np.testing.assert_allclose(ours, numpy_passes, rtol=1e-6, atol=1e-7)
+    scale = np.abs(w).max()
+    np.testing.assert_allclose(ours_grad, b.grad.numpy(), rtol=1e-5, atol=1e-6 * scale)
+    np.testing.assert_allclose(ours_grad, numpy_grad, rtol=1e-5, atol=1e-6 * scale)
+    np.testing.assert_allclose(ours_grad, c.grad.numpy(), rtol=1e-5, atol=1e-6 * scale)
+
+
+@compiled
+def test_the_compiled_softmax_backward_takes_its_forms_and_refuses_others():
+    out = kernels._softmax_forward(np.zeros((4, 8), np.float32), dim=1)
+    np.testing.assert_allclose(out, np.full((4, 8), 1 / 8, np.float32), rtol=1e-7)
+    ones = np.ones((4, 8), np.float32)
+    assert _softmax_rows.softmax_backward(np.ones((8, 4), np.float32).T, out) is None
+    assert _softmax_rows.softmax_backward(ones.astype(np.float64), out) is None
+    assert _softmax_rows.softmax_backward(np.broadcast_to(ones[:1], (4, 8)), out) is None
+    twos = np.broadcast_to(np.float32(2), (4, 8))
+    np.testing.assert_allclose(_softmax_rows.softmax_backward(twos, out), 0, atol=1e-7)
+    g = np.arange(32, dtype=np.float32).reshape(4, 8)
+    want = out * (g - (g * out).sum(1, keepdims=True))
+    np.testing.assert_allclose(_softmax_rows.softmax_backward(g, out), want, rtol=1e-6)
+    np.testing.assert_allclose(kernels._softmax_backward_data_forward(g, out, dim=1), want)
+
+
+@pytest.mark.parametrize("numba", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_rows_of_infinities_and_nans_as_in_torch(numba, dtype, monkeypatch):
+    if not numba:
+        monkeypatch.setattr(_fused, "_numba", False)
+    x = np.zeros((8, 10), dtype)
+    x[0, 0] = np.inf
+    x[1, :] = -np.inf
+    x[2, 3] = np.nan
+    x[3, :] = np.inf
+    x[4, :] = np.arange(10) * 1e3
+    x[5, 4] = -np.inf
+    x[6, :] = np.nan
+    x[7, :] = -1e30
+    a = lg.tensor(x, requires_grad=True)
+    b = torch.tensor(x, requires_grad=True)
+    ours, theirs = lg.softmax(a, 1), torch.softmax(b, 1)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6)
+    g = np.random.default_rng(7).standard_normal(x.shape).astype(dtype)
+    ours.backward(lg.tensor(g))
+    theirs.backward(torch.tensor(g))
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("numba", [True, False])
+def test_softmax_graph_and_double_backward_are_pytorchs(numba, monkeypatch):
+    if not numba:
+        monkeypatch.setattr(_fused, "_numba", False)
+    x = np.random.default_rng(8).standard_normal((6, 7)).astype(np.float32)
+    w = np.random.default_rng(9).standard_normal((6, 7)).astype(np.float32)
+    a = lg.tensor(x, requires_grad=True)
+    b = torch.tensor(x, requires_grad=True)
+    ya, yb = lg.softmax(a, 1), torch.softmax(b, 1)
+    assert ya.grad_fn.name() == yb.grad_fn.name() == "SoftmaxBackward0"
+    assert ya.grad_fn._saved_dim == yb.grad_fn._saved_dim
+    la, lb = (ya * lg.tensor(w)).sum(), (yb * torch.tensor(w)).sum()
+    (ga,) = lg.autograd.grad(la, a, create_graph=True)
+    (gb,) = torch.autograd.grad(lb, b, create_graph=True)
+    assert ga.grad_fn.name() == gb.grad_fn.name()
+    np.testing.assert_allclose(ga.detach().numpy(), gb.detach().numpy(), rtol=1e-5, atol=1e-6)
+    (ha,) = lg.autograd.grad((ga * ga).sum(), a)
+    (hb,) = torch.autograd.grad((gb * gb).sum(), b)
+    np.testing.assert_allclose(ha.numpy(), hb.numpy(), rtol=1e-4, atol=1e-5)
