@@ -15,7 +15,7 @@ import numpy as np
 
 import leafgrad as _lg
 
-from ..ops._add_at import add_at
+from ..ops._index_adds import index_add_rows
 from ..ops._optable import Composite
 from ..ops._primitive import primitive
 from ..ops.piecewise import where
@@ -48,12 +48,14 @@ def _row_scale(indices, num_weights: int, padding_idx: int, scale_grad_by_freq: 
 def _dense_backward_forward(grad, indices, *, num_weights, padding_idx, scale_grad_by_freq):
     dim = grad.shape[-1]
     rows = grad.reshape(-1, dim)
-    flat, scale = _row_scale(indices, num_weights, padding_idx, scale_grad_by_freq, grad.dtype)
     if scale_grad_by_freq or padding_idx >= 0:
+        flat, scale = _row_scale(indices, num_weights, padding_idx, scale_grad_by_freq, grad.dtype)
         # selected, not multiplied, at padding positions: an inf there gives no NaN
         rows = np.where(scale[:, None] != 0, rows * scale[:, None], 0)
+    else:
+        flat = np.asarray(indices).reshape(-1)
     out = np.zeros((num_weights, dim), grad.dtype)
-    add_at(out, flat, rows)
+    index_add_rows(out, 0, flat, rows)  # each row's gradients in their order, as np.add.at
     return out
 
 

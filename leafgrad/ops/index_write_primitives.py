@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ._add_at import add_at
+from ._index_adds import index_add_rows
 from ._optable import Composite, Linear, PiecewiseLinear
 from ._primitive import primitive
 from .indexing import _index_select, _take, masked_fill
@@ -29,10 +29,10 @@ def _region(out: np.ndarray, dim: int, index: np.ndarray):
 
 def _index_add_forward(x, source, *, dim, index, alpha):
     out = x.copy()
-    flat, key = _region(out, dim, index)
-    src = source.reshape(flat[key].shape)
+    flat = out.reshape(out.shape or (1,))
+    src = source.reshape(flat.shape[:dim] + index.shape + flat.shape[dim + 1 :])
     # alpha in the input's dtype first, as PyTorch's kernel takes it (2.5 adds 2 to ints)
-    add_at(flat, key, src if alpha == 1 else src * out.dtype.type(alpha))
+    index_add_rows(flat, dim, index, src if alpha == 1 else src * out.dtype.type(alpha))
     return out
 
 

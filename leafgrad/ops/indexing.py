@@ -1,8 +1,8 @@
 """Indexing by index tensors: gather, index_select, take, masked_fill, take_along_dim.
 
-Each backward scatters into zeros with ``np.add.at`` so repeated indices accumulate, and
-each scatter's own backward is the gather again. ``Tensor.__getitem__`` lives in
-``slicing.py``.
+Each backward scatters into zeros (``_index_adds``, or ``np.add.at``) so repeated indices
+accumulate, and each scatter's own backward is the gather again. ``Tensor.__getitem__``
+lives in ``slicing.py``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from .._tensor import Tensor, _normalize_dim, _wrap, _zeros_like
 from ._add_at import add_at, c_strides
 from ._batch_loop import loops_over_examples
 from ._batch_whole import batches_index
+from ._index_adds import index_add_rows, scatter_add_rows
 from ._inputs import guarding_indices
 from ._optable import Composite, Linear
 from ._out import accepts_out, with_out
@@ -43,6 +44,8 @@ def _gather_forward(x, *, dim, index):
         source = _flat_source(x)
         if source is not None:
             flat, strides = source
+            if flat.size == 1:  # one value broadcast (a ``sum()``'s gradient): all of it
+                return np.full(index.shape, flat[0], x.dtype)
             return np.take(flat, gather_positions(strides, dim, index))
     return x[_gather_key(index, dim)]
 
@@ -102,7 +105,10 @@ def _scatter_add_forward(grad, *, shape, dim, index):
 def scatter_add_into(out: np.ndarray, dim: int, index: np.ndarray, values) -> None:
     """``add_at(out, _gather_key(index, dim), values)``, by ``gather_positions`` (not
     add_at's own, which first looks for negative indices) where ``out`` is C-contiguous and
-    ``values`` have ``index``'s shape: the same sums in the same order."""
+    ``values`` have ``index``'s shape: the same sums in the same order. Compiled
+    (``_index_adds``) where ``index`` has ``out``'s shape outside ``dim``."""
+    if getattr(values, "shape", None) == index.shape and scatter_add_rows(out, dim, index, values):
+        return
     if (
         index.ndim == out.ndim
         and index.size >= TAKE_MIN_SIZE
@@ -283,7 +289,7 @@ def _index_add_forward(grad, *, shape, dim, index):
     if not shape:
         return grad.copy()
     out = np.zeros(shape, dtype=grad.dtype)
-    add_at(out, (slice(None),) * dim + (index,), grad)
+    index_add_rows(out, dim, index, grad)
     return out
 
 

@@ -66,6 +66,20 @@ def _cat_forward(*arrays, dim, dtype):
 
 
 def _cat_grads(grad, *args, result, needs, dim, dtype):
+    if type(grad) is np.ndarray and grad.ndim > 1:  # a plain rule: narrow's views, direct
+        outs, offset, key = [], 0, [slice(None)] * (dim + 1)
+        for a, need in zip(args, needs):
+            if _is_legacy_empty(a):  # (skipped by the forward)
+                outs.append(np.zeros((0,), grad.dtype) if need else None)
+                continue
+            size = a.shape[dim]
+            if need:
+                key[dim] = slice(offset, offset + size)
+                outs.append(grad[tuple(key)])
+            else:
+                outs.append(None)
+            offset += size
+        return outs
     outs, offset = [], 0
     for a, need in zip(args, needs):
         if _is_legacy_empty(a) and grad.ndim != 1:

@@ -20,6 +20,7 @@ from .._tensor import Tensor, _normalize_dim
 from .._warn import warn_at_user
 from ._add_at import add_at
 from ._batch_loop import loops_over_examples
+from ._index_adds import index_add_rows
 from ._inputs import guard_indices
 from ._optable import Linear
 from ._primitive import adjoint_pair, primitive
@@ -141,7 +142,13 @@ def _index_key(indices):
 def _index_put_forward(grad, *, shape, indices, accumulate):
     out = np.zeros(shape, dtype=grad.dtype)
     if accumulate:
-        add_at(out, _index_key(indices), grad)
+        arrays = [k for k, i in enumerate(indices) if i is not None]
+        one = indices[arrays[0]] if len(arrays) == 1 else None
+        if type(one) is np.ndarray and one.dtype.kind in "iu":
+            # one index array (x[idx], x[:, idx]): whole slices added in index order
+            index_add_rows(out, arrays[0], one, grad)
+        else:
+            add_at(out, _index_key(indices), grad)
     else:  # indices known to be distinct (from a mask): plain assignment is faster
         out[_index_key(indices)] = grad
     return out

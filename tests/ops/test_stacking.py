@@ -271,3 +271,27 @@ def test_rot90_is_one_node_saving_k_and_dims_as_in_torch(k, dims, torch):
     assert ours.grad_fn._saved_k % 2**64 == theirs.grad_fn._saved_k
     assert [d % 2**64 for d in ours.grad_fn._saved_dims] == list(theirs.grad_fn._saved_dims)
     compare(lambda m, x: m.rot90(x, k, dims), [x], torch=torch)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cat_plain_backward_views_and_legacy_empties_match_torch(dim, torch):
+    rng = np.random.default_rng(1)
+    parts = [rng.standard_normal(s).astype(np.float32) for s in [(3, 4), (0,), (3, 4), (3, 4)]]
+    if dim != 0:
+        parts[2] = rng.standard_normal((3, 2)).astype(np.float32)
+    weight = None
+    grads = []
+    for m in (lg, torch):
+        leaves = [m.tensor(p, requires_grad=k != 3) for k, p in enumerate(parts)]
+        out = m.cat(leaves, dim)
+        if weight is None:
+            weight = rng.standard_normal(tuple(out.shape)).astype(np.float32)
+        (out * m.tensor(weight)).sum().backward()  # a plain backward: the rule on arrays
+        assert out.grad_fn.name() == "CatBackward0"
+        grads.append([None if t.grad is None else t.grad.numpy() for t in leaves])
+    for ours, theirs in zip(*grads):
+        if theirs is None:
+            assert ours is None
+        else:
+            assert ours.shape == theirs.shape
+            np.testing.assert_array_equal(ours, theirs)
