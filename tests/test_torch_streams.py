@@ -23,7 +23,7 @@ def _both(draw):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("shape", [(3,), (5, 7), (1000,)], ids=str)
+@pytest.mark.parametrize("shape", [(3,), (5, 7), (1000,), (3, 1366)], ids=str)
 def test_rand_and_uniform_are_pytorchs_values(dtype, shape):
     for draw in (
         lambda m: m.rand(shape, dtype=getattr(m, dtype)),
@@ -36,7 +36,7 @@ def test_rand_and_uniform_are_pytorchs_values(dtype, shape):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("n", [1, 3, 15, 16, 17, 40, 1001])
+@pytest.mark.parametrize("n", [1, 3, 15, 16, 17, 40, 1001, 4099])
 def test_randn_and_normal_are_pytorchs_values(dtype, n):
     """Below 16 values one at a time (its cached second value carries to the next call),
     from 16 on in blocks of 16, the last 16 drawn again."""
