@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from . import _torch_normal
-from ._torch_normal import box_muller, fma64, libm
+from ._torch_normal import _fma64, box_muller, fma64, libm
 
 _F32 = np.float32
 _F64 = np.float64
@@ -180,15 +180,16 @@ class TorchStream(np.random.Generator):
         return out
 
     def _one_normal(self, mean: float, std: float) -> float:
-        """``normal_distribution<double>``: a Box-Muller pair, its sine kept for the next."""
+        """``normal_distribution<double>``: a Box-Muller pair, its sine kept for the next;
+        ``value * std + mean`` is one fused multiply-add, as PyTorch's build contracts it."""
         if self.normal_cache is not None:
             value, self.normal_cache = self.normal_cache, None
-            return value * std + mean
+            return float(_fma64(value, float(std), float(mean)))
         u1, u2 = self._unit(2, _F64)
         radius = math.sqrt(-2.0 * math.log1p(-u2))
         theta = 2.0 * math.pi * u1
         self.normal_cache = radius * math.sin(theta)
-        return radius * math.cos(theta) * std + mean
+        return float(_fma64(radius * math.cos(theta), float(std), float(mean)))
 
     # -- one value per uniform, by the C library's functions (PyTorch's CPU kernels) ------
     def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):

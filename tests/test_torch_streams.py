@@ -109,6 +109,20 @@ def test_fused_multiply_add_rounds_once():
     assert a * a - (1.0 + 2.0**-51) == 0.0
 
 
+def test_normals_drawn_one_at_a_time_are_scaled_by_a_fused_multiply_add():
+    """``normal_(mean, std)`` of under 16 values: ``fma(z, std, mean)`` of the standard
+    normal, in double (PyTorch: 1 of 3 values of ``normal_(-3, 7.5)`` below differs else)."""
+    draws = []
+    for mean, std in ((0.0, 1.0), (-3.0, 7.5)):
+        lg.manual_seed(1)
+        draws.append([lg.empty(n, dtype=lg.float64).normal_(mean, std).numpy() for n in (5, 3)])
+    for z, scaled in zip(*draws):
+        np.testing.assert_array_equal(scaled, fma64(z, 7.5, -3.0))
+    torch.manual_seed(1)
+    theirs = torch.empty(5, dtype=torch.float64).normal_(-3.0, 7.5).numpy()
+    np.testing.assert_allclose(draws[1][0], theirs, **NORMAL)
+
+
 def test_data_loader_shuffles_and_splits_as_pytorch():
     """RandomSampler seeds a generator of its own from the global one, and each epoch's
     iterator draws a base seed first: the orders, and what a script draws after, match."""
