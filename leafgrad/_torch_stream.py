@@ -4,7 +4,9 @@
 or ``randperm`` gives PyTorch's values, so a seeded script initialises its layers and draws
 its data as under PyTorch (checked bit for bit against PyTorch 2.13 on x86-64). The engine
 is NumPy's MT19937 bit generator, seeded as ``std::mt19937`` is (``init_genrand`` of the
-seed's low 32 bits); the transforms are those of ATen's CPU kernels:
+seed's low 32 bits; where numba is there, large draws run a compiled copy of its loop on
+NumPy's own state, and the transforms read its words directly: ``_torch_normal``); the
+transforms are those of ATen's CPU kernels:
 
 - a float32 uniform is ``(r32 & (2^24 - 1)) 2^-24``, a float64 one ``(r64 & (2^53 - 1))
   2^-53`` with ``r64 = r32_a << 32 | r32_b``; ``uniform_(a, b)`` is ``fma(u, b - a, a)`` in
@@ -24,11 +26,13 @@ interface so those need nothing else.
 
 from __future__ import annotations
 
+import ctypes
 import math
 
 import numpy as np
 
-from ._torch_normal import box_muller, fma64, libm
+from . import _torch_normal
+from ._torch_normal import _fma64, box_muller, fma64, libm
 
 _F32 = np.float32
 _F64 = np.float64
@@ -63,7 +67,34 @@ class TorchStream(np.random.Generator):
     # -- the engine's words --------------------------------------------------------------
     def _words(self, n: int) -> np.ndarray:
         """``n`` 32-bit outputs (as uint64)."""
+        if n and self._compiled(n):
+            words = np.empty(n, np.uint32)
+            self._fill(words)
+            return words.astype(np.uint64)
         return self.bit_generator.random_raw(n) if n else np.zeros(0, np.uint64)
+
+    def _compiled(self, n: int) -> bool:
+        """Whether ``n`` values take the compiled loops (``_torch_normal.compiled``) on this
+        stream's state."""
+        return _torch_normal.compiled(n) and self._state() is not None
+
+    def _state(self):
+        """NumPy's MT19937 state struct as 625 uint32 (``mt19937_state``: the key, then the
+        position), or None where it is laid out otherwise (checked against ``.state``)."""
+        address = self.bit_generator.ctypes.state_address
+        cached = self.__dict__.get("_state_view")
+        if cached is None or cached[0] != address:
+            view = np.ctypeslib.as_array((ctypes.c_uint32 * (_MT_N + 1)).from_address(address))
+            state = self.bit_generator.state["state"]
+            same = view[_MT_N] == state["pos"] and np.array_equal(view[:_MT_N], state["key"])
+            cached = self._state_view = (address, view if same else None)
+        return cached[1]
+
+    def _fill(self, words: np.ndarray) -> None:
+        """The next ``words.size`` outputs into ``words`` (uint32, C-contiguous) by the
+        compiled MT19937, which advances NumPy's state as ``random_raw`` would."""
+        with self.bit_generator.lock:
+            _torch_normal.mt_words(self._state(), words)
 
     def _words64(self, n: int) -> np.ndarray:
         pairs = self._words(2 * n).reshape(n, 2)
@@ -72,11 +103,16 @@ class TorchStream(np.random.Generator):
     def _unit(self, n: int, dtype) -> np.ndarray:
         """``n`` uniforms on [0, 1) as PyTorch's ``uniform_real_distribution<dtype>``."""
         dtype = np.dtype(dtype)
+        if dtype in (_F32, _F64) and self._compiled(n):
+            values = np.empty(n, dtype)
+            self._fill(values.view(np.uint32))  # one word a float32, two a float64
+            _torch_normal.unit_from_words(values.view(np.uint32 if dtype == _F32 else np.uint64))
+            return values
         if dtype == _F64:
             return (self._words64(n) & np.uint64(2**53 - 1)).astype(_F64) * 2.0**-53
         digits = np.finfo(dtype).nmant + 1  # float32: 24, float16: 11
         mask = np.uint64(2**digits - 1)
-        return ((self._words(n) & mask).astype(_F32) * _F32(2.0**-digits)).astype(dtype)
+        return ((self._words(n) & mask).astype(_F32) * _F32(2.0**-digits)).astype(dtype, copy=False)
 
     # -- uniform ---------------------------------------------------------------------------
     def random(self, size=None, dtype=np.float64, out=None):
@@ -88,7 +124,9 @@ class TorchStream(np.random.Generator):
         """``uniform_(low, high)``: ``fma(u, high - low, low)`` in ``dtype``."""
         dtype = np.dtype(dtype)
         u = self._unit(_count(size), dtype)
-        if dtype == _F64:
+        if low == 0 and high == 1:  # fma(u, 1, 0) is u
+            values = u
+        elif dtype == _F64:
             values = fma64(u, _F64(high) - _F64(low), _F64(low))
         else:
             lo, hi = _F32(low), _F32(high)
@@ -114,6 +152,9 @@ class TorchStream(np.random.Generator):
         if n < 16:
             return np.array([self._one_normal(mean, std) for _ in range(n)]).astype(dtype)
         work = _F32 if dtype == _F32 else _F64
+        if self._compiled(n):
+            out = self._normal_compiled(n, work, mean, std)
+            return out.astype(dtype, copy=False)
         out = self._unit(n, work)
         whole = n // 16 * 16
         box_muller(out[:whole].reshape(-1, 16), mean, std)
@@ -123,16 +164,32 @@ class TorchStream(np.random.Generator):
             out[n - 16 :] = tail[0]
         return out.astype(dtype, copy=False)
 
+    def _normal_compiled(self, n: int, dtype, mean: float, std: float) -> np.ndarray:
+        """``_normal``'s draws by the compiled loops: the words into the result's memory,
+        each block of 16 turned into normals there (no uniforms' array)."""
+        words = np.uint32 if dtype == _F32 else np.uint64  # one float's words, as one
+        out = np.empty(n, dtype)
+        self._fill(out.view(np.uint32))
+        whole = n // 16 * 16
+        _torch_normal.normal_from_words(out[:whole].view(words).reshape(-1, 16), mean, std)
+        if whole < n:  # the last 16 again, from fresh words
+            tail = np.empty(16, dtype)
+            self._fill(tail.view(np.uint32))
+            _torch_normal.normal_from_words(tail.view(words).reshape(1, 16), mean, std)
+            out[n - 16 :] = tail
+        return out
+
     def _one_normal(self, mean: float, std: float) -> float:
-        """``normal_distribution<double>``: a Box-Muller pair, its sine kept for the next."""
+        """``normal_distribution<double>``: a Box-Muller pair, its sine kept for the next;
+        ``value * std + mean`` is one fused multiply-add, as PyTorch's build contracts it."""
         if self.normal_cache is not None:
             value, self.normal_cache = self.normal_cache, None
-            return value * std + mean
+            return float(_fma64(value, float(std), float(mean)))
         u1, u2 = self._unit(2, _F64)
         radius = math.sqrt(-2.0 * math.log1p(-u2))
         theta = 2.0 * math.pi * u1
         self.normal_cache = radius * math.sin(theta)
-        return radius * math.cos(theta) * std + mean
+        return float(_fma64(radius * math.cos(theta), float(std), float(mean)))
 
     # -- one value per uniform, by the C library's functions (PyTorch's CPU kernels) ------
     def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):

@@ -23,7 +23,7 @@ def _both(draw):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("shape", [(3,), (5, 7), (1000,)], ids=str)
+@pytest.mark.parametrize("shape", [(3,), (5, 7), (1000,), (3, 1366)], ids=str)
 def test_rand_and_uniform_are_pytorchs_values(dtype, shape):
     for draw in (
         lambda m: m.rand(shape, dtype=getattr(m, dtype)),
@@ -36,7 +36,7 @@ def test_rand_and_uniform_are_pytorchs_values(dtype, shape):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("n", [1, 3, 15, 16, 17, 40, 1001])
+@pytest.mark.parametrize("n", [1, 3, 15, 16, 17, 40, 1001, 4099])
 def test_randn_and_normal_are_pytorchs_values(dtype, n):
     """Below 16 values one at a time (its cached second value carries to the next call),
     from 16 on in blocks of 16, the last 16 drawn again."""
@@ -107,6 +107,20 @@ def test_fused_multiply_add_rounds_once():
     a = 1.0 + 2.0**-52
     assert fma64(a, a, -(1.0 + 2.0**-51)) == 2.0**-104
     assert a * a - (1.0 + 2.0**-51) == 0.0
+
+
+def test_normals_drawn_one_at_a_time_are_scaled_by_a_fused_multiply_add():
+    """``normal_(mean, std)`` of under 16 values: ``fma(z, std, mean)`` of the standard
+    normal, in double (PyTorch: 1 of 3 values of ``normal_(-3, 7.5)`` below differs else)."""
+    draws = []
+    for mean, std in ((0.0, 1.0), (-3.0, 7.5)):
+        lg.manual_seed(1)
+        draws.append([lg.empty(n, dtype=lg.float64).normal_(mean, std).numpy() for n in (5, 3)])
+    for z, scaled in zip(*draws):
+        np.testing.assert_array_equal(scaled, fma64(z, 7.5, -3.0))
+    torch.manual_seed(1)
+    theirs = torch.empty(5, dtype=torch.float64).normal_(-3.0, 7.5).numpy()
+    np.testing.assert_allclose(draws[1][0], theirs, **NORMAL)
 
 
 def test_data_loader_shuffles_and_splits_as_pytorch():
