@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import math
+
 import leafgrad as _lg
 
 from .. import Tensor
@@ -260,10 +262,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if bias is not None and input.dim() == 2 and weight.dim() == 2:
         return _lg.addmm(bias, input, weight.t())  # one node, as PyTorch's AddmmBackward0
-    if bias is not None and input.dim() == 3 and weight.dim() == 2 and input.is_contiguous():
-        # PyTorch's fused path for a contiguous 3-D input: the rows through one addmm.
-        a, b, k = input.shape
-        return _lg.addmm(bias, input.view(a * b, k), weight.t()).view(a, b, weight.shape[0])
+    if (
+        bias is not None
+        and weight.dim() == 2
+        and input.is_contiguous()
+        and (input.dim() == 3 or bias.dim() == 1)
+    ):
+        # PyTorch's _flatten_nd_linear: the rows of a contiguous input through one addmm,
+        # viewed back (a 1-D input as one row).
+        *lead, k = input.shape
+        rows = _lg.addmm(bias, input.reshape(math.prod(lead), k), weight.t())
+        return rows.view(*lead, weight.shape[0])
     out = _lg.matmul(input, weight.t() if weight.dim() == 2 else weight)
     return out if bias is None else out + bias
 

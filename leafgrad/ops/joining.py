@@ -67,6 +67,7 @@ def _cat_forward(*arrays, dim, dtype):
 
 def _cat_grads(grad, *args, result, needs, dim, dtype):
     if type(grad) is np.ndarray and grad.ndim > 1:  # a plain rule: narrow's views, direct
+        dim %= grad.ndim  # (a rule may pass a negative dim)
         outs, offset, key = [], 0, [slice(None)] * (dim + 1)
         for a, need in zip(args, needs):
             if _is_legacy_empty(a):  # (skipped by the forward)

@@ -8,8 +8,11 @@ broadcast), so gradients of any order come for free.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .._engine.grad_mode import _state as _grad_state
 from .._exposure import exports, public
 from .._tensor import Tensor
 from . import _primitive
@@ -30,6 +33,7 @@ from .linalg import (
     _unsqueeze_last,
     _vecmat,
 )
+from .shape import _unsafe_view
 
 
 def _unsqueeze_second_last(x: Tensor) -> Tensor:
@@ -137,7 +141,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 def _product(a, b, da=None, db=None):
     """``matmul`` past its checks: the primitive PyTorch would record for these ranks (on a
-    plain rule's arrays each computes ``np.matmul``, as on tensors). ``da``, ``db``: the
+    plain rule's arrays each computes ``np.matmul``, as on tensors), or where a graph is
+    recorded for a batched product, PyTorch's own ops (``_recorded``). ``da``, ``db``: the
     operands' ranks, if known."""
     if da is None:
         da, db = a.ndim, b.ndim
@@ -149,9 +154,80 @@ def _product(a, b, da=None, db=None):
         return _mv(a, b)
     if da == 1 and db == 2:
         return _vecmat(a, b)
+    if _records(a, b):
+        return _recorded(a, b)
     if _transposes_problem(a, b):
         return _matmul_clone(a, b)
     return _matmul_view(a, b)
+
+
+def _records(a, b) -> bool:
+    """Whether a batched product of ``a`` and ``b`` is recorded in a graph (plain tensors, one
+    of them requiring grad, grad mode on)."""
+    plain = (Tensor, _primitive._PARAMETER)
+    return (
+        type(a) in plain
+        and type(b) in plain
+        and (a._requires_grad or b._requires_grad)
+        and _grad_state.enabled
+    )
+
+
+def _recorded(t1: Tensor, t2: Tensor) -> Tensor:
+    """A product of at least one operand of three or more dims as PyTorch's ``_matmul_impl``
+    composes it, so the graph holds PyTorch's nodes: the larger operand folded into rows of
+    one ``mm`` (or ``mv``) and viewed back, transposed first where the other operand is the
+    larger; otherwise both expanded to the broadcast batch, reshaped, one ``bmm``."""
+    d1, d2 = t1.ndim, t2.ndim
+    if d1 <= 2 and d2 <= 2:
+        return _product(t1, t2, d1, d2)
+    if _should_fold(t1, t2):
+        transpose = d2 > d1
+        rows = t2.mT if transpose else t1
+        other = (t1.t() if d1 == 2 else t1) if transpose else t2
+        shape = tuple(rows.shape[:-1])
+        folded = rows.reshape(math.prod(shape), rows.shape[-1])
+        if other.ndim == 2:
+            out = _unsafe_view(folded.mm(other), shape=shape + (other.shape[1],))
+            return out.mT.contiguous() if transpose else out
+        return _unsafe_view(folded.mv(other), shape=shape)
+    n = t1.shape[-2] if d1 > 1 else 1
+    m2 = t2.shape[-2] if d2 > 1 else t2.shape[0]
+    p = t2.shape[-1] if d2 > 1 else 1
+    batch1, batch2 = tuple(t1.shape[: max(d1 - 2, 0)]), tuple(t2.shape[: max(d2 - 2, 0)])
+    if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and t1._requires_grad:
+            return _recorded(t1.squeeze(0), t2)
+        if batch2[0] == 1 and t2._requires_grad:
+            return _recorded(t1, t2.squeeze(0))
+    batch = tuple(np.broadcast_shapes(batch1, batch2))
+    count = math.prod(batch)
+    left = t1.expand(batch + (n, t1.shape[-1])).reshape(count, n, t1.shape[-1])
+    if d2 == 1:
+        right = t2.expand(batch + (m2,)).reshape(count, m2).unsqueeze(2)
+    else:
+        right = t2.expand(batch + (m2, p)).reshape(count, m2, p)
+    shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
+    out = left.bmm(right)
+    return _unsafe_view(out.squeeze(-1) if d2 == 1 else out, shape=shape)
+
+
+def _should_fold(t1: Tensor, t2: Tensor) -> bool:
+    """PyTorch's ``should_fold``: whether the larger operand (three or more dims, the other
+    at most two) folds into the rows of one matrix product without a copy, or the smaller
+    requires grad (then folding spares its gradient a batch of copies)."""
+    larger = t1.ndim >= t2.ndim
+    rows = t1 if larger else t2.mT
+    if not (rows.ndim >= 3 and (t2.ndim if larger else t1.ndim) <= 2):
+        return False
+    if (t2 if larger else t1)._requires_grad:
+        return True
+    if t1.ndim == 2:
+        return False
+    if rows.numel() == 0:
+        return True
+    shape, strides = rows._data.shape, rows._data.strides
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(rows.ndim - 2))
 
 
 # What the operators call: matmul past its keyword wrappers (NumPy names, out=).

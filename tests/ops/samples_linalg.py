@@ -1,6 +1,7 @@
 """Op-table samples for ops/linalg.py, matmul.py, blas_adds.py and trilinear.py."""
 
 import leafgrad as lg
+from leafgrad.ops.matmul import _matmul_clone, _matmul_view
 from leafgrad.ops.trilinear import trilinear
 
 from .optable import OpSample
@@ -15,17 +16,23 @@ SAMPLES = [
     S("mv", lambda x, y: x @ y, ((2, 3), (3,)), id="matmul-2d-1d"),
     S("mv", lambda x, y: lg.mv(x, y), ((4, 3), (3,))),
     S("vecmat", lambda x, y: x @ y, ((3,), (3, 4)), id="matmul-1d-2d"),
-    S("matmul", lambda x, y: x @ y, ((2, 2, 3), (2, 3, 4)), id="matmul-batched"),
-    S("matmul", lambda x, y: x @ y, ((3, 1, 2, 3), (2, 3, 2)), id="matmul-batch-broadcast"),
-    S("matmul", lambda x, y: x @ y, ((2, 2, 3), (3, 2)), id="matmul-3d-2d"),
-    S("matmul.clone", lambda x, y: x @ y, ((2, 3), (2, 3, 2)), id="matmul-2d-3d-clone"),
-    S("matmul.clone", lambda x, y: x @ y, ((1, 2, 3), (3, 3, 2)), id="matmul-batch1-clone"),
-    S("matmul", lambda x, y: x @ y, ((2, 2, 3), (3,)), id="matmul-3d-1d"),
-    S("matmul", lambda x, y: x @ y, ((3,), (2, 3, 2)), id="matmul-1d-3d"),
-    S("matmul", lambda x, y: x @ y, ((2, 1, 2, 3), (3,)), id="matmul-4d-1d"),
-    S("matmul", lambda x, y: y.__rmatmul__(x), ((2, 2, 3), (1, 3, 2)), id="matmul-rmatmul"),
+    S("bmm", lambda x, y: x @ y, ((2, 2, 3), (2, 3, 4)), id="matmul-batched"),
+    S("bmm", lambda x, y: x @ y, ((3, 1, 2, 3), (2, 3, 2)), id="matmul-batch-broadcast"),
+    S("mm", lambda x, y: x @ y, ((2, 2, 3), (3, 2)), id="matmul-3d-2d"),
+    S("mm", lambda x, y: x @ y, ((2, 3), (2, 3, 2)), id="matmul-2d-3d-clone"),
+    S("mm", lambda x, y: x @ y, ((1, 2, 3), (3, 3, 2)), id="matmul-batch1-clone"),
+    S("mv", lambda x, y: x @ y, ((2, 2, 3), (3,)), id="matmul-3d-1d"),
+    S("mv", lambda x, y: x @ y, ((3,), (2, 3, 2)), id="matmul-1d-3d"),
+    S("mv", lambda x, y: x @ y, ((2, 1, 2, 3), (3,)), id="matmul-4d-1d"),
+    S("mm", lambda x, y: y.__rmatmul__(x), ((2, 2, 3), (1, 3, 2)), id="matmul-rmatmul"),
+    # The batched products' own primitives: what matmul runs where no graph is recorded
+    # (and in plain rules); recorded, it composes PyTorch's ops (above).
+    S("matmul", lambda x, y: _matmul_view(x, y), ((2, 2, 3), (2, 3, 4)), id="matmul-primitive"),
+    S("matmul", lambda x, y: _matmul_view(x, y), ((2, 2, 3), (3,)), id="matmul-primitive-1d"),
+    S("matmul", lambda x, y: _matmul_view(x, y), ((3,), (2, 3, 2)), id="matmul-primitive-1d-3d"),
+    S("matmul.clone", lambda x, y: _matmul_clone(x, y), ((2, 3), (2, 3, 2))),
     S(
-        "matmul.clone",
+        "mm",
         lambda x, y: lg.matmul(x, y).tanh(),
         ((2, 3), (2, 3, 2)),
         id="matmul-nonlinear-after",
