@@ -11,6 +11,7 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor
+from ._flash_attention_op import flash_attention
 from .attention import _check_kernel_available
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
@@ -34,6 +35,33 @@ def _safe_softmax(scores: Tensor) -> Tensor:
         return _lg.softmax(scores, -1)
     attn = _lg.softmax(_lg.where(dead, 0.0, scores), -1)
     return attn * (~dead).to(attn.dtype)
+
+
+def _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
+    """Whether PyTorch's CPU dispatch picks its flash kernel: 4-D float32/float64 inputs of
+    one head size, last dims of stride 1, non-empty sequences and heads, no dropout, equal
+    batches and heads (or whole groups of query heads with ``enable_gqa``), and a 2-D or
+    4-D mask that needs no gradient."""
+    if dropout_p != 0.0 or query.dim() != 4 or key.dim() != 4 or value.dim() != 4:
+        return False
+    if query.dtype not in (_lg.float32, _lg.float64):
+        return False
+    (b, h, length, e), (bk, hk, source, ek) = query.shape, key.shape
+    bv, hv, sv, ev = value.shape
+    if not (e == ek == ev) or e == 0 or length == 0 or source == 0 or sv != source:
+        return False
+    if not (b == bk == bv) or hk != hv:
+        return False
+    if hk != h and not (enable_gqa and h % hk == 0):
+        return False
+    if query.stride(-1) != 1 or key.stride(-1) != 1 or value.stride(-1) != 1:
+        return False
+    if attn_mask is not None:
+        if attn_mask.requires_grad:
+            return False
+        if attn_mask.dim() not in (2, 4):
+            return False
+    return True
 
 
 def scaled_dot_product_attention(
@@ -64,6 +92,9 @@ def scaled_dot_product_attention(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
             "is_causal=True; pass either the mask or is_causal"
         )
+    if _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa):
+        _check_kernel_available()
+        return flash_attention(query, key, value, attn_mask, is_causal, scale)[0]
     if enable_gqa and query.dim() >= 3:
         heads, kv_heads = query.shape[-3], key.shape[-3]
         if heads % kv_heads or heads % value.shape[-3]:

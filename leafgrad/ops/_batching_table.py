@@ -72,6 +72,9 @@ NO_RULE: dict = {
     "edges come from each example's range; ops/_batch_binning.py)",
     "histogram.bins_tensor": "never meets a batched tensor: histogram() batches as a whole "
     "(ops/_batch_binning.py)",
+    "_scaled_dot_product_flash_attention_for_cpu_backward": "never meets a batched tensor: "
+    "the flash op's rule computes from leafgrad ops when an operand is batched "
+    "(nn/_flash_attention_op.py)",
     "bincount": "its length depends on each example's largest value",
     "_unique2": "its length depends on each example's values",
     "unique_dim": "its length depends on each example's values",
@@ -207,6 +210,7 @@ def rules() -> dict:
         "glu", "glu_backward", "_pdist_forward", "mvlgamma", "soft_margin_loss",
         "soft_margin_loss_backward", "pixel_shuffle", "pixel_unshuffle", "aminmax",
         "block_diag", "multi_margin_loss", "_trilinear",
+        "_scaled_dot_product_flash_attention_for_cpu",
     ):  # fmt: skip
         RULES[_key] = as_composite
     RULES["_prelu_kernel"] = pointwise

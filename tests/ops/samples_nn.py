@@ -275,3 +275,18 @@ def _upsample_samples(mode, nd):
 SAMPLES += [s for mode, nd in _UPSAMPLES for s in _upsample_samples(mode, nd)]
 SAMPLES += [s for mode in ("reflect", "replicate") for dims in (1, 2, 3)
             for s in _gather_pad_samples(mode, dims)]  # fmt: skip
+
+# PyTorch's CPU flash attention (4-D, no dropout): its backward has no derivative and it has
+# no forward-mode rule (NotImplementedError), as PyTorch's; both tables skip it by its id.
+SAMPLES += [
+    S(
+        "_scaled_dot_product_flash_attention_for_cpu",
+        lambda q, k, v, causal=causal: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+        ((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)),
+        gradgrad=False,
+        reason="PyTorch defines no derivative of _scaled_dot_product_flash_attention_for_cpu_"
+        "backward (its node is NotImplemented), nor does leafgrad",
+        id=f"sdpa-flash-causal{causal}",
+    )
+    for causal in (False, True)
+]
