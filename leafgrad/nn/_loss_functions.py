@@ -18,6 +18,7 @@ from .._dtype import scalar_type_name
 from ..ops import losses, softmax
 from ..ops._inputs import size_mismatch_words
 from ..ops.arithmetic import div_scalar as _div_scalar
+from ..ops.arithmetic import mul_scalar
 from ..ops.indexing import out_of_range
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -427,14 +428,25 @@ def _nll(logp, target, weight, ignore_index, reduction, class_dim):
     if isinstance(logp, BatchedTensor) or isinstance(target, BatchedTensor):
         valid = target != ignore_index
         return _nll_composed(logp, target, weight, valid, reduction, class_dim)
-    return losses.nll_loss(
+    classes = target._data.copy()  # the class indices as they are now (PyTorch saves them)
+    op, shape = losses.nll_loss, None
+    if logp.ndim > 2 and class_dim == 1:  # PyTorch's nll_loss_nd: nll_loss2d, others as 4-D
+        op = losses.nll_loss2d
+        if logp.ndim != 4:
+            n, c = logp.shape[:2]
+            shape = (n, *logp.shape[2:])
+            empty = logp.numel() == 0
+            logp = logp.contiguous().view(n, c, 0 if empty else 1, 0 if empty else -1)
+            classes = classes.reshape((n, 0, 0) if classes.size == 0 else (n, 1, -1))
+    out = op(
         logp,
-        target=target._data.copy(),  # the class indices as they are now (PyTorch saves them)
+        target=classes,
         weight=None if weight is None else weight._data,
         ignore_index=ignore_index,
         reduction=losses.REDUCTIONS[reduction],
         class_dim=class_dim,
     )
+    return out.view(shape) if shape is not None and reduction == "none" else out
 
 
 def _nll_composed(logp, target, weight, valid, reduction, class_dim):
@@ -516,7 +528,10 @@ def cross_entropy(
         smooth = smooth.sum() / _picked_weights(weight, target, valid, logp).sum()
     else:
         smooth = _reduce(smooth, reduction)
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+    # PyTorch's C++ ``(1 - label_smoothing) * nll``: numbers times tensors are mul.Scalar.
+    return mul_scalar(nll, other=1 - label_smoothing) + mul_scalar(
+        smooth, other=label_smoothing / n_classes
+    )
 
 
 def _cross_entropy_probabilities(

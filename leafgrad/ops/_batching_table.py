@@ -172,7 +172,7 @@ def rules() -> dict:
         "linalg_cross", "_cdist_forward", "_euclidean_dist", "masked_select",
     ):  # fmt: skip
         RULES[_key] = as_composite
-    RULES["nll_loss"] = nll_loss
+    RULES["nll_loss"] = RULES["nll_loss2d"] = nll_loss
     RULES["sum_to"] = sum_to
     RULES["repeat"] = repeat
     RULES["permute"] = permute

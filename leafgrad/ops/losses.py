@@ -411,17 +411,24 @@ def _nll_grad(grad, logp, result, *, target, weight, ignore_index, reduction, cl
     return _index_put(grad * _wrap(-w), shape=tuple(logp.shape), indices=key, accumulate=False)
 
 
-nll_loss = primitive(
-    "nll_loss",
-    _nll_forward,
-    (_nll_grad,),
-    kind=Linear(),
-    inputs=("self",),
-    saves=("target", "weight", "reduction", "ignore_index"),
-    node_name="NllLossBackward0",
-    dtype_rule="keep",
-    plain_rules=True,
-)
+def _declare_nll(name: str, node_name: str):
+    return primitive(
+        name,
+        _nll_forward,
+        (_nll_grad,),
+        kind=Linear(),
+        inputs=("self",),
+        saves=("target", "weight", "reduction", "ignore_index"),
+        node_name=node_name,
+        dtype_rule="keep",
+        plain_rules=True,
+    )
+
+
+nll_loss = _declare_nll("nll_loss", "NllLossBackward0")
+# PyTorch's nll_loss2d: the same loss over (N, C, H, W), what nll_loss_nd runs for an input of
+# more than two dims (``nn/_loss_functions``' ``_nll`` views the other ranks as 4-D).
+nll_loss2d = _declare_nll("nll_loss2d", "NllLoss2DBackward0")
 
 
 # ----- binary cross-entropy -----

@@ -519,3 +519,53 @@ def test_soft_margin_loss_refuses_a_target_that_requires_grad_as_torch():
         target = m.tensor([1.0, -1.0], requires_grad=True)
         with pytest.raises(RuntimeError, match="not differentiable with respect to argument"):
             m.nn.functional.soft_margin_loss(x, target)
+
+
+def _graph(fn) -> list:
+    out, stack = [], [(fn, 0)]
+    while stack:
+        node, depth = stack.pop()
+        out.append((depth, None if node is None else node.name()))
+        if node is not None:
+            stack.extend((n, depth + 1) for n, _ in reversed(node.next_functions))
+    return out
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 2, 2), (2, 3, 2, 1, 2), (2, 3, 0)])
+def test_class_losses_over_more_dims_record_pytorchs_nll_loss2d(shape, reduction):
+    """PyTorch's nll_loss_nd: nll_loss2d on 4-D, other ranks viewed as 4-D and back."""
+    x = RNG.standard_normal(shape)
+    target = RNG.integers(0, 3, (shape[0], *shape[2:]))
+    if target.size:
+        target.flat[0] = -100
+    results = []
+    for m in (lg, torch):
+        inp = m.tensor(x, requires_grad=True)
+        out = m.nn.functional.cross_entropy(inp, m.tensor(target), reduction=reduction)
+        (grad,) = m.autograd.grad(out.sum(), inp)
+        results.append((_graph(out.grad_fn), to_numpy(out), to_numpy(grad)))
+    (ours, *got), (theirs, *want) = results
+    assert ours == theirs
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_label_smoothing_records_pytorchs_scalar_products(reduction, weighted):
+    x = RNG.standard_normal((4, 3))
+    target = np.array([0, 2, 1, -100])
+    results = []
+    for m in (lg, torch):
+        inp = m.tensor(x, requires_grad=True)
+        weight = m.tensor([1.0, 2.0, 3.0], dtype=m.float64) if weighted else None
+        out = m.nn.functional.cross_entropy(
+            inp, m.tensor(target), weight=weight, label_smoothing=0.2, reduction=reduction
+        )
+        (grad,) = m.autograd.grad(out.sum(), inp)
+        results.append((_graph(out.grad_fn), to_numpy(out), to_numpy(grad)))
+    (ours, *got), (theirs, *want) = results
+    assert ours == theirs
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

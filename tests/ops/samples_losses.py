@@ -110,6 +110,22 @@ SAMPLES = [
         ((1, 3, 2, 2),),
         id="nll_loss-spatial",
     ),
+    *(
+        OpSample(
+            "nll_loss2d",
+            lambda x, r=r: losses.nll_loss2d(
+                x,
+                target=np.array([[[1, 0], [2, -100]], [[0, 0], [2, 1]]]),
+                weight=np.array([0.5, 2.0, 1.5]),
+                ignore_index=-100,
+                reduction=r,
+                class_dim=1,
+            ),
+            ((2, 3, 2, 2),),
+            id=f"nll_loss2d-{name}",
+        )
+        for name, r in losses.REDUCTIONS.items()
+    ),
     OpSample(
         "nll_loss",
         lambda x: losses.nll_loss(
