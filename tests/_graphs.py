@@ -32,3 +32,15 @@ def assert_matches(ours, theirs, rtol: float) -> None:
     for a, b in zip(ours[1], theirs[1]):
         assert a.dtype == b.dtype and a.shape == b.shape
         np.testing.assert_allclose(a, b, rtol=rtol)
+
+
+def names_to_leaves(fn) -> list:
+    """Every node below ``fn`` (itself included) as ``(depth, name)``, depth first in edge
+    order, None for an absent edge: a whole graph to compare with PyTorch's."""
+    out, stack = [], [(fn, 0)]
+    while stack:
+        node, depth = stack.pop()
+        out.append((depth, None if node is None else node.name()))
+        if node is not None:
+            stack.extend((n, depth + 1) for n, _ in reversed(node.next_functions))
+    return out

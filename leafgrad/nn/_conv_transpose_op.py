@@ -14,10 +14,8 @@ import math
 
 import numpy as np
 
-from ..ops._optable import Composite
-from ..ops._primitive import primitive
 from ..ops.im2col import col2im_nd as _col2im_forward
-from ._convolution_op import _depending_on, col2im, convolution, im2col
+from ._convolution_op import _depending_on, col2im, convolution, declare, im2col
 
 __all__ = ["output_size", "transposed_convolution"]
 
@@ -109,49 +107,8 @@ def _make_vjp(has_bias):
     return vjp
 
 
-def _make_jvp(has_bias):
-    def jvp(*operands, result, **params):
-        """``conv_t(tx, w) + conv_t(x, tw) + tb``."""
-        count = 3 if has_bias else 2
-        (tx, tw, *tb), (x, weight, *_) = operands[:count], operands[count:]
-        total = None
-        for term in (
-            None if tx is None else _transposed(tx, weight, **params),
-            None if tw is None else _transposed(x, tw, **params),
-            None
-            if not tb or tb[0] is None
-            else tb[0].reshape((1, -1) + (1,) * (x.dim() - 2)).expand(result.shape),
-        ):
-            if term is not None:
-                total = term if total is None else total + term
-        return total
-
-    return jvp
-
-
-# PyTorch's saved names (the parameters are the op's keywords).
-_SAVES = ("input", "weight", "stride", "padding", "dilation", "transposed", "output_padding")
-_SAVES += ("groups", "bias_sym_sizes_opt")
-
-
 def _declare(has_bias):
-    return primitive(
-        "convolution",
-        _forward,
-        vjp_all=_make_vjp(has_bias),
-        kind=Composite(
-            taylor_as=lambda x, weight, *bias, **params: _composite(
-                x, weight, bias[0] if bias else None, params
-            ),
-            jvp=_make_jvp(has_bias),
-        ),
-        overload="transposed_bias" if has_bias else "transposed",
-        inputs=("input", "weight", "bias") if has_bias else ("input", "weight"),
-        saves=_SAVES,
-        node_name="ConvolutionBackward0",
-        dtype_rule="keep",
-        absent_edges=() if has_bias else (2,),  # PyTorch's (None, 0) for no bias
-    )
+    return declare(has_bias, "transposed", _forward, _make_vjp, _composite, lambda: _transposed)
 
 
 _transposed = _declare(False)

@@ -121,16 +121,17 @@ def _make_vjp(has_bias):
     return vjp
 
 
-def _make_jvp(has_bias):
+def _make_jvp(has_bias, product):
     def jvp(*operands, result, **params):
-        """``conv(tx, w) + conv(x, tw) + tb``."""
+        """``op(tx, w) + op(x, tw) + tb``, ``op`` the unbiased op (``product()``)."""
         count = 3 if has_bias else 2
         (tx, tw, *tb), (x, weight, *_) = operands[:count], operands[count:]
+        op = product()
         terms = []
         if tx is not None:
-            terms.append(_convolution(tx, weight, **params))
+            terms.append(op(tx, weight, **params))
         if tw is not None:
-            terms.append(_convolution(x, tw, **params))
+            terms.append(op(x, tw, **params))
         if tb and tb[0] is not None:
             shape = (1, -1) + (1,) * (x.dim() - 2)
             terms.append(tb[0].reshape(shape).expand(result.shape))
@@ -147,24 +148,31 @@ _SAVES = ("input", "weight", "stride", "padding", "dilation", "transposed", "out
 _SAVES += ("groups", "bias_sym_sizes_opt")
 
 
-def _declare(has_bias):
+def declare(has_bias, overload, forward, make_vjp, composite, product):
+    """A ``convolution`` overload (ConvolutionBackward0, PyTorch's saves): ``forward`` on
+    arrays, ``make_vjp(has_bias)`` its rule, ``composite(x, weight, bias, params)`` for Taylor
+    mode and vmap, ``product()`` the unbiased op its JVP applies to each tangent."""
     return primitive(
         "convolution",
-        _convolution_forward,
-        vjp_all=_make_vjp(has_bias),
+        forward,
+        vjp_all=make_vjp(has_bias),
         kind=Composite(
-            taylor_as=lambda x, weight, *bias, **params: _composite(
+            taylor_as=lambda x, weight, *bias, **params: composite(
                 x, weight, bias[0] if bias else None, params
             ),
-            jvp=_make_jvp(has_bias),
+            jvp=_make_jvp(has_bias, product),
         ),
-        overload="bias" if has_bias else "",
+        overload="_".join(filter(None, (overload, "bias" if has_bias else ""))),
         inputs=("input", "weight", "bias") if has_bias else ("input", "weight"),
         saves=_SAVES,
         node_name="ConvolutionBackward0",
         dtype_rule="keep",
         absent_edges=() if has_bias else (2,),  # PyTorch's (None, 0) for no bias
     )
+
+
+def _declare(has_bias):
+    return declare(has_bias, "", _convolution_forward, _make_vjp, _composite, lambda: _convolution)
 
 
 _convolution = _declare(False)

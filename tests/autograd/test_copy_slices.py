@@ -7,19 +7,9 @@ import pytest
 
 import leafgrad as lg
 from leafgrad.ops._copy_slices import CopySlices
+from tests._graphs import names_to_leaves
 
 torch = pytest.importorskip("torch")
-
-
-def _graph(fn) -> list:
-    """Node names depth first from ``fn``, None for an absent edge."""
-    out, stack = [], [(fn, 0)]
-    while stack:
-        node, depth = stack.pop()
-        out.append((depth, None if node is None else node.name()))
-        if node is not None:
-            stack.extend((n, depth + 1) for n, _ in reversed(node.next_functions))
-    return out
 
 
 def _add(m, base, x):
@@ -69,7 +59,7 @@ def _run(m, write, base_requires_grad):
     loss = (base * base * weights).sum()
     grads = m.autograd.grad(loss, inputs, create_graph=True)
     second = m.autograd.grad(sum(g.sum() for g in grads), inputs)
-    return _graph(base.grad_fn), [g.detach().numpy() for g in grads + second], base
+    return names_to_leaves(base.grad_fn), [g.detach().numpy() for g in grads + second], base
 
 
 @pytest.mark.parametrize("base_requires_grad", [False, True])

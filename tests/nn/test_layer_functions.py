@@ -10,6 +10,7 @@ import torch.nn.functional as TF
 
 import leafgrad as lg
 import leafgrad.nn.functional as F
+from tests._graphs import names_to_leaves
 
 from ._compare import assert_close, copy_weights, pair, run_both
 
@@ -254,22 +255,12 @@ def test_pad_is_one_node_as_in_pytorch(shape, pad, mode, value, node):
         assert_close(a, b)
 
 
-def _names_below(fn) -> list:
-    out, stack = [], [(fn, 0)]
-    while stack:
-        node, depth = stack.pop()
-        out.append((depth, None if node is None else node.name()))
-        if node is not None:
-            stack.extend((n, depth + 1) for n, _ in reversed(node.next_functions))
-    return out
-
-
 @pytest.mark.parametrize(("shape", "pad"), [((2, 6), (2, 1)), ((1, 2, 3, 4), (1, -1, 0, 2))])
 def test_circular_pad_records_pytorchs_graph_to_the_leaves(shape, pad):
     x = RNG.standard_normal(shape)
     ours = F.pad(lg.tensor(x, requires_grad=True), pad, mode="circular")
     theirs = TF.pad(torch.tensor(x, requires_grad=True), pad, mode="circular")
-    assert _names_below(ours.grad_fn) == _names_below(theirs.grad_fn)
+    assert names_to_leaves(ours.grad_fn) == names_to_leaves(theirs.grad_fn)
     assert_close(ours, theirs)
 
 

@@ -10,6 +10,7 @@ import torch.nn.functional as TF
 
 import leafgrad as lg
 import leafgrad.nn.functional as F
+from tests._graphs import names_to_leaves
 
 from ._compare import assert_close, to_numpy
 
@@ -521,14 +522,15 @@ def test_soft_margin_loss_refuses_a_target_that_requires_grad_as_torch():
             m.nn.functional.soft_margin_loss(x, target)
 
 
-def _graph(fn) -> list:
-    out, stack = [], [(fn, 0)]
-    while stack:
-        node, depth = stack.pop()
-        out.append((depth, None if node is None else node.name()))
-        if node is not None:
-            stack.extend((n, depth + 1) for n, _ in reversed(node.next_functions))
-    return out
+def _graph_and_gradient(m, inp, out):
+    (grad,) = m.autograd.grad(out.sum(), inp)
+    return names_to_leaves(out.grad_fn), to_numpy(out), to_numpy(grad)
+
+
+def _assert_same(ours, theirs):
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -543,12 +545,8 @@ def test_class_losses_over_more_dims_record_pytorchs_nll_loss2d(shape, reduction
     for m in (lg, torch):
         inp = m.tensor(x, requires_grad=True)
         out = m.nn.functional.cross_entropy(inp, m.tensor(target), reduction=reduction)
-        (grad,) = m.autograd.grad(out.sum(), inp)
-        results.append((_graph(out.grad_fn), to_numpy(out), to_numpy(grad)))
-    (ours, *got), (theirs, *want) = results
-    assert ours == theirs
-    for a, b in zip(got, want):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+        results.append(_graph_and_gradient(m, inp, out))
+    _assert_same(*results)
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -563,9 +561,5 @@ def test_label_smoothing_records_pytorchs_scalar_products(reduction, weighted):
         out = m.nn.functional.cross_entropy(
             inp, m.tensor(target), weight=weight, label_smoothing=0.2, reduction=reduction
         )
-        (grad,) = m.autograd.grad(out.sum(), inp)
-        results.append((_graph(out.grad_fn), to_numpy(out), to_numpy(grad)))
-    (ours, *got), (theirs, *want) = results
-    assert ours == theirs
-    for a, b in zip(got, want):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+        results.append(_graph_and_gradient(m, inp, out))
+    _assert_same(*results)

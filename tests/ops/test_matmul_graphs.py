@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
+from tests._graphs import names_to_leaves
 
 torch = pytest.importorskip("torch")
 
@@ -29,16 +30,6 @@ PRODUCTS = [
 ]
 
 
-def _names(fn) -> list:
-    out, stack = [], [(fn, 0)]
-    while stack:
-        node, depth = stack.pop()
-        out.append((depth, None if node is None else node.name()))
-        if node is not None:
-            stack.extend((n, depth + 1) for n, _ in reversed(node.next_functions))
-    return out
-
-
 def _run(m, make, arrays, grads):
     inputs = [m.tensor(a, requires_grad=g) for a, g in zip(arrays, grads)]
     y = make(m, *inputs)
@@ -46,7 +37,9 @@ def _run(m, make, arrays, grads):
     weights = m.tensor(np.linspace(-1.0, 1.0, y.numel()).reshape(tuple(y.shape)))
     first = m.autograd.grad((y * y * weights).sum(), wanted, create_graph=True)
     second = m.autograd.grad(sum((g * g).sum() for g in first), wanted)
-    return _names(y.grad_fn), [y.detach().numpy()] + [g.detach().numpy() for g in first + second]
+    return names_to_leaves(y.grad_fn), [y.detach().numpy()] + [
+        g.detach().numpy() for g in first + second
+    ]
 
 
 def _check(make, arrays, grads):
