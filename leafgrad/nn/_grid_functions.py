@@ -11,12 +11,11 @@ import itertools
 import math
 import warnings
 
-import numpy as np
-
 import leafgrad as _lg
 
 from .. import Tensor
 from ._activation_functions import _check_kernel_dtype
+from ._affine_grid_op import affine_grid_generator
 
 __all__ = [
     "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES", "affine_grid", "grid_sample",
@@ -193,13 +192,6 @@ def _bicubic(flat, sizes, coords, padding_mode, align_corners) -> Tensor:
     return out
 
 
-def _base_coords(steps: int, align_corners: bool, like: Tensor) -> np.ndarray:
-    if steps <= 1:
-        return np.zeros(max(steps, 0))
-    values = np.linspace(-1.0, 1.0, steps)
-    return values if align_corners else values * ((steps - 1) / steps)
-
-
 def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = None) -> Tensor:
     """The sampling grid ``(N, *size[2:], nd)`` of the affine maps ``theta`` ``(N, nd, nd+1)``
     over an output of ``size`` ``(N, C, *spatial)``, for ``grid_sample``."""
@@ -223,10 +215,14 @@ def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = Non
             f"affine_grid: theta holds {theta.shape[0]} matrices but size asks for a batch of "
             f"{size[0]}; they must agree"
         )
-    spatial = size[2:]
-    axes = [_base_coords(s, align_corners, theta) for s in spatial]
-    mesh = np.meshgrid(*axes, indexing="ij")  # one array per spatial dim, in (D, H, W) order
-    base = np.stack([*reversed(mesh), np.ones(spatial)], -1).reshape(-1, nd + 1)
-    base = _lg.tensor(base, dtype=theta.dtype)
-    grid = _lg.matmul(base, theta.transpose(1, 2))  # (N, P, nd)
-    return grid.reshape(size[0], *spatial, nd)
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn(
+            "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+            "align_corners=True. This is not an intended use case of affine_grid. See the "
+            "documentation of affine_grid for details.",
+            UserWarning,
+            stacklevel=2,
+        )
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {list(size)}")
+    return affine_grid_generator(theta, size=size, align_corners=bool(align_corners))

@@ -245,6 +245,7 @@ def rules() -> dict:
     RULES["mkldnn_rnn_layer"] = as_composite
     for _key in ("", ".bias", ".transposed", ".transposed_bias"):
         RULES["convolution" + _key] = as_composite
+    RULES["affine_grid_generator"] = _affine_grid
     RULES["im2col.nd"] = RULES["col2im.nd"] = pointwise  # they take any leading dims
     RULES["im2col"], RULES["col2im"] = im2col, col2im
     for _dims in (2, 3):  # pools of the trailing dims, leading dims free
@@ -289,6 +290,14 @@ def rules() -> dict:
         if _key in NO_RULE:
             del RULES[_key]
     return RULES
+
+
+def _affine_grid(op, args, params, level):
+    """``affine_grid_generator`` (linear, declared Linear) from leafgrad ops, whose rules
+    batch its theta."""
+    from ..nn._affine_grid_op import affine_grid_composite  # why: nn imports the ops package
+
+    return affine_grid_composite(*args, **params)
 
 
 def batch_call(op, args, params):

@@ -161,6 +161,13 @@ SAMPLES = [
         lambda x, w, b: F.conv_transpose2d(x, w, b, padding=(1, 0), dilation=(1, 2), groups=2),
         ((1, 4, 3, 3), (4, 2, 2, 2), (4,)),
     ),
+    S("affine_grid_generator", lambda t: F.affine_grid(t, [2, 1, 3, 4], False), ((2, 2, 3),)),
+    S(
+        "affine_grid_generator",
+        lambda t: F.affine_grid(t, [2, 1, 2, 3, 2], True),
+        ((2, 3, 4),),
+        id="affine_grid_generator-3d",
+    ),
     S("im2col.nd", lambda x: im2col(x, **_WINDOW), ((2, 2, 5, 4),)),
     S("col2im.nd", lambda c: col2im(c, shape=(2, 2, 5, 4), **_WINDOW), ((2, 2, 2, 2, 3, 2),)),
     S("im2col", lambda x: F.unfold(x, 2, (1, 2), (1, 0), (2, 1)), ((2, 2, 5, 4),)),
