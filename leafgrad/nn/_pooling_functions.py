@@ -1,10 +1,9 @@
 """Pooling of ``nn.functional`` (max, average, adaptive and power-average pools over 1-3
 spatial dims), differentiable to any order.
 
-Max and average pools are ops of their own (``_pooling_ops``), as PyTorch records them (1-D
-pools as 2-D ones on an unsqueezed dim). The adaptive pools gather their windows with one
-``index_select`` per spatial dim into ``(N, C, *out, K)`` and reduce the last axis; the
-window positions are computed in NumPy.
+Max, average and adaptive pools are ops of their own (``_pooling_ops``), as PyTorch records
+them (1-D pools as 2-D ones on an unsqueezed dim; an adaptive average to ones a mean); the
+adaptive windows' positions are computed in NumPy.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import leafgrad as _lg
 
 from .. import Tensor
 from . import _pooling_ops
-from ._activation_functions import _check_kernel_dtype, _recorded
+from ._activation_functions import _check_kernel_dtype
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
@@ -219,22 +218,19 @@ def _adaptive_bounds(name, input, nd, output_size):
 
 
 def _adaptive_avg_pool(name, nd, input, output_size) -> Tensor:
-    input, unbatched = _batched(name, input, nd)
-    bounds = _adaptive_bounds(name, input, nd, output_size)
-    if all(len(start) == 1 for start, _ in bounds):
-        # PyTorch takes a plain mean here, whose gradient is constant in the input.
-        x = input.mean(tuple(range(2, nd + 2)), keepdim=True)
-        return x.squeeze(0) if unbatched else x
-    x = _recorded(input)
-    # Box means are separable: one averaging matrix per spatial dim.
-    for j, (start, end) in enumerate(bounds):
-        cols = np.arange(input.shape[2 + j])
-        inside = (cols >= start[:, None]) & (cols < end[:, None])
-        weights = inside / (end - start)[:, None]
-        matrix = _lg.tensor(weights.T, dtype=input.dtype)
-        x = x.transpose(2 + j, -1).matmul(matrix).transpose(2 + j, -1)
-    x = x.contiguous()
-    return x.squeeze(0) if unbatched else x
+    """PyTorch's: the mean of the spatial dims (MeanBackward1, kept) for an output of ones,
+    else one ``_adaptive_avg_pool2d`` (3d) on the input as it is (the op takes any leading
+    dims); 1-D pools are 2-D ones on an unsqueezed dim, as in PyTorch."""
+    batched, _ = _batched(name, input, nd)  # (for its checks)
+    outs = tuple(len(start) for start, _ in _adaptive_bounds(name, batched, nd, output_size))
+    x = input.unsqueeze(-2) if nd == 1 else input
+    outs = (1, *outs) if nd == 1 else outs
+    if all(o == 1 for o in outs):
+        out = x.mean(tuple(range(-1, -len(outs) - 1, -1)), keepdim=True)
+    else:
+        _check_kernel_dtype(f"adaptive_avg_pool{len(outs)}d", input, refused="biu")
+        out = _pooling_ops.adaptive_avg_pool(x, outs)
+    return out.squeeze(-2) if nd == 1 else out
 
 
 def adaptive_avg_pool1d(input, output_size) -> Tensor:

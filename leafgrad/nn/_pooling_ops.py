@@ -25,7 +25,7 @@ from ..ops._optable import Generic, Linear
 from ..ops._primitive import primitive
 from . import _pool_kernels, _pool_tiles
 
-__all__ = ["adaptive_max_pool", "avg_pool", "max_pool_with_indices"]
+__all__ = ["adaptive_avg_pool", "adaptive_max_pool", "avg_pool", "max_pool_with_indices"]
 
 
 def _out_size(n, k, s, p, d, ceil_mode):
@@ -359,9 +359,82 @@ def _declare_avg(nd: int):
     return pool, backward
 
 
+# ----- adaptive average -----
+
+_SIZE_NAMES = ("grad_output_sym_argsize_minus_1", "grad_output_sym_argsize_minus_2",
+               "grad_output_sym_argsize_minus_3")  # fmt: skip
+
+
+def _box_weights(n, out, dtype):
+    """``(out, n)``: row ``i`` averages PyTorch's window ``[floor(i n / out), ceil((i + 1) n /
+    out))``."""
+    i = np.arange(out)
+    start, end = (i * n) // out, -((-(i + 1) * n) // out)
+    cols = np.arange(n)
+    inside = (cols >= start[:, None]) & (cols < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+def _box_apply(x, nd, sizes, outs, transpose):
+    """The box means of ``x``'s last ``nd`` dims (``sizes``) to ``outs``, one dim at a time
+    (box means are separable), or their adjoint (``transpose``: ``x`` has ``outs``)."""
+    for j, (n, out) in enumerate(zip(sizes, outs)):
+        weights = _box_weights(n, out, x.dtype)
+        axis = x.ndim - nd + j
+        product = np.tensordot(x, weights if transpose else weights.T, axes=([axis], [0]))
+        x = np.moveaxis(product, -1, axis)
+    return np.ascontiguousarray(x)
+
+
+def _declare_adaptive_avg(nd: int):
+    """PyTorch's ``_adaptive_avg_pool{nd}d`` (AdaptiveAvgPool{nd}DBackward0, saving ``self``)
+    and its backward ``_adaptive_avg_pool{nd}d_backward(grad_output, self)``
+    (AdaptiveAvgPool{nd}DBackwardBackward0, saving the output sizes), each the other's VJP."""
+    names = _SIZE_NAMES[:nd][::-1]  # the sizes of the output's last nd dims, in order
+
+    def forward(x, *, output_size):
+        return _box_apply(x, nd, x.shape[x.ndim - nd :], output_size, False)
+
+    def backward_forward(grad, x, **sizes):
+        lead = np.broadcast_shapes(grad.shape[: grad.ndim - nd], x.shape[: x.ndim - nd])
+        grad = np.broadcast_to(grad, lead + grad.shape[grad.ndim - nd :])
+        outs = tuple(sizes[k] for k in names)
+        return _box_apply(grad, nd, x.shape[x.ndim - nd :], outs, True)
+
+    def pool_vjp(grad, x, result, **params):
+        return backward(grad, x, **dict(zip(names, grad.shape[grad.ndim - nd :])))
+
+    pool = primitive(
+        f"_adaptive_avg_pool{nd}d",
+        forward,
+        pool_vjp,
+        kind=Linear(),
+        saves=("self",),
+        node_name=f"AdaptiveAvgPool{nd}DBackward0",
+        dtype_rule="keep",
+    )
+    backward = primitive(
+        f"_adaptive_avg_pool{nd}d_backward",
+        backward_forward,
+        (
+            lambda gg, grad, x, result, **sizes: pool(
+                gg, output_size=tuple(sizes[k] for k in names)
+            ),
+            lambda gg, grad, x, result, **sizes: _zeros_shaped(x, gg),
+        ),
+        kind=Linear(),
+        inputs=("grad_output", "self"),
+        saves=names,
+        node_name=f"AdaptiveAvgPool{nd}DBackwardBackward0",
+        dtype_rule="keep",
+    )
+    return pool, backward
+
+
 _MAX = {nd: _declare_window_max(nd) for nd in (2, 3)}
 _ADAPTIVE_MAX = {nd: _declare_adaptive_max(nd) for nd in (2, 3)}
 _AVG = {nd: _declare_avg(nd) for nd in (2, 3)}
+_ADAPTIVE_AVG = {nd: _declare_adaptive_avg(nd) for nd in (2, 3)}
 
 
 def max_pool_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode):
@@ -394,3 +467,8 @@ def adaptive_max_pool(input, windows):
     """``(values, flat indices)`` of the windows ``windows`` ``(*outs, K)`` (flat positions
     over the last ``len(outs)``, 2 or 3, dims)."""
     return _ADAPTIVE_MAX[windows.ndim - 1][0](input, windows=windows)
+
+
+def adaptive_avg_pool(input, output_size):
+    """The box means of the last ``len(output_size)`` (2 or 3) dims to ``output_size``."""
+    return _ADAPTIVE_AVG[len(output_size)][0](input, output_size=tuple(output_size))

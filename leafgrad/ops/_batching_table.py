@@ -249,7 +249,8 @@ def rules() -> dict:
     RULES["im2col.nd"] = RULES["col2im.nd"] = pointwise  # they take any leading dims
     RULES["im2col"], RULES["col2im"] = im2col, col2im
     for _dims in (2, 3):  # pools of the trailing dims, leading dims free
-        for _key in ("max_pool{}d_with_indices", "avg_pool{}d", "adaptive_max_pool{}d"):
+        for _key in ("max_pool{}d_with_indices", "avg_pool{}d", "adaptive_max_pool{}d",
+                     "_adaptive_avg_pool{}d"):  # fmt: skip
             RULES[_key.format(_dims)] = RULES[_key.format(_dims) + "_backward"] = pointwise
         RULES[f"max_pool{_dims}d_double_backward"] = pointwise
         RULES[f"adaptive_max_pool{_dims}d_double_backward"] = pointwise

@@ -12,7 +12,7 @@ from leafgrad.nn._group_norm_op import native_group_norm
 from leafgrad.nn._layer_norm_op import native_layer_norm
 from leafgrad.nn._lstm_layer_op import lstm_layer
 from leafgrad.nn._padding_ops import _PADS
-from leafgrad.nn._pooling_ops import _ADAPTIVE_MAX, _AVG, _MAX
+from leafgrad.nn._pooling_ops import _ADAPTIVE_AVG, _ADAPTIVE_MAX, _AVG, _MAX
 from leafgrad.nn._upsample_ops import _OPS as _UPSAMPLES
 from leafgrad.nn._upsample_ops import _SCALE_NAMES
 
@@ -257,6 +257,27 @@ def _adaptive_max_samples(nd):
 
 
 SAMPLES += [s for nd in (2, 3) for s in _adaptive_max_samples(nd)]
+
+
+def _adaptive_avg_samples(nd):
+    """The adaptive average pool (uneven windows, unbatched in 3-D) and its backward on its
+    own (the input gives only its shape)."""
+    shape, sizes = ((2, 3, 5, 7), (3, 4)) if nd == 2 else ((2, 5, 4, 3), (2, 3, 2))
+    fn = F.adaptive_avg_pool2d if nd == 2 else F.adaptive_avg_pool3d
+    _, backward = _ADAPTIVE_AVG[nd]
+    names = [f"grad_output_sym_argsize_minus_{k}" for k in range(nd, 0, -1)]
+    out = shape[: len(shape) - nd] + sizes
+    return [
+        S(f"_adaptive_avg_pool{nd}d", lambda x: fn(x, sizes), (shape,)),
+        S(
+            f"_adaptive_avg_pool{nd}d_backward",
+            lambda g, x: backward(g, x, **dict(zip(names, sizes))),
+            (out, shape),
+        ),
+    ]
+
+
+SAMPLES += [s for nd in (2, 3) for s in _adaptive_avg_samples(nd)]
 
 
 def _upsample_samples(mode, nd):
