@@ -1,12 +1,14 @@
-"""``max_unpool1d/2d/3d``: the partial inverse of max pooling, composed from ``scatter``."""
+"""``max_unpool1d/2d/3d``: the partial inverse of max pooling, as PyTorch's functions: the
+2-D and 3-D ops of their own (``_unpool_ops``: MaxUnpool2DBackward0, MaxUnpool3DBackward0),
+1-D the 2-D op on a trailing dim of one (unsqueezed and squeezed back)."""
 
 from __future__ import annotations
-
-import math
 
 import leafgrad as _lg
 
 from .. import Tensor
+from .._dtype import scalar_type_name
+from ._unpool_ops import max_unpool
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
@@ -52,18 +54,16 @@ def _max_unpool(name, nd, input, indices, kernel_size, stride, padding, output_s
         )
     if indices.dtype != _lg.int64:
         raise RuntimeError(f"{name}: expected indices of dtype int64, got {indices.dtype}")
-    sizes = _unpool_size(input, kernel, stride, padding, output_size)
-    lead = tuple(input.shape[:-nd])
-    flat_in = input.reshape(*lead, -1)
-    flat_idx = indices.reshape(*lead, -1)
-    total = math.prod(sizes)
-    if flat_idx.numel() and (int(flat_idx.min()) < 0 or int(flat_idx.max()) >= total):
-        raise RuntimeError(
-            f"{name}: found an index outside the output's {total} positions per channel "
-            f"(output size {sizes}); indices must come from the matching max pool"
+    if not input.is_floating_point():
+        op = "max_unpool3d" if nd == 3 else "max_unpool2d"
+        raise NotImplementedError(
+            f"\"{op}\" not implemented for '{scalar_type_name(input._data.dtype)}'"
         )
-    out = _lg.zeros(*lead, total, dtype=input.dtype).scatter(-1, flat_idx, flat_in)
-    return out.reshape(*lead, *sizes)
+    sizes = _unpool_size(input, kernel, stride, padding, output_size)
+    if nd == 1:  # PyTorch's max_unpool1d: max_unpool2d over a trailing dim of one
+        out = max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), (*sizes, 1))
+        return out.squeeze(-1)
+    return max_unpool(input, indices, sizes)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

@@ -254,6 +254,7 @@ def rules() -> dict:
             RULES[_key.format(_dims)] = RULES[_key.format(_dims) + "_backward"] = pointwise
         RULES[f"max_pool{_dims}d_double_backward"] = pointwise
         RULES[f"adaptive_max_pool{_dims}d_double_backward"] = pointwise
+        RULES[f"max_unpool{_dims}d"] = pointwise  # leading dims free, broadcast
     for _stem, _dims in (
         ("upsample_nearest", 1), ("upsample_nearest", 2), ("upsample_nearest", 3),
         ("_upsample_nearest_exact", 1), ("_upsample_nearest_exact", 2),

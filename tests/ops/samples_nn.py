@@ -280,6 +280,33 @@ def _adaptive_avg_samples(nd):
 SAMPLES += [s for nd in (2, 3) for s in _adaptive_avg_samples(nd)]
 
 
+def _unpool_indices(shape, kernel, nd):
+    """A max pool's indices over an input of ``shape`` (and the pooled shape)."""
+    pool = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[nd - 1]
+    x = lg.tensor(np.random.default_rng(nd).standard_normal(shape))
+    _, indices = pool(x, kernel, return_indices=True)
+    return indices, tuple(indices.shape)
+
+
+_UNPOOL_2D, _UNPOOLED_2D = _unpool_indices((2, 3, 5, 4), 2, 2)
+_UNPOOL_1D, _UNPOOLED_1D = _unpool_indices((3, 7), 3, 1)
+_UNPOOL_3D, _UNPOOLED_3D = _unpool_indices((2, 4, 3, 4), (2, 1, 2), 3)
+SAMPLES += [
+    S(
+        "max_unpool2d",
+        lambda x: F.max_unpool2d(x, _UNPOOL_2D, 2, output_size=(5, 5)),
+        (_UNPOOLED_2D,),
+    ),
+    S(
+        "max_unpool2d",
+        lambda x: F.max_unpool1d(x, _UNPOOL_1D, 3),
+        (_UNPOOLED_1D,),
+        id="max_unpool1d-unbatched",
+    ),
+    S("max_unpool3d", lambda x: F.max_unpool3d(x, _UNPOOL_3D, (2, 1, 2)), (_UNPOOLED_3D,)),
+]
+
+
 def _upsample_samples(mode, nd):
     """The resampling (sizes up one dim, down another) and its adjoint on its own."""
     shape = (1, 2, 3, 4, 3)[: nd + 2]
