@@ -100,7 +100,10 @@ def new_shape(op, args, params, level):
     x = args[0]
     shape = tuple(params["shape"])
     value = aligned(x, level, len(shape)) if op.primitive.name == "expand" else x._value
-    return batched_out(op(value, shape=(value.shape[0],) + shape), level)
+    extra = {}
+    if params.get("dims") is not None:  # a squeeze's dropped dims, after the batch dim
+        extra["dims"] = tuple(d + 1 for d in params["dims"])
+    return batched_out(op(value, shape=(value.shape[0],) + shape, **extra), level)
 
 
 def diagonal_backward(op, args, params, level):

@@ -22,7 +22,7 @@ from .inplace import _check_target, apply_inplace, original_self, value_to_write
 from .pointwise_extra import ldexp_of_floats
 from .power import float_power
 from .reorder import _transpose
-from .shape import _squeeze_all, _squeeze_dim, _squeeze_dims, _unsqueeze
+from .shape import _squeeze_all, _squeeze_dim, _squeeze_dims, _unsqueeze, squeeze_plan
 from .strided import _as_strided, _input_positions, _take_view_history
 
 # ----- layout changes: the tensor becomes its own view -----
@@ -54,11 +54,11 @@ def _checked_view(make):
 @public(function=False)
 def squeeze_(self: Tensor, dim=None) -> Tensor:
     """``squeeze`` in place: size-1 dims dropped (all, or those among ``dim``)."""
-    shape = tuple(_checked_view(lambda: self.squeeze(dim))._data.shape)
-    kind = "all" if dim is None else "dims" if isinstance(dim, (tuple, list)) else "dim"
+    _checked_view(lambda: self.squeeze(dim))  # (its checks and errors)
+    kind, params = squeeze_plan(self._data.shape, dim, "squeeze_")
     old = tuple(self._data.shape)
     return _take_view_history(
-        self, _SQUEEZE_[kind](self, shape=shape), "squeeze_", undo=lambda t: t.view(old)
+        self, _SQUEEZE_[kind](self, **params), "squeeze_", undo=lambda t: t.view(old)
     )
 
 

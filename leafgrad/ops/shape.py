@@ -23,8 +23,8 @@ from ._primitive import primitive
 # ----- view / reshape / flatten -----
 
 
-def _reshape_forward(x, *, shape):
-    return x.reshape(shape)
+def _reshape_forward(x, *, shape, dims=None):
+    return x.reshape(shape)  # (``dims``: the dims a squeeze drops, for its rule)
 
 
 def _reshaping(name: str, node_name: str, view: bool):
@@ -196,8 +196,14 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 # ----- squeeze / unsqueeze -----
 
 
-def _squeeze_grad(grad, x, **_):
-    return grad.reshape(x.shape)
+def _squeeze_grad(grad, x, *, dims=None, **_):
+    """PyTorch's ``unsqueeze_to``: an unsqueeze per dropped dim, from the first
+    (UnsqueezeBackward0 nodes); reshaped back where the dims are not known."""
+    if dims is None:
+        return grad.reshape(x.shape)
+    for d in dims:
+        grad = _unsqueeze(grad, dim=d)
+    return grad
 
 
 def _squeeze_op(number: int, overload: str):
@@ -218,6 +224,24 @@ def _squeeze_op(number: int, overload: str):
 _squeeze_all, _squeeze_dim, _squeeze_dims = (
     _squeeze_op(i, o) for i, o in enumerate(("", "dim", "dims"))
 )
+_SQUEEZES = {"all": _squeeze_all, "dim": _squeeze_dim, "dims": _squeeze_dims}
+
+
+def squeeze_plan(shape: tuple, dim, op: str = "squeeze") -> tuple:
+    """``(overload, params)`` of a squeeze of ``shape`` over ``dim`` (None: every dim; an int;
+    a tuple): ``"all"``, ``"dim"`` or ``"dims"``, and the result's ``shape`` with the
+    ``dims`` it drops in order (its rule unsqueezes them back)."""
+    if dim is None:
+        kind, drop = "all", range(len(shape))
+    elif isinstance(dim, (tuple, list)):
+        kind, drop = "dims", _unique_dims(_dim_args((dim,)), len(shape), op)
+    else:
+        kind, drop = "dim", (_normalize_dim(operator.index(dim), len(shape), op),)
+    drop = sorted({d for d in drop if d < len(shape) and shape[d] == 1})
+    return kind, {
+        "shape": tuple(s for i, s in enumerate(shape) if i not in drop),
+        "dims": tuple(drop),
+    }
 
 
 @public()
@@ -226,15 +250,8 @@ def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
     ``t.squeeze(0, 1)`` as ``t.squeeze((0, 1))``)."""
     dims = _varargs_or_keyword(dims, dim, "dim", "squeeze")
     dim = dims if len(dims) > 1 else dims[0] if dims else None
-    shape = input._data.shape
-    if dim is None:
-        op, drop = _squeeze_all, range(len(shape))
-    elif isinstance(dim, (tuple, list)):
-        op, drop = _squeeze_dims, _unique_dims(_dim_args((dim,)), len(shape), "squeeze")
-    else:
-        op, drop = _squeeze_dim, (_normalize_dim(operator.index(dim), len(shape), "squeeze"),)
-    drop = {d for d in drop if d < len(shape) and shape[d] == 1}
-    return op(input, shape=tuple(s for i, s in enumerate(shape) if i not in drop))
+    kind, params = squeeze_plan(input._data.shape, dim)
+    return _SQUEEZES[kind](input, **params)
 
 
 def _unsqueeze_forward(x, *, dim):
@@ -244,7 +261,7 @@ def _unsqueeze_forward(x, *, dim):
 _unsqueeze = primitive(
     "unsqueeze",
     _unsqueeze_forward,
-    lambda grad, x, *, dim, **_: _squeeze_dim(grad, shape=tuple(x.shape)),
+    lambda grad, x, *, dim, **_: _squeeze_dim(grad, shape=tuple(x.shape), dims=(dim,)),
     node_name="UnsqueezeBackward0",
     dtype_rule="keep",
     kind=Linear(),

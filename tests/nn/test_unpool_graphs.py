@@ -53,8 +53,7 @@ def _graphs_and_derivatives(m, nd, pooled, indices, kernel, options, output_size
 def test_max_unpool_records_pytorchs_op_to_second_order(torch, name):
     nd, shape, kernel, options, output_size = CASES[name]
     pooled, indices = _pooled(torch, nd, shape, kernel, options)
-    # 1-D: the gradient's graph down to the gather's view of w (below it squeeze's backward:
-    # see the xfail below)
+    # 1-D: the gradient's graph down to the gather's view of w (the whole graph below)
     args = (nd, pooled, indices, kernel, options, output_size, 3 if nd == 1 else 8)
     ours = _graphs_and_derivatives(lg, *args)
     theirs = _graphs_and_derivatives(torch, *args)
@@ -64,11 +63,6 @@ def test_max_unpool_records_pytorchs_op_to_second_order(torch, name):
         np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="leafgrad's squeeze backward records a view (ViewBackward0) where PyTorch's "
-    "unsqueeze_to records UnsqueezeBackward0 (ops/shape.py, not this op)",
-)
 def test_max_unpool1d_gradient_graph_to_the_leaves(torch):
     nd, shape, kernel, options, output_size = CASES["1d"]
     pooled, indices = _pooled(torch, nd, shape, kernel, options)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
+from tests._graphs import names_to_leaves
 from tests._tolerance import assert_close
 
 torch = pytest.importorskip("torch")
@@ -415,3 +416,29 @@ ERRORS = {
 def test_bad_shape_op_arguments_raise_torchs_exception_type_naming_the_op(case):
     fn, op = ERRORS[case]
     assert_same_error(fn, X, match=op)
+
+
+_SQUEEZES = {
+    "all": lambda x: x.squeeze(),
+    "dim": lambda x: x.squeeze(0),
+    "dim-kept": lambda x: x.squeeze(1),
+    "dims": lambda x: x.squeeze((0, 2)),
+    "negative": lambda x: x.squeeze(-1),
+    "unsqueeze": lambda x: x.unsqueeze(1),
+    "in-place": lambda x: x.clone().squeeze_(0),
+}
+
+
+@pytest.mark.parametrize("name", list(_SQUEEZES))
+def test_squeeze_gradients_unsqueeze_as_pytorchs_unsqueeze_to(name):
+    """squeeze's backward is PyTorch's ``unsqueeze_to`` (an unsqueeze per dropped dim), so a
+    gradient through it records UnsqueezeBackward0 nodes, as PyTorch's does."""
+    x = np.random.default_rng(0).standard_normal((1, 3, 1))
+    graphs = []
+    for m in (lg, torch):
+        t = m.tensor(x, requires_grad=True)
+        y = _SQUEEZES[name](t)
+        (g,) = m.autograd.grad((y * y).sum(), t, create_graph=True)
+        graphs.append((names_to_leaves(y.grad_fn), names_to_leaves(g.grad_fn), g.detach().numpy()))
+    assert graphs[0][:2] == graphs[1][:2]
+    np.testing.assert_allclose(graphs[0][2], graphs[1][2], rtol=1e-15)
