@@ -170,15 +170,19 @@ def _compile() -> _Kernels:
         return total
 
     @_fused.jit
+    def row_max(keys):
+        """The largest float of a row, read off its bits (a NaN's key beats every number's)."""
+        top = key(keys[0])
+        for j in range(1, keys.size):
+            k = key(keys[j])
+            top = k if k > top else top
+        return as_float(key(top))
+
+    @_fused.jit
     def forward(x, bits, out):
         rows, n = x.shape
         for i in range(rows):
-            keys = bits[i]
-            top = key(keys[0])
-            for j in range(1, n):
-                k = key(keys[j])
-                top = k if k > top else top
-            m = as_float(key(top))
+            m = row_max(bits[i])
             row = x[i]
             lse = f32(np.log(exp_sum(row, m)))
             o = out[i]
@@ -222,13 +226,8 @@ def _compile() -> _Kernels:
     def softmax_forward(x, bits, out):
         rows, n = x.shape
         for i in range(rows):
-            keys = bits[i]
-            top = key(keys[0])
-            for j in range(1, n):
-                k = key(keys[j])
-                top = k if k > top else top
             o = out[i]
-            r = f32(1.0 / exp_into(x[i], as_float(key(top)), o))
+            r = f32(1.0 / exp_into(x[i], row_max(bits[i]), o))
             for j in range(n):
                 o[j] = o[j] * r
 
