@@ -49,55 +49,64 @@ def usable(x) -> bool:
 
 def log_softmax(x) -> np.ndarray:
     """``log_softmax(x, -1)`` of a ``usable`` array."""
-    n = x.shape[-1]
-    out = np.empty_like(x)
-    rows = x.reshape(-1, n)
-    _compiled().forward(rows, rows.view(np.int32), out.reshape(-1, n))
-    return out
+    return _over_rows("forward", x)
 
 
 def log_softmax_backward(grad, output):
     """``grad - exp(output) sum(grad, -1)`` for a ``usable`` ``output`` and ``grad`` of its
     shape and dtype, C-contiguous or one broadcast value (a ``sum()``'s gradient); None for
     any other ``grad``."""
-    if type(grad) is not np.ndarray or grad.dtype != output.dtype or grad.shape != output.shape:
-        return None
-    n = output.shape[-1]
-    out = np.empty_like(output)
-    rows, into = output.reshape(-1, n), out.reshape(-1, n)
-    if grad.flags.c_contiguous:
-        _compiled().backward(grad.reshape(-1, n), rows, into)
-    elif not any(grad.strides):
-        value = grad.flat[0]
-        total = np.float32(float(value) * n)  # n copies' sum, rounded once
-        _compiled().backward_one(value, total, rows, into)
-    else:
-        return None
-    return out
+    return _backward_rows(
+        grad,
+        output,
+        lambda k, g, rows, into: k.backward(g, rows, into),
+        _log_softmax_backward_one,
+    )
+
+
+def _log_softmax_backward_one(kernels, value, rows, into):
+    total = np.float32(float(value) * rows.shape[1])  # n copies' sum, rounded once
+    kernels.backward_one(value, total, rows, into)
 
 
 def softmax(x) -> np.ndarray:
     """``softmax(x, -1)`` of a ``usable`` array: ``exp(x - max)`` times the reciprocal of its
     sum, as PyTorch's rows."""
-    n = x.shape[-1]
-    out = np.empty_like(x)
-    rows = x.reshape(-1, n)
-    _compiled().softmax_forward(rows, rows.view(np.int32), out.reshape(-1, n))
-    return out
+    return _over_rows("softmax_forward", x)
 
 
 def softmax_backward(grad, output):
     """``(grad - sum(grad output, -1)) output`` for a ``usable`` ``output`` and ``grad`` as
     ``log_softmax_backward`` takes it; None for any other ``grad``."""
+    return _backward_rows(
+        grad,
+        output,
+        lambda k, g, rows, into: k.softmax_backward(g, rows, into),
+        lambda k, v, rows, into: k.softmax_backward_one(v, rows, into),
+    )
+
+
+def _over_rows(kernel: str, x) -> np.ndarray:
+    """A forward kernel over ``x``'s rows (given their bits too, for the row maximum)."""
+    n = x.shape[-1]
+    out = np.empty_like(x)
+    rows = x.reshape(-1, n)
+    getattr(_compiled(), kernel)(rows, rows.view(np.int32), out.reshape(-1, n))
+    return out
+
+
+def _backward_rows(grad, output, full, one):
+    """A backward over ``output``'s rows: ``full`` for a C-contiguous ``grad``, ``one`` for a
+    broadcast value; None for any other ``grad``."""
     if type(grad) is not np.ndarray or grad.dtype != output.dtype or grad.shape != output.shape:
         return None
     n = output.shape[-1]
     out = np.empty_like(output)
     rows, into = output.reshape(-1, n), out.reshape(-1, n)
     if grad.flags.c_contiguous:
-        _compiled().softmax_backward(grad.reshape(-1, n), rows, into)
+        full(_compiled(), grad.reshape(-1, n), rows, into)
     elif not any(grad.strides):
-        _compiled().softmax_backward_one(grad.flat[0], rows, into)
+        one(_compiled(), grad.flat[0], rows, into)
     else:
         return None
     return out
