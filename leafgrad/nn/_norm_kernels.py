@@ -71,6 +71,23 @@ def _rounded(rounding, value):
     return rounding[0]
 
 
+def _scale_shift(o, s, w, b, has_weight, has_bias):
+    """``o`` (1-D) normalised in place: ``o * s * w + b``, the factors present only (the
+    NumPy code's operations, in its order)."""
+    if has_weight and has_bias:
+        for j in range(o.size):
+            o[j] = o[j] * s * w + b
+    elif has_weight:
+        for j in range(o.size):
+            o[j] = o[j] * s * w
+    elif has_bias:
+        for j in range(o.size):
+            o[j] = o[j] * s + b
+    else:
+        for j in range(o.size):
+            o[j] = o[j] * s
+
+
 def _row_statistics(row, out, buf, scratch, zero, eps, one, stats, r):
     """``stats[0][r]`` and ``stats[1][r]``: the mean of ``row`` and ``1 / sqrt(var + eps)``
     (each rounded to the dtype as NumPy's mean is); ``out`` gets ``row - mean``."""
@@ -176,21 +193,9 @@ def group_forward(x, weight, bias, has_weight, has_bias, eps, one, out, mean, rs
             _row_statistics(x[b, k].reshape(n), o, buf, scratch, zero, eps, one, (mean, rstd), r)
             s = rstd[r]
             for c in range(channels):
-                oc = out[b, k, c]
                 w = weight[k * channels + c] if has_weight else one
                 bb = bias[k * channels + c] if has_bias else one
-                if has_weight and has_bias:
-                    for j in range(size):
-                        oc[j] = oc[j] * s * w + bb
-                elif has_weight:
-                    for j in range(size):
-                        oc[j] = oc[j] * s * w
-                elif has_bias:
-                    for j in range(size):
-                        oc[j] = oc[j] * s + bb
-                else:
-                    for j in range(size):
-                        oc[j] = oc[j] * s
+                _scale_shift(out[b, k, c], s, w, bb, has_weight, has_bias)
 
 
 def group_backward(
@@ -274,19 +279,7 @@ def batch_forward(
         w = weight[c] if has_weight else one
         bb = bias[c] if has_bias else one
         for b in range(batch):
-            o = out[b, c]
-            if has_weight and has_bias:
-                for j in range(size):
-                    o[j] = o[j] * s * w + bb
-            elif has_weight:
-                for j in range(size):
-                    o[j] = o[j] * s * w
-            elif has_bias:
-                for j in range(size):
-                    o[j] = o[j] * s + bb
-            else:
-                for j in range(size):
-                    o[j] = o[j] * s
+            _scale_shift(out[b, c], s, w, bb, has_weight, has_bias)
 
 
 def batch_variance(x, mean, var, zero, scratch):
@@ -369,6 +362,7 @@ def kernels() -> dict | None:
             register_jitable(_row_sum)
             register_jitable(_sum)
             register_jitable(_row_statistics)
+            register_jitable(_scale_shift)
             register_jitable(_rounded)
             _compiled.update((fn.__name__, _fused.jit(fn)) for fn in _KERNELS)
     return _compiled
