@@ -51,19 +51,6 @@ def _batched(name: str, input: Tensor, nd: int) -> tuple[Tensor, bool]:
     return input, False
 
 
-def _gather(x: Tensor, index: list[np.ndarray]) -> Tensor:
-    """Windows of ``x`` ``(N, C, *S)``: ``index[j]`` ``(out_j, k_j)`` picks positions along
-    spatial dim ``j``; the result is ``(N, C, *out, prod(k))``."""
-    nd = len(index)
-    for j, idx in enumerate(index):
-        dim = 2 + 2 * j  # each earlier dim has become (out, k)
-        picked = x.index_select(dim, _lg.tensor(idx.reshape(-1), dtype=_lg.int64))
-        x = picked.reshape(*picked.shape[:dim], *idx.shape, *picked.shape[dim + 1 :])
-    order = [0, 1, *range(2, 2 + 2 * nd, 2), *range(3, 3 + 2 * nd, 2)]
-    x = x.permute(*order)
-    return x.reshape(*x.shape[: 2 + nd], -1)
-
-
 def _flat_positions(index: list[np.ndarray], sizes, offsets) -> np.ndarray:
     """The flat input position ``(*out, K)`` of every window element (``offsets`` are the left
     paddings that ``index`` counts in)."""
