@@ -127,11 +127,8 @@ def test_numpy_only_turns_the_compiled_rows_off(numpy_only):
     np.testing.assert_allclose(y.numpy(), np.full((2, 4), -np.log(4)), rtol=1e-6)
 
 
-@pytest.mark.parametrize("numba", [True, False])
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_rows_of_infinities_and_nans_as_in_torch(numba, dtype, monkeypatch):
-    if not numba:
-        monkeypatch.setattr(_fused, "_numba", False)
+def _special_rows(dtype) -> np.ndarray:
+    """Rows with infinities, NaNs, one dominant entry and huge negatives."""
     x = np.zeros((8, 10), dtype)
     x[0, 0] = np.inf
     x[1, :] = -np.inf
@@ -141,14 +138,28 @@ def test_rows_of_infinities_and_nans_as_in_torch(numba, dtype, monkeypatch):
     x[5, 4] = -np.inf  # one -inf entry: -inf out, the others finite
     x[6, :] = np.nan
     x[7, :] = -1e30
+    return x
+
+
+def _check_rows_against_torch(name, dtype, seed):
+    """``name`` (log_softmax or softmax) over the special rows, and its gradient, as torch's."""
+    x = _special_rows(dtype)
     a = lg.tensor(x, requires_grad=True)
     b = torch.tensor(x, requires_grad=True)
-    ours, theirs = lg.log_softmax(a, 1), torch.log_softmax(b, 1)
+    ours, theirs = getattr(lg, name)(a, 1), getattr(torch, name)(b, 1)
     np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6)
-    g = np.random.default_rng(2).standard_normal(x.shape).astype(dtype)
+    g = np.random.default_rng(seed).standard_normal(x.shape).astype(dtype)
     ours.backward(lg.tensor(g))
     theirs.backward(torch.tensor(g))
     np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("numba", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rows_of_infinities_and_nans_as_in_torch(numba, dtype, monkeypatch):
+    if not numba:
+        monkeypatch.setattr(_fused, "_numba", False)
+    _check_rows_against_torch("log_softmax", dtype, seed=2)
 
 
 @pytest.mark.parametrize("numba", [True, False])
@@ -248,23 +259,7 @@ def test_the_compiled_softmax_backward_takes_its_forms_and_refuses_others():
 def test_softmax_rows_of_infinities_and_nans_as_in_torch(numba, dtype, monkeypatch):
     if not numba:
         monkeypatch.setattr(_fused, "_numba", False)
-    x = np.zeros((8, 10), dtype)
-    x[0, 0] = np.inf
-    x[1, :] = -np.inf
-    x[2, 3] = np.nan
-    x[3, :] = np.inf
-    x[4, :] = np.arange(10) * 1e3
-    x[5, 4] = -np.inf
-    x[6, :] = np.nan
-    x[7, :] = -1e30
-    a = lg.tensor(x, requires_grad=True)
-    b = torch.tensor(x, requires_grad=True)
-    ours, theirs = lg.softmax(a, 1), torch.softmax(b, 1)
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6)
-    g = np.random.default_rng(7).standard_normal(x.shape).astype(dtype)
-    ours.backward(lg.tensor(g))
-    theirs.backward(torch.tensor(g))
-    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-6)
+    _check_rows_against_torch("softmax", dtype, seed=7)
 
 
 @pytest.mark.parametrize("numba", [True, False])
