@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from . import _flat_adam
 from ._arrays import _update_forms
 from ._step import _use_grad_for_differentiable
 from ._update import (
@@ -83,7 +84,10 @@ class Adam(Optimizer):
             eps = group["eps"]
             weight_decay = _scalar(group["weight_decay"])
             amsgrad = group["amsgrad"]
-            for p in _params_with_grad(group):
+            params = _params_with_grad(group)
+            if _flat_adam.step(self, group, params, lr, beta1, beta2, eps, weight_decay, amsgrad):
+                continue
+            for p in params:
                 state = _state_of(
                     self, p, "exp_avg", "exp_avg_sq", *(("max_exp_avg_sq",) if amsgrad else ())
                 )
