@@ -118,12 +118,13 @@ def unary_backward_block(grad, p, d1, d2x2, first, active, outs=(None, None, Non
     return gp, gd1, None if _kind(active) == NONE else gd2
 
 
-def tanh_backward_block(grad, p, y, first, active, weighted: bool, outs=(None, None)):
+def tanh_backward_block(grad, p, y, first, active, weighted: bool, outs=(None, None), through=None):
     """``act_backward_block`` of tanh at its result ``y``: ``(g_p, g_z)``, ``g_z = g_d1 D1'
     (+ g_d2 D2' where the jet has second-order ``weighted`` rows)``, the derivatives made
-    in the loop (``_tanh_arrays``' operations)."""
+    in the loop (``_tanh_arrays``' operations). With ``through`` (the gradient of ``y``
+    itself), ``(g_p, g_x)``: ``g_x = (through + g_z) (1 - y^2)``, tanh's own rule too."""
     gp, gz, gd2 = _backward_arrays(p, active, *outs, None)
-    gp, gz, _ = _run_backward(grad, p, y, y, first, active, gp, gz, gd2, True, weighted)
+    gp, gz, _ = _run_backward(grad, p, y, y, first, active, gp, gz, gd2, True, weighted, through)
     return gp, gz
 
 
@@ -137,8 +138,9 @@ def _backward_arrays(p, active, gp, gd1, gd2):
     return gp, gd1, gd2
 
 
-def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted):
-    """The backward loop into ``gp``, ``gd1``, ``gd2``: those arrays, written."""
+def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted, through=None):
+    """The backward loop into ``gp``, ``gd1``, ``gd2``: those arrays, written (with
+    ``through``, tanh's: see ``tanh_backward_block``)."""
     kind, rows, number = _kind(active), p.shape[1], p.dtype.type
     directions = _directions(active, len(p))
     tiles, tile = _layout(p)
@@ -148,8 +150,10 @@ def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted
     jets = (*_jet(grad, tiles), *_jet(p, tiles), *_in_parent(gp_target))
     points = _point(d1, tiles), _point(d2x2, tiles), first, directions, kind
     constants = number(0), number(1), number(-2), number(-4), number(-6), number(4)
+    # (without ``through``, d1 stands in for it, unread: one compiled signature)
+    added = (points[0], False) if through is None else (_point(through, tiles), True)
     loop = _loops()["tiles_backward" if tiles else "rows_backward"]
-    loop(*jets, *points, gd1_target, gd2_target, rows, tanh, weighted, *tile, *constants)
+    loop(*jets, *points, gd1_target, gd2_target, rows, tanh, weighted, *added, *tile, *constants)
     return (
         _written(gp, gp_target, gp_written),
         _written(gd1, gd1_target, gd1_written),

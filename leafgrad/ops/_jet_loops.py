@@ -76,7 +76,7 @@ def rows_unary(p, pr, out, outr, d1, d2, first, directions, kind, rows, tanh, on
 
 def rows_backward(
     grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, gd2, rows,
-    tanh, weighted, zero, one, minus_two, minus_four, minus_six, four,
+    tanh, weighted, through, add_through, zero, one, minus_two, minus_four, minus_six, four,
 ):  # fmt: skip
     channels, width = p.shape[0], p.shape[2]
     squares = np.empty(width, p.dtype)
@@ -117,6 +117,8 @@ def rows_backward(
                 gz = gd1[i, j] * (y * minus_two)
                 if weighted:
                     gz += (gd2[i, j] if kind != 0 else zero) * (d1r[j] * minus_six + four)
+                if add_through:  # tanh's own rule on its output's gradient plus g_z
+                    gz = (through[i, j] + gz) * d1r[j]
                 gd1[i, j] = gz
 
 
@@ -186,7 +188,8 @@ def tiles_unary(
 
 def tiles_backward(
     grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, gd2, rows,
-    tanh, weighted, tile, zero, one, minus_two, minus_four, minus_six, four,
+    tanh, weighted, through, add_through, tile, zero, one, minus_two, minus_four, minus_six,
+    four,
 ):  # fmt: skip
     channels, width = p.shape[0], p.shape[2]
     n = rows * width
@@ -194,6 +197,7 @@ def tiles_backward(
     P = p.reshape(channels, p.shape[1] * width)
     GP = gp.reshape(gp.shape[0], gp.shape[1] * width)
     D1, D2, GD1, GD2 = d1.reshape(n), d2x2.reshape(n), gd1.reshape(n), gd2.reshape(n)
+    THROUGH = through.reshape(through.size)
     tile = min(n, tile)
     d1b, d2b, sqb = np.empty(tile, p.dtype), np.empty(tile, p.dtype), np.empty(tile, p.dtype)
     for s in range(0, n, tile):
@@ -240,6 +244,10 @@ def tiles_backward(
             else:
                 for j in range(m):
                     g1[j] = g1[j] * (y[j] * minus_two)
+            if add_through:  # tanh's own rule on its output's gradient plus g_z
+                t = THROUGH[s : s + m]
+                for j in range(m):
+                    g1[j] = (t[j] + g1[j]) * d1t[j]
 
 
 # The helpers the loops call, compiled into them (``register_jitable``).

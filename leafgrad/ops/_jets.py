@@ -103,6 +103,25 @@ def _coefficient_args(prim, args, jets, k):
     return out
 
 
+# Names of ops a packed jet may compute whole, result and jet in one fused node (``call``):
+# filled by ``fused_jets`` (this module cannot import it).
+CALLS: set = set()
+
+
+def call(op, args, params):
+    """``op(*args, **params)`` with its jet from one fused node, where its single input has a
+    packed jet that has one for it (``fused_jets.PackedJet.call``); else None."""
+    if len(args) != 1 or not isinstance(args[0], Tensor):
+        return None
+    jet = args[0]._jet
+    if jet is None or type(jet) is tuple:
+        return None
+    result = jet.call(op, args[0], params)
+    if result is not None:
+        _carried(result)
+    return result
+
+
 def push(op, args, params, result) -> None:
     """Give ``result`` its jet, if any input has one, in the active jet mode."""
     mode = jet_state.mode

@@ -454,6 +454,10 @@ def _build(prim: Primitive):
                 out = params.pop("out")
                 if out is not None:
                     return with_out(name, _call_later(op, args, params), args, out)
+            if _jet_state.mode is not None and name in _jets.CALLS and not _forward.levels:
+                result = _jets.call(op, args, params)  # the op and its jet in one node
+                if result is not None:
+                    return result
             # In a plain rule, arrays in and arrays out: the forward on them as they are. (The
             # loop below does the same, checked argument by argument; this is its common
             # case, once per step of every plain rule.)

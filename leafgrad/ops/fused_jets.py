@@ -23,8 +23,9 @@ from __future__ import annotations
 from .._engine.forward import jet_mode
 from .._engine.grad_mode import is_grad_enabled, set_grad_enabled
 from .._tensor import Tensor
+from . import _jets, jet_act_value
 from ._optable import Bilinear, Composite, Linear, Unary
-from .jet_activations import jet_act, variable
+from .jet_activations import TAKES_RESULT, jet_act, variable
 from .jet_dense import dense_rows, jet_dense
 from .jet_kernels import jet_linear, jet_unary
 from .joining import stack, unbind
@@ -117,6 +118,33 @@ class PackedJet:
         if kind == "collapsed":
             return tuple(parts[:first]), parts[first]
         return tuple(parts[:first]), tuple(parts[first:])
+
+    def call(self, op, x: Tensor, params: dict):
+        """``op(x)`` and its jet by one ``jet_act_value`` node, for an activation whose
+        derivatives are written in its output (tanh, sigmoid, exp); None where the op is
+        another, or where ``jet_dense`` would take the layer before and this one together."""
+        key = op.primitive.key
+        data = x._data
+        if variable(key, params) != "result" or data.dtype.kind != "f":
+            return None
+        if self._pending is not None:
+            p, w, grad_mode = self._operands()
+            if grad_mode == is_grad_enabled() and len(dense_rows(p._data, w._data, data, 1)) > 1:
+                return None  # as _dense: the layer and this activation over row blocks
+        with jet_mode(None):
+            channels = self.channels
+            if channels._data.dtype != data.dtype or channels._data.shape[1:] != data.shape:
+                return None
+            y, q = jet_act_value.jet_act_value(
+                x,
+                channels,
+                fn=key,
+                op_params=tuple(sorted(params.items())) if params else (),
+                first=self.first,
+                weights=self.weights,
+            )
+        y._jet = self.like(q)
+        return y
 
     def push(self, op, args, params, result, jets) -> bool:
         """Give ``result`` its jet by a fused rule; False when ``op`` has none here. Called in
@@ -258,5 +286,7 @@ def _derivative(rule, takes_result, x, extra, result, params):
         return rule(x, *extra, result=result, **params)
     return rule(x, *extra, **params)
 
+
+_jets.CALLS.update(TAKES_RESULT)
 
 __all__: list = []

@@ -159,6 +159,10 @@ _TABLE = {
 }
 
 
+# The activations whose z is their output (jet_act_value fuses the op and its jet for them).
+TAKES_RESULT = frozenset(key for key, entry in _TABLE.items() if entry[1])
+
+
 def variable(key: str, params: dict):
     """``"result"`` or ``"input"``: what ``jet_act`` takes as ``z`` for this op and params,
     or None when the table has no formulas for them (then ``jet_unary`` is used)."""

@@ -25,7 +25,7 @@ ACTIVATIONS = {
 }
 DTYPES = {"float32": lg.float32, "float64": lg.float64}
 # jet_act for the activations with formulas in its table, jet_unary for any other
-FUSED_ACTIVATIONS = {"JetActBackward0", "JetUnaryBackward0"}
+FUSED_ACTIVATIONS = {"JetActBackward0", "JetActValueBackward0", "JetUnaryBackward0"}
 
 
 def _params(d, dtype, width=6, depth=3, out=1, seed=0, requires_grad=True):
@@ -171,7 +171,11 @@ def test_collapsed_with_weights_matches_nested_reverse(weights):
 
 @pytest.mark.parametrize(
     ("act", "kernel"),
-    [("tanh", "JetActBackward0"), ("gelu", "JetActBackward0"), ("gelu-tanh", "JetUnaryBackward0")],
+    [
+        ("tanh", "JetActValueBackward0"),
+        ("gelu", "JetActBackward0"),
+        ("gelu-tanh", "JetUnaryBackward0"),
+    ],
 )
 def test_layers_are_one_primitive_each(act, kernel):
     f = _mlp(_params(2, lg.float64, depth=4), ACTIVATIONS[act], linear=True)
@@ -180,8 +184,10 @@ def test_layers_are_one_primitive_each(act, kernel):
     assert {"JetLinearBackward0", kernel} <= names
     # nothing maps a single coefficient: no per-direction products or Laplacian sums
     assert "MmBackward0" not in names and "StackBackward0" not in names
-    if kernel == "JetActBackward0":  # derivatives inside the kernel, nothing recorded for them
+    if kernel != "JetUnaryBackward0":  # derivatives inside the kernel, nothing recorded for them
         assert "MulBackward0" not in names and "RsubBackward1" not in names
+    if kernel == "JetActValueBackward0":  # tanh's value and jet: one node
+        assert "TanhBackward0" not in names and "JetActBackward0" not in names
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -401,7 +407,7 @@ def test_addmm_with_alpha_and_beta_matches_nested_reverse():
     _u, g, lap = taylor.laplacian(f, x)
     assert_close(g, g_ref)
     assert_close(lap, diag_ref.sum(-1))
-    assert "JetActBackward0" in _node_names(lap)
+    assert "JetActValueBackward0" in _node_names(lap)
 
 
 def test_a_single_linear_layer_gives_writable_results_and_weight_gradients():

@@ -1,6 +1,7 @@
 """Op-table samples for the fused Taylor path's primitives (ops/jet_kernels.py)."""
 
 import leafgrad as lg
+from leafgrad.ops import jet_act_value as jav
 from leafgrad.ops import jet_activations as ja
 from leafgrad.ops import jet_dense as jd
 from leafgrad.ops import jet_kernels as jk
@@ -104,8 +105,23 @@ def _act(name, layout, backward=False):
     )
 
 
+def _act_value(name, layout):
+    """jet_act_value ``(x, p) -> (f(x), p')`` for an activation whose z is its output."""
+    k, params, _ = _activation(name, layout)
+    return OpSample(
+        "jet_act_value",
+        lambda x, p: jav.jet_act_value(x, p, **params),
+        ((3, 2), (k, 3, 2)),
+        id=f"jet_act_value-{name}-{layout}",
+    )
+
+
 SAMPLES = [
     *(_act(name, "diagonal") for name in _ACTIVATIONS),
+    *(_act_value(name, "collapsed") for name in ("tanh", "sigmoid", "exp")),
+    _act_value("tanh", "mixed"),
+    _act_value("tanh", "first-only"),
+    _act_value("sigmoid", "sparse"),
     *(_act(name, "mixed", backward=True) for name in _ACTIVATIONS),
     _act("tanh", "first-only"),
     _act("gelu", "taylor2", backward=True),

@@ -1,6 +1,8 @@
 """The compiled jet_unary blocks (ops/_fused_jets.py) give the NumPy blocks' values, on
 whole arrays and on row blocks of larger ones, and the Taylor operators agree either way."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -171,14 +173,17 @@ def test_row_and_tile_loops_agree_bit_for_bit(layout, dtype):
             forward.append(out)
         np.testing.assert_array_equal(forward[0], forward[1])
         assert np.isnan(forward[0][:, :start]).all() and not np.isnan(forward[0][:, start]).any()
-        for weighted in (False, True):
+        through = rng.standard_normal((rows, 20)).astype(dtype)  # tanh's output gradient
+        for weighted, added in itertools.product((False, True), ((d1, False), (through, True))):
+            if added[1] and not tanh:
+                continue
             backward = []
             for name, extra in (("rows_backward", ()), ("tiles_backward", tile)):
                 gp = np.full((channels, rows, 20), np.nan, dtype)
                 gd1 = np.full((rows, 20), np.nan, dtype)
                 gd2 = gd1 if kind == _fused_jets.NONE else np.full((rows, 20), np.nan, dtype)
                 loops[name](grad, 0, whole, start, gp, 0, *points, gd1, gd2, rows, tanh,
-                            weighted, *extra, *constants)  # fmt: skip
+                            weighted, *added, *extra, *constants)  # fmt: skip
                 backward.append((gp, gd1, gd2))
             for a, b in zip(*backward):
                 assert not np.isnan(a).any()
