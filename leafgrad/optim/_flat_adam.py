@@ -11,18 +11,22 @@ each state tensor and parameter gets the version bumps its in-place updates woul
 
 The state stays PyTorch's: one tensor per parameter and buffer in ``optimizer.state``, each
 its own storage to ``untyped_storage()`` and ``storage_offset()`` (its array reaches the flat
-one through a memoryview, where ``_storage.storage_array`` stops). The flat path runs only
-while those tensors hold the arrays it made; anything else (state replaced or
-loaded, parameters without a gradient, a tensor ``lr``, a step that records)
-takes the per-parameter path, which adopts nothing.
+one through a memoryview, where ``_storage.storage_array`` stops). The flat path runs while
+those tensors hold the arrays it gave them; state it did not make (loaded, or from steps of
+the per-parameter path) it adopts where nobody else can see the move (``_adoptable``); for
+the rest (parameters without a gradient, a tensor ``lr``, a step that records, state others
+hold) the per-parameter path runs.
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
-from .. import zeros_like
+from .. import Tensor, zeros_like
 from .._engine import grad_mode
+from .._engine.engine import _COUNTS_ARE_EXACT
 from .._engine.saved import write_watchers
 from ..ops.view_history import refresh_views
 from ._arrays import _PLAIN_TYPES
@@ -53,17 +57,21 @@ class _FlatState:
         self.steps = None
         for i, p in enumerate(params):
             state = optimizer.state[p]
-            step = _step_count_tensor()
+            step = state.get("step")
+            if step is None:
+                step = state["step"] = _step_count_tensor()
             if self.steps is None:
                 self.steps = np.zeros(len(params), step._data.dtype)
             self._hold("step", step, _own_view(self.steps, slice(i, i + 1), ()))
-            state["step"] = step
             for name in names:
-                t = zeros_like(p)
+                t = state.get(name)
+                if t is None:
+                    t = state[name] = zeros_like(p)
                 self._hold(name, t, _own_view(self.buffers[name], self.slices[i], p._data.shape))
-                state[name] = t
 
     def _hold(self, name: str, t, array: np.ndarray) -> None:
+        """Make ``array`` (zeros, in the flat buffer) ``t``'s array, with ``t``'s values."""
+        array[...] = t._data
         t._data = array
         self.tensors[name].append(t)
         self.arrays[name].append(array)
@@ -86,6 +94,55 @@ class _FlatState:
                 if t is not tensors[name][i] or t._data is not arrays[name][i]:
                     return False
         return True
+
+
+def _adoptable(optimizer, params: list, names: tuple) -> bool:
+    """Whether the flat buffers may hold ``params``' state: none yet (then made there), or
+    (loaded from a checkpoint, made by the per-parameter path) exactly Adam's keys, each a
+    plain contiguous tensor of its parameter's shape and dtype (``step``: 0-d, one dtype
+    for all) whose array nothing else refers to, so that moving it into the buffers (its
+    values copied, the tensor kept) changes nothing anyone could see."""
+    states = [optimizer.state.get(p) for p in params]
+    if not any(states):
+        return True
+    if not _COUNTS_ARE_EXACT:  # where reference counts are not exact, none is adopted
+        return False
+    keys = {"step", *names}
+    step_dtype = None
+    for p, state in zip(params, states):
+        if not state or state.keys() != keys:
+            return False
+        for name, t in state.items():
+            shape, dtype = ((), step_dtype) if name == "step" else (p._data.shape, p._data.dtype)
+            if not _own_array(t, shape) or (dtype is not None and t._data.dtype != dtype):
+                return False
+            if name == "step":
+                if t._data.dtype.kind != "f":
+                    return False
+                step_dtype = t._data.dtype
+    return True
+
+
+def _own_array(t, shape: tuple) -> bool:
+    """Whether ``t`` is a plain tensor outside any graph whose C-contiguous ``shape`` array
+    only ``t`` refers to."""
+    a = t._data
+    return (
+        type(t) is Tensor
+        and not t._requires_grad
+        and t._base is None
+        and not t._is_inference
+        and type(a) is np.ndarray
+        and a.shape == shape
+        and a.flags.c_contiguous
+        and a.flags.writeable
+        and sys.getrefcount(a) == _ONLY_THE_TENSORS
+    )
+
+
+# What sys.getrefcount reads for an array only its tensor holds: the tensor's ``_data`` and
+# getrefcount's argument (``a`` above is a third).
+_ONLY_THE_TENSORS = 3
 
 
 def _same(a: list, b: list) -> bool:
@@ -135,9 +192,9 @@ def step(optimizer, group: dict, params: list, lr, beta1, beta2, eps, weight_dec
     flats = optimizer.__dict__.setdefault(_FLAT, {})
     flat = flats.get(id(group))
     if flat is None or not flat.current(optimizer, params, names):
-        if any(optimizer.state.get(p) for p in params):
+        if not _adoptable(optimizer, params, names):
             flats.pop(id(group), None)
-            return False  # state made elsewhere (loaded, earlier steps): leave it as it is
+            return False  # state that others may hold the arrays of: leave it as it is
         flat = flats[id(group)] = _FlatState(params, names, optimizer)
     steps = flat.steps
     np.add(steps, 1, out=steps)

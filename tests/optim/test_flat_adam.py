@@ -87,7 +87,7 @@ def _loss_step(opt, params, scale=1.0):
     opt.step()
 
 
-def test_state_replaced_or_loaded_takes_the_per_parameter_path_with_the_same_result():
+def test_state_replaced_or_loaded_is_adopted_with_the_same_result():
     params = _params(leafgrad.float64)
     twin = [p.detach().clone().requires_grad_(True) for p in params]
     opt = leafgrad.optim.Adam(params, lr=0.1)
@@ -98,8 +98,34 @@ def test_state_replaced_or_loaded_takes_the_per_parameter_path_with_the_same_res
     _loss_step(opt, params)
     _loss_step(ref, twin)
     opt.load_state_dict(copy.deepcopy(ref.state_dict()))  # (else both step one state)
+    loaded = opt.state[params[2]]["exp_avg_sq"]
     _loss_step(opt, params)
     _loss_step(ref, twin)
+    flat = opt.__dict__[_flat_adam._FLAT][id(opt.param_groups[0])]
+    assert flat.tensors["exp_avg_sq"][2] is loaded  # adopted: the tensor kept, its values moved
+    for a, b in zip(params, twin):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    for name in ("step", "exp_avg", "exp_avg_sq"):
+        for a, b in zip(params, twin):
+            np.testing.assert_array_equal(opt.state[a][name].numpy(), ref.state[b][name].numpy())
+
+
+def test_state_whose_arrays_others_hold_is_not_moved():
+    params = _params(leafgrad.float64)
+    twin = [p.detach().clone().requires_grad_(True) for p in params]
+    opt, ref = leafgrad.optim.Adam(params, lr=0.1), leafgrad.optim.Adam(twin, lr=0.1)
+    _loss_step(ref, twin)
+    with leafgrad.no_grad():
+        for p, t in zip(params, twin):
+            p.copy_(t)
+    opt.load_state_dict(copy.deepcopy(ref.state_dict()))
+    held = opt.state[params[0]]["exp_avg"].numpy()  # shares the tensor's memory, as PyTorch's
+    before = held.copy()
+    _loss_step(opt, params)
+    _loss_step(ref, twin)
+    assert _flat_adam._FLAT not in opt.__dict__ or not opt.__dict__[_flat_adam._FLAT]
+    assert not np.array_equal(held, before)  # the update went into the array it holds
+    np.testing.assert_array_equal(held, ref.state[twin[0]]["exp_avg"].numpy())
     for a, b in zip(params, twin):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
 
