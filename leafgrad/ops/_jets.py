@@ -109,14 +109,14 @@ CALLS: set = set()
 
 
 def call(op, args, params):
-    """``op(*args, **params)`` with its jet from one fused node, where its single input has a
+    """``op(*args, **params)`` with its jet from one fused node, where its first input has a
     packed jet that has one for it (``fused_jets.PackedJet.call``); else None."""
-    if len(args) != 1 or not isinstance(args[0], Tensor):
+    if not args or not isinstance(args[0], Tensor):
         return None
     jet = args[0]._jet
     if jet is None or type(jet) is tuple:
         return None
-    result = jet.call(op, args[0], params)
+    result = jet.call(op, args, params)
     if result is not None:
         _carried(result)
     return result

@@ -20,10 +20,12 @@ again, so the ops after it are fused again.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._engine.forward import jet_mode
 from .._engine.grad_mode import is_grad_enabled, set_grad_enabled
 from .._tensor import Tensor
-from . import _jets, jet_act_value
+from . import _jets, jet_values
 from ._optable import Bilinear, Composite, Linear, Unary
 from .jet_activations import TAKES_RESULT, jet_act, variable
 from .jet_dense import dense_rows, jet_dense
@@ -119,13 +121,20 @@ class PackedJet:
             return tuple(parts[:first]), parts[first]
         return tuple(parts[:first]), tuple(parts[first:])
 
-    def call(self, op, x: Tensor, params: dict):
-        """``op(x)`` and its jet by one ``jet_act_value`` node, for an activation whose
-        derivatives are written in its output (tanh, sigmoid, exp); None where the op is
-        another, or where ``jet_dense`` would take the layer before and this one together."""
+    def call(self, op, args: tuple, params: dict):
+        """``op(*args)`` and its jet by one node (``jet_values``) where ``args[0]`` carries
+        this jet: ``h @ w`` with a constant 2-D ``w`` (``jet_linear_value``), or an
+        activation whose derivatives are written in its output (``jet_act_value``). None
+        for other ops, and where ``jet_dense`` would take a layer and its activation
+        together (row blocks, at sizes beyond the caches)."""
         key = op.primitive.key
+        x = args[0]
         data = x._data
-        if variable(key, params) != "result" or data.dtype.kind != "f":
+        if data.dtype.kind != "f":
+            return None
+        if key == "mm":
+            return self._linear_value(x, args, data)
+        if len(args) != 1 or variable(key, params) != "result":
             return None
         if self._pending is not None:
             p, w, grad_mode = self._operands()
@@ -135,7 +144,7 @@ class PackedJet:
             channels = self.channels
             if channels._data.dtype != data.dtype or channels._data.shape[1:] != data.shape:
                 return None
-            y, q = jet_act_value.jet_act_value(
+            y, q = jet_values.jet_act_value(
                 x,
                 channels,
                 fn=key,
@@ -145,6 +154,24 @@ class PackedJet:
             )
         y._jet = self.like(q)
         return y
+
+    def _linear_value(self, h: Tensor, args: tuple, data):
+        """``h @ w`` by ``jet_linear_value``, or None (then the product is left pending)."""
+        w = args[1]
+        if len(args) != 2 or w._jet is not None or w._data.ndim != 2 or data.ndim != 2:
+            return None
+        with jet_mode(None):
+            channels = self.channels
+        p = channels._data
+        if p.dtype != data.dtype or w._data.dtype != data.dtype:
+            return None
+        z = np.broadcast_to(np.empty((), p.dtype), (data.shape[0], w._data.shape[1]))
+        if len(dense_rows(p, w._data, z, 1)) > 1:
+            return None  # pending: an activation after it takes both over row blocks
+        with jet_mode(None):
+            v, q = jet_values.jet_linear_value(h, channels, w)
+        v._jet = self.like(q)
+        return v
 
     def push(self, op, args, params, result, jets) -> bool:
         """Give ``result`` its jet by a fused rule; False when ``op`` has none here. Called in
@@ -287,6 +314,6 @@ def _derivative(rule, takes_result, x, extra, result, params):
     return rule(x, *extra, **params)
 
 
-_jets.CALLS.update(TAKES_RESULT)
+_jets.CALLS.update(TAKES_RESULT, ("mm",))
 
 __all__: list = []

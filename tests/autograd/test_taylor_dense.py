@@ -139,20 +139,41 @@ def test_gradients_of_gradients_through_blocked_layers(act, tiny_blocks, monkeyp
 def test_jets_within_one_block_keep_the_two_primitives():
     _arrays, nodes = _step(lg.float64)  # 37 rows: far below one block
     assert nodes["JetDenseBackward0"] == 0
-    assert nodes["JetLinearBackward0"] == len(SIZES) - 1
+    assert nodes["JetLinearBackward0"] + nodes["JetLinearValueBackward0"] == len(SIZES) - 1
     assert _activations(nodes) == len(SIZES) - 2
 
 
-def test_weight_changed_in_place_before_its_product_is_used_raises():
-    """A Linear layer's channels are formed when first used: a weight modified in place in
-    between would give the wrong ones, so that raises, as a saved tensor modified would."""
+def _writes_weight_between_product_and_activation():
     w = lg.tensor(np.random.default_rng(0).standard_normal((D, 4)))
 
     def f(x):
-        h = x @ w
+        h = lg.tanh(x @ w[:, :D].T)  # a first layer: its channels differ from row to row
+        h = h @ w
         w.mul_(2.0)
         return lg.tanh(h).sum(1, keepdim=True)
 
-    x = lg.tensor(np.random.default_rng(1).uniform(-1, 1, (ROWS, D)))
+    return f, lg.tensor(np.random.default_rng(1).uniform(-1, 1, (ROWS, D)))
+
+
+def test_weight_changed_in_place_before_its_pending_product_is_used_raises(tiny_blocks):
+    """Where jet_dense takes a layer and its activation, the layer's channels are formed
+    when first used: a weight modified in place in between would give the wrong ones, so
+    that raises, as a saved tensor modified would."""
+    f, x = _writes_weight_between_product_and_activation()
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         taylor.laplacian(f, x)
+
+
+def test_weight_changed_in_place_after_its_product_leaves_the_product_as_taken():
+    """Within a block the product's channels are formed with its value (jet_linear_value):
+    a later write to the weight changes neither, as for any product."""
+    f, x = _writes_weight_between_product_and_activation()
+    u, g, lap = taylor.laplacian(f, x)
+    w = lg.tensor(np.random.default_rng(0).standard_normal((D, 4)))  # the products' weight
+
+    def g_ref(x):
+        return lg.tanh(lg.tanh(x @ w[:, :D].T) @ w).sum(1, keepdim=True)
+
+    u_ref, g_ref, lap_ref = taylor.laplacian(g_ref, x)
+    for a, b in ((u, u_ref), (g, g_ref), (lap, lap_ref)):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

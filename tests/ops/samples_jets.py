@@ -1,10 +1,10 @@
 """Op-table samples for the fused Taylor path's primitives (ops/jet_kernels.py)."""
 
 import leafgrad as lg
-from leafgrad.ops import jet_act_value as jav
 from leafgrad.ops import jet_activations as ja
 from leafgrad.ops import jet_dense as jd
 from leafgrad.ops import jet_kernels as jk
+from leafgrad.ops import jet_values as jv
 
 from .optable import OpSample
 
@@ -110,7 +110,7 @@ def _act_value(name, layout):
     k, params, _ = _activation(name, layout)
     return OpSample(
         "jet_act_value",
-        lambda x, p: jav.jet_act_value(x, p, **params),
+        lambda x, p: jv.jet_act_value(x, p, **params),
         ((3, 2), (k, 3, 2)),
         id=f"jet_act_value-{name}-{layout}",
     )
@@ -133,6 +133,7 @@ SAMPLES = [
     _dense("gelu", "first-only"),
     _dense("tanh", "diagonal", backward=True),
     _dense("silu", "sparse", backward=True),
+    OpSample("jet_linear_value", jv.jet_linear_value, ((4, 5), (3, 4, 5), (5, 2))),
     OpSample("jet_linear", jk.jet_linear, ((3, 4, 5), (5, 2))),
     OpSample("jet_linear", jk.jet_linear, ((2, 3, 2, 4), (4, 3)), id="jet_linear-batched"),
     OpSample("jet_outer", jk.jet_outer, ((3, 4, 5), (3, 4, 2))),

@@ -1,14 +1,20 @@
-"""``jet_act_value``: an activation and its packed jet in one node, ``x, p -> (f(x), p')``.
+"""Fused Taylor nodes that give an op's value and its packed jet together.
 
-On the fused Taylor path an activation ``y = f(x)`` was two nodes: the op's own (``f(x)``)
-and ``jet_act(p, y)`` for its channels. Their backwards were two nodes and two gradients
-into ``y`` summed before ``f``'s own rule. Here both outputs come from one primitive, for
-the activations whose derivatives jet_act writes in their output ``y`` (tanh, sigmoid,
-exp): its forward is the op's forward then jet_act's, and its backward sends ``g_y + g_z``
-(``g_z``: jet_act's gradient in ``y``) through ``f'`` once. For tanh on arrays the two
-gradients meet inside jet_act's compiled backward loop, ``g_x = (g_y + g_z) (1 - y^2)``:
-the same operations as the two nodes', one pass and one node fewer. The rules are in
-leafgrad ops, so differentiable to any order.
+On the fused Taylor path each op of a PINN's network was two nodes: the op's own, for its
+value, and a jet primitive for its channels (``jet_linear`` for ``h @ w``, ``jet_act`` for
+an activation). Their backwards were two nodes too, and the gradients of the operands they
+share summed between them. Here one primitive gives both outputs:
+
+- ``jet_linear_value(h, p, w) = (h @ w, p @ w)``: mm's forward and rules for the value,
+  jet_linear's for the channels; the weight's two gradients summed in the node.
+- ``jet_act_value(x, p) = (f(x), jet_act(p, f(x)))`` for the activations whose derivatives
+  jet_act writes in their output ``y`` (tanh, sigmoid, exp): the backward sends ``g_y + g_z``
+  (``g_z``: jet_act's gradient in ``y``) through the op's own rule once. For tanh on arrays
+  the two gradients meet inside jet_act's compiled backward loop, ``g_x = (g_y + g_z) (1 -
+  y^2)``: one pass fewer.
+
+Each computes what the two nodes computed, in their order, so results are the same bits.
+The rules are in leafgrad ops, so differentiable to any order.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from .._tensor import _zeros_like
 from . import _fused_jets, jet_blocks
 from ._optable import REGISTRY, Generic
 from ._primitive import primitive
+from ._tangents import tangent_sum
 from .jet_activations import (
     _act_backward_forward,
     _act_forward,
@@ -27,7 +34,7 @@ from .jet_activations import (
     _Tensors,
     jet_act_backward,
 )
-from .jet_kernels import _active_or_none, _own_rows
+from .jet_kernels import _active_or_none, _linear_forward, _linear_vjp, _own_rows, jet_linear
 
 
 def _forward(x, p, *, fn, op_params, first, weights):
@@ -105,6 +112,61 @@ jet_act_value = primitive(
     outputs=("y", "q"),
     saves=("p", "y"),
     node_name="JetActValueBackward0",
+    dtype_rule="keep",
+    num_outputs=2,
+    materialize_grads=False,
+    plain_rules=True,
+)
+
+
+# ---------------------------------------------------------------------- jet_linear_value
+def _mm_rules():
+    return REGISTRY["mm"].forward, REGISTRY["mm"].vjp
+
+
+def _linear_value_forward(h, p, w):
+    forward, _ = _mm_rules()
+    return forward(h, w), _linear_forward(p, w)
+
+
+def _linear_value_vjp(grads, h, p, w, *, result, needs):
+    """mm's rules for ``g_v``, jet_linear's for ``g_q``; the weight's two gradients summed
+    (as the engine summed them for the two nodes)."""
+    gv, gq = grads
+    _, (mat1, mat2) = _mm_rules()
+    gh = mat1(gv, h, w, result=None) if needs[0] and gv is not None else None
+    gp = gw = None
+    if gq is not None and (needs[1] or needs[2]):
+        gp, gw = _linear_vjp(gq, p, w, result=None, needs=(needs[1], needs[2]))
+    if needs[2] and gv is not None:
+        gw_v = mat2(gv, h, w, result=None)
+        gw = gw_v if gw is None else gw_v + gw
+    return gh, gp, gw
+
+
+def _linear_value_jvp(th, tp, tw, h, p, w, *, result):
+    """The product rule for each output."""
+    v, q = result
+    tv = tangent_sum(None if th is None else th @ w, None if tw is None else h @ tw)
+    tq = tangent_sum(
+        None if tp is None else jet_linear(tp, w), None if tw is None else jet_linear(p, tw)
+    )
+    return (
+        tv if tv is not None else _zeros_like(v),
+        tq if tq is not None else _zeros_like(q),
+    )
+
+
+# ``(h, p, w) -> (h @ w, jet_linear(p, w))``: a Linear layer's value and channels, 2-D h, w.
+jet_linear_value = primitive(
+    "jet_linear_value",
+    _linear_value_forward,
+    vjp_all=_linear_value_vjp,
+    kind=Generic(jvp=_linear_value_jvp),
+    inputs=("h", "p", "w"),
+    outputs=("v", "q"),
+    saves=("h if w", "p if w", "w"),
+    node_name="JetLinearValueBackward0",
     dtype_rule="keep",
     num_outputs=2,
     materialize_grads=False,
