@@ -242,11 +242,16 @@ _new = object.__new__
 def _several_on_arrays(grads: list, outputs) -> tuple:
     """``(arrays, dtype)`` for a rule of several outputs on arrays: each gradient's array (None
     where none arrived), all of one floating dtype, as every floating output is (integer
-    outputs, e.g. indices, are read as indices). ``(NOT_PLAIN, None)`` otherwise."""
+    outputs, e.g. indices, are read as indices; outputs not saved, None, are not read).
+    ``(NOT_PLAIN, None)`` otherwise."""
     arrays = [None if g is None else g._data for g in grads]
     dtype = next(a.dtype for a in arrays if a is not None)
-    if any(a is not None and a.dtype != dtype for a in arrays) or type(outputs) is not tuple:
-        return NOT_PLAIN, None  # several dtypes, or outputs packed by saved tensors hooks
+    if any(a is not None and a.dtype != dtype for a in arrays):
+        return NOT_PLAIN, None  # several dtypes
+    if outputs is None:
+        return arrays, dtype
+    if type(outputs) is not tuple:
+        return NOT_PLAIN, None  # outputs packed by saved tensors hooks
     for o in outputs:
         if type(o) is not np.ndarray or (o.dtype != dtype and o.dtype.kind in "fc"):
             return NOT_PLAIN, None

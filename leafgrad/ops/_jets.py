@@ -109,12 +109,15 @@ CALLS: set = set()
 
 
 def call(op, args, params):
-    """``op(*args, **params)`` with its jet from one fused node, where its first input has a
-    packed jet that has one for it (``fused_jets.PackedJet.call``); else None."""
-    if not args or not isinstance(args[0], Tensor):
+    """``op(*args, **params)`` with its jet from one fused node, where an input has a packed
+    jet that has one for it (``fused_jets.PackedJet.call``); else None."""
+    for a in args:
+        if isinstance(a, Tensor) and a._jet is not None:
+            jet = a._jet
+            break
+    else:
         return None
-    jet = args[0]._jet
-    if jet is None or type(jet) is tuple:
+    if type(jet) is tuple:
         return None
     result = jet.call(op, args, params)
     if result is not None:

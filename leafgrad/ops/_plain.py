@@ -16,18 +16,19 @@ from .._tensor import _wrap
 from . import _sums
 
 
-def plain_backward(vjp, vjp_all, broadcast, num_outputs=1):
+def plain_backward(vjp, vjp_all, broadcast, num_outputs=1, materialize=True):
     """The op's rules run on NumPy arrays: what ``OpNode.apply_plain`` calls when nothing is
     recorded (no ``create_graph``, no special mode), so that each step of a rule is the NumPy
     call itself rather than an op. Operators act on the arrays directly; a leafgrad op that
     meets an array runs its forward on it (``op``, while ``grad_mode._state.plain``).
     Same NumPy calls in the same order as on tensors, so the same results.
     ``backward(grad, args, result, params, needs)``: ``grad`` an array, or for several outputs
-    a list of arrays and Nones (then zeros, as on tensors)."""
+    a list of arrays and Nones (then zeros, as on tensors, unless not ``materialize``; zeros
+    need the outputs saved: without them the rule runs on tensors)."""
     if vjp_all is not None:
 
         def backward(grad, args, result, params, needs):
-            if num_outputs > 1:
+            if num_outputs > 1 and materialize:
                 grad = _materialized(grad, result)
             outs = vjp_all(grad, *args, result=result, needs=needs, **params)
             return [
@@ -56,8 +57,14 @@ def plain_backward(vjp, vjp_all, broadcast, num_outputs=1):
     return backward
 
 
-def _materialized(grads: list, result: tuple) -> tuple:
-    """Zeros for the outputs no gradient reached (``_primitive._materialize`` on arrays)."""
+def _materialized(grads: list, result: tuple | None) -> tuple:
+    """Zeros for the outputs no gradient reached (``_primitive._materialize`` on arrays).
+    Without the outputs (not saved) only when every gradient arrived; else TypeError, which
+    sends the rule to tensors (``OpNode.apply_on_arrays``)."""
+    if result is None:
+        if any(g is None for g in grads):
+            raise TypeError("no outputs saved to make zeros of")
+        return grads
     return tuple(np.zeros(r.shape, r.dtype) if g is None else g for g, r in zip(grads, result))
 
 

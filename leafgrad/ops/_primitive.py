@@ -336,7 +336,9 @@ def _build(prim: Primitive):
     )
     if backward is not None:
         on_arrays = (
-            plain_backward(vjp, vjp_all, broadcast, num_outputs) if prim.plain_rules else None
+            plain_backward(vjp, vjp_all, broadcast, num_outputs, prim.materialize_grads)
+            if prim.plain_rules
+            else None
         )
         if edgeless:
             backward = _over_edges(backward, edgeless)

@@ -128,12 +128,14 @@ class PackedJet:
         for other ops, and where ``jet_dense`` would take a layer and its activation
         together (row blocks, at sizes beyond the caches)."""
         key = op.primitive.key
+        if key == "mm" and len(args) == 2:
+            return self._linear_value(args[0], args[1], None, {})
+        if key == "addmm" and len(args) == 3 and params.get("alpha", 1) == 1:
+            return self._linear_value(args[1], args[2], args[0], params)
         x = args[0]
         data = x._data
-        if data.dtype.kind != "f":
+        if data.dtype.kind != "f" or x._jet is not self:
             return None
-        if key == "mm":
-            return self._linear_value(x, args, data)
         if len(args) != 1 or variable(key, params) != "result":
             return None
         if self._pending is not None:
@@ -155,10 +157,17 @@ class PackedJet:
         y._jet = self.like(q)
         return y
 
-    def _linear_value(self, h: Tensor, args: tuple, data):
-        """``h @ w`` by ``jet_linear_value``, or None (then the product is left pending)."""
-        w = args[1]
-        if len(args) != 2 or w._jet is not None or w._data.ndim != 2 or data.ndim != 2:
+    def _linear_value(self, h, w, bias, params: dict):
+        """``h @ w`` (``bias`` None) or ``addmm(bias, h, w, beta=...)`` with ``h`` carrying
+        this jet, by one node (``jet_linear_value``, ``jet_addmm_value``); None where ``w``
+        or ``bias`` carry jets, for other shapes, or where an activation after it would take
+        both over row blocks (``jet_dense``: the product is left pending)."""
+        if not isinstance(h, Tensor) or h._jet is not self or not isinstance(w, Tensor):
+            return None
+        data = h._data
+        if w._jet is not None or w._data.ndim != 2 or data.ndim != 2 or data.dtype.kind != "f":
+            return None
+        if bias is not None and (not isinstance(bias, Tensor) or bias._jet is not None):
             return None
         with jet_mode(None):
             channels = self.channels
@@ -169,7 +178,11 @@ class PackedJet:
         if len(dense_rows(p, w._data, z, 1)) > 1:
             return None  # pending: an activation after it takes both over row blocks
         with jet_mode(None):
-            v, q = jet_values.jet_linear_value(h, channels, w)
+            if bias is None:
+                v, q = jet_values.jet_linear_value(h, channels, w)
+            else:
+                beta = params.get("beta", 1)
+                v, q = jet_values.jet_addmm_value(bias, h, channels, w, beta=beta)
         v._jet = self.like(q)
         return v
 
@@ -314,6 +327,6 @@ def _derivative(rule, takes_result, x, extra, result, params):
     return rule(x, *extra, **params)
 
 
-_jets.CALLS.update(TAKES_RESULT, ("mm",))
+_jets.CALLS.update(TAKES_RESULT, ("mm", "addmm"))
 
 __all__: list = []

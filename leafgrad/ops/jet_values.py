@@ -7,6 +7,7 @@ share summed between them. Here one primitive gives both outputs:
 
 - ``jet_linear_value(h, p, w) = (h @ w, p @ w)``: mm's forward and rules for the value,
   jet_linear's for the channels; the weight's two gradients summed in the node.
+  ``jet_addmm_value(b, h, p, w)`` likewise for nn.Linear's ``addmm(b, h, w)``.
 - ``jet_act_value(x, p) = (f(x), jet_act(p, f(x)))`` for the activations whose derivatives
   jet_act writes in their output ``y`` (tanh, sigmoid, exp): the backward sends ``g_y + g_z``
   (``g_z``: jet_act's gradient in ``y``) through the op's own rule once. For tanh on arrays
@@ -170,6 +171,59 @@ jet_linear_value = primitive(
     dtype_rule="keep",
     num_outputs=2,
     materialize_grads=False,
+    plain_rules=True,
+)
+
+
+# ---------------------------------------------------------------------- jet_addmm_value
+def _addmm_value_forward(b, h, p, w, *, beta):
+    return REGISTRY["addmm"].forward(b, h, w, beta=beta), _linear_forward(p, w)
+
+
+def _addmm_value_vjp(grads, b, h, p, w, *, result, needs, beta):
+    """addmm's rules for ``g_v``, jet_linear's for ``g_q``; the weight's two gradients
+    summed (as the engine summed them for the two nodes)."""
+    gv, gq = grads
+    rules = REGISTRY["addmm"].vjp
+    gb = gh = gw = gp = None
+    if gv is not None:
+        gb = rules[0](gv, b, h, w, result=None, beta=beta) if needs[0] else None
+        gh = rules[1](gv, b, h, w, result=None, beta=beta) if needs[1] else None
+    if gq is not None and (needs[2] or needs[3]):
+        gp, gw = _linear_vjp(gq, p, w, result=None, needs=(needs[2], needs[3]))
+    if needs[3] and gv is not None:
+        gw_v = rules[2](gv, b, h, w, result=None, beta=beta)
+        gw = gw_v if gw is None else gw_v + gw
+    return gb, gh, gp, gw
+
+
+def _addmm_value_jvp(tb, th, tp, tw, b, h, p, w, *, result, beta):
+    v, q = result
+    tv = REGISTRY["addmm"].kind.jvp(tb, th, tw, b, h, w, v, beta=beta)
+    tq = tangent_sum(
+        None if tp is None else jet_linear(tp, w), None if tw is None else jet_linear(p, tw)
+    )
+    return (
+        tv if tv is not None else _zeros_like(v),
+        tq if tq is not None else _zeros_like(q),
+    )
+
+
+# ``(b, h, p, w) -> (addmm(b, h, w, beta), jet_linear(p, w))``: nn.Linear's value and
+# channels (addmm with alpha 1), 2-D h and w.
+jet_addmm_value = primitive(
+    "jet_addmm_value",
+    _addmm_value_forward,
+    vjp_all=_addmm_value_vjp,
+    kind=Generic(jvp=_addmm_value_jvp),
+    inputs=("b", "h", "p", "w"),
+    outputs=("v", "q"),
+    saves=("h if w", "p if w", "w"),
+    node_name="JetAddmmValueBackward0",
+    dtype_rule="keep",
+    num_outputs=2,
+    materialize_grads=False,
+    broadcast=True,
     plain_rules=True,
 )
 

@@ -134,6 +134,11 @@ SAMPLES = [
     _dense("tanh", "diagonal", backward=True),
     _dense("silu", "sparse", backward=True),
     OpSample("jet_linear_value", jv.jet_linear_value, ((4, 5), (3, 4, 5), (5, 2))),
+    OpSample(
+        "jet_addmm_value",
+        lambda b, h, p, w: jv.jet_addmm_value(b, h, p, w, beta=0.5),
+        ((2,), (4, 5), (3, 4, 5), (5, 2)),
+    ),
     OpSample("jet_linear", jk.jet_linear, ((3, 4, 5), (5, 2))),
     OpSample("jet_linear", jk.jet_linear, ((2, 3, 2, 4), (4, 3)), id="jet_linear-batched"),
     OpSample("jet_outer", jk.jet_outer, ((3, 4, 5), (3, 4, 2))),
