@@ -219,16 +219,22 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
 
 
 def _trsm_forward(a, b, *, upper, left, unitriangular):
+    # BLAS trsm, as PyTorch: no check for a zero on the diagonal (inf and nan come out).
+    flags = {"side": int(not left), "lower": int(not upper), "diag": int(unitriangular)}
+    if a.ndim == 2 and b.ndim == 2:  # one matrix, the common case: no batch to lay out
+        x = np.empty(b.shape, a.dtype)
+        if x.size:
+            (trsm,) = sl.get_blas_funcs(("trsm",), (a, b))
+            x[...] = trsm(1.0, a, b, **flags)
+        return x
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a, b = _broadcast(batch, a, b)
     x = np.empty(b.shape, a.dtype)
     if x.size == 0:
         return x
-    # BLAS trsm, as PyTorch: no check for a zero on the diagonal (inf and nan come out).
     (trsm,) = sl.get_blas_funcs(("trsm",), (a, b))
-    side, lower, diag = int(not left), int(not upper), int(unitriangular)
     for i in np.ndindex(*batch):
-        x[i] = trsm(1.0, a[i], b[i], side=side, lower=lower, diag=diag)
+        x[i] = trsm(1.0, a[i], b[i], **flags)
     return x
 
 
