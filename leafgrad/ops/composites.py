@@ -26,9 +26,9 @@ from . import pointwise_extra as _pointwise
 from . import trace_diag as _trace_diag
 from ._batch_whole import batches_along
 from ._inputs import _check_tensors, _dim_args, _varargs_or_keyword, guarding_indices, same_dtype
-from ._optable import Linear
 from ._out import accepts_out
-from ._primitive import primitive, unary
+from ._primitive import unary
+from ._triangles import _tril, _triu
 from .arithmetic import mul_scalar
 from .elementwise import exp
 from .indexing import index_select, sort_values, topk_values
@@ -188,28 +188,6 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
 
 
 # ----- triangles and diagonals -----
-
-
-# The triangles as ops of their own, as PyTorch records them (TrilBackward0, TriuBackward0,
-# saving ``diagonal``): each is linear and its own adjoint. NumPy's tril/triu take the last
-# two dims, so a vmap batch in front needs nothing more.
-def _triangle(name: str, keep, node_name: str):
-    """tril or triu: ``keep(x, diagonal)`` (NumPy's) as a linear op, its own adjoint."""
-    op = primitive(
-        name,
-        lambda x, *, diagonal: keep(x, diagonal),
-        (lambda grad, x, result, *, diagonal: op(grad, diagonal=diagonal),),
-        kind=Linear(),
-        saves=("diagonal",),
-        node_name=node_name,
-        dtype_rule="keep",
-        plain_rules=True,
-    )
-    return op
-
-
-_tril = _triangle("tril", np.tril, "TrilBackward0")
-_triu = _triangle("triu", np.triu, "TriuBackward0")
 
 
 @public(inplace=True)

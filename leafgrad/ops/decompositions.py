@@ -22,8 +22,11 @@ from . import _matrices as mx
 from ._matrices import absent, diag_embed, mT
 from ._optable import Generic
 from ._out import accepts_out
+from ._plain import operand, values_of
 from ._primitive import primitive
-from .solvers import _deprecated, solve_triangular
+from ._triangles import _tril, _triu
+from .slicing import narrow
+from .solvers import _deprecated, _solve_triangular, solve_triangular
 
 _QR = namedtuple("linalg_qr", ["Q", "R"])
 _QRTop = namedtuple("qr", ["Q", "R"])
@@ -33,8 +36,9 @@ _SVDTop = namedtuple("svd", ["U", "S", "V"])
 
 
 def _embed(n: int, k: int, like: Tensor) -> Tensor:
-    """The ``(n, k)`` identity block: pads (or cuts) a dimension by a matmul."""
-    return _wrap(np.eye(n, k, dtype=like._data.dtype))
+    """The ``(n, k)`` identity block: pads (or cuts) a dimension by a matmul (an array beside
+    a plain rule's arrays)."""
+    return operand(np.eye(n, k, dtype=values_of(like).dtype), like)
 
 
 # ----- QR -----
@@ -52,25 +56,51 @@ def _qr_check_differentiable(Q, R, mode):
             "linalg.qr: the derivative depends on Q, which mode='r' does not compute; use "
             "mode='reduced' to differentiate through the QR decomposition"
         )
-    if mode == "complete" and Q._data.shape[-2] > R._data.shape[-1]:
+    if mode == "complete" and Q.shape[-2] > R.shape[-1]:  # arrays too, in a plain rule
         raise RuntimeError(
             "linalg.qr: the QR decomposition is not differentiable when mode='complete' and "
             "the matrix has more rows than columns"
         )
 
 
+def _zero(grad) -> bool:
+    """Whether an output's gradient adds nothing: PyTorch's undefined gradient, which its rule
+    skips (an array of zeros in a plain rule, the engine's zeros on tensors)."""
+    if type(grad) is np.ndarray:
+        return not grad.any()
+    return absent(grad)
+
+
+def _solve_right(A, B, *, upper):
+    """``B A^-1`` for triangular ``A``: the solve's op itself, without the public checks (the
+    rule's operands fit; arrays in a plain rule)."""
+    return _solve_triangular(A, B, upper=upper, left=False, unitriangular=False)
+
+
 def _qr_vjp(grads, A, *, result, needs, mode):
+    """PyTorch's ``linalg_qr_backward``: a gradient of Q or R that is zero is skipped, as
+    PyTorch skips an undefined one. Functions rather than methods (the triangles' ops,
+    ``narrow``), so the rule also runs on arrays (``plain_rules``)."""
     (gQ, gR), (Q, R) = grads, result
     _qr_check_differentiable(Q, R, mode)
-    m, n = Q._data.shape[-2], R._data.shape[-1]
-    M = gR @ mT(R) - mT(Q) @ gQ
+    m, n = Q.shape[-2], R.shape[-1]
+    skip_q = _zero(gQ)
+    skip_r = not skip_q and _zero(gR)  # both zero: the formula on gR's zeros, as before
+    if skip_q:
+        M = gR @ mT(R)
+    elif skip_r:
+        M = -(mT(Q) @ gQ)
+    else:
+        M = gR @ mT(R) - mT(Q) @ gQ
     if m >= n:
-        T = M.triu()
-        gA = Q @ (T + mT(T) - diag_embed(T.diagonal(0, -2, -1))) + gQ
-        return [solve_triangular(mT(R), gA, upper=False, left=False)]
-    gA = Q @ (mT(M) - M).tril()
-    gA = solve_triangular(mT(R.narrow(-1, 0, m)), gA, upper=False, left=False)
-    return [gA @ _embed(m, n, A) + Q @ gR]
+        T = _triu(M, diagonal=0)
+        gA = Q @ (T + mT(T) - diag_embed(T.diagonal(0, -2, -1)))
+        if not skip_q:
+            gA = gA + gQ
+        return [_solve_right(mT(R), gA, upper=False)]
+    gA = Q @ _tril(mT(M) - M, diagonal=0)
+    gA = _solve_right(mT(narrow(R, -1, 0, m)), gA, upper=False) @ _embed(m, n, Q)
+    return [gA if skip_r else gA + Q @ gR]
 
 
 def _qr_jvp(tA, A, *, result, mode):
@@ -101,6 +131,7 @@ _qr = primitive(
     node_name="LinalgQrBackward0",
     dtype_rule="keep",
     num_outputs=2,
+    plain_rules=True,
 )
 
 

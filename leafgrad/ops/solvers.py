@@ -9,11 +9,14 @@ formulas). Batch dimensions broadcast; float32 and float64 only, as PyTorch's CP
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections import namedtuple
 
 import numpy as np
 import scipy.linalg as sl
 
+from .._engine.grad_mode import _state as _grad_state
 from .._exposure import exports, public
 from .._tensor import Tensor
 from .._warn import warn_once
@@ -126,25 +129,94 @@ def inverse(input: Tensor, *, out=None) -> Tensor:
 # ----- solve -----
 
 
+# A solve's LU factors, kept for its backward (PyTorch's saved LU and pivots): by the id of
+# the result array, while it lives (an entry goes with its array). The backward's solve with
+# the transposed matrix reuses them (one getrs) where the matrix is that same memory.
+_FACTORS: dict = {}
+_REUSE = threading.local()  # .factors: what the running rule's solve may reuse, or None
+
+
+def _where(a) -> tuple:
+    """What identifies a matrix's memory: its address, shape and strides."""
+    return a.__array_interface__["data"][0], a.shape, a.strides
+
+
+def _keep_factors(x, where, lu, piv) -> None:
+    key = id(x)
+    _FACTORS[key] = (weakref.ref(x, lambda _, key=key: _FACTORS.pop(key, None)), where, lu, piv)
+
+
+def _factors_of(x):
+    """The factors kept with the result ``x`` (a tensor, or an array in a plain rule), or
+    None (a batched tensor's values are not the array the forward returned)."""
+    data = x if type(x) is np.ndarray else getattr(x, "_data", None)
+    entry = _FACTORS.get(id(data))
+    return entry if entry is not None and entry[0]() is data else None
+
+
+def _transposed_solve(a, b):
+    """``a^-1 b`` with one getrs where ``a`` is the transpose of the matrix whose factors the
+    running rule lent (``_REUSE``), else None."""
+    factors = getattr(_REUSE, "factors", None)
+    if factors is None:
+        return None
+    _, (address, shape, strides), lu, piv = factors
+    if (a.dtype != lu.dtype or a.shape != shape[::-1] or a.strides != strides[::-1]
+            or a.__array_interface__["data"][0] != address):  # fmt: skip
+        return None
+    (getrs,) = sl.get_lapack_funcs(("getrs",), (lu,))
+    return np.ascontiguousarray(getrs(lu, piv, b, trans=1)[0])
+
+
+def _solve_one(a, b, check_errors):
+    """One system (2-D ``a`` and ``b``, one float dtype) through getrf and getrs, as LAPACK's
+    gesv: ``(x, info, factors)``, the factors to keep for a backward (or None)."""
+    x = _transposed_solve(a, b)
+    if x is not None:
+        return x, np.zeros((), np.int32), None
+    getrf, getrs = sl.get_lapack_funcs(("getrf", "getrs"), (a,))
+    lu, piv, info = getrf(a)
+    info = np.array(info, np.int32)
+    if info and check_errors:
+        raise mx.failure("torch.linalg.solve", info, _singular_solve)
+    x = np.ascontiguousarray(getrs(lu, piv, b)[0])  # C order, as NumPy's solve leaves it
+    # Kept only where a backward may come (grad mode) and the factors are whole.
+    return x, info, ((_where(a), lu, piv) if _grad_state.enabled and not info else None)
+
+
+def _singular_solve(info: int) -> str:
+    return "The solver failed because the input matrix is singular."
+
+
 def _solve_forward(a, b, *, left, vector, check_errors):
     if vector:
         b = b[..., None]
     if not left:  # X A = B is A^T X^T = B^T
         a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
+    factors = None
+    if a.ndim == 2 == b.ndim and a.dtype == b.dtype and a.shape[0] and b.shape[1]:
+        x, info, factors = _solve_one(a, b, check_errors)
+    else:
+        x, info = _solve_batched(a, b, check_errors)
+    if not left:
+        x = np.swapaxes(x, -1, -2)
+    if vector:
+        x = x[..., 0]
+    if factors is not None:  # by the array returned, which the backward is handed
+        _keep_factors(x, *factors)
+    return x, info
+
+
+def _solve_batched(a, b, check_errors):
     a, b = _broadcast(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), a, b)
     try:
-        x, info = np.linalg.solve(a, b), np.zeros(a.shape[:-2], np.int32)
+        return np.linalg.solve(a, b), np.zeros(a.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
         x, info = _lu_solve_each(a, b)
         if check_errors:
-            raise mx.failure(
-                "torch.linalg.solve",  # PyTorch names this one with its module
-                info,
-                lambda i: "The solver failed because the input matrix is singular.",
-            ) from None
-    if not left:
-        x = np.swapaxes(x, -1, -2)
-    return (x[..., 0] if vector else x), info
+            # PyTorch names this one with its module
+            raise mx.failure("torch.linalg.solve", info, _singular_solve) from None
+        return x, info
 
 
 def _solve(A, B, left=True):
@@ -152,8 +224,14 @@ def _solve(A, B, left=True):
 
 
 def _solve_vjp(grads, A, B, *, result, needs, left, vector, check_errors):
+    """PyTorch's ``linalg_solve_backward``: ``G_B = A^-T G`` (reusing the forward's LU factors
+    where they were kept, as PyTorch's), ``G_A = -G_B X^T``."""
     G, X = mx.as_column(grads[0], vector), mx.as_column(result[0], vector)
-    gB = _solve(mT(A), G, left)  # A^-T G, or G A^-T for X A = B
+    _REUSE.factors = _factors_of(result[0])
+    try:
+        gB = _solve(mT(A), G, left)  # A^-T G, or G A^-T for X A = B
+    finally:
+        _REUSE.factors = None
     gA = None
     if needs[0]:
         gA = -(gB @ mT(X)) if left else -(mT(X) @ gB)
@@ -219,16 +297,22 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
 
 
 def _trsm_forward(a, b, *, upper, left, unitriangular):
+    # BLAS trsm, as PyTorch: no check for a zero on the diagonal (inf and nan come out).
+    flags = {"side": int(not left), "lower": int(not upper), "diag": int(unitriangular)}
+    if a.ndim == 2 and b.ndim == 2:  # one matrix, the common case: no batch to lay out
+        x = np.empty(b.shape, a.dtype)
+        if x.size:
+            (trsm,) = sl.get_blas_funcs(("trsm",), (a, b))
+            x[...] = trsm(1.0, a, b, **flags)
+        return x
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a, b = _broadcast(batch, a, b)
     x = np.empty(b.shape, a.dtype)
     if x.size == 0:
         return x
-    # BLAS trsm, as PyTorch: no check for a zero on the diagonal (inf and nan come out).
     (trsm,) = sl.get_blas_funcs(("trsm",), (a, b))
-    side, lower, diag = int(not left), int(not upper), int(unitriangular)
     for i in np.ndindex(*batch):
-        x[i] = trsm(1.0, a[i], b[i], side=side, lower=lower, diag=diag)
+        x[i] = trsm(1.0, a[i], b[i], **flags)
     return x
 
 
