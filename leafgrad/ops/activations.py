@@ -39,16 +39,18 @@ def _relu_forward(x):
     return np.maximum(0, x).astype(x.dtype, copy=False)
 
 
-def _threshold_backward_forward(grad, x, *, negative_slope=0.0, threshold=0.0):
+def _threshold_backward_forward(grad, x, *, negative_slope=None, threshold=0.0):
+    """threshold_backward, or with a ``negative_slope`` (0 too: a NaN ``x`` then gives
+    ``grad * 0`` as PyTorch's, not ``grad``) leaky_relu_backward."""
     if threshold != 0:  # F.threshold's: ``x <= threshold ? 0 : grad``
         closed = x <= threshold
         return _select.where(closed, 0, grad).astype(grad.dtype, copy=False)
     if _fused.fusable(x, grad):
-        if not negative_slope:
+        if negative_slope is None:
             return _fused.threshold_backward(grad, x)
         if type(negative_slope) is float or type(negative_slope) is int:  # weak: rounded first
             return _fused.leaky_relu_backward(grad, x, negative_slope)
-    if negative_slope:  # leaky_relu_backward: ``x > 0 ? grad : grad * slope`` (NaN: scaled)
+    if negative_slope is not None:  # leaky_relu_backward: ``x > 0 ? grad : grad * slope``
         return _select.where(x > 0, grad, grad * negative_slope).astype(grad.dtype, copy=False)
     # threshold_backward: ``x <= 0 ? 0 : grad``, so a NaN result passes the gradient on
     return _select.where(x <= 0, 0, grad).astype(grad.dtype, copy=False)
