@@ -224,7 +224,8 @@ _overloaded = []
 def _compile(numba, dtype) -> _Kernels:
     """The loops for ``dtype``, its constants frozen in (numba compiles each per operand
     kinds, array or number, on first call; ``cache``: once per machine). Each takes the
-    array whose shape the result has first, and returns a fresh array."""
+    array whose shape the result has first, and returns a fresh array (silu's and softplus':
+    the NumPy pass's buffer they were given, overwritten)."""
     from numba.extending import overload, register_jitable  # why: optional, loaded by _load
 
     if not _overloaded:  # _flat and _element for numba, chosen by the operand's type
