@@ -142,10 +142,41 @@ def leaky_relu_backward(grad, x, negative_slope) -> np.ndarray:
     return _kernels_for(x).leaky_relu_backward(x, _operand(grad), slope)
 
 
-def silu_backward(grad, x, s) -> np.ndarray:
-    """``(grad s) (1 + x (1 - s))`` from ``s = sigmoid(x)``, in ``_silu_vjp``'s order
-    (``fusable(x, grad, s)``)."""
-    return _kernels_for(x).silu_backward(x, _operand(grad), _operand(s))
+def leaky_relu(x, negative_slope) -> np.ndarray:
+    """``x where x > 0 else x * slope``, PyTorch's formula, the slope rounded to the dtype
+    first (``fusable(x)``)."""
+    return _kernels_for(x).leaky_relu(x, x.dtype.type(negative_slope))
+
+
+# The kernels below finish a pass NumPy began (its vectorised exp, which numba would call
+# scalar from libm, ~7x slower, with other roundings): they take that pass's fresh array
+# ``e`` and write the result into it, so the op makes one buffer where NumPy's passes make
+# it and its intermediate values in two or three.
+def silu(x, e) -> np.ndarray:
+    """``x / (e + 1)`` from ``e = exp(-x)`` (``_silu_forward``'s order), into ``e``
+    (``fusable(x, e)``)."""
+    return _kernels_for(x).silu(x, e)
+
+
+def silu_backward(grad, x, e) -> np.ndarray:
+    """``(grad s) (1 + x (1 - s))`` with ``s = 1 / (e + 1)`` from ``e = exp(-x)``, in
+    ``_silu_vjp``'s order, into ``e`` (``fusable(x, grad, e)``)."""
+    return _kernels_for(x).silu_backward(x, _operand(grad), e)
+
+
+def softplus(x, soft, beta, threshold) -> np.ndarray:
+    """``x where x beta > threshold else soft / beta`` from ``soft = log1p(exp(x beta))``
+    (``_softplus_forward``'s select), into ``soft``; ``beta`` and ``threshold`` rounded to
+    the dtype as NumPy rounds a Python number meeting an array (``fusable(x, soft)``)."""
+    c = x.dtype.type
+    return _kernels_for(x).softplus(x, soft, c(beta), c(threshold))
+
+
+def softplus_backward(grad, x, z, beta, threshold) -> np.ndarray:
+    """``grad where x beta > threshold else grad z / (z + 1)`` from ``z = exp(x beta)``
+    (PyTorch's CPU softplus_backward), into ``z`` (``fusable(x, grad, z)``)."""
+    c = x.dtype.type
+    return _kernels_for(x).softplus_backward(x, _operand(grad), z, c(beta), c(threshold))
 
 
 def gelu_erf(x) -> np.ndarray:
@@ -193,7 +224,8 @@ _overloaded = []
 def _compile(numba, dtype) -> _Kernels:
     """The loops for ``dtype``, its constants frozen in (numba compiles each per operand
     kinds, array or number, on first call; ``cache``: once per machine). Each takes the
-    array whose shape the result has first, and returns a fresh array."""
+    array whose shape the result has first, and returns a fresh array (silu's and softplus':
+    the NumPy pass's buffer they were given, overwritten)."""
     from numba.extending import overload, register_jitable  # why: optional, loaded by _load
 
     if not _overloaded:  # _flat and _element for numba, chosen by the operand's type
@@ -270,13 +302,47 @@ def _compile(numba, dtype) -> _Kernels:
         return out
 
     @jit
-    def silu_backward(x, grad, s):
+    def leaky_relu(x, slope):
         out = np.empty_like(x)
         n = out.size
-        o, x, grad, s = out.reshape(n), x.reshape(n), flat(grad, n), flat(s, n)
+        o, x = out.reshape(n), x.reshape(n)
         for i in range(n):
-            o[i] = (at(grad, i) * at(s, i)) * ((one - at(s, i)) * x[i] + one)
+            o[i] = x[i] if x[i] > zero else x[i] * slope
         return out
+
+    @jit
+    def silu(x, e):
+        n = e.size
+        o, x = e.reshape(n), x.reshape(n)
+        for i in range(n):
+            o[i] = x[i] / (o[i] + one)
+        return e
+
+    @jit
+    def silu_backward(x, grad, e):
+        n = e.size
+        o, x, grad = e.reshape(n), x.reshape(n), flat(grad, n)
+        for i in range(n):
+            s = one / (o[i] + one)
+            o[i] = (at(grad, i) * s) * ((one - s) * x[i] + one)
+        return e
+
+    @jit
+    def softplus(x, soft, beta, threshold):
+        n = soft.size
+        o, x = soft.reshape(n), x.reshape(n)
+        for i in range(n):
+            o[i] = x[i] if x[i] * beta > threshold else o[i] / beta
+        return soft
+
+    @jit
+    def softplus_backward(x, grad, z, beta, threshold):
+        n = z.size
+        o, x, grad = z.reshape(n), x.reshape(n), flat(grad, n)
+        for i in range(n):
+            g = at(grad, i)
+            o[i] = g if x[i] * beta > threshold else g * o[i] / (o[i] + one)
+        return z
 
     sqrt1_2, inv_sqrt_2pi, half = (
         dtype(math.sqrt(0.5)),

