@@ -67,6 +67,13 @@ def _statistics(x, dims, eps):
     return centered * rstd, rstd
 
 
+def _nonzero(grad) -> bool:
+    """Whether a statistic's gradient (an array, or None) has a nonzero (or NaN) value.
+    ``count_nonzero``, not ``any``: 0.27 us on (64, 1) zeros against 1.2 (a ufunc's
+    reduction), twice in every backward."""
+    return grad is not None and np.count_nonzero(grad) != 0
+
+
 def _vjp_on_arrays(grads, x, weight, result, needs, normalized_shape, has_weight, has_bias):
     """The VJP on NumPy arrays (a plain backward): the tensor rule's NumPy calls in its order
     (the statistics as the forward computed them, which is how the rule recomputes them), so
@@ -75,9 +82,7 @@ def _vjp_on_arrays(grads, x, weight, result, needs, normalized_shape, has_weight
     _, mean, rstd = result
     n = math.prod(normalized_shape)
     # (gradients of the statistics themselves, rare: NumPy's path; zeros arrive for unused ones)
-    plain = (grad_mean is None or not grad_mean.any()) and (
-        grad_rstd is None or not grad_rstd.any()
-    )
+    plain = not _nonzero(grad_mean) and not _nonzero(grad_rstd)
     compiled = _norm_kernels.takes_grad(grad, x, weight) if plain else None
     if compiled is not None:  # one compiled pass (numba)
         kernel_needs = (needs[0], has_weight and needs[1], has_bias and needs[-1])
@@ -94,9 +99,9 @@ def _vjp_on_arrays(grads, x, weight, result, needs, normalized_shape, has_weight
         g = grad * weight if weight is not None else grad
         inner = g - _mean_of_array(g, axes, True, None)
         gx = rstd * (inner - xhat * _mean_of_array(g * xhat, axes, True, None))
-        if grad_mean is not None and grad_mean.any():
+        if _nonzero(grad_mean):
             gx = gx + np.broadcast_to(grad_mean / n, x.shape)
-        if grad_rstd is not None and grad_rstd.any():
+        if _nonzero(grad_rstd):
             gx = gx + grad_rstd * rstd * rstd * xhat * (-1 / n)
     if has_weight and needs[1]:
         dw = _sums.add_reduce(grad * xhat, leading) if leading else grad * xhat

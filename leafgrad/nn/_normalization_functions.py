@@ -14,6 +14,7 @@ import leafgrad as _lg
 from .. import Tensor, no_grad
 from . import _batch_norm_op, _group_norm_op, _layer_norm_op, _norm_kernels
 from ._activation_functions import _check_kernel_dtype
+from .parameter import Parameter as _Parameter
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"]
 
@@ -147,6 +148,9 @@ def layer_norm_with_statistics(input, normalized_shape, weight, bias, eps) -> tu
     """``(layer_norm(...), mean, rstd)``, the statistics with the normalised dims kept as size
     1: one NativeLayerNormBackward0 node, as in PyTorch, for a floating input and parameters
     of its dtype; otherwise composed (mixed dtypes promote, integers raise, as before)."""
+    shape = _native_shape(input, normalized_shape, weight, bias)
+    if shape is not None:  # the common case, every check passed: straight to the op
+        return _layer_norm_op.native_layer_norm(input, shape, weight, bias, eps)
     if isinstance(input, Tensor):
         _check_kernel_dtype("layer_norm", input)  # PyTorch's LayerNormKernelImpl: floats only
     dims = _trailing_dims("layer_norm", input, normalized_shape)
@@ -163,6 +167,37 @@ def layer_norm_with_statistics(input, normalized_shape, weight, bias, eps) -> tu
         return _layer_norm_op.native_layer_norm(input, shape, weight, bias, eps)
     out, mean, var = _standardize(input, dims, eps)
     return _affine(out, weight, bias), mean, _lg.rsqrt(var + eps)
+
+
+def _native_shape(input, normalized_shape, weight, bias) -> tuple | None:
+    """The normalised shape (the input's trailing dims) where the one-op form takes the
+    arguments as they are: a plain floating Tensor ending with ``normalized_shape``, ``weight``
+    and ``bias`` absent or plain tensors of that shape and the input's dtype; else None (the
+    checked path, which raises or promotes). Read off the arrays: the checks it replaces cost
+    ~5 us a call, a sixth of the op's forward (nn.LayerNorm(128) on (64, 128))."""
+    if type(input) is not Tensor:
+        return None
+    x = input._data
+    if type(normalized_shape) is int:
+        normalized_shape = (normalized_shape,)
+    elif isinstance(normalized_shape, (tuple, list)):
+        normalized_shape = tuple(normalized_shape)
+    else:
+        return None
+    k = len(normalized_shape)
+    if x.dtype.kind != "f" or k == 0 or k > x.ndim:
+        return None
+    shape = x.shape[x.ndim - k :]
+    if shape != normalized_shape:
+        return None
+    for t in (weight, bias):
+        if t is not None and not (
+            (type(t) is Tensor or type(t) is _Parameter)
+            and t._data.shape == shape
+            and t._data.dtype == x.dtype
+        ):
+            return None
+    return shape
 
 
 def rms_norm(

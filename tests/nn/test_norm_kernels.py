@@ -60,6 +60,11 @@ def _layer(lib, x, w, b):
     return lib.nn.functional.layer_norm(x, x.shape[-2:], w, b)
 
 
+def _layer_rows(lib, x, w, b):
+    """Over the last dim only: a 2-D input and 1-D parameters go to the kernels unreshaped."""
+    return lib.nn.functional.layer_norm(x, x.shape[-1:], w, b)
+
+
 def _group(lib, x, w, b):
     return lib.nn.functional.group_norm(x, 4, w, b)
 
@@ -71,6 +76,8 @@ def _batch(lib, x, w, b):
 CASES = [  # (name, fn, input shape, affine shape)
     ("layer-short", _layer, (64, 2, 64), (2, 64)),
     ("layer-long", _layer, (6, 3, 700), (3, 700)),  # rows of 2100: several blocks
+    ("layer-rows", _layer_rows, (64, 128), (128,)),  # nn.LayerNorm(128)'s
+    ("layer-rows-long", _layer_rows, (3, 1300), (1300,)),
     ("group", _group, (4, 8, 5, 7), (8,)),
     ("group-long", _group, (2, 8, 40, 30), (8,)),
     ("batch", _batch, (6, 3, 9, 10), (3,)),

@@ -1,6 +1,8 @@
 """BatchNorm, LayerNorm, GroupNorm and RMSNorm agree with PyTorch's: values, gradients to
 second order (float64), float32 values, running statistics, train/eval, reprs, errors."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -164,6 +166,47 @@ def test_layer_norm_with_a_mismatched_shape_raises_runtime_error_as_pytorch():
         torch.nn.LayerNorm(4)(torch.ones(2, 3))
     with pytest.raises(RuntimeError, match=r"\[2, 3\]"):
         lg.nn.LayerNorm(4)(lg.ones(2, 3))
+
+
+@pytest.mark.parametrize("normalized", [4, [4], (3, 4), "size"])
+def test_layer_norm_takes_every_form_of_normalized_shape_as_pytorch(normalized):
+    """The one-op form's unchecked entry (``_native_shape``): ints (leafgrad's; PyTorch's
+    functional form wants a sequence), lists, tuples and sizes, parameters and plain tensors,
+    values and gradients as PyTorch's."""
+    x = RNG.standard_normal((2, 3, 4))
+    results = []
+    for lib in (lg, torch):
+        shape = x.shape[1:] if normalized == "size" else normalized
+        shape = lib.Size(shape) if normalized == "size" else shape
+        shape = (shape,) if lib is torch and isinstance(shape, int) else shape
+        tail = x.shape[-1:] if isinstance(shape, int) else x.shape[3 - len(shape) :]
+        xt = lib.tensor(x, requires_grad=True)
+        w = lib.nn.Parameter(lib.tensor(np.linspace(0.5, 1.5, math.prod(tail)).reshape(tail)))
+        b = lib.tensor(np.full(tail, 0.25), requires_grad=True)
+        y = lib.nn.functional.layer_norm(xt, shape, w, b)
+        (y * y).sum().backward()
+        results.append([y, xt.grad, w.grad, b.grad])
+    assert results[0][0].grad_fn.name() == "NativeLayerNormBackward0"
+    for a, b in zip(*results, strict=True):
+        assert_close(a, b)
+
+
+def test_layer_norm_checked_path_keeps_its_errors():
+    """What the unchecked entry passes over still meets the checks: a wrong shape, a weight of
+    another shape, an integer input."""
+    from leafgrad.nn._normalization_functions import _native_shape
+
+    x = lg.ones(2, 3)
+    assert _native_shape(x, (3,), None, lg.ones(3)) == (3,)
+    assert _native_shape(x, (4,), None, None) is None
+    assert _native_shape(x, (3,), lg.ones(4), None) is None
+    assert _native_shape(x, (3,), lg.ones(3, dtype=lg.float64), None) is None
+    assert _native_shape(x, (), None, None) is None
+    assert _native_shape(x, (1, 2, 3), None, None) is None
+    with pytest.raises(RuntimeError, match="weight of shape"):
+        F.layer_norm(x, (3,), lg.ones(4))
+    with pytest.raises(NotImplementedError):
+        F.layer_norm(lg.ones(2, 3, dtype=lg.int64), (3,))
 
 
 GROUP_NORMS = [
