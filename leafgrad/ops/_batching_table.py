@@ -80,7 +80,8 @@ NO_RULE: dict = {
     "unique_dim": "its length depends on each example's values",
     "unique_consecutive": "its length depends on each example's values",
 }
-# The fused Taylor path's kernels (jet_kernels.py, jet_activations.py, jet_dense.py): called
+# The fused Taylor path's kernels (jet_kernels.py, jet_activations.py, jet_dense.py,
+# jet_values.py): called
 # only inside a Taylor pass on packed derivative channels, which vmap does not batch yet.
 NO_RULE.update(
     {
@@ -92,6 +93,9 @@ NO_RULE.update(
             "jet_act_backward",
             "jet_dense",
             "jet_dense_backward",
+            "jet_act_value",
+            "jet_linear_value",
+            "jet_addmm_value",
         )
     }
 )
