@@ -20,15 +20,13 @@ again, so the ops after it are fused again.
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._engine.forward import jet_mode
 from .._engine.grad_mode import is_grad_enabled, set_grad_enabled
 from .._tensor import Tensor
 from . import _jets, jet_values
 from ._optable import Bilinear, Composite, Linear, Unary
 from .jet_activations import TAKES_RESULT, jet_act, variable
-from .jet_dense import dense_rows, jet_dense
+from .jet_dense import blocks_layer, dense_rows, jet_dense
 from .jet_kernels import jet_linear, jet_unary
 from .joining import stack, unbind
 
@@ -171,13 +169,11 @@ class PackedJet:
             return None
         with jet_mode(None):
             channels = self.channels
-        p = channels._data
-        if p.dtype != data.dtype or w._data.dtype != data.dtype:
-            return None
-        z = np.broadcast_to(np.empty((), p.dtype), (data.shape[0], w._data.shape[1]))
-        if len(dense_rows(p, w._data, z, 1)) > 1:
-            return None  # pending: an activation after it takes both over row blocks
-        with jet_mode(None):
+            p = channels._data
+            if p.dtype != data.dtype or w._data.dtype != data.dtype:
+                return None
+            if blocks_layer(p, w._data):
+                return None  # pending: an activation after it takes both over row blocks
             if bias is None:
                 v, q = jet_values.jet_linear_value(h, channels, w)
             else:

@@ -47,15 +47,30 @@ def dense_rows(p, w, z, live: float) -> tuple:
     ``jet_blocks.row_blocks``, or the one whole block where shapes, dtypes or a broadcast
     ``p`` (one row per channel, made once) leave nothing to block."""
     whole = (slice(None),)
-    if type(p) is not np.ndarray or type(w) is not np.ndarray or type(z) is not np.ndarray:
+    if type(z) is not np.ndarray:
+        return whole
+    rows = _layer_rows(p, w, live)
+    if len(rows) == 1 or z.shape != (p.shape[1], w.shape[1]) or z.dtype != p.dtype:
+        return whole
+    return rows
+
+
+def blocks_layer(p, w) -> bool:
+    """Whether an activation after the layer ``p @ w`` (its input of the layer's shape and
+    dtype) would take both over row blocks (``jet_dense``): ``dense_rows(..., 1)`` > 1."""
+    return len(_layer_rows(p, w, 1)) > 1
+
+
+def _layer_rows(p, w, live: float) -> tuple:
+    """``dense_rows`` but for ``z``'s checks."""
+    whole = (slice(None),)
+    if type(p) is not np.ndarray or type(w) is not np.ndarray:
         return whole
     if p.ndim != 3 or w.ndim != 2 or w.shape[0] < 2 or p.shape[2] != w.shape[0]:
         return whole
     n, m = w.shape
     rows = row_blocks(p, live * max(1.0, m / n))  # first: mostly one block, nothing to check
-    if len(rows) == 1 or z.shape != (p.shape[1], m) or _constant_rows(p):
-        return whole
-    if not p.dtype == w.dtype == z.dtype:
+    if len(rows) == 1 or _constant_rows(p) or p.dtype != w.dtype:
         return whole
     return rows
 
