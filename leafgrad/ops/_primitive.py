@@ -357,8 +357,9 @@ def _build(prim: Primitive):
     checked_for: dict = {}  # (grad mask & guard_bits) -> the indices saved then
     saved_outputs = [index for _, what, index, _ in saved if what == "output"]
     every_input = any(what == "inputs" for _, what, _, _ in saved)
-    # Several outputs are always kept (their shapes fill in missing grads); one, if saved.
-    keep_result = bool(saved_outputs) or num_outputs > 1
+    # Several outputs are kept (their shapes fill in missing grads) unless their rule takes
+    # None for those (materialize_grads=False) and saves none; one, if saved.
+    keep_result = bool(saved_outputs) or (num_outputs > 1 and prim.materialize_grads)
     guard_output = saved_outputs[0] if saved_outputs else None
     guard_outputs = tuple(dict.fromkeys(saved_outputs))  # each saved output, once
     names = {n: (what, index) for n, what, index, _ in saved} or None
