@@ -38,12 +38,12 @@ from .jet_activations import (
 from .jet_kernels import _active_or_none, _linear_forward, _linear_vjp, _own_rows, jet_linear
 
 
-def _forward(x, p, *, fn, op_params, first, weights):
+def _act_value_forward(x, p, *, fn, op_params, first, weights):
     y = REGISTRY[fn].forward(x, **dict(op_params))
     return y, _act_forward(p, y, fn=fn, op_params=op_params, first=first, weights=weights)
 
 
-def _vjp(grads, x, p, *, result, needs, fn, op_params, first, weights):
+def _act_value_vjp(grads, x, p, *, result, needs, fn, op_params, first, weights):
     """``g_x = f'(x) (g_y + g_z)`` and jet_act's ``g_p`` (``g_z``: jet_act's gradient in y)."""
     gy, gq = grads
     y = result[0]
@@ -51,7 +51,7 @@ def _vjp(grads, x, p, *, result, needs, fn, op_params, first, weights):
     if gq is None:
         gp = gz = None
     elif type(gq) is np.ndarray and fn == "tanh" and gy is not None:  # on arrays: one pass
-        fused = _tanh_backward(gy, gq, p, y, first, weights)
+        fused = _tanh_value_backward(gy, gq, p, y, first, weights)
         if fused is not None:
             gp, gx = fused
             return gx if needs[0] else None, gp if needs[1] else None
@@ -74,7 +74,7 @@ def _op_vjp(fn, grad, x, y, op_params):
     return grad * prim.kind.d1(x, result=y)
 
 
-def _tanh_backward(gy, gq, p, y, first, weights):
+def _tanh_value_backward(gy, gq, p, y, first, weights):
     """``(g_p, g_x)`` of tanh's node from the compiled loop over row blocks, or None where
     the loop does not take these arrays (then the two steps)."""
     active = _active_or_none(weights, p.dtype)
@@ -93,22 +93,21 @@ def _tanh_backward(gy, gq, p, y, first, weights):
     return gp, gx
 
 
-def _jvp(tx, tp, x, p, *, result, fn, op_params, first, weights):
+def _act_value_jvp(tx, tp, x, p, *, result, fn, op_params, first, weights):
     """``t_y = f'(x) t_x``, and jet_act's tangent at ``(t_p, t_y)``."""
     y, q = result
     ((d1, _),) = _pairs(_Tensors, y, 1, fn, op_params)
     ty = None if tx is None else tx * d1
     kw = {"fn": fn, "op_params": op_params, "first": first, "weights": weights}
-    tq = _act_jvp(tp, ty, p, y, result=q, **kw)
-    return ty if ty is not None else _zeros_like(y), tq
+    return _filled((ty, _act_jvp(tp, ty, p, y, result=q, **kw)), result)
 
 
 # ``(x, p) -> (f(x), jet_act(p, f(x)))`` for activation ``fn`` (one of ``TAKES_RESULT``).
 jet_act_value = primitive(
     "jet_act_value",
-    _forward,
-    vjp_all=_vjp,
-    kind=Generic(jvp=_jvp),
+    _act_value_forward,
+    vjp_all=_act_value_vjp,
+    kind=Generic(jvp=_act_value_jvp),
     inputs=("x", "p"),
     outputs=("y", "q"),
     saves=("p", "y"),
@@ -131,31 +130,41 @@ def _linear_value_forward(h, p, w):
 
 
 def _linear_value_vjp(grads, h, p, w, *, result, needs):
-    """mm's rules for ``g_v``, jet_linear's for ``g_q``; the weight's two gradients summed
-    (as the engine summed them for the two nodes)."""
+    """mm's rules for ``g_v``, jet_linear's for ``g_q``."""
     gv, gq = grads
     _, (mat1, mat2) = _mm_rules()
     gh = mat1(gv, h, w, result=None) if needs[0] and gv is not None else None
+    gw_v = mat2(gv, h, w, result=None) if needs[2] and gv is not None else None
+    return (gh, *_channels_vjp(gq, p, w, needs[1], needs[2], gw_v))
+
+
+def _channels_vjp(gq, p, w, need_p: bool, need_w: bool, gw_v) -> tuple:
+    """jet_linear's ``(g_p, g_w)`` for ``g_q``, ``g_w`` plus the value's ``gw_v`` (as the
+    engine summed the two nodes' gradients of the weight)."""
     gp = gw = None
-    if gq is not None and (needs[1] or needs[2]):
-        gp, gw = _linear_vjp(gq, p, w, result=None, needs=(needs[1], needs[2]))
-    if needs[2] and gv is not None:
-        gw_v = mat2(gv, h, w, result=None)
+    if gq is not None and (need_p or need_w):
+        gp, gw = _linear_vjp(gq, p, w, result=None, needs=(need_p, need_w))
+    if gw_v is not None:
         gw = gw_v if gw is None else gw_v + gw
-    return gh, gp, gw
+    return gp, gw
 
 
 def _linear_value_jvp(th, tp, tw, h, p, w, *, result):
     """The product rule for each output."""
-    v, q = result
     tv = tangent_sum(None if th is None else th @ w, None if tw is None else h @ tw)
-    tq = tangent_sum(
+    return _filled((tv, _channels_jvp(tp, tw, p, w)), result)
+
+
+def _channels_jvp(tp, tw, p, w):
+    """jet_linear's tangent: the product rule."""
+    return tangent_sum(
         None if tp is None else jet_linear(tp, w), None if tw is None else jet_linear(p, tw)
     )
-    return (
-        tv if tv is not None else _zeros_like(v),
-        tq if tq is not None else _zeros_like(q),
-    )
+
+
+def _filled(tangents: tuple, result: tuple) -> tuple:
+    """Zeros of the outputs' shapes for the tangents that are None."""
+    return tuple(t if t is not None else _zeros_like(r) for t, r in zip(tangents, result))
 
 
 # ``(h, p, w) -> (h @ w, jet_linear(p, w))``: a Linear layer's value and channels, 2-D h, w.
@@ -181,32 +190,21 @@ def _addmm_value_forward(b, h, p, w, *, beta):
 
 
 def _addmm_value_vjp(grads, b, h, p, w, *, result, needs, beta):
-    """addmm's rules for ``g_v``, jet_linear's for ``g_q``; the weight's two gradients
-    summed (as the engine summed them for the two nodes)."""
+    """addmm's rules for ``g_v``, jet_linear's for ``g_q``."""
     gv, gq = grads
     rules = REGISTRY["addmm"].vjp
-    gb = gh = gw = gp = None
+    gb = gh = gw_v = None
     if gv is not None:
         gb = rules[0](gv, b, h, w, result=None, beta=beta) if needs[0] else None
         gh = rules[1](gv, b, h, w, result=None, beta=beta) if needs[1] else None
-    if gq is not None and (needs[2] or needs[3]):
-        gp, gw = _linear_vjp(gq, p, w, result=None, needs=(needs[2], needs[3]))
-    if needs[3] and gv is not None:
-        gw_v = rules[2](gv, b, h, w, result=None, beta=beta)
-        gw = gw_v if gw is None else gw_v + gw
-    return gb, gh, gp, gw
+        gw_v = rules[2](gv, b, h, w, result=None, beta=beta) if needs[3] else None
+    return (gb, gh, *_channels_vjp(gq, p, w, needs[2], needs[3], gw_v))
 
 
 def _addmm_value_jvp(tb, th, tp, tw, b, h, p, w, *, result, beta):
-    v, q = result
-    tv = REGISTRY["addmm"].kind.jvp(tb, th, tw, b, h, w, v, beta=beta)
-    tq = tangent_sum(
-        None if tp is None else jet_linear(tp, w), None if tw is None else jet_linear(p, tw)
-    )
-    return (
-        tv if tv is not None else _zeros_like(v),
-        tq if tq is not None else _zeros_like(q),
-    )
+    """addmm's tangent, and the product rule for the channels."""
+    tv = REGISTRY["addmm"].kind.jvp(tb, th, tw, b, h, w, result[0], beta=beta)
+    return _filled((tv, _channels_jvp(tp, tw, p, w)), result)
 
 
 # ``(b, h, p, w) -> (addmm(b, h, w, beta), jet_linear(p, w))``: nn.Linear's value and
