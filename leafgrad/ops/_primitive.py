@@ -457,7 +457,13 @@ def _build(prim: Primitive):
                 out = params.pop("out")
                 if out is not None:
                     return with_out(name, _call_later(op, args, params), args, out)
-            if _jet_state.mode is not None and name in _jets.CALLS and not _forward.levels:
+            # Jet mode is special: the cheap reads first, the thread-local one last.
+            if (
+                _SPECIAL[0]
+                and name in _jets.CALLS
+                and _jet_state.mode is not None
+                and not _forward.levels
+            ):
                 result = _jets.call(op, args, params)  # the op and its jet in one node
                 if result is not None:
                     return result
