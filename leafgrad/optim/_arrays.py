@@ -25,12 +25,13 @@ _SPECIAL = grad_mode.SPECIAL
 _PLAIN_TYPES = (Tensor, Parameter)  # subclasses may override the in-place methods
 
 
-def _written(t: Tensor) -> None:
-    """After an in-place write into ``t``'s array: bump its version and refresh its views."""
+def _written(t: Tensor, times: int = 1) -> None:
+    """After ``times`` in-place writes into ``t``'s array: bump its version as often and
+    refresh its views."""
     counter = t._version_counter
     if counter is None:
         counter = t._shared_version_counter()
-    counter[0] += 1
+    counter[0] += times
     if len(counter) > 1:  # live views share it: their history follows, as after any add_
         refresh_views(counter)
 

@@ -26,10 +26,9 @@ import numpy as np
 
 from .. import Tensor, zeros_like
 from .._engine import grad_mode
-from .._engine.engine import _COUNTS_ARE_EXACT
+from .._engine.engine import _COUNTS_ARE_EXACT, _ONLY_ITS_TENSORS
 from .._engine.saved import write_watchers
-from ..ops.view_history import refresh_views
-from ._arrays import _PLAIN_TYPES
+from ._arrays import _PLAIN_TYPES, _written
 from ._update import _step_count_tensor
 
 _grad_state = grad_mode._state
@@ -40,7 +39,7 @@ _FLAT = "_flat_adam_state"  # the optimizer attribute holding each group's _Flat
 class _FlatState:
     """One group's flat buffers, the state tensors viewing them and the parameters' layout."""
 
-    __slots__ = ("arrays", "buffers", "grads", "params", "shapes", "slices", "steps", "tensors")
+    __slots__ = ("arrays", "buffers", "grads", "params", "slices", "steps", "tensors")
 
     def __init__(self, params: list, names: tuple, optimizer) -> None:
         dtype = params[0]._data.dtype
@@ -48,7 +47,6 @@ class _FlatState:
         ends = np.cumsum(sizes).tolist()
         self.slices = [slice(e - s, e) for s, e in zip(sizes, ends)]
         self.params = list(params)
-        self.shapes = [p._data.shape for p in params]
         total = ends[-1] if ends else 0
         self.grads = np.empty(total, dtype)
         self.buffers = {name: np.zeros(total, dtype) for name in names}
@@ -80,11 +78,11 @@ class _FlatState:
         """Whether ``params`` are this state's, in order, and their state its views still."""
         if not _same(params, self.params):
             return False
-        tensors, arrays, shapes = self.tensors, self.arrays, self.shapes
+        tensors, arrays = self.tensors, self.arrays
         if len(tensors) != 1 + len(names):
             return False
         for i, p in enumerate(params):
-            if p._data.shape != shapes[i]:  # ``p.data = ...`` replaced its array
+            if p._data.shape != arrays["exp_avg"][i].shape:  # ``p.data = ...`` replaced it
                 return False
             state = optimizer.state.get(p)
             if state is None:
@@ -136,13 +134,8 @@ def _own_array(t, shape: tuple) -> bool:
         and a.shape == shape
         and a.flags.c_contiguous
         and a.flags.writeable
-        and sys.getrefcount(a) == _ONLY_THE_TENSORS
+        and sys.getrefcount(a) == _ONLY_ITS_TENSORS  # _data, ``a``, the argument
     )
-
-
-# What sys.getrefcount reads for an array only its tensor holds: the tensor's ``_data`` and
-# getrefcount's argument (``a`` above is a third).
-_ONLY_THE_TENSORS = 3
 
 
 def _same(a: list, b: list) -> bool:
@@ -238,25 +231,15 @@ def step(optimizer, group: dict, params: list, lr, beta1, beta2, eps, weight_dec
         if decay is not None:
             np.multiply(a, decay, out=a)
         np.add(a, update[s].reshape(a.shape), out=a)
-        _bump(p, 1 if decay is None else 2)
+        _written(p, 1 if decay is None else 2)
     tensors = flat.tensors
     for t in tensors["step"]:
-        _bump(t, 1)
+        _written(t, 1)
     for t in tensors["exp_avg"]:
-        _bump(t, 1)
+        _written(t, 1)
     for t in tensors["exp_avg_sq"]:
-        _bump(t, 2)  # mul_ then addcmul_
+        _written(t, 2)  # mul_ then addcmul_
     if amsgrad:
         for t in tensors["max_exp_avg_sq"]:
-            _bump(t, 1)
+            _written(t, 1)
     return True
-
-
-def _bump(t, times: int) -> None:
-    """``times`` in-place writes' version bumps (and their views' refresh), as ``_written``."""
-    counter = t._version_counter
-    if counter is None:
-        counter = t._shared_version_counter()
-    counter[0] += times
-    if len(counter) > 1:
-        refresh_views(counter)
