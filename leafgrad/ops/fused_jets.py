@@ -136,10 +136,8 @@ class PackedJet:
             return None
         if len(args) != 1 or variable(key, params) != "result":
             return None
-        if self._pending is not None:
-            p, w, grad_mode = self._operands()
-            if grad_mode == is_grad_enabled() and len(dense_rows(p._data, w._data, data, 1)) > 1:
-                return None  # as _dense: the layer and this activation over row blocks
+        if _dense_operands(self, data) is not None:
+            return None  # jet_dense's: the layer and this activation over row blocks
         with jet_mode(None):
             channels = self.channels
             if channels._data.dtype != data.dtype or channels._data.shape[1:] != data.shape:
@@ -305,16 +303,25 @@ def _unary(kind: Unary, op, args, params, result, jet: PackedJet, like: PackedJe
 def _dense(jet: PackedJet, z: Tensor, act: dict):
     """``jet_dense``'s output channels when ``jet`` is a pending Linear layer too large for
     the caches (then ``jet`` gets the layer's channels from it too), else None."""
+    operands = _dense_operands(jet, z._data)
+    if operands is None:
+        return None
+    out, jet._channels = jet_dense(*operands, z, **act)
+    jet._pending = None
+    return out
+
+
+def _dense_operands(jet: PackedJet, z) -> tuple | None:
+    """``(p, w)`` of ``jet``'s pending Linear layer where an activation at ``z`` (its input
+    or output array) after it goes to ``jet_dense``, else None. Fused where the layer's
+    input channels alone outgrow a block: below that (Burgers' 2.4 MB float32 jets) the two
+    primitives measured as fast or faster."""
     if jet._pending is None:
         return None
     p, w, grad_mode = jet._operands()
-    # Fused where the layer's input channels alone outgrow a block: below that (Burgers'
-    # 2.4 MB float32 jets) the two primitives measured as fast or faster.
-    if grad_mode != is_grad_enabled() or len(dense_rows(p._data, w._data, z._data, 1)) < 2:
+    if grad_mode != is_grad_enabled() or len(dense_rows(p._data, w._data, z, 1)) < 2:
         return None
-    out, jet._channels = jet_dense(p, w, z, **act)
-    jet._pending = None
-    return out
+    return p, w
 
 
 def _derivative(rule, takes_result, x, extra, result, params):
