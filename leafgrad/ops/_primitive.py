@@ -432,12 +432,20 @@ def _build(prim: Primitive):
                             ):
                                 arrays = (x, y, z)
             if arrays is not None and _state.enabled and not _saved_state._pushed:
+                # Each operand's gradient edge (``_edge``, inline for the first two: most
+                # are a non-leaf's ``(grad_fn, output_nr)``).
+                fn = a.grad_fn
+                edge = (fn, a._output_nr) if fn is not None else gradient_edge(a)
                 if n == 1:
-                    edges = (_edge(a),)
+                    edges = (edge,)
                 elif n == 2:
-                    edges = (_edge(a), _NO_EDGE if number else _edge(b))
+                    if number:
+                        edges = (edge, _NO_EDGE)
+                    else:
+                        fn = b.grad_fn
+                        edges = (edge, (fn, b._output_nr) if fn is not None else gradient_edge(b))
                 else:
-                    edges = (_edge(a), _edge(b), _edge(c))
+                    edges = (edge, _edge(b), _edge(c))
         if edges is None:
             if twin and _state.formula and len(args) == 2 and not params:
                 scalar = _formula_scalar(twin[0], args)
@@ -529,7 +537,10 @@ def _build(prim: Primitive):
                 context = _QUIET_CONTEXTS.context  # quiet_context()'s read, inline
                 if context is None:
                     context = quiet_context()
-                out = context.run(forward, *arrays, **params)
+                if params:
+                    out = context.run(forward, *arrays, **params)
+                else:  # (an empty dict unpacked still costs)
+                    out = context.run(forward, *arrays)
         except ValueError as exc:
             if not broadcast:
                 raise
