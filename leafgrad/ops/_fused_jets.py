@@ -43,17 +43,21 @@ def takes(p, active, *others, jets=(), tanh: bool = False) -> bool:
     float32 Burgers step at N = 1e4 took 30 against 36 ms.)"""
     if type(p) is not np.ndarray or p.ndim != 3 or p.size < _fused.MIN_SIZE:
         return False
-    kind = _kind(active)
-    pays = p.dtype.char == "d" or (p.dtype.char == "f" and (tanh or kind == LAPLACIAN))
-    if kind is None or not pays:
+    kind, char = _kind(active), p.dtype.char
+    if kind is None or not (char == "d" or (char == "f" and (tanh or kind == LAPLACIAN))):
         return False
-    for shape, group in ((p.shape[1:], others), (p.shape, jets)):
-        for a in group:
-            if a is not None and (
-                type(a) is not np.ndarray or a.dtype != p.dtype or a.shape != shape
-            ):
-                return False
-    return _fused.available()
+    shape = p.shape
+    return (
+        _alike(others, shape[1:], p.dtype) and _alike(jets, shape, p.dtype) and _fused.available()
+    )
+
+
+def _alike(arrays, shape, dtype) -> bool:
+    """Whether each of ``arrays`` is None or an ndarray of ``shape`` and ``dtype``."""
+    for a in arrays:
+        if a is not None and (type(a) is not np.ndarray or a.shape != shape or a.dtype != dtype):
+            return False
+    return True
 
 
 _NO_DIRECTIONS = np.arange(0)

@@ -149,7 +149,11 @@ def _outer_forward(p, g):
 # ``p: (K, ..., n) @ w: (n, m)`` as one (K*..., n) x (n, m) product. Bilinear, so its forward
 # and Taylor rules are the product rule and Cauchy products with itself.
 def _linear_vjp(grad, p, w, *, result, needs):
-    """Both gradients by one ``jet_linear_backward``; one of them by its own product."""
+    """Both gradients by one ``jet_linear_backward``; one of them by its own product. In a
+    plain rule (arrays) the products themselves: each op there would only call them."""
+    if type(grad) is np.ndarray:
+        gp = _linear_forward(grad, w.T) if needs[0] else None
+        return gp, _outer_forward(p, grad) if needs[1] else None
     if needs[0] and needs[1]:
         return jet_linear_backward(grad, p, w)
     if needs[0]:
