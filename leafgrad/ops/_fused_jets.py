@@ -29,7 +29,7 @@ def _kind(active) -> int | None:
     """The layout of ``active`` (``jet_kernels._active_or_none``), None for a general mix."""
     if active is None:
         return NONE
-    _, _, _, ones, identity = active
+    _, _, _, ones, identity, _ = active
     return LAPLACIAN if ones else SEPARATE if identity else None
 
 
@@ -43,21 +43,41 @@ def takes(p, active, *others, jets=(), tanh: bool = False) -> bool:
     float32 Burgers step at N = 1e4 took 30 against 36 ms.)"""
     if type(p) is not np.ndarray or p.ndim != 3 or p.size < _fused.MIN_SIZE:
         return False
-    kind = _kind(active)
-    pays = p.dtype.char == "d" or (p.dtype.char == "f" and (tanh or kind == LAPLACIAN))
-    if kind is None or not pays:
+    kind, char = _kind(active), p.dtype.char
+    if kind is None or not (char == "d" or (char == "f" and (tanh or kind == LAPLACIAN))):
         return False
-    for shape, group in ((p.shape[1:], others), (p.shape, jets)):
-        for a in group:
-            if a is not None and (
-                type(a) is not np.ndarray or a.dtype != p.dtype or a.shape != shape
-            ):
-                return False
-    return _fused.available()
+    shape = p.shape
+    return (
+        _alike(others, shape[1:], p.dtype) and _alike(jets, shape, p.dtype) and _fused.available()
+    )
 
 
-def _directions(active, channels: int) -> np.ndarray:
-    return np.arange(channels)[active[0]] if active is not None else np.arange(0)
+def _alike(arrays, shape, dtype) -> bool:
+    """Whether each of ``arrays`` is None or an ndarray of ``shape`` and ``dtype``."""
+    for a in arrays:
+        if a is not None and (type(a) is not np.ndarray or a.shape != shape or a.dtype != dtype):
+            return False
+    return True
+
+
+_NO_DIRECTIONS = np.arange(0)
+
+
+def _directions(active) -> np.ndarray:
+    """The active directions' indices, as the loops take them (none without ``active``)."""
+    return active[5] if active is not None else _NO_DIRECTIONS
+
+
+_constants_by_type: dict = {}
+
+
+def _constants(number) -> tuple:
+    """The loops' constants ``0, 1, -2, -4, -6, 4`` in the jet's scalar type ``number``, made
+    once per type (a NumPy scalar costs about 0.2 us to make)."""
+    constants = _constants_by_type.get(number)
+    if constants is None:
+        constants = _constants_by_type[number] = tuple(number(c) for c in (0, 1, -2, -4, -6, 4))
+    return constants
 
 
 def _in_parent(jet: np.ndarray) -> tuple:
@@ -100,14 +120,14 @@ def tanh_block(p, y, first, active, out=None) -> np.ndarray:
 def _forward(p, d1, d2, first, active, out, tanh: bool) -> np.ndarray:
     if out is None:
         out = np.empty(p.shape, p.dtype)
-    kind, rows, number = _kind(active), p.shape[1], p.dtype.type
-    directions = _directions(active, len(p))
+    kind, rows = _kind(active), p.shape[1]
+    one, minus_two = _constants(p.dtype.type)[1:3]
     tiles, tile = _layout(p)
     target, written = _target(out, tiles)
     jets = (*_jet(p, tiles), *_in_parent(target))
-    points = _point(d1, tiles), _point(d2, tiles), first, directions, kind
+    points = _point(d1, tiles), _point(d2, tiles), first, _directions(active), kind
     loop = _loops()["tiles_unary" if tiles else "rows_unary"]
-    loop(*jets, *points, rows, tanh, *tile, number(1), number(-2))
+    loop(*jets, *points, rows, tanh, *tile, one, minus_two)
     return _written(out, target, written)
 
 
@@ -141,15 +161,14 @@ def _backward_arrays(p, active, gp, gd1, gd2):
 def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted, through=None):
     """The backward loop into ``gp``, ``gd1``, ``gd2``: those arrays, written (with
     ``through``, tanh's: see ``tanh_backward_block``)."""
-    kind, rows, number = _kind(active), p.shape[1], p.dtype.type
-    directions = _directions(active, len(p))
+    kind, rows = _kind(active), p.shape[1]
     tiles, tile = _layout(p)
     gp_target, gp_written = _target(gp, tiles)
     gd1_target, gd1_written = _target(gd1, tiles)
     gd2_target, gd2_written = (gd1_target, True) if gd2 is gd1 else _target(gd2, tiles)
     jets = (*_jet(grad, tiles), *_jet(p, tiles), *_in_parent(gp_target))
-    points = _point(d1, tiles), _point(d2x2, tiles), first, directions, kind
-    constants = number(0), number(1), number(-2), number(-4), number(-6), number(4)
+    points = _point(d1, tiles), _point(d2x2, tiles), first, _directions(active), kind
+    constants = _constants(p.dtype.type)
     # (without ``through``, d1 stands in for it, unread: one compiled signature)
     added = (points[0], False) if through is None else (_point(through, tiles), True)
     loop = _loops()["tiles_backward" if tiles else "rows_backward"]

@@ -110,7 +110,8 @@ CALLS: set = set()
 
 def call(op, args, params):
     """``op(*args, **params)`` with its jet from one fused node, where an input has a packed
-    jet that has one for it (``fused_jets.PackedJet.call``); else None."""
+    jet that has one for it (``fused_jets.PackedJet.call``, run with the jet mode
+    suspended); else None."""
     for a in args:
         if isinstance(a, Tensor) and a._jet is not None:
             jet = a._jet
@@ -119,7 +120,15 @@ def call(op, args, params):
         return None
     if type(jet) is tuple:
         return None
-    result = jet.call(op, args, params)
+    # Suspended as ``jet_mode(None)`` would, but without its count of special modes (a
+    # lock, twice per layer): the ops run meanwhile see no jet mode, and only take the
+    # general path they take in jet mode anyway.
+    state = jet_state
+    mode, state.mode = state.mode, None
+    try:
+        result = jet.call(op, args, params)
+    finally:
+        state.mode = mode
     if result is not None:
         _carried(result)
     return result

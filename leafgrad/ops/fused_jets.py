@@ -124,7 +124,8 @@ class PackedJet:
         this jet: ``h @ w`` with a constant 2-D ``w`` (``jet_linear_value``), or an
         activation whose derivatives are written in its output (``jet_act_value``). None
         for other ops, and where ``jet_dense`` would take a layer and its activation
-        together (row blocks, at sizes beyond the caches)."""
+        together (row blocks, at sizes beyond the caches). Called with the jet mode
+        suspended (``_jets.call``): the ops it runs are given no jets."""
         key = op.primitive.key
         if key == "mm" and len(args) == 2:
             return self._linear_value(args[0], args[1], None, {})
@@ -138,18 +139,17 @@ class PackedJet:
             return None
         if _dense_operands(self, data) is not None:
             return None  # jet_dense's: the layer and this activation over row blocks
-        with jet_mode(None):
-            channels = self.channels
-            if channels._data.dtype != data.dtype or channels._data.shape[1:] != data.shape:
-                return None
-            y, q = jet_values.jet_act_value(
-                x,
-                channels,
-                fn=key,
-                op_params=tuple(sorted(params.items())) if params else (),
-                first=self.first,
-                weights=self.weights,
-            )
+        channels = self.channels
+        if channels._data.dtype != data.dtype or channels._data.shape[1:] != data.shape:
+            return None
+        y, q = jet_values.jet_act_value(
+            x,
+            channels,
+            fn=key,
+            op_params=tuple(sorted(params.items())) if params else (),
+            first=self.first,
+            weights=self.weights,
+        )
         y._jet = self.like(q)
         return y
 
@@ -165,18 +165,17 @@ class PackedJet:
             return None
         if bias is not None and (not isinstance(bias, Tensor) or bias._jet is not None):
             return None
-        with jet_mode(None):
-            channels = self.channels
-            p = channels._data
-            if p.dtype != data.dtype or w._data.dtype != data.dtype:
-                return None
-            if blocks_layer(p, w._data):
-                return None  # pending: an activation after it takes both over row blocks
-            if bias is None:
-                v, q = jet_values.jet_linear_value(h, channels, w)
-            else:
-                beta = params.get("beta", 1)
-                v, q = jet_values.jet_addmm_value(bias, h, channels, w, beta=beta)
+        channels = self.channels
+        p = channels._data
+        if p.dtype != data.dtype or w._data.dtype != data.dtype:
+            return None
+        if blocks_layer(p, w._data):
+            return None  # pending: an activation after it takes both over row blocks
+        if bias is None:
+            v, q = jet_values.jet_linear_value(h, channels, w)
+        else:
+            beta = params.get("beta", 1)
+            v, q = jet_values.jet_addmm_value(bias, h, channels, w, beta=beta)
         v._jet = self.like(q)
         return v
 

@@ -18,14 +18,15 @@ import numpy as np
 # (2-core EPYC, 1 MiB L2, 32 MiB L3): smaller blocks spend their gain on NumPy's per-call
 # overhead, larger ones fall out of cache.
 BLOCK_BYTES = 4 * 1024 * 1024
+_WHOLE = (slice(None),)
 
 
 def row_blocks(jet: np.ndarray, live: float = 1.0) -> tuple:
     """Slices of ``jet``'s axis 1 over which a kernel keeping ``live`` arrays of ``jet``'s size
     (and dtype) fits in ``BLOCK_BYTES``; ``(slice(None),)`` when one block covers them all."""
     rows = jet.shape[1] if jet.ndim > 1 else 0
-    if rows < 2:
-        return (slice(None),)
+    if rows < 2 or live * jet.nbytes < BLOCK_BYTES:  # (the common case, told at once)
+        return _WHOLE
     row_bytes = live * jet.nbytes / rows
     step = max(1, int(BLOCK_BYTES // row_bytes))
     if step >= rows:

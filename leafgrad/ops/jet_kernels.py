@@ -95,14 +95,17 @@ def _channel_dot(a: np.ndarray, b: np.ndarray, out=None) -> np.ndarray:
 @functools.lru_cache(maxsize=64)
 def _active_weights(weights: tuple, dtype) -> tuple:
     """``_active`` of the weight matrix, its transpose made contiguous, whether it is one
-    row of ones (a Laplacian) and whether it is the identity (nothing to mix: one weighed
-    direction, e.g. Burgers' u_xx), per (weights, dtype): the same few layouts every layer
-    of every step (read-only arrays)."""
-    sel, w = _active(_weight_array(weights, dtype))
+    row of ones (a Laplacian), whether it is the identity (nothing to mix: one weighed
+    direction, e.g. Burgers' u_xx) and the active directions' indices (the compiled loops'
+    operand), per (weights, dtype): the same few layouts every layer of every step
+    (read-only arrays, but for the indices: numba compiles read-only ones anew)."""
+    full = _weight_array(weights, dtype)
+    sel, w = _active(full)
     wt = np.ascontiguousarray(w.T)
     w.flags.writeable = wt.flags.writeable = False
     ones = w.shape[0] == 1 and w.shape[1] > 1 and bool(np.all(w == 1))
-    return sel, w, wt, ones, bool(w.size) and _is_identity(w)
+    directions = np.arange(full.shape[1])[sel]
+    return sel, w, wt, ones, bool(w.size) and _is_identity(w), directions
 
 
 def _active_or_none(weights: tuple, dtype):
@@ -146,7 +149,11 @@ def _outer_forward(p, g):
 # ``p: (K, ..., n) @ w: (n, m)`` as one (K*..., n) x (n, m) product. Bilinear, so its forward
 # and Taylor rules are the product rule and Cauchy products with itself.
 def _linear_vjp(grad, p, w, *, result, needs):
-    """Both gradients by one ``jet_linear_backward``; one of them by its own product."""
+    """Both gradients by one ``jet_linear_backward``; one of them by its own product. In a
+    plain rule (arrays) the products themselves: each op there would only call them."""
+    if type(grad) is np.ndarray:
+        gp = _linear_forward(grad, w.T) if needs[0] else None
+        return gp, _outer_forward(p, grad) if needs[1] else None
     if needs[0] and needs[1]:
         return jet_linear_backward(grad, p, w)
     if needs[0]:
@@ -232,7 +239,7 @@ jet_linear_backward = primitive(
 def _squares(p, active) -> np.ndarray:
     """``Q = W (J^2)`` over the active directions of ``p`` (``active``: ``_active_or_none``):
     a fresh array, (S, ...) or (1, ...) to broadcast over the rows."""
-    sel, w, _, ones, identity = active
+    sel, w, _, ones, identity, _ = active
     j = p[sel]
     if ones:  # one sum of squares for a Laplacian, without the squares' temporary
         return _channel_dot(j, j)[None]
@@ -313,7 +320,7 @@ def _backward_block(grad, p, d1, d2x2, first, active, outs=(None, None, None)):
     gd1 = _channel_dot(grad, p, out=outs[1])
     if active is None:
         return gp, gd1, None
-    sel, _, wt, ones, identity = active
+    sel, _, wt, ones, identity, _ = active
     j = p[sel]
     r = grad[first:] if ones or identity else _mix_arrays(wt, grad[first:])
     if ones:  # R = g_L for every direction: g_d2 = R sum_k J_k^2, and R 2 d2 once

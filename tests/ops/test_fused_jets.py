@@ -152,7 +152,7 @@ def test_row_and_tile_loops_agree_bit_for_bit(layout, dtype):
     the block included."""
     channels, first, _ = LAYOUTS[layout]
     active = _active(layout, dtype)
-    kind, directions = _fused_jets._kind(active), _fused_jets._directions(active, channels)
+    kind, directions = _fused_jets._kind(active), _fused_jets._directions(active)
     number = np.dtype(dtype).type
     rng = np.random.default_rng(2)
     rows, start = 333, 100  # 333 x 20 elements: a last, partial tile
