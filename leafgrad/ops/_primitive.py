@@ -390,10 +390,19 @@ def _build(prim: Primitive):
         # levels, jets, anomaly, inference, saved tensors hooks). Then ``edges`` is set here,
         # and after the forward (shared) the node is recorded at once; the general path
         # records them alike (tested against it), with every check it needs for the rest.
+        a = args[0] if args else None
+        # In a plain rule, arrays in and arrays out: the forward on them as they are (the
+        # loop below does the same, checked argument by argument; this is its common case,
+        # once per step of every plain rule, first so that it skips the rest).
+        if type(a) is np.ndarray and _state.plain and not (params and "out" in params):
+            for b in args:
+                if isinstance(b, Tensor):
+                    break
+            else:
+                return forward(*args, **params)
         edges = None
         if direct and not _SPECIAL[0] and not (params and "out" in params):
             arrays = None
-            a = args[0] if args else None
             if (type(a) is Tensor or type(a) is _PARAMETER) and not a._is_inference:
                 x = a._data
                 dtype = x.dtype
@@ -432,10 +441,10 @@ def _build(prim: Primitive):
                             ):
                                 arrays = (x, y, z)
             if arrays is not None and _state.enabled and not _saved_state._pushed:
-                # Each operand's gradient edge (``_edge``, inline for the first two: most
-                # are a non-leaf's ``(grad_fn, output_nr)``).
+                # Each operand's gradient edge: a non-leaf's (most operands) read inline,
+                # a leaf's by ``_edge``.
                 fn = a.grad_fn
-                edge = (fn, a._output_nr) if fn is not None else gradient_edge(a)
+                edge = (fn, a._output_nr) if fn is not None else _edge(a)
                 if n == 1:
                     edges = (edge,)
                 elif n == 2:
@@ -443,7 +452,7 @@ def _build(prim: Primitive):
                         edges = (edge, _NO_EDGE)
                     else:
                         fn = b.grad_fn
-                        edges = (edge, (fn, b._output_nr) if fn is not None else gradient_edge(b))
+                        edges = (edge, (fn, b._output_nr) if fn is not None else _edge(b))
                 else:
                     edges = (edge, _edge(b), _edge(c))
         if edges is None:
@@ -475,15 +484,6 @@ def _build(prim: Primitive):
                 result = _jets.call(op, args, params)  # the op and its jet in one node
                 if result is not None:
                     return result
-            # In a plain rule, arrays in and arrays out: the forward on them as they are. (The
-            # loop below does the same, checked argument by argument; this is its common
-            # case, once per step of every plain rule.)
-            if args and type(args[0]) is np.ndarray and _state.plain:
-                for a in args:
-                    if isinstance(a, Tensor):
-                        break
-                else:
-                    return forward(*args, **params)
             # One pass over the operands: who needs a gradient, the arrays, and whether the
             # tensors share one floating dtype and the rest are Python numbers (then no
             # promotion is needed: the common case).
