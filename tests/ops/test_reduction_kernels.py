@@ -12,7 +12,6 @@ import pytest
 import leafgrad as lg
 from leafgrad.ops import _sums
 from leafgrad.ops.reduction import _mean_forward, _mean_of_array, _sum_forward
-from tests._tolerance import assert_close
 
 FLOATS = (np.float16, np.float32, np.float64)
 SHAPES = [(), (1,), (7,), (3, 5), (100, 2), (100, 32), (4, 1, 6), (2, 3, 4, 5), (2049,)]
@@ -138,9 +137,12 @@ def test_sum_forward_of_a_numpy_scalar_as_a_plain_rule_passes_it():
 @pytest.mark.parametrize("dtype", ("float16", "float32", "float64"))
 def test_mean_and_sum_match_torch_in_every_dim_form(dtype):
     torch = pytest.importorskip("torch")
-    data = RNG.standard_normal((4, 3, 5))
+    # Its own generator: the values (and their cancellations) do not depend on which tests
+    # ran before.
+    data = np.random.default_rng(139).standard_normal((4, 3, 5))
     ours = lg.tensor(data, dtype=getattr(lg, dtype))
     theirs = torch.tensor(data, dtype=getattr(torch, dtype))
+    magnitudes = torch.tensor(np.abs(data))
     dims = (0, -1, 2, (0, 2), [1], (-1, 0, 1))
     forms = [{}] + [{"dim": d, "keepdim": k} for d in dims for k in (False, True)]
     for kwargs in forms:
@@ -148,7 +150,10 @@ def test_mean_and_sum_match_torch_in_every_dim_form(dtype):
             a = getattr(ours, name)(**kwargs)
             b = getattr(theirs, name)(**kwargs)
             assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape)
-            assert_close(a.double().numpy(), b.double().numpy(), "direct", dtype=np.dtype(dtype))
+            # Sums in another order differ by a few ulp of the sum of magnitudes, which
+            # cancellation can make large against the result itself.
+            bound = 8 * np.finfo(dtype).eps * getattr(magnitudes, name)(**kwargs).numpy()
+            assert (np.abs(a.double().numpy() - b.double().numpy()) <= bound).all()
 
 
 def test_sum_and_mean_take_an_int_dim_and_refuse_one_out_of_range():
