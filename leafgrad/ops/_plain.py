@@ -82,6 +82,9 @@ def _fit_array(grad, like, broadcast):
 def _sum_to_forward(x, *, shape):
     """``x`` summed over its broadcast dimensions to ``shape`` (sum_to's forward)."""
     lead = x.ndim - len(shape)
+    if lead and shape and x.shape[lead:] == shape:  # leading axes: a bias's gradient, say
+        total = _sums.over_leading(x, lead)
+        return total if total is not None else np.add.reduce(x, axis=tuple(range(lead)))
     axes = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1
     )

@@ -188,7 +188,8 @@ def _tanh_backward_kernel(g, y):
     if _fused.fusable(y, g):
         return _fused.tanh_backward(g, y)
     t = np.multiply(y, y)
-    if type(t) is not np.ndarray or t.shape != np.shape(g):  # 0-d, or g broadcasts y
+    # 0-d, or g broadcasts y (``g.shape``, not ``np.shape(g)``: a call less per node)
+    if type(t) is not np.ndarray or type(g) is not np.ndarray or t.shape != g.shape:
         return g * (1 - t)
     np.subtract(1, t, out=t)
     return np.multiply(g, t, out=t)
@@ -199,7 +200,7 @@ def _sigmoid_backward_kernel(g, y):
     if _fused.fusable(y, g):
         return _fused.sigmoid_backward(g, y)
     t = np.subtract(1, y)
-    if type(t) is not np.ndarray or t.shape != np.shape(g):
+    if type(t) is not np.ndarray or type(g) is not np.ndarray or t.shape != g.shape:
         return g * t * y
     np.multiply(g, t, out=t)
     return np.multiply(t, y, out=t)
@@ -268,7 +269,12 @@ sigmoid_backward = _act_backward(
 tanh = unary(
     "tanh",
     _tanh64.tanh,
-    vjp=lambda grad, x, result: tanh_backward(grad, result),
+    # In a plain rule (arrays) the op's forward directly, as the op would run it there.
+    vjp=lambda grad, x, result: (
+        _tanh_backward_kernel(grad, result)
+        if type(grad) is np.ndarray
+        else tanh_backward(grad, result)
+    ),
     d1=lambda x, result: 1 - result * result,
     d2=lambda x, result: -2 * result * (1 - result * result),
     expose=public(inplace=True),
@@ -336,7 +342,11 @@ def _sigmoid_forward(x):
 sigmoid = unary(
     "sigmoid",
     _sigmoid_forward,
-    vjp=lambda grad, x, result: sigmoid_backward(grad, result),
+    vjp=lambda grad, x, result: (
+        _sigmoid_backward_kernel(grad, result)
+        if type(grad) is np.ndarray
+        else sigmoid_backward(grad, result)
+    ),
     d1=lambda x, result: result * (1 - result),
     d2=lambda x, result: result * (1 - result) * (1 - 2 * result),
     expose=public(inplace=True),
