@@ -15,6 +15,7 @@ import functools
 import inspect
 
 from .._batched import BatchedTensor, batched
+from .._engine.grad_mode import SPECIAL
 
 
 def _batched_in(value) -> list:
@@ -73,7 +74,9 @@ def loops_over_examples(
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            if not any_batched(args, kwargs):
+            # (No special mode anywhere: no vmap level, so nothing is batched; as in op
+            # dispatch, which reads the same count first.)
+            if not SPECIAL[0] or not any_batched(args, kwargs):
                 return fn(*args, **kwargs)
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()

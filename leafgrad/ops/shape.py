@@ -49,6 +49,15 @@ _unsafe_view = _reshaping("_unsafe_view", "UnsafeViewBackward0", view=False)
 
 
 def _infer_shape(numel, shape, op, x_shape):
+    # The common case first: sizes given as non-negative Python ints, all of them known.
+    known = 1
+    for s in shape:
+        if type(s) is not int or s < 0:
+            break
+        known *= s
+    else:
+        if known == numel:
+            return shape if type(shape) is tuple else tuple(shape)
     shape = tuple(int(s) for s in shape)
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
@@ -103,7 +112,7 @@ def view(x: Tensor, *sizes, size=None, dtype=None) -> Tensor:
 
     RuntimeError where ``x``'s strides allow no such view (``reshape`` copies instead).
     """
-    if dtype is not None or (len(sizes) == 1 and _is_dtype(sizes[0])):
+    if dtype is not None or (len(sizes) == 1 and type(sizes[0]) is not int and _is_dtype(sizes[0])):
         if size is not None or (sizes and dtype is not None):
             raise TypeError("view() takes either sizes or a dtype, not both")
         return _view_as_dtype(x, dtype if dtype is not None else sizes[0])
