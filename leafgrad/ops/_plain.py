@@ -31,10 +31,17 @@ def plain_backward(vjp, vjp_all, broadcast, num_outputs=1, materialize=True):
             if num_outputs > 1 and materialize:
                 grad = _materialized(grad, result)
             outs = vjp_all(grad, *args, result=result, needs=needs, **params)
-            return [
-                None if g is None or not n else _fit_array(g, a, broadcast)
-                for g, a, n in zip(outs, args, needs)
-            ]
+            fitted = []
+            for g, like, need in zip(outs, args, needs):
+                if g is None or not need:
+                    g = None
+                # Most gradients fit their input already: checked in that order, cheaply.
+                elif not (
+                    type(g) is np.ndarray and g.dtype is like.dtype and g.shape == like.shape
+                ):
+                    g = _fit_array(g, like, broadcast)
+                fitted.append(g)
+            return fitted
 
         return backward
 
