@@ -318,6 +318,8 @@ multiply = mul
 
 def _promoted(tensor, number):
     """``tensor`` cast to the dtype PyTorch gives ``tensor <op> number``."""
+    if (type(number) is float or type(number) is int) and tensor._data.dtype.kind == "f":
+        return tensor  # the common case (``1 - x``): a Python number takes the tensor's dtype
     dt = result_type(tensor, number)
     return tensor if dt.np == tensor._data.dtype else tensor.to(dt)
 
