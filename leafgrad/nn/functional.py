@@ -11,7 +11,8 @@ import math
 import leafgrad as _lg
 
 from .. import Tensor
-from ..ops.linalg import _shape_mismatch_words
+from ..ops.linalg import _shape_mismatch_words, _t
+from ..ops.linalg import addmm as _public_addmm
 from . import grad
 from ._activation_functions import (
     celu,
@@ -237,6 +238,9 @@ __all__ += [
 ]  # fmt: skip
 
 
+_addmm = _public_addmm._without_out
+
+
 def _require_tensor(op: str, value, what: str = "input") -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"{op}(): argument '{what}' must be a Tensor, not {type(value).__name__}")
@@ -247,12 +251,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     ``(out,)``."""
     _require_tensor("linear", input)
     _require_tensor("linear", weight, "weight")
-    if input.dim() == 0 or weight.dim() == 0:
+    in_shape, weight_shape = input._data.shape, weight._data.shape  # (not .shape: a Size each)
+    if not in_shape or not weight_shape:
         raise RuntimeError(
             "both arguments to linear need to be at least 1D, but they are "
             f"{input.dim()}D and {weight.dim()}D"
         )
-    if input.shape[-1] != weight.shape[-1]:
+    if in_shape[-1] != weight_shape[-1]:
         transposed = (weight.shape[-1], weight.shape[0] if weight.dim() == 2 else 1)
         raise RuntimeError(
             f"{_shape_mismatch_words(tuple(input.shape), transposed)} (linear: input of shape "
@@ -260,8 +265,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{list(weight.shape)}; the input's last dimension must equal the weight's "
             "in_features, its last dimension)"
         )
-    if bias is not None and input.dim() == 2 and weight.dim() == 2:
-        return _lg.addmm(bias, input, weight.t())  # one node, as PyTorch's AddmmBackward0
+    if bias is not None and len(in_shape) == 2 and len(weight_shape) == 2:
+        # One node, as PyTorch's AddmmBackward0: addmm (its checks, without the public
+        # wrappers for out= and NumPy's keyword names) of the weight's transpose (the op).
+        return _addmm(bias, input, _t(weight))
     if (
         bias is not None
         and weight.dim() == 2
