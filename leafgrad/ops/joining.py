@@ -112,18 +112,30 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
         return with_out("cat", lambda: cat(tensors, dim), tensors, out)
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if t._data.ndim == 0:
-            raise RuntimeError(
-                f"zero-dimensional tensor (at position {i}) cannot be concatenated (cat(): use "
-                "stack, or unsqueeze it to shape [1])"
-            )
-    kept = [t for t in tensors if not _is_legacy_empty(t._data)]
-    ref = (kept or tensors)[0]._data.shape
+    shapes = [t._data.shape for t in tensors]
+    if () in shapes:
+        i = shapes.index(())
+        raise RuntimeError(
+            f"zero-dimensional tensor (at position {i}) cannot be concatenated (cat(): use "
+            "stack, or unsqueeze it to shape [1])"
+        )
+    kept = [s for s in shapes if s != (0,)]  # PyTorch skips 1-D empty tensors (legacy)
+    ref = (kept or shapes)[0]
     d = _normalize_dim(operator.index(dim), len(ref), "cat")
+    # The common case checked at once: every (kept) shape is ``ref``'s but along ``d``.
+    head, tail = ref[:d], ref[d + 1 :]
+    for shape in kept or shapes:
+        if len(shape) != len(ref) or shape[:d] != head or shape[d + 1 :] != tail:
+            _refuse_cat_shapes(tensors, bool(kept), ref, d)
+    return _cat(*tensors, dim=d, dtype=_common_dtype(tensors))
+
+
+def _refuse_cat_shapes(tensors, skip_empty: bool, ref: tuple, d: int) -> None:
+    """PyTorch's error for tensors ``cat`` cannot join along ``d`` (``ref``: the first kept
+    shape; ``skip_empty``: 1-D empty tensors are skipped)."""
     for i, t in enumerate(tensors):
         shape = t._data.shape
-        if _is_legacy_empty(t._data) and kept:
+        if _is_legacy_empty(t._data) and skip_empty:
             continue
         if len(shape) != len(ref):
             raise RuntimeError(
@@ -137,7 +149,6 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
                     f"got size {b} for tensor number {i} in the list. (cat(): shape {list(ref)} "
                     f"and, at position {i}, shape {list(shape)})"
                 )
-    return _cat(*tensors, dim=d, dtype=_common_dtype(tensors))
 
 
 concat = concatenate = cat
