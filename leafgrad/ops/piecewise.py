@@ -362,6 +362,12 @@ def where(condition, input=None, other=None):
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{scalar_type_name(condition._data.dtype)}"
         )
+    if (
+        isinstance(input, Tensor)
+        and isinstance(other, Tensor)
+        and input._data.dtype == other._data.dtype
+    ):
+        return _where(condition, input, other)  # one dtype: nothing to promote
     dt = result_type(input, other)
     x = _cast_operand(input, dt)
     y = _cast_operand(other, dt)
