@@ -7,7 +7,9 @@ workload's step and PyTorch's take turns for 7 rounds; the process reports the m
 **CPU time** of each (``time.process_time``: on a shared machine wall time is mostly other
 people's work), one BLAS thread, ``tune_malloc`` on. The trees take turns too, PROCESSES
 times each (default 3), and the last lines give each tree's median ratio to PyTorch. A
-ratio, not a time, because the host's speed drifts between processes. WORKLOAD is a name
+ratio, not a time, because the host's speed drifts between processes. A workload that is a
+sequence (``out-of-place-loop``) is timed per step over its whole sequence from a fresh
+start in each round, the mean (its collector pauses included). WORKLOAD is a name
 from ``benchmarks/workloads.py`` (``python -m benchmarks --help`` lists them); METHOD one of
 its leafgrad methods (default: the first).
 """
@@ -36,7 +38,7 @@ workload = {w.name: w for w in workloads.all_workloads()}[name]
 methods = list(workload.methods)
 reference = next(m for m in methods if m.startswith("torch"))
 method = method or next(m for m in methods if not m.startswith("torch"))
-steps = (workload.methods[reference](torch), workload.methods[method](leafgrad))
+makes = ((workload.methods[reference], torch), (workload.methods[method], leafgrad))
 
 
 def cpu_time(step, reps):
@@ -46,16 +48,33 @@ def cpu_time(step, reps):
     return (time.process_time() - start) / reps
 
 
-for step in steps:
+def sequence_time(make, lib):
+    # A loop whose steps keep their history: each round runs the whole sequence from a
+    # fresh start (its first step, with one-time costs, left out), so every tree times the
+    # same history; repetitions calibrated per tree would run a faster one longer.
+    step = make(lib)
     step()
-    step()
-reps = 1
-while cpu_time(steps[1], reps) * reps < 0.2:
-    reps *= 2
+    return cpu_time(step, workload.sequence)
+
+
 times = ([], [])
-for _ in range(7):
-    for step, out in zip(steps, times):
-        out.append(cpu_time(step, reps))
+if workload.sequence:
+    for make, lib in makes:
+        sequence_time(make, lib)
+    for _ in range(7):
+        for (make, lib), out in zip(makes, times):
+            out.append(sequence_time(make, lib))
+else:
+    steps = [make(lib) for make, lib in makes]
+    for step in steps:
+        step()
+        step()
+    reps = 1
+    while cpu_time(steps[1], reps) * reps < 0.2:
+        reps *= 2
+    for _ in range(7):
+        for step, out in zip(steps, times):
+            out.append(cpu_time(step, reps))
 print(json.dumps([statistics.median(t) for t in times]))
 """
 
