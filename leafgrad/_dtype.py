@@ -221,6 +221,18 @@ def _scalar_category(value) -> int:
     return _FLOAT
 
 
+def keeps_floating_dtype(tensor, *numbers) -> bool:
+    """Whether ``tensor`` is floating and ``numbers`` are Python floats and ints (Nones
+    skipped): ``result_type``'s common case (``1 - x``, ``clamp(x, 0, 1)``), where it
+    returns the tensor's own dtype, answered without its work."""
+    if tensor._data.dtype.kind != "f":
+        return False
+    for n in numbers:
+        if n is not None and type(n) is not builtins.float and type(n) is not builtins.int:
+            return False
+    return True
+
+
 def result_type(*operands) -> dtype:
     """PyTorch's promotion of Tensors and Python scalars.
 

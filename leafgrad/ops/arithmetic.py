@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import result_type
+from .._dtype import keeps_floating_dtype, result_type
 from .._engine.grad_mode import _state as _grad_state
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap, _zeros_like
@@ -318,8 +318,8 @@ multiply = mul
 
 def _promoted(tensor, number):
     """``tensor`` cast to the dtype PyTorch gives ``tensor <op> number``."""
-    if (type(number) is float or type(number) is int) and tensor._data.dtype.kind == "f":
-        return tensor  # the common case (``1 - x``): a Python number takes the tensor's dtype
+    if keeps_floating_dtype(tensor, number):
+        return tensor
     dt = result_type(tensor, number)
     return tensor if dt.np == tensor._data.dtype else tensor.to(dt)
 

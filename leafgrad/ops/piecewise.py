@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from .._dtype import result_type, scalar_type_name
+from .._dtype import keeps_floating_dtype, result_type, scalar_type_name
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
 from . import _select
@@ -270,15 +270,11 @@ _clamp_min_tensor = _clamp_bound_primitive("clamp_min", "Tensor", "ClampMinBackw
 _clamp_max_tensor = _clamp_bound_primitive("clamp_max", "Tensor", "ClampMaxBackward1", True, "max")
 
 
-def _number_or_none(bound) -> bool:
-    return bound is None or type(bound) is float or type(bound) is int
-
-
 def _clamp_by_numbers(op, input, min, max):
     if not isinstance(input, Tensor):
         raise TypeError(f"clamp(): input must be a Tensor, not {type(input).__name__}")
-    if input._data.dtype.kind == "f" and _number_or_none(min) and _number_or_none(max):
-        return op(input, min=min, max=max)  # Python numbers take a floating tensor's dtype
+    if keeps_floating_dtype(input, min, max):
+        return op(input, min=min, max=max)
     dt = result_type(input, *(b for b in (min, max) if b is not None))
     x = input if dt.np == input._data.dtype else input.to(dt)
     return op(x, min=min, max=max)
