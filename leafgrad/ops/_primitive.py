@@ -807,9 +807,13 @@ def _mark_views(op, args, params, source, result, multi_view, output_nr=None) ->
             _mark_views(op, args, params, source, r, multi_view, i)
         return
     data = result._data
-    # A non-empty NumPy view of ``source`` itself shares its memory; anything else asks
-    # NumPy (which calls empty arrays unshared).
-    if not (data.base is source and data.size) and not np.may_share_memory(data, source):
+    # A non-empty NumPy view of ``source``, or of the array ``source`` views (NumPy names
+    # the owner of the memory as the base: a view of a view), shares its memory; anything
+    # else asks NumPy (which calls empty arrays unshared).
+    owner = data.base
+    if not (
+        owner is not None and (owner is source or owner is source.base) and data.size
+    ) and not np.may_share_memory(data, source):
         return
     parent = args[0]
     counter = parent._version_counter

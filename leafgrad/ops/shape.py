@@ -8,6 +8,7 @@ its inverse (sum_to) live in ``broadcast.py``; permutations, flip, roll and repe
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -187,7 +188,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return _view(input, shape=(1,))
     if start == end:
         return input
-    merged = int(np.prod(shape[start : end + 1]))
+    merged = math.prod(shape[start : end + 1])
     return _view(input, shape=shape[:start] + (merged,) + shape[end + 1 :])
 
 
