@@ -319,18 +319,30 @@ class OpNode(Node):
         return node_class
 
     @classmethod
-    def show_saved(cls, name: str) -> None:
+    def show_saved(cls, name: str, raw: bool = True) -> None:
         """Give op nodes PyTorch's attribute ``_saved_<name>``: what the node's op saved under
         that name (AttributeError where its op saves nothing so named). A property per name,
         not ``__getattr__``, which would slow every attribute read of every node. The op's
-        names come with its rule: ``backward.saved_names``, ``{name: (what, index)}``."""
+        names come with its rule: ``backward.saved_names``, ``{name: (what, index)}``.
+        ``raw``: a saved value (not sizes or dims), also ``_raw_saved_<name>``."""
         attr = "_saved_" + name
         if attr not in cls.__dict__:
-            setattr(cls, attr, property(lambda node: node._saved_attribute(name)))
+            setattr(cls, attr, property(lambda node: node._read_save(name)))
+        if raw and "_raw" + attr not in cls.__dict__:
             # ``_raw_saved_<name>``: the save itself, whose hooks can be set (SavedTensor).
             setattr(cls, "_raw" + attr, property(lambda node: SavedTensor(node, name)))
 
-    def _saved_attribute(self, name: str):
+    def __dir__(self):
+        """Of the ``_saved_*`` and ``_raw_saved_*`` attributes, only those of this node's op,
+        as PyTorch's nodes list them (the properties are shared by every op node)."""
+        names = getattr(self._backward, "saved_names", None) or {}
+        own = {"_saved_" + n for n in names}
+        own.update("_raw_saved_" + n for n, (what, _) in names.items() if what != "meta")
+        return [
+            a for a in super().__dir__() if a in own or not a.startswith(("_saved_", "_raw_saved_"))
+        ]
+
+    def _read_save(self, name: str):
         names = getattr(self._backward, "saved_names", None)
         return self._saved.attribute(name, names, self._name, self.saved_result)
 
@@ -496,5 +508,5 @@ class OpNode(Node):
         return out
 
     @property
-    def _saved_tensors_freed(self) -> bool:
+    def _saves_freed(self) -> bool:
         return self._saved.released

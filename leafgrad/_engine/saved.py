@@ -181,7 +181,7 @@ class SavedTensor:
 
     def unpack(self):
         """The saved tensor (what ``grad_fn._saved_<name>`` gives)."""
-        return self._node._saved_attribute(self._name)
+        return self._node._read_save(self._name)
 
     def register_hooks(self, pack_hook, unpack_hook) -> None:
         """Keep ``pack_hook(tensor)`` instead of the tensor; backward reads
@@ -247,6 +247,28 @@ _ALL = tuple(tuple(range(n)) for n in range(64))
 def _all(n: int) -> tuple:
     """The indices of ``n`` values, all saved."""
     return _ALL[n] if n < 64 else tuple(range(n))
+
+
+# The saves PyTorch's nodes keep as int64 (dims, positions, sizes of pieces): its Python
+# binding shows them as unsigned 64-bit numbers, so a negative one reads as 2**64 + value
+# (``x.sum(-1).grad_fn._saved_dim == (18446744073709551615,)``). Its Scalars (alpha, min,
+# value ...) show as they are.
+_INT64_SAVES = frozenset(
+    {"dim", "dims", "dim0", "dim1", "dim2", "index", "start", "end", "step", "diagonal",
+     "offset", "k", "repeats", "shifts", "split_size", "split_sizes", "storage_offset", "size",
+     "stride", "reduction", "self_sym_sizes", "self_sym_numel"}
+)  # fmt: skip
+
+
+def as_pytorch_shows(name: str, value):
+    """``value`` as PyTorch's grad_fn shows the save ``name`` (see ``_INT64_SAVES``)."""
+    if name not in _INT64_SAVES:
+        return value
+    if type(value) is int:
+        return value + 2**64 if value < 0 else value
+    if type(value) is tuple:
+        return tuple(v + 2**64 if type(v) is int and v < 0 else v for v in value)
+    return value
 
 
 class SavedTensors:
@@ -528,13 +550,17 @@ class SavedTensors:
         if entry is None:
             raise AttributeError(f"{owner} saves nothing called {name!r}")
         what, index = entry
-        if what == "param":
-            value = (self.params or {}).get(name)
+        if what == "meta":  # sizes and the like: kept after release too, as in PyTorch
+            return as_pytorch_shows(name, index(self._values, self.params or {}))
+        if what == "param":  # ``index``: its default
+            value = (self.params or {}).get(name, index)
             if type(value) is _FreedArray or (
                 isinstance(value, Tensor) and type(value._data) is _FreedArray
             ):
                 raise RuntimeError(FREED_MESSAGE.format(op=owner))
-            return _wrap(value) if type(value) is np.ndarray else value  # index arrays
+            if type(value) is np.ndarray:  # index arrays
+                return _wrap(value)
+            return as_pytorch_shows(name, value)
         if what == "input" and index not in self._checked:
             return None
         if self._released:

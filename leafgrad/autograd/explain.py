@@ -54,7 +54,7 @@ def _children(node) -> list:
 
 
 def _is_freed(node) -> bool:
-    return bool(getattr(node, "_saved_tensors_freed", False))
+    return bool(getattr(node, "_saves_freed", False))
 
 
 def _saved(node) -> list:

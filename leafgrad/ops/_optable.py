@@ -94,6 +94,7 @@ read only its inputs' shapes (so it usually saves nothing)::
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -224,6 +225,9 @@ class Primitive:
     edgeless: tuple = ()
     # positions of (None, 0) edges for optional tensors this overload does not take
     absent_edges: tuple = ()
+    # what the node shows besides its saves (``_saved_self_sym_sizes``, ``_saved_dim``):
+    # names, or (name, reader(values, params)) pairs; see ``metadata_readers``
+    metadata: tuple = ()
 
     @property
     def key(self) -> str:
@@ -266,6 +270,40 @@ class Primitive:
         return tuple(out)
 
 
+def metadata_readers(prim: Primitive) -> dict:
+    """``{name: reader(values, params)}`` for ``prim.metadata``: ``<input>_sym_sizes`` and
+    ``<input>_sym_numel`` read that input's shape (the node keeps every input's shape, saved
+    or not, also once released), a keyword parameter's name reads it, and a
+    ``(name, reader)`` pair its own reader."""
+    readers = {}
+    for entry in prim.metadata:
+        if isinstance(entry, tuple):
+            name, reader = entry
+        elif entry.endswith(("_sym_sizes", "_sym_numel")):
+            name, (operand, _, what) = entry, entry.rpartition("_sym_")
+            reader = _shape_reader(prim.inputs.index(operand), what == "numel")
+        else:
+            name, reader = entry, _param_reader(entry)
+        readers[name] = reader
+    return readers
+
+
+def _shape_reader(index: int, numel: bool):
+    def read(values, params):
+        value = values[index]
+        shape = tuple(value._data.shape if hasattr(value, "_data") else value.shape)
+        return math.prod(shape) if numel else shape
+
+    return read
+
+
+def _param_reader(name: str):
+    def read(values, params):
+        return params.get(name)
+
+    return read
+
+
 def check(prim: Primitive) -> None:
     """TypeError (ValueError for a bad value) when a declaration is not well typed."""
     where = f"primitive {prim.key!r}"
@@ -275,6 +313,7 @@ def check(prim: Primitive) -> None:
     if prim.dtype_rule not in DTYPE_RULES:
         raise ValueError(f"{where}: dtype_rule must be in {DTYPE_RULES}, not {prim.dtype_rule!r}")
     _check_saves(prim, where)
+    _check_metadata(prim, where)
     rules = prim.vjp is not None or prim.vjp_all is not None
     if prim.differentiable and type(prim.kind) is not NoDerivative and not rules:
         raise TypeError(f"{where}: a differentiable op needs vjp rules (or vjp_all)")
@@ -304,6 +343,27 @@ def _check_saves(prim: Primitive, where: str) -> None:
             raise TypeError(
                 f"{where}: saves entry {entry!r} names no input {prim.inputs}, output "
                 f"{prim.outputs} or keyword parameter {sorted(params)} (a guard names an input)"
+            )
+
+
+def _check_metadata(prim: Primitive, where: str) -> None:
+    """TypeError unless each ``metadata`` entry is a ``(name, callable)`` pair, an input's
+    ``_sym_sizes`` / ``_sym_numel``, or a name that no save already shows."""
+    saved = {entry.partition(" if ")[0] for entry in prim.saves}
+    for entry in prim.metadata:
+        if isinstance(entry, tuple):
+            ok = len(entry) == 2 and isinstance(entry[0], str) and callable(entry[1])
+            name = entry[0] if ok else None
+        else:
+            name = entry
+            operand, sym, _ = entry.rpartition("_sym_")
+            ok = isinstance(entry, str) and (
+                not sym or (operand in prim.inputs and entry.endswith(("sizes", "numel")))
+            )
+        if not ok or name in saved:
+            raise TypeError(
+                f"{where}: metadata entry {entry!r} must be an input's '_sym_sizes' or "
+                "'_sym_numel', a parameter name or a (name, reader) pair, not already saved"
             )
 
 

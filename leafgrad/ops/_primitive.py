@@ -20,6 +20,7 @@ keywords::
 
 from __future__ import annotations
 
+import inspect
 import weakref
 from dataclasses import replace
 
@@ -175,6 +176,7 @@ def primitive(
     materialize_grads: bool = True,
     edgeless: tuple = (),
     absent_edges: tuple = (),
+    metadata: tuple = (),
     expose=None,
 ):
     """Declare an op and register it under ``name.overload``; returns ``op(*inputs, **params)``.
@@ -204,7 +206,9 @@ def primitive(
     (``where``'s condition, ``masked_fill``'s mask), so ``next_functions`` lists PyTorch's.
     ``absent_edges``: positions in ``next_functions`` of ``(None, 0)`` edges for optional
     tensors the overload does not take (a convolution's absent bias, clamp's absent bound),
-    as PyTorch lists them.
+    as PyTorch lists them. ``metadata``: what PyTorch's node shows besides its saves
+    (``"self_sym_sizes"``, a parameter's name, or ``(name, reader(values, params))``; see
+    ``_optable.metadata_readers``), as ``grad_fn._saved_<name>``.
     ``expose``: how the op itself is public, a ``_exposure.public(...)`` (most ops are exposed
     through a function that dispatches to their primitives). Unknown keywords, kinds or
     ``saves`` entries raise TypeError, a second declaration of one key ValueError.
@@ -249,6 +253,7 @@ def primitive(
         materialize_grads=materialize_grads,
         edgeless=edgeless,
         absent_edges=absent_edges,
+        metadata=metadata,
     )
     _optable.check(declared)
     op = _build(declared)
@@ -268,6 +273,7 @@ def adjoint_pair(
     adjoint_overload="",
     view=False,
     saves=(),
+    metadata=(),
     adjoint_absent_edges=(),
 ):
     """A linear op that reads part of its input (select, gather ...) and its adjoint, which
@@ -275,7 +281,8 @@ def adjoint_pair(
     is the other's VJP, so gradients of every order alternate between the two.
 
     ``forward(x, **params)`` and ``adjoint_forward(grad, shape=x's shape, **params)`` take the
-    same parameters; ``saves`` is the op's (the adjoint saves nothing). Returns the two ops.
+    same parameters; ``saves`` and ``metadata`` are the op's (the adjoint saves nothing).
+    Returns the two ops.
     ``adjoint_absent_edges``: the adjoint's ``(None, 0)`` edges, where PyTorch's adjoint is an
     op on zeros it lists (scatter_add's and index_put's ``self``).
     """
@@ -297,6 +304,7 @@ def adjoint_pair(
         dtype_rule="keep",
         view=view,
         plain_rules=True,
+        metadata=metadata,
     )
     adjoint = primitive(
         adjoint_name,
@@ -362,12 +370,19 @@ def _build(prim: Primitive):
     keep_result = bool(saved_outputs) or (num_outputs > 1 and prim.materialize_grads)
     guard_output = saved_outputs[0] if saved_outputs else None
     guard_outputs = tuple(dict.fromkeys(saved_outputs))  # each saved output, once
-    names = {n: (what, index) for n, what, index, _ in saved} or None
+    # What grad_fn._saved_<name> reads: (what, index) per save; a parameter's default in
+    # place of its index (PyTorch shows alpha=1 where none was given); metadata's readers.
+    names = {n: (what, index) for n, what, index, _ in saved if n != "*"}
+    for n, (what, _) in names.items():
+        if what == "param":
+            names[n] = (what, _default_of(prim.forward, n))
+    for n, reader in _optable.metadata_readers(prim).items():
+        names[n] = ("meta", reader)
+    names = names or None
     if backward is not None:
-        backward.saved_names = names  # read by grad_fn._saved_<name>
-    for saved_name in names or ():
-        if saved_name != "*":
-            OpNode.show_saved(saved_name)
+        backward.saved_names = names
+    for saved_name, (what, _) in (names or {}).items():
+        OpNode.show_saved(saved_name, raw=what in ("input", "output"))
     # split / unbind: each output is one of several views, even when there is just one piece.
     declared = _REGISTRY.get(prim.key, prim)
     multi_view = view and max(prim.num_outputs, declared.num_outputs) > 1
@@ -694,6 +709,17 @@ def _build(prim: Primitive):
     op.primitive = prim
     jvp_rule = prim.jvp
     return op
+
+
+def _default_of(forward, name: str):
+    """The default of ``forward``'s keyword parameter ``name`` (None if it has none)."""
+    try:
+        parameter = inspect.signature(forward).parameters.get(name)
+    except (TypeError, ValueError):  # a ufunc
+        return None
+    if parameter is None or parameter.default is inspect.Parameter.empty:
+        return None
+    return parameter.default
 
 
 def formula_scalars(op, scalar_op) -> None:

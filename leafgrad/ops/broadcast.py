@@ -93,6 +93,7 @@ _expand = primitive(
     kind=Linear(),
     view=True,
     plain_rules=True,
+    metadata=("self_sym_sizes",),
 )
 
 

@@ -217,6 +217,7 @@ _max_dim = primitive(
     dtype_rule="keep",
     num_outputs=2,
     plain_rules=True,
+    metadata=("self_sym_sizes",),
 )
 _min_dim = primitive(
     "min",
@@ -230,6 +231,7 @@ _min_dim = primitive(
     dtype_rule="keep",
     num_outputs=2,
     plain_rules=True,
+    metadata=("self_sym_sizes",),
 )
 
 _MaxResult = namedtuple("max", ["values", "indices"])

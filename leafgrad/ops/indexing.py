@@ -129,6 +129,7 @@ _gather, _scatter_add = adjoint_pair(
     "gather_backward",
     _scatter_add_forward,
     saves=("self", "dim", "index"),
+    metadata=(("sparse_grad", lambda values, params: False),),  # (dense gradients only)
     node_name="GatherBackward0",
     adjoint_node_name="ScatterAddBackward0",
     adjoint_absent_edges=(0,),  # PyTorch's scatter_add into zeros: (None, 0) for them
@@ -300,6 +301,8 @@ _index_select, _index_add = adjoint_pair(
     lambda x, *, dim, index: np.take(x, index, axis=dim) if x.ndim else x.copy(),
     "index_select_backward",
     _index_add_forward,
+    saves=("index",),
+    metadata=("dim", "self_sym_sizes"),
     node_name="IndexSelectBackward0",
     adjoint_node_name="IndexAddBackward0",
 )

@@ -101,6 +101,7 @@ _cat = primitive(
     node_name="CatBackward0",
     dtype_rule="keep",
     plain_rules=True,
+    metadata=("dim",),
 )
 
 
@@ -183,6 +184,7 @@ _stack = primitive(
     node_name="StackBackward0",
     dtype_rule="keep",
     plain_rules=True,
+    metadata=("dim",),
 )
 
 
@@ -227,6 +229,10 @@ def _split_grads(grad, x, *, result, needs, dim, sizes):
 
 
 def _split_primitive(name, overload, node_name):
+    if overload:  # split: PyTorch keeps the size asked for, the first piece's
+        pieces = ("split_size", lambda values, params: params["sizes"][0])
+    else:
+        pieces = ("split_sizes", lambda values, params: tuple(params["sizes"]))
     return primitive(
         name,
         _split_forward,
@@ -238,6 +244,7 @@ def _split_primitive(name, overload, node_name):
         num_outputs=2,
         view=True,
         plain_rules=True,
+        metadata=("dim", "self_sym_sizes", pieces),
     )
 
 
@@ -349,6 +356,7 @@ _unbind = primitive(
     num_outputs=2,
     view=True,
     plain_rules=True,
+    metadata=("dim",),
 )
 
 

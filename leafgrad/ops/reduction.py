@@ -64,6 +64,7 @@ _sum_all = primitive(
     node_name="SumBackward0",
     dtype_rule="keep",
     plain_rules=True,
+    metadata=("self_sym_sizes",),
 )
 _sum_dim = primitive(
     "sum",
@@ -75,6 +76,7 @@ _sum_dim = primitive(
     node_name="SumBackward1",
     dtype_rule="keep",
     plain_rules=True,
+    metadata=("self_sym_sizes",),
 )
 
 
@@ -155,6 +157,7 @@ _mean_all = primitive(
     node_name="MeanBackward0",
     dtype_rule="keep",
     plain_rules=True,
+    metadata=("self_sym_numel", "self_sym_sizes"),
 )
 _mean_dim = primitive(
     "mean",
@@ -166,6 +169,7 @@ _mean_dim = primitive(
     node_name="MeanBackward1",
     dtype_rule="keep",
     plain_rules=True,
+    metadata=("self_sym_numel", "self_sym_sizes"),
 )
 
 
@@ -245,7 +249,8 @@ _prod_dim = primitive(
     _prod_grad,
     kind=Generic(jvp=_prod_jvp),
     overload="dim_int",
-    saves=("self", "result", "dim", "keepdim"),
+    saves=("self", "result", "keepdim"),
+    metadata=(("dim", lambda values, params: params["dim"][0]),),  # one dim, an int
     node_name="ProdBackward1",
     dtype_rule="keep",
     plain_rules=True,

@@ -56,6 +56,7 @@ _permute = primitive(
     kind=Linear(),
     view=True,
     plain_rules=True,
+    metadata=("dims",),
 )
 
 
@@ -123,6 +124,7 @@ _transpose = primitive(
     kind=Linear(),
     view=True,
     plain_rules=True,
+    metadata=("dim0", "dim1"),
 )
 
 
@@ -189,6 +191,7 @@ _flip = primitive(
     dtype_rule="keep",
     kind=Linear(),
     plain_rules=True,
+    metadata=("dims",),
 )
 
 
@@ -275,6 +278,7 @@ _roll = primitive(
     dtype_rule="keep",
     kind=Linear(),
     plain_rules=True,
+    metadata=(("dims", lambda values, params: params["dims"] or ()), "shifts"),
 )
 
 
@@ -318,6 +322,7 @@ _repeat = primitive(
     dtype_rule="keep",
     kind=Linear(),
     plain_rules=True,
+    metadata=("repeats", "self_sym_sizes"),
 )
 
 

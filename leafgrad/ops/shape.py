@@ -39,6 +39,7 @@ def _reshaping(name: str, node_name: str, view: bool):
         kind=Linear(),
         view=view,
         plain_rules=True,
+        metadata=("self_sym_sizes",),
     )
 
 
@@ -217,6 +218,10 @@ def _squeeze_grad(grad, x, *, dims=None, **_):
 
 
 def _squeeze_op(number: int, overload: str):
+    shown_dim = {  # PyTorch's _saved_dim: one dim, or the tuple
+        "dim": (("dim", lambda values, params: params["dims"][0]),),
+        "dims": (("dim", lambda values, params: tuple(params["dims"])),),
+    }.get(overload, ())
     return primitive(
         "squeeze",
         _reshape_forward,
@@ -227,6 +232,7 @@ def _squeeze_op(number: int, overload: str):
         dtype_rule="keep",
         view=True,
         plain_rules=True,
+        metadata=("self_sym_sizes", *shown_dim),
     )
 
 
@@ -277,6 +283,7 @@ _unsqueeze = primitive(
     kind=Linear(),
     view=True,
     plain_rules=True,
+    metadata=("dim",),
 )
 
 

@@ -49,6 +49,7 @@ _select, _select_backward = adjoint_pair(
     node_name="SelectBackward0",
     adjoint_node_name="SelectBackwardBackward0",
     view=True,
+    metadata=("dim", "index", "self_sym_sizes"),
 )
 
 
@@ -93,6 +94,13 @@ _slice, _slice_backward = adjoint_pair(
     node_name="SliceBackward0",
     adjoint_node_name="SliceBackwardBackward0",
     view=True,
+    metadata=(
+        "dim",
+        "start",
+        ("end", lambda values, params: params["stop"]),
+        "step",
+        "self_sym_sizes",
+    ),
 )
 
 
@@ -163,6 +171,7 @@ _index, _index_put = adjoint_pair(
     overload="Tensor",
     node_name="IndexBackward0",
     adjoint_node_name="IndexPutImplBackward0",
+    metadata=("self_sym_sizes",),
     adjoint_absent_edges=(0,),  # PyTorch's _index_put_impl_ into zeros: (None, 0) for them
 )
 
