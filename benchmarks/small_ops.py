@@ -1,13 +1,15 @@
 """What one op costs on a tiny tensor, leafgrad against PyTorch: the Python around the kernel.
 
-    python benchmarks/small_ops.py [--mode nograd|record|backward] [--only NAME ...]
+    python benchmarks/small_ops.py [--mode nograd|record|backward] [--dtype float32|float64]
+                                   [--only NAME ...]
 
-Each case is one call on (8, 8) float64 tensors (a vector of 8 where the op needs one), as
-small scripts and PINN code make thousands of them: ``nograd`` times the call on tensors
-that require no grad, ``record`` on tensors that do (the node is recorded), ``backward``
-the call and ``out.sum().backward()``. Best of 5 repeats per library, interleaved in one
-process, one thread each; prints microseconds and the ratio leafgrad / PyTorch, worst
-first. Where PyTorch is not installed it prints leafgrad's times alone.
+Each case is one call on (8, 8) tensors (a vector of 8 where the op needs one; float64
+unless ``--dtype`` says otherwise), as small scripts and PINN code make thousands of them:
+``nograd`` times the call on tensors that require no grad, ``record`` on tensors that do
+(the node is recorded), ``backward`` the call and ``out.sum().backward()``. Best of 5
+repeats per library, interleaved in one process, one thread each; prints microseconds and
+the ratio leafgrad / PyTorch, worst first. Where PyTorch is not installed it prints
+leafgrad's times alone.
 """
 
 from __future__ import annotations
@@ -107,14 +109,14 @@ CASES = {
 }
 
 
-def _inputs(lib, requires_grad: bool):
+def _inputs(lib, requires_grad: bool, dtype: str):
     rng = np.random.default_rng(0)
     arrays = rng.uniform(0.5, 1.5, (8, 8)), rng.uniform(0.5, 1.5, (8, 8)), rng.uniform(0.5, 1.5, 8)
-    return [lib.tensor(x, requires_grad=requires_grad) for x in arrays]
+    return [lib.tensor(x.astype(dtype), requires_grad=requires_grad) for x in arrays]
 
 
-def _call(lib, fn, mode: str):
-    a, b, v = _inputs(lib, mode != "nograd")
+def _call(lib, fn, mode: str, dtype: str):
+    a, b, v = _inputs(lib, mode != "nograd", dtype)
     if mode != "backward":
         return lambda: fn(lib, a, b, v)
 
@@ -131,13 +133,13 @@ def best_us(call, number: int = 500, repeat: int = 5) -> float:
     return min(timeit.repeat(call, number=number, repeat=repeat)) / number * 1e6
 
 
-def survey(mode: str, names) -> list:
+def survey(mode: str, names, dtype: str = "float64") -> list:
     """``(name, leafgrad us, PyTorch us or nan)`` per case."""
     rows = []
     for name in names:
         fn = CASES[name]
-        ours = best_us(_call(leafgrad, fn, mode))
-        theirs = best_us(_call(torch, fn, mode)) if torch is not None else math.nan
+        ours = best_us(_call(leafgrad, fn, mode, dtype))
+        theirs = best_us(_call(torch, fn, mode, dtype)) if torch is not None else math.nan
         rows.append((name, ours, theirs))
     return rows
 
@@ -145,12 +147,13 @@ def survey(mode: str, names) -> list:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=("nograd", "record", "backward"), default="nograd")
+    parser.add_argument("--dtype", choices=("float32", "float64"), default="float64")
     parser.add_argument("--only", nargs="*", default=None, help="case names (default: all)")
     args = parser.parse_args()
     names = args.only or list(CASES)
-    rows = survey(args.mode, names)
+    rows = survey(args.mode, names, args.dtype)
     rows.sort(key=lambda row: -(row[1] / row[2]) if row[2] == row[2] else -row[1])
-    print(f"{args.mode}: one call on (8, 8) float64, microseconds")
+    print(f"{args.mode}: one call on (8, 8) {args.dtype}, microseconds")
     print(f"{'case':<14} {'leafgrad':>9} {'pytorch':>9} {'ratio':>6}")
     for name, ours, theirs in rows:
         print(f"{name:<14} {ours:>9.2f} {theirs:>9.2f} {ours / theirs:>6.2f}")

@@ -14,7 +14,7 @@ import functools
 
 import numpy as np
 
-MIN_KEPT = 8  # fewer sums than this: NumPy's reduction is as quick
+MIN_KEPT = 32  # fewer sums than this: NumPy's reduction is quicker ((16, 20): 1.2 against 1.6 us)
 MAX_REDUCED = 1024  # longer sums: NumPy's pairwise blocks round better, and are quick
 
 

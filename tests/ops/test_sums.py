@@ -50,16 +50,16 @@ def test_the_product_is_taken_only_where_it_pays():
     x = np.ones((1000, 20))
     assert _sums.over_leading(x, 1).shape == (20,)
     assert _sums.over_leading(x[:, :5], 1) is None  # strided
-    assert _sums.over_leading(np.ones((4, 20)), 1) is None  # few rows
+    assert _sums.over_leading(np.ones((16, 20)), 1) is None  # few rows
     assert _sums.over_leading(np.ones((100, 2000)), 1) is None  # long rows
     assert _sums.over_leading(np.ones((100, 20), np.float16), 1) is None
     assert _sums.over_leading(np.ones((100, 20), np.int64), 1) is None
     assert _sums.over_trailing(x, 1).shape == (1000,)
-    assert _sums.over_trailing(np.ones((4, 20)), 1) is None  # few sums
+    assert _sums.over_trailing(np.ones((16, 20)), 1) is None  # few sums
     assert _sums.over_trailing(np.ones((100, 2000)), 1) is None  # long sums: pairwise
-    y = np.ones((30, 4, 5))
+    y = np.ones((40, 4, 5))
     assert _sums.over_axes(y, (0, 1)).shape == (5,)
-    assert _sums.over_axes(y, (1, 2)).shape == (30,)
+    assert _sums.over_axes(y, (1, 2)).shape == (40,)
     assert _sums.over_axes(y, (1,)) is None  # a middle axis
     assert _sums.over_axes(y, (0, 1, 2)) is None  # everything: NumPy's pairwise sum
     assert _sums.over_axes(y, ()) is None
