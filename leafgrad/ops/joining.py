@@ -128,7 +128,8 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     for shape in kept or shapes:
         if len(shape) != len(ref) or shape[:d] != head or shape[d + 1 :] != tail:
             _refuse_cat_shapes(tensors, bool(kept), ref, d)
-    return _cat(*tensors, dim=d, dtype=_common_dtype(tensors))
+    # The dim as given (checked above): PyTorch's node shows it so (``_saved_dim``).
+    return _cat(*tensors, dim=operator.index(dim), dtype=_common_dtype(tensors))
 
 
 def _refuse_cat_shapes(tensors, skip_empty: bool, ref: tuple, d: int) -> None:

@@ -136,9 +136,10 @@ Tensor.mT = property(_mT)
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view of ``input`` with dims ``dim0`` and ``dim1`` swapped."""
     ndim = input.ndim  # an array too, in a plain rule
-    d0 = _normalize_dim(operator.index(dim0), ndim, "transpose")
-    d1 = _normalize_dim(operator.index(dim1), ndim, "transpose")
-    return _transpose(input, dim0=d0, dim1=d1)
+    dim0, dim1 = operator.index(dim0), operator.index(dim1)
+    _normalize_dim(dim0, ndim, "transpose")  # (checked; the dims as given, as PyTorch's node
+    _normalize_dim(dim1, ndim, "transpose")  # shows them: ``_saved_dim0``, ``_saved_dim1``)
+    return _transpose(input, dim0=dim0, dim1=dim1)
 
 
 swapdims = transpose
@@ -199,7 +200,8 @@ _flip = primitive(
 def flip(input: Tensor, *dim_args, dims=None) -> Tensor:
     """A copy of ``input`` with the order of entries reversed along ``dims``."""
     dims = _dim_args(_varargs_or_keyword(dim_args, dims, "dims", "flip"))
-    return _flip(input, dims=_unique_dims(dims, input.ndim, "flip"))  # .ndim: arrays too
+    _unique_dims(dims, input.ndim, "flip")  # (checked; .ndim: arrays too)
+    return _flip(input, dims=tuple(dims))  # as given, as PyTorch's node shows them
 
 
 @public()

@@ -66,7 +66,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
             f"index {i} is out of bounds for dimension {d} with size {shape[d]} (select: tensor "
             f"shape {list(shape)}; use an index in [{-shape[d]}, {shape[d] - 1}])"
         )
-    return _select(input, dim=d, index=i % shape[d])
+    return _select(input, dim=d, index=i)  # as given (PyTorch shows a negative one saved)
 
 
 def _slice_key(dim, start, stop, step):
@@ -398,9 +398,14 @@ def _apply_slice(x: Tensor, dim: int, s: slice, skip_full: bool) -> Tensor:
     if skip_full and (start is None or start == 0) and (stop is None or stop >= size):
         if step is None or step == 1:
             return x
-    # The bounds made non-negative and clipped to the dim, as Python's.
-    start, stop, step = s.indices(size)
-    return _slice(x, dim=dim, start=start, stop=stop if stop > start else start, step=step)
+    # The bounds as given, clipped where the slice is taken (Python's rule, PyTorch's): its
+    # node shows them so (``_saved_start``, ``_saved_end``; an open end is the largest int64).
+    start = 0 if start is None else start
+    stop = _INT64_MAX if stop is None else stop
+    return _slice(x, dim=dim, start=start, stop=stop, step=1 if step is None else step)
+
+
+_INT64_MAX = 2**63 - 1
 
 
 __all__ = exports(globals())

@@ -5,6 +5,8 @@ Forwards subtract the maximum first so large inputs neither overflow nor lose pr
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .._exposure import exports, public
@@ -125,6 +127,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
 def _softmax_forward(x, *, dim):
     if x.ndim == 0:
         return np.ones_like(x)
+    dim %= x.ndim  # (the dim as given: PyTorch's node shows it so)
     if dim == x.ndim - 1 and _softmax_rows.usable(x):  # one compiled call (float32 rows)
         return _softmax_rows.softmax(x)
     e = _shifted(x, dim)[0]
@@ -135,6 +138,7 @@ def _softmax_forward(x, *, dim):
 def _log_softmax_forward(x, *, dim):
     if x.ndim == 0:
         return np.zeros_like(x)
+    dim %= x.ndim
     if dim == x.ndim - 1 and _softmax_rows.usable(x):  # one compiled call (float32 rows)
         return _softmax_rows.log_softmax(x)
     shifted = _shifted(x, dim)[0]
@@ -158,6 +162,8 @@ def _row_total(t, dim):
 def _softmax_backward_data_forward(grad, output, *, dim):
     """PyTorch's ``_softmax_backward_data``: ``output (grad - sum(grad output, dim))``, in
     one buffer where the two share a shape and dtype."""
+    if output.ndim:
+        dim %= output.ndim
     if dim == output.ndim - 1 and _softmax_rows.usable(output):  # compiled float32 rows
         result = _softmax_rows.softmax_backward(grad, output)
         if result is not None:
@@ -211,6 +217,8 @@ _softmax_backward_data = primitive(
 def _log_softmax_backward_data_forward(grad, output, *, dim):
     """PyTorch's ``_log_softmax_backward_data``: ``grad - exp(output) sum(grad, dim)``, in one
     buffer where the two share a shape and dtype."""
+    if output.ndim:
+        dim %= output.ndim
     if dim == output.ndim - 1 and _softmax_rows.usable(output):  # compiled float32 rows
         result = _softmax_rows.log_softmax_backward(grad, output)
         if result is not None:
@@ -274,7 +282,8 @@ _log_softmax = primitive(
 
 def _normalising(op, prim, input, dim, dtype):
     _require_tensor(input, op)
-    d = _one_dim(dim, input._data.ndim, op)
+    _one_dim(dim, input._data.ndim, op)  # (checked; passed as given: PyTorch's node shows it)
+    d = operator.index(dim)
     if dtype is not None:
         input = input.to(dtype)
     if input._data.dtype.kind != "f":

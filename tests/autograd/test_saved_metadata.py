@@ -104,6 +104,46 @@ def test_a_negative_int_parameter_shows_as_pytorch_binds_int64(torch):
     assert x.tril(-1).grad_fn._saved_diagonal == 2**64 - 1
 
 
+def test_indices_dims_and_slice_bounds_show_as_given(torch):
+    x = _x(torch)
+    minus = 2**64 - 1  # -1 as PyTorch shows an int64
+    assert x[-1].grad_fn._saved_index == minus
+    assert x.select(1, -2).grad_fn._saved_index == minus - 1
+    shown = _shown(x[-3:-1].grad_fn)
+    assert (shown["_saved_start"], shown["_saved_end"]) == (minus - 2, minus)
+    assert x[1:].grad_fn._saved_end == 2**63 - 1  # an open end: the largest int64
+    assert _shown(x[::2].grad_fn)["_saved_start"] == 0
+    assert torch.cat([x, x], -1).grad_fn._saved_dim == minus
+    assert _shown(x.transpose(0, -1).grad_fn) == {"_saved_dim0": 0, "_saved_dim1": minus}
+    assert x.flip(-1).grad_fn._saved_dims == (minus,)
+    assert x.softmax(-1).grad_fn._saved_dim == minus
+    assert x.log_softmax(-1).grad_fn._saved_dim == minus
+
+
+def test_negative_dims_compute_as_their_positive_twins(torch):
+    x = _x(torch)
+    pairs = [
+        (x.softmax(-1), x.softmax(1)),
+        (x.log_softmax(-1), x.log_softmax(1)),
+        (torch.cat([x, 2 * x], -1), torch.cat([x, 2 * x], 1)),
+        (x.transpose(0, -1), x.transpose(0, 1)),
+        (x.flip(-1), x.flip(1)),
+        (x[-1], x[3]),
+        (x[-3:-1], x[1:3]),
+    ]
+    for a, b in pairs:
+        assert a.tolist() == b.tolist()
+        weights = torch.arange(float(a.numel())).reshape(a.shape)
+        (ga,) = torch.autograd.grad((a * weights).sum(), x, create_graph=True)
+        (gb,) = torch.autograd.grad((b * weights).sum(), x, create_graph=True)
+        assert torch.allclose(ga, gb)
+        assert ga.requires_grad == gb.requires_grad
+        if ga.requires_grad:  # the softmaxes: their second derivatives too
+            (gga,) = torch.autograd.grad((ga * ga).sum(), x)
+            (ggb,) = torch.autograd.grad((gb * gb).sum(), x)
+            assert torch.allclose(gga, ggb)
+
+
 def test_sizes_stay_readable_after_backward(torch):
     x = _x(torch)
     y = x.view(16)
