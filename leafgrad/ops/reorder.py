@@ -40,6 +40,7 @@ diagonal_view, _diagonal_backward = adjoint_pair(
     node_name="DiagonalBackward0",
     adjoint_node_name="DiagonalBackwardBackward0",
     view=True,
+    metadata=("dim1", "dim2", "offset", "self_sym_sizes"),
 )
 
 

@@ -91,6 +91,7 @@ _as_strided = primitive(
     dtype_rule="keep",
     kind=Linear(),
     view=True,
+    metadata=("size", "stride"),
 )
 
 

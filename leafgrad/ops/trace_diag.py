@@ -45,6 +45,7 @@ trace = primitive(
     kind=Linear(),
     node_name="TraceBackward0",
     dtype_rule="keep",
+    metadata=("self_sym_sizes",),
 )
 
 

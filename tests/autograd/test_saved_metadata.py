@@ -87,6 +87,25 @@ def test_copies_show_their_parameters(torch):
     assert x[index].grad_fn._saved_self_sym_sizes == (4, 4)
 
 
+def test_diagonals_strides_traces_and_index_tensors(torch):
+    x = _x(torch)
+    assert _shown(x.diagonal(1).grad_fn) == {
+        "_saved_dim1": 0,
+        "_saved_dim2": 1,
+        "_saved_offset": 1,
+        "_saved_self_sym_sizes": (4, 4),
+    }
+    shown = _shown(x.as_strided((2, 2), (1, 2)).grad_fn)
+    assert (shown["_saved_size"], shown["_saved_stride"]) == ((2, 2), (1, 2))
+    assert _shown(x.trace().grad_fn) == {"_saved_self_sym_sizes": (4, 4)}
+    y = x[:, torch.tensor([1, 3])]
+    none, index = y.grad_fn._saved_indices
+    assert none is None and index.tolist() == [1, 3]
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.grad_fn._saved_indices  # noqa: B018 (freed with the graph)
+
+
 def test_alpha_and_beta_show_their_defaults(torch):
     x = _x(torch)
     assert _shown((x + x).grad_fn) == {"_saved_alpha": 1}
