@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import math
 
+from .reorder import _permute
+from .shape import _unsqueeze
+
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # ATen's label order
 
 
@@ -19,7 +22,9 @@ def _labels(term: str) -> list:
 
 def aten_einsum(equation: str, operands):
     """``einsum(equation, *operands)`` recorded as ATen's composite; the equation has been
-    validated (``_normalize_equation``) and the operands share a dtype."""
+    validated (``_normalize_equation``) and the operands share a dtype. (Its permutes and
+    unsqueezes are the primitives themselves: their arguments are valid by construction,
+    and the public functions' checks cost ~2 us each.)"""
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = [_labels(t) for t in lhs.split(",")]
@@ -77,9 +82,9 @@ def aten_einsum(equation: str, operands):
                 x = x.diagonal(0, prev, d).movedim(-1, prev)
         for p in range(n):
             if perm[p] == -1:
-                x = x.unsqueeze(d)
+                x = _unsqueeze(x, dim=d)
                 perm[p], d = d, d + 1
-        ops.append(x.permute(perm))
+        ops.append(_permute(x, dims=tuple(perm)))
 
     if len(ops) == 1:
         x = ops[0]
@@ -152,6 +157,8 @@ def _sumproduct_pair(left, right, sum_dims: list):
     back = [0] * len(order)
     for i, d in enumerate(order):
         back[d] = i
-    left = left.permute(order).reshape(lro_size, lo_size, sum_size)
-    right = right.permute(lro + sum_dims + ro + lo).reshape(lro_size, sum_size, ro_size)
-    return left.bmm(right).view(out_size).permute(back)
+    left = _permute(left, dims=tuple(order)).reshape(lro_size, lo_size, sum_size)
+    right = _permute(right, dims=tuple(lro + sum_dims + ro + lo)).reshape(
+        lro_size, sum_size, ro_size
+    )
+    return _permute(left.bmm(right).view(out_size), dims=tuple(back))

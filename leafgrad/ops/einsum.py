@@ -6,6 +6,8 @@ higher orders come for free; forward mode is a sum of einsums.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._engine.grad_mode import is_grad_enabled
@@ -288,10 +290,18 @@ def einsum(*args) -> Tensor:
     _check_tensors("einsum", *operands)
     if is_grad_enabled() and any(o._requires_grad for o in operands):
         # PyTorch's einsum is composite: a graph records its permutes, reshapes and bmms.
-        _normalize_equation(equation, [o.shape for o in operands])  # its checks
+        _check_equation(equation, tuple(tuple(o.shape) for o in operands))
         _check_same_dtype(operands)
         return aten_einsum(equation, operands)
     return _contract(equation, operands)
+
+
+@functools.lru_cache(maxsize=256)
+def _check_equation(equation: str, shapes: tuple) -> bool:
+    """``_normalize_equation``'s checks, remembered for an equation and shapes that passed
+    (a training loop repeats one; ~10 us of parsing a call)."""
+    _normalize_equation(equation, shapes)
+    return True
 
 
 def _check_same_dtype(operands) -> None:
