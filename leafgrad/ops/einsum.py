@@ -290,18 +290,19 @@ def einsum(*args) -> Tensor:
     _check_tensors("einsum", *operands)
     if is_grad_enabled() and any(o._requires_grad for o in operands):
         # PyTorch's einsum is composite: a graph records its permutes, reshapes and bmms.
-        _check_equation(equation, tuple(tuple(o.shape) for o in operands))
+        _normalized(equation, tuple(tuple(o.shape) for o in operands))  # its checks
         _check_same_dtype(operands)
         return aten_einsum(equation, operands)
     return _contract(equation, operands)
 
 
 @functools.lru_cache(maxsize=256)
-def _check_equation(equation: str, shapes: tuple) -> bool:
-    """``_normalize_equation``'s checks, remembered for an equation and shapes that passed
-    (a training loop repeats one; ~10 us of parsing a call)."""
-    _normalize_equation(equation, shapes)
-    return True
+def _normalized(equation: str, shapes: tuple) -> tuple:
+    """``_normalize_equation``, remembered for an equation and shapes that passed (a
+    training loop repeats one; ~10 us of parsing a call): the terms as a tuple, and the
+    label sizes, which a caller copies before handing them on."""
+    in_terms, out, sizes = _normalize_equation(equation, shapes)
+    return tuple(in_terms), out, sizes
 
 
 def _check_same_dtype(operands) -> None:
@@ -316,7 +317,8 @@ def _contract(equation: str, operands) -> Tensor:
     """``einsum`` past its argument parsing: the primitive PyTorch's einsum ends in, with the
     equation made explicit. Operands are tensors, or a plain rule's arrays (of one floating
     dtype, as a rule's gradients are)."""
-    in_terms, out, sizes = _normalize_equation(equation, [o.shape for o in operands])
+    in_terms, out, sizes = _normalized(equation, tuple(tuple(o.shape) for o in operands))
+    sizes = dict(sizes)  # (the remembered one stays as it is)
     _check_same_dtype(operands)
     summed = set("".join(in_terms)) - set(out)
     if len(operands) == 1:
