@@ -243,13 +243,16 @@ def _index_array(key, op_shape, dim) -> tuple:
         raise IndexError(f"index: too many indices for a tensor of shape {list(op_shape)}")
     size = op_shape[dim]
     arr = arr.astype(np.int64, copy=False)
-    if arr.size and (arr.min() < -size or arr.max() >= size):
+    if not arr.size:
+        return (arr,), False
+    low = arr.min()  # (once: it also says whether any index counts from the end)
+    if low < -size or arr.max() >= size:
         bad = arr[(arr < -size) | (arr >= size)].flat[0]
         raise IndexError(
             f"index {bad} is out of bounds for dimension {dim} with size {size} (index: use "
             f"indices in [{-size}, {size - 1}])"
         )
-    return (np.where(arr < 0, arr + size, arr) if arr.size and arr.min() < 0 else arr,), False
+    return (np.where(arr < 0, arr + size, arr) if low < 0 else arr,), False
 
 
 def _scalar_kind(k) -> str:
@@ -371,7 +374,8 @@ def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
     if not advanced:
         return alias(x) if out is x else out
     try:
-        np.broadcast_shapes(*(a.shape for a in advanced.values()))
+        if len(advanced) > 1:  # (one index has nothing to broadcast with)
+            np.broadcast_shapes(*(a.shape for a in advanced.values()))
     except ValueError:
         shapes = ", ".join(str(list(a.shape)) for a in advanced.values())
         raise IndexError(
