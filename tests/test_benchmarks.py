@@ -121,3 +121,40 @@ def test_numpy_floor_gives_the_collapsed_steps_loss_gradients_and_update(dtype):
     for (w_np, b_np), (w, b) in zip(arrays, params):
         np.testing.assert_allclose(w_np, w.detach().numpy(), rtol=0, atol=10 * tol)
         np.testing.assert_allclose(b_np, b.detach().numpy(), rtol=0, atol=10 * tol)
+
+
+def _small_ops():
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks import small_ops
+    finally:
+        sys.path.remove(str(ROOT))
+    return small_ops
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_small_ops_cases_compute_pytorchs_values(dtype):
+    """Every case of ``benchmarks/small_ops.py`` runs in leafgrad (recording, then with its
+    backward) and, where PyTorch is installed, gives its values; the timer reports a time."""
+    small_ops = _small_ops()
+    import leafgrad
+
+    torch = small_ops.torch
+    for name, fn in small_ops.CASES.items():
+        ours = fn(leafgrad, *small_ops._inputs(leafgrad, True, dtype))
+        small_ops._call(leafgrad, fn, "backward", dtype)()
+        if torch is None:
+            continue
+        theirs = fn(torch, *small_ops._inputs(torch, True, dtype))
+        if isinstance(theirs, torch.Tensor):
+            assert tuple(ours.shape) == tuple(theirs.shape), name
+            tol = 1e-5 if dtype == "float32" else 1e-12
+            np.testing.assert_allclose(
+                ours.detach().numpy(), theirs.detach().numpy(), rtol=tol, atol=tol, err_msg=name
+            )
+        else:
+            assert ours == pytest.approx(theirs, rel=1e-5), name
+    assert (
+        small_ops.best_us(small_ops._call(leafgrad, small_ops.CASES["add"], "record", dtype), 3, 1)
+        > 0
+    )
