@@ -256,8 +256,18 @@ def _all(n: int) -> tuple:
 _INT64_SAVES = frozenset(
     {"dim", "dims", "dim0", "dim1", "dim2", "index", "start", "end", "step", "diagonal",
      "offset", "k", "repeats", "shifts", "split_size", "split_sizes", "storage_offset", "size",
-     "stride", "reduction", "self_sym_sizes", "self_sym_numel"}
+     "stride", "reduction"}
 )  # fmt: skip
+
+
+def _shown_param(value, owner: str):
+    """A saved parameter as grad_fn shows it: an index array as a tensor; RuntimeError once
+    backward freed it (as a freed save)."""
+    if type(value) is _FreedArray or (
+        isinstance(value, Tensor) and type(value._data) is _FreedArray
+    ):
+        raise RuntimeError(FREED_MESSAGE.format(op=owner))
+    return _wrap(value) if type(value) is np.ndarray else value
 
 
 def as_pytorch_shows(name: str, value):
@@ -554,13 +564,11 @@ class SavedTensors:
             return as_pytorch_shows(name, index(self._values, self.params or {}))
         if what == "param":  # ``index``: its default
             value = (self.params or {}).get(name, index)
-            if type(value) is _FreedArray or (
-                isinstance(value, Tensor) and type(value._data) is _FreedArray
+            if type(value) is tuple and any(
+                type(v) is np.ndarray or type(v) is _FreedArray for v in value
             ):
-                raise RuntimeError(FREED_MESSAGE.format(op=owner))
-            if type(value) is np.ndarray:  # index arrays
-                return _wrap(value)
-            return as_pytorch_shows(name, value)
+                return tuple(_shown_param(v, owner) for v in value)  # index's indices
+            return as_pytorch_shows(name, _shown_param(value, owner))
         if what == "input" and index not in self._checked:
             return None
         if self._released:

@@ -354,12 +354,12 @@ def _check_metadata(prim: Primitive, where: str) -> None:
         if isinstance(entry, tuple):
             ok = len(entry) == 2 and isinstance(entry[0], str) and callable(entry[1])
             name = entry[0] if ok else None
-        else:
+        elif isinstance(entry, str):
             name = entry
-            operand, sym, _ = entry.rpartition("_sym_")
-            ok = isinstance(entry, str) and (
-                not sym or (operand in prim.inputs and entry.endswith(("sizes", "numel")))
-            )
+            operand, sym, what = entry.rpartition("_sym_")
+            ok = not sym or (operand in prim.inputs and what in ("sizes", "numel"))
+        else:
+            ok, name = False, None
         if not ok or name in saved:
             raise TypeError(
                 f"{where}: metadata entry {entry!r} must be an input's '_sym_sizes' or "

@@ -75,6 +75,18 @@ def over_trailing(x, k: int):
     return np.dot(x.reshape(rows, cols), ones(cols, x.dtype)).reshape(x.shape[: x.ndim - k])
 
 
+def over_middle(g):
+    """``g: (K, ..., m)`` summed over its middle axes, one row of sums per channel (the fused
+    Taylor path's first-layer weight gradient): one batched product with ones where ``g`` is
+    a C-contiguous float32/float64 block (NumPy reduces a middle axis one row at a time:
+    (3, 1000, 20) float64 55 -> 9 us), else NumPy's reduction."""
+    channels, m = g.shape[0], g.shape[-1]
+    rows = g.size // (channels * m) if channels * m else 0
+    if g.ndim >= 3 and rows and g.dtype.char in "fd" and g.flags.c_contiguous:
+        return np.matmul(ones(rows, g.dtype), g.reshape(channels, rows, m))
+    return g.sum(axis=tuple(range(1, g.ndim - 1)))
+
+
 @functools.lru_cache(maxsize=64)
 def ones(n: int, dtype) -> np.ndarray:
     """A read-only vector of ``n`` ones (kept: a training loop sums the same few sizes)."""

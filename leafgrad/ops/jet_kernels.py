@@ -142,20 +142,8 @@ def _linear_forward(p, w):
 
 def _outer_forward(p, g):
     if _constant_rows(p):  # sum_k p_k^T (sum of g_k's rows): no (n, K*N) product
-        return np.matmul(p[:, 0].T, _row_sums(g))
+        return np.matmul(p[:, 0].T, _sums.over_middle(g))
     return _gemm.matmul(p.reshape(-1, p.shape[-1]).T, g.reshape(-1, g.shape[-1]))
-
-
-def _row_sums(g):
-    """``g: (K, ..., m)`` summed over its middle axes, one row of sums per channel: as one
-    batched product with a vector of ones where ``g`` is a C-contiguous float32/float64
-    block (NumPy reduces a middle axis one row at a time: (3, 1000, 20) float64 55 -> 9 us,
-    the first layer's weight gradient on the fused Taylor path)."""
-    channels, m = g.shape[0], g.shape[-1]
-    rows = g.size // (channels * m) if channels * m else 0
-    if g.ndim >= 3 and rows and g.dtype.char in "fd" and g.flags.c_contiguous:
-        return np.matmul(_sums.ones(rows, g.dtype), g.reshape(channels, rows, m))
-    return g.sum(axis=tuple(range(1, g.ndim - 1)))
 
 
 # ``p: (K, ..., n) @ w: (n, m)`` as one (K*..., n) x (n, m) product. Bilinear, so its forward

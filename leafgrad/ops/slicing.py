@@ -15,9 +15,8 @@ import operator
 
 import numpy as np
 
-from .._engine.saved import FREED_MESSAGE, _FreedArray
 from .._exposure import exports, public
-from .._tensor import Tensor, _normalize_dim, _wrap
+from .._tensor import Tensor, _normalize_dim
 from .._warn import warn_at_user
 from ._add_at import add_at
 from ._batch_loop import loops_over_examples
@@ -163,16 +162,6 @@ def _index_put_forward(grad, *, shape, indices, accumulate):
     return out
 
 
-def _shown_indices(params) -> tuple:
-    """``_saved_indices``: the index tensors (None where a dim is taken whole), as PyTorch's
-    IndexBackward0 keeps them; a boolean mask shows as the positions it selects. After
-    backward they are freed, and reading them raises as a freed save does."""
-    indices = params["indices"]
-    if any(type(i) is _FreedArray for i in indices):
-        raise RuntimeError(FREED_MESSAGE.format(op="IndexBackward0"))
-    return tuple(None if i is None else _wrap(i) for i in indices)
-
-
 _index, _index_put = adjoint_pair(
     "index",
     lambda x, *, indices, accumulate: x[_index_key(indices)],
@@ -182,7 +171,8 @@ _index, _index_put = adjoint_pair(
     overload="Tensor",
     node_name="IndexBackward0",
     adjoint_node_name="IndexPutImplBackward0",
-    metadata=("self_sym_sizes", ("indices", lambda values, params: _shown_indices(params))),
+    saves=("indices",),  # index tensors (None where a dim is whole), freed with the graph
+    metadata=("self_sym_sizes",),
     adjoint_absent_edges=(0,),  # PyTorch's _index_put_impl_ into zeros: (None, 0) for them
 )
 
