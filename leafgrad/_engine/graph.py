@@ -145,8 +145,6 @@ class Node:
         hooks[handle.id] = fn
         return handle
 
-    def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
 
 
 def _check_call(node: Node, grads: tuple) -> None:
@@ -184,6 +182,10 @@ class AccumulateGrad(Node):
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
+
+    # PyTorch's node classes are C++ types: ``<class 'AccumulateGrad'>``, and their objects
+    # print as ``<AccumulateGrad object at 0x...>`` (object's own repr, module left out).
+    __module__ = "builtins"
 
     def _sequence_nr(self) -> int:
         """PyTorch's: the largest number (2**64 - 1), as its accumulators run first once
@@ -315,7 +317,9 @@ class OpNode(Node):
         node_class = _NODE_CLASSES.get(name)
         if node_class is None:
             short = name.rsplit("::", 1)[-1]
-            node_class = _NODE_CLASSES[name] = type(short, (cls,), {"__slots__": ()})
+            node_class = _NODE_CLASSES[name] = type(
+                short, (cls,), {"__slots__": (), "__module__": "builtins"}
+            )
         return node_class
 
     @classmethod

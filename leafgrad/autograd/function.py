@@ -503,4 +503,5 @@ class _DelayedErrorNode(BackwardCFunction):
 
 # PyTorch's class is named Error (type(node).__name__, as graph descriptions print it).
 _DelayedErrorNode.__name__ = _DelayedErrorNode.__qualname__ = "Error"
+_DelayedErrorNode.__module__ = "builtins"  # a C++ class there: ``<Error object at 0x...>``
 _DelayedError._backward_cls = _DelayedErrorNode

@@ -36,6 +36,8 @@ class CopySlices(Node):
     def name(self) -> str:
         return "torch::autograd::CopySlices"
 
+    __module__ = "builtins"  # printed as PyTorch's C++ class is (see AccumulateGrad)
+
     def apply(self, grads: list, needs: list) -> list:
         grad, view_fn = grads[0], self.view_fn
         # fn's first gradient is wanted where the base's is (it lands in the base's part).

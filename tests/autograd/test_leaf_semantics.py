@@ -3,6 +3,7 @@
 Every test runs with leafgrad and with PyTorch (the ``torch`` fixture).
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -170,6 +171,38 @@ def test_grad_fn_repr_names_the_node(torch):
     a = torch.tensor([1.0], requires_grad=True)
     assert repr((a * 2).grad_fn).startswith("<MulBackward0 object at 0x")
     assert "grad_fn=<MulBackward0>" in repr(a * 2)
+
+
+def test_node_classes_print_as_pytorchs(torch):
+    """PyTorch's nodes are C++ classes (module ``builtins``): ``print(next_functions)`` shows
+    ``<AccumulateGrad object at 0x...>``, ``type(grad_fn)`` ``<class 'SumBackward0'>``; a
+    custom Function's node is a Python class, printed with its module."""
+
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    (acc, _), _ = (a * 2).grad_fn.next_functions
+    assert re.fullmatch(r"<AccumulateGrad object at 0x[0-9a-f]+>", repr(acc))
+    assert re.fullmatch(
+        r"\(\(<AccumulateGrad object at 0x[0-9a-f]+>, 0\),\)", str(a.sum().grad_fn.next_functions)
+    )
+    assert repr(type(a.sum().grad_fn)) == "<class 'SumBackward0'>"
+    assert repr(type(acc)) == "<class 'AccumulateGrad'>"
+    b = a.clone()
+    b[0] = 5.0
+    assert re.fullmatch(r"<CopySlices object at 0x[0-9a-f]+>", repr(b.grad_fn))
+    module = torch.__name__ + ".autograd.function"
+    assert re.fullmatch(
+        rf"<{module}\.DoubleBackward object at 0x[0-9a-f]+>", repr(Double.apply(a).grad_fn)
+    )
+    assert type(Double.apply(a).grad_fn).__module__ == module
 
 
 _EXPRESSIONS = {
