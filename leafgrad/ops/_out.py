@@ -15,6 +15,7 @@ from .._engine import grad_mode
 from .._exposure import numpy_names
 from .._tensor import Tensor
 from .._warn import warn_at_user
+from ._returned import out_kind
 
 _state = grad_mode._state
 
@@ -90,7 +91,9 @@ def accepts_out(fn=None, *, same_dtype: bool = False):
             if not isinstance(results, tuple) or len(results) != len(out):
                 raise TypeError(f"{name}(): out= must be one Tensor for this op, not a tuple")
             written = [write_out(name, r, o, same_dtype=True) for r, o in zip(results, out)]
-            return type(results)(*written) if hasattr(results, "_fields") else tuple(written)
+            return (
+                out_kind(type(results))(*written) if hasattr(results, "_fields") else tuple(written)
+            )
         check_out(name, inputs, out)
         result = fn(*args, **kwargs)
         if isinstance(result, tuple):

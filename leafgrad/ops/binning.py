@@ -6,8 +6,6 @@ bincount with weights) of a tensor that requires grad is recorded, and backward 
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from .._batched import BatchedTensor
@@ -20,10 +18,10 @@ from ._optable import NoDerivative
 from ._out import with_out, with_outs
 from ._primitive import primitive
 from ._reduce import _require_tensor
+from ._returned import returned
 
-_Histogram = namedtuple("histogram", ["hist", "bin_edges"])
-_HistogramOut = namedtuple("histogram_out", ["hist", "bin_edges"])
-_Histogram.__module__ = _HistogramOut.__module__ = "torch.return_types"
+_Histogram = returned("histogram", ["hist", "bin_edges"])
+_HistogramOut = returned("histogram_out", ["hist", "bin_edges"])
 
 
 # ----- searchsorted / bucketize -----

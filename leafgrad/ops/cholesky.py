@@ -8,8 +8,6 @@ it on symmetric inputs (``A = B B^T + c I``), as PyTorch's own tests do.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 import scipy.linalg as sl
 
@@ -20,9 +18,10 @@ from ._matrices import mT
 from ._optable import Generic
 from ._out import accepts_out
 from ._primitive import primitive
+from ._returned import returned
 from .solvers import _broadcast, _deprecated, solve_triangular
 
-_CholeskyEx = namedtuple("linalg_cholesky_ex", ["L", "info"])
+_CholeskyEx = returned("linalg_cholesky_ex", ["L", "info"])
 
 _NOT_PD = (
     "The factorization could not be completed because the input is not positive-definite "

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import operator
-from collections import namedtuple
 
 import numpy as np
 import scipy.special as sp
@@ -28,6 +27,7 @@ from ._batch_whole import batches_along
 from ._inputs import _check_tensors, _dim_args, _varargs_or_keyword, guarding_indices, same_dtype
 from ._out import accepts_out
 from ._primitive import unary
+from ._returned import returned
 from ._triangles import _tril, _triu
 from .arithmetic import mul_scalar
 from .elementwise import exp
@@ -252,8 +252,8 @@ def trace(input: Tensor) -> Tensor:
 
 # ----- order statistics -----
 
-_SortResult = namedtuple("sort", ["values", "indices"])
-_TopkResult = namedtuple("topk", ["values", "indices"])
+_SortResult = returned("sort", ["values", "indices"])
+_TopkResult = returned("topk", ["values", "indices"])
 
 
 @public()

@@ -14,8 +14,6 @@ backward.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from .._engine import grad_mode
@@ -29,6 +27,7 @@ from ._out import with_out, with_outs
 from ._plain import cast_like, operand, values_of
 from ._primitive import primitive
 from ._reduce import _as_np, _int_to_long, _one_dim, _require_tensor
+from ._returned import returned
 from .arithmetic import abs
 from .elementwise import exp, log
 from .indexing import _sorted_values
@@ -134,10 +133,10 @@ def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
 
 # ----- cummax / cummin -----
 
-_Cummax = namedtuple("cummax", ["values", "indices"])
-_Cummin = namedtuple("cummin", ["values", "indices"])
-_CummaxOut = namedtuple("cummax_out", ["values", "indices"])
-_CumminOut = namedtuple("cummin_out", ["values", "indices"])
+_Cummax = returned("cummax", ["values", "indices"])
+_Cummin = returned("cummin", ["values", "indices"])
+_CummaxOut = returned("cummax_out", ["values", "indices"])
+_CumminOut = returned("cummin_out", ["values", "indices"])
 
 
 def _running_extreme_indices(x: np.ndarray, axis: int, greater: bool) -> np.ndarray:

@@ -12,8 +12,6 @@ PyTorch's shortcut, which has none of those divisions.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from .._exposure import exports, public
@@ -24,15 +22,16 @@ from ._optable import Generic
 from ._out import accepts_out
 from ._plain import operand, values_of
 from ._primitive import primitive
+from ._returned import returned
 from ._triangles import _tril, _triu
 from .slicing import narrow
 from .solvers import _deprecated, _solve_triangular, solve_triangular
 
-_QR = namedtuple("linalg_qr", ["Q", "R"])
-_QRTop = namedtuple("qr", ["Q", "R"])
-_Eigh = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
-_SVD = namedtuple("linalg_svd", ["U", "S", "Vh"])
-_SVDTop = namedtuple("svd", ["U", "S", "V"])
+_QR = returned("linalg_qr", ["Q", "R"])
+_QRTop = returned("qr", ["Q", "R"])
+_Eigh = returned("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_SVD = returned("linalg_svd", ["U", "S", "Vh"])
+_SVDTop = returned("svd", ["U", "S", "V"])
 
 
 def _embed(n: int, k: int, like: Tensor) -> Tensor:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import namedtuple
 
 import numpy as np
 import scipy.linalg
@@ -25,6 +24,7 @@ from ._optable import Generic
 from ._out import accepts_out
 from ._plain import values_of
 from ._primitive import primitive
+from ._returned import returned
 from .broadcast import _expand
 from .decompositions import _svd
 from .joining import cat
@@ -33,8 +33,8 @@ from .shape import unsqueeze
 from .solvers import _solve
 from .trace_diag import diag_embed as _diag_embed
 
-_Slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
-_SlogdetTop = namedtuple("slogdet", ["sign", "logabsdet"])
+_Slogdet = returned("linalg_slogdet", ["sign", "logabsdet"])
+_SlogdetTop = returned("slogdet", ["sign", "logabsdet"])
 
 
 def _others_product(S: Tensor) -> Tensor:

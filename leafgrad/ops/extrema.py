@@ -8,8 +8,6 @@ a NaN winning over numbers).
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from .._exposure import exports, public
@@ -27,6 +25,7 @@ from ._reduce import (
     _restore,
     check_keepdim,
 )
+from ._returned import returned
 from ._tangents import sum_present
 from .piecewise import maximum, minimum, where
 
@@ -241,9 +240,8 @@ _min_dim = primitive(
     metadata=("self_sym_sizes",),
 )
 
-_MaxResult = namedtuple("max", ["values", "indices"])
-_MinResult = namedtuple("min", ["values", "indices"])
-_MaxResult.__module__ = _MinResult.__module__ = "torch.return_types"
+_MaxResult = returned("max", ["values", "indices"])
+_MinResult = returned("min", ["values", "indices"])
 
 
 def _extreme(op, input, dim, keepdim, other, full, per_dim, elementwise, result_type):
@@ -282,8 +280,8 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     return _extreme("min", input, dim, keepdim, other, _min_all, _min_dim, minimum, _MinResult)
 
 
-_Aminmax = namedtuple("aminmax", ["min", "max"])
-_AminmaxOut = namedtuple("aminmax_out", ["min", "max"])
+_Aminmax = returned("aminmax", ["min", "max"])
+_AminmaxOut = returned("aminmax_out", ["min", "max"])
 
 
 def _aminmax_forward(x, *, dim, keepdim):

@@ -10,8 +10,6 @@ dtype, so ``hermitian`` changes nothing (for real matrices the two factorization
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 import scipy.linalg as sl
 
@@ -20,10 +18,10 @@ from .._tensor import Tensor
 from . import _matrices as mx
 from ._optable import NoDerivative
 from ._primitive import primitive
+from ._returned import returned
 
-_LDLFactor = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
-_LDLFactorEx = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
-_LDLFactor.__module__ = _LDLFactorEx.__module__ = "torch.return_types"
+_LDLFactor = returned("linalg_ldl_factor", ["LD", "pivots"])
+_LDLFactorEx = returned("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 
 
 def _sytrf(a):

@@ -11,8 +11,6 @@ packed factor, so their derivatives follow from those.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 import scipy.linalg as sl
 
@@ -24,13 +22,14 @@ from ._matrices import mT
 from ._optable import Generic
 from ._out import accepts_out
 from ._primitive import primitive
+from ._returned import returned
 from .joining import cat
 from .solvers import _deprecated, solve_triangular
 
-_LU = namedtuple("linalg_lu", ["P", "L", "U"])
-_LUFactor = namedtuple("linalg_lu_factor", ["LU", "pivots"])
-_LUFactorEx = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
-_LUUnpack = namedtuple("lu_unpack", ["P", "L", "U"])
+_LU = returned("linalg_lu", ["P", "L", "U"])
+_LUFactor = returned("linalg_lu_factor", ["LU", "pivots"])
+_LUFactorEx = returned("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+_LUUnpack = returned("lu_unpack", ["P", "L", "U"])
 
 
 def _getrf(a):

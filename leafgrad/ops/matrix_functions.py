@@ -10,8 +10,6 @@ the pseudoinverse, as PyTorch's does. ``matrix_power``, ``multi_dot`` and
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 import scipy.linalg as sl
 
@@ -24,10 +22,11 @@ from ._matrices import absent, as_column, from_column, mT
 from ._optable import Generic
 from ._out import accepts_out
 from ._primitive import primitive
+from ._returned import returned
 from .joining import cat
 from .solvers import _broadcast, inv
 
-_Lstsq = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+_Lstsq = returned("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 # ----- matrix_exp -----
 

@@ -9,8 +9,6 @@ occurrence), kthvalue what PyTorch's quickselect leaves (``_quickselect``).
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from .._exposure import exports, public
@@ -22,14 +20,14 @@ from ._plain import operand, values_of
 from ._primitive import primitive
 from ._quickselect import kth_positions
 from ._reduce import _one_dim, _require_tensor, check_keepdim
+from ._returned import returned
 from .extrema import _select_grad, _select_jvp
 from .piecewise import where
 
 
 def _returned(name: str):
-    kind = namedtuple(name, ["values", "indices"])
-    kind.__module__ = "torch.return_types"
-    return kind
+    """The ``(values, indices)`` return type ``torch.return_types.<name>``."""
+    return returned(name, ["values", "indices"])
 
 
 _MedianResult = _returned("median")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import namedtuple
 
 import numpy as np
 import scipy.linalg as sl
@@ -25,10 +24,11 @@ from ._matrices import mT
 from ._optable import Generic
 from ._out import accepts_out
 from ._primitive import primitive
+from ._returned import returned
 
-_InvEx = namedtuple("linalg_inv_ex", ["inverse", "info"])
-_SolveEx = namedtuple("linalg_solve_ex", ["result", "info"])
-_TriangularSolve = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+_InvEx = returned("linalg_inv_ex", ["inverse", "info"])
+_SolveEx = returned("linalg_solve_ex", ["result", "info"])
+_TriangularSolve = returned("triangular_solve", ["solution", "cloned_coefficient"])
 
 _SINGULAR = (
     "The diagonal element {} is zero, the {} could not be completed because the input matrix "

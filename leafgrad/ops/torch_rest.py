@@ -7,7 +7,6 @@ the deprecated norms (``nuclear_norm``, ``frobenius_norm``, ``norm_except_dim``)
 from __future__ import annotations
 
 import os
-from collections import namedtuple
 
 import numpy as np
 import scipy.linalg.lapack as lapack
@@ -19,12 +18,13 @@ from .._tensor import Tensor, _wrap
 from .._torch_predicates import isreal as _isreal
 from .._warn import warn_at_user
 from ._reduce import check_keepdim
+from ._returned import returned
 from .joining import cat
 from .matrix_functions import householder_product
 from .norms import matrix_norm, vector_norm
 
-geqrf_result = namedtuple("geqrf", ["a", "tau"])
-histogramdd_result = namedtuple("histogramdd", ["hist", "bin_edges"])
+geqrf_result = returned("geqrf", ["a", "tau"])
+histogramdd_result = returned("histogramdd", ["hist", "bin_edges"])
 
 
 def _float_matrix(op: str, A: Tensor) -> np.ndarray:

@@ -4,15 +4,14 @@ indices of nonzeros, padded or cut to a fixed count)."""
 from __future__ import annotations
 
 import operator
-from collections import namedtuple
 
 import numpy as np
 
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap
+from ._returned import returned
 
-_Frexp = namedtuple("frexp", ["mantissa", "exponent"])
-_Frexp.__module__ = "torch.return_types"
+_Frexp = returned("frexp", ["mantissa", "exponent"])
 
 
 @public()
