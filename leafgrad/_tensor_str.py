@@ -238,6 +238,17 @@ def _prefix(t, tensor_class) -> str:
     return f"{cls.__name__}("
 
 
+def _tangent(t):
+    """The tangent ``t`` carries at the innermost active dual level (forward AD), or None."""
+    if t._tangents is None:
+        return None
+    # Only a tensor with tangents gets here, so plain tensors print without the import.
+    # why: forward-AD state sits above the Tensor (_engine.forward -> _batched -> _tensor -> us)
+    from ._engine import forward
+
+    return forward.tangent_of(t, forward.state.levels[-1]) if forward.state.levels else None
+
+
 def tensor_repr(t, tensor_class) -> str:
     """``repr(t)`` exactly as PyTorch writes it for a CPU tensor (``tensor_class``: Tensor,
     passed in because this module sits below it)."""
@@ -268,4 +279,7 @@ def tensor_repr(t, tensor_class) -> str:
         suffixes.append(f"grad_fn=<{name}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = _tangent(t)
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + body, suffixes, indent)

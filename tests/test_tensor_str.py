@@ -307,3 +307,17 @@ def test_format_of_a_zero_dim_tensor_is_its_value_as_in_torch(torch):
     assert f"{lg.tensor(2.5)}" == "2.5"
     with pytest.raises(TypeError):  # a Parameter formats as an object, as in PyTorch
         format(lg.nn.Parameter(lg.tensor(0.5)), ".3f")
+
+
+def test_a_dual_tensor_shows_its_tangent_as_in_torch(torch):
+    def reprs(m):
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            dual = fw.make_dual(m.tensor([1.0, 2.0]), m.tensor([0.5, -1.0]))
+            inside = [repr(dual), repr(dual * 3), repr(fw.unpack_dual(dual).primal)]
+            wide = fw.make_dual(m.arange(9.0), m.arange(9.0) / 4)
+            inside.append(repr(wide))
+        return inside + [repr(dual)]  # the level ended: no tangent any more
+
+    assert reprs(lg) == reprs(torch)
+    assert reprs(lg)[0] == "tensor([1., 2.], tangent=tensor([ 0.5000, -1.0000]))"
