@@ -423,8 +423,10 @@ def broadcast_to(input: Tensor, *sizes, size=None) -> Tensor:
 
 @public(method=False)
 def broadcast_tensors(*tensors) -> tuple:
+    """``tensors`` expanded to one shape; as in PyTorch, one already of that shape is returned
+    itself, with no ExpandBackward0 (so a leaf parameter stays a leaf and prints as one)."""
     shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
-    return tuple(t.expand(shape) for t in tensors)
+    return tuple(t if t._data.shape == shape else t.expand(shape) for t in tensors)
 
 
 @public(method=False)

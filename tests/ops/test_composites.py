@@ -209,3 +209,18 @@ def test_kron_and_repeat_interleave_record_pytorchs_nodes(fn):
     theirs = fn(torch, torch.tensor(A[:2, :3], requires_grad=True))
     assert _node_chain(ours) == _node_chain(theirs)
     assert ours.tolist() == theirs.tolist()
+
+
+def test_broadcast_tensors_returns_a_tensor_already_of_the_shape_itself():
+    # PyTorch expands only the tensors whose shape differs: a leaf stays a leaf (no
+    # ExpandBackward0), so Normal(loc, scale) prints loc with requires_grad=True.
+    for m in (lg, torch):
+        x, y, row = m.zeros(2, 3, requires_grad=True), m.ones(2, 3), m.ones(3)
+        a, b, c = m.broadcast_tensors(x, y, row)
+        assert a is x and b is y and c is not row
+        assert a.grad_fn is None and c.shape == (2, 3)
+    make = lambda m: m.distributions.Normal(m.tensor([0.5], requires_grad=True), 1.0)
+    assert repr(make(lg)) == repr(make(torch))
+    assert (
+        repr(make(lg)) == "Normal(loc: tensor([0.5000], requires_grad=True), scale: tensor([1.]))"
+    )
