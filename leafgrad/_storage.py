@@ -74,7 +74,7 @@ class UntypedStorage:
         return self._array.reshape(-1, order="A").view(np.uint8)
 
     def __repr__(self) -> str:
-        return f"<UntypedStorage of {self.nbytes()} bytes at {hex(self.data_ptr())}>"
+        return _listed(self.tolist(), f"UntypedStorage(device={self.device})", self.size())
 
 
 class TypedStorage:
@@ -119,7 +119,14 @@ class TypedStorage:
         return self._values()[i].tolist()
 
     def __repr__(self) -> str:
-        return f"<TypedStorage of {self.size()} {self.dtype} elements at {hex(self.data_ptr())}>"
+        kind = f"TypedStorage(dtype={self.dtype}, device=cpu)"
+        return _listed(self.tolist(), kind, self.size())
+
+
+def _listed(values: list, kind: str, size: int) -> str:
+    """PyTorch's storage repr: one element a line, then ``[torch.storage.<kind> of size n]``."""
+    # torch.typename names the class by its module, torch.storage, in PyTorch
+    return " " + "\n ".join(map(str, values)) + f"\n[torch.storage.{kind} of size {size}]"
 
 
 def _fresh(args: tuple, np_dtype, name: str, device) -> np.ndarray:
