@@ -155,6 +155,11 @@ class Generator:
             ) from None
         return self
 
+    def __repr__(self) -> str:
+        """``<torch._C.Generator object at 0x...>``, as PyTorch's C++ class prints (the global
+        generator too, which ``manual_seed`` returns and notebooks echo)."""
+        return f"<torch._C.Generator object at {id(self):#x}>"
+
 
 class _DefaultGenerator(Generator):
     """The global generator as a Generator (``torch.default_generator``): seeding it seeds

@@ -38,3 +38,15 @@ def test_fork_rng_draws_as_torch_does():
         with lib.random.fork_rng(devices=[]):
             lib.rand(2)
         assert lib.random.initial_seed() == 1
+
+
+def test_generators_print_as_torch_s_c_class():
+    torch = pytest.importorskip("torch")
+    for ours, theirs in [
+        (lg.Generator(), torch.Generator()),
+        (lg.manual_seed(0), torch.manual_seed(0)),  # what a notebook echoes after seeding
+        (lg.default_generator, torch.default_generator),
+    ]:
+        assert repr(ours) == f"<torch._C.Generator object at {id(ours):#x}>"
+        assert repr(theirs) == f"<torch._C.Generator object at {id(theirs):#x}>"
+        assert str(ours) == repr(ours)
