@@ -204,3 +204,19 @@ def test_resuming_with_last_epoch_equals_torch(name):
             lrs.append(scheduler.get_last_lr())
         results.append(lrs)
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("name", [*torch.optim.lr_scheduler.__all__, "_LRScheduler"])
+def test_schedulers_are_named_by_torch_s_module(name):
+    # type() and the default repr, <torch.optim.lr_scheduler.StepLR object at 0x...>, show it
+    ours, theirs = (
+        getattr(leafgrad.optim.lr_scheduler, name),
+        getattr(torch.optim.lr_scheduler, name),
+    )
+    assert repr(ours).replace("leafgrad", "torch") == repr(theirs)
+
+
+def test_a_scheduler_prints_as_an_object_of_the_lr_scheduler_module():
+    opt = leafgrad.optim.SGD([leafgrad.nn.Parameter(leafgrad.ones(1))], lr=0.1)
+    shown = repr(leafgrad.optim.lr_scheduler.StepLR(opt, 2))
+    assert shown.startswith("<leafgrad.optim.lr_scheduler.StepLR object at 0x")

@@ -33,3 +33,9 @@ __all__ = [
     "PolynomialLR",
     "LRScheduler",
 ]
+
+# PyTorch defines every scheduler in this one module: type() and the default repr
+# (<torch.optim.lr_scheduler.StepLR object at 0x...>) name it here, and pickles look it up here.
+for _name in [*__all__, "_LRScheduler"]:
+    globals()[_name].__module__ = __name__
+del _name
