@@ -577,15 +577,17 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 
 
 @public()
-def std_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
-    """The standard deviation and the mean over ``dim`` (all when None), one node."""
-    return _moments.std_mean(input, dim, correction, keepdim)
+def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    """The standard deviation and the mean over ``dim`` (all when None), one node; PyTorch's
+    legacy forms ``std_mean(x, unbiased)`` and ``std_mean(x, dim, unbiased, keepdim)`` too."""
+    return _moments.std_mean(input, dim, unbiased, keepdim, correction)
 
 
 @public()
-def var_mean(input: Tensor, dim=None, *, correction=1, keepdim: bool = False):
-    """The variance and the mean over ``dim`` (all when None), one node."""
-    return _moments.var_mean(input, dim, correction, keepdim)
+def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    """The variance and the mean over ``dim`` (all when None), one node; the legacy forms as
+    ``std_mean``."""
+    return _moments.var_mean(input, dim, unbiased, keepdim, correction)
 
 
 @public()

@@ -97,11 +97,11 @@ _std_mean = _spread_and_mean(
 )
 
 
-def var_mean(input, dim, correction, keepdim) -> tuple:
+def var_mean(input, dim, unbiased, keepdim, correction) -> tuple:
     """The variance and the mean over ``dim`` (all when None), checked as ``var``'s."""
-    return tuple(_moment("var_mean", _var_mean, input, dim, None, keepdim, correction))
+    return tuple(_moment("var_mean", _var_mean, input, dim, unbiased, keepdim, correction))
 
 
-def std_mean(input, dim, correction, keepdim) -> tuple:
+def std_mean(input, dim, unbiased, keepdim, correction) -> tuple:
     """The standard deviation and the mean over ``dim``, checked as ``std``'s."""
-    return tuple(_moment("std_mean", _std_mean, input, dim, None, keepdim, correction))
+    return tuple(_moment("std_mean", _std_mean, input, dim, unbiased, keepdim, correction))

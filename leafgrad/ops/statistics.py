@@ -41,7 +41,14 @@ def _count(shape, dims) -> int:
 # ----- var / std -----
 
 
+def _dof_correction(correction) -> int | float:
+    """The correction a reduction divides by: None (PyTorch's node shows it for ``x.var()``,
+    no argument given) is Bessel's, 1."""
+    return 1 if correction is None else correction
+
+
 def _var_forward(x, *, dim, correction, keepdim):
+    correction = _dof_correction(correction)
     axis = _np_axis(x, dim)
     n = x.size if axis is None else _count(x.shape, axis)
     centred = x - _sums.add_reduce(x, axis, True) / n
@@ -51,6 +58,7 @@ def _var_forward(x, *, dim, correction, keepdim):
 
 def _var_backward(grad, x, dim, correction, keepdim):
     """d var / dx = 2 (x - mean) / (n - correction), as PyTorch's var_backward."""
+    correction = _dof_correction(correction)
     shape = tuple(x.shape)
     if dim is None or not shape:
         dof = math.prod(shape) - correction
@@ -117,7 +125,9 @@ def _moment(op, prim, input, dim, unbiased, keepdim, correction):
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
         raise TypeError(f"{op}(): pass either unbiased= or correction=, not both")
-    if correction is None:
+    # The correction as PyTorch's node shows it: as given, 0 or 1 from ``unbiased`` or with a
+    # dim, None with no argument at all (``x.var()``: computed as 1).
+    if correction is None and (unbiased is not None or dim is not None):
         correction = 0 if unbiased is False else 1
     if input._data.dtype.kind != "f":
         raise RuntimeError(
@@ -129,7 +139,7 @@ def _moment(op, prim, input, dim, unbiased, keepdim, correction):
     if dims is None and keepdim:
         dims = tuple(range(ndim))
     n = input._data.size if dims is None else _count(input._data.shape, dims)
-    if n - correction <= 0:
+    if n - _dof_correction(correction) <= 0:
         warn_at_user(
             f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "reduction factor (input numel divided by output numel).",

@@ -67,3 +67,49 @@ def test_a_mean_is_infinite_only_where_the_rows_infinity_comes_last(name, dtype)
             np.testing.assert_array_equal(got.numpy(), want.numpy())
     assert np.isposinf(lg.var_mean(lg.tensor(x), 2)[1].numpy()[0, 1])
     assert np.isnan(lg.var_mean(lg.tensor(x), 2)[1].numpy()[1, 2])
+
+
+LEGACY_CALLS = {
+    "std_mean(x, unbiased=False)": lambda m, x: m.std_mean(x, unbiased=False),
+    "std_mean(x, False)": lambda m, x: m.std_mean(x, False),
+    "std_mean(x, 0, False)": lambda m, x: m.std_mean(x, 0, False),
+    "std_mean(x, 0, True, True)": lambda m, x: m.std_mean(x, 0, True, True),
+    "var_mean(x, dim=1, unbiased=False, keepdim=True)": lambda m, x: m.var_mean(
+        x, dim=1, unbiased=False, keepdim=True
+    ),
+    "var_mean(x, 1, False)": lambda m, x: m.var_mean(x, 1, False),
+}
+
+
+@pytest.mark.parametrize("call", list(LEGACY_CALLS))
+def test_legacy_unbiased_forms_as_pytorch(call):
+    """``std_mean``/``var_mean`` take ``unbiased`` positionally or by keyword, as ``std``/
+    ``var`` do (they refused it); the node shows the correction it stands for."""
+    ours = LEGACY_CALLS[call](lg, lg.tensor(X, requires_grad=True))
+    theirs = LEGACY_CALLS[call](torch, torch.tensor(X, requires_grad=True))
+    for a, b in zip(ours, theirs):
+        assert a.shape == b.shape
+        assert_close(a, b.detach().numpy(), "direct")
+    assert ours[0].grad_fn._saved_correction == theirs[0].grad_fn._saved_correction
+
+
+CORRECTION_SHOWN = {
+    "x.var()": lambda m, x: x.var(),
+    "x.std()": lambda m, x: x.std(),
+    "std_mean(x)": lambda m, x: m.std_mean(x)[0],
+    "var_mean(x)": lambda m, x: m.var_mean(x)[0],
+    "x.std(0)": lambda m, x: x.std(0),
+    "x.var(unbiased=False)": lambda m, x: x.var(unbiased=False),
+    "x.std(correction=2)": lambda m, x: x.std(correction=2),
+    "x.var(1, correction=0)": lambda m, x: x.var(1, correction=0),
+}
+
+
+@pytest.mark.parametrize("call", list(CORRECTION_SHOWN))
+def test_saved_correction_as_pytorch_shows_it(call):
+    """None where no argument was given (PyTorch's default overload), else the number; the
+    values are Bessel's either way."""
+    ours = CORRECTION_SHOWN[call](lg, lg.tensor(X, requires_grad=True))
+    theirs = CORRECTION_SHOWN[call](torch, torch.tensor(X, requires_grad=True))
+    assert ours.grad_fn._saved_correction == theirs.grad_fn._saved_correction
+    assert_close(ours, theirs.detach().numpy(), "direct")
