@@ -146,7 +146,6 @@ class Node:
         return handle
 
 
-
 def _check_call(node: Node, grads: tuple) -> None:
     """TypeError unless ``grads`` has one Tensor (or None) per output of ``node``."""
     if len(grads) != node.num_outputs:
