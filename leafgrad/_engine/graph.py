@@ -24,6 +24,8 @@ NOT_PLAIN = object()  # apply_plain's answer when the rule must run on tensors
 class RemovableHandle:
     """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
 
+    __module__ = "leafgrad.utils.hooks"  # where PyTorch's lives (and this one is exported)
+
     _ids = itertools.count()
 
     def __init__(self, hooks: dict, *, extra_dict=None) -> None:
@@ -82,6 +84,11 @@ class Node:
 
     def _sequence_nr(self) -> int:
         return self.sequence_nr
+
+    @property
+    def requires_grad(self) -> bool:
+        """True, as PyTorch's nodes answer: a node exists only where a gradient flows."""
+        return True
 
     def apply(self, grads: list, needs: list) -> list:
         """Input grads, one per ``next_functions`` entry (None where not needed)."""
@@ -342,7 +349,9 @@ class OpNode(Node):
         own = {"_saved_" + n for n in names}
         own.update("_raw_saved_" + n for n, (what, _) in names.items() if what != "meta")
         return [
-            a for a in super().__dir__() if a in own or not a.startswith(("_saved_", "_raw_saved_"))
+            a
+            for a in super().__dir__()
+            if a in own or not (a == "_saved" or a.startswith(("_saved_", "_raw_saved_")))
         ]
 
     def _read_save(self, name: str):

@@ -66,6 +66,7 @@ _polygamma = unary(
     d1=lambda x, *, n: _polygamma(x, n=n + 1),
     d2=lambda x, *, n: _polygamma(x, n=n + 2),
     plain_rules=True,
+    metadata=("n",),
 )
 
 

@@ -74,7 +74,13 @@ def _logit_vjp(grad, x, result, *, eps=None):
 
 
 _logit = unary(
-    "logit", _logit_forward, d1=_logit_d1, d2=_logit_d2, vjp=_logit_vjp, plain_rules=True
+    "logit",
+    _logit_forward,
+    d1=_logit_d1,
+    d2=_logit_d2,
+    vjp=_logit_vjp,
+    plain_rules=True,
+    metadata=("eps",),  # (None where not given, as PyTorch shows it)
 )
 
 

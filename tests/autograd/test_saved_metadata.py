@@ -185,3 +185,22 @@ def test_dir_lists_only_the_nodes_own_saves_and_each_reads(torch):
     assert not [n for n in dir(x.sum(1).grad_fn) if n.startswith("_raw_saved_")]
     with pytest.raises(AttributeError):
         x.tanh().grad_fn._saved_self_sym_sizes  # noqa: B018 (another op's name)
+
+
+def test_parameters_pytorch_saves_on_logit_and_polygamma(torch):
+    """``_saved_eps`` (None where not given) and polygamma's ``_saved_n``."""
+    x = torch.full((3,), 0.25, dtype=torch.float64, requires_grad=True)
+    assert x.logit().grad_fn._saved_eps is None
+    assert x.logit(1e-6).grad_fn._saved_eps == 1e-6
+    assert torch.polygamma(2, x).grad_fn._saved_n == 2
+    assert sorted(n for n in dir(x.logit().grad_fn) if n.startswith("_saved")) == [
+        "_saved_eps",
+        "_saved_self",
+    ]
+
+
+def test_a_node_requires_grad(torch):
+    x = torch.ones(2, requires_grad=True)
+    node = (x * 2).grad_fn
+    assert node.requires_grad is True
+    assert node.next_functions[0][0].requires_grad is True
