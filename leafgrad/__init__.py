@@ -163,7 +163,17 @@ from . import func  # noqa: F401
 from .func import vmap  # noqa: F401
 from . import nn  # noqa: F401
 from .nn._torch_level import *  # noqa: F403  (torch.conv2d, torch.dropout ...)
-from . import backends, cuda, distributed, quasirandom, random, testing, version  # noqa: F401
+from . import (  # noqa: F401
+    backends,
+    cuda,
+    distributed,
+    quasirandom,
+    random,
+    return_types,
+    testing,
+    torch_version,
+    version,
+)
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
 from ._global_flags import *  # noqa: F403
 from . import amp  # noqa: F401

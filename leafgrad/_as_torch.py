@@ -18,6 +18,7 @@ import sys
 import types
 
 from . import version
+from .torch_version import TorchVersion
 
 _NAME = "torch"
 
@@ -28,7 +29,7 @@ class _TorchModule(types.ModuleType):
     def __init__(self, leafgrad) -> None:
         super().__init__(_NAME, leafgrad.__doc__)
         self.__dict__["_leafgrad"] = leafgrad
-        self.__version__ = version.__version__
+        self.__version__ = TorchVersion(version.__version__)  # compares as a version
         self.__path__ = []  # a package, so that ``import torch.nn`` reaches the finder
 
     def __getattr__(self, name: str):

@@ -31,6 +31,8 @@ class Size(tuple):
     anything else is a TypeError. Slicing, ``+`` and ``*`` give a Size again.
     """
 
+    __module__ = "leafgrad"  # (as Tensor's)
+
     __slots__ = ()
 
     def __new__(cls, sizes=()):
@@ -87,6 +89,8 @@ _DEVICE_TYPES = (
 
 class device:
     """A device name, ``device("cuda:1")`` or ``device("cpu")``; only ``cpu`` holds tensors."""
+
+    __module__ = "leafgrad"  # (as Tensor's)
 
     __slots__ = ("index", "type")
 
@@ -220,6 +224,8 @@ def _refuse_deletion(name: str):
 
 class Tensor:
     """A multidimensional array that can record the operations applied to it."""
+
+    __module__ = "leafgrad"  # ``type(x)``: <class 'leafgrad.Tensor'>, as <class 'torch.Tensor'>
 
     # Class-level defaults keep tensor creation cheap: only what differs is set per instance.
     grad_fn = None

@@ -145,3 +145,20 @@ def test_a_pytorch_training_script_gives_pytorchs_losses_from_the_same_weights(t
     assert len(a) == len(b) == 20
     np.testing.assert_allclose(a, b, rtol=1e-8)  # float64, 20 dependent steps
     assert a[-1] < a[0]
+
+
+def test_torch_version_under_leafgrad_run_compares_as_a_version(tmp_path):
+    """Libraries gate features on ``torch.__version__ >= (1, 10)``: a plain string raised."""
+    script = tmp_path / "version_check.py"
+    script.write_text(
+        "import torch\n"
+        "assert torch.__version__ >= (2, 0) and torch.__version__ > '2.9'\n"
+        "print(type(torch.__version__).__name__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "leafgrad", "run", str(script)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "TorchVersion"

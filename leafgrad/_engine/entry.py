@@ -302,6 +302,10 @@ def tensor_backward(
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
+# A Python method of PyTorch's Tensor: ``x.backward`` shows ``<bound method Tensor.backward ...>``.
+tensor_backward.__name__, tensor_backward.__qualname__ = "backward", "Tensor.backward"
+
+
 def _batched_grad(outputs, grads, inputs, input_tuple, retain_graph, create_graph, allow_unused,
                   materialize_grads):  # fmt: skip
     """autograd.grad under vmap: the graph was recorded on the batched tensors' values, so

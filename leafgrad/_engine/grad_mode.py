@@ -204,3 +204,9 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         return type(self)(self.mode)
+
+
+# Printed where PyTorch's live (``<torch.autograd.grad_mode.no_grad object at 0x...>``):
+# ``autograd.grad_mode`` is this module.
+for _mode in (no_grad, enable_grad, set_grad_enabled, inference_mode):
+    _mode.__module__ = "leafgrad.autograd.grad_mode"
