@@ -162,3 +162,50 @@ def test_torch_version_under_leafgrad_run_compares_as_a_version(tmp_path):
         check=True,
     )
     assert out.stdout.strip() == "TorchVersion"
+
+
+# Module paths PyTorch scripts import names from (``from torch.utils.data.dataloader import
+# DataLoader``), with the names each must offer.
+IMPORT_PATHS = {
+    "utils.data.dataloader": [
+        "DataLoader",
+        "default_collate",
+        "default_convert",
+        "get_worker_info",
+    ],
+    "utils.data._utils.collate": ["default_collate", "default_convert"],
+    "optim.adamw": ["AdamW"],
+    "autograd.grad_mode": ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode"],
+    "autograd.anomaly_mode": ["detect_anomaly", "set_detect_anomaly"],
+    "storage": ["TypedStorage", "UntypedStorage"],
+}
+
+
+@pytest.mark.parametrize("path", list(IMPORT_PATHS))
+def test_pytorchs_module_paths_import(path):
+    import importlib  # why: the module under test is named at run time
+
+    module = importlib.import_module(f"leafgrad.{path}")
+    for name in IMPORT_PATHS[path]:
+        assert getattr(module, name) is not None, (path, name)
+    loader = importlib.import_module("leafgrad.utils.data").DataLoader
+    assert getattr(module, "DataLoader", loader) is loader
+
+
+def test_dataloader_module_path_under_leafgrad_run(tmp_path):
+    script = tmp_path / "loader.py"
+    script.write_text(
+        "import torch\n"
+        "from torch.utils.data.dataloader import DataLoader, default_collate\n"
+        "from torch.utils.data import TensorDataset\n"
+        "from torch.autograd.grad_mode import no_grad\n"
+        "batches = list(DataLoader(TensorDataset(torch.arange(4.0)), batch_size=2))\n"
+        "print(len(batches), default_collate([torch.ones(2), torch.ones(2)]).shape)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "leafgrad", "run", str(script)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "2 torch.Size([2, 2])"
