@@ -19,7 +19,7 @@ from leafgrad import tour
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((REPO / "examples").glob("*.py"))
-ON_LEAFGRAD = "tensors from leafgrad._tensor"
+ON_LEAFGRAD = "tensors from leafgrad"
 
 
 def _run(args, cwd, **env):
