@@ -73,6 +73,9 @@ def _hooked_step(step: Callable) -> Callable:
 
 def _run_hooked(self, step: Callable, args: tuple, kwargs: dict):
     """Pre-hooks (which may replace the arguments), ``step`` itself, then post-hooks."""
+    # The hooks see ``step``'s own arguments, the optimiser first, as PyTorch's (which wraps
+    # the unbound ``step``); a pre-hook's new args must hold the optimiser too.
+    args = (self, *args)
     for pre_hook in itertools.chain(
         _global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()
     ):
@@ -85,7 +88,7 @@ def _run_hooked(self, step: Callable, args: tuple, kwargs: dict):
                     f"{step.__qualname__}: a step pre-hook must return None or a tuple "
                     f"(new_args, new_kwargs), but returned {result!r}"
                 )
-    out = step(self, *args, **kwargs)
+    out = step(*args, **kwargs)
     for post_hook in itertools.chain(
         self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()
     ):

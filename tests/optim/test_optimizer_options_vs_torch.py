@@ -204,3 +204,23 @@ def test_old_state_dict_with_numbers_for_scalar_state_loads_like_torch(name):
         _run(lib, opt, params, 3)
         results.append(compare.state_as_python(opt.state_dict()))
     _assert_states_close(results[0]["state"], results[1]["state"])
+
+
+@pytest.mark.parametrize("lib", [leafgrad, torch], ids=["leafgrad", "pytorch"])
+def test_step_hooks_see_the_optimizer_first_in_args(lib):
+    """PyTorch's hooks get ``step``'s unbound arguments: ``args[0]`` is the optimiser, and a
+    pre-hook's replacement args must keep it there."""
+    x = lib.nn.Parameter(lib.tensor([1.0]))
+    x.grad = lib.tensor([1.0])
+    opt = lib.optim.SGD([x], lr=0.1)
+    seen = []
+    opt.register_step_pre_hook(lambda o, args, kwargs: seen.append((args, kwargs)))
+    opt.register_step_post_hook(lambda o, args, kwargs: seen.append((args, kwargs)))
+    opt.step()
+    opt.step(closure=None)
+    assert seen == [((opt,), {})] * 2 + [((opt,), {"closure": None})] * 2
+    opt.register_step_pre_hook(lambda o, args, kwargs: (args, {"closure": lambda: 7.0}))
+    assert opt.step() == 7.0
+    opt.register_step_pre_hook(lambda o, args, kwargs: ((), kwargs))
+    with pytest.raises((IndexError, TypeError)):
+        opt.step()
