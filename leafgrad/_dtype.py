@@ -221,6 +221,15 @@ def _scalar_category(value) -> int:
     return _FLOAT
 
 
+def casts_to(src: np.dtype, dst: np.dtype) -> bool:
+    """PyTorch's can_cast for a result written into a tensor (in place, out=): never float
+    to integer or bool, nor an integer to bool; signed and unsigned integers cast both ways
+    (NumPy's same_kind refuses int16 to uint8, PyTorch wraps)."""
+    if src.kind in "fc":
+        return dst.kind == "c" or (dst.kind == "f" and src.kind == "f")
+    return dst.kind != "b" or src.kind == "b"
+
+
 def keeps_floating_dtype(tensor, *numbers) -> bool:
     """Whether ``tensor`` is floating and ``numbers`` are Python floats and ints (Nones
     skipped): ``result_type``'s common case (``1 - x``, ``clamp(x, 0, 1)``), where it

@@ -11,6 +11,7 @@ import functools
 
 import numpy as np
 
+from .. import _dtype
 from .._engine import grad_mode
 from .._exposure import numpy_names
 from .._tensor import Tensor
@@ -43,13 +44,13 @@ def write_out(name: str, result: Tensor, out: Tensor, same_dtype: bool = False) 
             f"{name}(): expected the out= tensor to have the result's dtype {result.dtype}, got "
             f"{out.dtype}; give an out= tensor of that dtype"
         )
-    if not np.can_cast(data.dtype, out._data.dtype, casting="same_kind"):
+    if not _dtype.casts_to(data.dtype, out._data.dtype):
         raise RuntimeError(
             f"{name}(): the result type {result.dtype} can't be cast to the out= tensor's "
             f"dtype {out.dtype}; give an out= tensor of a compatible dtype"
         )
     if out._data.shape == data.shape and out._data.flags.writeable:
-        np.copyto(out._data, data, casting="same_kind")
+        np.copyto(out._data, data, casting="unsafe")  # checked above; ints wrap
     else:
         if out._data.size and out._data.shape != data.shape:
             warn_at_user(

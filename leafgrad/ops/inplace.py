@@ -118,7 +118,7 @@ def _check_target(target: Tensor, op: str) -> None:
 
 def _fit_to_target(target: Tensor, out: Tensor, op: str) -> Tensor:
     if out._data.dtype != target._data.dtype:
-        if not np.can_cast(out._data.dtype, target._data.dtype, casting="same_kind"):
+        if not _dtype.casts_to(out._data.dtype, target._data.dtype):
             raise RuntimeError(
                 f"{op}: the result type {out.dtype} can't be cast to the tensor's dtype "
                 f"{target.dtype} in place; convert the tensor first (e.g. .float())"

@@ -1,0 +1,56 @@
+"""Edge inputs against PyTorch (session 31's survey): mixed integer dtypes written in place
+or into out=, ... Each case is ``fn(m)`` for ``m`` leafgrad or torch; the result's dtype,
+shape and values, or the error's type, must match."""
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+
+torch = pytest.importorskip("torch")
+
+
+def _run(fn, m):
+    try:
+        return fn(m)
+    except Exception as exc:  # the error's type is compared
+        return exc
+
+
+def _same(fn):
+    ours, theirs = _run(fn, lg), _run(fn, torch)
+    if isinstance(theirs, Exception):
+        assert isinstance(ours, type(theirs)), ours
+        return
+    assert not isinstance(ours, Exception), ours
+    assert str(ours.dtype) == str(theirs.dtype)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+
+
+def _u8(m):
+    return m.tensor([3, 2, 0, 7], dtype=m.uint8)
+
+
+def _i8(m):
+    return m.tensor([3, -2, 0, 7], dtype=m.int8)
+
+
+# A result of a signed integer type written into a uint8 tensor wraps, as PyTorch's
+# can_cast allows (NumPy's same_kind casting refused it).
+INPLACE_CASTS = {
+    "uint8 += int8": lambda m: _u8(m).__iadd__(_i8(m)),
+    "uint8 -= int64": lambda m: _u8(m).__isub__(m.tensor([5, 5, 5, 5])),
+    "uint8.mul_(0-d int32)": lambda m: _u8(m).mul_(m.tensor(-3, dtype=m.int32)),
+    "uint8.clamp_(min=int8)": lambda m: _u8(m).clamp_(min=_i8(m)),
+    "uint8 **= int16": lambda m: _u8(m).__ipow__(m.tensor([3, 2, 1, 3], dtype=m.int16)),
+    "add(int8, 1, out=uint8)": lambda m: m.add(_i8(m), 1, out=m.zeros(4, dtype=m.uint8)),
+    "int8 += float refused": lambda m: _i8(m).__iadd__(0.5),
+    "bool += int refused": lambda m: m.tensor([True]).__iadd__(m.tensor([1])),
+    "add(float, out=int64) refused": lambda m: m.add(m.ones(2), 1, out=m.zeros(2).long()),
+}
+
+
+@pytest.mark.parametrize("case", INPLACE_CASTS)
+def test_inplace_and_out_casts_match_torch(case):
+    _same(INPLACE_CASTS[case])
