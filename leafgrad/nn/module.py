@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from .. import Tensor, empty, empty_like, no_grad
 from .. import device as _device
 from .. import dtype as _dtype
+from .. import memory_format as _memory_format
 from .._tensor import check_device
 from ._module_hooks import ModuleHooks
 from ._module_state import ModuleState, _IncompatibleKeys  # noqa: F401 (nn.modules.module)
@@ -46,6 +47,16 @@ _HOOK_DICTS = frozenset(
     "_state_dict_hooks _state_dict_pre_hooks _load_state_dict_pre_hooks "
     "_load_state_dict_post_hooks".split()
 )
+
+
+def _converted(t: Tensor, dtype, fmt) -> Tensor:
+    """``t`` as ``Module.to`` leaves it: floating tensors in ``dtype`` (where given), 4-d and
+    5-d ones laid out in ``fmt`` (where given), as PyTorch converts them."""
+    if dtype is not None and t.is_floating_point():
+        t = t.to(dtype)
+    if fmt is not None and t.dim() in (4, 5):
+        t = t.to(memory_format=fmt)
+    return t
 
 
 def _type_name(value) -> str:
@@ -389,12 +400,16 @@ class Module(ModuleHooks, ModuleState):
         return self
 
     def to(self, *args, **kwargs) -> Module:
-        """Convert floating parameters and buffers: ``to(float64)``, ``to(t)``, ``to("cpu")``."""
+        """Convert floating parameters and buffers: ``to(float64)``, ``to(t)``, ``to("cpu")``;
+        ``memory_format`` lays out the 4-d and 5-d ones (e.g. ``channels_last``)."""
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
+        fmt = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"Module.to() got unexpected keyword arguments {sorted(kwargs)}")
+        if fmt is not None and not isinstance(fmt, _memory_format):
+            raise TypeError(f"to() memory_format must be a torch.memory_format, not {fmt!r}")
         for arg in args:
             if isinstance(arg, _dtype):
                 dtype = arg
@@ -402,21 +417,23 @@ class Module(ModuleHooks, ModuleState):
                 dtype = arg.dtype
             elif isinstance(arg, (str, _device)):
                 device = arg
-            else:
+            elif not isinstance(arg, bool):  # a bool is non_blocking, meaningless on the CPU
                 raise TypeError(
                     f"Module.to() got an unexpected argument {arg!r}; pass a dtype, a device "
                     "or a Tensor"
                 )
         if device is not None:
             check_device(device)
-        if dtype is None:
+        if dtype is not None:
+            dtype = empty(0, dtype=dtype).dtype  # accepts Python float as PyTorch does
+            if not dtype.is_floating_point:
+                raise TypeError(
+                    "nn.Module.to only accepts floating point dtypes, but got desired "
+                    f"dtype={dtype}"
+                )
+        if dtype is None and fmt is None:
             return self
-        dtype = empty(0, dtype=dtype).dtype  # accepts Python float as PyTorch does
-        if not dtype.is_floating_point:
-            raise TypeError(
-                f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}"
-            )
-        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+        return self._apply(lambda t: _converted(t, dtype, fmt))
 
     def double(self) -> Module:
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)

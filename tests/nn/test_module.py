@@ -403,6 +403,23 @@ def test_to_dtype_and_device(torch):
         net.to(torch.int64)
 
 
+def test_to_memory_format_lays_out_4d_tensors_only(torch):
+    """``model.to(memory_format=torch.channels_last)``, as vision scripts write it: 4-d and
+    5-d parameters and buffers change layout, keeping their Parameter objects."""
+    net = torch.nn.Sequential(torch.nn.Conv2d(2, 3, 3), torch.nn.BatchNorm2d(3))
+    weight = net[0].weight
+    assert net.to(memory_format=torch.channels_last) is net
+    assert net[0].weight is weight
+    assert weight.is_contiguous(memory_format=torch.channels_last)
+    assert not weight.is_contiguous()
+    assert net[1].running_mean.is_contiguous()
+    net.to("cpu", torch.float64, True, memory_format=torch.contiguous_format)
+    assert weight.dtype == torch.float64 and weight.is_contiguous()
+    assert net.to("cpu", non_blocking=True) is net
+    with pytest.raises(TypeError):
+        net.to(memory_format="channels_last")
+
+
 def test_to_leaves_integer_buffers_alone(torch):
     m = torch.nn.Module()
     m.register_buffer("count", torch.zeros(1, dtype=torch.int64))
