@@ -84,6 +84,11 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)`` for 2-D ``a`` and ``b``: a fresh array, computed in pieces within
     OpenBLAS's small-matrix bound where that was measured faster."""
     (m, k), n = a.shape, b.shape[1]
+    if k == 1 and a.dtype == b.dtype:
+        # An outer product (a 1-input layer, or a gradient through a 1-output one): each entry
+        # is one product, the same bits as BLAS's, and NumPy's broadcast multiply is ~2x
+        # faster ((1000, 1) @ (1, 20) float32: 24 -> 12 us).
+        return np.multiply(a, b)
     # (Every mm runs this: the cheapest tests first, and dtype.char, not ``== np.float64``.)
     if (
         not b.flags.c_contiguous

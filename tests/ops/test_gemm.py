@@ -148,3 +148,21 @@ def test_a_cut_layer_matches_pytorch_to_second_order(skylakex, width):
 
     for ours, theirs in zip(results(lg), results(torch), strict=True):
         _assert_close(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+@pytest.mark.parametrize("m, n", [(1, 1), (5, 7), (1000, 20), (3, 0), (0, 4)])
+def test_an_outer_product_is_numpys_product_bit_for_bit(m, n, dtype):
+    """k = 1 (a 1-input layer, a gradient through a 1-output one) by broadcast multiply:
+    each entry one product, as BLAS's, NaN from inf * 0 included."""
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((m, 1)) * 3).astype(dtype)
+    b = (rng.standard_normal((1, n)) * 3).astype(dtype)
+    if dtype.startswith("float") and m * n:
+        a.flat[0], b.flat[-1] = np.inf, 0.0
+    with np.errstate(invalid="ignore"):
+        ours, numpys = _gemm.matmul(a, b), np.matmul(a, b)
+    assert ours.dtype == numpys.dtype and ours.flags.c_contiguous
+    np.testing.assert_array_equal(ours, numpys)
+    strided = (rng.standard_normal((1, 9)).T, rng.standard_normal((4, 1)).T)  # F-order views
+    np.testing.assert_array_equal(_gemm.matmul(*strided), np.matmul(*strided))
