@@ -16,6 +16,22 @@ from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _normalize_dim
 
 
+def wrapped_int(value: int, dtype: np.dtype):
+    """A Python int as PyTorch casts it to an integer tensor's dtype for arithmetic: wrapped
+    around, two's complement (300 is 44 for int8, -3 is 253 for uint8); OverflowError
+    beyond int64, as PyTorch's Scalar."""
+    return np.array(value, dtype=np.int64).astype(dtype)[()]
+
+
+def wrapped_ints(x, y) -> tuple:
+    """``(x, y)`` with a Python int among them wrapped into the other's integer dtype."""
+    if type(x) is int:
+        return wrapped_int(x, y.dtype), y
+    if type(y) is int:
+        return x, wrapped_int(y, x.dtype)
+    return x, y
+
+
 def scalar_type(t: Tensor) -> str:
     """PyTorch's ScalarType name of ``t``'s dtype (``Long``, ``Float`` ...)."""
     return _dtype.scalar_type_name(t._data.dtype)

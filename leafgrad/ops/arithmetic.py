@@ -12,7 +12,7 @@ from .._dtype import keeps_floating_dtype, result_type
 from .._engine.grad_mode import _state as _grad_state
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap, _zeros_like
-from ._inputs import refusing_bool
+from ._inputs import refusing_bool, wrapped_int
 from ._optable import Bilinear, Composite, Linear, PiecewiseLinear
 from ._out import accepts_out
 from ._plain import operand, values_of
@@ -85,7 +85,10 @@ _rsub_tensor = primitive(
 
 
 def _rsub_scalar_forward(x, *, other, alpha=1):
-    return np.subtract(other, x) if alpha == 1 else np.subtract(other, _times(x, alpha))
+    try:
+        return np.subtract(other, x) if alpha == 1 else np.subtract(other, _times(x, alpha))
+    except OverflowError:  # ``300 - int8 tensor``: PyTorch wraps the number into int8
+        return _rsub_scalar_forward(x, other=wrapped_int(other, x.dtype), alpha=alpha)
 
 
 # ``2 - x``: the number is a parameter, not an operand, so the node has one edge (PyTorch's

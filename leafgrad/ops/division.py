@@ -12,6 +12,7 @@ import numpy as np
 from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
+from ._inputs import wrapped_ints
 from ._optable import NoDerivative, PiecewiseLinear
 from ._out import accepts_out
 from ._primitive import primitive
@@ -26,6 +27,8 @@ def _integer_division(op, forward):
             raise NotImplementedError(
                 f"{op}: not implemented for bool tensors; convert them first (.int() or .float())"
             )
+        if kind in "iu":
+            x, y = wrapped_ints(x, y)  # before the zero test: 256 is 0 for a uint8 tensor
         if kind in "iu" and np.any(np.equal(y, 0)):
             # Every divisor element is used unless the broadcast result is empty.
             if np.prod(np.broadcast_shapes(np.shape(x), np.shape(y))) > 0:

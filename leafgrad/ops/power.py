@@ -13,6 +13,7 @@ from .._cpu import numpy_avx512
 from .._dtype import float64
 from .._exposure import exports, public
 from .._tensor import Tensor, _zeros_like
+from ._inputs import wrapped_int
 from ._optable import Composite, Unary
 from ._out import accepts_out
 from ._primitive import primitive
@@ -185,9 +186,18 @@ _pow_tensor_tensor = primitive(
     scalars=True,
     plain_rules=True,
 )
+
+
+def _pow_of_number(y, *, base):
+    try:
+        return _pow_forward(base, y)
+    except OverflowError:  # ``300 ** int8 tensor``: PyTorch wraps the base into int8
+        return _pow_forward(wrapped_int(base, y.dtype), y)
+
+
 _pow_scalar_tensor = primitive(
     "pow",
-    lambda y, *, base: _pow_forward(base, y),
+    _pow_of_number,
     (lambda grad, y, result, *, base: _pow_grad_exponent(grad, base, y, result),),
     kind=Composite(
         taylor_as=lambda y, *, base: (y * float(np.log(base))).exp(),

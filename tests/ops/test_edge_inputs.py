@@ -1,6 +1,7 @@
 """Edge inputs against PyTorch (session 31's survey): mixed integer dtypes written in place
-or into out=, ... Each case is ``fn(m)`` for ``m`` leafgrad or torch; the result's dtype,
-shape and values, or the error's type, must match."""
+or into out=, Python ints beyond an integer tensor's range. Each case is ``fn(m)`` for
+``m`` leafgrad or torch; the result's dtype, shape and values, or the error's type, must
+match."""
 
 import numpy as np
 import pytest
@@ -54,3 +55,29 @@ INPLACE_CASTS = {
 @pytest.mark.parametrize("case", INPLACE_CASTS)
 def test_inplace_and_out_casts_match_torch(case):
     _same(INPLACE_CASTS[case])
+
+
+# A Python int beyond an integer tensor's range wraps into its dtype, as PyTorch casts a
+# number for arithmetic (NumPy raised OverflowError where the number is not an operand).
+INT_SCALARS = {
+    "300 - int8": lambda m: 300 - _i8(m),
+    "-3 - uint8": lambda m: -3 - _u8(m),
+    "rsub(uint8, -3, alpha=2)": lambda m: m.rsub(_u8(m), -3, alpha=2),
+    "int8 % 300": lambda m: _i8(m) % 300,
+    "uint8 % -3": lambda m: _u8(m) % -3,
+    "fmod(int8, 300)": lambda m: m.fmod(_i8(m), 300),
+    "remainder(uint8, -3)": lambda m: m.remainder(_u8(m), -3),
+    "uint8.fmod_(-3)": lambda m: _u8(m).fmod_(-3),
+    "int8 // 300": lambda m: _i8(m) // 300,
+    "div(int8, 300, trunc)": lambda m: m.div(_i8(m), 300, rounding_mode="trunc"),
+    "int8 % 256 divides by zero": lambda m: _i8(m) % 256,
+    "300 ** int8": lambda m: 300 ** m.tensor([1, 2, 0], dtype=m.int8),
+    "-2 ** uint8": lambda m: (-2) ** _u8(m),
+    "int8 % 2**70": lambda m: _i8(m) % 2**70,
+    "2**70 - int8": lambda m: 2**70 - _i8(m),
+}
+
+
+@pytest.mark.parametrize("case", INT_SCALARS)
+def test_python_ints_wrap_into_integer_tensors_as_in_torch(case):
+    _same(INT_SCALARS[case])
