@@ -17,6 +17,7 @@ class _BatchNorm(Module):
     the running statistics a cumulative average."""
 
     _input_dims: tuple[int, ...] = ()
+    _version = 2  # PyTorch's: version 2 added num_batches_tracked
 
     def __init__(
         self,
@@ -95,13 +96,17 @@ class _BatchNorm(Module):
             self.eps,
         )
 
-    def _load_from_state_dict(self, state_dict, prefix, *args) -> None:
-        # Checkpoints from before PyTorch 0.4.1 lack num_batches_tracked; PyTorch loads them
-        # (keeping the current count) rather than reporting a missing key.
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, *args) -> None:
+        # A state dict older than version 2 (or without _metadata, as a plain dict) predates
+        # num_batches_tracked: PyTorch loads it keeping the current count. From version 2 on
+        # the key is required, and its absence is a missing key.
+        version = local_metadata.get("version", None)
         key = prefix + "num_batches_tracked"
-        if self.track_running_stats and key not in state_dict:
-            state_dict[key] = self.num_batches_tracked
-        super()._load_from_state_dict(state_dict, prefix, *args)
+        if (version is None or version < 2) and self.track_running_stats:
+            if key not in state_dict:
+                count = self.num_batches_tracked
+                state_dict[key] = tensor(0, dtype=int64) if count is None else count
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
 
     def extra_repr(self) -> str:
         return (

@@ -103,6 +103,24 @@ def test_batch_norm_loads_a_state_dict_without_num_batches_tracked():
     assert lg.nn.BatchNorm1d(2).load_state_dict(state).missing_keys == []
 
 
+@pytest.mark.parametrize("lib", [lg, torch], ids=["leafgrad", "pytorch"])
+def test_batch_norm_state_dict_of_version_2_must_hold_num_batches_tracked(lib):
+    """BatchNorm's state dicts are version 2 (num_batches_tracked added): one made by
+    ``state_dict()`` (with its ``_metadata``) and lacking the key reports it missing; an older
+    or metadata-less one loads keeping the count."""
+    layer = lib.nn.BatchNorm1d(2)
+    state = layer.state_dict()
+    assert state._metadata[""]["version"] == 2
+    del state["num_batches_tracked"]
+    with pytest.raises(RuntimeError, match="num_batches_tracked"):
+        layer.load_state_dict(state)
+    assert layer.load_state_dict(state, strict=False).missing_keys == ["num_batches_tracked"]
+    state._metadata[""]["version"] = 1
+    assert layer.load_state_dict(state).missing_keys == []
+    instance = lib.nn.InstanceNorm1d(2, track_running_stats=True).state_dict()
+    assert instance._metadata[""]["version"] == 2
+
+
 def test_functional_batch_norm_updates_the_given_running_stats_in_place():
     x = RNG.standard_normal((5, 2))
     mean_ours, var_ours = lg.zeros(2, dtype=lg.float64), lg.ones(2, dtype=lg.float64)
