@@ -6,6 +6,7 @@ hooks, the ``_extra_state`` entry of modules that define ``get_extra_state``, an
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any
@@ -36,6 +37,39 @@ def _with_hook(hooks: dict, hook) -> RemovableHandle:
     handle = RemovableHandle(hooks)
     hooks[handle.id] = hook
     return handle
+
+
+class _WithoutModule:
+    """A load pre-hook registered with ``with_module=False``: called without the module."""
+
+    def __init__(self, hook) -> None:
+        self.hook = hook
+
+    def __call__(self, module, *args):
+        return self.hook(*args)
+
+
+class _PublicHook:
+    """A state_dict post-hook that cannot carry PyTorch's ``_from_public_api`` mark itself
+    (a bound method): the mark is on this wrapper."""
+
+    _from_public_api = True
+
+    def __init__(self, hook) -> None:
+        self.hook = hook
+
+    def __call__(self, *args):
+        return self.hook(*args)
+
+
+def _public(hook):
+    """``hook`` marked as PyTorch marks a public state_dict post-hook (its return value must
+    be None), on the hook where it takes attributes (as PyTorch, which fails on the others)."""
+    try:
+        hook._from_public_api = True
+    except AttributeError:
+        return _PublicHook(hook)
+    return hook
 
 
 def _defines(module, name: str) -> bool:
@@ -76,7 +110,25 @@ class ModuleState:
     def register_state_dict_post_hook(self, hook) -> RemovableHandle:
         """``hook(module, state_dict, prefix, local_metadata)`` runs after ``module`` and its
         children are saved; it may change ``state_dict`` in place and must return None."""
+        return _with_hook(self._state_hooks("_state_dict_hooks"), _public(hook))
+
+    def _register_state_dict_hook(self, hook) -> RemovableHandle:
+        """PyTorch's older post-hook, which libraries still use: as
+        ``register_state_dict_post_hook``, but a dict it returns replaces the root's result."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError(
+                "Cannot register the same function as the state dict post hook that was "
+                "previously registered via register_state_dict_post_hook"
+            )
         return _with_hook(self._state_hooks("_state_dict_hooks"), hook)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+        """PyTorch's older load pre-hook, which libraries still use: without ``with_module``
+        the hook is called without the module, ``hook(state_dict, prefix, ...)``."""
+        return _with_hook(
+            self._state_hooks("_load_state_dict_pre_hooks"),
+            hook if with_module else _WithoutModule(hook),
+        )
 
     def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
@@ -112,6 +164,13 @@ class ModuleState:
         is accepted too.)
         """
         if args:
+            warnings.warn(
+                "Positional args are being deprecated, use kwargs instead. Refer to "
+                "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                "#torch.nn.Module.state_dict for details.",
+                FutureWarning,
+                stacklevel=2,
+            )
             destination = args[0] if destination is None else destination
             prefix = args[1] if len(args) > 1 and prefix == "" else prefix
             keep_vars = args[2] if len(args) > 2 and not keep_vars else keep_vars
@@ -131,8 +190,13 @@ class ModuleState:
                     destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
                 )
         for hook in list(hooks.get("_state_dict_hooks", {}).values()):
-            if hook(self, destination, prefix, local_metadata) is not None:
+            result = hook(self, destination, prefix, local_metadata)
+            if result is None:
+                continue
+            if getattr(hook, "_from_public_api", False):
                 raise RuntimeError("state_dict post-hook must return None")
+            # An old-style hook's dict replaces the result; a parent ignores its child's.
+            destination = result
         return destination
 
     # ----- loading -----

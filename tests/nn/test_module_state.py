@@ -60,6 +60,43 @@ def test_a_load_post_hook_must_not_return(torch):
         net.load_state_dict(net.state_dict())
 
 
+def test_private_state_dict_hooks_that_libraries_use(torch):
+    """``_register_state_dict_hook`` (a dict it returns replaces the root's result) and
+    ``_register_load_state_dict_pre_hook`` (called without the module unless
+    ``with_module``), which libraries still call."""
+    net, log = _net(torch), []
+
+    def renamed(module, sd, prefix, meta):
+        return {"renamed." + k: v for k, v in sd.items()}
+
+    net[0]._register_state_dict_hook(renamed)  # a child's returned dict is ignored
+    assert list(net.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    handle = net._register_state_dict_hook(renamed)
+    assert next(iter(net.state_dict())) == "renamed.0.weight"
+    handle.remove()
+
+    def public(module, sd, prefix, meta):
+        pass
+
+    net.register_state_dict_post_hook(public)
+    with pytest.raises(RuntimeError, match="previously registered"):
+        net._register_state_dict_hook(public)
+
+    net[2]._register_load_state_dict_pre_hook(lambda sd, prefix, *rest: log.append(prefix))
+    net[2]._register_load_state_dict_pre_hook(
+        lambda m, sd, prefix, *rest: log.append((type(m).__name__, len(rest))), with_module=True
+    )
+    net.load_state_dict(net.state_dict())
+    assert log == ["2.", ("Linear", 5)]
+
+
+def test_positional_state_dict_arguments_are_deprecated(torch):
+    net, destination = _net(torch), {}
+    with pytest.warns(FutureWarning, match="Positional args are being deprecated"):
+        assert net.state_dict(destination, "m.") is destination
+    assert next(iter(destination)) == "m.0.weight"
+
+
 def test_extra_state_is_saved_loaded_and_required(torch):
     class Counter(torch.nn.Module):
         def __init__(self):
