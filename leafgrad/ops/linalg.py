@@ -186,16 +186,7 @@ def _unsqueeze_last(x: Tensor) -> Tensor:
 
 
 def _matmul_forward(a, b):
-    if a.shape[-1] == 1 and a.ndim == 2 and b.ndim == 2:  # (callers: a is 1-D or more)
-        # An inner size of 1 (a one-feature first layer, a one-output last layer's input
-        # gradient): each entry is one product. ``np.matmul`` loops over it slowly here, and
-        # so does a broadcast multiply (its inner loop runs along the short rows); ``np.dot``
-        # hands float32/float64 to BLAS, 2.5-5x quicker than the multiply at (1e4, 1) @ (1,
-        # 20), near PyTorch's. Its entries are the products' (a zero's sign may differ).
-        if a.dtype.char in "fd" and b.dtype == a.dtype:
-            return np.dot(a, b)
-        return np.multiply(a, b, order="C")
-    if a.ndim == 2 and b.ndim == 2:
+    if a.ndim == 2 and b.ndim == 2:  # (an inner size of 1 too: _gemm's outer product)
         return _gemm.matmul(a, b)
     return np.matmul(a, b)
 

@@ -152,9 +152,9 @@ def test_a_cut_layer_matches_pytorch_to_second_order(skylakex, width):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
 @pytest.mark.parametrize("m, n", [(1, 1), (5, 7), (1000, 20), (3, 0), (0, 4)])
-def test_an_outer_product_is_numpys_product_bit_for_bit(m, n, dtype):
-    """k = 1 (a 1-input layer, a gradient through a 1-output one) by broadcast multiply:
-    each entry one product, as BLAS's, NaN from inf * 0 included."""
+def test_an_outer_product_is_numpys_product(m, n, dtype):
+    """k = 1 (a 1-input layer, a gradient through a 1-output one; addmm's too): each entry
+    one product, as NumPy's matmul gives it, NaN from inf * 0 included."""
     rng = np.random.default_rng(3)
     a = (rng.standard_normal((m, 1)) * 3).astype(dtype)
     b = (rng.standard_normal((1, n)) * 3).astype(dtype)
