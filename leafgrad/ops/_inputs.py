@@ -12,8 +12,19 @@ import numpy as np
 
 from .. import _dtype
 from .._dtype import result_type
+from .._factory import _checked_scalar
 from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _normalize_dim
+
+
+def fill_number(value, tensor: Tensor, op: str):
+    """A number written into ``tensor`` (fill_, masked_fill, index_fill, scatter's value) as
+    PyTorch converts it: RuntimeError where it overflows the dtype (NaN or 127.9 for int8,
+    1e39 for float32; NumPy wrote garbage), a negative int within range wrapping into an
+    unsigned dtype (-3 is 253 for uint8); other objects pass as they are."""
+    if type(value) not in (bool, int, float):
+        return value
+    return _checked_scalar(value, tensor.dtype, op)
 
 
 def wrapped_int(value: int, dtype: np.dtype):

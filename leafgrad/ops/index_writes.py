@@ -20,7 +20,7 @@ from .._tensor import Tensor, _normalize_dim, _wrap
 from .._warn import warn_once
 from . import inplace as _inplace
 from ._batch_loop import loops_over_examples
-from ._inputs import guarding_indices
+from ._inputs import fill_number, guarding_indices
 from ._out import accepts_out
 from .index_write_primitives import (
     _index_add,
@@ -161,6 +161,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     _in_range(op, idx, d, x._data.shape[d], error=IndexError, negative=True)
     if isinstance(value, Tensor):
         return _index_fill_tensor(input, value, dim=d, index=idx)
+    value = fill_number(value, input, "index_fill")
     return _index_fill_scalar(input, dim=d, index=idx, value=value)
 
 

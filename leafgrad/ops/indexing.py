@@ -19,7 +19,7 @@ from ._add_at import add_at, c_strides
 from ._batch_loop import loops_over_examples
 from ._batch_whole import batches_index
 from ._index_adds import index_add_rows, scatter_add_rows
-from ._inputs import guarding_indices
+from ._inputs import fill_number, guarding_indices
 from ._optable import Composite, Linear
 from ._out import accepts_out, with_out
 from ._plain import operand, values_of
@@ -415,8 +415,10 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
                 f"masked_fill(): value must be a number or a 0-dim tensor, got shape "
                 f"{list(value._data.shape)}"
             )
+        if input._data.dtype.kind in "iu":  # checked as a number would be
+            fill_number(value._data.item(), input, "masked_fill")
         return _masked_fill_tensor(input, mask, value)
-    return _masked_fill_scalar(input, mask, fill=value)
+    return _masked_fill_scalar(input, mask, fill=fill_number(value, input, "masked_fill"))
 
 
 __all__ = exports(globals())

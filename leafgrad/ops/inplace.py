@@ -24,7 +24,7 @@ from .._tensor import Tensor, _wrap, _zeros_like
 from .._warn import warn_at_user
 from ._batch_loop import loops_over_examples
 from ._copy_slices import CopySlices, folds
-from ._inputs import guard_indices
+from ._inputs import fill_number, guard_indices
 from ._optable import Generic, Linear
 from ._plain import operand, values_of
 from ._primitive import primitive
@@ -345,7 +345,8 @@ def fill_(self: Tensor, value) -> Tensor:
             value = value.to(_dtype.from_numpy_dtype(self._data.dtype))
         return apply_inplace(self, _fill_tensor(self, value), "fill_")
     _check_target(self, "fill_")
-    return apply_inplace(self, _fill_scalar(self, self._data.dtype.type(value)), "fill_")
+    value = self._data.dtype.type(fill_number(value, self, "fill_"))
+    return apply_inplace(self, _fill_scalar(self, value), "fill_")
 
 
 @public(function=False)
@@ -423,6 +424,8 @@ def setitem(self: Tensor, key, value) -> None:
         )
         key = tuple(key)
     if not isinstance(value, Tensor):
+        if self._data.dtype != np.float16:  # PyTorch writes inf for 1e39 into float16 only
+            value = fill_number(value, self, "__setitem__")
         value = _wrap(np.asarray(value, dtype=self._data.dtype))
     elif value._data.dtype != self._data.dtype:
         value = value.to(_dtype.from_numpy_dtype(self._data.dtype))

@@ -18,7 +18,7 @@ from .._tensor import Tensor, _normalize_dim
 from .._warn import warn_at_user
 from ._add_at import add_at
 from ._batch_whole import batches_index
-from ._inputs import guarding_indices
+from ._inputs import fill_number, guarding_indices
 from ._optable import Linear, NoDerivative, PiecewiseLinear
 from ._out import with_out
 from ._primitive import primitive
@@ -182,7 +182,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
     elif reduce is not None:
         out = _scatter_reduce_value(x, dim=d, index=idx, value=value, reduce=reduce)
     else:
-        out = _scatter_value(x, dim=d, index=idx, value=value)
+        out = _scatter_value(x, dim=d, index=idx, value=fill_number(value, input, "scatter"))
     return out.reshape(()) if input._data.ndim == 0 else out
 
 

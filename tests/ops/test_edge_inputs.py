@@ -1,7 +1,7 @@
 """Edge inputs against PyTorch (session 31's survey): mixed integer dtypes written in place
-or into out=, Python ints beyond an integer tensor's range. Each case is ``fn(m)`` for
-``m`` leafgrad or torch; the result's dtype, shape and values, or the error's type, must
-match."""
+or into out=, Python ints beyond an integer tensor's range, numbers filled in. Each case is
+``fn(m)`` for ``m`` leafgrad or torch; the result's dtype, shape and values, or the error's
+type, must match."""
 
 import numpy as np
 import pytest
@@ -81,3 +81,42 @@ INT_SCALARS = {
 @pytest.mark.parametrize("case", INT_SCALARS)
 def test_python_ints_wrap_into_integer_tensors_as_in_torch(case):
     _same(INT_SCALARS[case])
+
+
+def _mask(m):
+    return m.tensor([True, False, True, False])
+
+
+def _set(t, key, value):
+    t[key] = value
+    return t
+
+
+# A number written into a tensor is checked as PyTorch converts a Scalar: NaN, inf, 300 or
+# 127.9 for int8 raise RuntimeError (NumPy wrote garbage), -3 wraps into uint8 (NumPy raised).
+FILLS = {
+    "int8.masked_fill(nan)": lambda m: _i8(m).masked_fill(_mask(m), float("nan")),
+    "int8.masked_fill(300)": lambda m: _i8(m).masked_fill(_mask(m), 300),
+    "int8.masked_fill(127.9)": lambda m: _i8(m).masked_fill(_mask(m), 127.9),
+    "int64.masked_fill(0-d nan)": lambda m: m.arange(4).masked_fill(_mask(m), m.tensor(np.nan)),
+    "uint8.masked_fill(-3)": lambda m: _u8(m).masked_fill(_mask(m), -3),
+    "float32.masked_fill(1e39)": lambda m: m.ones(4).masked_fill(_mask(m), 1e39),
+    "int8.masked_fill(2.7)": lambda m: _i8(m).masked_fill(_mask(m), 2.7),
+    "int8.index_fill(nan)": lambda m: _i8(m).index_fill(0, m.tensor([1]), float("nan")),
+    "uint8.index_fill(300)": lambda m: _u8(m).index_fill(0, m.tensor([1]), 300),
+    "int64.scatter(value=inf)": lambda m: m.arange(4).scatter(0, m.tensor([1]), float("inf")),
+    "uint8.scatter(value=-3)": lambda m: _u8(m).scatter(0, m.tensor([1]), -3),
+    "int8.fill_(127.9)": lambda m: _i8(m).fill_(127.9),
+    "uint8.fill_(-3)": lambda m: _u8(m).fill_(-3),
+    "int8.fill_(nan)": lambda m: _i8(m).fill_(float("nan")),
+    "uint8[1] = -3": lambda m: _set(_u8(m), 1, -3),
+    "uint8[:2] = -129": lambda m: _set(_u8(m), slice(0, 2), -129),
+    "int8[mask] = 127.9": lambda m: _set(_i8(m), _mask(m), 127.9),
+    "int8[1] = nan": lambda m: _set(_i8(m), 1, float("nan")),
+    "float16[1] = 1e39": lambda m: _set(m.ones(4, dtype=m.float16), 1, 1e39),
+}
+
+
+@pytest.mark.parametrize("case", FILLS)
+def test_numbers_written_into_tensors_are_checked_as_in_torch(case):
+    _same(FILLS[case])
