@@ -116,6 +116,28 @@ def test_chained_parametrizations_and_cached(torch):
     assert Double.calls == 3
 
 
+def test_parametrized_module_deepcopies_but_does_not_pickle(torch):
+    """An EMA copy of a weight-normed model: deepcopy gives an independent module of the same
+    parametrized class; pickling is still refused (state_dict() is the way to save)."""
+    import copy  # why: only this test copies modules
+    import pickle  # why: only this test pickles
+
+    m = torch.nn.utils.parametrize.register_parametrization(
+        _linear(torch), "weight", _symmetric(torch)
+    )
+    m(torch.ones(1, 3, dtype=torch.float64)).sum().backward()
+    c = copy.deepcopy(m)
+    assert type(c) is type(m) and type(c).__name__ == "ParametrizedLinear"
+    assert [n for n, _ in c.named_parameters()] == ["bias", "parametrizations.weight.original"]
+    assert c.parametrizations.weight.original is not m.parametrizations.weight.original
+    assert torch.equal(c.weight, m.weight)
+    with torch.no_grad():
+        c.parametrizations.weight.original.add_(1.0)
+    assert not torch.equal(c.weight, m.weight)
+    with pytest.raises(RuntimeError, match="state_dict"):
+        pickle.dumps(m)
+
+
 def test_parametrized_gradients_match_pytorch_to_second_order():
     torch = pytest.importorskip("torch")
     import leafgrad

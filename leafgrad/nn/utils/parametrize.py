@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import collections.abc
 import contextlib
+import copy
+import copyreg
 
 from ... import Tensor, no_grad
 from ..containers import ModuleDict, ModuleList
@@ -151,6 +153,20 @@ class ParametrizationList(ModuleList):
         return x
 
 
+def _default_deepcopy(self, memo):
+    """The standard deepcopy of a parametrized module (its ``__dict__`` and slots)."""
+    replica = memo.get(id(self))
+    if replica is not None:
+        return replica
+    replica = self.__new__(self.__class__)
+    memo[id(self)] = replica
+    replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+    for slot in copyreg._slotnames(self.__class__):
+        if hasattr(self, slot):
+            setattr(replica, slot, copy.deepcopy(getattr(self, slot), memo))
+    return replica
+
+
 def _inject_new_class(module: Module) -> None:
     cls = module.__class__
 
@@ -159,7 +175,12 @@ def _inject_new_class(module: Module) -> None:
             "Serialization of parametrized modules is only supported through state_dict()."
         )
 
-    param_cls = type(f"Parametrized{cls.__name__}", (cls,), {"__getstate__": getstate})
+    namespace = {"__getstate__": getstate}
+    # Pickling is refused, but deepcopy (an EMA copy of a weight-normed model) is allowed, as
+    # in PyTorch: copy.deepcopy uses __deepcopy__ ahead of __getstate__.
+    if not hasattr(cls, "__deepcopy__"):
+        namespace["__deepcopy__"] = _default_deepcopy
+    param_cls = type(f"Parametrized{cls.__name__}", (cls,), namespace)
     module.__class__ = param_cls
 
 
