@@ -13,6 +13,7 @@ import operator
 import numpy as np
 import scipy.special as sp
 
+from .. import _dtype
 from .._dtype import result_type
 from .._exposure import exports, public
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
@@ -103,6 +104,24 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
     """``input + value * tensor1 * tensor2``."""
     if _floating(input, tensor1, tensor2) and _is_number(value):
         return _addc.addcmul(input, tensor1, tensor2, value=value)
+    if _is_number(value) and all(isinstance(t, Tensor) for t in (input, tensor1, tensor2)):
+        return _integer_addcmul(input, tensor1, tensor2, value)
+    return input + value * tensor1 * tensor2
+
+
+def _integer_addcmul(input, tensor1, tensor2, value):
+    """addcmul of integer or bool tensors in their promoted dtype, as PyTorch's kernel: the
+    number cast to it (0.5 is 0; the composite made float32, and int64 of bools), bools
+    refused."""
+    dt = result_type(input, tensor1, tensor2)
+    if not dt.is_floating_point:
+        if dt is _dtype.bool:
+            raise NotImplementedError(
+                "\"addcmul_cpu_out\" not implemented for 'Bool' (addcmul: convert the bool "
+                "tensors with .int() or .float() first)"
+            )
+        value = int(value)  # C++'s cast of the Scalar: toward zero
+        input, tensor1, tensor2 = (t.to(dt) for t in (input, tensor1, tensor2))
     return input + value * tensor1 * tensor2
 
 
@@ -110,9 +129,21 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
 @accepts_out
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2``."""
+    if _integer_quotient(tensor1, tensor2):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release "
+            "addcdiv will perform a true division of tensor1 and tensor2. (addcdiv: convert "
+            "tensor1 or tensor2 to a floating dtype, e.g. with .float().)"
+        )
     if _floating(input, tensor1, tensor2) and _is_number(value):
         return _addc.addcdiv(input, tensor1, tensor2, value=value)
     return input + value * tensor1 / tensor2
+
+
+def _integer_quotient(tensor1, tensor2) -> bool:
+    """Whether addcdiv's tensors are both integer or bool (PyTorch refuses, whatever the
+    input's dtype)."""
+    return all(isinstance(t, Tensor) and t._data.dtype.kind in "biu" for t in (tensor1, tensor2))
 
 
 @public()

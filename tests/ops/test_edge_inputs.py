@@ -1,7 +1,7 @@
 """Edge inputs against PyTorch (session 31's survey): mixed integer dtypes written in place
-or into out=, Python ints beyond an integer tensor's range, numbers filled in. Each case is
-``fn(m)`` for ``m`` leafgrad or torch; the result's dtype, shape and values, or the error's
-type, must match."""
+or into out=, Python ints beyond an integer tensor's range, numbers filled in, integer
+addcmul/addcdiv. Each case is ``fn(m)`` for ``m`` leafgrad or torch; the result's dtype,
+shape and values, or the error's type, must match."""
 
 import numpy as np
 import pytest
@@ -120,3 +120,47 @@ FILLS = {
 @pytest.mark.parametrize("case", FILLS)
 def test_numbers_written_into_tensors_are_checked_as_in_torch(case):
     _same(FILLS[case])
+
+
+def _t(m, dtype):
+    return m.tensor([1, 2, 3]).to(getattr(m, dtype))
+
+
+# addcmul of integer tensors computes in their promoted dtype with the number cast to it
+# (the composite made float32 for value=0.5 and int64 of bools); addcdiv refuses integer
+# (and bool) tensor1 and tensor2 whatever the input's dtype, as PyTorch.
+ADDC = {
+    "addcmul(int8, bool, bool)": lambda m: m.addcmul(_t(m, "int8"), _t(m, "bool"), _t(m, "bool")),
+    "addcmul(bool, bool, bool)": lambda m: m.addcmul(_t(m, "bool"), _t(m, "bool"), _t(m, "bool")),
+    "addcmul(int64, value=0.5)": lambda m: m.addcmul(
+        _t(m, "int64"), _t(m, "int64"), _t(m, "int64"), value=0.5
+    ),
+    "addcmul(int64, value=2.7)": lambda m: m.addcmul(
+        _t(m, "int64"), _t(m, "int64"), _t(m, "int64"), value=2.7
+    ),
+    "addcmul(uint8, int8, int8)": lambda m: m.addcmul(_t(m, "uint8"), _t(m, "int8"), _t(m, "int8")),
+    "addcmul(int32, float32, int32)": lambda m: m.addcmul(
+        _t(m, "int32"), _t(m, "float32"), _t(m, "int32")
+    ),
+    "int16.addcmul_(bool, bool, value=2)": lambda m: _t(m, "int16").addcmul_(
+        _t(m, "bool"), _t(m, "bool"), value=2
+    ),
+    "addcdiv(float32, int64, int64)": lambda m: m.addcdiv(
+        _t(m, "float32"), _t(m, "int64"), _t(m, "int64")
+    ),
+    "addcdiv(int8, int8, int8)": lambda m: m.addcdiv(_t(m, "int8"), _t(m, "int8"), _t(m, "int8")),
+    "addcdiv(float64, bool, int32)": lambda m: m.addcdiv(
+        _t(m, "float64"), _t(m, "bool"), _t(m, "int32")
+    ),
+    "float32.addcdiv_(int64, int64)": lambda m: _t(m, "float32").addcdiv_(
+        _t(m, "int64"), _t(m, "int64")
+    ),
+    "addcdiv(int32, float32, int32)": lambda m: m.addcdiv(
+        _t(m, "int32"), _t(m, "float32"), _t(m, "int32")
+    ),
+}
+
+
+@pytest.mark.parametrize("case", ADDC)
+def test_addcmul_and_addcdiv_of_integer_tensors_match_torch(case):
+    _same(ADDC[case])
