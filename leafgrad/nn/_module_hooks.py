@@ -16,7 +16,32 @@ from .. import Tensor, is_grad_enabled
 from ..autograd import Function
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["ModuleHooks"]
+__all__ = [
+    "ModuleHooks",
+    "register_module_backward_hook",
+    "register_module_buffer_registration_hook",
+    "register_module_forward_hook",
+    "register_module_forward_pre_hook",
+    "register_module_full_backward_hook",
+    "register_module_full_backward_pre_hook",
+    "register_module_module_registration_hook",
+    "register_module_parameter_registration_hook",
+]
+
+# Hooks on every module (torch.nn.modules.module's register_module_* functions); they run
+# before each module's own. Every hook on calls also has its id in _any_global_call_hook, the
+# one dict Module.__call__ checks, so the call without hooks stays as fast.
+_global_forward_pre_hooks: dict = {}
+_global_forward_hooks: dict = {}
+_global_forward_hooks_with_kwargs: dict = {}
+_global_forward_hooks_always_called: dict = {}
+_global_backward_pre_hooks: dict = {}
+_global_backward_hooks: dict = {}
+_global_backward_kind: dict = {}  # "full": True or False once a global backward hook is added
+_any_global_call_hook: dict = {}
+_global_buffer_registration_hooks: dict = {}
+_global_parameter_registration_hooks: dict = {}
+_global_module_registration_hooks: dict = {}
 
 _MIXED_HOOKS = (
     "Cannot use both regular backward hooks and full backward hooks on a single Module. Please "
@@ -176,6 +201,88 @@ def _first_tensor(value) -> Tensor:
     return value
 
 
+def _add_global(hooks: dict, hook, marks=()) -> RemovableHandle:
+    """Register a hook on every module's call in ``hooks``, its id also in each of ``marks``."""
+    marks = (*marks, _any_global_call_hook)
+    handle = RemovableHandle(hooks, extra_dict=list(marks))
+    hooks[handle.id] = hook
+    for marked in marks:
+        marked[handle.id] = True
+    return handle
+
+
+def register_module_forward_pre_hook(hook) -> RemovableHandle:
+    """``hook(module, args)`` before every module's ``forward`` (before its own pre-hooks)."""
+    return _add_global(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(
+    hook, *, with_kwargs: bool = False, always_call: bool = False
+) -> RemovableHandle:
+    """``hook(module, args, output)`` after every module's ``forward`` (before its own)."""
+    marks = (_global_forward_hooks_with_kwargs,) if with_kwargs else ()
+    if always_call:
+        marks += (_global_forward_hooks_always_called,)
+    return _add_global(_global_forward_hooks, hook, marks)
+
+
+def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
+    """``hook(module, grad_output)`` for every module (before its own backward pre-hooks)."""
+    return _add_global(_global_backward_pre_hooks, hook)
+
+
+def _set_global_backward_kind(full: bool) -> None:
+    if _global_backward_kind.get("full", full) is not full:
+        raise RuntimeError(
+            "Cannot use both regular backward hooks and full backward hooks as a global Module "
+            "hook. Please use only one of them."
+        )
+    _global_backward_kind["full"] = full
+
+
+def register_module_full_backward_hook(hook) -> RemovableHandle:
+    """``hook(module, grad_input, grad_output)`` for every module (before its own)."""
+    _set_global_backward_kind(True)
+    return _add_global(_global_backward_hooks, hook)
+
+
+def register_module_backward_hook(hook) -> RemovableHandle:
+    """Legacy: ``hook(module, grad_input, grad_output)`` on every module's last op."""
+    _set_global_backward_kind(False)
+    return _add_global(_global_backward_hooks, hook)
+
+
+def _add_registration(hooks: dict, hook) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+def register_module_buffer_registration_hook(hook) -> RemovableHandle:
+    """``hook(module, name, buffer)`` whenever a buffer is registered; may return another."""
+    return _add_registration(_global_buffer_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook) -> RemovableHandle:
+    """``hook(module, name, param)`` whenever a parameter is registered; may return another."""
+    return _add_registration(_global_parameter_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook) -> RemovableHandle:
+    """``hook(module, name, submodule)`` whenever a sub-module is registered; may return
+    another."""
+    return _add_registration(_global_module_registration_hooks, hook)
+
+
+def run_registration_hooks(hooks: dict, module, name: str, value):
+    """``value`` after the global registration hooks in ``hooks`` (each may replace it)."""
+    for hook in list(hooks.values()):
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
 def _add(hooks: dict, hook, prepend: bool, extra=()) -> RemovableHandle:
     handle = RemovableHandle(hooks, extra_dict=list(extra) if extra else None)
     if prepend:
@@ -253,6 +360,19 @@ class ModuleHooks:
         self._is_full_backward_hook = False
         return self._add_hook("_backward_hooks", hook)
 
+    def _backward_hook_lists(self) -> tuple[list, list]:
+        """The full and the legacy backward hooks of a call: the global ones, then this
+        module's (as PyTorch's ``_get_backward_hooks``)."""
+        full_hooks, legacy_hooks = [], []
+        global_full = _global_backward_kind.get("full")
+        if global_full is not None:
+            (full_hooks if global_full else legacy_hooks).extend(_global_backward_hooks.values())
+        own = (self.__dict__.get("_backward_hooks") or {}).values()
+        own_full = self.__dict__.get("_is_full_backward_hook")
+        if own_full is not None:
+            (full_hooks if own_full else legacy_hooks).extend(own)
+        return full_hooks, legacy_hooks
+
     def _forward_hook(self, hook, with_kwargs: bool, args, kwargs, result):
         """``result`` after one forward hook (its return value where not None)."""
         new = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
@@ -262,12 +382,17 @@ class ModuleHooks:
         """``forward`` wrapped in this module's forward and backward hooks, as PyTorch orders
         them: forward pre-hooks, input hook, forward, forward hooks, output hooks."""
         d = self.__dict__
-        backward_hooks = list((d.get("_backward_hooks") or {}).values())
-        full = d.get("_is_full_backward_hook") is True
-        full_hooks, legacy_hooks = (backward_hooks, []) if full else ([], backward_hooks)
-        pre_hooks = list((d.get("_backward_pre_hooks") or {}).values())
+        full_hooks, legacy_hooks = self._backward_hook_lists()
+        pre_hooks = [
+            *_global_backward_pre_hooks.values(),
+            *(d.get("_backward_pre_hooks") or {}).values(),
+        ]
         with_kwargs = d.get("_forward_pre_hooks_with_kwargs") or ()
-        for hook_id, hook in list((d.get("_forward_pre_hooks") or {}).items()):
+        forward_pre_hooks = [
+            *_global_forward_pre_hooks.items(),
+            *(d.get("_forward_pre_hooks") or {}).items(),
+        ]
+        for hook_id, hook in forward_pre_hooks:
             if hook_id in with_kwargs:
                 new = hook(self, args, kwargs)
                 if new is not None:
@@ -285,9 +410,15 @@ class ModuleHooks:
         if full_hooks or pre_hooks:
             backward_hook = BackwardHook(self, full_hooks, pre_hooks)
             args = backward_hook.setup_input_hook(args)
-        forward_hooks = list((d.get("_forward_hooks") or {}).items())
-        with_kwargs = d.get("_forward_hooks_with_kwargs") or ()
-        always = d.get("_forward_hooks_always_called") or ()
+        forward_hooks = [*_global_forward_hooks.items(), *(d.get("_forward_hooks") or {}).items()]
+        with_kwargs = {
+            *_global_forward_hooks_with_kwargs,
+            *(d.get("_forward_hooks_with_kwargs") or ()),
+        }
+        always = {
+            *_global_forward_hooks_always_called,
+            *(d.get("_forward_hooks_always_called") or ()),
+        }
         called = set()  # the always-called hooks that ran
         result = None
         try:

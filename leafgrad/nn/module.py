@@ -9,7 +9,8 @@ from .. import device as _device
 from .. import dtype as _dtype
 from .. import memory_format as _memory_format
 from .._tensor import check_device
-from ._module_hooks import ModuleHooks
+from . import _module_hooks
+from ._module_hooks import ModuleHooks, _any_global_call_hook, run_registration_hooks
 from ._module_state import ModuleState, _IncompatibleKeys  # noqa: F401 (nn.modules.module)
 from .parameter import Buffer, Parameter
 
@@ -92,6 +93,7 @@ class Module(ModuleHooks, ModuleState):
             or d.get("_forward_hooks")
             or d.get("_backward_hooks")
             or d.get("_backward_pre_hooks")
+            or _any_global_call_hook
         ):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
@@ -108,6 +110,10 @@ class Module(ModuleHooks, ModuleState):
             raise TypeError(
                 f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
                 "(torch Tensor or None required)"
+            )
+        if _module_hooks._global_buffer_registration_hooks:
+            tensor = run_registration_hooks(
+                _module_hooks._global_buffer_registration_hooks, self, name, tensor
             )
         self._buffers[name] = tensor
         if persistent:
@@ -127,6 +133,10 @@ class Module(ModuleHooks, ModuleState):
                 f"cannot assign '{_type_name(param)}' object to parameter '{name}' "
                 "(torch.nn.Parameter or None required)"
             )
+        if param is not None and _module_hooks._global_parameter_registration_hooks:
+            param = run_registration_hooks(
+                _module_hooks._global_parameter_registration_hooks, self, name, param
+            )
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
@@ -136,7 +146,12 @@ class Module(ModuleHooks, ModuleState):
         _check_name("module", name)
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
-        self._modules[name] = module
+        self._modules[name] = self._registered_module(name, module)
+
+    def _registered_module(self, name: str, module):
+        """``module`` after the global module-registration hooks (each may replace it)."""
+        hooks = _module_hooks._global_module_registration_hooks
+        return run_registration_hooks(hooks, self, name, module) if hooks else module
 
     register_module = add_module
 
@@ -231,7 +246,7 @@ class Module(ModuleHooks, ModuleState):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             forget(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-            modules[name] = value
+            modules[name] = self._registered_module(name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
@@ -239,7 +254,7 @@ class Module(ModuleHooks, ModuleState):
                     f"cannot assign '{_type_name(value)}' as child module '{name}' "
                     "(torch.nn.Module or None expected)"
                 )
-            modules[name] = None
+            modules[name] = self._registered_module(name, None)
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer):
@@ -255,7 +270,8 @@ class Module(ModuleHooks, ModuleState):
                     f"cannot assign '{_type_name(value)}' as buffer '{name}' "
                     "(torch.Tensor or None expected)"
                 )
-            buffers[name] = value
+            hooks = _module_hooks._global_buffer_registration_hooks
+            buffers[name] = run_registration_hooks(hooks, self, name, value) if hooks else value
             return
         object.__setattr__(self, name, value)
 
