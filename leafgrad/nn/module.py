@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from .. import Tensor, empty, empty_like, no_grad
+from .. import bfloat16 as _bfloat16
 from .. import device as _device
 from .. import dtype as _dtype
 from .. import memory_format as _memory_format
@@ -97,6 +98,10 @@ class Module(ModuleHooks, ModuleState):
         ):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    # PyTorch's names for the call, which wrappers call directly.
+    _call_impl = __call__
+    _wrapped_call_impl = __call__
 
     # ----- registration -----
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -459,6 +464,11 @@ class Module(ModuleHooks, ModuleState):
 
     def half(self) -> Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def bfloat16(self) -> Module:
+        """Floating parameters and buffers to bfloat16: leafgrad has no bfloat16 tensors, so
+        this raises the TypeError that says so (where the module holds any)."""
+        return self._apply(lambda t: t.to(_bfloat16) if t.is_floating_point() else t)
 
     def cpu(self) -> Module:
         return self

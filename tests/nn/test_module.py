@@ -489,3 +489,20 @@ def test_compile_leaves_the_module_eager():
     before = net(x)
     assert net.compile() is None
     assert lg.equal(net(x), before)
+
+
+def test_call_impl_names_and_bfloat16(torch):
+    """``_call_impl`` / ``_wrapped_call_impl`` run the hooked call, as wrappers use them;
+    ``bfloat16()`` exists (leafgrad, without bfloat16 tensors, refuses with TypeError)."""
+    m, seen = torch.nn.Linear(2, 1), []
+    m.register_forward_hook(lambda mod, args, out: seen.append(out.shape))
+    assert m._call_impl(torch.ones(3, 2)).shape == (3, 1)
+    assert m._wrapped_call_impl(torch.ones(4, 2)).shape == (4, 1)
+    assert seen == [(3, 1), (4, 1)]
+    assert torch.nn.Tanh().bfloat16() is not None
+    try:
+        m.bfloat16()
+    except TypeError:
+        assert torch.__name__ == "leafgrad"
+    else:
+        assert m.weight.dtype == torch.bfloat16
