@@ -164,6 +164,7 @@ from .func import vmap  # noqa: F401
 from . import nn  # noqa: F401
 from .nn._torch_level import *  # noqa: F403  (torch.conv2d, torch.dropout ...)
 from . import (  # noqa: F401
+    accelerator,
     backends,
     cuda,
     distributed,
