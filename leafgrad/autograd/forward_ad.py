@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from .._batched import (
     BatchedTensor,
     levels_of,
@@ -91,8 +93,19 @@ def _attach(tensor: Tensor, tangent: Tensor, level: int) -> Tensor:
         )
     dual = tensor.view_as(tensor) if tensor._requires_grad else _wrap(tensor._data)
     dual._tangents = dict(tensor._tangents or {})
-    _forward.set_tangent(dual, level, tangent)
+    _forward.set_tangent(dual, level, _in_layout_of(tensor, tangent))
     return dual
+
+
+def _in_layout_of(primal: Tensor, tangent: Tensor) -> Tensor:
+    """``tangent`` itself where its strides are the primal's, else a copy in the primal's layout:
+    PyTorch's make_dual copies a tangent of another layout (``tangent.T``) into one like it,
+    of the primal's dtype."""
+    if type(tangent) is BatchedTensor or tangent._data.size <= 1:
+        return tangent  # a batched tangent's layout is its batch's
+    if tangent.stride() == primal.stride():
+        return tangent
+    return _wrap(np.empty_like(primal._data)).copy_(tangent)
 
 
 def _make_batched_dual(tensor: Tensor, tangent: Tensor, level: int) -> Tensor:

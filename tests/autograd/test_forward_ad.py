@@ -115,6 +115,25 @@ def test_make_dual_accepts_a_floating_tangent_of_another_dtype(torch):
         assert fwAD.unpack_dual(d).tangent.dtype == torch.float64
 
 
+def test_make_dual_keeps_a_tangent_of_the_primals_layout_as_given(torch):
+    fwAD = _fwad(torch)
+    primal, tangent = torch.zeros(2, 3), torch.ones(2, 3, dtype=torch.float64)
+    with fwAD.dual_level():
+        assert fwAD.unpack_dual(fwAD.make_dual(primal, tangent)).tangent is tangent
+
+
+def test_make_dual_copies_a_tangent_of_another_layout_into_the_primals(torch):
+    fwAD = _fwad(torch)
+    primal = torch.zeros(4, 3)
+    tangent = torch.arange(12.0, dtype=torch.float64).reshape(3, 4).requires_grad_()
+    with fwAD.dual_level():
+        got = fwAD.unpack_dual(fwAD.make_dual(primal, tangent.T)).tangent
+        assert got.stride() == (3, 1) and got.dtype == torch.float32
+        assert_values(got, tangent.T.detach())
+        got.sum().backward()  # the copy stays in the tangent's graph
+    assert_values(tangent.grad, torch.ones(3, 4, dtype=torch.float64))
+
+
 def test_make_dual_of_a_tensor_that_has_a_tangent_at_this_level_raises(torch):
     fwAD = _fwad(torch)
     with fwAD.dual_level():
