@@ -1,18 +1,23 @@
 """``torch.testing``: ``assert_close`` with PyTorch's default tolerances, checks and messages
-(tensors, NumPy arrays, Python numbers, and sequences and mappings of them), and the
-deprecated ``assert_allclose``."""
+(tensors, NumPy arrays, Python numbers, and sequences and mappings of them), the
+deprecated ``assert_allclose``, and ``make_tensor`` drawing PyTorch's random values."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from . import _dtype
+from ._creation import empty
+from ._random import randint
 from ._tensor import Tensor, _wrap
+from ._typeinfo import finfo, iinfo
+from ._warn import warn_at_user
 
-__all__ = ["assert_allclose", "assert_close"]
+__all__ = ["assert_allclose", "assert_close", "make_tensor"]
 
 # (rtol, atol) by dtype, as PyTorch's; integers and bools are compared for equality.
 _TOLERANCES = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}
@@ -261,3 +266,86 @@ def _mismatch_message(identifier, extra, abs_diff, abs_idx, atol, rel_diff, rel_
     text += line("absolute", abs_diff, abs_idx, atol)
     text += line("relative", rel_diff, rel_idx, rtol)
     return text.strip()
+
+
+def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad: bool = False,
+                noncontiguous: bool = False, exclude_zero: bool = False,
+                memory_format=None) -> Tensor:  # fmt: skip
+    """A tensor of random values in [low, high) drawn as PyTorch's ``make_tensor`` draws
+    them (``uniform_`` for floats, ``randint`` for integers and bools), so that a seeded
+    script gets PyTorch's values and leaves the generator where PyTorch's leaves it."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if noncontiguous and memory_format is not None:
+        raise ValueError(
+            "The parameters `noncontiguous` and `memory_format` are mutually exclusive, "
+            f"but got noncontiguous={noncontiguous} and memory_format={memory_format}"
+        )
+    kind = _kind(dtype)
+    if requires_grad and kind in "biu":
+        raise ValueError(
+            "`requires_grad=True` is not supported for boolean and integral dtypes, "
+            f"but got dtype={dtype}"
+        )
+    noncontiguous = noncontiguous and math.prod(shape) > 1
+    if noncontiguous:  # twice the last dim, every other value kept, from the second
+        shape = (*shape[:-1], 2 * shape[-1])
+    result = _random_values(shape, dtype, device, kind, low, high)
+    if noncontiguous:
+        result = result[..., 1::2]
+    elif memory_format is not None:
+        result = result.clone(memory_format=memory_format)
+    if exclude_zero:
+        result[result == 0] = 1 if kind in "biu" else finfo(dtype).tiny
+    if kind == "f":
+        result.requires_grad = requires_grad
+    return result
+
+
+def _kind(dtype) -> str:
+    """NumPy's kind letter of ``dtype``: "b", "i"/"u", "f", or "c" for those leafgrad refuses."""
+    if dtype.is_floating_point:
+        return "f"
+    return dtype.np.kind if dtype.np is not None else "c"
+
+
+def _random_values(shape, dtype, device, kind, low, high) -> Tensor:
+    """make_tensor's draw: PyTorch's bounds by kind, clamped into the dtype's range."""
+    if kind == "b":
+        low, high = _bounds(low, high, 0, 2, 0, 2, dtype)
+        return randint(low, high, shape, device=device, dtype=dtype)
+    if kind in "iu":
+        info = iinfo(dtype)
+        top = info.max + (1 if dtype is not _dtype.int64 else 0)  # randint's int64 bound
+        low, high = _bounds(low, high, info.min, top, -9, 10, dtype)
+        return randint(low, high, shape, device=device, dtype=dtype)
+    info = finfo(dtype)
+    low, high = _bounds(low, high, info.min, info.max, -9, 9, dtype)
+    result = empty(shape, device=device, dtype=dtype)
+    if high - low >= info.max:  # uniform_ needs the width to be finite
+        return result.uniform_(low / 2, high / 2).mul_(2)
+    return result.uniform_(low, high)
+
+
+def _bounds(low, high, lowest, highest, default_low, default_high, dtype) -> tuple:
+    """PyTorch's ``modify_low_high``: defaults, checks, clamping (and ceilings for integers)."""
+    low = default_low if low is None else low
+    high = default_high if high is None else high
+    integral = not dtype.is_floating_point
+    if any(isinstance(v, float) and math.isnan(v) for v in (low, high)):
+        raise ValueError(f"`low` and `high` cannot be NaN, but got low={low} and high={high}")
+    if low == high and not integral:
+        warn_at_user(
+            "Passing `low==high` to `torch.testing.make_tensor` for floating or complex types "
+            "is deprecated since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.",
+            FutureWarning,
+        )
+    elif low >= high:
+        raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
+    elif high < lowest or low >= highest:
+        raise ValueError(
+            f"The value interval specified by `low` and `high` is [{low}, {high}), "
+            f"but {dtype} only supports [{lowest}, {highest})"
+        )
+    low, high = min(max(low, lowest), highest), min(max(high, lowest), highest)
+    return (math.ceil(low), math.ceil(high)) if integral else (low, high)

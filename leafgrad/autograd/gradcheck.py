@@ -6,9 +6,10 @@ import warnings
 
 import numpy as np
 
-from .._creation import tensor as _tensor
+from .. import _dtype
 from .._engine.entry import grad as _grad
 from .._tensor import Tensor, _wrap
+from ..testing import make_tensor
 from . import forward_ad
 
 
@@ -297,6 +298,24 @@ def _batched_grad_problem(func, inputs, wrt, outputs, atol, rtol) -> str | None:
     return None
 
 
+def _random_grad_outputs(outputs, noncontiguous: bool) -> tuple:
+    """PyTorch's draw of gradgradcheck's grad_outputs: ``make_tensor`` in [-1, 1) from the
+    global generator (float64 for non-floating outputs), so a seeded script's later random
+    values are PyTorch's too."""
+    return tuple(
+        make_tensor(
+            o.shape,
+            dtype=o.dtype if o.is_floating_point() else _dtype.float64,
+            device=o.device,
+            low=-1,
+            high=1,
+            requires_grad=True,
+            noncontiguous=noncontiguous,
+        )
+        for o in outputs
+    )
+
+
 def gradgradcheck(
     func,
     inputs,
@@ -318,16 +337,12 @@ def gradgradcheck(
 ) -> bool:
     """gradcheck of the map (inputs, grad_outputs) -> vector-Jacobian product.
 
-    Random float64 ``grad_outputs`` are drawn when not given.
+    Random ``grad_outputs`` are drawn as PyTorch draws them when not given.
     """
     inputs = _as_tuple(inputs)
     outputs = _differentiable_outputs(func(*inputs))
     if grad_outputs is None:
-        rng = np.random.default_rng(0)
-        grad_outputs = tuple(
-            _tensor(rng.standard_normal(o._data.shape).astype(o._data.dtype), requires_grad=True)
-            for o in outputs
-        )
+        grad_outputs = _random_grad_outputs(outputs, gen_non_contig_grad_outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
     wrt = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]

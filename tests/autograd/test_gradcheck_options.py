@@ -6,6 +6,8 @@ Every test runs with leafgrad and with PyTorch (the ``torch`` fixture).
 
 import pytest
 
+import leafgrad
+
 
 def _double(torch, backward_factor, jvp_factor):
     """``2 * t`` with a backward and a jvp that may be wrong (factor != 2)."""
@@ -81,3 +83,17 @@ def test_without_differentiable_outputs_the_numerical_gradient_must_be_zero(torc
     with pytest.raises(RuntimeError):
         torch.autograd.gradcheck(detached, (_x(torch),))
     assert not torch.autograd.gradcheck(detached, (_x(torch),), raise_exception=False)
+
+
+def _next_draws_after_gradgradcheck(lib):
+    """What a seeded script draws after a gradgradcheck that drew its own grad_outputs."""
+    lib.manual_seed(0)
+    x = lib.rand(2, 3, dtype=lib.float64, requires_grad=True)
+    assert lib.autograd.gradgradcheck(lambda t: (t * t).sum(1), x)
+    return lib.rand(3).tolist()
+
+
+def test_gradgradcheck_leaves_the_generator_where_pytorch_leaves_it(pytorch):
+    """PyTorch draws the grad_outputs with make_tensor from the global generator."""
+    ours = _next_draws_after_gradgradcheck(leafgrad)
+    assert ours == _next_draws_after_gradgradcheck(pytorch)
