@@ -40,7 +40,7 @@ from .._engine.profiling import STATE as _PROFILING
 from .._engine.saved import _all
 from .._quiet import CONTEXTS as _QUIET_CONTEXTS
 from .._quiet import quiet_context
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
 from . import _jets, _optable
 from ._batching_table import batch_call
 from ._inputs import QUIET as _QUIET
@@ -762,9 +762,20 @@ def _call_later(op, args, params):
 
 def _wrap_several(arrays, record: bool) -> tuple:
     """``(arrays, tensors)`` for an op of several outputs: each output as an ndarray, and as
-    a tensor (requiring grad when recorded and floating)."""
-    arrays = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in arrays)
-    return arrays, tuple(_wrap(o, record and o.dtype.kind == "f") for o in arrays)
+    a tensor (requiring grad when recorded and floating). (One loop, _wrap inline: split,
+    chunk and unbind make several per call.)"""
+    kept = []
+    tensors = []
+    for o in arrays:
+        if type(o) is not np.ndarray:
+            o = np.asarray(o)
+        kept.append(o)
+        t = _new(Tensor)
+        t._data = o
+        if record and o.dtype.kind == "f":
+            t._requires_grad = True
+        tensors.append(t)
+    return tuple(kept), tuple(tensors)
 
 
 def _wrapped_ints(arrays) -> list | None:
