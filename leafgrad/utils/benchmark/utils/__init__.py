@@ -1,0 +1,1 @@
+"""The modules of ``torch.utils.benchmark.utils`` that leafgrad provides."""
