@@ -16,11 +16,12 @@ from ._memory_format import is_laid_out
 from ._tensor_str import tensor_repr
 from ._warn import warn_at_user, warn_once
 
-NON_LEAF_GRAD_WARNING = (
+NON_LEAF_GRAD_WARNING = (  # PyTorch's words (tests/test_warning_texts.py)
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-    "attribute won't be populated during autograd.backward(). If you want the gradient of "
-    "this non-leaf Tensor, call .retain_grad() on it before backward. If you meant the leaf "
-    "Tensor, access that one instead."
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
 )
 
 
