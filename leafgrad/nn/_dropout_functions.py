@@ -105,14 +105,19 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     if input.dim() not in (3, 4):
         warnings.warn(
             f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated "
-            "and will result in an error in a future release; use dropout for it.",
+            "and will result in an error in a future release. To retain the behavior and "
+            "silence this warning, please use dropout instead. Note that dropout2d exists to "
+            "provide channel-wise dropout on inputs with 2 spatial dimensions, a channel "
+            "dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
             stacklevel=2,
         )
     if input.dim() == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
-            "dropout behavior is desired - input is interpreted as shape (N, C, L); use "
-            "dropout1d to keep this behaviour without the warning.",
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+            "is the channel dim. This behavior will change in a future release to interpret "
+            "the input as one without a batch dimension, i.e. shape (C, H, W). To maintain "
+            "the 1D channel-wise dropout behavior, please switch to using dropout1d instead.",
             stacklevel=2,
         )
     if inplace:
@@ -127,7 +132,10 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     if input.dim() not in (4, 5):
         warnings.warn(
             f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated "
-            "and will result in an error in a future release; use dropout for it.",
+            "and will result in an error in a future release. To retain the behavior and "
+            "silence this warning, please use dropout instead. Note that dropout3d exists to "
+            "provide channel-wise dropout on inputs with 3 spatial dimensions, a channel "
+            "dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
             stacklevel=2,
         )
     if inplace:

@@ -99,3 +99,22 @@ def test_dropout_with_p_one_gives_zeros(torch):
     assert not torch.nn.functional.dropout1d(x, 1.0).any()
     assert not torch.nn.functional.dropout2d(x.unsqueeze(0), 1.0).any()
     assert not torch.nn.functional.alpha_dropout(x, 1.0, True).any()
+
+
+@pytest.mark.parametrize(
+    ("fn", "shape", "needle"),
+    [("dropout2d", (2, 3), "To retain the behavior and silence this warning, please use "
+      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs "
+      "with 2 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+      "3D or 4D inputs)."),
+     ("dropout2d", (2, 3, 4), "where C is the channel dim. This behavior will change in a "
+      "future release to interpret the input as one without a batch dimension, i.e. shape "
+      "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+      "dropout1d instead."),
+     ("dropout3d", (2, 3), "(i.e. 4D or 5D inputs).")],
+)  # fmt: skip
+def test_dropout_nd_deprecation_warnings_use_pytorchs_words(torch, fn, shape, needle):
+    # the defining-a-neural-network recipe feeds Dropout2d a 2-D input and shows this text
+    with pytest.warns(UserWarning) as record:
+        getattr(torch.nn.functional, fn)(torch.zeros(*shape))
+    assert any(needle in str(w.message) for w in record)
