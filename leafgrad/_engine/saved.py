@@ -544,11 +544,19 @@ class SavedTensors:
         if self._more_guards is not None:
             self._check_more_guards(owner)
         if self._packed:
-            return tuple(
-                a.unpack() if type(a) is _Packed or type(a) is _PackedHooked else a
-                for a in self._values
-            )
+            return self._unpacked()
         return self._values
+
+    def _unpacked(self) -> tuple:
+        """The values with each packed one unpacked, in the order they were packed (as
+        PyTorch's nodes unpack: mul's ``other`` before its ``self``)."""
+        values = list(self._values)
+        order = [*self._checked, *(i for i in range(len(values)) if i not in self._checked)]
+        for i in order:
+            a = values[i]
+            if type(a) is _Packed or type(a) is _PackedHooked:
+                values[i] = a.unpack()
+        return tuple(values)
 
     def attribute(self, name: str, names: dict | None, owner: str, result):
         """The save PyTorch names ``name`` (grad_fn's ``_saved_<name>``): a saved tensor

@@ -356,13 +356,18 @@ def _build(prim: Primitive):
             on_arrays = on_arrays and _over_edges(on_arrays, absent, absent=True)
         backward.on_arrays = on_arrays
     saved = prim.saved()
-    saved_inputs = [(index, guard) for _, what, index, guard in saved if what == "input"]
+    # PyTorch's nodes save (and saved tensors hooks pack and unpack) inputs in the
+    # alphabetical order of their names: mul packs ``other`` before ``self``.
+    saved_inputs = [
+        (index, guard) for _, what, index, guard in sorted(saved, key=_name_of) if what == "input"
+    ]
     always = tuple(index for index, guard in saved_inputs if guard is None)
     guarded = tuple((index, _bits(guard)) for index, guard in saved_inputs if guard is not None)
     guard_bits = 0  # the inputs guards look at
     for _, bits in guarded:
         guard_bits |= bits
-    checked_for: dict = {}  # (grad mask & guard_bits) -> the indices saved then
+    checked_for: dict = {"order": tuple(index for index, _ in saved_inputs)}
+    # (grad mask & guard_bits) -> the indices saved then; "order": the saving order
     saved_outputs = [index for _, what, index, _ in saved if what == "output"]
     every_input = any(what == "inputs" for _, what, _, _ in saved)
     # Several outputs are kept (their shapes fill in missing grads) unless their rule takes
@@ -813,11 +818,18 @@ def _bits(guard) -> int:
     return sum(1 << g for g in guard) if isinstance(guard, tuple) else 1 << guard
 
 
+def _name_of(entry: tuple) -> str:
+    """A ``saves`` entry's name, the key PyTorch orders its saved inputs by."""
+    return entry[0]
+
+
 def _checked_for(always: tuple, guarded: tuple, mask: int, cache: dict) -> tuple:
-    """The inputs an op saves when the inputs requiring grad are ``mask``'s bits: ``always``,
-    then each ``(index, bits)`` of ``guarded`` one of whose guard inputs requires grad (cached
-    in ``cache``: an op meets few masks, and a shared tuple spares one per node)."""
-    checked = always + tuple(i for i, g in guarded if mask & g)
+    """The inputs an op saves when the inputs requiring grad are ``mask``'s bits: ``always``
+    and each ``(index, bits)`` of ``guarded`` one of whose guard inputs requires grad, in
+    ``cache["order"]``, PyTorch's (cached in ``cache``: an op meets few masks, and a shared
+    tuple spares one per node)."""
+    chosen = always + tuple(i for i, g in guarded if mask & g)
+    checked = tuple(i for i in cache["order"] if i in chosen)
     cache[mask] = checked
     return checked
 

@@ -316,3 +316,38 @@ def test_raw_saved_tensors_take_their_own_hooks_as_pytorch(torch):
         hooked.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)
     with pytest.raises(TypeError):
         hooked.grad_fn._raw_saved_other.register_hooks(1, 2)
+
+
+def _pack_order(torch, make):
+    """The names of the inputs hooks pack, then unpack, while ``make()`` runs and backward."""
+    a = torch.rand(3, 3, requires_grad=True) + 0.5
+    b = torch.rand(3, 3, requires_grad=True) + 0.5
+    names = {id(a): "a", id(b): "b"}
+    seen = []
+
+    def pack(x):
+        seen.append(("pack", names.get(id(x), "other")))
+        return x
+
+    def unpack(x):
+        seen.append(("unpack", names.get(id(x), "other")))
+        return x
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = make(torch, a, b)
+    y.sum().backward()
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("op", "first"),
+    [(lambda t, a, b: a * b, "b"), (lambda t, a, b: a / b, "b"), (lambda t, a, b: a @ b, "b"),
+     (lambda t, a, b: t.atan2(a, b), "b"), (lambda t, a, b: t.addcmul(a, a, b), "a")],
+)  # fmt: skip
+def test_inputs_are_packed_and_unpacked_in_the_order_of_their_names(torch, op, first):
+    # PyTorch's nodes save (self, other) as other, self: the saved-tensors-hooks tutorial
+    # prints "Packing" and "Unpacking" for b before a (addcmul: tensor1 before tensor2)
+    seen = _pack_order(torch, op)
+    second = "a" if first == "b" else "b"
+    assert [n for k, n in seen if k == "pack"][:2] == [first, second]
+    assert [n for k, n in seen if k == "unpack"][:2] == [first, second]
