@@ -163,6 +163,7 @@ from . import func  # noqa: F401
 from .func import vmap  # noqa: F401
 from . import nn  # noqa: F401
 from .nn._torch_level import *  # noqa: F403  (torch.conv2d, torch.dropout ...)
+from . import __future__  # noqa: F401  (torch.__future__'s conversion flags)
 from . import (  # noqa: F401
     accelerator,
     backends,

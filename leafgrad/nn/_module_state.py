@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import Tensor, no_grad
+from .. import __future__ as _future
+from ..utils._swap import swap_tensors
 from ..utils.hooks import RemovableHandle
 from .parameter import Parameter
 
@@ -239,15 +241,19 @@ class ModuleState:
                     f"checkpoint, the shape in current model is {param.shape}."
                 )
                 continue
+            swap = _future.get_swap_module_params_on_conversion()
             try:
-                if assign:
+                if swap:
+                    _swap_in(param, value, assign)
+                elif assign:
                     self._assign(name, param, value)
                 else:
                     with no_grad():
                         param.copy_(value)
             except Exception as exc:
+                action = "swapping" if swap else "copying"
                 error_msgs.append(
-                    f'While copying the parameter named "{key}", whose dimensions in the model '
+                    f'While {action} the parameter named "{key}", whose dimensions in the model '
                     f"are {param.shape} and whose dimensions in the checkpoint are "
                     f"{value.shape}, an exception occurred : {exc.args}."
                 )
@@ -338,3 +344,21 @@ class ModuleState:
                 )
             )
         return _IncompatibleKeys(missing, unexpected)
+
+
+def _swap_in(param: Tensor, value: Tensor, assign: bool) -> None:
+    """``load_state_dict``'s swap path: ``param.module_load(value)`` (a Parameter for a
+    Parameter) exchanges contents with ``param``, which keeps its identity."""
+    with no_grad():
+        new = param.module_load(value, assign=assign)
+        if new is value or new is param:
+            raise RuntimeError(
+                "module_load returned one of self or other, please .detach() the result if "
+                "returning one of the inputs in module_load"
+            )
+        if isinstance(param, Parameter):
+            if isinstance(new, Parameter):
+                new.requires_grad_(param.requires_grad)
+            else:
+                new = Parameter(new, requires_grad=param.requires_grad)
+        swap_tensors(param, new)

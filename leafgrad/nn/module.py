@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from .. import Tensor, empty, empty_like, no_grad
+from .. import __future__ as _future
 from .. import bfloat16 as _bfloat16
 from .. import device as _device
 from .. import dtype as _dtype
 from .. import memory_format as _memory_format
 from .._tensor import check_device
+from ..utils._swap import swap_tensors
 from . import _module_hooks
 from ._module_hooks import ModuleHooks, _any_global_call_hook, run_registration_hooks
 from ._module_state import ModuleState, _IncompatibleKeys  # noqa: F401 (nn.modules.module)
@@ -409,16 +411,37 @@ class Module(ModuleHooks, ModuleState):
             for module in self.children():
                 module._apply(fn)
         with no_grad():
-            for param in self._parameters.values():
-                if param is None:
-                    continue
-                param.data = fn(param)
-                if param.grad is not None:
-                    param.grad.data = fn(param.grad)
+            for key, param in self._parameters.items():
+                if param is not None:
+                    self._apply_to_param(key, param, fn)
             for name, buf in self._buffers.items():
                 if buf is not None:
                     self._buffers[name] = fn(buf)
         return self
+
+    def _apply_to_param(self, key: str, param: Tensor, fn) -> None:
+        """Convert one parameter and its grad as ``torch.__future__``'s flags say: swap the
+        contents in place, assign a new Parameter, or (the default) set ``.data``."""
+        applied = fn(param)
+        grad = param.grad
+        if _future.get_swap_module_params_on_conversion():
+            param.grad = None
+            try:
+                swap_tensors(param, Parameter(applied, requires_grad=param.requires_grad))
+            except Exception as exc:
+                param.grad = grad
+                raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}") from exc
+            if grad is not None:
+                swap_tensors(grad, fn(grad).requires_grad_(grad.requires_grad))
+                param.grad = grad
+        elif _future.get_overwrite_module_params_on_conversion():
+            out = self._parameters[key] = Parameter(applied, param.requires_grad)
+            if grad is not None:
+                out.grad = fn(grad).requires_grad_(grad.requires_grad)
+        else:
+            param.data = applied
+            if grad is not None:
+                grad.data = fn(grad)
 
     def to(self, *args, **kwargs) -> Module:
         """Convert floating parameters and buffers: ``to(float64)``, ``to(t)``, ``to("cpu")``;
