@@ -11,6 +11,7 @@ output instead, so its ``grad_input`` is that one op's, with PyTorch's FutureWar
 from __future__ import annotations
 
 import warnings
+from collections import OrderedDict
 
 from .. import Tensor, is_grad_enabled
 from ..autograd import Function
@@ -302,7 +303,8 @@ class ModuleHooks:
         """The hook dict named ``where``, created on first use."""
         hooks = self.__dict__.get(where)
         if hooks is None:
-            hooks = {}
+            # An OrderedDict as PyTorch's, so that printing one shows what PyTorch's shows.
+            hooks = OrderedDict()
             object.__setattr__(self, where, hooks)
         return hooks
 

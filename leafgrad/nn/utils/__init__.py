@@ -1,6 +1,12 @@
-"""``torch.nn.utils``: gradient clipping, parameters as one vector, parametrizations."""
+"""``torch.nn.utils``: gradient clipping, parameters as one vector, parametrizations, pruning."""
 
-from . import parametrizations, parametrize, rnn, stateless
+from . import (
+    parametrizations,
+    parametrize,
+    prune,  # noqa: F401 - an attribute as well (PyTorch's only once imported)
+    rnn,
+    stateless,
+)
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
