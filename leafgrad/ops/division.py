@@ -85,7 +85,7 @@ _rounded_div = primitive(
     (_rounded_div_zero_grad, _rounded_div_zero_grad),
     kind=PiecewiseLinear(),
     overload="Tensor_mode",
-    saves=("self if other", "other"),
+    saves=("self if other", "other", "rounding_mode"),
     node_name="DivBackward2",
     broadcast=True,
     scalars=True,

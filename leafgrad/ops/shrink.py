@@ -92,7 +92,7 @@ threshold = _activation(
     "ThresholdBackward0",
     _threshold_forward,
     threshold_backward,
-    ("threshold", "value"),
+    ("threshold",),  # (its value is no save of PyTorch's node: the backward never reads it)
 )
 
 

@@ -204,3 +204,15 @@ def test_a_node_requires_grad(torch):
     node = (x * 2).grad_fn
     assert node.requires_grad is True
     assert node.next_functions[0][0].requires_grad is True
+
+
+def test_rounded_division_and_threshold_show_pytorchs_saves(torch):
+    """DivBackward2 shows its rounding mode; ThresholdBackward0 saves no ``value`` (its
+    backward never reads it)."""
+    x = torch.tensor([-1.5, 0.5, 2.5], requires_grad=True)
+    node = x.div(2, rounding_mode="floor").grad_fn
+    assert node._saved_rounding_mode == "floor"
+    assert x.div(x, rounding_mode="trunc").grad_fn._saved_rounding_mode == "trunc"
+    node = torch.nn.functional.threshold(x, 0.6, 0.1).grad_fn
+    assert _saved_names(node) == ["_saved_self", "_saved_threshold"]
+    assert node._saved_threshold == 0.6
