@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+from .. import _random
 from .._batched import STATE, VmapLevel, batched, is_batched_at, next_level
 from .._engine.grad_mode import count_special
 from .._tensor import Tensor
@@ -140,7 +141,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
         if chunk_size is None or chunk_size >= size:
             return _run(func, leaves, moved, spec, kwargs, size, randomness, out_dims)
         chunks = []
+        # PyTorch restarts the generator at each chunk for 'same': every chunk draws alike
+        state = _random.get_rng_state() if randomness == "same" else None
         for start in range(0, size, chunk_size):
+            if state is not None:
+                _random.set_rng_state(state)
             stop = min(start + chunk_size, size)
             part = [
                 x if d is None else x.narrow(d, start, stop - start) for x, d in zip(leaves, moved)
