@@ -325,11 +325,19 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     dt = _out_dtype(dtype, out, _dtype.int64)
     rng = _generator(generator, batched_draw=out is None)
     lead, levels = _per_example(())
-    if levels:  # one permutation per example
-        data = rng.permuted(np.broadcast_to(np.arange(n), lead + (n,)), axis=-1).astype(dt.np)
+    if levels:
+        data = _permutations(rng, n, lead).astype(dt.np)
     else:
         data = rng.permutation(n).astype(dt.np)
     return _batched_result(_finish(data, requires_grad, device, out), levels)
+
+
+def _permutations(rng, n: int, lead: tuple) -> np.ndarray:
+    """One ``randperm(n)`` per example of ``lead`` (outermost level first), drawn in PyTorch's
+    order: its batching rule loops at the innermost level, each call looping the next out."""
+    draws = [rng.permutation(n) for _ in range(int(np.prod(lead)))]
+    inner_first = np.reshape(draws, lead[::-1] + (n,))
+    return inner_first.transpose(tuple(range(len(lead)))[::-1] + (len(lead),))
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None) -> Tensor:
