@@ -177,12 +177,7 @@ def _run(func, leaves, dims, spec, kwargs, size, randomness, out_dims):
     _broadcast_out_dims(out_dims, output, func, odims)
     results = []
     for o, d in zip(out_leaves, odims):
-        if not isinstance(o, Tensor):
-            raise ValueError(
-                f"vmap({_name(func)}, ...): `{_name(func)}` must only return Tensors, got type "
-                f"{type(o)}. Did you mean to set out_dims= to None for output?"
-            )
-        if d is None:
+        if d is None:  # passed through as it is, a non-Tensor too (as PyTorch)
             if is_batched_at(o, level.level):
                 raise ValueError(
                     f"vmap({_name(func)}, ...): `{_name(func)}` can not return a BatchedTensor "
@@ -190,6 +185,11 @@ def _run(func, leaves, dims, spec, kwargs, size, randomness, out_dims):
                 )
             results.append(o)
             continue
+        if not isinstance(o, Tensor):
+            raise ValueError(
+                f"vmap({_name(func)}, ...): `{_name(func)}` must only return Tensors, got type "
+                f"{type(o)}. Did you mean to set out_dims= to None for output?"
+            )
         value = o._value if is_batched_at(o, level.level) else _expanded(o, size)
         n = value.dim()
         if not -n <= d < n:

@@ -58,6 +58,15 @@ def test_out_dims_negative_and_unbatched_output_expanded(pytorch):
     same(pytorch, fn, [rand(4, 3), rand(2)])
 
 
+def test_out_dims_none_passes_non_tensor_outputs_through(torch):
+    x = torch.ones(4, 3)
+    out = torch.vmap(lambda a: (a * 2, None, 3, "s"), out_dims=(0, None, None, None))(x)
+    assert tuple(out[0].shape) == (4, 3) and out[1:] == (None, 3, "s")
+    assert torch.vmap(lambda a: 2.5, out_dims=None)(x) == 2.5
+    with pytest.raises(ValueError):  # a non-Tensor with an out_dim still raises
+        torch.vmap(lambda a: (a, 3), out_dims=(0, 0))(x)
+
+
 def test_keyword_arguments_are_not_mapped(pytorch):
     def fn(m, x, y):
         return m.vmap(lambda a, b=None: a + b)(x, b=y)
