@@ -12,6 +12,8 @@ import numpy as np
 import leafgrad as _lg
 
 from .. import Tensor, no_grad
+from .._batched import STATE as _VMAP
+from .._batched import levels_of
 from . import _batch_norm_op, _group_norm_op, _layer_norm_op, _norm_kernels
 from ._activation_functions import _check_kernel_dtype
 from .parameter import Parameter as _Parameter
@@ -96,6 +98,9 @@ def _update_running_stats(input: Tensor, mean: Tensor, running_mean, running_var
     operations in the running statistics' dtype, one ``copy_`` each (a dozen ops before). The
     variance is taken again from the input: the op returns ``1 / sqrt(var + eps)``, and
     ``var`` back from that loses the digits a variance well below ``eps`` has."""
+    if _VMAP.active:
+        _update_batched_stats(input, mean, running_mean, running_var, momentum)
+        return
     x = input._data
     channels = x.shape[1]
     count = x.size // channels
@@ -115,6 +120,35 @@ def _update_running_stats(input: Tensor, mean: Tensor, running_mean, running_var
                 var = np.mean(centered * centered, axis=axes)
             unbiased = (var * (count / max(count - 1, 1))).astype(old.dtype)
             running_var.copy_(_lg.tensor(momentum * unbiased + (1 - momentum) * old))
+
+
+_UNBATCHED_STATS = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which "
+    "will be updated in place, were not batched.\nIf you are using a module and do not need "
+    "eval mode, please set `track_running_stats` to be False.If you are using a prebuilt "
+    "module and do not need eval mode, please see the functorch website for resources on how "
+    "to patch your module to work with vmap"
+)
+
+
+def _update_batched_stats(input, mean, running_mean, running_var, momentum) -> None:
+    """The running statistics' update under vmap, in ops (which batch): each example's stats
+    move with its own batch, as an ensemble's do in PyTorch. Stats not batched where the input
+    is would take every example's update at once: PyTorch refuses, with these words."""
+    stats = [s for s in (running_mean, running_var) if s is not None]
+    if not all(set(levels_of(input)) <= set(levels_of(s)) for s in stats):
+        raise RuntimeError(_UNBATCHED_STATS)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(
+                momentum * mean.to(running_mean.dtype) + (1 - momentum) * running_mean
+            )
+        if running_var is not None:
+            axes = (0, *range(2, input.dim()))
+            unbiased = input.var(axes)  # training checked: more than one value per channel
+            running_var.copy_(
+                momentum * unbiased.to(running_var.dtype) + (1 - momentum) * running_var
+            )
 
 
 def _trailing_dims(op: str, input: Tensor, normalized_shape) -> tuple[int, ...]:
