@@ -16,9 +16,11 @@ import warnings
 
 import numpy as np
 
+from .._batched import STATE as _VMAP
+from .._batched import all_values, levels_of, physical, rewrap, with_levels
 from .._engine import grad_mode
 from .._exposure import exports, public
-from .._random import _generator, inplace_draw
+from .._random import _generator, _per_example, inplace_draw, rand_like
 from .._tensor import Tensor, _wrap
 from .._torch_stream import TorchStream
 from ._inputs import scalar_type
@@ -280,6 +282,8 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     if p is not None:
         target = _wrap(np.empty_like(input._data))
         return bernoulli_(target, p, generator=generator)
+    if _VMAP.active and out is None and generator is None:
+        return _bernoulli_under_vmap(input)
     probs = _probabilities(input, "bernoulli")
     if out is not None:
         check_out("bernoulli", (input,), out)
@@ -290,12 +294,38 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     return _sampled(input, values)
 
 
+_SAME_WITH_BATCHED = (
+    "Vmap does not currently support same randomness with a batched tensor input. Please "
+    "file an issue with functorch"
+)
+
+
+def _vmap_levels(input: Tensor) -> tuple:
+    """Under vmap: the levels to draw per example at (randomness='different', innermost
+    first); a batched input under 'same' is refused, as PyTorch refuses it."""
+    _generator(batched_draw=True)  # randomness='error' raises here
+    levels = _per_example(())[1]
+    if not set(levels_of(input)) <= set(levels):
+        raise RuntimeError(_SAME_WITH_BATCHED)
+    return levels
+
+
+def _bernoulli_under_vmap(input: Tensor) -> Tensor:
+    """``bernoulli(input)`` under vmap: ``rand_like(input) < input``, which is PyTorch's
+    kernel draw for draw, so each example gets PyTorch's values (per example or once)."""
+    _vmap_levels(input)
+    _probabilities(_wrap(all_values(input)), "bernoulli")
+    return (rand_like(input.detach()) < input.detach()).to(input.dtype)
+
+
 @public()
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator=None, out=None) -> Tensor:  # fmt: skip
     """Indices of categories drawn with probabilities proportional to the rows of ``input``
     (1-D, or 2-D: one row per draw set); int64, ``(num_samples,)`` or ``(rows, num_samples)``.
     Without ``replacement`` each category is drawn at most once."""
+    if _VMAP.active and out is None and generator is None:
+        return _multinomial_under_vmap(input, int(num_samples), replacement)
     weights = _check_weights(input, int(num_samples), replacement)
     if out is not None:
         if out._data.dtype != np.int64:
@@ -304,7 +334,28 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 "tensor"
             )
         check_out("multinomial", (input,), out)
-    rng = _generator(generator)
+    picks = _draw_categories(_generator(generator), weights, num_samples, replacement)
+    if out is not None:
+        return write_out("multinomial", _wrap(picks), out)
+    return _wrap(picks)
+
+
+def _multinomial_under_vmap(input: Tensor, num_samples: int, replacement: bool) -> Tensor:
+    """``multinomial`` under vmap: the rows of every example drawn at once, from a draw
+    per example at the randomness='different' levels (one for all under 'same')."""
+    levels = _vmap_levels(input)
+    value = physical(with_levels(input.detach(), levels))
+    _check_weights(
+        _wrap(value._data.reshape((-1,) + tuple(input.shape))[0]), num_samples, replacement
+    )
+    _check_weights(_wrap(value._data.reshape(-1, value.shape[-1])), num_samples, replacement)
+    rng = _generator(batched_draw=True)
+    picks = _draw_categories(rng, value._data, num_samples, replacement)
+    return rewrap(_wrap(picks), levels)
+
+
+def _draw_categories(rng, weights: np.ndarray, num_samples: int, replacement: bool):
+    """Indices drawn from each row of ``weights`` (int64, rows' shape + ``num_samples``)."""
     rows = weights.reshape(-1, weights.shape[-1]).astype(np.float64)
     if replacement:
         cdf = np.cumsum(rows, axis=1)
@@ -318,10 +369,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         keys = rows / rng.standard_exponential(rows.shape)
         ties = rng.random(rows.shape)
         picks = np.lexsort((ties, -keys), axis=1)[:, :num_samples]
-    picks = picks.reshape(weights.shape[:-1] + (num_samples,)).astype(np.int64)
-    if out is not None:
-        return write_out("multinomial", _wrap(picks), out)
-    return _wrap(picks)
+    return picks.reshape(weights.shape[:-1] + (num_samples,)).astype(np.int64)
 
 
 def _check_weights(input: Tensor, num_samples: int, replacement: bool) -> np.ndarray:
