@@ -11,7 +11,7 @@ import scipy.special as sp
 
 from .._cpu import numpy_avx512
 from .._exposure import exports, public
-from .._tensor import _zeros_like
+from .._tensor import Tensor, _wrap, _zeros_like
 from . import _fused, _select
 from ._optable import Generic, PiecewiseLinear
 from ._plain import cast_like
@@ -497,7 +497,14 @@ log_sigmoid = unary(
     vjp=lambda grad, x, result: log_sigmoid_backward(grad, x),
     node_name="LogSigmoidBackward0",
     plain_rules=True,
+    metadata=(("buffer", lambda values, params: _log_sigmoid_buffer(values[0])),),
 )
+
+
+def _log_sigmoid_buffer(x) -> Tensor:
+    """PyTorch's CPU forward also returns ``exp(-|x|)`` (its node's ``_saved_buffer``), which
+    its backward reads; leafgrad's backward makes it again, so it is shown made from ``x``."""
+    return _wrap(np.exp(-np.abs(x._data)))
 
 
 __all__ = exports(globals())

@@ -2,6 +2,7 @@
 ``_saved_dim``, ``_saved_alpha`` ...) and which ``_saved_*`` names ``dir(grad_fn)`` lists:
 PyTorch's, each asserted with leafgrad and with PyTorch (the ``torch`` fixture)."""
 
+import numpy as np
 import pytest
 
 
@@ -216,3 +217,16 @@ def test_rounded_division_and_threshold_show_pytorchs_saves(torch):
     node = torch.nn.functional.threshold(x, 0.6, 0.1).grad_fn
     assert _saved_names(node) == ["_saved_self", "_saved_threshold"]
     assert node._saved_threshold == 0.6
+
+
+def test_log_sigmoid_shows_pytorchs_buffer(torch):
+    """PyTorch's CPU forward returns ``exp(-|x|)`` beside the value, saved as ``buffer``."""
+    x = torch.tensor([-2.0, 0.0, 3.0], dtype=torch.float64, requires_grad=True)
+    y = torch.nn.functional.logsigmoid(x)
+    node = y.grad_fn
+    assert _saved_names(node) == ["_saved_buffer", "_saved_self"]
+    expected = [float(np.exp(-2.0)), 1.0, float(np.exp(-3.0))]
+    assert node._saved_buffer.tolist() == pytest.approx(expected, rel=1e-12)
+    y.sum().backward()
+    with pytest.raises(RuntimeError):
+        node._saved_buffer  # noqa: B018 (freed with the graph, as in PyTorch)
