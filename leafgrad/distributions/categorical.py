@@ -10,7 +10,7 @@ import leafgrad as _lg
 from .. import Size
 from . import constraints
 from .distribution import _NO_SHAPE, Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_tensors, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -98,7 +98,7 @@ class Categorical(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
-        value, log_pmf = _lg.broadcast_tensors(value, self.logits)
+        value, log_pmf = broadcast_tensors(value, self.logits)
         value = value[..., :1]
         return log_pmf.gather(-1, value).squeeze(-1)
 

@@ -7,6 +7,7 @@ from numbers import Number
 import leafgrad as _lg
 
 from .. import Tensor
+from ..ops._inputs import size_mismatch_words
 
 __all__ = [
     "broadcast_all",
@@ -31,6 +32,18 @@ def broadcast_all(*values) -> tuple:
         )
     dtype = next((v.dtype for v in values if isinstance(v, Tensor)), _lg.get_default_dtype())
     tensors = [v if isinstance(v, Tensor) else _lg.tensor(v, dtype=dtype) for v in values]
+    return broadcast_tensors(*tensors)
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    """``torch.broadcast_tensors`` with its RuntimeError for shapes that do not broadcast."""
+    # leafgrad.broadcast_tensors lets NumPy's ValueError through, and a user's
+    # Normal(zeros(2), ones(3)) must fail as PyTorch's does
+    shapes = [list(t.shape) for t in tensors]
+    try:
+        _lg.broadcast_shapes(*shapes)
+    except RuntimeError:
+        raise RuntimeError(size_mismatch_words(shapes)) from None
     return _lg.broadcast_tensors(*tensors)
 
 

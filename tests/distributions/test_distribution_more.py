@@ -227,3 +227,16 @@ def test_moments_that_do_not_exist_are_nan_or_inf(torch):
     assert str(D.HalfCauchy(torch.ones(2)).mean.tolist()) == "[inf, inf]"
     assert str(D.Kumaraswamy(torch.tensor([0.5, 2.0]), 2.0).mode.tolist()) == "[nan, nan]"
     assert D.Multinomial(4, torch.tensor([0.25, 0.75])).mean.tolist() == [1.0, 3.0]
+
+
+def test_parameters_that_do_not_broadcast_raise_runtime_error(torch):
+    D = torch.distributions
+    words = r"The size of tensor a \(2\) must match the size of tensor b \(3\)"
+    for build in (
+        lambda: D.Normal(torch.zeros(2), torch.ones(3)),
+        lambda: D.Gamma(torch.ones(2), torch.ones(3)),
+        lambda: D.Uniform(torch.zeros(2), torch.ones(3)),
+        lambda: D.Categorical(torch.ones(3, 3), validate_args=False).log_prob(torch.tensor([0, 1])),
+    ):
+        with pytest.raises(RuntimeError, match=words):
+            build()
