@@ -9,6 +9,7 @@ import leafgrad as _lg
 import leafgrad.nn.functional as F
 
 from .. import Size
+from .._dtype import scalar_type_name
 from . import constraints
 from ._rates import Rate
 from .distribution import _NO_SHAPE
@@ -16,6 +17,18 @@ from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
+
+
+def _check_castable(logits, value) -> None:
+    """PyTorch's RuntimeError for an integer ``value``: its loss is written in the target's
+    dtype, which cannot hold a float result."""
+    # leafgrad's binary_cross_entropy_with_logits truncates the loss into the integer dtype
+    # instead, which would give wrong log-probabilities silently
+    if value.dtype != _lg.bool and not value.is_floating_point():
+        raise RuntimeError(
+            f"result type {scalar_type_name(logits.dtype.np)} can't be cast to the "
+            f"desired output type {scalar_type_name(value.dtype.np)}"
+        )
 
 
 class Bernoulli(Rate, ExponentialFamily):
@@ -69,6 +82,7 @@ class Bernoulli(Rate, ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
+        _check_castable(logits, value)
         return -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
 
     def entropy(self):

@@ -31,6 +31,9 @@ def _batch_mahalanobis(bL, bx):
     batch = _lg.broadcast_shapes(tuple(bL.shape[:-2]), tuple(bx.shape[:-1]))
     L = bL.expand(tuple(batch) + (n, n))
     x = bx.expand(tuple(batch) + (n,)).unsqueeze(-1)
+    # PyTorch's solve_triangular solves in L's dtype (a float64 value against a float32
+    # scale_tril gives float32); leafgrad's refuses mixed dtypes, so cast as it does
+    x = x.to(L.dtype)
     return _lg.linalg.solve_triangular(L, x, upper=False).squeeze(-1).pow(2).sum(-1)
 
 

@@ -240,3 +240,35 @@ def test_parameters_that_do_not_broadcast_raise_runtime_error(torch):
     ):
         with pytest.raises(RuntimeError, match=words):
             build()
+
+
+def test_bernoulli_refuses_an_integer_value(torch):
+    D = torch.distributions
+    for dtype, logits_dtype, words in (
+        (
+            torch.int64,
+            torch.float32,
+            "result type Float can't be cast to the desired output type Long",
+        ),
+        (
+            torch.int32,
+            torch.float64,
+            "result type Double can't be cast to the desired output type Int",
+        ),
+    ):
+        d = D.Bernoulli(logits=torch.tensor([0.3, -0.2], dtype=logits_dtype), validate_args=False)
+        with pytest.raises(RuntimeError, match=words):
+            d.log_prob(torch.tensor([1, 0], dtype=dtype))
+    d = D.Bernoulli(probs=torch.tensor([0.3, 0.7]))
+    assert torch.allclose(d.log_prob(torch.tensor([1.0, 0.0])), torch.log(torch.tensor([0.3, 0.3])))
+
+
+def test_multivariate_normal_log_prob_of_a_float64_value_is_in_the_scale_trils_dtype(torch):
+    D = torch.distributions
+    d = D.MultivariateNormal(torch.zeros(2), torch.eye(2))
+    lp = d.log_prob(torch.tensor([0.0, 1.0], dtype=torch.float64))
+    assert lp.dtype == torch.float32
+    assert abs(lp.item() + 2.337877) < 1e-5
+    f64 = torch.float64
+    d64 = D.MultivariateNormal(torch.zeros(2, dtype=f64), torch.eye(2, dtype=f64))
+    assert d64.log_prob(torch.tensor([0.0, 1.0])).dtype == torch.float64
