@@ -89,9 +89,11 @@ class MixtureSameFamilyConstraint(Constraint):
 
     def check(self, value):
         result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
-        if value.dim() < result.dim():
-            result = result.reshape(tuple(result.shape[: value.dim()]) + (-1,)).all(-1)
-        return result
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        # one answer per sample: the component dim and the event dims fold into one
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.base_constraint!r})"

@@ -272,3 +272,14 @@ def test_multivariate_normal_log_prob_of_a_float64_value_is_in_the_scale_trils_d
     f64 = torch.float64
     d64 = D.MultivariateNormal(torch.zeros(2, dtype=f64), torch.eye(2, dtype=f64))
     assert d64.log_prob(torch.tensor([0.0, 1.0])).dtype == torch.float64
+
+
+def test_mixture_support_check_gives_one_answer_per_sample(torch):
+    D = torch.distributions
+    components = D.Independent(D.Normal(torch.zeros(3, 2), 1.0), 1)
+    d = D.MixtureSameFamily(D.Categorical(torch.ones(3)), components)
+    value = torch.tensor([[0.0, 1.0], [float("nan"), 0.0], [2.0, 3.0]])
+    assert d.support.check(value).tolist() == [True, False, True]
+    assert tuple(d.support.check(torch.zeros(4, 5, 2)).shape) == (4, 5)
+    with pytest.raises(IndexError):  # the unsqueeze fails before the dim check
+        d.support.check(torch.tensor(0.0))
