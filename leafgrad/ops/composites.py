@@ -25,7 +25,14 @@ from . import pairwise as _pairwise
 from . import pointwise_extra as _pointwise
 from . import trace_diag as _trace_diag
 from ._batch_whole import batches_along
-from ._inputs import _check_tensors, _dim_args, _varargs_or_keyword, guarding_indices, same_dtype
+from ._inputs import (
+    _check_tensors,
+    _dim_args,
+    _varargs_or_keyword,
+    guarding_indices,
+    same_dtype,
+    size_mismatch_words,
+)
 from ._out import accepts_out
 from ._primitive import unary
 from ._returned import returned
@@ -456,7 +463,13 @@ def broadcast_to(input: Tensor, *sizes, size=None) -> Tensor:
 def broadcast_tensors(*tensors) -> tuple:
     """``tensors`` expanded to one shape; as in PyTorch, one already of that shape is returned
     itself, with no ExpandBackward0 (so a leaf parameter stays a leaf and prints as one)."""
-    shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
+    shapes = [t._data.shape for t in tensors]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:  # PyTorch's RuntimeError and words, not NumPy's
+        raise RuntimeError(
+            f"{size_mismatch_words(shapes)} (broadcast_tensors: shapes {[list(s) for s in shapes]})"
+        ) from None
     return tuple(t if t._data.shape == shape else t.expand(shape) for t in tensors)
 
 

@@ -224,3 +224,9 @@ def test_broadcast_tensors_returns_a_tensor_already_of_the_shape_itself():
     assert (
         repr(make(lg)) == "Normal(loc: tensor([0.5000], requires_grad=True), scale: tensor([1.]))"
     )
+
+
+def test_broadcast_tensors_of_shapes_that_do_not_broadcast_raise_pytorchs_error():
+    for m in (lg, torch):
+        with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match"):
+            m.broadcast_tensors(m.zeros(2), m.zeros(3))
