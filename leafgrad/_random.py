@@ -354,6 +354,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         dt = std._data.dtype
     else:
         dt = _dtype_arg(dtype, _dtype.get_default_dtype()).np
+    if np.dtype(dt).kind != "f":  # PyTorch has no integer normals (it returned integers)
+        name = _dtype.scalar_type_name(np.dtype(dt))
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{name}'")
     shape, levels = _per_example(shape)
     if isinstance(std, Tensor) and not np.all(s >= 0.0):
         raise RuntimeError("normal expects all elements of std >= 0.0")

@@ -50,3 +50,19 @@ def test_generators_print_as_torch_s_c_class():
         assert repr(ours) == f"<torch._C.Generator object at {id(ours):#x}>"
         assert repr(theirs) == f"<torch._C.Generator object at {id(theirs):#x}>"
         assert str(ours) == repr(ours)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.normal(m.tensor([0, 1]), m.tensor([1, 1])),
+        lambda m: m.normal(m.tensor([0, 1]), 1.0),
+        lambda m: m.normal(0, m.tensor([1, 2])),
+        lambda m: m.normal(0.0, 1.0, size=(2,), dtype=m.int64),
+    ],
+)
+def test_normal_of_integers_is_refused_as_in_pytorch(call):
+    """PyTorch has no integer normal kernel (NotImplementedError); leafgrad returned ints."""
+    for m in (lg, pytest.importorskip("torch")):
+        with pytest.raises(NotImplementedError, match='normal_kernel_cpu" not implemented'):
+            call(m)
