@@ -72,6 +72,10 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         return _over_singular_values(A, (d0, d1), keepdim, lambda s: s.sum(-1))
     if isinstance(ord, str) or ord not in (1, -1, 2, -2, math.inf, -math.inf):
         raise RuntimeError(f"{op}: order {ord!r} is not supported")
+    if ord > 0 and A.numel() == 0:
+        # PyTorch gives 0 for the positive orders of empty matrices (the Frobenius norm's
+        # zeros, of the reduced shape); the negative ones raise amin's IndexError below
+        return vector_norm(A, 2, (d0, d1), keepdim)
 
     def extreme(t, d):
         return t.amax(d, keepdim) if ord > 0 else t.amin(d, keepdim)

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .._dtype import promote_types
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap, _zeros_like
 from .._warn import warn_at_user
@@ -312,6 +313,19 @@ def _norm_order(p, dim, ndim) -> float:
     return float(p)
 
 
+def _check_norm_dtype(input: Tensor, dtype) -> None:
+    """PyTorch's vector_norm dtype rule: a floating dtype the input widens into."""
+    if not dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.vector_norm: dtype should be floating point or complex, but got {dtype}"
+        )
+    if promote_types(input.dtype, dtype) != dtype:
+        raise RuntimeError(
+            f"linalg.vector_norm: the dtype of the input ({input.dtype}) should be convertible "
+            f"without narrowing to the specified dtype ({dtype})"
+        )
+
+
 @public()
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """Vector p-norm over ``dim`` (all elements when None): p = 'fro'/2, 1, inf, -inf, 0 or
@@ -329,16 +343,19 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
         if dtype is not None:
             input = input.to(dtype)
         return matrix_norm(input, "nuc", dim=tuple(dim), keepdim=keepdim)
-    if dtype is not None:
-        input = input.to(dtype)
     if input._data.dtype.kind != "f":
         raise RuntimeError(
-            f"norm: expected a floating point tensor, got {input.dtype} (shape "
-            f"{list(input.shape)}); convert with .float() or .double() first"
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{input.dtype} (shape {list(input.shape)}); convert with .float() or .double() first"
         )
+    if dtype is not None:
+        _check_norm_dtype(input, dtype)
+        input = input.to(dtype)
     order = _norm_order(p, dim, input._data.ndim)
     dims = _axes(dim, input._data.ndim, "norm")
-    if math.isinf(order) and input._data.ndim and any(input._data.shape[d] == 0 for d in dims):
+    # no identity for max/min, nor for negative orders (a sum of |x|^-p over nothing is 0)
+    lacks_identity = math.isinf(order) or order < 0
+    if lacks_identity and input._data.ndim and any(input._data.shape[d] == 0 for d in dims):
         raise RuntimeError(
             f"norm: the {order} norm of a tensor of shape {list(input.shape)} over dims "
             f"{list(dims)} reduces an empty dimension and has no identity"
