@@ -59,3 +59,51 @@ def test_vector_norm_negative_order_over_an_empty_dim(ord):
 def test_vector_norm_dtype_rules(call):
     """An integer input or a narrowing dtype raises RuntimeError (both were cast)."""
     _same(call)
+
+
+@pytest.mark.parametrize(
+    ("a_dtype", "b_dtype"),
+    [("float64", "float32"), ("float32", "float64"), ("float64", "int64"), ("int64", "float64")],
+)
+def test_solve_triangular_solves_in_the_dtype_of_a(a_dtype, b_dtype):
+    """Mixed dtypes: PyTorch casts B to A's dtype (ours raised); an integer A is refused."""
+    a = np.triu(np.arange(1.0, 10.0).reshape(3, 3))
+    b = np.arange(6.0).reshape(3, 2)
+
+    def call(m):
+        A, B = m.tensor(a, dtype=getattr(m, a_dtype)), m.tensor(b, dtype=getattr(m, b_dtype))
+        return m.linalg.solve_triangular(A, B, upper=True)
+
+    _same(call)
+
+
+def test_solve_triangular_mixed_dtype_gradients():
+    """B's gradient comes back in B's dtype through the cast."""
+    grads = []
+    for m in (lg, torch):
+        A = m.tensor(np.triu(np.ones((3, 3))) + np.eye(3), requires_grad=True)
+        B = m.ones(3, 2, requires_grad=True)
+        m.linalg.solve_triangular(A, B, upper=True).sin().sum().backward()
+        grads.append((A.grad, B.grad))
+    for ours, theirs in zip(*grads):
+        assert str(ours.dtype) == str(theirs.dtype)
+        assert_close(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize(("b_shape", "a_shape"), [((2, 3, 2), (3, 3)), ((2, 1, 3, 2), (4, 3, 3))])
+def test_triangular_solve_copies_a_with_the_broadcast_batch(b_shape, a_shape):
+    """cloned_coefficient has the broadcast batch dims (it kept A's shape)."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(a_shape) + 3 * np.eye(3), rng.standard_normal(b_shape)
+    ours = lg.triangular_solve(lg.tensor(b), lg.tensor(a))
+    theirs = torch.triangular_solve(torch.tensor(b), torch.tensor(a))
+    for x, y in zip(ours, theirs):
+        assert tuple(x.shape) == tuple(y.shape)
+        assert_close(x.numpy(), y.numpy())
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_triangular_solve_refuses_mixed_dtypes():
+    """The legacy function keeps refusing what linalg.solve_triangular casts."""
+    _same(lambda m: m.triangular_solve(m.ones(3, 2), m.eye(3, dtype=m.float64)))

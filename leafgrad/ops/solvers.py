@@ -361,7 +361,11 @@ def solve_triangular(
     op = "linalg.solve_triangular"
     mx.check_square(op, A)
     mx.check_matrix(op, B, "B")
-    mx.check_float(op, A, B)
+    if A._data.dtype.kind != "f":  # PyTorch's kernel has no integer loop
+        raise NotImplementedError(f'"triangular_solve_cpu" not implemented for {A.dtype}')
+    mx.check_float(op, A)
+    if B.dtype != A.dtype:  # PyTorch solves in A's dtype, casting B (integers included)
+        B = B.to(A.dtype)
     n, size = A._data.shape[-1], B._data.shape[-2 if left else -1]
     if n != size:
         raise RuntimeError(
@@ -419,9 +423,17 @@ def triangular_solve(
     """Deprecated ``(solution, cloned_coefficient)``: X with ``op(A) X = input``, where op
     transposes when ``transpose``."""
     _deprecated("triangular_solve")
+    if isinstance(input, Tensor) and isinstance(A, Tensor) and input.dtype != A.dtype:
+        # unlike linalg.solve_triangular, the legacy function casts neither
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {input.dtype} and "
+            f"A of type {A.dtype} instead."
+        )
     coefficient = mT(A) if transpose else A
     x = solve_triangular(coefficient, input, upper=upper != transpose, unitriangular=unitriangular)
-    return _TriangularSolve(x, A.clone())
+    # PyTorch's copy of A has the broadcast batch dims
+    batch = tuple(x.shape[:-2])
+    return _TriangularSolve(x, A.expand(*batch, *A.shape[-2:]).clone())
 
 
 __all__ = exports(globals())
