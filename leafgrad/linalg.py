@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from . import _dtype
 from ._exposure import numpy_names
 from ._tensor import Tensor, _wrap
 from .ops._matrices import LinAlgError, check_tensor
@@ -51,6 +52,13 @@ matrix_norm, norm, vector_norm = map(numpy_names, (_matrix_norm, _norm, _vector_
 @numpy_names
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """The cross product along ``dim`` (size 3); batch dimensions broadcast."""
+    check_tensor("linalg.cross", input)
+    check_tensor("linalg.cross", other, "other")
+    if input.dim() != other.dim():  # PyTorch broadcasts sizes, not missing dims
+        raise RuntimeError(
+            "linalg.cross: inputs must have the same number of dimensions. (got "
+            f"{input.dim()} and {other.dim()})"
+        )
     return _cross(input, other, dim=dim)
 
 
@@ -69,6 +77,10 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
         raise RuntimeError(
             f"linalg.vecdot: expected x and y of one dtype, got {x.dtype} and {y.dtype}"
         )
+    if not x.is_floating_point():
+        raise RuntimeError(
+            f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {x.dtype}"
+        )
     return (x * y).sum(dim)
 
 
@@ -77,9 +89,13 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     check_tensor("linalg.vander", x, "x")
     if x.dim() < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension")
+    if x.dtype is _dtype.bool:
+        raise RuntimeError(
+            "linalg.vander supports floating point, complex, and integer tensors, but got Bool"
+        )
     N = x.shape[-1] if N is None else N
-    if N < 0:
-        raise RuntimeError(f"linalg.vander: N must be non-negative, got {N}")
+    if N <= 1:  # PyTorch refuses the one- and no-column tables too
+        raise RuntimeError(f"N must be greater than 1. (linalg.vander got N={N})")
     columns = [_wrap(np.ones(x.shape, x._data.dtype))] if N else []
     for _ in range(1, N):
         columns.append(columns[-1] * x)

@@ -107,3 +107,44 @@ def test_triangular_solve_copies_a_with_the_broadcast_batch(b_shape, a_shape):
 def test_triangular_solve_refuses_mixed_dtypes():
     """The legacy function keeps refusing what linalg.solve_triangular casts."""
     _same(lambda m: m.triangular_solve(m.ones(3, 2), m.eye(3, dtype=m.float64)))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.linalg.cross(m.ones(2, 1, 3), m.ones(4, 3)),
+        lambda m: m.linalg.cross(m.ones(2, 1, 3), m.ones(1, 4, 3)),
+        lambda m: m.linalg.vecdot(m.arange(6).reshape(2, 3), m.arange(3)),
+        lambda m: m.linalg.vecdot(m.ones(3, dtype=m.bool), m.ones(3, dtype=m.bool)),
+        lambda m: m.linalg.vecdot(m.ones(2, 3), m.ones(3)),
+        lambda m: m.linalg.vander(m.ones(3), N=0),
+        lambda m: m.linalg.vander(m.ones(3), N=1),
+        lambda m: m.linalg.vander(m.ones(1)),
+        lambda m: m.linalg.vander(m.ones(3, dtype=m.bool)),
+        lambda m: m.linalg.vander(m.arange(3), N=4),
+    ],
+)
+def test_cross_vecdot_vander_refusals(call):
+    """cross of different ranks, vecdot of integers, vander with N < 2 or of bools raise
+    RuntimeError in PyTorch (all gave values here)."""
+    _same(call)
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape"),
+    [((5, 3), (2, 5, 2)), ((2, 5, 3), (5, 2)), ((2, 5, 3), (1, 5, 2)), ((1, 5, 3), (2, 5, 2)),
+     ((2, 5, 3), (2, 5)), ((2, 5, 3), (5,)), ((5, 3), (5,))],
+)  # fmt: skip
+def test_lstsq_rank_rule(a_shape, b_shape):
+    """B may have A's rank or one less (then a batch of vectors); more raises."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+    _same(lambda m: m.linalg.lstsq(m.tensor(a), m.tensor(b)).solution)
+
+
+def test_ranks_are_zero_dim_arrays():
+    """A single matrix's rank is a 0-d tensor whose numpy() is an ndarray, not np.int64."""
+    a = lg.eye(3, dtype=lg.float64)
+    for rank in (lg.linalg.matrix_rank(a), lg.linalg.lstsq(a, a, driver="gelsd").rank):
+        assert isinstance(rank.numpy(), np.ndarray)
+        assert rank.numpy().shape == () and rank.item() == 3

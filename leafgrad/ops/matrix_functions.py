@@ -200,7 +200,8 @@ def _rank(A: Tensor, atol, rtol, hermitian: bool) -> Tensor:
     else:
         s = np.linalg.svd(a_, compute_uv=False)
         s_max = s[..., 0] if s.shape[-1] else np.zeros(s.shape[:-1])
-    return _wrap((s > _threshold(s_max, a, r)[..., None]).sum(-1).astype(np.int64))
+    # np.asarray: a 0-d count, not a NumPy scalar (whose .numpy() would not be an array)
+    return _wrap(np.asarray((s > _threshold(s_max, a, r)[..., None]).sum(-1), np.int64))
 
 
 @accepts_out(same_dtype=True)
@@ -284,9 +285,14 @@ _lstsq = primitive(
 )
 
 
+def _lstsq_is_vector(A: Tensor, B: Tensor) -> bool:
+    """lstsq's own rule (not solve's): B is a (batch of) vector(s) when it has one dim less."""
+    return A._data.ndim - B._data.ndim == 1
+
+
 def _lstsq_cores(arguments) -> dict:
     A, B = arguments["A"], arguments["B"]
-    return {"A": 2, "B": 1 if mx.is_vector_rhs(A, B) else 2}
+    return {"A": 2, "B": 1 if _lstsq_is_vector(A, B) else 2}
 
 
 @batches_trailing(_lstsq_cores)
@@ -301,9 +307,15 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     driver = driver or "gelsy"
     if driver not in _DRIVERS:
         raise RuntimeError(f"{op}: driver must be one of {_DRIVERS}, got {driver!r}")
-    vector = mx.is_vector_rhs(A, B)
+    if not 0 <= A._data.ndim - B._data.ndim <= 1:
+        raise RuntimeError(
+            f"torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+            f"(input.dim() - other.dim()) <= 1 (got {A._data.ndim} and {B._data.ndim})"
+        )
+    vector = _lstsq_is_vector(A, B)
     if (B._data.shape[-1] if vector else B._data.shape[-2]) != A._data.shape[-2]:
         raise RuntimeError(f"{op}: A and B must have the same number of rows")
+    mx.batch_shape(op, A._data.shape, B._data.shape + ((1,) if vector else ()))
     m, n = A._data.shape[-2:]
     rcond = np.finfo(A._data.dtype).eps * max(m, n) if rcond is None else rcond
     X, residuals = _lstsq(A, B, rcond=rcond, driver=driver, vector=vector)
@@ -314,7 +326,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
         a = np.broadcast_to(A._data, batch + A._data.shape[-2:])
         s = np.linalg.svd(a, compute_uv=False)
         largest = s[..., :1] if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
-        rank = _wrap((s > rcond * largest).sum(-1).astype(np.int64))
+        rank = _wrap(np.asarray((s > rcond * largest).sum(-1), np.int64))
         if driver in ("gelsd", "gelss"):
             singular_values = _wrap(s)
     return _Lstsq(X, residuals, rank, singular_values)
