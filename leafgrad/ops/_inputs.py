@@ -22,9 +22,17 @@ def fill_number(value, tensor: Tensor, op: str):
     PyTorch converts it: RuntimeError where it overflows the dtype (NaN or 127.9 for int8,
     1e39 for float32; NumPy wrote garbage), a negative int within range wrapping into an
     unsigned dtype (-3 is 253 for uint8); other objects pass as they are."""
-    if type(value) not in (bool, int, float):
+    kind = type(value)
+    if kind is not bool and kind is not int and kind is not float:
         return value
+    if kind is float:  # the common case first: a float into a float64/float32 tensor
+        char = tensor._data.dtype.char
+        if char == "d" or (char == "f" and not abs(value) > _FLOAT32_MAX):  # (NaN passes)
+            return value
     return _checked_scalar(value, tensor.dtype, op)
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)  # inf passes too: it converts
 
 
 def wrapped_int(value: int, dtype: np.dtype):
