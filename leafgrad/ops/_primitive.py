@@ -356,18 +356,20 @@ def _build(prim: Primitive):
             on_arrays = on_arrays and _over_edges(on_arrays, absent, absent=True)
         backward.on_arrays = on_arrays
     saved = prim.saved()
-    # PyTorch's nodes save (and saved tensors hooks pack and unpack) inputs in the
-    # alphabetical order of their names: mul packs ``other`` before ``self``.
-    saved_inputs = [
-        (index, guard) for _, what, index, guard in sorted(saved, key=_name_of) if what == "input"
-    ]
-    always = tuple(index for index, guard in saved_inputs if guard is None)
-    guarded = tuple((index, _bits(guard)) for index, guard in saved_inputs if guard is not None)
+    # ``(index, guard bits)`` per saved input (0: saved always; else saved when one of those
+    # inputs requires grad), in PyTorch's saving order: the alphabetical order of the
+    # inputs' names (mul packs ``other`` before ``self``; saved tensors hooks see that order).
+    saved_inputs = tuple(
+        (index, 0 if guard is None else _bits(guard))
+        for _, what, index, guard in sorted(saved, key=_name_of)
+        if what == "input"
+    )
+    always = tuple(index for index, bits in saved_inputs if not bits)
     guard_bits = 0  # the inputs guards look at
-    for _, bits in guarded:
+    for _, bits in saved_inputs:
         guard_bits |= bits
-    checked_for: dict = {"order": tuple(index for index, _ in saved_inputs)}
-    # (grad mask & guard_bits) -> the indices saved then; "order": the saving order
+    guarded = guard_bits != 0
+    checked_for: dict = {}  # (grad mask & guard_bits) -> the indices saved then
     saved_outputs = [index for _, what, index, _ in saved if what == "output"]
     every_input = any(what == "inputs" for _, what, _, _ in saved)
     # Several outputs are kept (their shapes fill in missing grads) unless their rule takes
@@ -591,7 +593,7 @@ def _build(prim: Primitive):
             elif guarded:
                 checked = checked_for.get(grads & guard_bits)
                 if checked is None:
-                    checked = _checked_for(always, guarded, grads & guard_bits, checked_for)
+                    checked = _checked_for(saved_inputs, grads & guard_bits, checked_for)
             else:
                 checked = always
             node = _new(node_class)
@@ -654,7 +656,7 @@ def _build(prim: Primitive):
             elif guarded:  # saved only if that other input needs a gradient
                 checked = checked_for.get(grad_mask & guard_bits)
                 if checked is None:
-                    checked = _checked_for(always, guarded, grad_mask & guard_bits, checked_for)
+                    checked = _checked_for(saved_inputs, grad_mask & guard_bits, checked_for)
             else:
                 checked = always
             if edgeless:
@@ -823,13 +825,12 @@ def _name_of(entry: tuple) -> str:
     return entry[0]
 
 
-def _checked_for(always: tuple, guarded: tuple, mask: int, cache: dict) -> tuple:
-    """The inputs an op saves when the inputs requiring grad are ``mask``'s bits: ``always``
-    and each ``(index, bits)`` of ``guarded`` one of whose guard inputs requires grad, in
-    ``cache["order"]``, PyTorch's (cached in ``cache``: an op meets few masks, and a shared
-    tuple spares one per node)."""
-    chosen = always + tuple(i for i, g in guarded if mask & g)
-    checked = tuple(i for i in cache["order"] if i in chosen)
+def _checked_for(saved_inputs: tuple, mask: int, cache: dict) -> tuple:
+    """The inputs an op saves, in its saving order, when the inputs requiring grad are
+    ``mask``'s bits: each ``(index, bits)`` of ``saved_inputs`` saved always (no bits) or
+    guarded by an input that requires grad (cached in ``cache``: an op meets few masks, and
+    a shared tuple spares one per node)."""
+    checked = tuple(i for i, bits in saved_inputs if not bits or mask & bits)
     cache[mask] = checked
     return checked
 
