@@ -17,11 +17,10 @@ __all__ = ["current_accelerator", "current_device_idx", "current_device_index",
            "reset_peak_memory_stats", "set_device_idx", "set_device_index", "set_stream",
            "synchronize"]  # fmt: skip
 
-_NONE = "Cannot access accelerator device when none is available."
 
-
-def _no_accelerator():
-    raise RuntimeError(_NONE)
+def _no_accelerator(*args, **kwargs):
+    """What needs a device raises as PyTorch's CPU build does: there is none."""
+    raise RuntimeError("Cannot access accelerator device when none is available.")
 
 
 def is_available() -> bool:
@@ -37,8 +36,13 @@ def device_count() -> int:
     return 0
 
 
-def current_device_index() -> int:
-    _no_accelerator()
+current_device_index = set_device_index = set_stream = current_stream = synchronize = (
+    _no_accelerator
+)
+get_device_capability = empty_cache = empty_host_cache = get_memory_info = _no_accelerator
+memory_stats = memory_allocated = max_memory_allocated = _no_accelerator
+memory_reserved = max_memory_reserved = _no_accelerator
+reset_accumulated_memory_stats = reset_peak_memory_stats = _no_accelerator
 
 
 def current_device_idx() -> int:
@@ -47,70 +51,10 @@ def current_device_idx() -> int:
     return current_device_index()
 
 
-def set_device_index(device, /) -> None:
-    _no_accelerator()
-
-
 def set_device_idx(device, /) -> None:
     """The deprecated name of ``set_device_index``."""
     warn_at_user("Use `set_device_index` instead.", FutureWarning)
     set_device_index(device)
-
-
-def set_stream(stream) -> None:
-    _no_accelerator()
-
-
-def current_stream(device=None, /):
-    _no_accelerator()
-
-
-def synchronize(device=None, /) -> None:
-    _no_accelerator()
-
-
-def get_device_capability(device=None, /) -> dict:
-    _no_accelerator()
-
-
-def empty_cache() -> None:
-    _no_accelerator()
-
-
-def empty_host_cache() -> None:
-    _no_accelerator()
-
-
-def get_memory_info(device_index=None, /) -> tuple:
-    _no_accelerator()
-
-
-def memory_stats(device_index=None, /):
-    _no_accelerator()
-
-
-def memory_allocated(device_index=None, /) -> int:
-    _no_accelerator()
-
-
-def max_memory_allocated(device_index=None, /) -> int:
-    _no_accelerator()
-
-
-def memory_reserved(device_index=None, /) -> int:
-    _no_accelerator()
-
-
-def max_memory_reserved(device_index=None, /) -> int:
-    _no_accelerator()
-
-
-def reset_accumulated_memory_stats(device_index=None, /) -> None:
-    _no_accelerator()
-
-
-def reset_peak_memory_stats(device_index=None, /) -> None:
-    _no_accelerator()
 
 
 class device_index:

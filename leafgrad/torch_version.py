@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import re
 
+from .version import __version__ as _followed
+
 __all__ = ["TorchVersion"]
 
 _VERSION = re.compile(
@@ -88,11 +90,4 @@ class TorchVersion(str):
     __hash__ = str.__hash__
 
 
-def _reported() -> TorchVersion:
-    # why: version imports nothing of leafgrad; imported here to keep this module standalone
-    from .version import __version__ as reported
-
-    return TorchVersion(reported)
-
-
-__version__ = _reported()  # the PyTorch API version leafgrad follows, as ``torch.__version__``
+__version__ = TorchVersion(_followed)  # the PyTorch API version leafgrad follows

@@ -17,8 +17,8 @@ from .. import Tensor, is_grad_enabled
 from ..autograd import Function
 from ..utils.hooks import RemovableHandle
 
+# The global hooks, which torch.nn.modules.module exports (ModuleHooks is Module's base).
 __all__ = [
-    "ModuleHooks",
     "register_module_backward_hook",
     "register_module_buffer_registration_hook",
     "register_module_forward_hook",
