@@ -155,13 +155,9 @@ def test_torch_version_under_leafgrad_run_compares_as_a_version(tmp_path):
         "assert torch.__version__ >= (2, 0) and torch.__version__ > '2.9'\n"
         "print(type(torch.__version__).__name__)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "leafgrad", "run", str(script)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert out.stdout.strip() == "TorchVersion"
+    done = _run(["run", str(script)])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "TorchVersion"
 
 
 # Module paths PyTorch scripts import names from (``from torch.utils.data.dataloader import
@@ -202,10 +198,6 @@ def test_dataloader_module_path_under_leafgrad_run(tmp_path):
         "batches = list(DataLoader(TensorDataset(torch.arange(4.0)), batch_size=2))\n"
         "print(len(batches), default_collate([torch.ones(2), torch.ones(2)]).shape)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "leafgrad", "run", str(script)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert out.stdout.strip() == "2 torch.Size([2, 2])"
+    done = _run(["run", str(script)])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "2 torch.Size([2, 2])"
