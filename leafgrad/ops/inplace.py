@@ -424,7 +424,7 @@ def setitem(self: Tensor, key, value) -> None:
         )
         key = tuple(key)
     if not isinstance(value, Tensor):
-        if self._data.dtype != np.float16:  # PyTorch writes inf for 1e39 into float16 only
+        if self._data.dtype.char != "e":  # PyTorch writes inf for 1e39 into float16 only
             value = fill_number(value, self, "__setitem__")
         value = _wrap(np.asarray(value, dtype=self._data.dtype))
     elif value._data.dtype != self._data.dtype:
