@@ -44,6 +44,23 @@ def test_gather_by_flat_positions_equals_numpy_indexing(dim):
         assert got.dtype == x.dtype and got.flags.writeable
 
 
+@pytest.mark.parametrize("shape", [(8, 1), (3, 4, 5), (6,), (1, 2, 1, 3)])
+def test_gather_key_is_numpys_sparse_indices_with_the_index_at_dim(shape):
+    for d in range(len(shape)):
+        index = RNG.integers(0, 2, shape)
+        expected = list(np.indices(shape, sparse=True))
+        expected[d] = index
+        key = _gather_key(index, d)
+        assert len(key) == len(expected) and key[d] is index
+        for got, want in zip(key, expected):
+            np.testing.assert_array_equal(got, want, strict=True)
+        if len(shape) > 1:  # the other dims' positions are kept, read-only
+            other = key[d - 1]
+            assert _gather_key(index, d)[d - 1] is other
+            with pytest.raises(ValueError):
+                other[...] = 0
+
+
 def test_flat_source_strides_name_each_value_and_refuse_strided_layouts():
     x = RNG.standard_normal((4, 5))
     flat, strides = _flat_source(x)
