@@ -199,6 +199,9 @@ m.tensor([T(3)], dtype=m.float32)
 m.tensor(np.array([1, 2], dtype=np.int32), dtype=m.float64)
 m.tensor(np.array([1.5, 300]), dtype=m.uint8)
 m.tensor([1, 2], device='cpu')
+m.tensor([1, -2], dtype=m.int16)
+m.tensor([0.1, 1e-300, 3], dtype=m.float64)
+m.tensor([True, False])
 m.tensor([1., 2], requires_grad=True)
 m.tensor([1, 2], dtype=m.float32, requires_grad=True)
 m.tensor([1., 2], dtype=m.float64, requires_grad=True)
@@ -287,6 +290,28 @@ def test_tensor_keeps_numpy_dtypes_and_promotes_mixed_sequences():
     assert lg.tensor([np.float64(1), 2]).dtype is lg.float64
     assert lg.tensor([np.int8(1), np.uint8(2)]).dtype is lg.int16
     assert lg.tensor([True, 1]).dtype is lg.int64
+
+
+@pytest.mark.parametrize(
+    "row",
+    [[0.1, 1 / 3, 2], [0, -7, 2**62], [True, 2.5], [True, False], [1e40, -0.0]],
+    ids=["floats", "ints", "bool-float", "bools", "overflowing-float32"],
+)
+@pytest.mark.parametrize("dtype", [None, lg.float64, lg.int32, lg.bool])
+def test_tensor_of_a_row_of_numbers_equals_the_same_row_nested(row, dtype):
+    def made(data):
+        try:
+            return lg.tensor(data, dtype=dtype)
+        except Exception as e:
+            return type(e), str(e)
+
+    flat, nested = made(row), made([row])
+    if isinstance(nested, tuple):  # the same error (int32 overflow)
+        assert flat == nested
+        return
+    nested = nested[0]
+    assert flat.dtype == nested.dtype and flat.shape == nested.shape
+    np.testing.assert_array_equal(flat._data, nested._data, strict=True)
 
 
 def test_tensor_copies_its_data_while_from_numpy_and_as_tensor_share_it():

@@ -235,8 +235,10 @@ def _index_array(key, op_shape, dim) -> tuple:
     arr = arr.astype(np.int64, copy=False)
     if not arr.size:
         return (arr,), False
-    low = arr.min()  # (once: it also says whether any index counts from the end)
-    if low < -size or arr.max() >= size:
+    # The ufuncs' reduce (ndarray.min's and max's own calls, without their Python wrappers);
+    # the lowest once: it also says whether any index counts from the end.
+    low = np.minimum.reduce(arr, axis=None)
+    if low < -size or np.maximum.reduce(arr, axis=None) >= size:
         bad = arr[(arr < -size) | (arr >= size)].flat[0]
         raise IndexError(
             f"index {bad} is out of bounds for dimension {dim} with size {size} (index: use "
@@ -294,6 +296,12 @@ def _invalid_entry(k):
 @loops_over_examples("__getitem__", ("key",), refuse_masks=True)
 def getitem(self: Tensor, key) -> Tensor:
     """``self[key]`` with PyTorch's semantics (a negative slice step is a ValueError)."""
+    if type(key) is Tensor and self._data.ndim:
+        out = _by_index_tensor(self, key)
+        if out is not None:
+            if out.grad_fn is not None:
+                guard_indices(out, (key,))
+            return out
     if not isinstance(key, tuple):
         if isinstance(key, slice):
             return _apply_slice(self, 0, key, False)
@@ -317,6 +325,17 @@ def getitem(self: Tensor, key) -> Tensor:
     if out.grad_fn is not None:
         guard_indices(out, key)  # index tensors: the backward refuses them once changed
     return out
+
+
+def _by_index_tensor(x: Tensor, key: Tensor):
+    """``x[key]`` for an int32/int64 (or uint32/uint64) ``key`` of one or more dims, the
+    common ``x[L.tensor([0, 2])]``: what ``_getitem_tuple`` does for it, without its walk
+    over the entries (~3 us); None for other keys (masks, 0-d), which take that walk."""
+    dtype = key._data.dtype
+    if not key._data.ndim or dtype.kind not in _INDEX_DTYPES or dtype.itemsize < 4:
+        return None
+    arrays, _ = _index_array(key, x._data.shape, 0)
+    return _index(x, indices=arrays, accumulate=True)
 
 
 def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:

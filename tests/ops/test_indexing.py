@@ -164,6 +164,37 @@ def test_list_holding_slices_is_a_deprecated_tuple_index_like_torch():
     assert_same(ours, theirs)
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint32, np.uint64])
+@pytest.mark.parametrize("index", [[1, 0, 1], [[-1, 0], [1, -2]]], ids=["1d", "2d-negative"])
+def test_one_index_tensor_indexes_as_the_same_tensor_in_a_tuple(index, dtype):
+    if np.asarray(index).min() < 0 and dtype in (np.uint32, np.uint64):
+        index = np.abs(index) % 2  # (in range for dim 0, of size 2)
+    x = lg.tensor(X, requires_grad=True)
+    key = lg.tensor(np.asarray(index, dtype=dtype))
+    alone, in_tuple = x[key], x[(key,)]
+    np.testing.assert_array_equal(alone.detach().numpy(), in_tuple.detach().numpy(), strict=True)
+    assert alone.grad_fn.name() == in_tuple.grad_fn.name() == "IndexBackward0"
+    for a, b in zip(alone.grad_fn._saved_indices, in_tuple.grad_fn._saved_indices):
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), strict=True)
+    (ga,) = lg.autograd.grad(alone.sum(), x, retain_graph=True)
+    (gb,) = lg.autograd.grad(in_tuple.sum(), x, retain_graph=True)
+    np.testing.assert_array_equal(ga.numpy(), gb.numpy(), strict=True)
+    key[0] = 0  # changed in place: both backwards refuse, as PyTorch's
+    for out in (alone, in_tuple):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+
+
+@pytest.mark.parametrize("bad", [[0, 2], [-3]], ids=["too-high", "too-low"])
+def test_one_out_of_range_index_tensor_raises_as_in_a_tuple(bad):
+    x = lg.tensor(X)
+    with pytest.raises(IndexError) as alone:
+        x[lg.tensor(bad)]
+    with pytest.raises(IndexError) as in_tuple:
+        x[(lg.tensor(bad),)]
+    assert str(alone.value) == str(in_tuple.value)
+
+
 def test_plain_int_list_index_does_not_warn():
     x = lg.tensor(X)
     with warnings.catch_warnings():
