@@ -36,8 +36,9 @@ def kept(total: np.ndarray, shape: tuple, axes: tuple) -> np.ndarray:
 def over_axes(x, axes):
     """``x`` summed over ``axes`` (a sorted tuple of non-negative axes, without keepdims) by
     a product, or None where NumPy's reduction should run: other dtypes or layouts, axes
-    neither leading nor trailing, few or long sums."""
-    if type(x) is not np.ndarray or x.dtype.char not in "fd" or not x.flags.c_contiguous:
+    neither leading nor trailing, few or long sums. (The shape is read first: a small
+    array's sums, the common answer None, cost no dtype or layout reads.)"""
+    if type(x) is not np.ndarray:
         return None
     k, ndim = len(axes), x.ndim
     if not k or k == ndim:
@@ -52,13 +53,15 @@ def over_axes(x, axes):
 def over_leading(x, k: int):
     """The sum of a C-contiguous float32/float64 array over its first ``k`` axes (a bias's
     gradient, ``x.sum(0)``), or None where NumPy's reduction is as quick."""
-    if type(x) is not np.ndarray or not x.flags.c_contiguous or x.dtype.char not in "fd":
+    if type(x) is not np.ndarray:
         return None
     rows = 1
     for n in x.shape[:k]:
         rows *= n
     cols = x.size // rows if rows else 0
     if rows < MIN_KEPT or not cols or cols > MAX_REDUCED:
+        return None
+    if x.dtype.char not in "fd" or not x.flags.c_contiguous:
         return None
     return np.dot(ones(rows, x.dtype), x.reshape(rows, cols)).reshape(x.shape[k:])
 
@@ -71,6 +74,8 @@ def over_trailing(x, k: int):
         cols *= n
     rows = x.size // cols if cols else 0
     if rows < MIN_KEPT or not cols or cols > MAX_REDUCED:
+        return None
+    if type(x) is not np.ndarray or x.dtype.char not in "fd" or not x.flags.c_contiguous:
         return None
     return np.dot(x.reshape(rows, cols), ones(cols, x.dtype)).reshape(x.shape[: x.ndim - k])
 

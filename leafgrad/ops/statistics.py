@@ -49,12 +49,18 @@ def _dof_correction(correction) -> int | float:
 
 
 def _var_forward(x, *, dim, correction, keepdim):
-    correction = _dof_correction(correction)
-    axis = _np_axis(x, dim)
-    n = x.size if axis is None else _count(x.shape, axis)
+    if dim is None or x.ndim == 0:  # (``_np_axis``, inline: a hot forward)
+        axis, n = None, x.size
+    else:
+        axis, n = dim, _count(x.shape, dim)
     centred = x - _sums.add_reduce(x, axis, True) / n
     # PyTorch divides by max(0, n - correction): zero degrees of freedom give inf or nan.
-    return _sums.add_reduce(centred * centred, axis, keepdim) / max(0, n - correction)
+    dof = n - (1 if correction is None else correction)  # (``_dof_correction``)
+    return _sums.add_reduce(centred * centred, axis, keepdim) / max(0, dof)
+
+
+def _std_forward(x, *, dim, correction, keepdim):
+    return np.sqrt(_var_forward(x, dim=dim, correction=correction, keepdim=keepdim))
 
 
 def _var_backward(grad, x, dim, correction, keepdim):
@@ -109,7 +115,7 @@ _var = primitive(
 )
 _std = primitive(
     "std",
-    lambda x, **params: np.sqrt(_var_forward(x, **params)),
+    _std_forward,
     _std_grad,
     kind=Generic(jvp=_std_jvp),
     overload="correction",
@@ -135,11 +141,15 @@ def _moment(op, prim, input, dim, unbiased, keepdim, correction):
             f"{op}: only floating point tensors are supported, got {input.dtype} (shape "
             f"{list(input.shape)}); convert with .float() or .double() first"
         )
-    ndim = input._data.ndim
-    dims = _dims(dim, ndim, op)
-    if dims is None and keepdim:
-        dims = tuple(range(ndim))
-    n = input._data.size if dims is None else _count(input._data.shape, dims)
+    shape = input._data.shape
+    ndim = len(shape)
+    if type(dim) is int and 0 <= dim < ndim:
+        dims, n = (dim,), shape[dim]  # the common ``x.std(1)``, without the general checks
+    else:
+        dims = _dims(dim, ndim, op)
+        if dims is None and keepdim:
+            dims = tuple(range(ndim))
+        n = input._data.size if dims is None else _count(shape, dims)
     if n - _dof_correction(correction) <= 0:
         warn_at_user(
             f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "

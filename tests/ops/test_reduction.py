@@ -295,6 +295,36 @@ def test_max_with_dim_sends_gradient_to_first_tied_index():
     np.testing.assert_allclose(_grad(lambda x: x.min(0).values, data), [[1, 0, 0], [0, 1, 1]])
 
 
+def test_max_and_min_with_dim_give_the_signed_zero_at_the_returned_index_as_torch():
+    data = [[-0.0, 0.0, -1.0], [0.0, -0.0, -2.0], [1.0, 0.5, 0.0]]
+    a, b = _pair(data)
+    for ours, theirs in ((a.max(1), b.max(1)), (a.min(0), b.min(0)), (a.max(-1), b.max(-1))):
+        assert ours.indices.tolist() == theirs.indices.tolist()
+        values = ours.values.detach().numpy()
+        np.testing.assert_array_equal(np.signbit(values), np.signbit(theirs.values.detach()))
+
+
+@pytest.mark.parametrize("dim", [1, -1, np.int64(1), (1,), [-1]])
+@pytest.mark.parametrize("op", ["std", "var"])
+def test_std_and_var_over_one_dim_are_the_same_in_every_spelling(op, dim):
+    x = lg.tensor(np.random.default_rng(5).standard_normal((4, 6)), requires_grad=True)
+    out, reference = getattr(x, op)(dim), getattr(x, op)((1,))
+    np.testing.assert_array_equal(out.detach().numpy(), reference.detach().numpy(), strict=True)
+    assert out.grad_fn._saved_dim == reference.grad_fn._saved_dim == (1,)
+    assert out.grad_fn._saved_correction == 1
+
+
+@pytest.mark.parametrize("op", ["std", "var", "max"])
+def test_one_dim_out_of_range_raises_the_same_index_error_for_any_int(op):
+    x = lg.tensor(np.ones((2, 3)))
+    messages = set()
+    for dim in (2, np.int64(2)):
+        with pytest.raises(IndexError) as raised:
+            getattr(x, op)(dim)
+        messages.add(str(raised.value))
+    assert len(messages) == 1 and "[-2, 1]" in messages.pop()
+
+
 def test_max_with_nan_propagates_and_picks_first_nan_index():
     data = [1.0, math.nan, 3.0, math.nan]
     a, b = _pair(data)
