@@ -3,14 +3,19 @@ ops, so that a graph through it records PyTorch's nodes: each operand diagonalis
 unsqueezed and permuted to one layout, then contracted left to right by bmm.
 
 The installed PyTorch has no opt_einsum, so it contracts left to right and so does this.
+
+What to record depends only on the equation and the operands' shapes, so it is planned from
+them alone (``plan``, which ``einsum`` remembers) as a list of steps on operand slots; a call
+runs the steps (``run``): just the recorded ops.
 """
 
 from __future__ import annotations
 
 import math
 
+from .linalg import _bmm
 from .reorder import _permute
-from .shape import _unsqueeze
+from .shape import _unsqueeze, _view
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # ATen's label order
 
@@ -20,15 +25,64 @@ def _labels(term: str) -> list:
     return [None if c == "." else c for c in term.replace("...", ".")]
 
 
-def aten_einsum(equation: str, operands):
-    """``einsum(equation, *operands)`` recorded as ATen's composite; the equation has been
-    validated (``_normalize_equation``) and the operands share a dtype. (Its permutes and
-    unsqueezes are the primitives themselves: their arguments are valid by construction,
-    and the public functions' checks cost ~2 us each.)"""
+def run(planned: tuple, operands):
+    """The ops a ``plan`` lists, on ``operands``."""
+    steps, result = planned
+    slots = list(operands)
+    for fn, slot, other, params in steps:
+        x = slots[slot]
+        slots[slot] = fn(x, **params) if other is None else fn(x, slots[other], **params)
+    return slots[result]
+
+
+# The steps' ops. Permutes, unsqueezes and bmm are the primitives themselves: their arguments
+# are valid by construction, and the public functions' checks cost ~2 us each.
+
+
+def _diagonal_at(x, first: int, second: int):
+    """The diagonal of dims ``first < second``, where ``first`` stood."""
+    return x.diagonal(0, first, second).movedim(-1, first)
+
+
+def _reshape(x, shape: tuple):
+    """``x.reshape(shape)``, past its argument parsing (``shape``: ints of ``x``'s numel)."""
+    if x._data.flags.c_contiguous:
+        return _view(x, shape=shape)
+    return x.reshape(shape)  # (a view its strides allow, or a copy)
+
+
+def _view_as(x, shape: tuple):
+    """``x.view(shape)``, past its argument parsing (``shape``: ints of ``x``'s numel)."""
+    if x._data.flags.c_contiguous:
+        return _view(x, shape=shape)
+    return x.view(shape)
+
+
+def _sum(x, dims: tuple):
+    return x.sum(list(dims))
+
+
+def _sum_keepdims(x, dims: tuple):
+    return x.sum(list(dims), keepdim=True)
+
+
+def _sum_keepdim(x, dim: int):
+    return x.sum(dim, keepdim=True)
+
+
+def _mul(x, y):
+    return x.mul(y)
+
+
+def plan(equation: str, shapes: tuple) -> tuple:
+    """The ops ATen's einsum records for ``equation`` on operands of ``shapes`` (a valid
+    pair): ``(steps, result)``, each step ``(fn, slot, other, params)`` for ``slot =
+    fn(slot, **params)``, or ``fn(slot, other, **params)`` where ``other`` is a slot; slot
+    ``k`` starts as operand ``k``, and the einsum is slot ``result`` at the end."""
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = [_labels(t) for t in lhs.split(",")]
-    ell_ndim = max((x.dim() - len(t) + 1 for t, x in zip(terms, operands) if None in t), default=0)
+    ell_ndim = max((len(s) - len(t) + 1 for t, s in zip(terms, shapes) if None in t), default=0)
     counts = {c: 0 for c in _LETTERS}
     for t in terms:
         for c in t:
@@ -58,43 +112,52 @@ def aten_einsum(equation: str, operands):
         if counts[c] and c not in place:
             place[c], n = n, n + 1
 
+    steps = []
+    now = list(shapes)  # each slot's shape, as the steps so far leave it
+
+    def step(fn, slot, shape, other=None, /, **params):
+        steps.append((fn, slot, other, params))
+        now[slot] = tuple(shape)
+
     # How many operands carry each layout dim at a size other than 1: a dim is summed
     # when the pair being contracted holds its last two.
     carried = [0] * n
-    ops = []
-    for t, operand in zip(terms, operands):
-        x = operand
+    for k, t in enumerate(terms):
         perm = [-1] * n
         d = 0
         for c in t:
             if c is None:
-                covered = operand.dim() - (len(t) - 1)  # the operand's, before diagonals
+                covered = len(shapes[k]) - (len(t) - 1)  # the operand's, before diagonals
                 for j in range(ell_ndim - covered, ell_ndim):
-                    if x.shape[d] != 1:
+                    if now[k][d] != 1:
                         carried[ell_at + j] += 1
                     perm[ell_at + j], d = d, d + 1
             elif perm[place[c]] == -1:
-                if x.shape[d] != 1:
+                if now[k][d] != 1:
                     carried[place[c]] += 1
                 perm[place[c]], d = d, d + 1
             else:  # a repeated label: its diagonal, where the label first stood
                 prev = perm[place[c]]
-                x = x.diagonal(0, prev, d).movedim(-1, prev)
+                shape = list(now[k])
+                shape[prev] = min(shape[prev], shape.pop(d))
+                step(_diagonal_at, k, shape, first=prev, second=d)
         for p in range(n):
             if perm[p] == -1:
-                x = _unsqueeze(x, dim=d)
+                step(_unsqueeze, k, now[k][:d] + (1,) + now[k][d:], dim=d)
                 perm[p], d = d, d + 1
-        ops.append(_permute(x, dims=tuple(perm)))
+        step(_permute, k, [now[k][p] for p in perm], dims=tuple(perm))
 
-    if len(ops) == 1:
-        x = ops[0]
-        return x.sum(list(range(out_ndim, n))) if n > out_ndim else x
+    if len(terms) == 1:
+        if n > out_ndim:
+            step(_sum, 0, now[0][:out_ndim], dims=tuple(range(out_ndim, n)))
+        return tuple(steps), 0
 
-    while len(ops) > 1:
-        a, b = ops.pop(0), ops.pop(0)
+    slots = list(range(len(terms)))
+    while len(slots) > 1:
+        a, b = slots.pop(0), slots.pop(0)
         sum_dims, a_sums, b_sums = [], [], []
         for dim in range(out_ndim, n):
-            sa, sb = a.shape[dim] != 1, b.shape[dim] != 1
+            sa, sb = now[a][dim] != 1, now[b][dim] != 1
             if sa and sb:
                 carried[dim] -= 1
                 if carried[dim] == 1:
@@ -108,32 +171,38 @@ def aten_einsum(equation: str, operands):
                     b_sums.append(dim)
                     carried[dim] = 0
         if a_sums:
-            a = a.sum(a_sums, keepdim=True)
+            step(_sum_keepdims, a, _ones_at(now[a], a_sums), dims=tuple(a_sums))
         if b_sums:
-            b = b.sum(b_sums, keepdim=True)
-        ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+            step(_sum_keepdims, b, _ones_at(now[b], b_sums), dims=tuple(b_sums))
+        slots.insert(0, _sumproduct_pair(step, now, a, b, sum_dims))
 
-    x = ops[0]
-    # The summed dims are now all 1: ATen views them away.
-    return x.view(list(x.shape[:out_ndim])) if n > out_ndim else x
+    (last,) = slots
+    if n > out_ndim:  # the summed dims are now all 1: ATen views them away
+        step(_view_as, last, now[last][:out_ndim], shape=now[last][:out_ndim])
+    return tuple(steps), last
 
 
-def _sumproduct_pair(left, right, sum_dims: list):
-    """``(left * right).sum(sum_dims, keepdim=True)`` through one bmm, as ATen's; the operands
-    have the same number of dims, sizes equal or 1."""
+def _ones_at(shape: tuple, dims) -> tuple:
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def _sumproduct_pair(step, now: list, left: int, right: int, sum_dims: list) -> int:
+    """Plans ``(left * right).sum(sum_dims, keepdim=True)`` through one bmm, as ATen's: the
+    slots hold the same number of dims, sizes equal or 1. Returns the slot of the result."""
     if not sum_dims:
-        return left.mul(right)
+        step(_mul, left, [r if s == 1 else s for s, r in zip(now[left], now[right])], right)
+        return left
     lro, lo, ro = [], [], []
     sum_size = 1
-    for i in range(left.dim()):
-        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+    for i in range(len(now[left])):
+        sl, sr = now[left][i] != 1, now[right][i] != 1
         if i in sum_dims:
             if sl and sr:
-                sum_size *= left.shape[i]
+                sum_size *= now[left][i]
             elif sl:
-                left = left.sum(i, keepdim=True)
+                step(_sum_keepdim, left, _ones_at(now[left], (i,)), dim=i)
             elif sr:
-                right = right.sum(i, keepdim=True)
+                step(_sum_keepdim, right, _ones_at(now[right], (i,)), dim=i)
         elif sl and sr:
             lro.append(i)
         elif sl:
@@ -144,21 +213,25 @@ def _sumproduct_pair(left, right, sum_dims: list):
     # result when the operands swap.
     if lo and ro and ro[-1] < lo[0]:
         left, right, lo, ro = right, left, ro, lo
-    lro_size = math.prod(left.shape[d] for d in lro)
-    lo_size = math.prod(left.shape[d] for d in lo)
-    ro_size = math.prod(right.shape[d] for d in ro)
+    lro_size = math.prod(now[left][d] for d in lro)
+    lo_size = math.prod(now[left][d] for d in lo)
+    ro_size = math.prod(now[right][d] for d in ro)
     out_size = (
-        [left.shape[d] for d in lro]
-        + [left.shape[d] for d in lo]
-        + [1] * len(sum_dims)
-        + [right.shape[d] for d in ro]
+        tuple(now[left][d] for d in lro)
+        + tuple(now[left][d] for d in lo)
+        + (1,) * len(sum_dims)
+        + tuple(now[right][d] for d in ro)
     )
     order = lro + lo + sum_dims + ro
     back = [0] * len(order)
     for i, d in enumerate(order):
         back[d] = i
-    left = _permute(left, dims=tuple(order)).reshape(lro_size, lo_size, sum_size)
-    right = _permute(right, dims=tuple(lro + sum_dims + ro + lo)).reshape(
-        lro_size, sum_size, ro_size
-    )
-    return _permute(left.bmm(right).view(out_size), dims=tuple(back))
+    step(_permute, left, [now[left][d] for d in order], dims=tuple(order))
+    step(_reshape, left, (lro_size, lo_size, sum_size), shape=(lro_size, lo_size, sum_size))
+    right_order = lro + sum_dims + ro + lo
+    step(_permute, right, [now[right][d] for d in right_order], dims=tuple(right_order))
+    step(_reshape, right, (lro_size, sum_size, ro_size), shape=(lro_size, sum_size, ro_size))
+    step(_bmm, left, (lro_size, lo_size, ro_size), right)
+    step(_view_as, left, out_size, shape=out_size)
+    step(_permute, left, [out_size[d] for d in back], dims=tuple(back))
+    return left

@@ -13,7 +13,8 @@ import numpy as np
 from .._engine.grad_mode import is_grad_enabled
 from .._exposure import exports, public
 from .._tensor import Tensor
-from ._einsum_aten import aten_einsum
+from ._einsum_aten import plan as aten_plan
+from ._einsum_aten import run as run_aten_plan
 from ._inputs import _check_tensors
 from ._optable import Generic
 from ._plain import operand, values_of
@@ -151,15 +152,25 @@ def _normalize_equation(equation: str, shapes):
 
 
 def _einsum_forward(*arrays, equation, sizes):
-    terms = equation.split("->")[0].split(",")
-    ops = []
-    for a, term in zip(arrays, terms):
-        target = tuple(sizes[c] for c in term)
-        ops.append(a if a.shape == target else np.broadcast_to(a, target))
+    ops = arrays
+    for k, (a, term) in enumerate(zip(arrays, _input_terms(equation))):
+        for c, s in zip(term, a.shape):
+            if s != sizes[c]:  # broadcast from size 1: NumPy's einsum does not
+                if ops is arrays:
+                    ops = list(arrays)
+                ops[k] = np.broadcast_to(a, tuple(sizes[c] for c in term))
+                break
     # The optimized path contracts pairwise with BLAS; its planning costs more than it saves on
     # small operands.
-    big = len(ops) > 2 or sum(a.size for a in ops) > 4096
-    return np.einsum(equation, *ops, optimize=big if len(ops) > 1 else False)
+    n = len(ops)
+    big = n > 2 or (n == 2 and ops[0].size + ops[1].size > 4096)
+    return np.einsum(equation, *ops, optimize=big)
+
+
+@functools.lru_cache(maxsize=256)
+def _input_terms(equation: str) -> tuple:
+    """An explicit equation's input terms."""
+    return tuple(equation.split("->")[0].split(","))
 
 
 def _einsum_vjp(grad, *args, result, needs, equation, sizes):
@@ -290,10 +301,23 @@ def einsum(*args) -> Tensor:
     _check_tensors("einsum", *operands)
     if is_grad_enabled() and any(o._requires_grad for o in operands):
         # PyTorch's einsum is composite: a graph records its permutes, reshapes and bmms.
-        _normalized(equation, tuple(tuple(o.shape) for o in operands))  # its checks
+        planned = _aten_plan(equation, _shapes(operands))  # (after its checks)
         _check_same_dtype(operands)
-        return aten_einsum(equation, operands)
+        return run_aten_plan(planned, operands)
     return _contract(equation, operands)
+
+
+def _shapes(operands) -> tuple:
+    # A plain Tensor's shape read off its array: the property costs ~0.3 us a call.
+    return tuple(o._data.shape if type(o) is Tensor else tuple(o.shape) for o in operands)
+
+
+@functools.lru_cache(maxsize=256)
+def _aten_plan(equation: str, shapes: tuple) -> tuple:
+    """What ATen's einsum records for an equation and shapes that pass ``_normalized``'s
+    checks (else its error), remembered as ``_normalized`` is."""
+    _normalized(equation, shapes)
+    return aten_plan(equation, shapes)
 
 
 @functools.lru_cache(maxsize=256)
@@ -306,30 +330,27 @@ def _normalized(equation: str, shapes: tuple) -> tuple:
 
 
 def _check_same_dtype(operands) -> None:
-    if len({values_of(o).dtype for o in operands}) > 1:
-        names = ", ".join(str(o.dtype) for o in operands)
-        raise RuntimeError(
-            f"einsum(): operands must have the same dtype, got {names}; convert with .to(dtype)"
-        )
+    first = values_of(operands[0]).dtype
+    for o in operands:
+        if values_of(o).dtype != first:
+            names = ", ".join(str(o.dtype) for o in operands)
+            raise RuntimeError(
+                f"einsum(): operands must have the same dtype, got {names}; convert with .to(dtype)"
+            )
 
 
 def _contract(equation: str, operands) -> Tensor:
     """``einsum`` past its argument parsing: the primitive PyTorch's einsum ends in, with the
     equation made explicit. Operands are tensors, or a plain rule's arrays (of one floating
     dtype, as a rule's gradients are)."""
-    in_terms, out, sizes = _normalized(equation, tuple(tuple(o.shape) for o in operands))
-    sizes = dict(sizes)  # (the remembered one stays as it is)
+    op, explicit, sizes, summed, contracted = _contraction(equation, _shapes(operands))
     _check_same_dtype(operands)
-    summed = set("".join(in_terms)) - set(out)
     if len(operands) == 1:
         x = operands[0]
         dt = values_of(x).dtype
         if summed and dt.kind in "bui" and dt != np.int64:
-            x = x.long()  # PyTorch sums integers in int64
-        op = _einsum_sum if summed else _einsum_permute
-        operands = (x,)
+            operands = (x.long(),)  # PyTorch sums integers in int64
     else:
-        contracted = any(sum(c in term for term in in_terms) > 1 for c in summed)
         dt = values_of(operands[0]).dtype
         kind = dt.kind
         if contracted and kind == "b":
@@ -339,8 +360,23 @@ def _contract(equation: str, operands) -> Tensor:
             )
         if summed and not contracted and kind in "bui" and dt != np.int64:
             operands = tuple(o.long() for o in operands)  # PyTorch sums each one in int64 first
+    # (a copy: the remembered sizes stay as they are)
+    return op(*operands, equation=explicit, sizes=dict(sizes))
+
+
+@functools.lru_cache(maxsize=256)
+def _contraction(equation: str, shapes: tuple) -> tuple:
+    """What ``_contract`` does for an equation and shapes that pass ``_normalized``'s checks
+    (else its error), remembered: ``(primitive, explicit equation, label sizes, whether a
+    label is summed, whether a summed label is shared by operands)``."""
+    in_terms, out, sizes = _normalized(equation, shapes)
+    summed = set("".join(in_terms)) - set(out)
+    contracted = any(sum(c in term for term in in_terms) > 1 for c in summed)
+    if len(in_terms) == 1:
+        op = _einsum_sum if summed else _einsum_permute
+    else:
         op = _einsum_view if summed else _einsum_mul
-    return op(*operands, equation=",".join(in_terms) + "->" + out, sizes=sizes)
+    return op, ",".join(in_terms) + "->" + out, sizes, bool(summed), contracted
 
 
 __all__ = exports(globals())
