@@ -34,7 +34,9 @@ from .shape import reshape
 
 def _gather_key(index, dim):
     """``x[key]`` is gather's result: ``np.indices(index.shape, sparse=True)`` with ``index``
-    at ``dim``."""
+    at ``dim``; a 0-d index (into a 1-d tensor, PyTorch's 0-d as 1-d) is the key itself."""
+    if not index.ndim:
+        return (index,)
     key = list(_positions_along(index.shape, dim))
     key[dim] = index
     return tuple(key)

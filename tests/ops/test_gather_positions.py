@@ -122,3 +122,18 @@ def test_scatter_add_by_positions_adds_in_numpys_order(dim, dtype):
     got = start.copy()
     scatter_add_into(got, dim, index, values)
     np.testing.assert_array_equal(got, expected)
+
+
+def test_a_0d_index_gathers_from_a_1d_input_as_pytorch_does():
+    # PyTorch takes a 0-d index as one of one entry: a 0-d result, its gradient one-hot.
+    x = lg.tensor([1.0, 2.0, 3.0], dtype=lg.float64, requires_grad=True)
+    out = x.gather(0, lg.tensor(1))
+    assert out.shape == () and out.item() == 2.0
+    assert type(out.grad_fn).__name__ == "GatherBackward0"
+    (g,) = lg.autograd.grad(out, x, create_graph=True)
+    np.testing.assert_array_equal(g.numpy(), [0.0, 1.0, 0.0])
+    assert lg.autograd.gradgradcheck(lambda a: (a * a).gather(-1, lg.tensor(2)), (x,))
+    added = lg.zeros(3, dtype=lg.float64).scatter_add(
+        0, lg.tensor(1), lg.tensor(5.0, dtype=lg.float64)
+    )
+    np.testing.assert_array_equal(added.numpy(), [0.0, 5.0, 0.0])
