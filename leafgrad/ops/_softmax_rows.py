@@ -87,11 +87,10 @@ def softmax_backward(grad, output):
 
 
 def _over_rows(kernel: str, x) -> np.ndarray:
-    """A forward kernel over ``x``'s rows (given their bits too, for the row maximum)."""
-    n = x.shape[-1]
+    """A forward kernel over ``x``'s rows (their bits, for the row maximum, viewed there: a
+    view and an argument fewer to pass save ~0.7 us of a small call's ~2)."""
     out = np.empty_like(x)
-    rows = x.reshape(-1, n)
-    getattr(_compiled(), kernel)(rows, rows.view(np.int32), out.reshape(-1, n))
+    getattr(_compiled(), kernel)(_as_rows(x), _as_rows(out))
     return out
 
 
@@ -100,16 +99,20 @@ def _backward_rows(grad, output, full, one):
     broadcast value; None for any other ``grad``."""
     if type(grad) is not np.ndarray or grad.dtype != output.dtype or grad.shape != output.shape:
         return None
-    n = output.shape[-1]
     out = np.empty_like(output)
-    rows, into = output.reshape(-1, n), out.reshape(-1, n)
+    rows, into = _as_rows(output), _as_rows(out)
     if grad.flags.c_contiguous:
-        full(_compiled(), grad.reshape(-1, n), rows, into)
+        full(_compiled(), _as_rows(grad), rows, into)
     elif not any(grad.strides):
         one(_compiled(), grad.flat[0], rows, into)
     else:
         return None
     return out
+
+
+def _as_rows(a):
+    """A C-contiguous array as a matrix of its last dim's rows (a matrix as it is)."""
+    return a if a.ndim == 2 else a.reshape(-1, a.shape[-1])
 
 
 def _compiled():
@@ -188,8 +191,9 @@ def _compile() -> _Kernels:
         return as_float(key(top))
 
     @_fused.jit
-    def forward(x, bits, out):
+    def forward(x, out):
         rows, n = x.shape
+        bits = x.view(np.int32)
         for i in range(rows):
             m = row_max(bits[i])
             row = x[i]
@@ -232,8 +236,9 @@ def _compile() -> _Kernels:
         return total
 
     @_fused.jit
-    def softmax_forward(x, bits, out):
+    def softmax_forward(x, out):
         rows, n = x.shape
+        bits = x.view(np.int32)
         for i in range(rows):
             o = out[i]
             r = f32(1.0 / exp_into(x[i], row_max(bits[i]), o))

@@ -258,13 +258,16 @@ def elu(input, alpha: float = 1.0, inplace: bool = False):
 def _silu_forward(x):
     """``x / (1 + exp(-x))``, PyTorch's CPU formula for float32 and float64 (see
     ``_sigmoid_forward``); ``x * expit(x)`` for small arrays and other dtypes."""
-    if x.dtype.char in "fd" and x.size >= FORMULA_MIN_SIZE:
-        e = _exp_negative(x)
-        if _fused.fusable(x, e):
-            return _fused.silu(x, e)
-        e += 1
-        return np.divide(x, e, out=e)
-    return (x * sp.expit(x)).astype(x.dtype, copy=False)
+    if x.dtype.char not in "fd" or not x.ndim:
+        return (x * sp.expit(x)).astype(x.dtype, copy=False)
+    if x.size < FORMULA_MIN_SIZE:  # in expit's buffer (of x's dtype)
+        s = sp.expit(x)
+        return np.multiply(x, s, out=s)
+    e = _exp_negative(x)
+    if _fused.fusable(x, e):
+        return _fused.silu(x, e)
+    e += 1
+    return np.divide(x, e, out=e)
 
 
 def _silu_vjp(grad, x, result):
@@ -310,15 +313,23 @@ def _silu_d2(x):
 
 
 def _softplus_forward(x, *, beta=1.0, threshold=20.0):
-    """PyTorch's ``x`` where ``x beta > threshold``, else ``log1p(exp(x beta)) / beta``; on
-    float arrays in the buffer of ``_log1p_exp``'s result (the products by a ``beta`` of 1,
-    exact, skipped), the select in a compiled pass where numba is: (256, 1000) float32
-    442 -> 271 us."""
+    """PyTorch's ``x`` where ``x beta > threshold``, else ``log1p(exp(x beta)) / beta``;
+    float arrays by ``_softplus_in_place``."""
+    if type(x) is np.ndarray and x.ndim and x.dtype.char in "fd" and type(beta) in (float, int):
+        return _softplus_in_place(x, beta, threshold)
     bx = _times_beta(x, beta)
     soft = _log1p_exp(bx)
-    if not _same_float_arrays(x, soft) or type(beta) not in (float, int):
-        return np.where(bx > threshold, x, soft / beta).astype(x.dtype, copy=False)
-    if _fused.fusable(x, soft) and type(threshold) in (float, int):
+    return np.where(bx > threshold, x, soft / beta).astype(x.dtype, copy=False)
+
+
+def _softplus_in_place(x, beta, threshold):
+    """``_softplus_forward`` of a float32/float64 array of at least one dim and a Python
+    number ``beta``, in the buffer of ``_log1p_exp``'s result (the products by a ``beta`` of
+    1, exact, skipped), the select in a compiled pass where numba is: (256, 1000) float32
+    442 -> 271 us."""
+    bx = x if beta == 1 else np.multiply(x, beta)
+    soft = _log1p_exp(bx)
+    if type(threshold) in (float, int) and _fused.fusable(x, soft):
         return _fused.softplus(x, soft, beta, threshold)
     if beta != 1:
         soft /= beta

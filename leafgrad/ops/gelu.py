@@ -32,7 +32,7 @@ def _gelu_forward(x, *, approximate="none"):
         inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
         return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
     # PyTorch's order: x * 0.5 * (1 + erf(x * M_SQRT1_2))
-    if x.dtype.char == "f" and _fused.fusable(x):  # one compiled pass: the same bits
+    if _compiled_pass(x):  # one compiled pass: the same bits
         return _fused.gelu_erf(x)
     out = _gelu_erf_term(x)
     if out.dtype != x.dtype or out.shape != x.shape:
@@ -42,12 +42,31 @@ def _gelu_forward(x, *, approximate="none"):
     return out
 
 
+def _compiled_pass(x, grad=None) -> bool:
+    """Whether float32 ``x`` (and a ``grad`` of its shape) take ``_fused``'s GELU passes, as
+    ``_fused.fusable`` takes arrays but at any size: ``erf32``'s NumPy passes are some 35
+    calls, so even (8, 8) costs 24 us there and 3 us compiled. ``x``: C-contiguous, neither
+    0-d (NumPy's passes take SciPy's erf there, given a NumPy number) nor empty (they make
+    an empty result of other strides); ``grad``: C-contiguous or one broadcast value."""
+    return (
+        type(x) is np.ndarray
+        and x.dtype.char == "f"
+        and x.ndim > 0
+        and x.size > 0
+        and x.flags.c_contiguous
+        and (grad is None or grad.flags.c_contiguous or not any(grad.strides))
+        and _fused.available()
+    )
+
+
 def _gelu_erf_term(x):
     """``1 + erf(x * M_SQRT1_2)``: a fresh array, float32's by ``_erf32`` (SciPy's erf is a
     float64 evaluation per element, 4x slower)."""
     t = np.multiply(x, _SQRT1_2)
     if type(t) is np.ndarray and t.dtype.char == "f":
         erf32(t, out=t)
+    elif type(t) is np.ndarray and t.dtype.char == "d":
+        sp.erf(t, out=t)  # (SciPy's float64 loop, in place)
     else:
         t = np.asarray(sp.erf(t))
     t += 1
@@ -81,7 +100,7 @@ def _gelu_backward_forward(grad, x, *, approximate="none"):
     if approximate == "tanh" or not _same_float_arrays(grad, x):
         d1 = _gelu_d1_array(x, approximate)
         return (grad * d1).astype(np.result_type(grad, x), copy=False)
-    if x.dtype.char == "f" and _fused.fusable(x, grad):
+    if _compiled_pass(x, grad):
         e = np.multiply(x, x)
         e *= -0.5
         np.exp(e, out=e)  # NumPy's (a compiled libm exp may round otherwise)

@@ -37,11 +37,17 @@ NARROW_ROW = 32
 def _narrow_rows(x, axis) -> bool:
     """Whether ``x`` is a C-contiguous float32/float64 matrix of many rows of at most
     ``NARROW_ROW`` reduced along its rows (``axis`` 1 or -1, or that one axis as a tuple)."""
-    if type(x) is not np.ndarray or x.ndim != 2 or not x.flags.c_contiguous:
+    # (the shape first: a small array is refused by its first test)
+    if type(x) is not np.ndarray or x.ndim != 2 or x.shape[0] < NARROW_ROW:
         return False
     if type(axis) is tuple:
         axis = axis[0] if len(axis) == 1 else None
-    return axis in (1, -1) and x.dtype.char in "fd" and 2 <= x.shape[1] <= NARROW_ROW <= x.shape[0]
+    return (
+        axis in (1, -1)
+        and 2 <= x.shape[1] <= NARROW_ROW
+        and x.dtype.char in "fd"
+        and x.flags.c_contiguous
+    )
 
 
 def _row_max(x, axis):
@@ -50,7 +56,7 @@ def _row_max(x, axis):
     if _narrow_rows(x, axis):
         return np.maximum.reduce(np.ascontiguousarray(x.T), axis=0)[:, None]
     # (the ufunc's reduce: np.amax's own call, without its ~2 us of argument handling)
-    return np.maximum.reduce(x, axis=axis, keepdims=True)
+    return np.maximum.reduce(x, axis, None, None, True)
 
 
 def _row_sum(x, axis):
@@ -58,7 +64,7 @@ def _row_sum(x, axis):
     (BLAS's sums, another order of the same few terms): (1000, 10) float32 16 -> 2.4 us."""
     if _narrow_rows(x, axis):
         return np.dot(x, ones(x.shape[1], x.dtype))[:, None]  # the cached vector of ones
-    return np.add.reduce(x, axis=axis, keepdims=True)  # (np.sum's own call, as above)
+    return np.add.reduce(x, axis, None, None, True)  # (np.sum's own call, as above)
 
 
 def _shifted(x, axis, finite_shift=False):
@@ -130,9 +136,12 @@ def _softmax_forward(x, *, dim):
     dim %= x.ndim  # (the dim as given: PyTorch's node shows it so)
     if dim == x.ndim - 1 and _softmax_rows.usable(x):  # one compiled call (float32 rows)
         return _softmax_rows.softmax(x)
-    e = _shifted(x, dim)[0]
-    e = _into(np.exp, e)
-    return _into(np.divide, e, _row_sum(e, dim))
+    if not x.size:  # (no maximum to shift by)
+        e = np.exp(x)
+        return np.divide(e, _row_sum(e, dim))
+    e = np.subtract(x, _row_max(x, dim))  # a fresh array: the passes below run in it
+    np.exp(e, out=e)
+    return np.divide(e, _row_sum(e, dim), out=e)
 
 
 def _log_softmax_forward(x, *, dim):
@@ -141,17 +150,10 @@ def _log_softmax_forward(x, *, dim):
     dim %= x.ndim
     if dim == x.ndim - 1 and _softmax_rows.usable(x):  # one compiled call (float32 rows)
         return _softmax_rows.log_softmax(x)
-    shifted = _shifted(x, dim)[0]
-    return _into(np.subtract, shifted, np.log(_row_sum(np.exp(shifted), dim)))
-
-
-def _into(ufunc, a, *others):
-    """``ufunc(a, *others)`` into ``a`` where ``a`` is an array the caller made (not the
-    input: ``_shifted`` returns an empty input as it is) that keeps its shape and dtype: the
-    same values, one array fewer."""
-    if type(a) is np.ndarray and a.size and a.flags.writeable:
-        return ufunc(a, *others, out=a)
-    return ufunc(a, *others)
+    if not x.size:  # (no maximum to shift by)
+        return np.subtract(x, np.log(_row_sum(np.exp(x), dim)))
+    shifted = np.subtract(x, _row_max(x, dim))  # a fresh array, as above
+    return np.subtract(shifted, np.log(_row_sum(np.exp(shifted), dim)), out=shifted)
 
 
 def _row_total(t, dim):
@@ -281,6 +283,10 @@ _log_softmax = primitive(
 
 
 def _normalising(op, prim, input, dim, dtype):
+    if type(input) is Tensor and type(dim) is int and dtype is None:  # the common call
+        x = input._data
+        if -x.ndim <= dim < x.ndim and x.dtype.kind == "f":  # (what the checks below pass)
+            return prim(input, dim=dim)
     _require_tensor(input, op)
     _one_dim(dim, input._data.ndim, op)  # (checked; passed as given: PyTorch's node shows it)
     d = operator.index(dim)

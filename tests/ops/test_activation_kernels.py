@@ -2,8 +2,10 @@
 
 import numpy as np
 import pytest
+import scipy.special as sp
 
 import leafgrad as lg
+from leafgrad.ops.activations import _silu_forward
 
 torch = pytest.importorskip("torch")
 
@@ -124,3 +126,15 @@ def test_leaky_relu_matches_torch_bit_for_bit_on_signed_zeros_infinities_and_nan
     ours = lg.nn.functional.leaky_relu(lg.tensor(values), slope).numpy()
     theirs = torch.nn.functional.leaky_relu(torch.tensor(values), slope).numpy()
     np.testing.assert_array_equal(ours.view(np.uint32), theirs.view(np.uint32))
+
+
+@pytest.mark.parametrize("shape", [(8, 8), (), (3,), (0, 4)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_silu_of_a_small_array_is_x_times_expit_bit_for_bit(dtype, shape):
+    x = np.random.default_rng(6).normal(0, 5, shape).astype(dtype)
+    x.flat[:3] = [np.nan, -0.0, -np.inf][: x.size]
+    got = _silu_forward(x)
+    want = (x * sp.expit(x)).astype(x.dtype, copy=False)
+    assert got.dtype == x.dtype and got.shape == x.shape
+    assert got.tobytes() == want.tobytes()
+    assert not np.shares_memory(got, x)

@@ -138,3 +138,44 @@ def test_gelus_compiled_passes_give_numpys_bits_across_erfs_clip():
             want = _numpy_path(kernel, *arrays)
         assert got.dtype == want.dtype == np.float32
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@needs_numba
+@pytest.mark.parametrize("shape", [(8, 8), (1,), (5, 3), (300,)])
+def test_gelus_compiled_passes_take_small_float32_arrays_with_numpys_bits(shape, monkeypatch):
+    """Below ``MIN_SIZE`` too (erf32's NumPy passes are ~35 calls): the same bits."""
+    rng = np.random.default_rng(4)
+    x = rng.normal(0, 4, shape).astype(np.float32)
+    x.flat[: min(x.size, 4)] = [np.nan, -0.0, 6.0, -np.inf][: x.size]
+    grad = rng.normal(0, 1, shape).astype(np.float32)
+    with np.errstate(all="ignore"):
+        wants = [
+            _numpy_path(gelu._gelu_forward, x),
+            _numpy_path(gelu._gelu_backward_forward, grad, x),
+        ]
+    calls = []
+    for kernel in ("gelu_erf", "gelu_erf_backward"):
+        compiled_fn = getattr(_fused, kernel)
+        monkeypatch.setattr(
+            _fused, kernel, lambda *a, k=kernel, f=compiled_fn: calls.append(k) or f(*a)
+        )
+    with np.errstate(all="ignore"):
+        gots = [gelu._gelu_forward(x), gelu._gelu_backward_forward(grad, x)]
+    assert calls == ["gelu_erf", "gelu_erf_backward"]
+    for got, want in zip(gots, wants):
+        assert got.dtype == want.dtype == np.float32 and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@needs_numba
+def test_gelus_numpy_passes_keep_0d_empty_and_strided_float32_arrays(monkeypatch):
+    monkeypatch.setattr(_fused, "gelu_erf", None)  # (called: a TypeError)
+    for x in (
+        np.array(0.5, np.float32),
+        np.zeros((0, 4), np.float32),
+        np.ones((4, 6), np.float32).T,
+        np.ones((4, 4)),
+    ):
+        assert gelu._gelu_forward(x).shape == x.shape
+    assert not gelu._compiled_pass(np.ones(4, np.float32), np.ones(8, np.float32)[::2])
+    assert gelu._compiled_pass(np.ones(4, np.float32), np.broadcast_to(np.float32(1), (4,)))

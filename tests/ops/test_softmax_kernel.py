@@ -75,3 +75,79 @@ def test_cross_entropy_of_a_ten_class_batch_matches_torch():
     (ga,) = lg.autograd.grad(la, a)
     (gb,) = torch.autograd.grad(lb, b)
     np.testing.assert_allclose(ga.numpy(), gb.numpy(), rtol=1e-5, atol=1e-9)
+
+
+def _numpy_passes(name, x, dim):
+    """softmax / log_softmax as NumPy's plain passes: max, shift, exp, sum (and log)."""
+    shifted = x - np.amax(x, dim, keepdims=True)
+    if name == "softmax":
+        e = np.exp(shifted)
+        return e / np.sum(e, dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), dim, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16"])
+@pytest.mark.parametrize("shape", [(8, 8), (5,), (3, 4, 5), (8, 33), (1, 1)])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_arrays_off_the_narrow_rows_give_numpys_passes_bit_for_bit(name, shape, dtype):
+    x = (np.random.default_rng(1).standard_normal(shape) * 4).astype(dtype)
+    x.flat[:3] = [np.inf, -0.0, np.nan][: x.size]
+    forward = kernels._softmax_forward if name == "softmax" else kernels._log_softmax_forward
+    for dim in range(-len(shape), len(shape)):
+        with np.errstate(all="ignore"):
+            got, want = forward(x, dim=dim), _numpy_passes(name, x, dim)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes()
+        assert got is not x and not np.shares_memory(got, x)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_empty_inputs_give_empty_results_of_their_shape(name):
+    forward = kernels._softmax_forward if name == "softmax" else kernels._log_softmax_forward
+    for shape in [(0, 4), (4, 0), (0,)]:
+        x = np.zeros(shape)
+        out = forward(x, dim=-1)
+        assert out.shape == shape and out.dtype == x.dtype and out is not x
+
+
+def test_small_matrices_are_refused_by_the_narrow_rows_first_test():
+    assert not kernels._narrow_rows(np.zeros((8, 8)), 1)  # too few rows
+    assert not kernels._narrow_rows(np.zeros((31, 10)), 1)
+    assert kernels._narrow_rows(np.zeros((32, 2)), -1)
+    assert not kernels._narrow_rows(np.zeros((32, 1)), 1)  # (one column: nothing to gain)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_each_spelling_of_dim_gives_one_result_and_pytorchs_saved_dim(name):
+    x = np.random.default_rng(2).standard_normal((3, 5))
+    results = []
+    for dim in (1, -1, np.int64(1)):
+        out = getattr(lg, name)(lg.tensor(x, requires_grad=True), dim)
+        theirs = getattr(torch, name)(torch.tensor(x, requires_grad=True), int(dim))
+        assert out.grad_fn._saved_dim == theirs.grad_fn._saved_dim  # (-1: as an unsigned)
+        results.append(out.detach().numpy().tobytes())
+    assert results[0] == results[1] == results[2]
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_refused_calls_raise_as_before(name):
+    fn = getattr(lg, name)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        fn(lg.zeros(2, 3), 2)
+    with pytest.raises(TypeError, match="dim must be a single int"):
+        fn(lg.zeros(2, 3), True)
+    with pytest.raises(NotImplementedError, match="not implemented for"):
+        fn(lg.zeros(2, 3, dtype=lg.int64), 1)
+    assert fn(lg.zeros(2, 3, dtype=lg.int64), 1, dtype=lg.float64).dtype == lg.float64
+    assert fn(lg.nn.Parameter(lg.zeros(2, 3)), -1).grad_fn is not None
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "logsumexp"])
+def test_a_row_strided_narrow_matrix_gives_its_contiguous_copys_bits(name):
+    """The row sums take the narrow path by the (contiguous) exponentials' layout, not the
+    input's: a strided input and its copy give one result."""
+    rows = lg.tensor(np.random.default_rng(3).standard_normal((80, 10)) * 4)[::2]
+    assert not kernels._narrow_rows(rows._data, 1)
+    strided = getattr(lg, name)(rows, 1)
+    copied = getattr(lg, name)(lg.tensor(np.ascontiguousarray(rows._data)), 1)
+    assert strided.numpy().tobytes() == copied.numpy().tobytes()

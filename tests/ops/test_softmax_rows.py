@@ -281,3 +281,37 @@ def test_softmax_graph_and_double_backward_are_pytorchs(numba, monkeypatch):
     (ha,) = lg.autograd.grad((ga * ga).sum(), a)
     (hb,) = torch.autograd.grad((gb * gb).sum(), b)
     np.testing.assert_allclose(ha.numpy(), hb.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@compiled
+@pytest.mark.parametrize("name", ["log_softmax", "softmax"])
+def test_a_batch_of_rows_gives_its_matrix_of_rows_values_bit_for_bit(name):
+    """A matrix is passed as it is, other shapes as their rows: the same values either way."""
+    x = (np.random.default_rng(4).standard_normal((2, 3, 8)) * 4).astype(np.float32)
+    x[0, 1, :] = -np.inf
+    x[1, 2, 3] = np.nan
+    rows = x.reshape(6, 8)
+    forward = getattr(_softmax_rows, name)
+    with np.errstate(all="ignore"):
+        batched, matrix = forward(x), forward(rows)
+    assert batched.shape == x.shape and matrix.shape == rows.shape
+    assert batched.tobytes() == matrix.tobytes()
+    g = np.random.default_rng(5).standard_normal(x.shape).astype(np.float32)
+    backward = getattr(_softmax_rows, f"{name}_backward")
+    with np.errstate(all="ignore"):
+        assert backward(g, batched).tobytes() == backward(g.reshape(6, 8), matrix).tobytes()
+
+
+@compiled
+def test_small_float32_rows_take_one_compiled_call(monkeypatch):
+    calls = []
+    kernels = _softmax_rows._compiled()
+    for kernel in ("forward", "softmax_forward"):
+        compiled_fn = getattr(kernels, kernel)
+        monkeypatch.setattr(
+            kernels, kernel, lambda x, out, k=kernel, f=compiled_fn: calls.append(k) or f(x, out)
+        )
+    x = lg.tensor(np.ones((8, 8), np.float32))
+    np.testing.assert_allclose(x.softmax(1).numpy(), np.full((8, 8), 0.125), rtol=1e-7)
+    np.testing.assert_allclose(x.log_softmax(1).numpy(), np.full((8, 8), -np.log(8)), rtol=1e-6)
+    assert calls == ["softmax_forward", "forward"]

@@ -95,3 +95,46 @@ def test_softplus_values_match_pytorch_at_small_and_large_sizes(size, dtype):
     theirs = torch.nn.functional.softplus(torch.from_numpy(data)).numpy()
     rtol = 1e-6 if dtype == "float32" else 1e-14
     np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=0)
+
+
+def _softplus_formula(x, beta, threshold):
+    """PyTorch's softplus as one NumPy expression (``log1p(exp(x beta)) / beta`` below the
+    threshold): what every path gives where ``_log1p_exp`` is that formula."""
+    bx = x * beta
+    return np.where(bx > threshold, x, np.log1p(np.exp(bx)) / beta).astype(x.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(8, 8), (3,), (40, 30)])
+@pytest.mark.parametrize(
+    "beta, threshold", [(1.0, 20.0), (1, 20), (2.0, 5.0), (0.5, 3), (3, 4.0), (True, 20.0)]
+)
+def test_softplus_on_float_arrays_is_the_formula_bit_for_bit(shape, dtype, beta, threshold):
+    """``_softplus_in_place`` (small arrays, and the compiled select from 512 elements) and,
+    for a ``beta`` that is no Python float or int, the general path: one result."""
+    x = np.random.default_rng(8).normal(0, 8, shape).astype(dtype)
+    x.flat[:5] = [np.nan, np.inf, -np.inf, -0.0, 800.0]
+    got = quiet_context().run(activations._softplus_forward, x, beta=beta, threshold=threshold)
+    with np.errstate(all="ignore"):
+        want = _softplus_formula(x, beta, threshold)
+    assert got.dtype == x.dtype and got.shape == x.shape
+    assert got.tobytes() == want.tobytes()
+
+
+def test_softplus_on_a_0d_array_keeps_the_general_path():
+    x = np.array(3.0, np.float32)
+    got = quiet_context().run(activations._softplus_forward, x, beta=1.0, threshold=20.0)
+    assert got.dtype == np.float32 and got.shape == ()
+    assert got == np.float32(np.logaddexp(0, np.float32(3.0)))
+
+
+def test_functional_softplus_records_leafgrads_node_and_refuses_integers():
+    x = lg.tensor([[-1.0, 0.5], [30.0, 2.0]], requires_grad=True)
+    ours = lg.nn.functional.softplus(x, 2.0, 10.0)
+    same = lg.softplus(x, 2.0, 10.0)
+    assert type(ours.grad_fn).__name__ == type(same.grad_fn).__name__ == "SoftplusBackward0"
+    assert (ours.grad_fn._saved_beta, ours.grad_fn._saved_threshold) == (2.0, 10.0)
+    assert ours.detach().numpy().tobytes() == same.detach().numpy().tobytes()
+    for name in ("softplus", "gelu", "silu"):
+        with pytest.raises(NotImplementedError, match=f"{name}: not implemented for 'Long'"):
+            getattr(lg.nn.functional, name)(lg.tensor([1, 2]))
