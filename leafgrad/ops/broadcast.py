@@ -138,9 +138,27 @@ def _expand_shape(x_shape, sizes, op, dtype=np.float32):
     return tuple(out)
 
 
+def _plain_expansion(shape: tuple, sizes: tuple) -> bool:
+    """Whether ``sizes`` are non-negative Python ints that ``shape`` expands to as they are
+    (no -1, each size ``shape``'s or in place of a 1): the common call, needing no other
+    check; anything else goes through ``_expand_shape``."""
+    lead = len(sizes) - len(shape)
+    if lead < 0:
+        return False
+    for s in sizes:
+        if type(s) is not int or s < 0:
+            return False
+    for n, s in zip(shape, sizes[lead:]):
+        if n != s and n != 1:
+            return False
+    return True
+
+
 @public(function=False)
 def expand(x: Tensor, *sizes, size=None) -> Tensor:
     """A broadcast view of ``x`` with ``sizes`` (-1 keeps a dimension)."""
+    if size is None and _plain_expansion(x._data.shape, sizes):  # ``v.expand(8, 8)``
+        return _expand(x, shape=sizes)
     if size is not None:
         sizes = _varargs_or_keyword(sizes, size, "size", "expand")
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):

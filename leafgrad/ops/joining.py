@@ -61,6 +61,11 @@ def _is_legacy_empty(data) -> bool:
 
 
 def _cat_forward(*arrays, dim, dtype):
+    for a in arrays:
+        if a.dtype != dtype or a.shape == (0,):
+            break
+    else:  # the common case: nothing to cast, nothing to skip
+        return np.concatenate(arrays, axis=dim)
     kept = [a for a in arrays if not _is_legacy_empty(a)] or [arrays[0]]
     return np.concatenate([a if a.dtype == dtype else a.astype(dtype) for a in kept], axis=dim)
 
@@ -108,6 +113,10 @@ _cat = primitive(
 @public(method=False)
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     """``tensors`` joined along an existing ``dim``; dtypes promote as in PyTorch."""
+    if out is None:
+        dtype = _plain_cat_dtype(tensors, dim)
+        if dtype is not None:
+            return _cat(*tensors, dim=dim, dtype=dtype)
     tensors = _tensor_list(tensors, "cat")
     if out is not None:
         return with_out("cat", lambda: cat(tensors, dim), tensors, out)
@@ -130,6 +139,36 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
             _refuse_cat_shapes(tensors, bool(kept), ref, d)
     # The dim as given (checked above): PyTorch's node shows it so (``_saved_dim``).
     return _cat(*tensors, dim=operator.index(dim), dtype=_common_dtype(tensors))
+
+
+def _plain_cat_dtype(tensors, dim):
+    """The dtype of ``cat(tensors, dim)`` in the common call, else None (the general path
+    then checks, promotes and raises): a list or tuple of tensors of one dtype and one shape
+    but along ``dim``, a Python int in range, none of them 0-d or 1-D empty."""
+    if (type(tensors) is not list and type(tensors) is not tuple) or type(dim) is not int:
+        return None
+    if not tensors or not isinstance(first := tensors[0], Tensor):
+        return None
+    x = first._data
+    dtype, shape = x.dtype, x.shape
+    n = len(shape)
+    if not -n <= dim < n or shape == (0,):
+        return None
+    d = dim + n if dim < 0 else dim
+    head = tail = None
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            return None
+        y = t._data
+        other = y.shape
+        if y.dtype != dtype:
+            return None
+        if other != shape:
+            if head is None:
+                head, tail = shape[:d], shape[d + 1 :]
+            if len(other) != n or other[:d] != head or other[d + 1 :] != tail or n == 1:
+                return None
+    return dtype
 
 
 def _refuse_cat_shapes(tensors, skip_empty: bool, ref: tuple, d: int) -> None:
@@ -164,9 +203,11 @@ def _stack_forward(*arrays, dim, dtype):
     if dim < 0:
         dim += arrays[0].ndim + 1
     new_axis = (slice(None),) * dim + (None,)
-    return np.concatenate(
-        [(a if a.dtype == dtype else a.astype(dtype))[new_axis] for a in arrays], axis=dim
-    )
+    for a in arrays:
+        if a.dtype != dtype:
+            arrays = [a.astype(dtype) for a in arrays]  # (a no-op where it has it)
+            break
+    return np.concatenate([a[new_axis] for a in arrays], axis=dim)
 
 
 def _stack_grads(grad, *args, result, needs, dim, dtype):
@@ -192,6 +233,10 @@ _stack = primitive(
 @public(method=False)
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     """``tensors`` (all of one shape) joined along a new ``dim``."""
+    if out is None:
+        plan = _plain_stack(tensors, dim)
+        if plan is not None:
+            return _stack(*tensors, dim=plan[0], dtype=plan[1])
     tensors = _tensor_list(tensors, "stack")
     if out is not None:
         return with_out("stack", lambda: stack(tensors, dim), tensors, out)
@@ -206,6 +251,28 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
             )
     d = _normalize_dim(operator.index(dim), len(ref) + 1, "stack")
     return _stack(*tensors, dim=d, dtype=_common_dtype(tensors))
+
+
+def _plain_stack(tensors, dim):
+    """``(dim, dtype)`` of ``stack(tensors, dim)`` in the common call, else None (the general
+    path then checks, promotes and raises): a list or tuple of tensors of one dtype and one
+    shape, ``dim`` a Python int in range (made non-negative)."""
+    if (type(tensors) is not list and type(tensors) is not tuple) or type(dim) is not int:
+        return None
+    if not tensors or not isinstance(first := tensors[0], Tensor):
+        return None
+    x = first._data
+    dtype, shape = x.dtype, x.shape
+    n = len(shape) + 1
+    if not -n <= dim < n:
+        return None
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            return None
+        y = t._data
+        if y.shape != shape or y.dtype != dtype:
+            return None
+    return (dim + n if dim < 0 else dim), dtype
 
 
 # ----- split / chunk / unbind: one node with one output per piece -----
@@ -275,13 +342,19 @@ def _split_sizes(input, dim, sizes, node_name):
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     """Views of ``tensor`` along ``dim``: pieces of one size (the last may be smaller), or of
     the listed sizes (which must add up to the dim's size)."""
-    d, sizes, node_name = split_plan(tensor, split_size_or_sections, dim, "split")
-    return _split_sizes(tensor, d, sizes, node_name)
+    if type(split_size_or_sections) is int and type(dim) is int:  # ``t.split(4, 1)``
+        plan = _remembered_plan("split", tensor._data.shape, split_size_or_sections, dim)
+    else:
+        plan = split_plan(tensor, split_size_or_sections, dim, "split")
+    return _split_sizes(tensor, *plan)
 
 
 def split_plan(tensor: Tensor, split_size_or_sections, dim, op: str) -> tuple:
     """``(dim, sizes, node name)`` of ``split`` (checked), for it and the unsafe splits."""
-    shape = tensor._data.shape
+    return _split_plan(tensor._data.shape, split_size_or_sections, dim, op)
+
+
+def _split_plan(shape: tuple, split_size_or_sections, dim, op: str) -> tuple:
     if not shape:
         raise RuntimeError(f"{op}: a 0-dim tensor cannot be split; unsqueeze it first")
     d = _normalize_dim(operator.index(dim), len(shape), op)
@@ -315,23 +388,38 @@ def _split_method(self: Tensor, split_size, dim: int = 0) -> tuple:
 @public()
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most ``chunks`` views of equal size (the last may be smaller) along ``dim``."""
-    d, sizes, node_name = chunk_plan(input, chunks, dim, "chunk")
-    return _split_sizes(input, d, sizes, node_name)
+    if type(chunks) is int and type(dim) is int:  # ``t.chunk(2, 1)``
+        plan = _remembered_plan("chunk", input._data.shape, chunks, dim)
+    else:
+        plan = chunk_plan(input, chunks, dim, "chunk")
+    return _split_sizes(input, *plan)
 
 
 def chunk_plan(input: Tensor, chunks: int, dim, op: str) -> tuple:
     """``(dim, sizes, node name)`` of ``chunk`` (checked), for it and ``unsafe_chunk``."""
+    return _chunk_plan(input._data.shape, chunks, dim, op)
+
+
+def _chunk_plan(shape: tuple, chunks: int, dim, op: str) -> tuple:
     chunks = operator.index(chunks)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    shape = input._data.shape
     if not shape:
         raise RuntimeError(f"{op}: a 0-dim tensor cannot be chunked; unsqueeze it first")
     d = _normalize_dim(operator.index(dim), len(shape), op)
     size = shape[d]
     if size == 0:  # PyTorch keeps the number of chunks here
         return d, [0] * chunks, "SplitWithSizesBackward0"
-    return split_plan(input, -(-size // chunks), d, op)
+    return _split_plan(shape, -(-size // chunks), d, op)
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered_plan(op: str, shape: tuple, size: int, dim: int) -> tuple:
+    """The plan of ``op`` ("split" or "chunk") for Python int arguments, made once per
+    ``shape``: it depends on nothing else. (A bad call raises each time: errors are not
+    remembered.)"""
+    d, sizes, node_name = (_split_plan if op == "split" else _chunk_plan)(shape, size, dim, op)
+    return d, tuple(sizes), node_name
 
 
 def _unbind_forward(x, *, dim):

@@ -13,6 +13,7 @@ from .._warn import warn_once
 from ._inputs import _dim_args, _unique_dims, _varargs_or_keyword
 from ._optable import Linear
 from ._primitive import adjoint_pair, primitive
+from .shape import _plain_dims
 from .slicing import alias
 
 # ----- permutations -----
@@ -64,6 +65,11 @@ _permute = primitive(
 @public()
 def permute(input: Tensor, *dims, **kwargs) -> Tensor:
     """A view of ``input`` with its dims reordered: ``t.permute(1, 0)`` or ``t.permute((1, 0))``."""
+    ndim = input._data.ndim
+    if dims and not kwargs and len(dims) == ndim:
+        plain = _plain_dims(dims, ndim)
+        if plain is not None:  # the common call, ``t.permute(1, 0)``
+            return _permute(input, dims=plain)
     if not dims and "dims" in kwargs:
         dims = (kwargs.pop("dims"),)
     if kwargs or not dims:
@@ -71,7 +77,6 @@ def permute(input: Tensor, *dims, **kwargs) -> Tensor:
             f"permute() takes the dims, e.g. t.permute(1, 0); got keywords {sorted(kwargs)}"
         )
     dims = _dim_args(dims)
-    ndim = input._data.ndim
     if len(dims) != ndim:
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -181,8 +186,18 @@ moveaxis = movedim
 # ----- flip / roll / repeat (copies) -----
 
 
+_REVERSED_DIM = slice(None, None, -1)
+
+
 def _flip_forward(x, *, dims):
-    return np.flip(x, dims).copy() if dims and x.ndim else x.copy()
+    # np.flip's own key (each dim in ``dims`` reversed), without its ~1.5 us of argument
+    # handling: the callers checked the dims (a negative one counts from the end here too).
+    if not dims or not x.ndim:
+        return x.copy()
+    key = [slice(None)] * x.ndim
+    for d in dims:
+        key[d] = _REVERSED_DIM
+    return x[tuple(key)].copy()
 
 
 _flip = primitive(
@@ -200,6 +215,8 @@ _flip = primitive(
 @public()
 def flip(input: Tensor, *dim_args, dims=None) -> Tensor:
     """A copy of ``input`` with the order of entries reversed along ``dims``."""
+    if dims is None and _plain_dims(dim_args, input.ndim) is not None:  # ``t.flip(0)``
+        return _flip(input, dims=dim_args)  # as given, as PyTorch's node shows them
     dims = _dim_args(_varargs_or_keyword(dim_args, dims, "dims", "flip"))
     _unique_dims(dims, input.ndim, "flip")  # (checked; .ndim: arrays too)
     return _flip(input, dims=tuple(dims))  # as given, as PyTorch's node shows them
@@ -288,6 +305,10 @@ _roll = primitive(
 @public()
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """A copy of ``input`` with entries shifted cyclically along ``dims`` (flattened if None)."""
+    if type(shifts) is int and type(dims) is int:  # the common call, ``t.roll(1, 0)``
+        plain = _plain_dims((dims,), input._data.ndim)
+        if plain is not None:
+            return _roll(input, shifts=(shifts,), dims=plain)
     shifts = (
         _dim_args((shifts,)) if isinstance(shifts, (tuple, list)) else (operator.index(shifts),)
     )
@@ -305,8 +326,18 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
 
 
 def _repeat_forward(x, *, repeats):
-    lead = len(repeats) - x.ndim
-    return np.tile(x.reshape((1,) * lead + x.shape), repeats)
+    shape = (1,) * (len(repeats) - x.ndim) + x.shape
+    if not x.size or 0 in repeats or repeats.count(1) == len(repeats):
+        return np.tile(x.reshape(shape), repeats)  # (its layout for these: a copy of x's)
+    # np.tile's values (row-major, as np.tile's), ~3 us sooner: the input, a size-1 dim
+    # before each of its dims, broadcast into the result viewed with those dims interleaved.
+    tiled, single = [], []
+    for r, n in zip(repeats, shape):
+        tiled += (r, n)
+        single += (1, n)
+    out = np.empty(tuple(r * n for r, n in zip(repeats, shape)), x.dtype)
+    out.reshape(tiled)[...] = x.reshape(single)
+    return out
 
 
 def _repeat_grad(grad, x, *, repeats, **_):
@@ -332,6 +363,8 @@ _repeat = primitive(
 @public(function=False)
 def repeat(input: Tensor, *sizes, repeats=None) -> Tensor:
     """``input`` tiled ``sizes[i]`` times along dim i (extra sizes add leading dims)."""
+    if repeats is None and _plain_repeats(sizes, input._data.ndim):  # ``t.repeat(2, 1)``
+        return _repeat(input, repeats=sizes)
     sizes = _varargs_or_keyword(sizes, repeats, "repeats", "repeat")
     if not sizes:
         raise TypeError("repeat() missing the repeats: pass one count per dim, e.g. t.repeat(2, 1)")
@@ -346,6 +379,17 @@ def repeat(input: Tensor, *sizes, repeats=None) -> Tensor:
     if any(s < 0 for s in sizes):
         raise RuntimeError(f"repeat: repeats must be non-negative, got {list(sizes)}")
     return _repeat(input, repeats=sizes)
+
+
+def _plain_repeats(sizes: tuple, ndim: int) -> bool:
+    """Whether ``sizes`` are non-negative Python ints, at least one per dim of ``ndim``: the
+    common call, which needs no other check."""
+    if len(sizes) < ndim or not sizes:
+        return False
+    for s in sizes:
+        if type(s) is not int or s < 0:
+            return False
+    return True
 
 
 __all__ = exports(globals())

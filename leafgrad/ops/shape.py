@@ -177,7 +177,16 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 @public()
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Dims ``start_dim..end_dim`` merged into one; a 0-d tensor becomes shape (1,)."""
-    shape = input._data.shape
+    x = input._data
+    shape = x.shape
+    if (
+        type(start_dim) is int
+        and type(end_dim) is int
+        and start_dim == 0
+        and end_dim == -1
+        and len(shape) > 1
+    ):  # the common call, ``t.flatten()`` of a tensor with dims to merge: no checks needed
+        return _view(input, shape=(x.size,))
     start = _normalize_dim(operator.index(start_dim), len(shape), "flatten")
     end = _normalize_dim(operator.index(end_dim), len(shape), "flatten")
     if start > end:
@@ -205,6 +214,21 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 
 
 # ----- squeeze / unsqueeze -----
+
+
+def _plain_dims(dims: tuple, ndim: int):
+    """``dims`` made non-negative when each is a Python int in range for ``ndim`` dims and
+    none is named twice (the common call, ``t.flip(0)``), else None: the general checks then
+    normalize them, or raise. (A 0-d tensor, whose one dim 0 or -1 is a special case, is
+    left to them too.)"""
+    out = []
+    for d in dims:
+        if type(d) is not int or not -ndim <= d < ndim:
+            return None
+        out.append(d + ndim if d < 0 else d)
+    if len(out) > 1 and len(set(out)) < len(out):
+        return None
+    return tuple(out)
 
 
 def _squeeze_grad(grad, x, *, dims=None, **_):
@@ -264,6 +288,14 @@ def squeeze_plan(shape: tuple, dim, op: str = "squeeze") -> tuple:
 def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
     """``input`` without size-1 dims: all of them, or those among ``dim`` (int or tuple;
     ``t.squeeze(0, 1)`` as ``t.squeeze((0, 1))``)."""
+    if dim is None and len(dims) == 1:
+        plain = _plain_dims(dims, input._data.ndim)
+        if plain is not None:  # the common call, ``t.squeeze(0)``: squeeze_plan's "dim" case
+            shape = input._data.shape
+            d = plain[0]
+            if shape[d] != 1:
+                return _squeeze_dim(input, shape=shape, dims=())
+            return _squeeze_dim(input, shape=shape[:d] + shape[d + 1 :], dims=plain)
     dims = _varargs_or_keyword(dims, dim, "dim", "squeeze")
     dim = dims if len(dims) > 1 else dims[0] if dims else None
     kind, params = squeeze_plan(input._data.shape, dim)
@@ -290,8 +322,10 @@ _unsqueeze = primitive(
 @public()
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """A view of ``input`` with a size-1 dim inserted at ``dim`` (in [-ndim-1, ndim])."""
-    # .ndim: an array too, in a plain rule
-    return _unsqueeze(input, dim=_normalize_dim(operator.index(dim), input.ndim + 1, "unsqueeze"))
+    ndim = input.ndim  # an array too, in a plain rule
+    if type(dim) is int and 0 <= dim <= ndim:  # the common call: nothing to normalize
+        return _unsqueeze(input, dim=dim)
+    return _unsqueeze(input, dim=_normalize_dim(operator.index(dim), ndim + 1, "unsqueeze"))
 
 
 __all__ = exports(globals())

@@ -442,3 +442,84 @@ def test_squeeze_gradients_unsqueeze_as_pytorchs_unsqueeze_to(name):
         graphs.append((names_to_leaves(y.grad_fn), names_to_leaves(g.grad_fn), g.detach().numpy()))
     assert graphs[0][:2] == graphs[1][:2]
     np.testing.assert_allclose(graphs[0][2], graphs[1][2], rtol=1e-15)
+
+
+# ----- common calls (Python ints, one dtype) take a shorter path than other spellings -----
+
+# (the common call, the same call spelt so that it takes the general path)
+_SPELLINGS = {
+    "permute": (lambda m, x: x.permute(2, 0, 1), lambda m, x: x.permute((2, 0, 1))),
+    "permute-negative": (lambda m, x: x.permute(-1, 0, 1), lambda m, x: x.permute([-1, 0, 1])),
+    "flip": (lambda m, x: x.flip(0), lambda m, x: x.flip((0,))),
+    "flip-negative-dims": (lambda m, x: x.flip(-1, 0), lambda m, x: x.flip(dims=[-1, 0])),
+    "roll": (lambda m, x: x.roll(2, -1), lambda m, x: x.roll((2,), (-1,))),
+    "repeat": (lambda m, x: x.repeat(2, 1, 3), lambda m, x: x.repeat((2, 1, 3))),
+    "repeat-leading": (lambda m, x: x.repeat(2, 1, 1, 2), lambda m, x: x.repeat([2, 1, 1, 2])),
+    "squeeze": (lambda m, x: x[:1].squeeze(0), lambda m, x: x[:1].squeeze(dim=0)),
+    "squeeze-kept": (lambda m, x: x.squeeze(-2), lambda m, x: x.squeeze(dim=-2)),
+    "unsqueeze": (lambda m, x: x.unsqueeze(3), lambda m, x: x.unsqueeze(np.int64(3))),
+    "flatten": (lambda m, x: x.flatten(), lambda m, x: x.flatten(np.int64(0), np.int64(-1))),
+    "expand": (
+        lambda m, x: x[:, :1].expand(3, 2, 5, 4),
+        lambda m, x: x[:, :1].expand([3, 2, 5, 4]),
+    ),
+    "cat": (lambda m, x: m.cat([x, x[:, :2]], 1), lambda m, x: m.cat([x, x[:, :2]], np.int64(1))),
+    "stack": (lambda m, x: m.stack((x, x), -1), lambda m, x: m.stack((x, x), np.int64(-1))),
+    "chunk": (lambda m, x: x.chunk(2, 2), lambda m, x: x.chunk(np.int64(2), np.int64(2))),
+    "split": (lambda m, x: x.split(2, 1), lambda m, x: x.split(np.int64(2), 1)),
+}
+
+
+def _recorded(out) -> list:
+    """What a result shows of itself and its node: values, layout, graph and saved values."""
+    seen = []
+    for t in as_tuple(out):
+        node = t.grad_fn
+        saved = {n: _shown(node, n) for n in dir(node) if n.startswith("_saved_")}
+        seen.append((t.detach().numpy().tolist(), t.stride(), t._is_view(), node.name(), saved))
+    return seen
+
+
+def _shown(node, name: str) -> str:
+    try:
+        return repr(getattr(node, name))
+    except IndexError as e:  # (squeeze of a dim it keeps has no _saved_dim to show yet)
+        return f"IndexError: {e}"
+
+
+@pytest.mark.parametrize("name", list(_SPELLINGS))
+def test_common_call_records_what_the_general_spelling_records(name):
+    common, general = _SPELLINGS[name]
+    x = lg.tensor(X, requires_grad=True)
+    assert _recorded(common(lg, x)) == _recorded(general(lg, x))
+    assert_matches_torch(common, X)
+
+
+def test_repeat_tiles_as_numpy_tile_in_a_row_major_result():
+    base = np.arange(24.0).reshape(2, 3, 4)
+    for x in (base, base.transpose(2, 0, 1), base[:, ::2], base[0]):
+        for repeats in ((2, 1, 3), (1, 1, 2, 1), (3,) * (x.ndim + 1), (1,) * x.ndim):
+            if len(repeats) < x.ndim:
+                continue
+            out = lg.tensor(x).repeat(*repeats)
+            np.testing.assert_array_equal(out.numpy(), np.tile(x, repeats))
+            if set(repeats) != {1}:
+                assert out.numpy().flags.c_contiguous
+
+
+def test_flip_reverses_as_numpy_flip_on_strided_inputs():
+    base = np.arange(24.0).reshape(2, 3, 4)
+    for x in (base, base.transpose(2, 0, 1), base[:, ::2]):
+        for dims in ((0,), (-1,), (2, 0), (-1, -3, 1)):
+            np.testing.assert_array_equal(lg.tensor(x).flip(*dims).numpy(), np.flip(x, dims))
+
+
+def test_split_and_chunk_plans_are_remembered_but_a_bad_call_raises_every_time():
+    x = lg.tensor(X, requires_grad=True)
+    first, again = x.chunk(2, 2), x.chunk(2, 2)
+    assert first[0] is not again[0] and first[0].grad_fn is not again[0].grad_fn
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="chunk expects `chunks` to be greater than 0"):
+            x.chunk(0, 1)
+        with pytest.raises(IndexError, match="split"):
+            x.split(2, 3)
