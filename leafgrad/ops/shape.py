@@ -24,8 +24,10 @@ from ._primitive import primitive
 # ----- view / reshape / flatten -----
 
 
-def _reshape_forward(x, *, shape, dims=None):
-    return x.reshape(shape)  # (``dims``: the dims a squeeze drops, for its rule)
+def _reshape_forward(x, *, shape, dims=None, dim=None):
+    # (``dims``: the dims a squeeze drops, for its rule; ``dim``: the dims it was asked for,
+    # as given, which PyTorch's node shows)
+    return x.reshape(shape)
 
 
 def _reshaping(name: str, node_name: str, view: bool):
@@ -242,9 +244,9 @@ def _squeeze_grad(grad, x, *, dims=None, **_):
 
 
 def _squeeze_op(number: int, overload: str):
-    shown_dim = {  # PyTorch's _saved_dim: one dim, or the tuple
-        "dim": (("dim", lambda values, params: params["dims"][0]),),
-        "dims": (("dim", lambda values, params: tuple(params["dims"])),),
+    shown_dim = {  # PyTorch's _saved_dim: the dim asked for, or the tuple, as given
+        "dim": (("dim", lambda values, params: _asked(params)),),
+        "dims": (("dim", lambda values, params: tuple(_asked(params))),),
     }.get(overload, ())
     return primitive(
         "squeeze",
@@ -258,6 +260,14 @@ def _squeeze_op(number: int, overload: str):
         plain_rules=True,
         metadata=("self_sym_sizes", *shown_dim),
     )
+
+
+def _asked(params: dict):
+    """The dim(s) a squeeze was asked for, as given (else, made inside vmap: those dropped)."""
+    if "dim" in params:
+        return params["dim"]
+    dims = params["dims"]
+    return dims if len(dims) != 1 else dims[0]
 
 
 # PyTorch names the node by overload: no dim, one dim, a tuple of dims.
@@ -274,14 +284,16 @@ def squeeze_plan(shape: tuple, dim, op: str = "squeeze") -> tuple:
     if dim is None:
         kind, drop = "all", range(len(shape))
     elif isinstance(dim, (tuple, list)):
-        kind, drop = "dims", _unique_dims(_dim_args((dim,)), len(shape), op)
+        dim = _dim_args((dim,))
+        kind, drop = "dims", _unique_dims(dim, len(shape), op)
     else:
-        kind, drop = "dim", (_normalize_dim(operator.index(dim), len(shape), op),)
+        dim = operator.index(dim)
+        kind, drop = "dim", (_normalize_dim(dim, len(shape), op),)
     drop = sorted({d for d in drop if d < len(shape) and shape[d] == 1})
-    return kind, {
-        "shape": tuple(s for i, s in enumerate(shape) if i not in drop),
-        "dims": tuple(drop),
-    }
+    params = {"shape": tuple(s for i, s in enumerate(shape) if i not in drop), "dims": tuple(drop)}
+    if kind != "all":
+        params["dim"] = dim
+    return kind, params
 
 
 @public()
@@ -294,8 +306,8 @@ def squeeze(input: Tensor, *dims, dim=None) -> Tensor:
             shape = input._data.shape
             d = plain[0]
             if shape[d] != 1:
-                return _squeeze_dim(input, shape=shape, dims=())
-            return _squeeze_dim(input, shape=shape[:d] + shape[d + 1 :], dims=plain)
+                return _squeeze_dim(input, shape=shape, dims=(), dim=dims[0])
+            return _squeeze_dim(input, shape=shape[:d] + shape[d + 1 :], dims=plain, dim=dims[0])
     dims = _varargs_or_keyword(dims, dim, "dim", "squeeze")
     dim = dims if len(dims) > 1 else dims[0] if dims else None
     kind, params = squeeze_plan(input._data.shape, dim)
@@ -309,7 +321,7 @@ def _unsqueeze_forward(x, *, dim):
 _unsqueeze = primitive(
     "unsqueeze",
     _unsqueeze_forward,
-    lambda grad, x, *, dim, **_: _squeeze_dim(grad, shape=tuple(x.shape), dims=(dim,)),
+    lambda grad, x, *, dim, **_: _squeeze_dim(grad, shape=tuple(x.shape), dims=(dim,), dim=dim),
     node_name="UnsqueezeBackward0",
     dtype_rule="keep",
     kind=Linear(),

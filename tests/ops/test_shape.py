@@ -475,16 +475,23 @@ def _recorded(out) -> list:
     seen = []
     for t in as_tuple(out):
         node = t.grad_fn
-        saved = {n: _shown(node, n) for n in dir(node) if n.startswith("_saved_")}
+        saved = {n: repr(getattr(node, n)) for n in dir(node) if n.startswith("_saved_")}
         seen.append((t.detach().numpy().tolist(), t.stride(), t._is_view(), node.name(), saved))
     return seen
 
 
-def _shown(node, name: str) -> str:
-    try:
-        return repr(getattr(node, name))
-    except IndexError as e:  # (squeeze of a dim it keeps has no _saved_dim to show yet)
-        return f"IndexError: {e}"
+@pytest.mark.parametrize("dim", [1, -2, 0, (0, 1), (1,), (-2, 0), (2, 0, 1), [np.int64(1)]])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_squeeze_shows_the_dims_asked_for_as_pytorch_does(dim, inplace):
+    # PyTorch's node keeps the dims as given (a negative one as its uint64 bits), also those
+    # of size other than 1 that the squeeze keeps.
+    torch = pytest.importorskip("torch")
+    shown = []
+    for lib in (torch, lg):
+        x = lib.ones(3, 1, 4, requires_grad=True)
+        y = x.clone().squeeze_(dim) if inplace else x.squeeze(dim)
+        shown.append((type(y.grad_fn).__name__, y.grad_fn._saved_dim))
+    assert shown[0] == shown[1]
 
 
 @pytest.mark.parametrize("name", list(_SPELLINGS))
