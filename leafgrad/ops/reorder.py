@@ -327,8 +327,10 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
 
 def _repeat_forward(x, *, repeats):
     shape = (1,) * (len(repeats) - x.ndim) + x.shape
-    if not x.size or 0 in repeats or repeats.count(1) == len(repeats):
-        return np.tile(x.reshape(shape), repeats)  # (its layout for these: a copy of x's)
+    if not x.size or 0 in repeats:
+        return np.tile(x.reshape(shape), repeats)
+    if repeats.count(1) == len(repeats):  # a row-major copy, as PyTorch's (np.tile keeps x's)
+        return np.array(x.reshape(shape), order="C")
     # np.tile's values (row-major, as np.tile's), ~3 us sooner: the input, a size-1 dim
     # before each of its dims, broadcast into the result viewed with those dims interleaved.
     tiled, single = [], []
