@@ -321,6 +321,11 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
             "pass one shift per dim (or a single shift with dims=None)"
         )
     if dims is not None:
+        if not input._data.ndim:  # (PyTorch's dims elsewhere take a 0-d tensor as 1-d)
+            raise IndexError(
+                f"Dimension specified as {dims[0]} but tensor has no dimensions (roll: a 0-d "
+                "tensor has no dim to roll along; pass dims=None)"
+            )
         dims = tuple(_normalize_dim(d, input._data.ndim, "roll") for d in dims)
     return _roll(input, shifts=shifts, dims=dims)
 

@@ -529,3 +529,12 @@ def test_split_and_chunk_plans_are_remembered_but_a_bad_call_raises_every_time()
             x.chunk(0, 1)
         with pytest.raises(IndexError, match="split"):
             x.split(2, 3)
+
+
+@pytest.mark.parametrize("args", [(1, 0), (1, -1), ((1,), (0,))])
+def test_roll_of_a_0d_tensor_along_a_dim_raises_pytorchs_index_error(args):
+    with pytest.raises(
+        IndexError, match=r"Dimension specified as -?[01] but tensor has no dimensions"
+    ):
+        lg.tensor(5.0).roll(*args)
+    assert lg.tensor(5.0).roll(1).item() == 5.0  # (dims=None: the one value)
