@@ -366,8 +366,12 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
 def zeros_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ) -> Tensor:
-    shape, dt = _like(input, dtype, "zeros_like")
-    data = like_in_format(np.zeros(shape, dt.np), input._data, memory_format, "zeros_like")
+    if dtype is None and isinstance(input, Tensor):  # its own dtype: taken from its array
+        values = np.zeros(input._data.shape, input._data.dtype)
+    else:
+        shape, dt = _like(input, dtype, "zeros_like")
+        values = np.zeros(shape, dt.np)
+    data = like_in_format(values, input._data, memory_format, "zeros_like")
     return _finish(data, requires_grad, device or CPU)  # the input's device, not the default
 
 

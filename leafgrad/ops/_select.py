@@ -26,6 +26,8 @@ def where(mask, a, b):
     ``MIN_SIZE`` elements and ``a``, ``b`` are float32/float64 arrays of its shape (one of
     them may be a Python number), the mask C-contiguous (the result is); ``np.where``
     otherwise."""
+    if type(mask) is np.ndarray and mask.size < MIN_SIZE:  # small: NumPy's, at once
+        return np.where(mask, a, b)
     bits = _fast_case(mask, a, b)
     if bits is None:
         return np.where(mask, a, b)

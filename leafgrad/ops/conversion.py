@@ -91,6 +91,8 @@ def to(
 
 def _caster(name, dt):
     def cast(self, memory_format=None):
+        if self._data.dtype != dt.np:  # to's conversion (not self itself), at once
+            return _to_copy(self, dtype=dt)
         return to(self, dt)
 
     return public(function=False, method=(name,))(cast)

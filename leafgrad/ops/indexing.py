@@ -356,6 +356,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 def _masked_fill_forward(x, mask, value=None, *, fill=None):
+    if type(fill) is float and x.dtype.kind == "f":  # a Python float takes x's dtype itself
+        return np.where(mask, fill, x)
     v = fill if value is None else value
     return np.where(mask, np.asarray(v).astype(x.dtype), x)
 
@@ -426,7 +428,8 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
             f"{c_type_name(mask._data.dtype)} (compare to get one)"
         )
     try:
-        np.broadcast_shapes(input._data.shape, mask._data.shape)
+        if mask._data.shape != input._data.shape:  # (NumPy's check costs ~1 us)
+            np.broadcast_shapes(input._data.shape, mask._data.shape)
     except ValueError:
         raise RuntimeError(
             f"masked_fill(): mask of shape {list(mask._data.shape)} cannot be broadcast with "

@@ -46,6 +46,13 @@ def _check_dtypes(op: str, *args) -> None:
         )
 
 
+def _plain_pair(a, b) -> bool:
+    """Whether ``a`` and ``b`` are both plain tensors (or nn.Parameters), the types whose
+    common call a product checks at once."""
+    plain = (Tensor, _primitive._PARAMETER)
+    return type(a) in plain and type(b) in plain
+
+
 def _check_ndim(op: str, x: Tensor, ndims, what: str) -> None:
     if x._data.ndim not in ndims:
         raise RuntimeError(f"{op}: {what} must be {_ndim_words(ndims)}, got shape {_shape(x)}")
@@ -317,6 +324,10 @@ def _check_same_length(op: str, a: Tensor, b: Tensor) -> None:
 @accepts_out(same_dtype=True)
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """Inner product of two 1-D tensors of the same length (a 0-D result)."""
+    if _plain_pair(input, tensor):  # the common case, its checks at once
+        a, b = input._data, tensor._data
+        if a.ndim == 1 and a.shape == b.shape and a.dtype is b.dtype and a.dtype.kind != "b":
+            return _dot(input, tensor)
     _check_tensors("dot", input, tensor)
     _check_ndim("dot", input, (1,), "input")
     _check_ndim("dot", tensor, (1,), "tensor")
@@ -346,6 +357,16 @@ _mv = primitive(
 @accepts_out(same_dtype=True)
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Product of a matrix ``input: (n, k)`` and a vector ``vec: (k,)``."""
+    if _plain_pair(input, vec):  # the common case, its checks at once
+        a, v = input._data, vec._data
+        if (
+            a.ndim == 2
+            and v.ndim == 1
+            and a.shape[1] == v.shape[0]
+            and a.dtype is v.dtype
+            and a.dtype.kind != "b"
+        ):
+            return _mv(input, vec)
     _check_tensors("mv", input, vec)
     _check_ndim("mv", input, (2,), "input")
     _check_ndim("mv", vec, (1,), "vec")
@@ -394,7 +415,17 @@ ger = outer
 
 
 def _addmm_forward(x, a, b, *, beta=1, alpha=1):
-    prod = _gemm.matmul(a, b) if a.ndim == 2 and b.ndim == 2 else np.matmul(a, b)
+    if a.ndim == 2 and b.ndim == 2:
+        prod = _gemm.matmul(a, b)
+        # nn.Linear's call first, its tests the cheapest (see the beta == 1 case below)
+        if (
+            beta == 1 == alpha
+            and prod.dtype is x.dtype
+            and (x.shape == prod.shape[1:] or x.shape == prod.shape)
+        ):
+            return np.add(prod, x, out=prod)
+    else:
+        prod = np.matmul(a, b)
     if alpha != 1:
         prod = prod * alpha
     if beta == 0:  # PyTorch ignores input entirely (nan and inf do not propagate)

@@ -115,16 +115,19 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     dimensions that do not broadcast and mixed dtypes.
     """
     plain = (Tensor, _primitive._PARAMETER)
-    if type(input) in plain and type(other) in plain:  # two floating matrices that fit:
+    if type(input) in plain and type(other) in plain:  # floating matrices or vectors that fit:
         a, b = input._data, other._data  # the common case, its checks at once
+        da, db = a.ndim, b.ndim
         if (
-            a.ndim == 2
-            and b.ndim == 2
+            0 < da <= 2
+            and 0 < db <= 2
             and a.dtype is b.dtype
             and a.dtype.kind == "f"
-            and a.shape[1] == b.shape[0]
+            and a.shape[-1] == b.shape[0]  # (b's rows, or its length)
         ):
-            return _mm(input, other)
+            if da == 2:  # (_product's first cases, without its frame)
+                return _mm(input, other) if db == 2 else _mv(input, other)
+            return _product(input, other, da, db)
     _check_tensors("matmul", input, other)
     da, db = input._data.ndim, other._data.ndim
     if da == 0 or db == 0:

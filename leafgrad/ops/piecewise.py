@@ -280,10 +280,22 @@ def _clamp_by_numbers(op, input, min, max):
     return op(x, min=min, max=max)
 
 
+# A bound clamp's common call takes: a Python number, or None (not both None).
+_NUMBER_BOUND = frozenset({float, int, type(None)})
+
+
 @public(inplace=True)
 @accepts_out(same_dtype=True)
 def clamp(input, min=None, max=None):
     """Limit ``input`` to [min, max]; either bound may be None, a number or a Tensor."""
+    if (
+        type(min) in _NUMBER_BOUND
+        and type(max) in _NUMBER_BOUND
+        and (min is not None or max is not None)
+        and isinstance(input, Tensor)
+        and input._data.dtype.kind == "f"
+    ):  # the common call, its checks at once: Python numbers keep a floating dtype
+        return _clamp(input, min=min, max=max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
