@@ -165,6 +165,10 @@ def copy_in_format(data: np.ndarray, fmt, op: str) -> np.ndarray:
     """A copy of ``data`` laid out as ``fmt`` says."""
     if _plainly_row_major(data, fmt):
         return data.copy()
+    if fmt is contiguous_format and data.size:  # (``contiguous()``'s copy of a transposed x)
+        # NumPy's row-major strides are PyTorch's but for size-0 dims (size-1 dims step
+        # over the dims inside them in both): no strided view to build.
+        return data.copy(order="C")
     out = empty_in_format(data, fmt, data.dtype, op)
     out[...] = data
     return out

@@ -12,7 +12,7 @@ from ._dtype import c_type_name, from_numpy_dtype, scalar_type_name
 # grad_mode imports nothing from the package: the Tensor reads the mode as ops do.
 from ._engine.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ._exposure import numpy_names
-from ._memory_format import is_laid_out
+from ._memory_format import _strides_for, is_laid_out
 from ._tensor_str import tensor_repr
 from ._warn import warn_at_user, warn_once
 
@@ -655,7 +655,11 @@ class Tensor:
         return is_laid_out(self._data, memory_format)
 
     def stride(self, dim: int | None = None):
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        data = self._data
+        if data.size or any(data.strides):
+            strides = tuple(s // data.itemsize for s in data.strides)
+        else:  # NumPy 2 gives new empty arrays zero strides: PyTorch's row-major ones
+            strides = _strides_for(data.shape, range(data.ndim - 1, -1, -1))
         if dim is None:
             return strides
         return strides[_normalize_dim(dim, self._data.ndim, "stride")]

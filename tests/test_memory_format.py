@@ -1,0 +1,50 @@
+"""Copies laid out as a memory format asks: their strides are PyTorch's."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from leafgrad._memory_format import contiguous_format, copy_in_format, empty_in_format
+
+SHAPES = [(3, 1, 4), (1, 5), (2, 3), (4, 1), (1, 1), (2, 1, 1, 3)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_row_major_copy_has_the_strides_of_the_general_layout(shape):
+    # contiguous()'s copy takes NumPy's row-major copy; its strides must be those PyTorch
+    # gives (the strided layout built from the format), size-1 and size-0 dims included.
+    values = np.arange(float(np.prod(shape))).reshape(shape)
+    for order in itertools.permutations(range(len(shape))):
+        x = values.transpose(order)
+        copy = copy_in_format(x, contiguous_format, "contiguous")
+        laid_out = empty_in_format(x, contiguous_format, x.dtype, "contiguous")
+        laid_out[...] = x
+        assert copy.strides == laid_out.strides
+        np.testing.assert_array_equal(copy, x)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_contiguous_and_clone_strides_match_pytorch(shape):
+    torch = pytest.importorskip("torch")
+    values = np.arange(float(np.prod(shape))).reshape(shape)
+    for order in itertools.permutations(range(len(shape))):
+        ours = lg.tensor(values).permute(order)
+        theirs = torch.tensor(values).permute(order)
+        assert ours.contiguous().stride() == theirs.contiguous().stride()
+        fmt = lg.contiguous_format
+        assert (
+            ours.clone(memory_format=fmt).stride()
+            == theirs.clone(memory_format=torch.contiguous_format).stride()
+        )
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0), (2, 0, 3), (0, 1, 0)])
+@pytest.mark.parametrize("make", ["zeros", "empty", "ones"])
+def test_a_new_empty_tensor_has_pytorchs_row_major_strides(shape, make):
+    # (NumPy 2 gives a new empty array zero strides; views of empty tensors are not
+    # followed: their strides read row-major too.)
+    torch = pytest.importorskip("torch")
+    assert getattr(lg, make)(*shape).stride() == getattr(torch, make)(*shape).stride()
+    assert lg.zeros(*shape).contiguous().stride() == torch.zeros(*shape).contiguous().stride()
