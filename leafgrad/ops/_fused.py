@@ -53,6 +53,20 @@ def available() -> bool:
     return bool(_load())
 
 
+def float32_at_any_size(x) -> bool:
+    """Whether ``x`` takes a compiled float32 pass whatever its size (where NumPy's passes cost
+    more than a compiled call even on a few elements: softmax rows, GELU): a non-empty
+    C-contiguous float32 ndarray of at least one dim, and numba there."""
+    return (
+        type(x) is np.ndarray
+        and x.dtype.char == "f"
+        and x.ndim > 0
+        and x.size > 0
+        and x.flags.c_contiguous
+        and available()
+    )
+
+
 def fusable(first, *others) -> bool:
     """Whether these arrays take a compiled kernel: ndarrays of one shape and float dtype,
     ``first`` (the kernels' shape) C-contiguous and each other C-contiguous or one broadcast

@@ -35,16 +35,8 @@ _kernels = None  # the compiled functions once made (a namespace), per process
 
 
 def usable(x) -> bool:
-    """Whether ``x`` takes the compiled rows: a non-empty C-contiguous float32 ndarray of at
-    least one dim, and numba there."""
-    return (
-        type(x) is np.ndarray
-        and x.dtype.char == "f"
-        and x.ndim > 0
-        and x.size > 0
-        and x.flags.c_contiguous
-        and _fused.available()
-    )
+    """Whether ``x`` takes the compiled rows (``_fused.float32_at_any_size``)."""
+    return _fused.float32_at_any_size(x)
 
 
 def log_softmax(x) -> np.ndarray:

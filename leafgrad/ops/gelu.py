@@ -43,19 +43,13 @@ def _gelu_forward(x, *, approximate="none"):
 
 
 def _compiled_pass(x, grad=None) -> bool:
-    """Whether float32 ``x`` (and a ``grad`` of its shape) take ``_fused``'s GELU passes, as
-    ``_fused.fusable`` takes arrays but at any size: ``erf32``'s NumPy passes are some 35
-    calls, so even (8, 8) costs 24 us there and 3 us compiled. ``x``: C-contiguous, neither
-    0-d (NumPy's passes take SciPy's erf there, given a NumPy number) nor empty (they make
-    an empty result of other strides); ``grad``: C-contiguous or one broadcast value."""
-    return (
-        type(x) is np.ndarray
-        and x.dtype.char == "f"
-        and x.ndim > 0
-        and x.size > 0
-        and x.flags.c_contiguous
-        and (grad is None or grad.flags.c_contiguous or not any(grad.strides))
-        and _fused.available()
+    """Whether float32 ``x`` (and a ``grad`` of its shape) take ``_fused``'s GELU passes at any
+    size (``_fused.float32_at_any_size``): ``erf32``'s NumPy passes are some 35 calls, so
+    even (8, 8) costs 24 us there and 3 us compiled. (0-d ``x`` stays on NumPy's passes, which
+    take SciPy's erf given a NumPy number; an empty one too, whose result has other strides
+    there.) ``grad``: C-contiguous or one broadcast value."""
+    return _fused.float32_at_any_size(x) and (
+        grad is None or grad.flags.c_contiguous or not any(grad.strides)
     )
 
 

@@ -141,15 +141,23 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     return _cat(*tensors, dim=operator.index(dim), dtype=_common_dtype(tensors))
 
 
-def _plain_cat_dtype(tensors, dim):
-    """The dtype of ``cat(tensors, dim)`` in the common call, else None (the general path
-    then checks, promotes and raises): a list or tuple of tensors of one dtype and one shape
-    but along ``dim``, a Python int in range, none of them 0-d or 1-D empty."""
+def _first_plain(tensors, dim):
+    """The first tensor's array where ``tensors`` is a non-empty list or tuple starting with a
+    tensor and ``dim`` a Python int (the common calls of cat and stack), else None."""
     if (type(tensors) is not list and type(tensors) is not tuple) or type(dim) is not int:
         return None
     if not tensors or not isinstance(first := tensors[0], Tensor):
         return None
-    x = first._data
+    return first._data
+
+
+def _plain_cat_dtype(tensors, dim):
+    """The dtype of ``cat(tensors, dim)`` in the common call, else None (the general path
+    then checks, promotes and raises): a list or tuple of tensors of one dtype and one shape
+    but along ``dim``, a Python int in range, none of them 0-d or 1-D empty."""
+    x = _first_plain(tensors, dim)
+    if x is None:
+        return None
     dtype, shape = x.dtype, x.shape
     n = len(shape)
     if not -n <= dim < n or shape == (0,):
@@ -257,11 +265,9 @@ def _plain_stack(tensors, dim):
     """``(dim, dtype)`` of ``stack(tensors, dim)`` in the common call, else None (the general
     path then checks, promotes and raises): a list or tuple of tensors of one dtype and one
     shape, ``dim`` a Python int in range (made non-negative)."""
-    if (type(tensors) is not list and type(tensors) is not tuple) or type(dim) is not int:
+    x = _first_plain(tensors, dim)
+    if x is None:
         return None
-    if not tensors or not isinstance(first := tensors[0], Tensor):
-        return None
-    x = first._data
     dtype, shape = x.dtype, x.shape
     n = len(shape) + 1
     if not -n <= dim < n:
