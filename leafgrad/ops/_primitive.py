@@ -845,69 +845,56 @@ def _check_saving_inference(name, args, checked) -> None:
             )
 
 
-def _mark_views(op, args, params, source, result, multi_view) -> None:
+def _mark_views(op, args, params, source, result, multi_view, output_nr=None) -> None:
     """Make each result that aliases ``args[0]`` a view: shared counter, base, view_fn.
 
     Each view is listed (weakly) beside the version counter it shares, so that an in-place
     change of any alias regenerates its history (``view_history.refresh_views``). Several
-    results (a tuple: split, chunk, unbind) are marked in one loop, each with its output
-    number; what they share of their parent is read once.
+    results are marked one by one (``output_nr``: which; None for an op's only output).
     """
-    several = type(result) is tuple
-    if several:
-        results = result
-    else:
-        results = (result,)
-    parent = counter = None
-    output_nr = -1
-    for result in results:
-        output_nr += 1
-        data = result._data
-        # A non-empty NumPy view of ``source``, or of the array ``source`` views (NumPy
-        # names the owner of the memory as the base: a view of a view), shares its memory;
-        # anything else asks NumPy (which calls empty arrays unshared).
-        owner = data.base
-        if not (
-            owner is not None and (owner is source or owner is source.base) and data.size
-        ) and not np.may_share_memory(data, source):
-            continue
-        if parent is None:  # what the views share, once
-            parent = args[0]
-            counter = parent._version_counter
-            if counter is None:
-                counter = parent._shared_version_counter()
-            base = parent._base
-            if base is None:
-                base = parent
-            inference = parent._is_inference
-            parent_meta = parent._view_meta
-            parent_fn = parent._view_fn
-            # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
-            # gradients reaching it go nowhere (it has no valid accumulator).
-            no_grad_view = parent._requires_grad
-            # Only these modes (or several outputs) mark a view; otherwise it keeps its
-            # parent's mark. (A recorded view was made with grad mode on: no need to read
-            # the thread's mode.)
-            marks = multi_view or (_SPECIAL[0] and _state.inference)
-        result._base = base
-        result._version_counter = counter
-        result._view_version = counter[0]
-        # A view is an inference tensor exactly when its base is one (whatever the mode);
-        # a result is not one unless made in inference mode, so only then is there a change.
-        if inference or result._is_inference:
-            result._is_inference = inference
-        recorded = result.grad_fn is not None
-        if not recorded and no_grad_view and data.dtype.kind == "f":
-            result._requires_grad = True
-            result._accumulator = NO_GRAD_VIEW
-        meta = parent_meta
-        nr = output_nr if several else None
-        if marks or (not recorded and not _state.enabled):
-            meta = _creation_meta(op, result, output_nr, multi_view, meta)
-        if meta is not None:
-            result._view_meta = meta
-        result._view_fn = _replay(op, args, params, nr, parent_fn)
-        register_view(counter, result)
+    if type(result) is tuple:
+        for i, r in enumerate(result):
+            _mark_views(op, args, params, source, r, multi_view, i)
+        return
+    data = result._data
+    # A non-empty NumPy view of ``source``, or of the array ``source`` views (NumPy names
+    # the owner of the memory as the base: a view of a view), shares its memory; anything
+    # else asks NumPy (which calls empty arrays unshared).
+    owner = data.base
+    if not (
+        owner is not None and (owner is source or owner is source.base) and data.size
+    ) and not np.may_share_memory(data, source):
+        return
+    parent = args[0]
+    counter = parent._version_counter
+    if counter is None:
+        counter = parent._shared_version_counter()
+    base = parent._base
+    result._base = parent if base is None else base
+    result._version_counter = counter
+    result._view_version = counter[0]
+    # A view is an inference tensor exactly when its base is one (whatever the mode);
+    # a result is not one unless made in inference mode, so only then is there a change.
+    if parent._is_inference or result._is_inference:
+        result._is_inference = parent._is_inference
+    if result.grad_fn is None and parent._requires_grad and data.dtype.kind == "f":
+        # PyTorch: a view made in no-grad mode still reports requires_grad=True, but
+        # gradients reaching it go nowhere (it has no valid accumulator).
+        result._requires_grad = True
+        result._accumulator = NO_GRAD_VIEW
+    # Only these modes (or several outputs) mark a view; otherwise it keeps its parent's mark.
+    # (A recorded view was made with grad mode on: no need to read the thread's mode.)
+    meta = parent._view_meta
+    if (
+        multi_view
+        or (_SPECIAL[0] and _state.inference)
+        or (result.grad_fn is None and not _state.enabled)
+    ):
+        meta = _creation_meta(op, result, output_nr or 0, multi_view, meta)
+    if meta is not None:
+        result._view_meta = meta
+    result._view_fn = _replay(op, args, params, output_nr, parent._view_fn)
+    register_view(counter, result)
 
 
 def _replay(op, args, params, output_nr, parent_fn):
