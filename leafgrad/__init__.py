@@ -2,6 +2,8 @@
 
 import math as _math
 
+from . import _compiled  # noqa: F401 -- first: it decides compiled or source for the core
+
 from ._dtype import (  # noqa: F401
     bfloat16,
     bool,

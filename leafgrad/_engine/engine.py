@@ -5,16 +5,12 @@ from __future__ import annotations
 import functools
 import heapq
 import itertools
-import sys
-import sysconfig
 import threading
 
-import numpy as np
-
-from .._memory_format import copy_for_grad
 from .._quiet import QUIET, QUIET_STATE
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
 from . import anomaly, grad_mode, reentrant
+from .accumulation import accumulate_first, add_gradients
 from .grad_mode import SPECIAL
 from .graph import NOT_PLAIN, AccumulateGrad, Node
 from .plan import Plan, plan_backward
@@ -218,7 +214,7 @@ def execute(
                             if buf is None:
                                 buf = buffers[nxt] = [None] * nxt.num_outputs
                             old = buf[nr]
-                            buf[nr] = g if old is None else _sum(old, g)
+                            buf[nr] = g if old is None else add_gradients(old, g)
                     left = deps[nxt] - 1
                     deps[nxt] = left
                     if left == 0:
@@ -267,7 +263,7 @@ def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
         grads = _run_pre_hooks(node, grads)
     if leaf is not None:
         if grads[0] is not None:
-            accumulate_grad(leaf, grads[0], create_graph)
+            accumulate_first(leaf, grads, create_graph)
         if leaf._post_accumulate_hooks:
             for fn in list(leaf._post_accumulate_hooks.values()):
                 fn(leaf)
@@ -285,66 +281,6 @@ def _priority(node: Node) -> float:
 
 
 _FIRST = -float("inf")
-
-
-# What sys.getrefcount reads, inside _sum, for a gradient nothing else holds: the engine's
-# buffer slot and its local (``old``) or the rule's results and its local (``g``), _sum's
-# parameter and getrefcount's own argument; for its array, the tensor's ``_data``, _sum's
-# local and the argument.
-_ONLY_THE_ENGINES = 4
-_ONLY_ITS_TENSORS = 3
-# Counts as CPython 3.8-3.13 with the GIL keeps them; 3.14 may borrow references (lower
-# counts), free-threaded builds bias them: there gradients are always added afresh.
-_COUNTS_ARE_EXACT = (3, 8) <= sys.version_info < (3, 14) and not sysconfig.get_config_var(
-    "Py_GIL_DISABLED"
-)
-
-
-def _sum(a: Tensor, b: Tensor) -> Tensor:
-    """``a + b`` for two gradients arriving at one output. Two plain floating tensors of one
-    shape and dtype that record nothing (neither requires grad, no special mode on) are added
-    by NumPy directly, quietly as ops are: the op's own path costs more than the addition.
-    Into one of them where nothing else refers to it or its array (as PyTorch's engine
-    accumulates in place when it holds the only reference): writing into an array being read
-    is half the memory traffic of a fresh one (2x faster on a (1e4, 20) float64 gradient), and
-    ``x + y`` is ``y + x`` bit for bit."""
-    x, y = a._data, b._data
-    if (
-        type(a) is Tensor
-        and type(b) is Tensor
-        and not (a._requires_grad or b._requires_grad or SPECIAL[0])
-        and x.dtype == y.dtype
-        and x.dtype.kind == "f"
-        and x.shape == y.shape
-    ):
-        out = None
-        # (Inline, not a helper: a call would add its own references to the counts.)
-        if _COUNTS_ARE_EXACT:
-            if (
-                x.base is None
-                and sys.getrefcount(a) == _ONLY_THE_ENGINES
-                and sys.getrefcount(x) == _ONLY_ITS_TENSORS
-                and x.flags.writeable
-            ):
-                out = a
-            elif (
-                y.base is None
-                and sys.getrefcount(b) == _ONLY_THE_ENGINES
-                and sys.getrefcount(y) == _ONLY_ITS_TENSORS
-                and y.flags.writeable
-            ):
-                out = b
-        # In a run of plain nodes NumPy is quiet already; else quiet for this addition.
-        token = None if QUIET.get() is QUIET_STATE else QUIET.set(QUIET_STATE)
-        try:
-            if out is None:
-                return _wrap(np.add(x, y))
-            np.add(x, y, out=out._data)
-            return out
-        finally:
-            if token is not None:
-                QUIET.reset(token)
-    return a + b
 
 
 def _seed(roots: list, root_grads: list) -> dict:
@@ -477,60 +413,6 @@ def _check_hook_result(node: Node, old, new) -> None:
             f"{list(new._data.shape)} and dtype {new.dtype}; expected shape "
             f"{list(old._data.shape)} and dtype {old.dtype}"
         )
-
-
-def accumulate_grad(var: Tensor, grad: Tensor, create_graph: bool) -> None:
-    """Add ``grad`` into ``var.grad`` as PyTorch's AccumulateGrad does.
-
-    Without ``create_graph`` the first gradient is stored as a detached copy and later ones
-    are added *in place*, so a ``.grad`` tensor the user holds sees the new total. With it
-    the gradient keeps its graph: a copy first (recorded as CopyBackwards, as PyTorch's
-    copy into a fresh tensor is), then ``old + grad`` (a new tensor).
-    """
-    old = var._grad
-    if create_graph:
-        if old is None:
-            empty = copy_for_grad(np.empty(grad._data.shape, var._data.dtype), var._data)
-            var._grad = _wrap(empty).copy_(grad)
-        else:
-            var._grad = old + grad
-    elif old is None:
-        # Own the memory: never alias a gradient that someone else may modify. A gradient
-        # nothing else can reach gives its memory instead, as PyTorch steals such a buffer;
-        # a copy takes the leaf's layout, as PyTorch's does.
-        var._grad = _wrap(
-            grad._data
-            if _unreachable_elsewhere(grad, var)
-            else copy_for_grad(grad._data, var._data)
-        )
-    else:
-        data = old._data
-        add = grad._data
-        if data.flags.writeable and data.shape == add.shape and data.dtype == add.dtype:
-            np.add(data, add, out=data)
-            old._shared_version_counter()[0] += 1
-        else:  # e.g. a read-only broadcast view assigned to .grad by the user
-            var._grad = _wrap(data + add)
-
-
-def _unreachable_elsewhere(grad: Tensor, var: Tensor) -> bool:
-    """Whether only the caller's gradient list holds ``grad``, and only ``grad`` holds its
-    array, which owns contiguous writable memory laid out as ``var``'s: then no one else can
-    see that memory, and it can be ``var``'s gradient as it is.
-
-    The counts are CPython references: the gradient list, ``accumulate_grad``'s argument,
-    this argument and ``getrefcount``'s own; for the array, the tensor's attribute and
-    ``getrefcount``'s argument. tests/autograd/test_grad_buffers.py checks both ways.
-    """
-    data = grad._data
-    return (
-        sys.getrefcount(grad) <= 4
-        and sys.getrefcount(data) <= 3  # the tensor's attribute, ``data``, getrefcount's
-        and data.base is None
-        and data.flags.c_contiguous
-        and data.flags.writeable
-        and data.strides == var._data.strides
-    )
 
 
 def _validate(node: Node, i: int, grad) -> Tensor:

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._quiet import QUIET, QUIET_STATE
 from .._tensor import Tensor, _wrap
+from .accumulation import accumulate_first
 from .grad_mode import _state, is_grad_enabled
 from .saved import SavedTensor, SavedTensors, _Packed, _UnsavedArray
 
@@ -201,13 +202,10 @@ class AccumulateGrad(Node):
     def __call__(self, *grads) -> tuple:
         """``acc(grad)``: add ``grad`` into the leaf's ``.grad`` (then its post-accumulate
         hooks), as a backward pass would; returns ``()``, as PyTorch's node does."""
-        # why: the engine, which imports this module, owns accumulation.
-        from .engine import accumulate_grad
-
         _check_call(self, grads)
         leaf = self._variable()
         if leaf is not None and grads[0] is not None:
-            accumulate_grad(leaf, grads[0], is_grad_enabled())
+            accumulate_first(leaf, grads, is_grad_enabled())
             for fn in list((leaf._post_accumulate_hooks or {}).values()):
                 fn(leaf)
         return ()
@@ -348,9 +346,10 @@ class OpNode(Node):
         names = getattr(self._backward, "saved_names", None) or {}
         own = {"_saved_" + n for n in names}
         own.update("_raw_saved_" + n for n, (what, _) in names.items() if what != "meta")
+        every = super().__dir__()  # outside the comprehension: compiled, it has no __class__ cell
         return [
             a
-            for a in super().__dir__()
+            for a in every
             if a in own or not (a == "_saved" or a.startswith(("_saved_", "_raw_saved_")))
         ]
 

@@ -216,22 +216,23 @@ def primitive(
     if vjp is not None and not isinstance(vjp, tuple):
         vjp = (vjp,)
     jvp = None  # the forward rule: declared by the kind, or derived from it
-    match kind:
-        case Unary():
-            if vjp is None and kind.d1_takes_result and "result" not in saves:
-                raise TypeError(f"primitive {name!r}: d1 reads result; declare saves=('result',)")
-            derived_vjp, derived_jvp = _unary_rules(kind)
-            vjp = vjp or (derived_vjp,)
-            jvp = kind.jvp or derived_jvp
-        case Composite() | Generic():
-            jvp = kind.jvp
-        case Linear():
-            jvp = _linear_jvp  # the op applied to the tangents (called as the machinery's)
-        case PiecewiseLinear() if vjp:
+    # isinstance rather than ``match``: Cython, which compiles this module, has no ``match``.
+    if isinstance(kind, Unary):
+        if vjp is None and kind.d1_takes_result and "result" not in saves:
+            raise TypeError(f"primitive {name!r}: d1 reads result; declare saves=('result',)")
+        derived_vjp, derived_jvp = _unary_rules(kind)
+        vjp = vjp or (derived_vjp,)
+        jvp = kind.jvp or derived_jvp
+    elif isinstance(kind, (Composite, Generic)):
+        jvp = kind.jvp
+    elif isinstance(kind, Linear):
+        jvp = _linear_jvp  # the op applied to the tangents (called as the machinery's)
+    elif isinstance(kind, PiecewiseLinear):
+        if vjp:
             jvp = diagonal_jvp(*vjp)
-        case NoDerivative():
-            vjp_all = _no_derivative(name, kind.error)
-            node_name = node_name or "torch::autograd::NotImplemented"
+    elif isinstance(kind, NoDerivative):
+        vjp_all = _no_derivative(name, kind.error)
+        node_name = node_name or "torch::autograd::NotImplemented"
     declared = Primitive(
         name=name,
         overload=overload,

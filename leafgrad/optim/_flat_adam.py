@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import Tensor, zeros_like
 from .._engine import grad_mode
-from .._engine.engine import _COUNTS_ARE_EXACT, _ONLY_ITS_TENSORS
+from .._engine.accumulation import _COUNTS_ARE_EXACT, _ONLY_ITS_TENSORS
 from .._engine.saved import write_watchers
 from ._arrays import _PLAIN_TYPES, _written
 from ._update import _step_count_tensor

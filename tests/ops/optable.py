@@ -7,13 +7,19 @@ sample really calls what it names."""
 
 from __future__ import annotations
 
+import functools
+import json
+import os
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 import leafgrad as lg
+from leafgrad import _compiled
 from leafgrad.ops import arithmetic
 
 
@@ -88,6 +94,33 @@ _OP_CODE = arithmetic.mul.__code__
 def exercised(sample: OpSample) -> set:
     """The registry keys of the primitives ``sample`` calls, in its forward and in a backward
     pass that records a graph (so rules that call primitives count too)."""
+    if _compiled.running_compiled("leafgrad.ops._primitive"):
+        # A compiled op runs no Python frame to profile: ask the pure-Python source.
+        return set(_exercised_by_pure_python()[sample.test_id])
+    return _exercised_here(sample)
+
+
+@functools.cache
+def _exercised_by_pure_python() -> dict:
+    """``exercised`` for every sample of the table, from one process running the source."""
+    code = (
+        "import json\n"
+        "from tests.ops.optable import exercised\n"
+        "from tests.ops.test_op_table import SAMPLES\n"
+        "print(json.dumps({s.test_id: sorted(exercised(s)) for s in SAMPLES}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code],
+        cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "LEAFGRAD_PURE_PYTHON": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def _exercised_here(sample: OpSample) -> set:
     keys = set()
 
     def profile(frame, event, arg):

@@ -1,0 +1,79 @@
+"""Which modules the build compiles with Cython, and importing their source when a copy is stale.
+
+Every recorded op and every backward node runs through these modules; compiled, their Python
+costs about a fifth less per op (README, "Session 33"). They are plain Python and stay the
+only source: ``setup.py`` compiles them where Cython and a C compiler are present. A compiled
+module shadows its ``.py``, so an edit after the build would silently not run; the finder
+below imports the ``.py`` instead whenever the source no longer has the hash the build
+recorded beside the compiled copy, or when ``LEAFGRAD_PURE_PYTHON`` is set (to profile by
+line, measure coverage, or test the pure path). This file imports only the standard library:
+``setup.py`` reads ``MODULES`` from it before NumPy is installed.
+"""
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+MODULES = (
+    "leafgrad._engine.engine",
+    "leafgrad._engine.graph",
+    "leafgrad._engine.saved",
+    "leafgrad._engine.plan",
+    "leafgrad.ops._primitive",
+    "leafgrad.ops._plain",
+    "leafgrad.ops._operands",
+)
+
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _paths(name):
+    """The module's ``.py``, its compiled copy (or None) and the hash file the build wrote."""
+    stem = os.path.join(_PACKAGE_ROOT, *name.split("."))
+    compiled = next(
+        (
+            stem + suffix
+            for suffix in importlib.machinery.EXTENSION_SUFFIXES
+            if os.path.exists(stem + suffix)
+        ),
+        None,
+    )
+    return stem + ".py", compiled, stem + ".source-sha256"
+
+
+def compiled_is_current(name):
+    """Whether ``name`` has a compiled copy built from its present source."""
+    source, compiled, recorded = _paths(name)
+    if compiled is None or not os.path.exists(recorded):
+        return False
+    with open(source, "rb") as text, open(recorded) as digest:
+        return hashlib.sha256(text.read()).hexdigest() == digest.read().strip()
+
+
+def running_compiled(name):
+    """Whether the imported module ``name`` is its compiled copy."""
+    return not sys.modules[name].__file__.endswith(".py")
+
+
+class _SourceWhenStale:
+    """Finds the ``.py`` of a listed module whose compiled copy is stale or unwanted."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in MODULES:
+            return None
+        source, compiled, _ = _paths(name)
+        if compiled is None:
+            return None  # nothing shadows the source; the normal finders find it
+        if os.environ.get("LEAFGRAD_PURE_PYTHON") or not compiled_is_current(name):
+            return importlib.util.spec_from_file_location(name, source)
+        return None
+
+    def invalidate_caches(self):
+        pass
+
+
+# Ahead of the path finders, before any listed module is imported (leafgrad imports this first).
+if not any(isinstance(finder, _SourceWhenStale) for finder in sys.meta_path):
+    sys.meta_path.insert(0, _SourceWhenStale())

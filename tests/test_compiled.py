@@ -1,0 +1,107 @@
+"""The Cython-compiled core: used when current, the source when stale or when asked for."""
+
+import ast
+import hashlib
+import importlib.machinery
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from leafgrad import _compiled
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fake_build(root, name, *, compiled=True, recorded_source=None):
+    """A module ``name`` under ``root`` with a stand-in compiled copy and its recorded hash."""
+    stem = root.joinpath(*name.split("."))
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    source = stem.with_suffix(".py")
+    source.write_text("VALUE = 1\n")
+    if compiled:
+        Path(str(stem) + importlib.machinery.EXTENSION_SUFFIXES[0]).write_bytes(b"")
+    text = source.read_bytes() if recorded_source is None else recorded_source
+    Path(str(stem) + ".source-sha256").write_text(hashlib.sha256(text).hexdigest() + "\n")
+    return source
+
+
+@pytest.fixture
+def fake_package(tmp_path, monkeypatch):
+    monkeypatch.setattr(_compiled, "_PACKAGE_ROOT", str(tmp_path))
+    monkeypatch.setattr(_compiled, "MODULES", ("fakepkg.core",))
+    monkeypatch.delenv("LEAFGRAD_PURE_PYTHON", raising=False)
+    return tmp_path
+
+
+def test_a_current_compiled_copy_is_left_to_the_normal_finders(fake_package):
+    _fake_build(fake_package, "fakepkg.core")
+    assert _compiled.compiled_is_current("fakepkg.core")
+    assert _compiled._SourceWhenStale().find_spec("fakepkg.core") is None
+
+
+def test_a_stale_compiled_copy_gives_way_to_the_edited_source(fake_package):
+    source = _fake_build(fake_package, "fakepkg.core", recorded_source=b"VALUE = 0\n")
+    assert not _compiled.compiled_is_current("fakepkg.core")
+    spec = _compiled._SourceWhenStale().find_spec("fakepkg.core")
+    assert spec.origin == str(source)
+
+
+def test_pure_python_is_imported_when_asked_for(fake_package, monkeypatch):
+    source = _fake_build(fake_package, "fakepkg.core")
+    monkeypatch.setenv("LEAFGRAD_PURE_PYTHON", "1")
+    assert _compiled._SourceWhenStale().find_spec("fakepkg.core").origin == str(source)
+
+
+def test_without_a_compiled_copy_or_outside_the_list_the_finder_stays_out(fake_package):
+    _fake_build(fake_package, "fakepkg.core", compiled=False)
+    _fake_build(fake_package, "fakepkg.other")
+    finder = _compiled._SourceWhenStale()
+    assert not _compiled.compiled_is_current("fakepkg.core")
+    assert finder.find_spec("fakepkg.core") is None
+    assert finder.find_spec("fakepkg.other") is None
+
+
+def test_each_listed_module_runs_compiled_exactly_when_its_copy_is_current():
+    for name in _compiled.MODULES:
+        importlib.import_module(name)
+        wanted = _compiled.compiled_is_current(name) and not os.environ.get("LEAFGRAD_PURE_PYTHON")
+        assert _compiled.running_compiled(name) == wanted, name
+
+
+def test_leafgrad_pure_python_imports_every_listed_module_from_source():
+    code = (
+        "import importlib, leafgrad\n"
+        "from leafgrad import _compiled\n"
+        "for name in _compiled.MODULES:\n"
+        "    assert importlib.import_module(name).__file__.endswith('.py'), name\n"
+        "x = leafgrad.tensor([1.0, 2.0], requires_grad=True)\n"
+        "(x * x).sum().backward()\n"
+        "print(x.grad.tolist())\n"
+    )
+    env = {**os.environ, "LEAFGRAD_PURE_PYTHON": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[2.0, 4.0]"
+
+
+def test_the_finder_is_installed_once_ahead_of_the_path_finders():
+    finders = [f for f in sys.meta_path if isinstance(f, _compiled._SourceWhenStale)]
+    assert len(finders) == 1
+    assert sys.meta_path.index(finders[0]) < sys.meta_path.index(importlib.machinery.PathFinder)
+
+
+@pytest.mark.parametrize("name", _compiled.MODULES)
+def test_listed_modules_avoid_what_cython_compiles_differently(name):
+    # Reference counts read inside a compiled function count its borrowed arguments
+    # differently (the engine's counts live in _engine/accumulation.py, never compiled), and
+    # Cython has no ``match``: a module with one would silently stay pure Python.
+    source = ROOT.joinpath(*name.split(".")).with_suffix(".py").read_text()
+    tree = ast.parse(source)
+    assert "getrefcount" not in source
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Match)]
+    assert "leafgrad._engine.accumulation" not in _compiled.MODULES
