@@ -36,6 +36,7 @@ def _extensions():
         language_level=3,
         quiet=True,
         build_dir="build/cython",  # the generated C stays out of the source tree
+        nthreads=os.cpu_count() or 1,
         # Annotations in the sources document; they must not become Cython's type checks.
         compiler_directives={"annotation_typing": False, "binding": True},
     )
@@ -43,6 +44,11 @@ def _extensions():
 
 class OptionalBuildExt(build_ext):
     """Builds each compiled module if it can; a failure leaves that module pure Python."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1  # each module is one C file: build them at once
 
     def run(self):
         try:

@@ -24,6 +24,22 @@ MODULES = (
     "leafgrad.ops._primitive",
     "leafgrad.ops._plain",
     "leafgrad.ops._operands",
+    "leafgrad._tensor",
+    "leafgrad.ops._gemm",
+    "leafgrad.ops._reduce",
+    "leafgrad.ops._select",
+    "leafgrad.ops._sums",
+    "leafgrad.ops.activations",
+    "leafgrad.ops.arithmetic",
+    "leafgrad.ops.broadcast",
+    "leafgrad.ops.elementwise",
+    "leafgrad.ops.indexing",
+    "leafgrad.ops.linalg",
+    "leafgrad.ops.matmul",
+    "leafgrad.ops.power",
+    "leafgrad.ops.reduction",
+    "leafgrad.ops.shape",
+    "leafgrad.ops.view_history",
 )
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -57,8 +73,25 @@ def running_compiled(name):
     return not sys.modules[name].__file__.endswith(".py")
 
 
+# The compiled modules whose top level is running now, innermost last. A compiled module's
+# code runs in no Python frame, so what reads its caller's frame at import
+# (``_exposure.public``: the declaring module) reads this instead.
+EXECUTING: list = []
+
+
+class _RecordingExtensionLoader(importlib.machinery.ExtensionFileLoader):
+    """Loads a compiled copy, keeping its name on ``EXECUTING`` while its top level runs."""
+
+    def exec_module(self, module):
+        EXECUTING.append(module.__name__)
+        try:
+            super().exec_module(module)
+        finally:
+            EXECUTING.pop()
+
+
 class _SourceWhenStale:
-    """Finds the ``.py`` of a listed module whose compiled copy is stale or unwanted."""
+    """Finds a listed module: its ``.py`` where the compiled copy is stale or unwanted."""
 
     def find_spec(self, name, path=None, target=None):
         if name not in MODULES:
@@ -68,7 +101,9 @@ class _SourceWhenStale:
             return None  # nothing shadows the source; the normal finders find it
         if os.environ.get("LEAFGRAD_PURE_PYTHON") or not compiled_is_current(name):
             return importlib.util.spec_from_file_location(name, source)
-        return None
+        return importlib.util.spec_from_file_location(
+            name, compiled, loader=_RecordingExtensionLoader(name, compiled)
+        )
 
     def invalidate_caches(self):
         pass

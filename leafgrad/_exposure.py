@@ -7,7 +7,8 @@ are the names its module binds to it, aliases included (``subtract = sub``): eac
 ends with ``__all__ = exports(globals())``, which reads those bindings. ``ops/__init__.py``
 then gives Tensor every registered method from one place.
 
-This module imports nothing from the package, so any module may declare with it.
+This module imports nothing from the package but `_compiled` (standard library only), so any
+module may declare with it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import functools
 import inspect
 import sys
 from dataclasses import dataclass
+
+from . import _compiled
 
 FUNCTIONS: dict = {}  # public name -> the function (what leafgrad.<name> must be)
 METHODS: dict = {}  # Tensor method name -> function (bound to Tensor as is)
@@ -116,7 +119,11 @@ def public(
     ``reflected``: operator methods with the operands swapped (``__rpow__``: ``pow(other,
     self)``); ``inplace_operators``: in-place operator methods (``__iadd__``).
     """
-    module = sys._getframe(1).f_globals["__name__"]  # the declaring module (always the caller)
+    # The declaring module: the caller, or, where a compiled module's top level (which runs in
+    # no Python frame) calls, the compiled module being executed.
+    module = sys._getframe(1).f_globals["__name__"]
+    if not (module == "leafgrad" or module.startswith("leafgrad.")) and _compiled.EXECUTING:
+        module = _compiled.EXECUTING[-1]
     return Public(module, function, method, inplace, operators, reflected, inplace_operators)
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from . import _dtype
@@ -64,8 +62,9 @@ class Size(tuple):
         return tuple.__new__(Size, tuple.__add__(other, self))
 
     def __mul__(self, n):
-        out = tuple.__mul__(self, n)
-        return out if out is NotImplemented else tuple.__new__(Size, out)
+        # A plain tuple's product (not ``tuple.__mul__(self, n)``, which crashes compiled by
+        # Cython): its TypeError for a non-int ``n`` is PyTorch's.
+        return tuple.__new__(Size, tuple(self) * n)
 
     __rmul__ = __mul__
 
@@ -541,7 +540,7 @@ class Tensor:
     def grad(self):
         # Like PyTorch, warn only while there is no gradient to give.
         if self._grad is None and self.grad_fn is not None and not self._retains_grad:
-            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            warn_at_user(NON_LEAF_GRAD_WARNING)  # the user's line, compiled or not
         return self._grad
 
     @grad.setter

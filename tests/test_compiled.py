@@ -36,10 +36,12 @@ def fake_package(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_a_current_compiled_copy_is_left_to_the_normal_finders(fake_package):
-    _fake_build(fake_package, "fakepkg.core")
+def test_a_current_compiled_copy_is_loaded_by_the_recording_loader(fake_package):
+    source = _fake_build(fake_package, "fakepkg.core")
     assert _compiled.compiled_is_current("fakepkg.core")
-    assert _compiled._SourceWhenStale().find_spec("fakepkg.core") is None
+    spec = _compiled._SourceWhenStale().find_spec("fakepkg.core")
+    assert spec.origin == str(source.with_suffix(importlib.machinery.EXTENSION_SUFFIXES[0]))
+    assert isinstance(spec.loader, _compiled._RecordingExtensionLoader)
 
 
 def test_a_stale_compiled_copy_gives_way_to_the_edited_source(fake_package):
@@ -98,10 +100,13 @@ def test_the_finder_is_installed_once_ahead_of_the_path_finders():
 @pytest.mark.parametrize("name", _compiled.MODULES)
 def test_listed_modules_avoid_what_cython_compiles_differently(name):
     # Reference counts read inside a compiled function count its borrowed arguments
-    # differently (the engine's counts live in _engine/accumulation.py, never compiled), and
+    # differently (the engine's counts live in _engine/accumulation.py, never compiled);
     # Cython has no ``match``: a module with one would silently stay pure Python.
     source = ROOT.joinpath(*name.split(".")).with_suffix(".py").read_text()
     tree = ast.parse(source)
     assert "getrefcount" not in source
+    # No frames either: a fixed stacklevel or a caller's frame would point elsewhere.
+    assert "stacklevel" not in source
+    assert "_getframe" not in source
     assert not [n for n in ast.walk(tree) if isinstance(n, ast.Match)]
     assert "leafgrad._engine.accumulation" not in _compiled.MODULES

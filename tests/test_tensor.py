@@ -210,6 +210,10 @@ def test_size_arithmetic_stays_a_size():
     for out in (s + (4,), (4,) + s, s * 2, 2 * s, s[::-1]):
         assert isinstance(out, lg.Size)
     assert s + (4,) == (2, 3, 4) and (4,) + s == (4, 2, 3)
+    assert s * 2 == (2, 3, 2, 3) and 0 * s == ()
+    for bad in (lambda: s * 2.0, lambda: 2.0 * s):  # PyTorch's TypeError and words
+        with pytest.raises(TypeError, match="can't multiply sequence by non-int of type 'float'"):
+            bad()
 
 
 def test_size_accepts_only_integers():
