@@ -31,19 +31,31 @@ def _extensions():
         )
         return []
     sources = [name.replace(".", "/") + ".py" for name in COMPILED]
-    return cythonize(
-        sources,
+    options = dict(
         language_level=3,
         quiet=True,
         build_dir="build/cython",  # the generated C stays out of the source tree
-        nthreads=os.cpu_count() or 1,
         # Annotations in the sources document; they must not become Cython's type checks.
         compiler_directives={"annotation_typing": False, "binding": True},
     )
+    try:
+        return cythonize(sources, nthreads=os.cpu_count() or 1, **options)
+    except Exception:  # one module Cython cannot translate: the others, one by one
+        extensions = []
+        for source in sources:
+            try:
+                extensions += cythonize([source], **options)
+            except Exception as error:
+                print(f"leafgrad: {source} stays pure Python ({error})", file=sys.stderr)
+        return extensions
 
 
 class OptionalBuildExt(build_ext):
     """Builds each compiled module if it can; a failure leaves that module pure Python."""
+
+    def initialize_options(self):
+        super().initialize_options()
+        self.compiled_names = set()  # what this build compiled (a failure leaves it out)
 
     def finalize_options(self):
         super().finalize_options()
@@ -66,11 +78,16 @@ class OptionalBuildExt(build_ext):
             print(f"leafgrad: {ext.name} not compiled ({error}); its .py is used", file=sys.stderr)
             return
         _record_source(ext.name, Path(self.get_ext_fullpath(ext.name)).parent)
+        self.compiled_names.add(ext.name)
 
     def copy_extensions_to_source(self):
-        """In place (``pip install -e .``), the hash goes beside the copy in the source tree."""
+        """In place (``pip install -e .``), the hash goes beside the copy in the source tree,
+        only for what this build compiled: an older copy of a module that failed now keeps
+        its old hash, which no longer matches, so the ``.py`` runs."""
+        built = [e for e in self.extensions if e.name in self.compiled_names]
+        self.extensions = built
         super().copy_extensions_to_source()
-        for ext in self.extensions:
+        for ext in built:
             _record_source(ext.name, (HERE / ext.name.replace(".", "/")).parent)
 
 

@@ -11,7 +11,9 @@ ratio, not a time, because the host's speed drifts between processes. A workload
 sequence (``out-of-place-loop``) is timed per step over its whole sequence from a fresh
 start in each round, the mean (its collector pauses included). WORKLOAD is a name
 from ``benchmarks/workloads.py`` (``python -m benchmarks --help`` lists them); METHOD one of
-its leafgrad methods (default: the first).
+its leafgrad methods (default: the first). A tree runs its compiled core only where it was
+built (``python setup.py build_ext --inplace`` in it; ``git worktree add`` gives a pure one):
+build every tree, or none, so that they differ only by their code.
 """
 
 from __future__ import annotations
