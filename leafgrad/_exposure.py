@@ -7,8 +7,8 @@ are the names its module binds to it, aliases included (``subtract = sub``): eac
 ends with ``__all__ = exports(globals())``, which reads those bindings. ``ops/__init__.py``
 then gives Tensor every registered method from one place.
 
-This module imports nothing from the package but `_compiled` (standard library only), so any
-module may declare with it.
+This module imports nothing from the package but `_compiled` and `_warn` (standard library
+only), so any module may declare with it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass
 
 from . import _compiled
+from ._warn import is_leafgrad_module
 
 FUNCTIONS: dict = {}  # public name -> the function (what leafgrad.<name> must be)
 METHODS: dict = {}  # Tensor method name -> function (bound to Tensor as is)
@@ -122,7 +123,7 @@ def public(
     # The declaring module: the caller, or, where a compiled module's top level (which runs in
     # no Python frame) calls, the compiled module being executed.
     module = sys._getframe(1).f_globals["__name__"]
-    if not (module == "leafgrad" or module.startswith("leafgrad.")) and _compiled.EXECUTING:
+    if not is_leafgrad_module(module) and _compiled.EXECUTING:
         module = _compiled.EXECUTING[-1]
     return Public(module, function, method, inplace, operators, reflected, inplace_operators)
 

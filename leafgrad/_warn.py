@@ -13,12 +13,13 @@ def warn_at_user(message: str, category: type[Warning] = UserWarning) -> None:
     there (``float(t)``, ``torch.tensor([t])`` ...); a fixed ``stacklevel`` cannot.
     """
     frame, level = sys._getframe(1), 2  # level 2: warn_at_user's caller
-    while frame is not None and _inside(frame.f_globals.get("__name__", "")):
+    while frame is not None and is_leafgrad_module(frame.f_globals.get("__name__", "")):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
 
 
-def _inside(module: str) -> bool:
+def is_leafgrad_module(module: str) -> bool:
+    """Whether the module named ``module`` is leafgrad or one of its submodules."""
     return module == "leafgrad" or module.startswith("leafgrad.")
 
 
