@@ -40,6 +40,22 @@ MODULES = (
     "leafgrad.ops.reduction",
     "leafgrad.ops.shape",
     "leafgrad.ops.view_history",
+    "leafgrad._engine.entry",
+    "leafgrad.autograd.taylor",
+    "leafgrad.ops._jets",
+    "leafgrad.ops.fused_jets",
+    "leafgrad.ops._fused_jets",
+    "leafgrad.ops.jet_kernels",
+    "leafgrad.ops.jet_values",
+    "leafgrad.ops.jet_blocks",
+    "leafgrad.ops.jet_activations",
+    "leafgrad.ops.jet_dense",
+    "leafgrad.ops.slicing",
+    "leafgrad.ops.reorder",
+    "leafgrad.optim._arrays",
+    "leafgrad.nn.module",
+    "leafgrad.nn.linear",
+    "leafgrad.nn.functional",
 )
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -18,6 +17,7 @@ from .._batched import (
 )
 from .._exposure import public
 from .._tensor import Tensor, _wrap
+from .._warn import warn_at_user
 from .engine import execute
 from .graph import GradientEdge, gradient_edge
 
@@ -149,10 +149,8 @@ def backward(
     retain its grad). ``retain_graph`` defaults to ``create_graph``.
     """
     if grad_variables is not None:
-        warnings.warn(
-            "backward: grad_variables is deprecated; pass grad_tensors instead",
-            FutureWarning,
-            stacklevel=2,
+        warn_at_user(
+            "backward: grad_variables is deprecated; pass grad_tensors instead", FutureWarning
         )
         if grad_tensors is not None:
             raise RuntimeError(
@@ -195,7 +193,7 @@ def backward(
             t.retain_grad()
             edges.append(gradient_edge(t))
     if create_graph:
-        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+        warn_at_user(CREATE_GRAPH_WARNING)
     execute(roots, seeds, keep_graph=retain_graph, create_graph=create_graph, inputs=edges)
 
 
@@ -231,12 +229,11 @@ def grad(
             "with respect to.)"
         )
     if not only_inputs:
-        warnings.warn(
+        warn_at_user(
             "only_inputs argument is deprecated and is ignored now (defaults to True). To "
             "accumulate gradient for other parts of the graph, please use "
             "torch.autograd.backward.",
             FutureWarning,
-            stacklevel=2,
         )
     if is_grads_batched:
         return _grads_batched(

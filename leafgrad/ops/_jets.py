@@ -192,19 +192,17 @@ def _seconds(op, prim, args, params, result, jets, rows):
 
 
 def _taylor(op, prim, args, params, result, jets, order):
-    match prim.kind:
-        case Linear():
-            return tuple(
-                op(*_coefficient_args(prim, args, jets, k), **params) for k in range(order)
-            )
-        case PiecewiseLinear():
-            return tuple(_through_vjps(prim, args, params, result, jets, k) for k in range(order))
-        case Bilinear():
-            return _taylor_bilinear(op, args, params, jets, order)
-        case Composite(taylor_as=taylor_as):
-            return _via_composite(taylor_as, args, params, jets, ("taylor", order))
-        case Unary() as kind:
-            return _taylor_unary(kind, args, params, result, jets, order)
+    kind = prim.kind  # isinstance tests, not ``match``: Cython compiles this module
+    if isinstance(kind, Linear):
+        return tuple(op(*_coefficient_args(prim, args, jets, k), **params) for k in range(order))
+    if isinstance(kind, PiecewiseLinear):
+        return tuple(_through_vjps(prim, args, params, result, jets, k) for k in range(order))
+    if isinstance(kind, Bilinear):
+        return _taylor_bilinear(op, args, params, jets, order)
+    if isinstance(kind, Composite):
+        return _via_composite(kind.taylor_as, args, params, jets, ("taylor", order))
+    if isinstance(kind, Unary):
+        return _taylor_unary(kind, args, params, result, jets, order)
     if prim.jvp is not None:
         return taylor_by_nested_duals(op, args, params, jets, order)
     raise _no_rule(op)
@@ -212,25 +210,24 @@ def _taylor(op, prim, args, params, result, jets, order):
 
 def _collapsed(op, prim, args, params, result, jets, weights):
     n = len(weights)
-    match prim.kind:
-        case Linear():
-            directions = tuple(
-                op(*_coefficient_args(prim, args, _direction(jets, i), 0), **params)
-                for i in range(n)
-            )
-            lap = op(*_coefficient_args(prim, args, _second(jets), 0), **params)
-            return directions, lap
-        case PiecewiseLinear():
-            directions = tuple(
-                _through_vjps(prim, args, params, result, _direction(jets, i), 0) for i in range(n)
-            )
-            return directions, _through_vjps(prim, args, params, result, _second(jets), 0)
-        case Bilinear():
-            return _collapsed_bilinear(op, args, params, jets, weights)
-        case Composite(taylor_as=taylor_as):
-            return _via_composite(taylor_as, args, params, jets, ("collapsed", weights))
-        case Unary(d2=d2) as kind if d2 is not None:
-            return _collapsed_unary(kind, args, params, result, jets, weights)
+    kind = prim.kind
+    if isinstance(kind, Linear):
+        directions = tuple(
+            op(*_coefficient_args(prim, args, _direction(jets, i), 0), **params) for i in range(n)
+        )
+        lap = op(*_coefficient_args(prim, args, _second(jets), 0), **params)
+        return directions, lap
+    if isinstance(kind, PiecewiseLinear):
+        directions = tuple(
+            _through_vjps(prim, args, params, result, _direction(jets, i), 0) for i in range(n)
+        )
+        return directions, _through_vjps(prim, args, params, result, _second(jets), 0)
+    if isinstance(kind, Bilinear):
+        return _collapsed_bilinear(op, args, params, jets, weights)
+    if isinstance(kind, Composite):
+        return _via_composite(kind.taylor_as, args, params, jets, ("collapsed", weights))
+    if isinstance(kind, Unary) and kind.d2 is not None:
+        return _collapsed_unary(kind, args, params, result, jets, weights)
     if prim.jvp is not None:
         return collapsed_by_nested_duals(op, args, params, jets, weights)
     raise _no_rule(op)

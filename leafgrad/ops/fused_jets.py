@@ -246,16 +246,19 @@ def _affine(prim) -> bool:
 def _fused_ops(op, prim, key, args, params, result, jets, with_jet, like: PackedJet):
     if key == "addmm":  # alpha != 1
         return like.like(jet_linear(jets[1].channels, args[2]) * params["alpha"])
-    match prim.kind:
-        case Unary(d2=d2) as kind if d2 is not None and with_jet == [0]:
+    kind = prim.kind  # isinstance tests, not ``match``: Cython compiles this module
+    if isinstance(kind, Unary):
+        if kind.d2 is not None and with_jet == [0]:
             return _unary(kind, op, args, params, result, jets[0], like)
-        case Linear(affine=True) if prim.broadcast:
+    elif isinstance(kind, Linear):
+        if kind.affine is True and prim.broadcast:
             return like.like(op(*_channel_args(args, jets), **params))
-        case Bilinear() if prim.broadcast and len(with_jet) == 1:
+    elif isinstance(kind, Bilinear):
+        if prim.broadcast and len(with_jet) == 1:
             return like.like(op(*_channel_args(args, jets, zero=False), **params))
-        case Composite(taylor_as=taylor_as):
-            with jet_mode(like.mode):
-                return taylor_as(*args, **params)._jet
+    elif isinstance(kind, Composite):
+        with jet_mode(like.mode):
+            return kind.taylor_as(*args, **params)._jet
     return NOT_FUSED
 
 

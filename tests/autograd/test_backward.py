@@ -384,3 +384,22 @@ def test_create_graph_under_no_grad_still_records(torch):
         y.backward(create_graph=True)
     assert x.grad.requires_grad is True
     assert torch.is_grad_enabled() is True
+
+
+def test_backward_and_grad_warnings_name_the_callers_line():
+    # leafgrad only: PyTorch warns about create_graph once per process. The entry points run
+    # compiled (no Python frames), where a fixed stacklevel would name the wrong line;
+    # PyTorch's warnings come from C++ and name the caller's.
+    x = leafgrad.ones(2, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        (x * x).sum().backward(create_graph=True)
+        leafgrad.autograd.backward((x * x).sum(), create_graph=True)
+        leafgrad.autograd.grad((x * x).sum(), x, only_inputs=False)
+    found = [(w.filename, w.lineno, w.category) for w in caught]
+    assert found == [
+        (__file__, line, UserWarning),
+        (__file__, line + 1, UserWarning),
+        (__file__, line + 2, FutureWarning),
+    ]
