@@ -19,7 +19,7 @@ import threading
 
 import numpy as np
 
-from .._storage import storage_array, storage_offset
+from .._storage import storage_array
 from . import _fused, _jet_loops
 
 NONE, LAPLACIAN, SEPARATE = 0, 1, 2  # second-order layouts, as ``_kind`` reads ``active``
@@ -95,7 +95,7 @@ def _in_parent(jet: np.ndarray) -> tuple:
         return jet, 0
     if channel % row or channel < row:
         return jet, 0
-    offset = storage_offset(jet) * item  # bytes into the owner
+    offset = _loops()["byte_offset"](jet, owner)  # bytes into the owner
     within = offset % channel  # where the block starts in its channel
     start = offset - within
     if within % row or not 0 <= start <= owner.nbytes - len(jet) * channel:
@@ -232,8 +232,10 @@ def _loops() -> dict:
 
                 for helper in _jet_loops.HELPERS:
                     register_jitable(helper)
-                for name in ("rows_unary", "rows_backward", "tiles_unary", "tiles_backward"):
-                    _compiled[name] = _fused.jit(getattr(_jet_loops, name))
+                names = ("rows_unary", "rows_backward", "tiles_unary", "tiles_backward")
+                names += ("byte_offset",)
+                # all at once: a thread that finds the dict filled finds every entry
+                _compiled.update({name: _fused.jit(getattr(_jet_loops, name)) for name in names})
     return _compiled
 
 

@@ -122,6 +122,18 @@ def test_blocks_are_read_in_their_parents_rows():
         assert parent is odd and row == 0
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_byte_offset_is_numpys(dtype):
+    owner = np.zeros((3, 10, 4), dtype)
+    readonly = owner.copy()
+    readonly.flags.writeable = False
+    offset = _fused_jets._loops()["byte_offset"]
+    for whole in (owner, readonly):
+        for view in (whole, whole[:, 2:5], whole[1:, 7:], whole[2, 3]):
+            address = view.__array_interface__["data"][0] - whole.__array_interface__["data"][0]
+            assert offset(view, whole) == address
+
+
 @pytest.mark.parametrize("dtype", [lg.float64, lg.float32])
 def test_taylor_operators_agree_with_and_without_the_kernels(monkeypatch, dtype):
     """The Laplacian and collapsed u_xx of a tanh MLP, and their weight gradients."""
