@@ -232,8 +232,13 @@ def _loops() -> dict:
 
                 for helper in _jet_loops.HELPERS:
                     register_jitable(helper)
-                names = ("rows_unary", "rows_backward", "tiles_unary", "tiles_backward")
-                names += ("byte_offset",)
+                names = (
+                    "rows_unary",
+                    "rows_backward",
+                    "tiles_unary",
+                    "tiles_backward",
+                    "byte_offset",
+                )
                 # all at once: a thread that finds the dict filled finds every entry
                 _compiled.update({name: _fused.jit(getattr(_jet_loops, name)) for name in names})
     return _compiled

@@ -250,7 +250,6 @@ def tiles_backward(
                     g1[j] = (t[j] + g1[j]) * d1t[j]
 
 
-# The helpers the loops call, compiled into them (``register_jitable``).
 # ------------------------------------------------------------------------ where a block lies
 def byte_offset(view, owner):
     """Where ``view`` starts in ``owner``'s memory, in bytes (``_fused_jets._in_parent``, for
@@ -260,4 +259,5 @@ def byte_offset(view, owner):
     return np.intp(view.ctypes.data) - np.intp(owner.ctypes.data)
 
 
+# The helpers the loops call, compiled into them (``register_jitable``).
 HELPERS = (_row_derivatives, _row_sum_of_squares, _tile_derivatives, _product, _tile_sum_of_squares)
