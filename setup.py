@@ -7,7 +7,6 @@ are, and leafgrad behaves the same, only slower per op. Each compiled module get
 copy that no longer matches its source (an edit after ``pip install -e .``).
 """
 
-import hashlib
 import os
 import runpy
 import sys
@@ -17,7 +16,8 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).parent
-COMPILED = runpy.run_path(str(HERE / "leafgrad" / "_compiled.py"))["MODULES"]
+_COMPILED = runpy.run_path(str(HERE / "leafgrad" / "_compiled.py"))
+COMPILED = _COMPILED["MODULES"]
 
 
 def _extensions():
@@ -94,7 +94,7 @@ class OptionalBuildExt(build_ext):
 def _record_source(name, directory):
     """Write the hash of the source ``name`` was compiled from, beside its compiled copy."""
     source = HERE / (name.replace(".", "/") + ".py")
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    digest = _COMPILED["source_digest"](str(source))  # of the .py and its .pxd, if any
     (directory / (name.rsplit(".", 1)[1] + ".source-sha256")).write_text(digest + "\n")
 
 

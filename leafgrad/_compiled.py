@@ -2,7 +2,9 @@
 
 Every recorded op and every backward node runs through these modules; compiled, their Python
 costs about a fifth less per op (README, "Session 33"). They are plain Python and stay the
-only source: ``setup.py`` compiles them where Cython and a C compiler are present. A compiled
+only source: ``setup.py`` compiles them where Cython and a C compiler are present. A few have
+a ``.pxd`` beside them declaring their classes' fields as C fields (the graph's nodes and
+saves), which Cython alone reads; the ``.py`` behaves the same without it. A compiled
 module shadows its ``.py``, so an edit after the build would silently not run; the finder
 below imports the ``.py`` instead whenever the source no longer has the hash the build
 recorded beside the compiled copy, or when ``LEAFGRAD_PURE_PYTHON`` is set (to profile by
@@ -80,8 +82,22 @@ def compiled_is_current(name):
     source, compiled, recorded = _paths(name)
     if compiled is None or not os.path.exists(recorded):
         return False
-    with open(source, "rb") as text, open(recorded) as digest:
-        return hashlib.sha256(text.read()).hexdigest() == digest.read().strip()
+    with open(recorded) as digest:
+        return source_digest(source) == digest.read().strip()
+
+
+def source_digest(source):
+    """The hash a build records for the module whose ``.py`` is ``source``: of the ``.py`` and
+    of the ``.pxd`` beside it where there is one (Cython's declarations of its C fields), so
+    an edit of either makes the compiled copy stale. ``setup.py`` writes it."""
+    digest = hashlib.sha256()
+    with open(source, "rb") as text:
+        digest.update(text.read())
+    declarations = source[: -len(".py")] + ".pxd"
+    if os.path.exists(declarations):
+        with open(declarations, "rb") as text:
+            digest.update(b"\0pxd\0" + text.read())
+    return digest.hexdigest()
 
 
 def running_compiled(name):

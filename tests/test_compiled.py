@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import leafgrad as lg
 from leafgrad import _compiled
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +65,45 @@ def test_without_a_compiled_copy_or_outside_the_list_the_finder_stays_out(fake_p
     assert not _compiled.compiled_is_current("fakepkg.core")
     assert finder.find_spec("fakepkg.core") is None
     assert finder.find_spec("fakepkg.other") is None
+
+
+def test_an_edit_of_the_declarations_beside_a_module_makes_its_copy_stale(fake_package):
+    source = _fake_build(fake_package, "fakepkg.core")
+    declarations = source.with_suffix(".pxd")
+    declarations.write_text("cdef class Core:\n    cdef public object value\n")
+    assert not _compiled.compiled_is_current("fakepkg.core")  # built before the .pxd existed
+    digest = _compiled.source_digest(str(source))
+    source.with_suffix(".source-sha256").write_text(digest + "\n")
+    assert _compiled.compiled_is_current("fakepkg.core")
+    declarations.write_text("cdef class Core:\n    cdef public object value, other\n")
+    assert not _compiled.compiled_is_current("fakepkg.core")
+    assert _compiled.source_digest(str(source)) != digest
+    declarations.unlink()  # without one, the digest is the .py's own (older builds stay valid)
+    assert _compiled.source_digest(str(source)) == hashlib.sha256(source.read_bytes()).hexdigest()
+
+
+def test_nodes_and_saves_are_c_types_where_compiled_and_their_classes_take_attributes():
+    from leafgrad._engine import graph, saved
+
+    compiled = _compiled.running_compiled("leafgrad._engine.graph")
+    assert compiled == _compiled.running_compiled("leafgrad._engine.saved")
+    for base, shell in ((graph._OpNode, graph.OpNode), (saved._SavedTensors, saved.SavedTensors)):
+        # A C type's class refuses new attributes (Python's own never does); the class
+        # everything uses (and monkeypatch sets on) is a Python subclass that takes them.
+        if compiled:
+            with pytest.raises(TypeError, match="immutable type"):
+                base.extra_attribute = 1
+        shell.extra_attribute = 1
+        del shell.extra_attribute
+    x = lg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    node = y.grad_fn
+    assert type(node).__name__ == "MulBackward0" and isinstance(node, graph.OpNode)
+    assert isinstance(node._saved, saved.SavedTensors)
+    with pytest.raises(AttributeError):
+        node.not_a_field = 1  # no __dict__, as with the slots the pure source declares
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0]
 
 
 def test_each_listed_module_runs_compiled_exactly_when_its_copy_is_current():

@@ -243,6 +243,7 @@ def gradient_edge(tensor) -> tuple:
 
 _NODE_CLASSES: dict = {}  # node name -> its OpNode subclass
 _new = object.__new__
+_new_saves = SavedTensors.__new__  # its own (compiled, a C type: object.__new__ refuses it)
 
 
 def _several_on_arrays(grads: list, outputs) -> tuple:
@@ -264,11 +265,13 @@ def _several_on_arrays(grads: list, outputs) -> tuple:
     return arrays, dtype
 
 
-class OpNode(Node):
+class _OpNode(Node):
     """The grad_fn of a primitive op: its saved inputs, result and backward rule.
 
     ``backward(grads, args, result, params, needs)`` returns one gradient per entry of
     ``next_functions``; it is supplied by ``ops._primitive`` so the engine stays op-agnostic.
+    Compiled, a C type (``graph.pxd``) and so closed to new attributes: ``OpNode`` below is
+    the class every op's node class derives from.
     """
 
     __slots__ = ("_backward", "_name", "num_outputs")
@@ -292,7 +295,8 @@ class OpNode(Node):
         self._name = name
         self._backward = backward
         self.num_outputs = 1
-        self._saved = _new(SavedTensors)._setup(args, params, track, False, name, output, guard)
+        saves = _new_saves(SavedTensors)
+        self._saved = saves._setup(args, params, track, False, name, output, guard)
 
     def name(self) -> str:
         return self._name
@@ -313,32 +317,6 @@ class OpNode(Node):
     def saved_input(self, i: int):
         saved = self._saved
         return saved.value(i) if saved.is_saved(i) else None
-
-    @classmethod
-    def named(cls, name: str) -> type:
-        """The node class for grad_fns named ``name``: as in PyTorch, each kind of node has a
-        class of its own (``type(y.grad_fn).__name__ == "MulBackward0"``)."""
-        node_class = _NODE_CLASSES.get(name)
-        if node_class is None:
-            short = name.rsplit("::", 1)[-1]
-            node_class = _NODE_CLASSES[name] = type(
-                short, (cls,), {"__slots__": (), "__module__": "builtins"}
-            )
-        return node_class
-
-    @classmethod
-    def show_saved(cls, name: str, raw: bool = True) -> None:
-        """Give op nodes PyTorch's attribute ``_saved_<name>``: what the node's op saved under
-        that name (AttributeError where its op saves nothing so named). A property per name,
-        not ``__getattr__``, which would slow every attribute read of every node. The op's
-        names come with its rule: ``backward.saved_names``, ``{name: (what, index)}``.
-        ``raw``: a saved value (not sizes or dims), also ``_raw_saved_<name>``."""
-        attr = "_saved_" + name
-        if attr not in cls.__dict__:
-            setattr(cls, attr, property(lambda node: node._read_save(name)))
-        if raw and "_raw" + attr not in cls.__dict__:
-            # ``_raw_saved_<name>``: the save itself, whose hooks can be set (SavedTensor).
-            setattr(cls, "_raw" + attr, property(lambda node: SavedTensor(node, name)))
 
     def __dir__(self):
         """Of the ``_saved_*`` and ``_raw_saved_*`` attributes, only those of this node's op,
@@ -521,3 +499,36 @@ class OpNode(Node):
     @property
     def _saves_freed(self) -> bool:
         return self._saved.released
+
+
+class OpNode(_OpNode):
+    """``_OpNode`` as a class that takes attributes: each op's node class derives from it
+    (``named``), and the ``_saved_<name>`` properties are set on it (``show_saved``)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def named(cls, name: str) -> type:
+        """The node class for grad_fns named ``name``: as in PyTorch, each kind of node has a
+        class of its own (``type(y.grad_fn).__name__ == "MulBackward0"``)."""
+        node_class = _NODE_CLASSES.get(name)
+        if node_class is None:
+            short = name.rsplit("::", 1)[-1]
+            node_class = _NODE_CLASSES[name] = type(
+                short, (cls,), {"__slots__": (), "__module__": "builtins"}
+            )
+        return node_class
+
+    @classmethod
+    def show_saved(cls, name: str, raw: bool = True) -> None:
+        """Give op nodes PyTorch's attribute ``_saved_<name>``: what the node's op saved under
+        that name (AttributeError where its op saves nothing so named). A property per name,
+        not ``__getattr__``, which would slow every attribute read of every node. The op's
+        names come with its rule: ``backward.saved_names``, ``{name: (what, index)}``.
+        ``raw``: a saved value (not sizes or dims), also ``_raw_saved_<name>``."""
+        attr = "_saved_" + name
+        if attr not in cls.__dict__:
+            setattr(cls, attr, property(lambda node: node._read_save(name)))
+        if raw and "_raw" + attr not in cls.__dict__:
+            # ``_raw_saved_<name>``: the save itself, whose hooks can be set (SavedTensor).
+            setattr(cls, "_raw" + attr, property(lambda node: SavedTensor(node, name)))

@@ -281,7 +281,7 @@ def as_pytorch_shows(name: str, value):
     return value
 
 
-class SavedTensors:
+class _SavedTensors:
     """What one node saved for backward: values (Tensors or not), parameters and an output.
 
     ``check_versions`` says which values are saved in PyTorch's sense: True (all), False
@@ -334,7 +334,8 @@ class SavedTensors:
 
     def _setup(self, values, params, check_versions, from_ctx, owner, output, output_tensor):
         """``__init__``'s work, returning self: an op's node makes its saves with
-        ``_new(SavedTensors)._setup(...)``, cheaper than calling the class (one per op)."""
+        ``SavedTensors.__new__(SavedTensors)._setup(...)``, cheaper than calling the class
+        (one per op)."""
         # Kept lean: chained assignments, loops inline, shared tuples.
         self.params = params
         # _output_guard: (version counter, version at save); output_tangents: forward mode,
@@ -673,6 +674,13 @@ class SavedTensors:
                 self.output = (
                     freed if freed is not None else _freed(output.shape, output.dtype, owner)
                 )
+
+
+class SavedTensors(_SavedTensors):
+    """``_SavedTensors``, whose fields and methods are compiled as a C type
+    (``saved.pxd``, closed to new attributes), as a class that takes them."""
+
+    __slots__ = ()
 
 
 class _PackedOutput:

@@ -76,6 +76,7 @@ _NO_EDGE = (None, 0)
 # (rules get them as keywords), so a node holds one object fewer.
 _NO_PARAMS: dict = {}
 _new = object.__new__
+_new_node = OpNode.__new__  # OpNode's own (compiled, a C type: object.__new__ refuses it)
 
 
 def _fit(grad, inp, broadcast):
@@ -597,7 +598,7 @@ def _build(prim: Primitive):
                     checked = _checked_for(saved_inputs, grads & guard_bits, checked_for)
             else:
                 checked = always
-            node = _new(node_class)
+            node = _new_node(node_class)
             node._record(
                 node_name,
                 backward,
@@ -676,7 +677,7 @@ def _build(prim: Primitive):
                     # the node (pack hooks see its grad_fn), below.
                     late, keep, guard = (keep, guard), None, None
             # The node (an OpNode.named class) made without calling the class: cheaper.
-            node = _new(node_class)
+            node = _new_node(node_class)
             node._record(
                 node_name,
                 backward,
