@@ -16,6 +16,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import os
+import re
 import sys
 
 MODULES = (
@@ -77,13 +78,40 @@ def _paths(name):
     return stem + ".py", compiled, stem + ".source-sha256"
 
 
-def compiled_is_current(name):
-    """Whether ``name`` has a compiled copy built from its present source."""
+def compiled_is_current(name, _seen=()):
+    """Whether ``name`` has a compiled copy built from its present source, and so has every
+    listed module whose C types its ``.pxd`` cimports: compiled code that reads their fields
+    cannot run beside their ``.py`` (importing it would fail)."""
     source, compiled, recorded = _paths(name)
     if compiled is None or not os.path.exists(recorded):
         return False
     with open(recorded) as digest:
-        return source_digest(source) == digest.read().strip()
+        if source_digest(source) != digest.read().strip():
+            return False
+    return all(
+        compiled_is_current(other, (*_seen, name))
+        for other in _cimported(name)
+        if other not in _seen
+    )
+
+
+def _cimported(name):
+    """The listed modules that ``name``'s ``.pxd`` cimports from (``from .saved cimport ...``)."""
+    declarations = _paths(name)[0][: -len(".py")] + ".pxd"
+    if not os.path.exists(declarations):
+        return ()
+    found = []
+    with open(declarations) as text:
+        for line in text:
+            match = re.match(r"\s*from\s+(\.*)([\w.]*)\s+cimport\b", line)
+            if match is None:
+                continue
+            dots, rest = match.groups()
+            parts = name.split(".")[: -len(dots)] if dots else []
+            other = ".".join(parts + [rest] if rest else parts)
+            if other in MODULES:
+                found.append(other)
+    return tuple(found)
 
 
 def source_digest(source):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import leafgrad as lg
@@ -82,6 +83,25 @@ def test_an_edit_of_the_declarations_beside_a_module_makes_its_copy_stale(fake_p
     assert _compiled.source_digest(str(source)) == hashlib.sha256(source.read_bytes()).hexdigest()
 
 
+def test_a_module_that_cimports_runs_compiled_only_beside_the_compiled_module_it_reads(
+    fake_package, monkeypatch
+):
+    monkeypatch.setattr(_compiled, "MODULES", ("fakepkg.core", "fakepkg.fields"))
+    core = _fake_build(fake_package, "fakepkg.core")
+    fields = _fake_build(fake_package, "fakepkg.fields")
+    core.with_suffix(".pxd").write_text("cimport cython\n\nfrom .fields cimport Fields\n")
+    fields.with_suffix(".pxd").write_text("cdef class Fields:\n    cdef public object value\n")
+    for source in (core, fields):
+        digest = _compiled.source_digest(str(source))
+        source.with_suffix(".source-sha256").write_text(digest + "\n")
+    assert _compiled._cimported("fakepkg.core") == ("fakepkg.fields",)
+    assert _compiled.compiled_is_current("fakepkg.core")
+    fields.write_text("VALUE = 2\n")  # edited after the build: its .py runs
+    assert not _compiled.compiled_is_current("fakepkg.fields")
+    assert not _compiled.compiled_is_current("fakepkg.core")  # so core's .py runs too
+    assert _compiled._SourceWhenStale().find_spec("fakepkg.core").origin == str(core)
+
+
 def test_nodes_and_saves_are_c_types_where_compiled_and_their_classes_take_attributes():
     from leafgrad._engine import graph, saved
 
@@ -129,6 +149,31 @@ def test_leafgrad_pure_python_imports_every_listed_module_from_source():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[2.0, 4.0]"
+
+
+def test_the_pure_source_runs_where_cython_is_not_installed():
+    # The engine's typed locals (``@cython.locals``) come from leafgrad._cython_pure then.
+    code = (
+        "import sys\n"
+        "class NoCython:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('cython', 'Cython'):\n"
+        "            raise ImportError(name)\n"
+        "sys.meta_path.insert(0, NoCython())\n"
+        "import leafgrad\n"
+        "from leafgrad._engine import engine\n"
+        "assert engine.cython.__name__ == 'leafgrad._cython_pure', engine.cython\n"
+        "x = leafgrad.tensor([1.0, 2.0], requires_grad=True)\n"
+        "(x * x.sin()).sum().backward()\n"
+        "print(x.grad.tolist())\n"
+    )
+    env = {**os.environ, "LEAFGRAD_PURE_PYTHON": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(eval(done.stdout), np.sin(x) + x * np.cos(x), rtol=1e-6)  # float32
 
 
 def test_the_finder_is_installed_once_ahead_of_the_path_finders():

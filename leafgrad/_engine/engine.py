@@ -16,6 +16,11 @@ from .graph import NOT_PLAIN, AccumulateGrad, Node
 from .plan import Plan, plan_backward
 from .profiling import STATE as PROFILING
 
+try:
+    import cython  # compiled: Cython's own (typed locals read node fields directly, engine.pxd)
+except ImportError:
+    from .. import _cython_pure as cython
+
 _task_ids = itertools.count()
 
 
@@ -67,6 +72,7 @@ def will_engine_execute_node(node: Node) -> bool:
     return node in plan.to_run
 
 
+@cython.locals(node=Node, nxt=Node)
 def execute(
     roots: list,
     root_grads: list,
@@ -272,6 +278,7 @@ def _accumulate(node: AccumulateGrad, grads: list, create_graph: bool) -> None:
     return None
 
 
+@cython.locals(node=Node)
 def _priority(node: Node) -> float:
     """The ready node run first has the least: the newest node, except that PyTorch numbers
     leaves' accumulators and nodes that only raise (NotImplemented) after every other node,
