@@ -126,118 +126,120 @@ def execute(
     plain = not create_graph
     state = grad_mode._state
     quiet = None
+    enabled = state.enabled  # grad mode: create_graph's inside (set_grad_enabled's work, inline)
+    state.enabled = bool(create_graph)
     try:
-        with grad_mode.set_grad_enabled(create_graph):
-            node = None
-            while True:
-                if node is None:  # else: the one node the last one made ready (see below)
-                    if not ready:
-                        break
-                    node = pop(ready)[2]
-                grads = buffers.pop(node, None) or [None] * node.num_outputs
-                # Which edges want a gradient (a plain loop: a comprehension is a call of its
-                # own, per node).
-                needs = []
-                if to_feed is None:
-                    for n, _ in node.next_functions:
-                        needs.append(n is not None)
-                else:
-                    for n, _ in node.next_functions:
-                        needs.append(n in to_feed)  # (None never is)
-                if (
-                    plain
-                    and grads[0] is not None
-                    and not SPECIAL[0]
-                    and node._post_hooks is None
-                    and node._pre_hooks is None
-                    and node._tensor_pre_hooks is None
-                    and node._retain_grad_hooks is None
-                    and type(node) is not AccumulateGrad
-                    and (to_run is None or node in to_run)
-                    and not (capture_at and node in capture_at)
-                ):
-                    # ``_call_rule``'s common case, inline (this runs for most nodes): a
-                    # gradient arrived, no hooks, the rule on the arrays.
-                    if True in needs:
-                        if quiet is None:
-                            state.plain = True
-                            quiet = QUIET.set(QUIET_STATE)
-                        outs = node.apply_on_arrays(grads, needs)
-                        if outs is NOT_PLAIN:
-                            quiet = _loud(state, quiet)
-                            outs = node.apply(grads, needs)
-                    else:
-                        outs = None
-                        node.check_saved()
-                    if not keep_graph:
-                        node.release()
-                elif to_run is None or node in to_run:
-                    if quiet is not None:
+        node = None
+        while True:
+            if node is None:  # else: the one node the last one made ready (see below)
+                if not ready:
+                    break
+                node = pop(ready)[2]
+            grads = buffers.pop(node, None) or [None] * node.num_outputs
+            # Which edges want a gradient (a plain loop: a comprehension is a call of its
+            # own, per node).
+            needs = []
+            if to_feed is None:
+                for n, _ in node.next_functions:
+                    needs.append(n is not None)
+            else:
+                for n, _ in node.next_functions:
+                    needs.append(n in to_feed)  # (None never is)
+            if (
+                plain
+                and grads[0] is not None
+                and not SPECIAL[0]
+                and node._post_hooks is None
+                and node._pre_hooks is None
+                and node._tensor_pre_hooks is None
+                and node._retain_grad_hooks is None
+                and type(node) is not AccumulateGrad
+                and (to_run is None or node in to_run)
+                and not (capture_at and node in capture_at)
+            ):
+                # ``_call_rule``'s common case, inline (this runs for most nodes): a
+                # gradient arrived, no hooks, the rule on the arrays.
+                if True in needs:
+                    if quiet is None:
+                        state.plain = True
+                        quiet = QUIET.set(QUIET_STATE)
+                    outs = node.apply_on_arrays(grads, needs)
+                    if outs is NOT_PLAIN:
                         quiet = _loud(state, quiet)
-                    # Capture, then PyTorch's order: tensor pre-hooks (then retain_grad), node
-                    # pre-hooks, the rule or the accumulation (then post-accumulate-grad
-                    # hooks), node post-hooks; every hook runs even when no gradient arrived
-                    # (it then sees None).
-                    if capture_at and node in capture_at:  # before the node's own hooks
-                        _capture(node, grads, plan, captured)
-                    if type(node) is AccumulateGrad:
-                        outs = _accumulate(node, grads, create_graph)
-                    else:
-                        if node._tensor_pre_hooks or node._retain_grad_hooks:
-                            _run_tensor_pre_hooks(node, grads)
-                        if node._pre_hooks:
-                            grads = _run_pre_hooks(node, grads)
-                        if SPECIAL[0] and PROFILING.recorder is not None:
-                            outs = _profiled_rule(node, grads, needs)
-                        else:
-                            outs = _call_rule(node, grads, needs, plain and not SPECIAL[0])
-                    if not keep_graph:
-                        node.release()
+                        outs = node.apply(grads, needs)
                 else:
-                    if quiet is not None:
-                        quiet = _loud(state, quiet)
                     outs = None
-                    if node in plan.hooks_only:
+                    node.check_saved()
+                if not keep_graph:
+                    node.release()
+            elif to_run is None or node in to_run:
+                if quiet is not None:
+                    quiet = _loud(state, quiet)
+                # Capture, then PyTorch's order: tensor pre-hooks (then retain_grad), node
+                # pre-hooks, the rule or the accumulation (then post-accumulate-grad
+                # hooks), node post-hooks; every hook runs even when no gradient arrived
+                # (it then sees None).
+                if capture_at and node in capture_at:  # before the node's own hooks
+                    _capture(node, grads, plan, captured)
+                if type(node) is AccumulateGrad:
+                    outs = _accumulate(node, grads, create_graph)
+                else:
+                    if node._tensor_pre_hooks or node._retain_grad_hooks:
                         _run_tensor_pre_hooks(node, grads)
-                        if node in plan.capture_at:
-                            _capture(node, grads, plan, captured)
-                # Send the results down the node's edges, and queue the children it was the
-                # last to wait for (also when it computed nothing for them). Inline: this
-                # runs for every node. A child that is the only node ready runs next without
-                # the queue (a chain: most nodes); PyTorch's engine would pick it too.
-                single = None
-                i = -1
-                for nxt, nr in node.next_functions:
-                    i += 1
-                    if nxt is None or nxt not in deps:  # not in deps: older than every target
+                    if node._pre_hooks:
+                        grads = _run_pre_hooks(node, grads)
+                    if SPECIAL[0] and PROFILING.recorder is not None:
+                        outs = _profiled_rule(node, grads, needs)
+                    else:
+                        outs = _call_rule(node, grads, needs, plain and not SPECIAL[0])
+                if not keep_graph:
+                    node.release()
+            else:
+                if quiet is not None:
+                    quiet = _loud(state, quiet)
+                outs = None
+                if node in plan.hooks_only:
+                    _run_tensor_pre_hooks(node, grads)
+                    if node in plan.capture_at:
+                        _capture(node, grads, plan, captured)
+            # Send the results down the node's edges, and queue the children it was the
+            # last to wait for (also when it computed nothing for them). Inline: this
+            # runs for every node. A child that is the only node ready runs next without
+            # the queue (a chain: most nodes); PyTorch's engine would pick it too.
+            single = None
+            i = -1
+            for nxt, nr in node.next_functions:
+                i += 1
+                if nxt is None or nxt not in deps:  # not in deps: older than every target
+                    continue
+                if outs is not None:
+                    g = outs[i]
+                    if g is not None:
+                        if type(g) is not Tensor:
+                            _validate(node, i, g)
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * nxt.num_outputs
+                        old = buf[nr]
+                        buf[nr] = g if old is None else add_gradients(old, g)
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    if single is None and not ready:
+                        single = nxt
                         continue
-                    if outs is not None:
-                        g = outs[i]
-                        if g is not None:
-                            if type(g) is not Tensor:
-                                _validate(node, i, g)
-                            buf = buffers.get(nxt)
-                            if buf is None:
-                                buf = buffers[nxt] = [None] * nxt.num_outputs
-                            old = buf[nr]
-                            buf[nr] = g if old is None else add_gradients(old, g)
-                    left = deps[nxt] - 1
-                    deps[nxt] = left
-                    if left == 0:
-                        if single is None and not ready:
-                            single = nxt
-                            continue
-                        if single is not None:  # a second one: both queue, in this order
-                            push(ready, (_priority(single), tick(), single))
-                            single = None
-                        push(ready, (_FIRST if nxt._runs_first else -nxt.sequence_nr, tick(), nxt))
-                node = single
-                # Hold no gradient here: a leaf takes a gradient's memory only if nothing else
-                # refers to it (accumulate_grad).
-                g = old = None
+                    if single is not None:  # a second one: both queue, in this order
+                        push(ready, (_priority(single), tick(), single))
+                        single = None
+                    push(ready, (_FIRST if nxt._runs_first else -nxt.sequence_nr, tick(), nxt))
+            node = single
+            # Hold no gradient here: a leaf takes a gradient's memory only if nothing else
+            # refers to it (accumulate_grad).
+            g = old = None
     finally:
         if quiet is not None:
             _loud(state, quiet)
+        state.enabled = enabled
         stack.pop()
     return captured
 

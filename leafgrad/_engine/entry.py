@@ -172,6 +172,7 @@ def backward(
         grad_outputs = _as_tuple(grad_tensors, "backward: grad_tensors")
     grads = _make_grads(outputs, grad_outputs, "backward")
     _check_counts(outputs, grad_outputs, "backward")
+    create_graph = bool(create_graph)  # any truthy value, as PyTorch's bool parameter takes
     if retain_graph is None:
         retain_graph = create_graph
     roots, seeds = _roots(outputs, grads, "backward")
@@ -246,6 +247,7 @@ def grad(
         grad_outputs = _as_tuple(grad_outputs, "autograd.grad: grad_outputs")
     grads = _make_grads(outputs, grad_outputs, "autograd.grad")
     _check_counts(outputs, grad_outputs, "autograd.grad")
+    create_graph = bool(create_graph)  # any truthy value, as PyTorch's bool parameter takes
     if retain_graph is None:
         retain_graph = create_graph
     if any(type(o) is BatchedTensor for o in outputs) or any(

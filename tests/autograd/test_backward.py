@@ -32,6 +32,20 @@ def test_implicit_gradient_for_a_vector_output_raises(torch):
     assert x.grad is None
 
 
+@pytest.mark.filterwarnings(ignore_create_graph_warning)
+def test_create_graph_takes_any_truthy_value(torch):
+    # PyTorch's parameter is a C++ bool: 1 records the backward as True does (and 0 not).
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    (x * x).sum().backward(create_graph=1)
+    assert x.grad.requires_grad and x.grad.grad_fn is not None
+    (g,) = torch.autograd.grad((x * x).sum(), x, create_graph=1)
+    assert g.requires_grad is True
+    assert_values(g, [2.0, 4.0])
+    (g,) = torch.autograd.grad((x * x).sum(), x, create_graph=0)
+    assert g.requires_grad is False
+    assert torch.is_grad_enabled()
+
+
 def test_explicit_gradient_gives_a_vector_jacobian_product(torch):
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     (x * x).backward(torch.tensor([1.0, 0.5, -1.0]))
