@@ -65,22 +65,22 @@ class _HookState(threading.local):
 
 
 _hooks = _HookState()
-_pushed = 0  # pairs pushed in any thread: saving checks the thread's stack only if nonzero
+# Pairs pushed in any thread: saving checks the thread's stack only if nonzero. A list, so
+# that ops read it as ``PUSHED[0]`` (a module attribute read costs them more).
+PUSHED = [0]
 
 
 def push_hooks(pack, unpack) -> None:
     """Pack and unpack every tensor saved from now on in this thread (until ``pop_hooks``)."""
-    global _pushed
     if _hooks.disabled is not None:
         raise RuntimeError(_hooks.disabled)
     _hooks.stack.append((pack, unpack))
-    _pushed += 1
+    PUSHED[0] += 1
 
 
 def pop_hooks() -> None:
-    global _pushed
     _hooks.stack.pop()
-    _pushed -= 1
+    PUSHED[0] -= 1
 
 
 def disable_hooks(message: str | None):
@@ -383,9 +383,9 @@ class _SavedTensors:
                         versions[k] = counter[0]
                 k += 1
             self._versions = versions
-            if _pushed and _hooks.stack:
+            if PUSHED[0] and _hooks.stack:
                 self._pack_values()
-        if output_tensor is None or _pushed or type(output_tensor) is tuple:
+        if output_tensor is None or PUSHED[0] or type(output_tensor) is tuple:
             self.output = None
             if output is not None:
                 self.save_output(output, output_tensor)
@@ -452,7 +452,7 @@ class _SavedTensors:
         if type(tensor) is tuple:  # a multi-output op's saved outputs (Q and R)
             self._save_outputs(data, tensor)
             return
-        if _pushed and _hooks.stack and type(data) is not tuple:
+        if PUSHED[0] and _hooks.stack and type(data) is not tuple:
             pack, unpack = _hooks.stack[-1]
             self.output = _PackedOutput(_Packed(tensor, pack, unpack))
             return
@@ -463,7 +463,7 @@ class _SavedTensors:
     def _save_outputs(self, data: tuple, tensors: tuple) -> None:
         """Guard each of ``tensors`` (some of the outputs ``data``), or, under saved tensors
         hooks, keep what ``pack`` makes of each (the others are kept for their shapes)."""
-        if _pushed and _hooks.stack:
+        if PUSHED[0] and _hooks.stack:
             pack, unpack = _hooks.stack[-1]
             packed = {id(t._data): _PackedOutput(_Packed(t, pack, unpack)) for t in tensors}
             self.output = tuple(packed.get(id(d), d) for d in data)

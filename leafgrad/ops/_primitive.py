@@ -30,13 +30,13 @@ from .. import _dtype
 from .._batched import STATE as _VMAP
 from .._batched import BatchedTensor
 from .._engine import grad_mode
-from .._engine import saved as _saved_state
 from .._engine.anomaly import record_creation as _record_creation
 from .._engine.anomaly import state as _anomaly
 from .._engine.forward import jet_state as _jet_state
 from .._engine.forward import state as _forward_state
 from .._engine.graph import NO_GRAD_VIEW, OpNode, gradient_edge
 from .._engine.profiling import STATE as _PROFILING
+from .._engine.saved import PUSHED as _SAVES_HOOKED
 from .._engine.saved import _all
 from .._quiet import CONTEXTS as _QUIET_CONTEXTS
 from .._quiet import quiet_context
@@ -76,6 +76,7 @@ _NO_EDGE = (None, 0)
 # (rules get them as keywords), so a node holds one object fewer.
 _NO_PARAMS: dict = {}
 _new = object.__new__
+_ndarray = np.ndarray  # (a module attribute read costs every op more than a global's)
 _new_node = OpNode.__new__  # OpNode's own (compiled, a C type: object.__new__ refuses it)
 
 
@@ -418,7 +419,7 @@ def _build(prim: Primitive):
         # In a plain rule, arrays in and arrays out: the forward on them as they are (the
         # loop below does the same, checked argument by argument; this is its common case,
         # once per step of every plain rule, first so that it skips the rest).
-        if type(a) is np.ndarray and _state.plain and not (params and "out" in params):
+        if type(a) is _ndarray and _state.plain and not (params and "out" in params):
             for b in args:
                 if isinstance(b, Tensor):
                     break
@@ -464,7 +465,7 @@ def _build(prim: Primitive):
                                 and not (b._is_inference or c._is_inference)
                             ):
                                 arrays = (x, y, z)
-            if arrays is not None and _state.enabled and not _saved_state._pushed:
+            if arrays is not None and _state.enabled and not _SAVES_HOOKED[0]:
                 # Each operand's gradient edge: a non-leaf's (most operands) read inline,
                 # a leaf's by ``_edge``.
                 fn = a.grad_fn
@@ -583,7 +584,7 @@ def _build(prim: Primitive):
                 raise
             out = _quietly(forward, wrapped, params)
         if edges is not None:  # the direct path's node
-            if type(out) is not np.ndarray:
+            if type(out) is not _ndarray:
                 out = np.asarray(out)
             result = _new(Tensor)
             result._data = out
@@ -672,7 +673,7 @@ def _build(prim: Primitive):
                 keep = out
                 if guard_output is not None:
                     guard = result if num_outputs == 1 else _pick(result, guard_outputs)
-                if _saved_state._pushed:
+                if _SAVES_HOOKED[0]:
                     # Saved tensors hooks somewhere: the output is packed once it hangs from
                     # the node (pack hooks see its grad_fn), below.
                     late, keep, guard = (keep, guard), None, None
