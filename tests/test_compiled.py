@@ -143,12 +143,17 @@ def test_leafgrad_pure_python_imports_every_listed_module_from_source():
         "(x * x).sum().backward()\n"
         "print(x.grad.tolist())\n"
     )
+    assert _run_pure_source(code) == [2.0, 4.0]
+
+
+def _run_pure_source(code: str):
+    """What ``code`` prints (a Python literal), run in a fresh process on the pure source."""
     env = {**os.environ, "LEAFGRAD_PURE_PYTHON": "1"}
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[2.0, 4.0]"
+    return ast.literal_eval(done.stdout.strip())
 
 
 def test_the_pure_source_runs_where_cython_is_not_installed():
@@ -167,13 +172,9 @@ def test_the_pure_source_runs_where_cython_is_not_installed():
         "(x * x.sin()).sum().backward()\n"
         "print(x.grad.tolist())\n"
     )
-    env = {**os.environ, "LEAFGRAD_PURE_PYTHON": "1"}
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
     x = np.array([1.0, 2.0])
-    np.testing.assert_allclose(eval(done.stdout), np.sin(x) + x * np.cos(x), rtol=1e-6)  # float32
+    grad = _run_pure_source(code)
+    np.testing.assert_allclose(grad, np.sin(x) + x * np.cos(x), rtol=1e-6)  # float32
 
 
 def test_the_finder_is_installed_once_ahead_of_the_path_finders():
