@@ -97,7 +97,7 @@ def compiled_is_current(name, _seen=()):
 
 def _cimported(name):
     """The listed modules that ``name``'s ``.pxd`` cimports from (``from .saved cimport ...``)."""
-    declarations = _paths(name)[0][: -len(".py")] + ".pxd"
+    declarations = _declarations(_paths(name)[0])
     if not os.path.exists(declarations):
         return ()
     found = []
@@ -114,6 +114,11 @@ def _cimported(name):
     return tuple(found)
 
 
+def _declarations(source):
+    """The ``.pxd`` beside the module whose ``.py`` is ``source`` (it may not exist)."""
+    return source[: -len(".py")] + ".pxd"
+
+
 def source_digest(source):
     """The hash a build records for the module whose ``.py`` is ``source``: of the ``.py`` and
     of the ``.pxd`` beside it where there is one (Cython's declarations of its C fields), so
@@ -121,7 +126,7 @@ def source_digest(source):
     digest = hashlib.sha256()
     with open(source, "rb") as text:
         digest.update(text.read())
-    declarations = source[: -len(".py")] + ".pxd"
+    declarations = _declarations(source)
     if os.path.exists(declarations):
         with open(declarations, "rb") as text:
             digest.update(b"\0pxd\0" + text.read())

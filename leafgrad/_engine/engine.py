@@ -127,7 +127,7 @@ def execute(
     state = grad_mode._state
     quiet = None
     enabled = state.enabled  # grad mode: create_graph's inside (set_grad_enabled's work, inline)
-    state.enabled = bool(create_graph)
+    state.enabled = create_graph  # a bool: the entry makes it one
     try:
         node = None
         while True:
