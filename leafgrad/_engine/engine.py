@@ -72,7 +72,7 @@ def will_engine_execute_node(node: Node) -> bool:
     return node in plan.to_run
 
 
-@cython.locals(node=Node, nxt=Node)
+@cython.locals(node=Node, nxt=Node, buffers=dict, deps=dict, ready=list, needs=list)
 def execute(
     roots: list,
     root_grads: list,
