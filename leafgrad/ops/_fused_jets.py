@@ -122,6 +122,13 @@ def _forward(p, d1, d2, first, active, out, tanh: bool) -> np.ndarray:
         out = np.empty(p.shape, p.dtype)
     kind, rows = _kind(active), p.shape[1]
     one, minus_two = _constants(p.dtype.type)[1:3]
+    if _over_points(p, backward=False):
+        target, written = _target(out, True)
+        directions = _directions(active)
+        loop = _points_loop(_jet_loops.points_unary, p, first, directions, kind, tanh)
+        loop(*_jet(p, True), *_in_parent(target), _point(d1, True), _point(d2, True), rows,
+             one, minus_two)  # fmt: skip
+        return _written(out, target, written)
     tiles, tile = _layout(p)
     target, written = _target(out, tiles)
     jets = (*_jet(p, tiles), *_in_parent(target))
@@ -162,7 +169,8 @@ def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted
     """The backward loop into ``gp``, ``gd1``, ``gd2``: those arrays, written (with
     ``through``, tanh's: see ``tanh_backward_block``)."""
     kind, rows = _kind(active), p.shape[1]
-    tiles, tile = _layout(p)
+    over_points = _over_points(p, backward=True)  # read as the tiles are
+    tiles, tile = (True, ()) if over_points else _layout(p)
     gp_target, gp_written = _target(gp, tiles)
     gd1_target, gd1_written = _target(gd1, tiles)
     gd2_target, gd2_written = (gd1_target, True) if gd2 is gd1 else _target(gd2, tiles)
@@ -171,13 +179,59 @@ def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted
     constants = _constants(p.dtype.type)
     # (without ``through``, d1 stands in for it, unread: one compiled signature)
     added = (points[0], False) if through is None else (_point(through, tiles), True)
-    loop = _loops()["tiles_backward" if tiles else "rows_backward"]
-    loop(*jets, *points, gd1_target, gd2_target, rows, tanh, weighted, *added, *tile, *constants)
+    if over_points:  # the layout and flags frozen into the loop
+        flags = (tanh, weighted and tanh, added[1])
+        loop = _points_loop(_jet_loops.points_backward, p, first, points[3], kind, *flags)
+        loop(*jets, *points[:2], gd1_target, gd2_target, rows, added[0], *constants)
+    else:
+        loop = _loops()["tiles_backward" if tiles else "rows_backward"]
+        loop(*jets, *points, gd1_target, gd2_target, rows, tanh, weighted, *added, *tile,
+             *constants)  # fmt: skip
     return (
         _written(gp, gp_target, gp_written),
         _written(gd1, gd1_target, gd1_written),
         _written(gd2, gd2_target, gd2_written),
     )
+
+
+# The loops over points (``_jet_loops``) against the row and tile loops, on this project's
+# Sapphire Rapids host, one thread: alone, on (3, N, 20) Burgers blocks evicted from the
+# caches first, unary float32 N = 1e4 304-348 -> 244-256 us against tiles, backward float64
+# N = 1e4 904-1045 -> 839-874 us against rows; in the training steps (``benchmarks/ab.py``,
+# ratio to PyTorch, 3 processes each) collapsed Burgers float32 N = 1e4 0.786 -> 0.737,
+# float64 N = 1e3 0.858 -> 0.818, the d = 10 Laplacian 0.316 -> 0.301, float64 N = 1e4 0.660
+# -> 0.664. The float64 unary over points left that last step 2% slower (its blocks come
+# hot from jet_dense's products, where the rows do as well) and the float32 backward lost
+# to the tiles alone (72 -> 89 us at N = 1e3): those keep their loops. Up to 16 channels (a
+# d = 15 Laplacian): one compiled loop per layout.
+MAX_POINT_CHANNELS = 16
+
+
+def _over_points(p, backward: bool) -> bool:
+    """Whether a block takes the loops over points: few enough channels to unroll, and the
+    unary in float32 or the backward in float64 (where each won, above)."""
+    return p.shape[0] <= MAX_POINT_CHANNELS and p.dtype.char == ("d" if backward else "f")
+
+
+def _points_loop(factory, p, first, directions, kind, *flags):
+    """The compiled loop over points for this layout and these flags (each compiled once).
+    ``directions`` is ``_active_weights``' array, one per layout: looked up by identity
+    first (the entry holds it, so its id stays its own), by its values once."""
+    quick = (factory, p.shape[0], first, id(directions), kind, *flags)
+    entry = _points_by_id.get(quick)
+    if entry is not None and entry[0] is directions:
+        return entry[1]
+    key = (factory, p.shape[0], int(first), tuple(int(k) for k in directions), kind, *flags)
+    loop = _points_compiled.get(key)
+    if loop is None:
+        with _compiling:
+            loop = _points_compiled.get(key)
+            if loop is None:
+                loop = _points_compiled[key] = _fused.jit(factory(*key[1:]))
+    if len(_points_by_id) > 256:  # bounded: a program meets a few layouts
+        _points_by_id.clear()
+    _points_by_id[quick] = (directions, loop)
+    return loop
 
 
 def _layout(p) -> tuple:
@@ -220,6 +274,8 @@ def _written(out: np.ndarray, target: np.ndarray, written: bool) -> np.ndarray:
 
 
 _compiled: dict = {}
+_points_compiled: dict = {}
+_points_by_id: dict = {}
 _compiling = threading.Lock()
 
 

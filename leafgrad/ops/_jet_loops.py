@@ -1,19 +1,27 @@
-"""The compiled loops of the jet blocks (``_fused_jets``), in two layouts: over rows (each
-row a layer's width of features) and over tiles of a channel's consecutive rows.
+"""The compiled loops of the jet blocks (``_fused_jets``), in three layouts: over rows (each
+row a layer's width of features), over tiles of a channel's consecutive rows, and over
+points.
 
-Why two: a row holds few features (20 in the PINNs measured), too few for LLVM's vector loops
-(16 float32 or 8 float64 lanes, unrolled), so the row loops run scalar code; a tile of up to
-``TILE_BYTES`` runs vectorised. In float32 the tiles won everywhere measured (2-core EPYC,
-Zen 4): Burgers' (3, 1000, 20) blocks inside the training step, backward 74 -> 40 us and
-forward 36 -> 20 us; collapsed Burgers step ratio to PyTorch N = 1e3 0.878 -> 0.814, N = 1e4
-0.749 -> 0.716 (``benchmarks/ab.py``, 3 processes each). In float64 they won only on blocks
-already in cache (backward 78 -> 54 us) and lost inside the step, whose blocks come from L3
-or memory (N = 1e3: backward 81 -> 96 us; N = 1e4 step ratio 0.49 -> 0.55): a tile's loops
-touch two or three of a block's dozen streams at a time, where a row's touch them all, so
-fewer cache misses are in flight at once, and float64 gains half as many lanes to make up
-for it. So float64 takes the row loops, float32 the tiles (``_fused_jets``).
+Why rows and tiles: a row holds few features (20 in the PINNs measured), too few for LLVM's
+vector loops (16 float32 or 8 float64 lanes, unrolled), so the row loops run scalar code; a
+tile of up to ``TILE_BYTES`` runs vectorised. In float32 the tiles won everywhere measured
+(2-core EPYC, Zen 4): Burgers' (3, 1000, 20) blocks inside the training step, backward 74 ->
+40 us and forward 36 -> 20 us; collapsed Burgers step ratio to PyTorch N = 1e3 0.878 ->
+0.814, N = 1e4 0.749 -> 0.716 (``benchmarks/ab.py``, 3 processes each). In float64 they won
+only on blocks already in cache (backward 78 -> 54 us) and lost inside the step, whose
+blocks come from L3 or memory (N = 1e3: backward 81 -> 96 us; N = 1e4 step ratio 0.49 ->
+0.55): a tile's loops touch two or three of a block's dozen streams at a time, where a row's
+touch them all, so fewer cache misses are in flight at once, and float64 gains half as many
+lanes to make up for it. So float64 takes the row loops, float32 the tiles
+(``_fused_jets``).
 
-Each element takes the same operations in the same order in both layouts (channel sums from
+A third layout reads a block as the tiles do but in one pass over its points, every channel
+of a point in the loop's body, the layout's counts frozen in so that LLVM unrolls the channel
+loops and vectorises over the points: one loop per layout, compiled on first use (session
+36). It replaced float32's unary tiles and float64's backward rows, where it won inside the
+training steps (``_fused_jets.MAX_POINT_CHANNELS`` has the figures).
+
+Each element takes the same operations in the same order in every layout (channel sums from
 the first channel on, as ``_channel_dot``'s einsum), so their results are bit for bit the
 same (``tests/ops/test_fused_jets.py``). ``tanh``: ``d1`` holds tanh's result y, and the
 derivatives are made from it in the loop.
@@ -248,6 +256,122 @@ def tiles_backward(
                 t = THROUGH[s : s + m]
                 for j in range(m):
                     g1[j] = (t[j] + g1[j]) * d1t[j]
+
+
+# -------------------------------------------------------------------------- over points
+# A block read as in the tiles (each channel's rows one run of memory from the block's first
+# row), but in one pass over its points (``e``: row * width + column), every channel of a
+# point in the loop's body. The layout's counts and flags are frozen into each loop (a
+# closure numba compiles once per layout and caches), so LLVM unrolls the channel loops and
+# vectorises the pass over points. The same operations per element in the same order as
+# the other two layouts, so the same bits.
+def points_unary(channels, first, directions, kind, tanh):
+    """The unary loop over points for a layout: ``channels`` (``first`` of them first-order),
+    ``count`` active directions, second-order ``kind`` (``_fused_jets``), tanh or given."""
+
+    count = len(directions)
+
+    def loop(p, pr, out, outr, d1, d2, rows, one, minus_two):
+        width = p.shape[2]
+        n = rows * width
+        P = p.reshape(channels, p.shape[1] * width)
+        OUT = out.reshape(out.shape[0], out.shape[1] * width)
+        D1, D2 = d1.reshape(n), d2.reshape(n)
+        # the block in p's and out's channels, as unsigned indices: numba adds a negative
+        # index's wraparound to signed ones, which keeps LLVM from vectorising the loop
+        a, b = np.uint64(pr * width), np.uint64(outr * width)
+        for e in range(n):
+            i, j = a + np.uint64(e), b + np.uint64(e)
+            if tanh:
+                y = D1[e]
+                f1 = one - y * y
+                f2 = y * f1 * minus_two
+            else:
+                f1, f2 = D1[e], D2[e]
+            for c in range(channels):
+                OUT[c, j] = P[c, i] * f1
+            if kind == 1:  # one sum of squares, added to every second-order channel
+                k = directions[0]
+                sq = P[k, i] * P[k, i]
+                for m in range(1, count):
+                    k = directions[m]
+                    sq += P[k, i] * P[k, i]
+                for c in range(first, channels):
+                    OUT[c, j] += sq * f2
+            elif kind == 2:  # second-order channel m: direction m's square
+                for m in range(channels - first):
+                    k = directions[m]
+                    OUT[first + m, j] += P[k, i] * P[k, i] * f2
+
+    return loop
+
+
+def points_backward(channels, first, directions, kind, tanh, weighted, add_through):
+    """The backward loop over points for a layout (``points_unary``'s), tanh's flags frozen
+    in too."""
+
+    count = len(directions)
+
+    def loop(grad, gr, p, pr, gp, gpr, d1, d2x2, gd1, gd2, rows, through,
+             zero, one, minus_two, minus_four, minus_six, four):  # fmt: skip
+        width = p.shape[2]
+        n = rows * width
+        G = grad.reshape(grad.shape[0], grad.shape[1] * width)
+        P = p.reshape(channels, p.shape[1] * width)
+        GP = gp.reshape(gp.shape[0], gp.shape[1] * width)
+        D1, D2, GD1, GD2 = d1.reshape(n), d2x2.reshape(n), gd1.reshape(n), gd2.reshape(n)
+        THROUGH = through.reshape(through.size)
+        # the block in grad, p and gp (unsigned: see points_unary)
+        a, b, o = np.uint64(gr * width), np.uint64(pr * width), np.uint64(gpr * width)
+        for e in range(n):
+            u = np.uint64(e)
+            g, q, t = a + u, b + u, o + u
+            if tanh:
+                y = D1[e]
+                f1 = one - y * y
+                f2 = y * f1 * minus_four  # (twice D2)
+            else:
+                f1, f2 = D1[e], D2[e]
+            s = G[0, g] * P[0, q]
+            for c in range(1, channels):
+                s += G[c, g] * P[c, q]
+            for c in range(channels):
+                GP[c, t] = G[c, g] * f1
+            g2 = zero
+            if kind == 1:  # R = g_L for every direction: g_d2 = R sum_k J_k^2, g_J += J (R 2 d2)
+                k = directions[0]
+                sq = P[k, q] * P[k, q]
+                for m in range(1, count):
+                    k = directions[m]
+                    sq += P[k, q] * P[k, q]
+                r = G[first, g]
+                g2 = r * sq
+                GD2[e] = g2
+                r2 = r * f2
+                for m in range(count):
+                    k = directions[m]
+                    GP[k, t] += P[k, q] * r2
+            elif kind == 2:  # R_m = g of channel first + m: g_d2 = sum_m R_m J_m^2
+                for m in range(channels - first):
+                    k = directions[m]
+                    rj = G[first + m, g] * P[k, q]
+                    if m == 0:
+                        g2 = rj * P[k, q]
+                    else:
+                        g2 += rj * P[k, q]
+                    GP[k, t] += rj * f2
+                GD2[e] = g2
+            if tanh:  # g_z = g_d1 (-2 y) (+ g_d2 (-6 (1 - y^2) + 4)), into g_d1
+                gz = s * (y * minus_two)
+                if weighted:
+                    gz += g2 * (f1 * minus_six + four)
+                if add_through:  # tanh's own rule on its output's gradient plus g_z
+                    gz = (THROUGH[e] + gz) * f1
+                GD1[e] = gz
+            else:
+                GD1[e] = s
+
+    return loop
 
 
 # ------------------------------------------------------------------------ where a block lies

@@ -157,11 +157,11 @@ def test_taylor_operators_agree_with_and_without_the_kernels(monkeypatch, dtype)
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-def test_row_and_tile_loops_agree_bit_for_bit(layout, dtype):
-    """Both loop layouts (``_jet_loops``: float64 takes rows, float32 tiles) on a block of a
-    larger jet: the same operations per element, so the same bits, tanh's derivatives made
-    in the loop or given, with or without second-order weights; tiles that do not divide
-    the block included."""
+def test_row_tile_and_point_loops_agree_bit_for_bit(layout, dtype):
+    """The three loop layouts (``_jet_loops``: rows, tiles, points) on a block of a larger
+    jet: the same operations per element, so the same bits, tanh's derivatives made in the
+    loop or given, with or without second-order weights; tiles that do not divide the block
+    included."""
     channels, first, _ = LAYOUTS[layout]
     active = _active(layout, dtype)
     kind, directions = _fused_jets._kind(active), _fused_jets._directions(active)
@@ -183,7 +183,13 @@ def test_row_and_tile_loops_agree_bit_for_bit(layout, dtype):
             loops[name](whole, start, out, start, *points, rows, tanh, *extra, number(1),
                         number(-2))  # fmt: skip
             forward.append(out)
+        out = np.full(whole.shape, np.nan, dtype)
+        unary = _fused_jets._points_loop(_jet_loops.points_unary, whole, first, directions,
+                                         kind, tanh)  # fmt: skip
+        unary(whole, start, out, start, *points[:2], rows, number(1), number(-2))
+        forward.append(out)
         np.testing.assert_array_equal(forward[0], forward[1])
+        np.testing.assert_array_equal(forward[0], forward[2])
         assert np.isnan(forward[0][:, :start]).all() and not np.isnan(forward[0][:, start]).any()
         through = rng.standard_normal((rows, 20)).astype(dtype)  # tanh's output gradient
         for weighted, added in itertools.product((False, True), ((d1, False), (through, True))):
@@ -197,9 +203,18 @@ def test_row_and_tile_loops_agree_bit_for_bit(layout, dtype):
                 loops[name](grad, 0, whole, start, gp, 0, *points, gd1, gd2, rows, tanh,
                             weighted, *added, *extra, *constants)  # fmt: skip
                 backward.append((gp, gd1, gd2))
-            for a, b in zip(*backward):
+            gp = np.full((channels, rows, 20), np.nan, dtype)
+            gd1 = np.full((rows, 20), np.nan, dtype)
+            gd2 = gd1 if kind == _fused_jets.NONE else np.full((rows, 20), np.nan, dtype)
+            flags = tanh, weighted and tanh, added[1]
+            loop = _fused_jets._points_loop(_jet_loops.points_backward, whole, first,
+                                            directions, kind, *flags)  # fmt: skip
+            loop(grad, 0, whole, start, gp, 0, *points[:2], gd1, gd2, rows, added[0], *constants)
+            backward.append((gp, gd1, gd2))
+            for a, b, c in zip(*backward):
                 assert not np.isnan(a).any()
                 np.testing.assert_array_equal(a, b)
+                np.testing.assert_array_equal(a, c)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
