@@ -196,21 +196,21 @@ def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted
 
 # The loops over points (``_jet_loops``) against the row and tile loops, on this project's
 # Sapphire Rapids host, one thread: alone, on (3, N, 20) Burgers blocks evicted from the
-# caches first, unary float32 N = 1e4 304-348 -> 244-256 us against tiles, backward float64
-# N = 1e4 904-1045 -> 839-874 us against rows; in the training steps (``benchmarks/ab.py``,
-# ratio to PyTorch, 3 processes each) collapsed Burgers float32 N = 1e4 0.786 -> 0.737,
-# float64 N = 1e3 0.858 -> 0.818, the d = 10 Laplacian 0.316 -> 0.301, float64 N = 1e4 0.660
-# -> 0.664. The float64 unary over points left that last step 2% slower (its blocks come
-# hot from jet_dense's products, where the rows do as well) and the float32 backward lost
-# to the tiles alone (72 -> 89 us at N = 1e3): those keep their loops. Up to 16 channels (a
+# caches first, float32 N = 1e4 unary 304-348 -> 230-249 us and backward 580 -> 404-434 us
+# against tiles, float64 N = 1e4 backward 904-1045 -> 839-874 us against rows; in the
+# training steps (``benchmarks/ab.py``, ratio to PyTorch, 3 processes each) collapsed
+# Burgers float32 N = 1e4 0.830 -> 0.711 and N = 1e3 0.829 -> 0.800, float64 N = 1e3 0.858
+# -> 0.818 and N = 1e4 0.660 -> 0.664, the d = 10 Laplacian 0.316 -> 0.301. The float64
+# unary over points left the float64 N = 1e4 step 2% slower (its blocks come hot from
+# jet_dense's products, where the rows do as well): it keeps the rows. Up to 16 channels (a
 # d = 15 Laplacian): one compiled loop per layout.
 MAX_POINT_CHANNELS = 16
 
 
 def _over_points(p, backward: bool) -> bool:
-    """Whether a block takes the loops over points: few enough channels to unroll, and the
-    unary in float32 or the backward in float64 (where each won, above)."""
-    return p.shape[0] <= MAX_POINT_CHANNELS and p.dtype.char == ("d" if backward else "f")
+    """Whether a block takes the loops over points: few enough channels to unroll, and a
+    backward, or a float32 unary (where each won, above)."""
+    return p.shape[0] <= MAX_POINT_CHANNELS and (backward or p.dtype.char == "f")
 
 
 def _points_loop(factory, p, first, directions, kind, *flags):

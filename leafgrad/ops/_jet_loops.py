@@ -18,8 +18,8 @@ lanes to make up for it. So float64 takes the row loops, float32 the tiles
 A third layout reads a block as the tiles do but in one pass over its points, every channel
 of a point in the loop's body, the layout's counts frozen in so that LLVM unrolls the channel
 loops and vectorises over the points: one loop per layout, compiled on first use (session
-36). It replaced float32's unary tiles and float64's backward rows, where it won inside the
-training steps (``_fused_jets.MAX_POINT_CHANNELS`` has the figures).
+36). It replaced the tiles and float64's backward rows, where it won inside the training
+steps (``_fused_jets.MAX_POINT_CHANNELS`` has the figures); float64's unary keeps the rows.
 
 Each element takes the same operations in the same order in every layout (channel sums from
 the first channel on, as ``_channel_dot``'s einsum), so their results are bit for bit the
