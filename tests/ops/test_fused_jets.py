@@ -14,10 +14,12 @@ from leafgrad.ops import jet_kernels as jk
 
 pytestmark = pytest.mark.skipif(not _fused.available(), reason="numba not installed")
 
-# (channels, first-order channels, second-order weights): a d = 10 Laplacian, Burgers' u_xx
-# (one direction of two) and no second order at all.
+# (channels, first-order channels, second-order weights): a d = 10 Laplacian, one of d = 17
+# (past the loops over points: rows and tiles), Burgers' u_xx (one direction of two) and no
+# second order at all.
 LAYOUTS = {
     "laplacian": (11, 10, ((1.0,) * 10,)),
+    "wide laplacian": (18, 17, ((1.0,) * 17,)),
     "separate": (3, 2, ((1.0, 0.0),)),
     "none": (2, 2, ()),
 }
@@ -60,7 +62,7 @@ def test_blocks_match_numpys(monkeypatch, layout, dtype, block):
     p, grad = whole[:, part], grads[:, part]
     d1, d2 = (rng.standard_normal(p.shape[1:]).astype(dtype) for _ in range(2))
     d2x2 = None if active is None else d2 * 2
-    assert _fused_jets.takes(p, active, d1, d2) == (dtype == "float64" or layout == "laplacian")
+    assert _fused_jets.takes(p, active, d1, d2) == (dtype == "float64" or "laplacian" in layout)
 
     def run():
         out = np.full(whole.shape, np.nan, dtype)  # written only in the block's rows
@@ -245,3 +247,18 @@ def test_blocks_into_arrays_of_any_layout(dtype):
     assert other[0] is outs[0] and other[1] is outs[1]
     for a, b in zip(other, plain):
         np.testing.assert_array_equal(a, b)
+
+
+def test_layouts_reach_every_loop_layout():
+    """The layouts above send blocks to the loops over points and, past
+    ``MAX_POINT_CHANNELS``, to the row and tile loops: float32 to points for both passes,
+    float64 to points for the backward only."""
+    for layout, (channels, _, _) in LAYOUTS.items():
+        p = np.zeros((channels, 4, 20), "float32")
+        wide = channels > _fused_jets.MAX_POINT_CHANNELS
+        assert _fused_jets._over_points(p, backward=False) is not wide, layout
+        assert _fused_jets._over_points(p, backward=True) is not wide, layout
+        p = p.astype("float64")
+        assert not _fused_jets._over_points(p, backward=False), layout
+        assert _fused_jets._over_points(p, backward=True) is not wide, layout
+    assert any(c > _fused_jets.MAX_POINT_CHANNELS for c, _, _ in LAYOUTS.values())
