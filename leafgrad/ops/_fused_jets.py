@@ -33,18 +33,18 @@ def _kind(active) -> int | None:
     return LAPLACIAN if ones else SEPARATE if identity else None
 
 
-def takes(p, active, *others, jets=(), tanh: bool = False) -> bool:
+def takes(p, active, *others, jets=()) -> bool:
     """Whether a block of ``p`` (with per-point ``others`` and ``p``-shaped ``jets``; None
-    among them stands for an absent array) takes the compiled pass: float64;
-    float32 for tanh (its derivatives made in the pass) or a Laplacian's many channels.
+    among them stands for an absent array) takes the compiled pass: float64 or float32.
     (float32 blocks of few channels with given derivatives ran as fast or faster in NumPy's
-    passes, whose vector loops take twice as many float32s: (3, 2000, 20) blocks 44 against
-    35 us forward, 103 against 88 backward; with tanh's derivatives made in the pass the
-    float32 Burgers step at N = 1e4 took 30 against 36 ms.)"""
+    passes than in the tile loops, (3, 2000, 20) blocks 44 against 35 us forward, 103
+    against 88 backward, and took NumPy's until session 36; the loops over points beat
+    those passes: alone, evicted from the caches, (3, 1e3, 20) 42 -> 33 us forward and 84 ->
+    58 us backward, (3, 1e4, 20) 503 -> 295 and 1022 -> 489 us.)"""
     if type(p) is not np.ndarray or p.ndim != 3 or p.size < _fused.MIN_SIZE:
         return False
     kind, char = _kind(active), p.dtype.char
-    if kind is None or not (char == "d" or (char == "f" and (tanh or kind == LAPLACIAN))):
+    if kind is None or char not in ("d", "f"):
         return False
     shape = p.shape
     return (

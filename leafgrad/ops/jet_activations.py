@@ -215,7 +215,7 @@ def _backward_pairs(z, fn, op_params, second: bool):
 def act_block(p, z, fn, op_params, first, active, out=None):
     """jet_act's forward on one block of rows (its derivatives made there, used while in
     cache), into ``out`` when given."""
-    if fn == "tanh" and _fused_jets.takes(p, active, z, tanh=True):  # derivatives in the loop
+    if fn == "tanh" and _fused_jets.takes(p, active, z):  # derivatives in the loop
         return _fused_jets.tanh_block(p, z, first, active, out)
     ((d1, d2),) = _pairs(_Arrays, z, 1, fn, op_params)
     return _unary_block(p, d1, d2, first, active, out)
@@ -260,7 +260,7 @@ jet_act = primitive(
 def act_backward_block(grad, p, z, fn, op_params, first, weights, active, outs=(None, None)):
     """jet_act_backward's forward on one block of rows, into ``outs`` where given:
     ``(g_p, g_z)``."""
-    if fn == "tanh" and _fused_jets.takes(p, active, z, jets=(grad,), tanh=True):
+    if fn == "tanh" and _fused_jets.takes(p, active, z, jets=(grad,)):
         return _fused_jets.tanh_backward_block(grad, p, z, first, active, bool(weights), outs)
     (d1, d2x2), (e1, e2) = _backward_pairs(z, fn, op_params, active is not None)
     gp, gz, gd2 = _backward_block(grad, p, d1, d2x2, first, active, (*outs, None))

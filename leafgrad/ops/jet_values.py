@@ -79,7 +79,7 @@ def _tanh_value_backward(gy, gq, p, y, first, weights):
     the loop does not take these arrays (then the two steps)."""
     active = _active_or_none(weights, p.dtype)
     p = _own_rows(p)
-    if not _fused_jets.takes(p, active, y, gy, jets=(gq,), tanh=True):
+    if not _fused_jets.takes(p, active, y, gy, jets=(gq,)):
         return None
     weighted = bool(weights)
 
