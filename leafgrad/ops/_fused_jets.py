@@ -224,6 +224,7 @@ def _points_loop(factory, p, first, directions, kind, *flags):
     key = (factory, p.shape[0], int(first), tuple(int(k) for k in directions), kind, *flags)
     loop = _points_compiled.get(key)
     if loop is None:
+        _loops()  # the helpers the loops call, registered with numba (once)
         with _compiling:
             loop = _points_compiled.get(key)
             if loop is None:

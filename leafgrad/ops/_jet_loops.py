@@ -194,6 +194,23 @@ def tiles_unary(
                     o[j] += x[j] * x[j] * d2t[j]
 
 
+def _backward_streams(grad, p, gp, d1, d2x2, gd1, gd2, through, rows):
+    """A backward block's arrays as the tile and point loops read them: each jet as its
+    (channels, points) array, each per-point array flat."""
+    width = p.shape[2]
+    n = rows * width
+    return (
+        grad.reshape(grad.shape[0], grad.shape[1] * width),
+        p.reshape(p.shape[0], p.shape[1] * width),
+        gp.reshape(gp.shape[0], gp.shape[1] * width),
+        d1.reshape(n),
+        d2x2.reshape(n),
+        gd1.reshape(n),
+        gd2.reshape(n),
+        through.reshape(through.size),
+    )
+
+
 def tiles_backward(
     grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, gd2, rows,
     tanh, weighted, through, add_through, tile, zero, one, minus_two, minus_four, minus_six,
@@ -201,11 +218,9 @@ def tiles_backward(
 ):  # fmt: skip
     channels, width = p.shape[0], p.shape[2]
     n = rows * width
-    G = grad.reshape(grad.shape[0], grad.shape[1] * width)
-    P = p.reshape(channels, p.shape[1] * width)
-    GP = gp.reshape(gp.shape[0], gp.shape[1] * width)
-    D1, D2, GD1, GD2 = d1.reshape(n), d2x2.reshape(n), gd1.reshape(n), gd2.reshape(n)
-    THROUGH = through.reshape(through.size)
+    G, P, GP, D1, D2, GD1, GD2, THROUGH = _backward_streams(
+        grad, p, gp, d1, d2x2, gd1, gd2, through, rows
+    )
     tile = min(n, tile)
     d1b, d2b, sqb = np.empty(tile, p.dtype), np.empty(tile, p.dtype), np.empty(tile, p.dtype)
     for s in range(0, n, tile):
@@ -316,11 +331,9 @@ def points_backward(channels, first, directions, kind, tanh, weighted, add_throu
              zero, one, minus_two, minus_four, minus_six, four):  # fmt: skip
         width = p.shape[2]
         n = rows * width
-        G = grad.reshape(grad.shape[0], grad.shape[1] * width)
-        P = p.reshape(channels, p.shape[1] * width)
-        GP = gp.reshape(gp.shape[0], gp.shape[1] * width)
-        D1, D2, GD1, GD2 = d1.reshape(n), d2x2.reshape(n), gd1.reshape(n), gd2.reshape(n)
-        THROUGH = through.reshape(through.size)
+        G, P, GP, D1, D2, GD1, GD2, THROUGH = _backward_streams(
+            grad, p, gp, d1, d2x2, gd1, gd2, through, rows
+        )
         # the block in grad, p and gp (unsigned: see points_unary)
         a, b, o = np.uint64(gr * width), np.uint64(pr * width), np.uint64(gpr * width)
         for e in range(n):
@@ -384,4 +397,11 @@ def byte_offset(view, owner):
 
 
 # The helpers the loops call, compiled into them (``register_jitable``).
-HELPERS = (_row_derivatives, _row_sum_of_squares, _tile_derivatives, _product, _tile_sum_of_squares)
+HELPERS = (
+    _row_derivatives,
+    _row_sum_of_squares,
+    _tile_derivatives,
+    _product,
+    _tile_sum_of_squares,
+    _backward_streams,
+)
