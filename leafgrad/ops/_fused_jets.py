@@ -29,7 +29,7 @@ def _kind(active) -> int | None:
     """The layout of ``active`` (``jet_kernels._active_or_none``), None for a general mix."""
     if active is None:
         return NONE
-    _, _, _, ones, identity, _ = active
+    _, _, _, ones, identity, _, _ = active
     return LAPLACIAN if ones else SEPARATE if identity else None
 
 
@@ -66,6 +66,11 @@ _NO_DIRECTIONS = np.arange(0)
 def _directions(active) -> np.ndarray:
     """The active directions' indices, as the loops take them (none without ``active``)."""
     return active[5] if active is not None else _NO_DIRECTIONS
+
+
+def _direction_key(active) -> tuple:
+    """The active directions' indices as a tuple: what the loops over points freeze in."""
+    return active[6] if active is not None else ()
 
 
 _constants_by_type: dict = {}
@@ -124,8 +129,7 @@ def _forward(p, d1, d2, first, active, out, tanh: bool) -> np.ndarray:
     one, minus_two = _constants(p.dtype.type)[1:3]
     if _over_points(p, backward=False):
         target, written = _target(out, True)
-        directions = _directions(active)
-        loop = _points_loop(_jet_loops.points_unary, p, first, directions, kind, tanh)
+        loop = _points_loop(_jet_loops.points_unary, p, first, _direction_key(active), kind, tanh)
         loop(*_jet(p, True), *_in_parent(target), _point(d1, True), _point(d2, True), rows,
              one, minus_two)  # fmt: skip
         return _written(out, target, written)
@@ -181,7 +185,8 @@ def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted
     added = (points[0], False) if through is None else (_point(through, tiles), True)
     if over_points:  # the layout and flags frozen into the loop
         flags = (tanh, weighted and tanh, added[1])
-        loop = _points_loop(_jet_loops.points_backward, p, first, points[3], kind, *flags)
+        directions = _direction_key(active)
+        loop = _points_loop(_jet_loops.points_backward, p, first, directions, kind, *flags)
         loop(*jets, *points[:2], gd1_target, gd2_target, rows, added[0], *constants)
     else:
         loop = _loops()["tiles_backward" if tiles else "rows_backward"]
@@ -213,15 +218,10 @@ def _over_points(p, backward: bool) -> bool:
     return p.shape[0] <= MAX_POINT_CHANNELS and (backward or p.dtype.char == "f")
 
 
-def _points_loop(factory, p, first, directions, kind, *flags):
-    """The compiled loop over points for this layout and these flags (each compiled once).
-    ``directions`` is ``_active_weights``' array, one per layout: looked up by identity
-    first (the entry holds it, so its id stays its own), by its values once."""
-    quick = (factory, p.shape[0], first, id(directions), kind, *flags)
-    entry = _points_by_id.get(quick)
-    if entry is not None and entry[0] is directions:
-        return entry[1]
-    key = (factory, p.shape[0], int(first), tuple(int(k) for k in directions), kind, *flags)
+def _points_loop(factory, p, first, directions: tuple, kind, *flags):
+    """The compiled loop over points for this layout (``directions``: ``_direction_key``)
+    and these flags, each compiled once."""
+    key = (factory, p.shape[0], first, directions, kind, *flags)
     loop = _points_compiled.get(key)
     if loop is None:
         _loops()  # the helpers the loops call, registered with numba (once)
@@ -229,9 +229,6 @@ def _points_loop(factory, p, first, directions, kind, *flags):
             loop = _points_compiled.get(key)
             if loop is None:
                 loop = _points_compiled[key] = _fused.jit(factory(*key[1:]))
-    if len(_points_by_id) > 256:  # bounded: a program meets a few layouts
-        _points_by_id.clear()
-    _points_by_id[quick] = (directions, loop)
     return loop
 
 
@@ -276,7 +273,6 @@ def _written(out: np.ndarray, target: np.ndarray, written: bool) -> np.ndarray:
 
 _compiled: dict = {}
 _points_compiled: dict = {}
-_points_by_id: dict = {}
 _compiling = threading.Lock()
 
 

@@ -97,15 +97,17 @@ def _active_weights(weights: tuple, dtype) -> tuple:
     """``_active`` of the weight matrix, its transpose made contiguous, whether it is one
     row of ones (a Laplacian), whether it is the identity (nothing to mix: one weighed
     direction, e.g. Burgers' u_xx) and the active directions' indices (the compiled loops'
-    operand), per (weights, dtype): the same few layouts every layer of every step
-    (read-only arrays, but for the indices: numba compiles read-only ones anew)."""
+    operand, and as a tuple the key of the loops compiled for them), per (weights, dtype):
+    the same few layouts every layer of every step (read-only arrays, but for the indices:
+    numba compiles read-only ones anew)."""
     full = _weight_array(weights, dtype)
     sel, w = _active(full)
     wt = np.ascontiguousarray(w.T)
     w.flags.writeable = wt.flags.writeable = False
     ones = w.shape[0] == 1 and w.shape[1] > 1 and bool(np.all(w == 1))
     directions = np.arange(full.shape[1])[sel]
-    return sel, w, wt, ones, bool(w.size) and _is_identity(w), directions
+    identity = bool(w.size) and _is_identity(w)
+    return sel, w, wt, ones, identity, directions, tuple(int(k) for k in directions)
 
 
 def _active_or_none(weights: tuple, dtype):
@@ -239,7 +241,7 @@ jet_linear_backward = primitive(
 def _squares(p, active) -> np.ndarray:
     """``Q = W (J^2)`` over the active directions of ``p`` (``active``: ``_active_or_none``):
     a fresh array, (S, ...) or (1, ...) to broadcast over the rows."""
-    sel, w, _, ones, identity, _ = active
+    sel, w, _, ones, identity, _, _ = active
     j = p[sel]
     if ones:  # one sum of squares for a Laplacian, without the squares' temporary
         return _channel_dot(j, j)[None]
@@ -320,7 +322,7 @@ def _backward_block(grad, p, d1, d2x2, first, active, outs=(None, None, None)):
     gd1 = _channel_dot(grad, p, out=outs[1])
     if active is None:
         return gp, gd1, None
-    sel, _, wt, ones, identity, _ = active
+    sel, _, wt, ones, identity, _, _ = active
     j = p[sel]
     r = grad[first:] if ones or identity else _mix_arrays(wt, grad[first:])
     if ones:  # R = g_L for every direction: g_d2 = R sum_k J_k^2, and R 2 d2 once

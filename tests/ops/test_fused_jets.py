@@ -186,8 +186,8 @@ def test_row_tile_and_point_loops_agree_bit_for_bit(layout, dtype):
                         number(-2))  # fmt: skip
             forward.append(out)
         out = np.full(whole.shape, np.nan, dtype)
-        unary = _fused_jets._points_loop(_jet_loops.points_unary, whole, first, directions,
-                                         kind, tanh)  # fmt: skip
+        key = _fused_jets._direction_key(active)
+        unary = _fused_jets._points_loop(_jet_loops.points_unary, whole, first, key, kind, tanh)
         unary(whole, start, out, start, *points[:2], rows, number(1), number(-2))
         forward.append(out)
         np.testing.assert_array_equal(forward[0], forward[1])
@@ -209,8 +209,8 @@ def test_row_tile_and_point_loops_agree_bit_for_bit(layout, dtype):
             gd1 = np.full((rows, 20), np.nan, dtype)
             gd2 = gd1 if kind == _fused_jets.NONE else np.full((rows, 20), np.nan, dtype)
             flags = tanh, weighted and tanh, added[1]
-            loop = _fused_jets._points_loop(_jet_loops.points_backward, whole, first,
-                                            directions, kind, *flags)  # fmt: skip
+            loop = _fused_jets._points_loop(_jet_loops.points_backward, whole, first, key,
+                                            kind, *flags)  # fmt: skip
             loop(grad, 0, whole, start, gp, 0, *points[:2], gd1, gd2, rows, added[0], *constants)
             backward.append((gp, gd1, gd2))
             for a, b, c in zip(*backward):
