@@ -127,6 +127,13 @@ def _roots(outputs: tuple, grads: list, caller: str) -> tuple[list, list]:
     return roots, seeds
 
 
+def _graph_flags(retain_graph, create_graph) -> tuple:
+    """``(retain_graph, create_graph)`` for the engine: ``create_graph`` any truthy value, as
+    PyTorch's bool parameter takes, and ``retain_graph`` defaulting to it."""
+    create_graph = bool(create_graph)
+    return (create_graph if retain_graph is None else retain_graph), create_graph
+
+
 def _check_counts(outputs: tuple, grads: tuple, caller: str) -> None:
     if len(grads) != len(outputs):
         raise RuntimeError(
@@ -172,9 +179,7 @@ def backward(
         grad_outputs = _as_tuple(grad_tensors, "backward: grad_tensors")
     grads = _make_grads(outputs, grad_outputs, "backward")
     _check_counts(outputs, grad_outputs, "backward")
-    create_graph = bool(create_graph)  # any truthy value, as PyTorch's bool parameter takes
-    if retain_graph is None:
-        retain_graph = create_graph
+    retain_graph, create_graph = _graph_flags(retain_graph, create_graph)
     roots, seeds = _roots(outputs, grads, "backward")
     edges = None
     if inputs is not None:
@@ -247,9 +252,7 @@ def grad(
         grad_outputs = _as_tuple(grad_outputs, "autograd.grad: grad_outputs")
     grads = _make_grads(outputs, grad_outputs, "autograd.grad")
     _check_counts(outputs, grad_outputs, "autograd.grad")
-    create_graph = bool(create_graph)  # any truthy value, as PyTorch's bool parameter takes
-    if retain_graph is None:
-        retain_graph = create_graph
+    retain_graph, create_graph = _graph_flags(retain_graph, create_graph)
     if any(type(o) is BatchedTensor for o in outputs) or any(
         type(t) is BatchedTensor for t in input_tuple
     ):
