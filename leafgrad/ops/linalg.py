@@ -15,7 +15,7 @@ import numpy as np
 from .._dtype import c_type_name, scalar_type_name
 from .._exposure import exports, public
 from .._tensor import Tensor
-from . import _gemm, _primitive
+from . import _fused, _gemm, _primitive
 from ._inputs import _check_tensors
 from ._optable import Bilinear, Composite, Linear
 from ._out import accepts_out
@@ -423,6 +423,8 @@ def _addmm_forward(x, a, b, *, beta=1, alpha=1):
             and prod.dtype is x.dtype
             and (x.shape == prod.shape[1:] or x.shape == prod.shape)
         ):
+            if _fused.row_fusable(prod, x):  # a bias: one compiled pass, into the product
+                return _fused.row_add(prod, x, into=True)
             return np.add(prod, x, out=prod)
     else:
         prod = np.matmul(a, b)

@@ -159,7 +159,11 @@ def _plain(p) -> bool:
     if type(grad) not in _PLAIN_TYPES or grad._is_inference:
         return False
     g = grad._data
-    return type(g) is np.ndarray and g.dtype is a.dtype and g.shape == a.shape
+    # ``==`` after ``is``: an array made elsewhere (a compiled kernel) may carry a dtype
+    # object equal to NumPy's own but not it
+    return (
+        type(g) is np.ndarray and (g.dtype is a.dtype or g.dtype == a.dtype) and g.shape == a.shape
+    )
 
 
 def _usable(group: dict, params: list, lr, weight_decay) -> bool:
@@ -171,7 +175,7 @@ def _usable(group: dict, params: list, lr, weight_decay) -> bool:
         return False
     dtype = params[0]._data.dtype
     for p in params:
-        if not _plain(p) or p._data.dtype is not dtype:
+        if not _plain(p) or (p._data.dtype is not dtype and p._data.dtype != dtype):
             return False
     return True
 

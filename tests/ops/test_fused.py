@@ -77,6 +77,85 @@ def test_a_broadcast_gradient_as_a_sums_backward_gives_it(kernel, count, dtype):
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
+@needs_numba
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("kernel", "count"), KERNELS)
+def test_compiled_results_carry_numpys_own_dtype_object(kernel, count, dtype):
+    # An array numba allocates carries a dtype object of its own (equal, not identical),
+    # which fails the ``dtype is`` tests of the fast paths downstream (the flat Adam step).
+    arrays = _values(dtype, (300, 41), count)
+    with np.errstate(all="ignore"):
+        got = kernel(*arrays)
+    assert got.dtype is np.dtype(dtype)
+
+
+def _row_values(dtype, shape, seed=1):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(0, 3, shape).astype(dtype)
+    b = rng.normal(0, 3, shape[-1]).astype(dtype)
+    k = min(4, b.size)  # inf - inf, nan + 1, -0 + -0, 0 + -0 (as many as the row holds)
+    x.flat[:k] = [np.inf, np.nan, -0.0, 0.0][:k]
+    b[:k] = [-np.inf, 1.0, -0.0, -0.0][:k]
+    return x, b
+
+
+@needs_numba
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(300, 20), (7, 40, 3), (_fused.MIN_SIZE // 2, 2)])
+def test_a_row_added_to_every_row_gives_numpys_bits(shape, dtype):
+    x, b = _row_values(dtype, shape)
+    assert _fused.row_fusable(x, b)
+    with np.errstate(all="ignore"):
+        want = x + b
+        got = _fused.row_add(x, b)
+        into = x.copy()
+        written = _fused.row_add(into, b, into=True)
+    assert written is into and got.dtype is want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    np.testing.assert_array_equal(into.view(np.uint8), want.view(np.uint8))
+
+
+@needs_numba
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bias_adds_through_ops_give_numpys_bits_and_gradients(dtype):
+    """``h + b``, ``b + h``, ``h - b`` and ``addmm`` (nn.Linear) take the compiled row pass
+    and keep NumPy's values; the bias's gradient is the column sum."""
+    x, b = _row_values(dtype, (300, 20))
+    h = lg.tensor(x, requires_grad=True)
+    bias = lg.tensor(b, requires_grad=True)
+    w = lg.tensor(np.eye(20, dtype=x.dtype) * 0.5)
+    with np.errstate(all="ignore"):
+        cases = [
+            (h + bias, x + b),
+            (bias + h, b + x),
+            (h - bias, x - b),
+            (lg.addmm(bias, h, w), np.matmul(x, w.numpy()) + b),
+        ]
+    for got, want in cases:
+        assert got.dtype == h.dtype
+        np.testing.assert_array_equal(got.detach().numpy().view(np.uint8), want.view(np.uint8))
+    g = lg.ones(300, 20, dtype=h.dtype)
+    (db,) = lg.autograd.grad(h + bias, bias, g)
+    np.testing.assert_array_equal(db.numpy(), np.full(20, 300, x.dtype))
+    (db,) = lg.autograd.grad(h - bias, bias, g)
+    np.testing.assert_array_equal(db.numpy(), np.full(20, -300, x.dtype))
+
+
+def test_only_short_rows_beside_large_contiguous_arrays_take_the_row_pass():
+    x = np.ones((_fused.MIN_SIZE // 4, 4))
+    b = np.ones(4)
+    assert _fused.row_fusable(x, b) == _fused.available()
+    assert not _fused.row_fusable(x[:-1], b)  # below MIN_SIZE
+    assert not _fused.row_fusable(np.ones((_fused.MIN_SIZE, 1)), np.ones(1))  # NumPy's scalar loop
+    assert not _fused.row_fusable(x, b.astype(np.float32))
+    assert not _fused.row_fusable(x.astype(np.float16), b.astype(np.float16))
+    assert not _fused.row_fusable(x.T.copy().T, b)  # not C order
+    assert not _fused.row_fusable(x, np.ones(8)[::2])  # a strided row
+    assert not _fused.row_fusable(x, np.ones((1, 4)))  # only a 1-D row
+    assert not _fused.row_fusable(x.reshape(-1), np.ones(x.size))  # the same shape
+    assert not _fused.row_fusable(x, np.ones(5))
+
+
 def test_only_large_contiguous_float_arrays_of_one_shape_are_fusable():
     big = np.ones((_fused.MIN_SIZE,), np.float64)
     small = np.ones((_fused.MIN_SIZE - 1,), np.float64)

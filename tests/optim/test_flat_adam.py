@@ -175,3 +175,21 @@ def test_state_tensors_are_ordinary_tensors_seeing_the_updates():
     assert exp_avg.shape == params[0].shape and exp_avg.is_contiguous()
     assert opt.state[params[0]]["step"].dtype == leafgrad.float32
     assert opt.state[params[0]]["step"].shape == ()
+
+
+def test_a_gradient_whose_dtype_equals_but_is_not_numpys_object_takes_the_flat_step():
+    # A compiled kernel's array may carry its own dtype object, equal to NumPy's.
+    params = _params(leafgrad.float64)
+    opt = leafgrad.optim.Adam(params, lr=0.05)
+    loss = sum((p * p).sum() for p in params)
+    loss.backward()
+    other = np.dtype(np.float64).newbyteorder("=")
+    assert other == np.float64 and other is not params[0]._data.dtype
+    for p in params:
+        p.grad._data = p.grad._data.astype(other)
+        assert p.grad._data.dtype is other
+    want = [p.detach().numpy() - 0.05 * np.sign(p.grad.numpy()) for p in params]
+    opt.step()
+    assert _flat_adam._FLAT in opt.__dict__  # the flat path ran
+    for p, w in zip(params, want):  # Adam's first step: lr * sign(grad), up to eps
+        np.testing.assert_allclose(p.detach().numpy(), w, rtol=1e-6, atol=1e-6)
