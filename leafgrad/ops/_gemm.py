@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._cpu import numpy_blas
+from . import _mkl
 
 # OpenBLAS's bound for its small-matrix kernel: M N K <= 100^3.
 SMALL_MNK = 100**3
@@ -41,6 +42,7 @@ MAX_THREADED_INNER = 32 * 32
 _SKYLAKEX_KERNELS = {"skylakex", "cooperlake", "sapphirerapids"}
 
 _blas = None  # NumPy's OpenBLAS controller where its kernels are SkylakeX's; False: none
+_numpy_blas = None  # NumPy's BLAS controller, whichever it is; False: none found
 
 
 def _skylakex_blas():
@@ -52,6 +54,18 @@ def _skylakex_blas():
         kernels = str(getattr(lib, "architecture", "")).lower()  # OpenBLAS's only
         _blas = lib if kernels in _SKYLAKEX_KERNELS else False
     return _blas
+
+
+def _mkl_in_use() -> bool:
+    """Whether a product past the small-matrix bound goes to MKL (``_mkl``): installed, and
+    NumPy's BLAS on one thread (MKL runs sequentially; more OpenBLAS threads share a tall
+    product's rows)."""
+    global _numpy_blas
+    if not _mkl.available():
+        return False
+    if _numpy_blas is None:
+        _numpy_blas = numpy_blas() or False
+    return not _numpy_blas or _numpy_blas.get_num_threads() == 1
 
 
 def _pieces(m: int, k: int, n: int, dtype) -> str | None:
@@ -110,6 +124,10 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         b = np.ascontiguousarray(b)
     if m * k * n <= SMALL_MNK or a.dtype != b.dtype:
         return np.matmul(a, b)
+    if _mkl_in_use():
+        out = _mkl.matmul(a, b)
+        if out is not None:
+            return out
     kind = _pieces(m, k, n, a.dtype)
     if kind is None:
         return np.matmul(a, b)

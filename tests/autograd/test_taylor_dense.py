@@ -10,7 +10,7 @@ import pytest
 
 import leafgrad as lg
 from leafgrad.autograd import taylor
-from leafgrad.ops import jet_blocks
+from leafgrad.ops import _gemm, jet_blocks
 from tests._tolerance import assert_close
 
 from .test_taylor_fused import _node_counts
@@ -29,8 +29,10 @@ ACTIVATIONS = {
 
 @pytest.fixture
 def tiny_blocks(monkeypatch):
-    """Blocks of one row: every layer's jet is 'too large', so jet_dense is used."""
+    """Blocks of one row: every layer's jet is 'too large', so jet_dense is used (also where
+    MKL, taking the products on one BLAS thread, would leave layers whole)."""
     monkeypatch.setattr(jet_blocks, "BLOCK_BYTES", 1)
+    monkeypatch.setattr(_gemm, "_mkl_in_use", lambda: False)
 
 
 def _whole(monkeypatch):
