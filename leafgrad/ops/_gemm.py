@@ -32,6 +32,10 @@ from . import _mkl
 
 # OpenBLAS's bound for its small-matrix kernel: M N K <= 100^3.
 SMALL_MNK = 100**3
+# Products MKL takes (``_mkl``), at least: float64 past the small-matrix bound ((3e3, 20) @ (20,
+# 20) 97 -> 48 us); float32 from a 1e4-row layer (at 3e3 rows a weight's gradient lost, 56 ->
+# 62 us, and the collapsed Burgers step at N = 1e3 went 0.80 -> 0.83 of PyTorch's time).
+MKL_FROM = {"d": SMALL_MNK, "f": 4 * SMALL_MNK}
 # Widths (the two small sides' product) the pieces were measured to pay for: 20 x 20 to 64 x 64.
 MAX_SMALL_SIDES = 64 * 64
 MIN_SMALL_SIDES = 16 * 16
@@ -124,7 +128,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         b = np.ascontiguousarray(b)
     if m * k * n <= SMALL_MNK or a.dtype != b.dtype:
         return np.matmul(a, b)
-    if _mkl_in_use():
+    if m * k * n >= MKL_FROM.get(a.dtype.char, m * k * n + 1) and _mkl_in_use():
         out = _mkl.matmul(a, b)
         if out is not None:
             return out

@@ -96,6 +96,19 @@ def test_gemm_hands_mkl_large_products_on_one_blas_thread(monkeypatch, threads):
 
 
 @needs_mkl
+def test_float32_goes_to_mkl_from_a_larger_product_than_float64(monkeypatch, one_thread):
+    calls = []
+    _mkl_matmul = _mkl.matmul
+    monkeypatch.setattr(
+        _mkl, "matmul", lambda a, b: calls.append(a.dtype.char) or _mkl_matmul(a, b)
+    )
+    for dtype in (np.float32, np.float64):
+        a, b = _operands((3000, 20), (20, 20), dtype)  # 1.2e6: past the small-matrix bound
+        _close(_gemm.matmul(a, b), np.matmul(a, b))
+    assert calls == ["d"]
+
+
+@needs_mkl
 def test_layers_are_not_cut_into_row_blocks_when_mkl_takes_their_products(monkeypatch):
     p = np.ones((3, 50_000, 20))
     w = np.ones((20, 20))
