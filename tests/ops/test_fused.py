@@ -117,9 +117,12 @@ def test_a_row_added_to_every_row_gives_numpys_bits(shape, dtype):
 
 @needs_numba
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_bias_adds_through_ops_give_numpys_bits_and_gradients(dtype):
+def test_bias_adds_through_ops_give_numpys_bits_and_gradients(dtype, monkeypatch):
     """``h + b``, ``b + h``, ``h - b`` and ``addmm`` (nn.Linear) take the compiled row pass
     and keep NumPy's values; the bias's gradient is the column sum."""
+    passes = []
+    row_add = _fused.row_add
+    monkeypatch.setattr(_fused, "row_add", lambda *a, **k: passes.append(k) or row_add(*a, **k))
     x, b = _row_values(dtype, (300, 20))
     h = lg.tensor(x, requires_grad=True)
     bias = lg.tensor(b, requires_grad=True)
@@ -131,6 +134,7 @@ def test_bias_adds_through_ops_give_numpys_bits_and_gradients(dtype):
             (h - bias, x - b),
             (lg.addmm(bias, h, w), np.matmul(x, w.numpy()) + b),
         ]
+    assert passes == [{}, {}, {}, {"into": True}]
     for got, want in cases:
         assert got.dtype == h.dtype
         np.testing.assert_array_equal(got.detach().numpy().view(np.uint8), want.view(np.uint8))
