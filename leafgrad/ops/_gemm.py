@@ -49,12 +49,20 @@ _blas = None  # NumPy's OpenBLAS controller where its kernels are SkylakeX's; Fa
 _numpy_blas = None  # NumPy's BLAS controller, whichever it is; False: none found
 
 
+def _numpy_controller():
+    """threadpoolctl's controller of NumPy's BLAS, whichever it is, else False (looked up
+    once)."""
+    global _numpy_blas
+    if _numpy_blas is None:
+        _numpy_blas = numpy_blas() or False
+    return _numpy_blas
+
+
 def _skylakex_blas():
-    """threadpoolctl's controller of NumPy's OpenBLAS when it runs SkylakeX kernels, else
-    False (looked up once)."""
+    """NumPy's BLAS controller when it is OpenBLAS running SkylakeX kernels, else False."""
     global _blas
     if _blas is None:
-        lib = numpy_blas()
+        lib = _numpy_controller()
         kernels = str(getattr(lib, "architecture", "")).lower()  # OpenBLAS's only
         _blas = lib if kernels in _SKYLAKEX_KERNELS else False
     return _blas
@@ -64,12 +72,10 @@ def _mkl_in_use() -> bool:
     """Whether a product past the small-matrix bound goes to MKL (``_mkl``): installed, and
     NumPy's BLAS on one thread (MKL runs sequentially; more OpenBLAS threads share a tall
     product's rows)."""
-    global _numpy_blas
     if not _mkl.available():
         return False
-    if _numpy_blas is None:
-        _numpy_blas = numpy_blas() or False
-    return not _numpy_blas or _numpy_blas.get_num_threads() == 1
+    blas = _numpy_controller()
+    return not blas or blas.get_num_threads() == 1
 
 
 def _pieces(m: int, k: int, n: int, dtype) -> str | None:

@@ -35,11 +35,10 @@ def _times(y, alpha):
 def _plus(x, y):
     """``np.add(x, y)``; a row (a layer's bias) added to every row of a large array, in either
     order, by one compiled pass (``_fused.row_add``: NumPy's broadcast loop is 2-3x slower)."""
-    if type(y) is np.ndarray and type(x) is np.ndarray:
-        if y.ndim == 1:
-            if _fused.row_fusable(x, y):
-                return _fused.row_add(x, y)
-        elif x.ndim == 1 and _fused.row_fusable(y, x):
+    if type(y) is np.ndarray and type(x) is np.ndarray and x.ndim != y.ndim:  # no row: same rank
+        if _fused.row_fusable(x, y):
+            return _fused.row_add(x, y)
+        if _fused.row_fusable(y, x):
             return _fused.row_add(y, x)  # a sum's operands commute exactly
     return np.add(x, y)
 
@@ -47,7 +46,7 @@ def _plus(x, y):
 def _minus(x, y):
     """``np.subtract(x, y)``; ``x - row`` as ``x + (-row)`` (the same IEEE result, signed
     zeros included) by ``_fused.row_add``."""
-    if type(y) is np.ndarray and type(x) is np.ndarray and y.ndim == 1:
+    if type(y) is np.ndarray and type(x) is np.ndarray and x.ndim != y.ndim:
         if _fused.row_fusable(x, y):
             return _fused.row_add(x, np.negative(y))
     return np.subtract(x, y)

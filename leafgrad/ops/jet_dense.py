@@ -67,13 +67,13 @@ def _layer_rows(p, w, live: float) -> tuple:
     (``_gemm``): whole products by MKL beat row blocks by OpenBLAS (collapsed Burgers
     N = 1e4 float64 step, one thread: ratio to PyTorch 0.69 -> 0.57, ``_mkl`` says where)."""
     whole = (slice(None),)
-    if type(p) is not np.ndarray or type(w) is not np.ndarray or _gemm._mkl_in_use():
+    if type(p) is not np.ndarray or type(w) is not np.ndarray:
         return whole
     if p.ndim != 3 or w.ndim != 2 or w.shape[0] < 2 or p.shape[2] != w.shape[0]:
         return whole
     n, m = w.shape
     rows = row_blocks(p, live * max(1.0, m / n))  # first: mostly one block, nothing to check
-    if len(rows) == 1 or _constant_rows(p) or p.dtype != w.dtype:
+    if len(rows) == 1 or _constant_rows(p) or p.dtype != w.dtype or _gemm._mkl_in_use():
         return whole
     return rows
 
