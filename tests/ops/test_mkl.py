@@ -148,3 +148,32 @@ def test_a_collapsed_taylor_layer_through_mkl_matches_nested_reverse_mode(one_th
         np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=tol, atol=tol)
     for got, w in zip(fused, ws):
         np.testing.assert_allclose(got.numpy(), w.grad.numpy(), rtol=tol, atol=tol)
+
+
+@needs_mkl
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_layer_through_mkl_matches_pytorch_to_second_order(one_thread, dtype, monkeypatch):
+    """A tall tanh layer whose products all go to MKL, against PyTorch (which multiplies by
+    MKL too): value, gradients and a gradient of a gradient, relative to each result's
+    largest entry (a weight's gradient sums 1e4 products)."""
+    torch = pytest.importorskip("torch")
+    calls = []
+    _mkl_matmul = _mkl.matmul
+    monkeypatch.setattr(_mkl, "matmul", lambda a, b: calls.append(1) or _mkl_matmul(a, b))
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((10_000, 20)).astype(dtype)
+    w = (rng.standard_normal((20, 20)) / 5).astype(dtype)
+    v = rng.standard_normal((10_000, 20)).astype(dtype)
+
+    def results(m):
+        xs, ws = m.tensor(x, requires_grad=True), m.tensor(w, requires_grad=True)
+        y = m.tanh(xs @ ws) @ ws.t()
+        gx, gw = m.autograd.grad((y * m.tensor(v)).sum(), (xs, ws), create_graph=True)
+        (ggw,) = m.autograd.grad((gx * gx).sum() + gw.sum(), ws)
+        return [t.detach().numpy() for t in (y, gx, gw, ggw)]
+
+    tol = 1e-11 if dtype == "float64" else 2e-4
+    for ours, theirs in zip(results(lg), results(torch), strict=True):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol * np.abs(theirs).max())
+    assert len(calls) >= 6  # the forward's two products and the backwards' through MKL
