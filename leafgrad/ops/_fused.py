@@ -15,6 +15,7 @@ gradient of a ``sum()``); below that size a compiled call saves little.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import threading
@@ -103,17 +104,18 @@ def _kernels_for(array) -> _Kernels:
 _compiling = threading.Lock()
 
 
-def jit(fn):
+def jit(fn, signature=None):
     """``fn`` compiled by numba (where ``available()``), without the GIL, cached on disk
     where anywhere is writable (uncached in a read-only install). NumPy's error model: a
     division by zero gives inf or NaN as in NumPy, where numba's default checks every
     division and raises, which also keeps LLVM from vectorising a loop that divides (GELU's
-    forward: 7x slower)."""
+    forward: 7x slower). With a ``signature``: compiled now, for those types only."""
     options = {"nogil": True, "error_model": "numpy"}
+    decorate = _numba.njit if signature is None else functools.partial(_numba.njit, signature)
     try:
-        return _numba.njit(cache=True, **options)(fn)
+        return decorate(cache=True, **options)(fn)
     except RuntimeError:
-        return _numba.njit(**options)(fn)
+        return decorate(**options)(fn)
 
 
 def _operand(a):

@@ -32,10 +32,13 @@ from . import _mkl
 
 # OpenBLAS's bound for its small-matrix kernel: M N K <= 100^3.
 SMALL_MNK = 100**3
-# Products MKL takes (``_mkl``), at least: float64 past the small-matrix bound ((3e3, 20) @ (20,
-# 20) 97 -> 48 us); float32 from a 1e4-row layer (at 3e3 rows a weight's gradient lost, 56 ->
-# 62 us, and the collapsed Burgers step at N = 1e3 went 0.80 -> 0.83 of PyTorch's time).
-MKL_FROM = {"d": SMALL_MNK, "f": 4 * SMALL_MNK}
+# Products MKL takes (``_mkl``), at least: past the small-matrix bound ((3e3, 20) @ (20, 20)
+# float64 93 -> 42 us, float32 38 -> 29; ``(20, 3e3) @ (3e3, 20)`` float32 50 -> 30, called
+# from compiled code: ``_mkl_calls``). Through ctypes (~7 us a call) float32 paid only from a
+# 1e4-row layer: at 3e3 rows a weight's gradient lost, 56 -> 62 us.
+MKL_FROM = {"d": SMALL_MNK, "f": SMALL_MNK}
+# Where the call goes through ctypes (no numba), float32 from 4 times that.
+MKL_FROM_BY_CTYPES = {"d": SMALL_MNK, "f": 4 * SMALL_MNK}
 # Widths (the two small sides' product) the pieces were measured to pay for: 20 x 20 to 64 x 64.
 MAX_SMALL_SIDES = 64 * 64
 MIN_SMALL_SIDES = 16 * 16
@@ -76,6 +79,12 @@ def _mkl_in_use() -> bool:
         return False
     blas = _numpy_controller()
     return not blas or blas.get_num_threads() == 1
+
+
+def _mkl_from() -> dict:
+    """dtype char -> the products (M K N) MKL takes from: ``MKL_FROM``, or through ctypes
+    ``MKL_FROM_BY_CTYPES``."""
+    return MKL_FROM if _mkl.compiled_calls() else MKL_FROM_BY_CTYPES
 
 
 def _pieces(m: int, k: int, n: int, dtype) -> str | None:
@@ -134,7 +143,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         b = np.ascontiguousarray(b)
     if m * k * n <= SMALL_MNK or a.dtype != b.dtype:
         return np.matmul(a, b)
-    if m * k * n >= MKL_FROM.get(a.dtype.char, m * k * n + 1) and _mkl_in_use():
+    if m * k * n >= _mkl_from().get(a.dtype.char, m * k * n + 1) and _mkl_in_use():
         out = _mkl.matmul(a, b)
         if out is not None:
             return out

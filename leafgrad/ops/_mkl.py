@@ -27,6 +27,8 @@ _SEQUENTIAL = 1  # MKL_THREADING_SEQUENTIAL
 _INT_MAX = 2**31 - 1  # MKL's LP64 interface: 32-bit sizes
 
 _gemms = None  # dtype char -> cblas_?gemm, once loaded; {}: MKL missing or turned off
+_products: dict = {}  # dtype char -> the compiled caller of cblas_?gemm (``_mkl_calls``)
+_library = None  # MKL's library (ctypes) once loaded
 _loading = threading.Lock()
 
 
@@ -45,7 +47,7 @@ def _library_path() -> str | None:
 
 
 def _load() -> dict:
-    global _gemms
+    global _gemms, _library
     with _loading:
         if _gemms is not None:
             return _gemms
@@ -66,15 +68,49 @@ def _load() -> dict:
                     gemm.argtypes = [size] * 6 + [scalar, address, size, address, size]
                     gemm.argtypes += [scalar, address, size]
                     gemms[char] = gemm
+                _library = lib
             except (OSError, AttributeError):  # a broken or foreign install: OpenBLAS's
                 gemms = {}
+        if gemms:
+            _products.update(_compiled_callers(gemms))
         _gemms = gemms
         return gemms
+
+
+def _compiled_callers(gemms: dict) -> dict:
+    """The compiled callers of ``gemms`` where numba is there (``_mkl_calls``), else none."""
+    from . import _fused  # why: numba is optional and ~0.3 s to import
+
+    if not _fused.available():
+        return {}
+    try:
+        from . import _mkl_calls  # why: imports numba
+
+        addresses = {char: ctypes.cast(g, ctypes.c_void_p).value for char, g in gemms.items()}
+        return _mkl_calls.callers(addresses)
+    except Exception:  # numba failing to compile them: the calls through ctypes
+        return {}
 
 
 def available() -> bool:
     """Whether MKL's products are in use (installed, loadable and not turned off)."""
     return bool(_gemms if _gemms is not None else _load())
+
+
+def address_of(name: str) -> int | None:
+    """The address of MKL's function ``name`` (for compiled callers), or None where MKL is
+    not in use or has no such function."""
+    if not available() or _library is None:
+        return None
+    try:
+        return ctypes.cast(getattr(_library, name), ctypes.c_void_p).value
+    except AttributeError:
+        return None
+
+
+def compiled_calls() -> bool:
+    """Whether MKL's products are called from compiled code (``_mkl_calls``), not ctypes."""
+    return available() and bool(_products)
 
 
 def _operand(x: np.ndarray):
@@ -104,6 +140,10 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     if layout_a is None or layout_b is None:
         return None
     out = np.empty((m, n), a.dtype)
+    product = _products.get(a.dtype.char)
+    if product is not None:
+        product(a, b, out, layout_a[0], layout_a[1], layout_b[0], layout_b[1])
+        return out
     gemm(
         _ROW_MAJOR, layout_a[0], layout_b[0], m, n, k,
         1.0, a.ctypes.data, layout_a[1], b.ctypes.data, layout_b[1],
