@@ -13,7 +13,7 @@ import numpy as np
 import scipy.special as sp
 
 from .._exposure import exports, public
-from . import _fused, _tanh64
+from . import _fused, _tanh64, _vml
 from ._optable import Composite, Generic
 from ._primitive import primitive, unary
 from ._tangents import tangent_sum
@@ -79,7 +79,7 @@ log10 = unary(
 
 sin = unary(
     "sin",
-    np.sin,
+    _vml.sin,  # float64 by MKL's vector math where installed (NumPy's runs element by element)
     d1=lambda x: cos(x),
     d2=lambda x, result: -result,
     expose=public(inplace=True),
@@ -87,7 +87,7 @@ sin = unary(
 )
 cos = unary(
     "cos",
-    np.cos,
+    _vml.cos,
     d1=lambda x: -sin(x),
     d2=lambda x, result: -result,
     expose=public(inplace=True),

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import scipy.special as sp
 
-from . import _fused_jets, elementwise, jet_blocks, piecewise
+from . import _fused_jets, _vml, elementwise, jet_blocks, piecewise
 from ._optable import Generic
 from ._primitive import primitive
 from .jet_kernels import (
@@ -39,7 +39,7 @@ _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 class _Arrays:
     """The functions the formulas call, on NumPy arrays (the kernels)."""
 
-    exp, cos, sin, sigmoid, erf = np.exp, np.cos, np.sin, sp.expit, sp.erf
+    exp, cos, sin, sigmoid, erf = np.exp, _vml.cos, _vml.sin, sp.expit, sp.erf
     where = np.where
 
 
