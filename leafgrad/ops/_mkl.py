@@ -24,6 +24,7 @@ import numpy as np
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112  # CBLAS's enum values
 _SEQUENTIAL = 1  # MKL_THREADING_SEQUENTIAL
+_LP64 = 0  # MKL_INTERFACE_LP64
 _INT_MAX = 2**31 - 1  # MKL's LP64 interface: 32-bit sizes
 
 _gemms = None  # dtype char -> cblas_?gemm, once loaded; {}: MKL missing or turned off
@@ -56,6 +57,9 @@ def _load() -> dict:
         if path is not None:
             try:
                 lib = ctypes.CDLL(path)
+                # 32-bit sizes whatever MKL_INTERFACE_LAYER says (the calls pass C ints)
+                lib.MKL_Set_Interface_Layer.argtypes = [ctypes.c_int]
+                lib.MKL_Set_Interface_Layer(_LP64)
                 lib.MKL_Set_Threading_Layer.argtypes = [ctypes.c_int]
                 lib.MKL_Set_Threading_Layer(_SEQUENTIAL)
                 for char, scalar, name in (

@@ -206,3 +206,24 @@ def test_a_layer_through_mkl_matches_pytorch_to_second_order(one_thread, dtype, 
         assert ours.dtype == theirs.dtype
         np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol * np.abs(theirs).max())
     assert len(calls) >= 6  # the forward's two products and the backwards' through MKL
+
+
+@needs_mkl
+def test_thirty_two_bit_sizes_whatever_the_environment_asks():
+    """With MKL_INTERFACE_LAYER=ILP64 in the environment the loader still sets the LP64
+    layer (the calls pass C ints): products and VML's sine come out right."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from leafgrad.ops import _mkl, _vml\n"
+        "a = np.linspace(-1, 1, 60000).reshape(3000, 20)\n"
+        "b = np.linspace(0, 1, 400).reshape(20, 20)\n"
+        "assert np.allclose(_mkl.matmul(a, b), a @ b, rtol=1e-12, atol=1e-12)\n"
+        "assert np.allclose(_vml.sin(a), np.sin(a), rtol=1e-15, atol=1e-15)\n"
+        "print('ok')\n"
+    )
+    env = {**__import__("os").environ, "MKL_INTERFACE_LAYER": "ILP64"}
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
