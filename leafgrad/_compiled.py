@@ -32,6 +32,7 @@ MODULES = (
     "leafgrad.ops._reduce",
     "leafgrad.ops._select",
     "leafgrad.ops._sums",
+    "leafgrad.ops._vml",
     "leafgrad.ops.activations",
     "leafgrad.ops.arithmetic",
     "leafgrad.ops.broadcast",

@@ -61,33 +61,92 @@ def _product_signature(scalar):
     return types.void(operand, operand, types.Array(scalar, 2, "C"), size, size, size, size)
 
 
-_vml_signature = types.void(types.intc, types.voidptr, types.voidptr, types.int64)
-_vmd_sin = types.ExternalFunction("leafgrad_mkl_vmdSin", _vml_signature)
-_vmd_cos = types.ExternalFunction("leafgrad_mkl_vmdCos", _vml_signature)
+# VML's functions the unary ops take (``_vml.FUNCTIONS``), in this order: ``which`` below.
+VECTOR_FUNCTIONS = ("Sin", "Cos", "Exp", "Ln", "Tanh", "Tan", "Asin", "Atan", "Log2", "Log10")
 
 
-def _sin_d(x, out):
+def _vector_externals(prefix: str) -> tuple:
+    signature = types.void(types.intc, types.voidptr, types.voidptr, types.int64)
+    return tuple(
+        types.ExternalFunction(f"leafgrad_mkl_{prefix}{name}", signature)
+        for name in VECTOR_FUNCTIONS
+    )
+
+
+(_s_sin, _s_cos, _s_exp, _s_ln, _s_tanh, _s_tan, _s_asin, _s_atan, _s_log2, _s_log10) = (
+    _vector_externals("vms")
+)
+(_d_sin, _d_cos, _d_exp, _d_ln, _d_tanh, _d_tan, _d_asin, _d_atan, _d_log2, _d_log10) = (
+    _vector_externals("vmd")
+)
+
+
+# One compiled function a dtype, the function picked by ``which`` (an index into
+# VECTOR_FUNCTIONS): two compilations instead of twenty. VML counts in 32-bit ints, so the
+# elements go in chunks.
+def _vector_f(which, x, out):
     for start in range(0, x.size, _VML_CHUNK):
         n = min(_VML_CHUNK, x.size - start)
-        _vmd_sin(n, x[start:].ctypes, out[start:].ctypes, _VML_MODE)
+        a, r = x[start:].ctypes, out[start:].ctypes
+        if which == 0:
+            _s_sin(n, a, r, _VML_MODE)
+        elif which == 1:
+            _s_cos(n, a, r, _VML_MODE)
+        elif which == 2:
+            _s_exp(n, a, r, _VML_MODE)
+        elif which == 3:
+            _s_ln(n, a, r, _VML_MODE)
+        elif which == 4:
+            _s_tanh(n, a, r, _VML_MODE)
+        elif which == 5:
+            _s_tan(n, a, r, _VML_MODE)
+        elif which == 6:
+            _s_asin(n, a, r, _VML_MODE)
+        elif which == 7:
+            _s_atan(n, a, r, _VML_MODE)
+        elif which == 8:
+            _s_log2(n, a, r, _VML_MODE)
+        else:
+            _s_log10(n, a, r, _VML_MODE)
 
 
-def _cos_d(x, out):
+def _vector_d(which, x, out):
     for start in range(0, x.size, _VML_CHUNK):
         n = min(_VML_CHUNK, x.size - start)
-        _vmd_cos(n, x[start:].ctypes, out[start:].ctypes, _VML_MODE)
+        a, r = x[start:].ctypes, out[start:].ctypes
+        if which == 0:
+            _d_sin(n, a, r, _VML_MODE)
+        elif which == 1:
+            _d_cos(n, a, r, _VML_MODE)
+        elif which == 2:
+            _d_exp(n, a, r, _VML_MODE)
+        elif which == 3:
+            _d_ln(n, a, r, _VML_MODE)
+        elif which == 4:
+            _d_tanh(n, a, r, _VML_MODE)
+        elif which == 5:
+            _d_tan(n, a, r, _VML_MODE)
+        elif which == 6:
+            _d_asin(n, a, r, _VML_MODE)
+        elif which == 7:
+            _d_atan(n, a, r, _VML_MODE)
+        elif which == 8:
+            _d_log2(n, a, r, _VML_MODE)
+        else:
+            _d_log10(n, a, r, _VML_MODE)
 
 
 def vector_callers(addresses: dict) -> dict:
-    """name (``"vmdSin"``, ``"vmdCos"``) -> compiled ``f(x, out)`` over 1-D float64 ``x``
-    into ``out``, for MKL's functions at ``addresses`` (name -> address)."""
-    loops = {"vmdSin": _sin_d, "vmdCos": _cos_d}
-    flat = types.Array(types.float64, 1, "C")
-    signature = types.void(types.Array(types.float64, 1, "C", readonly=True), flat)
-    callers = {}
+    """dtype char -> compiled ``f(which, x, out)``: VML's function ``VECTOR_FUNCTIONS[which]``
+    of 1-D ``x`` into ``out``, for MKL's functions at ``addresses`` (``"vmsSin"`` ... ->
+    address; every one of both dtypes)."""
     for name, address in addresses.items():
         llvm.add_symbol("leafgrad_mkl_" + name, address)
-        callers[name] = _fused.jit(loops[name], signature)
+    callers = {}
+    for char, scalar, loop in (("f", types.float32, _vector_f), ("d", types.float64, _vector_d)):
+        flat = types.Array(scalar, 1, "C")
+        signature = types.void(types.intc, types.Array(scalar, 1, "C", readonly=True), flat)
+        callers[char] = _fused.jit(loop, signature)
     return callers
 
 

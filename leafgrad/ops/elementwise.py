@@ -13,7 +13,7 @@ import numpy as np
 import scipy.special as sp
 
 from .._exposure import exports, public
-from . import _fused, _tanh64, _vml
+from . import _fused, _vml
 from ._optable import Composite, Generic
 from ._primitive import primitive, unary
 from ._tangents import tangent_sum
@@ -24,7 +24,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 exp = unary(
     "exp",
-    np.exp,
+    _vml.exp,  # MKL's vector math where installed: PyTorch's values (ops/_vml.py)
     d1=lambda x, result: result,
     d2=lambda x, result: result,
     expose=public(inplace=True),
@@ -41,7 +41,7 @@ expm1 = unary(
 )
 log = unary(
     "log",
-    np.log,
+    _vml.log,
     d1=lambda x: reciprocal(x),
     d2=lambda x: -reciprocal(x * x),
     vjp=lambda grad, x, result: grad / x,  # PyTorch's formulas (their nodes, their rounding)
@@ -60,7 +60,7 @@ log1p = unary(
 )
 log2 = unary(
     "log2",
-    np.log2,
+    _vml.log2,
     d1=lambda x: reciprocal(x * math.log(2.0)),
     d2=lambda x: -reciprocal(x * x * math.log(2.0)),
     vjp=lambda grad, x, result: grad / mul_scalar(x, other=math.log(2.0)),
@@ -69,7 +69,7 @@ log2 = unary(
 )
 log10 = unary(
     "log10",
-    np.log10,
+    _vml.log10,
     d1=lambda x: reciprocal(x * math.log(10.0)),
     d2=lambda x: -reciprocal(x * x * math.log(10.0)),
     vjp=lambda grad, x, result: grad / mul_scalar(x, other=math.log(10.0)),
@@ -79,7 +79,7 @@ log10 = unary(
 
 sin = unary(
     "sin",
-    _vml.sin,  # float64 by MKL's vector math where installed (NumPy's runs element by element)
+    _vml.sin,
     d1=lambda x: cos(x),
     d2=lambda x, result: -result,
     expose=public(inplace=True),
@@ -95,7 +95,7 @@ cos = unary(
 )
 tan = unary(
     "tan",
-    np.tan,
+    _vml.tan,
     d1=lambda x, result: 1 + result * result,
     d2=lambda x, result: 2 * result * (1 + result * result),
     vjp=lambda grad, x, result: grad * add_scalar(result**2, other=1),
@@ -104,7 +104,7 @@ tan = unary(
 )
 asin = unary(
     "asin",
-    np.arcsin,
+    _vml.asin,
     d1=lambda x: rsqrt(add_scalar(-x * x, other=1)),  # PyTorch's (-x * x + 1).rsqrt()
     d2=lambda x: x * (1 - x * x) ** -1.5,
     expose=public(inplace=True),
@@ -120,7 +120,7 @@ acos = unary(
 )
 atan = unary(
     "atan",
-    np.arctan,
+    _vml.atan,
     d1=lambda x: reciprocal(1 + x * x),
     d2=lambda x: -2 * x * (1 + x * x) ** -2,
     vjp=lambda grad, x, result: grad / add_scalar(x * x, other=1),
@@ -268,7 +268,7 @@ sigmoid_backward = _act_backward(
 
 tanh = unary(
     "tanh",
-    _tanh64.tanh,
+    _vml.tanh,
     # In a plain rule (arrays) the op's forward directly, as the op would run it there.
     vjp=lambda grad, x, result: (
         _tanh_backward_kernel(grad, result)

@@ -39,7 +39,7 @@ _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 class _Arrays:
     """The functions the formulas call, on NumPy arrays (the kernels)."""
 
-    exp, cos, sin, sigmoid, erf = np.exp, _vml.cos, _vml.sin, sp.expit, sp.erf
+    exp, cos, sin, sigmoid, erf = _vml.exp_any, _vml.cos_any, _vml.sin_any, sp.expit, sp.erf
     where = np.where
 
 
