@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import llvmlite.binding as llvm
 import numpy as np
-from numba import types
+from numba import literal_unroll, types
 
 from . import _fused
 
@@ -73,67 +73,23 @@ def _vector_externals(prefix: str) -> tuple:
     )
 
 
-(_s_sin, _s_cos, _s_exp, _s_ln, _s_tanh, _s_tan, _s_asin, _s_atan, _s_log2, _s_log10) = (
-    _vector_externals("vms")
-)
-(_d_sin, _d_cos, _d_exp, _d_ln, _d_tanh, _d_tan, _d_asin, _d_atan, _d_log2, _d_log10) = (
-    _vector_externals("vmd")
-)
+def _vector_loop(functions: tuple):
+    """``f(which, x, out)``: VML's function ``VECTOR_FUNCTIONS[which]`` (of ``functions``, one
+    dtype's) over 1-D ``x`` into ``out``. One compiled function a dtype, the function picked
+    by ``which`` (the tuple unrolled: its functions are of different types): two
+    compilations instead of twenty. VML counts in 32-bit ints, so the elements go in
+    chunks."""
+    def loop(which, x, out):
+        for start in range(0, x.size, _VML_CHUNK):
+            n = min(_VML_CHUNK, x.size - start)
+            a, r = x[start:].ctypes, out[start:].ctypes
+            i = 0
+            for function in literal_unroll(functions):
+                if i == which:
+                    function(n, a, r, _VML_MODE)
+                i += 1
 
-
-# One compiled function a dtype, the function picked by ``which`` (an index into
-# VECTOR_FUNCTIONS): two compilations instead of twenty. VML counts in 32-bit ints, so the
-# elements go in chunks.
-def _vector_f(which, x, out):
-    for start in range(0, x.size, _VML_CHUNK):
-        n = min(_VML_CHUNK, x.size - start)
-        a, r = x[start:].ctypes, out[start:].ctypes
-        if which == 0:
-            _s_sin(n, a, r, _VML_MODE)
-        elif which == 1:
-            _s_cos(n, a, r, _VML_MODE)
-        elif which == 2:
-            _s_exp(n, a, r, _VML_MODE)
-        elif which == 3:
-            _s_ln(n, a, r, _VML_MODE)
-        elif which == 4:
-            _s_tanh(n, a, r, _VML_MODE)
-        elif which == 5:
-            _s_tan(n, a, r, _VML_MODE)
-        elif which == 6:
-            _s_asin(n, a, r, _VML_MODE)
-        elif which == 7:
-            _s_atan(n, a, r, _VML_MODE)
-        elif which == 8:
-            _s_log2(n, a, r, _VML_MODE)
-        else:
-            _s_log10(n, a, r, _VML_MODE)
-
-
-def _vector_d(which, x, out):
-    for start in range(0, x.size, _VML_CHUNK):
-        n = min(_VML_CHUNK, x.size - start)
-        a, r = x[start:].ctypes, out[start:].ctypes
-        if which == 0:
-            _d_sin(n, a, r, _VML_MODE)
-        elif which == 1:
-            _d_cos(n, a, r, _VML_MODE)
-        elif which == 2:
-            _d_exp(n, a, r, _VML_MODE)
-        elif which == 3:
-            _d_ln(n, a, r, _VML_MODE)
-        elif which == 4:
-            _d_tanh(n, a, r, _VML_MODE)
-        elif which == 5:
-            _d_tan(n, a, r, _VML_MODE)
-        elif which == 6:
-            _d_asin(n, a, r, _VML_MODE)
-        elif which == 7:
-            _d_atan(n, a, r, _VML_MODE)
-        elif which == 8:
-            _d_log2(n, a, r, _VML_MODE)
-        else:
-            _d_log10(n, a, r, _VML_MODE)
+    return loop
 
 
 def vector_callers(addresses: dict) -> dict:
@@ -143,10 +99,10 @@ def vector_callers(addresses: dict) -> dict:
     for name, address in addresses.items():
         llvm.add_symbol("leafgrad_mkl_" + name, address)
     callers = {}
-    for char, scalar, loop in (("f", types.float32, _vector_f), ("d", types.float64, _vector_d)):
+    for char, scalar, prefix in (("f", types.float32, "vms"), ("d", types.float64, "vmd")):
         flat = types.Array(scalar, 1, "C")
         signature = types.void(types.intc, types.Array(scalar, 1, "C", readonly=True), flat)
-        callers[char] = _fused.jit(loop, signature)
+        callers[char] = _fused.jit(_vector_loop(_vector_externals(prefix)), signature)
     return callers
 
 
