@@ -1,5 +1,5 @@
 """MKL's functions called from compiled code (numba), where numba is there too: the matrix
-product ``cblas_?gemm`` (``_mkl``) and vector math's ``vmdSin``/``vmdCos`` (``_vml``).
+product ``cblas_?gemm`` (``_mkl``) and the vector math functions (``_vml``).
 
 Why: a call through ctypes costs ~7 us before MKL starts (each argument converted, three
 ``ndarray.ctypes`` objects made), as much as the product itself at a PINN layer's sizes:
@@ -79,6 +79,7 @@ def _vector_loop(functions: tuple):
     by ``which`` (the tuple unrolled: its functions are of different types): two
     compilations instead of twenty. VML counts in 32-bit ints, so the elements go in
     chunks."""
+
     def loop(which, x, out):
         for start in range(0, x.size, _VML_CHUNK):
             n = min(_VML_CHUNK, x.size - start)
