@@ -1,19 +1,20 @@
 """Elementary functions by MKL's vector math (VML), as PyTorch's CPU wheels compute them,
 where MKL and numba are installed (``pip install leafgrad[fast]``); NumPy's elsewhere.
 
-Why: PyTorch's CPU kernels for these functions call MKL's VML (high accuracy): on float32
-and float64 inputs of 7 to 2e5 elements its ``exp``, ``log``, ``log2``, ``log10``, ``sin``,
-``cos``, ``tan``, ``tanh``, ``asin`` and ``atan`` equalled ``vms*``/``vmd*`` to the bit,
-where NumPy's agreed with them on 60-98% of float32 elements (its float32 ``exp`` is up to
-2.3 ulp off, VML's 0.56) and, for ``tanh`` and ``sin``, some float64 ones. So the same
-calls give PyTorch's values. They are faster too where NumPy is slow: NumPy 2.4 computes
-float64 ``sin`` and ``cos`` one element at a time through libm, (1000, 100) float64 sin
-790 us against PyTorch's 104 and VML's 134 (one thread, this project's Sapphire Rapids
-host); float32 ``exp`` on 1e5 elements 64 us against VML's 30; elsewhere they are as fast.
-VML's high-accuracy mode is within 1 ulp of the exact result; its special values are
-NumPy's (NaN, infinities, signed zeros; errors ignored, denormals kept). Every float32 and
-float64 array of ``MIN_SIZE`` elements or more takes it, whatever its layout, as in
-PyTorch; smaller ones stay NumPy's (a compiled call costs ~1 us where NumPy's costs ~0.4:
+Why: PyTorch's CPU kernels for these functions call MKL's VML (high accuracy). With pip's
+MKL 2024.2 the values of ``torch.exp``, ``log``, ``log2``, ``log10``, ``sin``, ``cos``,
+``tan``, ``tanh``, ``asin`` and ``atan`` on float32 and float64 inputs of 7 to 2e5 elements
+equalled ``vms*``/``vmd*`` to the bit (MKL 2026.2 moved 0.01-3% of them by an ulp), where
+NumPy's agreed on 52-99% of float32 elements (its float32 ``exp`` is up to 2.3 ulp off, VML's
+0.56) and on 79% (``tanh``) and 99.8% (``sin``, ``cos``) of float64 ones; NumPy's other
+float64 functions give PyTorch's values already and stay (``DTYPES``). VML is faster too
+where NumPy is slow: NumPy 2.4 computes float64 ``sin`` and ``cos`` one element at a time
+through libm, (1000, 100) float64 sin 790 us against PyTorch's 104 and VML's 134 (one
+thread, this project's Sapphire Rapids host); float32 ``exp`` on 1e5 elements 64 us against
+VML's 30; elsewhere they are as fast. VML's high-accuracy mode is within 1 ulp of the exact
+result; its special values are NumPy's (NaN, infinities, signed zeros; errors ignored,
+denormals kept). Arrays of ``MIN_SIZE`` elements or more take it, whatever their layout, as
+in PyTorch; smaller ones stay NumPy's (a compiled call costs ~1 us where NumPy's costs ~0.4:
 a 13-op chain on 8 elements went 0.97 -> 1.03 of PyTorch's time), as do other dtypes and
 calls with NumPy's own arguments (``out=``).
 """
@@ -41,6 +42,20 @@ FUNCTIONS = {
     "atan": (np.arctan, "Atan"),
     "log2": (np.log2, "Log2"),
     "log10": (np.log10, "Log10"),
+}
+
+# op -> the dtypes (chars) VML computes it in: where NumPy's values were not PyTorch's.
+DTYPES = {
+    "sin": "fd",
+    "cos": "fd",
+    "tanh": "fd",
+    "exp": "f",
+    "log": "f",
+    "tan": "f",
+    "asin": "f",
+    "atan": "f",
+    "log2": "f",
+    "log10": "f",
 }
 
 _callers = None  # dtype char -> compiled caller; {}: not in use
@@ -72,10 +87,11 @@ def available() -> bool:
 
 
 def _function(name: str, otherwise=None, min_size: int = MIN_SIZE):
-    """``name``'s function: VML's for a float32/float64 array alone of ``min_size`` elements
-    or more (a non-contiguous one copied first, as PyTorch's kernels buffer it), else
-    ``otherwise(x)`` (NumPy's function by default; NumPy's with NumPy's arguments)."""
+    """``name``'s function: VML's for an array alone of ``min_size`` elements or more in one
+    of ``DTYPES[name]`` (a non-contiguous one copied first, as PyTorch's kernels buffer it),
+    else ``otherwise(x)`` (NumPy's function by default; NumPy's with NumPy's arguments)."""
     numpys = FUNCTIONS[name][0]
+    dtypes = DTYPES[name]
     otherwise = otherwise or numpys
     which = list(FUNCTIONS).index(name)
 
@@ -83,9 +99,12 @@ def _function(name: str, otherwise=None, min_size: int = MIN_SIZE):
         if args or params:
             return numpys(x, *args, **params)
         callers = _callers if _callers is not None else _load()
-        caller = callers.get(x.dtype.char) if callers and type(x) is np.ndarray else None
-        if caller is None or x.size < min_size or not x.size:
+        if not callers or type(x) is not np.ndarray or x.size < min_size or not x.size:
             return otherwise(x)
+        char = x.dtype.char
+        if char not in dtypes:
+            return otherwise(x)
+        caller = callers[char]
         if x.flags.c_contiguous:
             out = np.empty_like(x)
             caller(which, x.ravel(), out.ravel())
