@@ -95,3 +95,14 @@ def assert_same_node_and_derivatives(torch, fn, arrays, node_name: str) -> None:
         assert (a is None) == (b is None)
         if a is not None:
             assert_close(a, b.detach().numpy(), "direct")
+
+
+def tanh_layer_to_second_order(m, x, w, v) -> list:
+    """``y = tanh(x @ w) @ w^T`` in library ``m``, with the gradients of ``sum(y v)`` in ``x``
+    and ``w`` and the gradient in ``w`` of ``sum(g_x^2) + sum(g_w)``, as arrays: a PINN
+    layer's products (``x @ w``, ``g @ w^T``, ``x^T g``) taken to second order."""
+    xs, ws = m.tensor(x, requires_grad=True), m.tensor(w, requires_grad=True)
+    y = m.tanh(xs @ ws) @ ws.t()
+    gx, gw = m.autograd.grad((y * m.tensor(v)).sum(), (xs, ws), create_graph=True)
+    (ggw,) = m.autograd.grad((gx * gx).sum() + gw.sum(), ws)
+    return [t.detach().numpy() for t in (y, gx, gw, ggw)]

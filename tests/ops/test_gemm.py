@@ -7,6 +7,7 @@ import pytest
 
 import leafgrad as lg
 from leafgrad.ops import _gemm
+from tests._against_torch import tanh_layer_to_second_order
 
 
 class _OneThreadBlas:
@@ -139,14 +140,11 @@ def test_a_cut_layer_matches_pytorch_to_second_order(skylakex, width):
     assert _gemm._pieces(4_000, width, width, np.dtype(np.float64)) == "rows"
     assert _gemm._pieces(width, 4_000, width, np.dtype(np.float64)) == "inner"
 
-    def results(m):
-        xs, ws = m.tensor(x, requires_grad=True), m.tensor(w, requires_grad=True)
-        y = m.tanh(xs @ ws) @ ws.t()
-        gx, gw = m.autograd.grad((y * m.tensor(v)).sum(), (xs, ws), create_graph=True)
-        (ggw,) = m.autograd.grad((gx * gx).sum() + gw.sum(), ws)
-        return [t.detach().numpy() for t in (y, gx, gw, ggw)]
-
-    for ours, theirs in zip(results(lg), results(torch), strict=True):
+    for ours, theirs in zip(
+        tanh_layer_to_second_order(lg, x, w, v),
+        tanh_layer_to_second_order(torch, x, w, v),
+        strict=True,
+    ):
         _assert_close(ours, theirs)
 
 

@@ -7,6 +7,7 @@ import pytest
 
 import leafgrad as lg
 from leafgrad.ops import _gemm, _mkl, jet_dense
+from tests._against_torch import tanh_layer_to_second_order
 
 needs_mkl = pytest.mark.skipif(not _mkl.available(), reason="MKL not installed")
 
@@ -194,15 +195,12 @@ def test_a_layer_through_mkl_matches_pytorch_to_second_order(one_thread, dtype, 
     w = (rng.standard_normal((20, 20)) / 5).astype(dtype)
     v = rng.standard_normal((10_000, 20)).astype(dtype)
 
-    def results(m):
-        xs, ws = m.tensor(x, requires_grad=True), m.tensor(w, requires_grad=True)
-        y = m.tanh(xs @ ws) @ ws.t()
-        gx, gw = m.autograd.grad((y * m.tensor(v)).sum(), (xs, ws), create_graph=True)
-        (ggw,) = m.autograd.grad((gx * gx).sum() + gw.sum(), ws)
-        return [t.detach().numpy() for t in (y, gx, gw, ggw)]
-
     tol = 1e-11 if dtype == "float64" else 2e-4
-    for ours, theirs in zip(results(lg), results(torch), strict=True):
+    for ours, theirs in zip(
+        tanh_layer_to_second_order(lg, x, w, v),
+        tanh_layer_to_second_order(torch, x, w, v),
+        strict=True,
+    ):
         assert ours.dtype == theirs.dtype
         np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol * np.abs(theirs).max())
     assert len(calls) >= 6  # the forward's two products and the backwards' through MKL
