@@ -22,7 +22,7 @@ from numba import literal_unroll, types
 
 from . import _fused
 
-_SYMBOLS = {"d": "leafgrad_mkl_cblas_dgemm", "f": "leafgrad_mkl_cblas_sgemm"}
+_GEMMS = {"d": "cblas_dgemm", "f": "cblas_sgemm"}
 _ROW_MAJOR = 101  # CBLAS's enum value
 # VML's mode: high accuracy (VML_HA, within 1 ulp), denormals kept (VML_FTZDAZ_OFF), errors
 # ignored (VML_ERRMODE_IGNORE: NaN and inf come out as NumPy's, nothing raised or printed).
@@ -36,8 +36,19 @@ def _signature(scalar):
     return types.void(*sizes, scalar, address, size, address, size, scalar, address, size)
 
 
-_dgemm = types.ExternalFunction(_SYMBOLS["d"], _signature(types.float64))
-_sgemm = types.ExternalFunction(_SYMBOLS["f"], _signature(types.float32))
+def _symbol(name: str) -> str:
+    """The name LLVM knows MKL's function ``name`` by here (``_link``)."""
+    return "leafgrad_mkl_" + name
+
+
+def _link(addresses: dict) -> None:
+    """Give LLVM each MKL function's address (name -> address) under our name for it."""
+    for name, address in addresses.items():
+        llvm.add_symbol(_symbol(name), address)
+
+
+_dgemm = types.ExternalFunction(_symbol(_GEMMS["d"]), _signature(types.float64))
+_sgemm = types.ExternalFunction(_symbol(_GEMMS["f"]), _signature(types.float32))
 
 
 def _product_d(a, b, out, layout_a, lda, layout_b, ldb):
@@ -68,8 +79,7 @@ VECTOR_FUNCTIONS = ("Sin", "Cos", "Exp", "Ln", "Tanh", "Tan", "Asin", "Atan", "L
 def _vector_externals(prefix: str) -> tuple:
     signature = types.void(types.intc, types.voidptr, types.voidptr, types.int64)
     return tuple(
-        types.ExternalFunction(f"leafgrad_mkl_{prefix}{name}", signature)
-        for name in VECTOR_FUNCTIONS
+        types.ExternalFunction(_symbol(prefix + name), signature) for name in VECTOR_FUNCTIONS
     )
 
 
@@ -97,8 +107,7 @@ def vector_callers(addresses: dict) -> dict:
     """dtype char -> compiled ``f(which, x, out)``: VML's function ``VECTOR_FUNCTIONS[which]``
     of 1-D ``x`` into ``out``, for MKL's functions at ``addresses`` (``"vmsSin"`` ... ->
     address; every one of both dtypes)."""
-    for name, address in addresses.items():
-        llvm.add_symbol("leafgrad_mkl_" + name, address)
+    _link(addresses)
     callers = {}
     for char, scalar, prefix in (("f", types.float32, "vms"), ("d", types.float64, "vmd")):
         flat = types.Array(scalar, 1, "C")
@@ -110,8 +119,7 @@ def vector_callers(addresses: dict) -> dict:
 def callers(addresses: dict) -> dict:
     """dtype char -> compiled ``product(a, b, out, layout_a, lda, layout_b, ldb)`` writing
     ``a @ b`` into ``out``, for MKL's functions at ``addresses`` (dtype char -> address)."""
-    for char, address in addresses.items():
-        llvm.add_symbol(_SYMBOLS[char], address)
+    _link({_GEMMS[char]: address for char, address in addresses.items()})
     products = {"d": (_product_d, types.float64), "f": (_product_f, types.float32)}
     return {
         char: _fused.jit(products[char][0], _product_signature(products[char][1]))
