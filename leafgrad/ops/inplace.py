@@ -17,6 +17,7 @@ from .._engine import grad_mode
 from .._engine.forward import reading_before_write
 from .._engine.forward import state as _forward
 from .._engine.forward import suspended as forward_suspended
+from .._engine.grad_mode import SPECIAL
 from .._engine.saved import before_write, write_watchers
 from .._exposure import exports, public
 from .._random import inplace_draw, normal_values, uniform_values
@@ -346,13 +347,45 @@ def fill_(self: Tensor, value) -> Tensor:
         return apply_inplace(self, _fill_tensor(self, value), "fill_")
     _check_target(self, "fill_")
     value = self._data.dtype.type(fill_number(value, self, "fill_"))
+    if _records_nothing(self):
+        return _filled(self, value)
     return apply_inplace(self, _fill_scalar(self, value), "fill_")
 
 
 @public(function=False)
 def zero_(self: Tensor) -> Tensor:
     _check_target(self, "zero_")
+    if _records_nothing(self):  # (``p.grad.zero_()``, ``zero_grad(set_to_none=False)``)
+        return _filled(self, 0)
     return apply_inplace(self, _zero(self, self._data.dtype.type(0)), "zero_")
+
+
+def _records_nothing(target: Tensor) -> bool:
+    """Whether filling ``target`` with a number is all ``apply_inplace`` would do: it does not
+    require grad (then no history changes), no special mode (vmap, forward or jet levels, the
+    profiler) nor saved-tensor watcher is on, and its memory is writeable (an expanded view's
+    is not: ``apply_inplace`` refuses or writes it through)."""
+    data = target._data
+    return (
+        not target._requires_grad
+        and not SPECIAL[0]
+        and not write_watchers
+        and target._tangents is None
+        and target._jet is None
+        and type(data) is np.ndarray
+        and data.flags.writeable
+    )
+
+
+def _filled(target: Tensor, value) -> Tensor:
+    """``target`` filled with ``value`` in place, its version bumped (``apply_inplace``'s
+    work where nothing is recorded: 5.8 -> ~1 us for a (20, 20) gradient's ``zero_()``)."""
+    target._data.fill(value)
+    counter = target._shared_version_counter()
+    counter[0] += 1
+    if len(counter) > 1:
+        refresh_views(counter)
+    return target
 
 
 # Index kinds that select a view (PyTorch's basic indexing).

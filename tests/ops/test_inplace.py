@@ -152,6 +152,31 @@ def test_views_share_the_version_counter_with_their_base():
     assert t.tolist() == [[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]]
 
 
+def test_fills_that_record_nothing_bump_versions_and_reach_views_and_bases():
+    """``zero_``/``fill_`` of a tensor not requiring grad take a short path (no op); what they
+    leave is PyTorch's: the values, one version step shared with views and base."""
+    base = lg.ones(3, 4)
+    view = base[1]
+    assert view.zero_() is view
+    assert base.tolist() == [[1.0] * 4, [0.0] * 4, [1.0] * 4]
+    assert (base._version, view._version) == (1, 1)
+    base.fill_(2.5)
+    assert view.tolist() == [2.5] * 4 and view._version == 2
+    ints = lg.ones(2, dtype=lg.int32).fill_(2.7)
+    assert ints.dtype == lg.int32 and ints.tolist() == [2, 2]
+    flags = lg.ones(2, dtype=lg.bool).zero_()
+    assert flags.tolist() == [False, False]
+    # A view made with grad of a base that requires it still gets its history rebuilt.
+    leaf = lg.ones(3, requires_grad=True)
+    parent = leaf * 2
+    part = parent[:2]
+    with lg.no_grad():
+        part.zero_()
+    assert parent.tolist() == [0.0, 0.0, 2.0]
+    parent.sum().backward()
+    assert leaf.grad.tolist() == [2.0, 2.0, 2.0]
+
+
 def test_detach_shares_memory_and_version():
     a = lg.tensor([1.0, 2.0], requires_grad=True)
     d = a.detach()
