@@ -59,6 +59,58 @@ def test_batches_and_collation_match_pytorch(make):
     assert ours == theirs
 
 
+def _shuffled_batches(m, make_dataset, batch_size=4):
+    m.manual_seed(0)
+    return list(m.utils.data.DataLoader(make_dataset(m), batch_size, shuffle=True))
+
+
+@pytest.mark.parametrize(
+    "make_dataset",
+    [
+        # A TensorDataset of plain tensors (one NumPy index per tensor), of several dtypes
+        # and dims, and a random_split Subset of one.
+        lambda m: m.utils.data.TensorDataset(
+            m.arange(30.0).reshape(10, 3), m.arange(10), m.arange(10.0) > 4),
+        lambda m: m.utils.data.TensorDataset(m.arange(20.0).reshape(10, 2, 1).double()),
+        lambda m: m.utils.data.random_split(
+            m.utils.data.TensorDataset(m.arange(20.0).reshape(10, 2)), [6, 4],
+            generator=m.Generator().manual_seed(1))[0],
+        # Tensors that require grad: one sample at a time, stacked (StackBackward0).
+        lambda m: m.utils.data.TensorDataset(m.arange(10.0).requires_grad_()),
+    ],
+)  # fmt: skip
+def test_shuffled_batches_of_tensor_datasets_match_pytorch(make_dataset):
+    torch = pytest.importorskip("torch")
+    ours = _shuffled_batches(leafgrad, make_dataset)
+    theirs = _shuffled_batches(torch, make_dataset)
+    assert _plain(ours) == _plain(theirs)
+    for batch_ours, batch_theirs in zip(ours, theirs):
+        for a, b in zip(batch_ours, batch_theirs):
+            assert a.is_contiguous() and a.requires_grad == b.requires_grad
+            assert type(a.grad_fn).__name__ == type(b.grad_fn).__name__
+
+
+def test_a_dataset_with_getitems_is_fetched_a_batch_at_a_time(torch):
+    """PyTorch's fetch: ``__getitems__(indices)`` where the dataset has one."""
+
+    calls = []
+
+    class Batched(torch.utils.data.Dataset):
+        def __getitem__(self, i):
+            raise AssertionError("fetched one sample at a time")
+
+        def __getitems__(self, indices):
+            calls.append(list(indices))
+            return [torch.tensor([float(i)]) for i in indices]
+
+        def __len__(self):
+            return 5
+
+    batches = list(torch.utils.data.DataLoader(Batched(), batch_size=2))
+    assert [b.tolist() for b in batches] == [[[0.0], [1.0]], [[2.0], [3.0]], [[4.0]]]
+    assert calls == [[0, 1], [2, 3], [4]]
+
+
 def test_collating_namedtuples_keeps_their_type(torch):
     Point = namedtuple("Point", "x y")
     batch = torch.utils.data.default_collate([Point(1.0, 2), Point(3.0, 4)])

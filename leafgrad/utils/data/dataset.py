@@ -5,8 +5,10 @@ from __future__ import annotations
 import bisect
 import math
 
+import numpy as np
+
 from ... import randperm
-from ..._tensor import Tensor
+from ..._tensor import Tensor, _wrap
 
 
 class Dataset:
@@ -39,6 +41,33 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].shape[0]
+
+
+def tensor_rows(dataset, indices) -> list | None:
+    """``default_collate([dataset[i] for i in indices])`` for a ``TensorDataset`` (or a
+    ``Subset`` of one) of plain tensors that do not require grad, taken as one NumPy index
+    per tensor: the same rows, stacked along a new first dim, without a tensor per sample
+    (an epoch of 5000 rows in batches of 1000: 35 -> ~1 ms; PyTorch 8). None where the
+    dataset, the tensors or the indices (a list of ints) are of another kind."""
+    if type(dataset) is Subset and type(dataset.dataset) is TensorDataset:
+        picked = dataset.indices
+        try:
+            indices = [picked[i] for i in indices]
+        except (TypeError, IndexError):
+            return None
+        dataset = dataset.dataset
+    if type(dataset) is not TensorDataset:
+        return None
+    for t in dataset.tensors:
+        if type(t) is not Tensor or t._requires_grad or t._is_inference:
+            return None
+    rows = np.asarray(indices)
+    if rows.ndim != 1 or rows.dtype.kind not in "iu" or not len(rows):
+        return None
+    n = len(dataset.tensors[0]._data)
+    if rows.min() < -n or rows.max() >= n:
+        return None  # PyTorch's IndexError, from the samples themselves
+    return [_wrap(t._data[rows]) for t in dataset.tensors]
 
 
 class Subset(Dataset):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import empty, int64
 from .collate import default_collate, default_convert
-from .dataset import IterableDataset
+from .dataset import IterableDataset, tensor_rows
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
@@ -68,10 +68,23 @@ class DataLoader:
             yield from self._iterate_stream()
         elif self.batch_sampler is not None:
             for indices in self.batch_sampler:
-                yield self.collate_fn([self.dataset[i] for i in indices])
+                yield self._fetch(indices)
         else:
             for index in self.sampler:
                 yield self.collate_fn(self.dataset[index])
+
+    def _fetch(self, indices):
+        """The batch at ``indices``: PyTorch's fetch (the dataset's ``__getitems__`` where
+        it has one, else one ``dataset[i]`` per index), collated."""
+        dataset, collate = self.dataset, self.collate_fn
+        if collate is default_collate:
+            rows = tensor_rows(dataset, indices)
+            if rows is not None:
+                return rows
+        getitems = getattr(dataset, "__getitems__", None)
+        if getitems:
+            return collate(getitems(indices))
+        return collate([dataset[i] for i in indices])
 
     def _iterate_stream(self):
         if self.batch_size is None:
