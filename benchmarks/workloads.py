@@ -427,6 +427,7 @@ def out_of_place_loop(steps: int = 100, n: int = 100) -> Workload:
 def all_workloads(quick: bool = False, large: bool = False) -> list:
     """Every workload at its sizes: ``quick`` shrinks them for a test run, ``large`` adds
     the N = 1e5 Burgers steps (several GiB of graph)."""
+    from .minibatch import pinn_minibatch  # why: it builds on this module's Workload
     from .op_survey import survey  # why: op_survey builds on this module's Workload
 
     if quick:
@@ -438,6 +439,7 @@ def all_workloads(quick: bool = False, large: bool = False) -> list:
             tiny_pinn(16),
             pinn_script(16),
             allen_cahn(16),
+            pinn_minibatch(64, 16),
             out_of_place_loop(steps=6, n=16),
             burgers(64, "float64"),
             burgers(64, "float32"),
@@ -451,6 +453,7 @@ def all_workloads(quick: bool = False, large: bool = False) -> list:
         tiny_pinn(100),
         pinn_script(1000),
         allen_cahn(2000),
+        pinn_minibatch(5000, 1000),
         out_of_place_loop(steps=100, n=100),
         *(burgers(n, dtype) for n in sizes for dtype in ("float64", "float32")),
         laplacian(10000, d=10),

@@ -23,6 +23,7 @@ WORKLOADS = {
     "tiny-pinn",
     "pinn-script",
     "allen-cahn",
+    "pinn-minibatch",
     "out-of-place-loop",
     "op-topk",
     "op-cdist",
