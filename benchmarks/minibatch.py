@@ -1,6 +1,6 @@
 """A PINN trained in minibatches through a ``DataLoader``, as many public scripts are.
 
-Timing fourteen public PyTorch PINN programs (session 39) found one pattern the other
+Timing public PyTorch PINN programs against PyTorch (session 39) found one pattern the other
 workloads miss: the collocation points in a ``TensorDataset`` behind a shuffled
 ``DataLoader``, one optimiser step per batch. Fetching a batch sample by sample cost 4x
 PyTorch's there; this workload keeps that path measured.

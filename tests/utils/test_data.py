@@ -90,6 +90,20 @@ def test_shuffled_batches_of_tensor_datasets_match_pytorch(make_dataset):
             assert type(a.grad_fn).__name__ == type(b.grad_fn).__name__
 
 
+def test_tensor_dataset_batches_are_the_samples_stacked():
+    """The batch-at-a-time fetch gives what collating the samples one by one gives."""
+    x = leafgrad.arange(24.0).reshape(8, 3)
+    y = leafgrad.arange(8)
+    dataset = data.TensorDataset(x, y)
+    batches = list(data.DataLoader(dataset, batch_size=3, sampler=[5, -1, 0, 2, 7]))
+    for batch, rows in zip(batches, ([5, -1, 0], [2, 7])):
+        expected = data.default_collate([dataset[i] for i in rows])
+        assert type(batch) is list and len(batch) == 2
+        for got, want in zip(batch, expected):
+            assert got.dtype == want.dtype and got.tolist() == want.tolist()
+            assert got.is_contiguous() and got._base is None
+
+
 def test_a_dataset_with_getitems_is_fetched_a_batch_at_a_time(torch):
     """PyTorch's fetch: ``__getitems__(indices)`` where the dataset has one."""
 
