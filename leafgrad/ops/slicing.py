@@ -309,6 +309,10 @@ def getitem(self: Tensor, key) -> Tensor:
             return _unsqueeze(self, dim=0)
         if key is Ellipsis:
             return alias(self)
+        if type(key) is int:  # ``x[i]``, a sample at a time: select's checks, inline
+            shape = self._data.shape
+            if shape and -shape[0] <= key < shape[0]:
+                return _select(self, dim=0, index=key)
         if _is_int(key):
             if self._data.ndim == 0:
                 raise IndexError(
