@@ -99,22 +99,18 @@ def _function(name: str, otherwise=None, min_size: int = MIN_SIZE):
         if args or params:
             return numpys(x, *args, **params)
         callers = _callers if _callers is not None else _load()
-        if not callers or type(x) is not np.ndarray or x.size < min_size or not x.size:
+        if not callers or type(x) is not np.ndarray or x.size < min_size:
             return otherwise(x)
         char = x.dtype.char
         if char not in dtypes:
             return otherwise(x)
-        caller = callers[char]
-        if x.flags.c_contiguous:
-            out = np.empty_like(x)
-            caller(which, x.ravel(), out.ravel())
-        elif x.flags.f_contiguous:  # (a transposed one: its layout kept, as NumPy's)
-            out = np.empty_like(x)
-            caller(which, x.T.ravel(), out.T.ravel())
-        else:
+        if not (x.flags.c_contiguous or x.flags.f_contiguous):
             x = np.ascontiguousarray(x)
-            out = np.empty_like(x)
-            caller(which, x.ravel(), out.ravel())
+        out = np.empty_like(x)  # (a transposed x: its layout kept, as NumPy's)
+        if x.flags.c_contiguous:
+            callers[char](which, x.ravel(), out.ravel())
+        else:
+            callers[char](which, x.T.ravel(), out.T.ravel())
         return out
 
     function.__name__ = function.__qualname__ = name
