@@ -33,3 +33,16 @@ def numpy_blas():
     wheel bundles, else the first loaded; None where threadpoolctl finds none."""
     libs = ThreadpoolController().select(user_api="blas").lib_controllers
     return ([lib for lib in libs if "numpy" in lib.filepath] or libs or [None])[0]
+
+
+def cpu_vendor() -> str:
+    """The CPU's vendor as Linux reports it (``"GenuineIntel"``, ``"AuthenticAMD"`` ...), or
+    ``""`` where ``/proc/cpuinfo`` does not say (other systems)."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
+            for line in info:
+                if line.startswith("vendor_id"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return ""

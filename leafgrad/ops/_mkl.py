@@ -10,7 +10,8 @@ float32 807 -> 677; ``g @ w^T`` 20-25% less. Below OpenBLAS's small-matrix bound
 OpenBLAS is as fast and a call through ctypes costs a few microseconds more, so only larger
 products come here. MKL runs sequentially (its threading layer set so before any call):
 it stands in for a one-thread OpenBLAS product only (``_gemm``). Its sums round in another
-order than OpenBLAS's: results differ in the last bits, as another BLAS's would.
+order than OpenBLAS's: results differ in the last bits, as another BLAS's would. On AMD's
+CPUs its products were slower than OpenBLAS's, so ``_gemm`` calls them on Intel's only.
 ``LEAFGRAD_MKL=0`` turns it off. No MKL, or none loadable: None from ``matmul``.
 """
 

@@ -1,6 +1,7 @@
 """ops/_mkl.py: MKL's products (where installed) equal NumPy's to round-off for every layout
 BLAS takes, refuse the others, and take ``_gemm``'s products past the small-matrix bound only
-while NumPy's BLAS runs one thread; a PINN layer through them keeps its gradients."""
+on an Intel CPU while NumPy's BLAS runs one thread; a PINN layer through them keeps its
+gradients."""
 
 import numpy as np
 import pytest
@@ -20,6 +21,12 @@ class _Blas:
 
     def get_num_threads(self):
         return self.threads
+
+
+@pytest.fixture(autouse=True)
+def intel(monkeypatch):
+    """Every test here as on an Intel CPU, where ``_gemm`` hands MKL its large products."""
+    monkeypatch.setattr(_gemm, "_intel", True)
 
 
 @pytest.fixture
@@ -121,6 +128,18 @@ def test_gemm_hands_mkl_large_products_on_one_blas_thread(monkeypatch, threads):
         small = a[:1000]
         _close(_gemm.matmul(small, b), np.matmul(small, b))  # within it: OpenBLAS's
     assert len(calls) == (4 if threads == 1 else 0)
+
+
+@needs_mkl
+@pytest.mark.parametrize("vendor", ["AuthenticAMD", ""])
+def test_other_cpus_keep_openblas_products(monkeypatch, one_thread, vendor):
+    """MKL's products were slower than OpenBLAS's on an AMD EPYC: elsewhere NumPy's stay."""
+    monkeypatch.setattr(_gemm, "_intel", None)
+    monkeypatch.setattr(_gemm, "cpu_vendor", lambda: vendor)
+    monkeypatch.setattr(_mkl, "matmul", lambda a, b: pytest.fail("MKL was called"))
+    a, b = _operands((10_000, 20), (20, 20), np.float64)
+    _close(_gemm.matmul(a, b), np.matmul(a, b))
+    assert _gemm._intel is False
 
 
 @needs_mkl
