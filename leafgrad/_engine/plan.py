@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from .graph import Node
+
+try:
+    import cython  # compiled: Cython's own (typed locals read node fields directly, plan.pxd)
+except ImportError:
+    from .. import _cython_pure as cython
+
 _age = attrgetter("sequence_nr")
 
 
@@ -55,6 +62,7 @@ def plan_backward(roots: list, capture: list | None = None, inputs: list | None 
     return Plan(deps, leads, to_feed, capture_at, hooks_only=capture_at)
 
 
+@cython.locals(node=Node, nxt=Node, deps=dict, seen=set, stack=list, leads=set, reaches=set)
 def _walk(roots: list, targets: set | None) -> tuple[dict, set | None]:
     """Edges into each node reached from ``roots``, and (given ``targets``) the nodes with a
     path to a target: one walk of the graph, iterative (graphs can be deep).
@@ -95,6 +103,7 @@ def _walk(roots: list, targets: set | None) -> tuple[dict, set | None]:
     return deps, leads
 
 
+@cython.locals(node=Node, nxt=Node, deps=dict, seen=set, stack=list)
 def _count_edges(roots: list) -> dict:
     """``_walk`` without targets (``backward()``): the edges into each node reached from
     ``roots``. Order does not matter here, so each node is pushed once, when first reached."""
