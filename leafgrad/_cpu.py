@@ -1,4 +1,5 @@
-"""What NumPy runs on here: the SIMD feature groups its kernels may use, and its BLAS."""
+"""What NumPy runs on here: the SIMD feature groups its kernels may use, its BLAS, and the CPU's
+vendor."""
 
 from __future__ import annotations
 
