@@ -49,9 +49,10 @@ MAX_THREADED_INNER = 32 * 32
 _SKYLAKEX_KERNELS = {"skylakex", "cooperlake", "sapphirerapids"}
 
 # MKL's products only on Intel's CPUs: on an AMD EPYC (Zen 3, AVX2; OpenBLAS's Haswell kernels)
-# its one-thread products took 1.1-3.4x OpenBLAS's time, ``(1e4, 20) @ (20, 20)`` float64 765
-# against 245 us, float32 176 against 116 (its non-Intel code path); a Burgers step 1e4
-# float64 128 -> 97 ms with OpenBLAS's.
+# they were slower than OpenBLAS's on one thread (its non-Intel code path): ``(1e4, 20) @ (20,
+# 20)`` float64 765 against 308 us, its weight's gradient 591 against 305, float32 176 against
+# 163 and 192 against 171; a collapsed Burgers step N = 1e4 float64 128 -> 97 ms with
+# OpenBLAS's (the two taking turns in one process).
 _intel = None  # whether the CPU is Intel's, once read
 
 _blas = None  # NumPy's OpenBLAS controller where its kernels are SkylakeX's; False: none
