@@ -8,7 +8,7 @@ PyTorch's there; this workload keeps that path measured.
 
 from __future__ import annotations
 
-from .workloads import Workload, _rng, _tensor
+from .workloads import Workload, _rng, _tensor, two_hidden
 
 
 def pinn_minibatch(n: int = 5000, batch: int = 1000) -> Workload:
@@ -18,10 +18,7 @@ def pinn_minibatch(n: int = 5000, batch: int = 1000) -> Workload:
 
     def make(lib):
         lib.manual_seed(0)
-        model = lib.nn.Sequential(
-            lib.nn.Linear(2, 32), lib.nn.Tanh(), lib.nn.Linear(32, 32), lib.nn.Tanh(),
-            lib.nn.Linear(32, 1),
-        )  # fmt: skip
+        model = two_hidden(lib, 2, 32, "Tanh")
         points = _tensor(lib, _rng(2).uniform(0, 1, (n, 2)), "float32")
         data = lib.utils.data.TensorDataset(points)
         loader = lib.utils.data.DataLoader(data, batch_size=batch, shuffle=True)

@@ -57,6 +57,17 @@ def _flat(params):
     return [t for pair in params for t in pair]
 
 
+def two_hidden(lib, inputs: int, width: int, activation):
+    """``nn.Sequential`` of ``inputs -> width -> width -> 1`` Linear layers with an
+    ``activation`` (a module class name of ``lib.nn``) after each hidden one, as scripts write
+    it: the layers made in that order, so a seed gives both libraries the same weights."""
+    act = getattr(lib.nn, activation)
+    return lib.nn.Sequential(
+        lib.nn.Linear(inputs, width), act(), lib.nn.Linear(width, width), act(),
+        lib.nn.Linear(width, 1),
+    )  # fmt: skip
+
+
 def mlp(lib, params, x):
     """A tanh MLP written as plain tensor code: ``x @ w + b`` then ``tanh`` between layers."""
     h = x
@@ -112,10 +123,7 @@ def mlp_regression(n: int, dtype="float32") -> Workload:
 
     def make(lib):
         lib.manual_seed(0)
-        model = lib.nn.Sequential(
-            lib.nn.Linear(8, 64), lib.nn.Tanh(), lib.nn.Linear(64, 64), lib.nn.Tanh(),
-            lib.nn.Linear(64, 1),
-        ).to(getattr(lib, dtype))  # fmt: skip
+        model = two_hidden(lib, 8, 64, "Tanh").to(getattr(lib, dtype))
         rng = _rng(1)
         x = _tensor(lib, rng.uniform(-1, 1, (n, 8)), dtype)
         y = _tensor(lib, np.sin(3 * rng.uniform(-1, 1, (n, 1))), dtype)
@@ -366,10 +374,7 @@ def allen_cahn(n: int = 2000) -> Workload:
 
     def make(lib):
         lib.manual_seed(0)
-        model = lib.nn.Sequential(
-            lib.nn.Linear(2, 64), lib.nn.SiLU(), lib.nn.Linear(64, 64), lib.nn.SiLU(),
-            lib.nn.Linear(64, 1),
-        )  # fmt: skip
+        model = two_hidden(lib, 2, 64, "SiLU")
         x = _tensor(lib, _rng(1).uniform(-1, 1, (n, 2)), "float32", True)
         opt = lib.optim.Adam(model.parameters(), lr=1e-3)
 
