@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 import leafgrad
-from leafgrad._cpu import numpy_blas, numpy_cpu_features
+from leafgrad._cpu import cpuinfo, numpy_blas, numpy_cpu_features
 from leafgrad.ops import _fused
 
 from .measure import torch
@@ -18,15 +18,8 @@ from .measure import torch
 
 def machine() -> dict:
     """What the figures were measured on."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
-        cpu = names[0] if names else cpu
-    except OSError:
-        pass
     return {
-        "cpu": cpu,
+        "cpu": cpuinfo("model name") or platform.processor() or platform.machine(),
         "cores": os.cpu_count(),
         "platform": platform.platform(),
         "python": platform.python_version(),

@@ -39,11 +39,18 @@ def numpy_blas():
 def cpu_vendor() -> str:
     """The CPU's vendor as Linux reports it (``"GenuineIntel"``, ``"AuthenticAMD"`` ...), or
     ``""`` where ``/proc/cpuinfo`` does not say (other systems)."""
+    return cpuinfo("vendor_id")
+
+
+def cpuinfo(field: str) -> str:
+    """The first CPU's ``field`` in ``/proc/cpuinfo`` (``"model name"``, ``"vendor_id"``
+    ...), or ``""`` where the file or the field is missing (other systems)."""
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
             for line in info:
-                if line.startswith("vendor_id"):
-                    return line.partition(":")[2].strip()
+                name, _, value = line.partition(":")
+                if name.strip() == field:
+                    return value.strip()
     except OSError:
         pass
     return ""

@@ -1,4 +1,5 @@
-"""_cpu.py: the CPU's vendor as /proc/cpuinfo names it, or "" where it cannot be read."""
+"""_cpu.py: the CPU's vendor and other fields as /proc/cpuinfo names them, or "" where it cannot
+be read."""
 
 import builtins
 import io
@@ -7,7 +8,7 @@ from leafgrad import _cpu
 
 
 def test_vendor_is_read_from_cpuinfo(monkeypatch):
-    text = "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+    text = "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel name\t: Xeon\n"
     real_open = builtins.open
     monkeypatch.setattr(
         builtins,
@@ -17,6 +18,8 @@ def test_vendor_is_read_from_cpuinfo(monkeypatch):
         ),
     )
     assert _cpu.cpu_vendor() == "GenuineIntel"
+    assert _cpu.cpuinfo("model name") == "Xeon"
+    assert _cpu.cpuinfo("flags") == ""
 
 
 def test_no_cpuinfo_gives_an_empty_vendor(monkeypatch):
