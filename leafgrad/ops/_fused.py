@@ -195,6 +195,19 @@ def softplus_backward(grad, x, z, beta, threshold) -> np.ndarray:
     return _kernels_for(x).softplus_backward(x, _operand(grad), z, c(beta), c(threshold))
 
 
+def minus_abs(z) -> np.ndarray:
+    """``-|z|`` in a fresh array, one pass (``fusable(z)``)."""
+    return _kernels_for(z).minus_abs(np.empty_like(z), z)
+
+
+def log1p_exp_finish(z, e, out) -> np.ndarray:
+    """``max(z, 0) + log1p(e)`` into ``out`` from ``e = exp(-|z|)`` and ``out = log(1 + e)``:
+    Goldberg's ``log1p(e) = log(u) e / (u - 1)`` with ``u = 1 + e`` (``e`` where ``u - 1``
+    is 0), each step rounded as ``activations._log1p_exp_goldberg``'s NumPy passes round it
+    (``fusable(z, e, out)``)."""
+    return _kernels_for(z).log1p_exp_finish(z, e, out)
+
+
 def gelu_erf(x) -> np.ndarray:
     """``(1 + erf32(x * M_SQRT1_2)) * x * 0.5``, the exact GELU in ``_gelu_forward``'s order
     (``_erf32``'s rational function; float32 ``fusable(x)``)."""
@@ -368,6 +381,24 @@ def _compile(numba, dtype) -> _Kernels:
             s = one / (o[i] + one)
             o[i] = (at(grad, i) * s) * ((one - s) * x[i] + one)
         return e
+
+    @jit
+    def minus_abs(out, z):
+        n = out.size
+        o, z = out.reshape(n), z.reshape(n)
+        for i in range(n):
+            o[i] = -abs(z[i])
+        return out
+
+    @jit
+    def log1p_exp_finish(z, e, out):
+        n = out.size
+        o, z, e = out.reshape(n), z.reshape(n), e.reshape(n)
+        for i in range(n):
+            d = (one + e[i]) - one  # what was added to 1, exactly
+            r = e[i] if d == zero else o[i] * e[i] / d
+            o[i] = r + (z[i] if z[i] > zero else zero)  # (a NaN z: e and r are NaN)
+        return out
 
     @jit
     def softplus(x, soft, beta, threshold):

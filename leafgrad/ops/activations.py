@@ -367,6 +367,12 @@ def _log1p_exp(z):
 
 
 def _log1p_exp_goldberg(z):
+    if _fused.fusable(z):  # NumPy's exp and log, the rest in two compiled passes (not eight)
+        e = _fused.minus_abs(z)
+        np.exp(e, out=e)  # exp(-|z|), in (0, 1] (0 for -inf, NaN for NaN)
+        out = np.add(e, 1.0)
+        np.log(out, out=out)
+        return _fused.log1p_exp_finish(z, e, out)
     e = np.abs(z)
     np.negative(e, out=e)
     np.exp(e, out=e)  # exp(-|z|), in (0, 1] (0 for -inf, NaN for NaN)

@@ -59,6 +59,23 @@ def test_the_kernels_are_the_ones_named(monkeypatch):
     np.testing.assert_array_equal(_run(z[:100]), torch_formula[:100])  # small: log1p(exp)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_goldbergs_compiled_passes_round_as_numpys(monkeypatch, dtype):
+    """The compiled passes around NumPy's exp and log give the NumPy passes' bits."""
+    from leafgrad.ops import _fused
+
+    if not _fused.available():
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(7)
+    specials = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-30, -1e-30, 88.0, -88.0, 1e30, -1e30]
+    z = np.concatenate([rng.normal(0, 8, 20000), specials]).astype(dtype)
+    compiled = quiet_context().run(activations._log1p_exp_goldberg, z)
+    monkeypatch.setattr(_fused, "_numba", False)
+    numpys = quiet_context().run(activations._log1p_exp_goldberg, z)
+    np.testing.assert_array_equal(compiled, numpys)  # (NaN where NaN)
+    assert np.array_equal(np.signbit(compiled), np.signbit(numpys))
+
+
 def test_float64_is_pytorchs_formula_within_two_ulp():
     z = np.concatenate([np.random.default_rng(6).normal(0, 8, 20000), [-745.0, -40.0, 700.0]])
     got = _run(z)
