@@ -60,6 +60,8 @@ MODULES = (
     "leafgrad.nn.module",
     "leafgrad.nn.linear",
     "leafgrad.nn.functional",
+    "leafgrad.ops.losses",
+    "leafgrad.ops.softmax",
 )
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -86,7 +86,10 @@ def _composite(x, weight, bias, params):
 def _depending_on(gradient, tensor):
     """``gradient`` (of ``tensor``'s shape) recorded as a function of ``tensor`` too, with zero
     derivative, as PyTorch's convolution_backward is of all its operands: a second
-    ``autograd.grad`` then gives zeros instead of raising. Only while a graph is recorded."""
+    ``autograd.grad`` then gives zeros instead of raising. Only while a graph is recorded
+    (in a plain rule, on arrays, nothing is)."""
+    if type(gradient) is np.ndarray:
+        return gradient
     if tensor.requires_grad and not gradient.requires_grad and _lg.is_grad_enabled():
         # grad where tensor > 0, else grad * 1: the identity in gradient
         return threshold_backward(gradient, tensor, negative_slope=1.0)
@@ -96,7 +99,8 @@ def _depending_on(gradient, tensor):
 def _make_vjp(has_bias):
     def vjp(grad, x, weight, *bias, result, needs, **params):
         """PyTorch's convolution_backward: the input's gradient by col2im, the weight's from
-        the input's columns, the bias's summed over batch and positions."""
+        the input's columns, the bias's summed over batch and positions. Tensors or, in a
+        plain rule, arrays (``swapaxes``, ``ndim`` and ``@`` take both)."""
         groups = params["groups"]
         n, o, out = grad.shape[0], grad.shape[1], tuple(grad.shape[2:])
         positions = math.prod(out)
@@ -107,15 +111,15 @@ def _make_vjp(has_bias):
         grouped = weight.reshape(groups, o // groups, -1)
         gx = gw = gb = None
         if needs[0]:
-            cols = grouped.transpose(1, 2).matmul(flat_grad)  # (N, G, C / G * K, L)
+            cols = grouped.swapaxes(1, 2) @ flat_grad  # (N, G, C / G * K, L)
             cols = cols.reshape(n, x.shape[1], *kernel, *out)
             gx = _depending_on(col2im(cols, shape=tuple(x.shape), kernel=kernel, **window), x)
         if needs[1]:
             cols = im2col(x, kernel=kernel, **window).reshape(n, groups, -1, positions)
-            gw = flat_grad.matmul(cols.transpose(2, 3)).sum(0)  # (G, O / G, C / G * K)
+            gw = (flat_grad @ cols.swapaxes(2, 3)).sum(0)  # (G, O / G, C / G * K)
             gw = _depending_on(gw.reshape(weight.shape), weight)
         if has_bias and needs[2]:
-            gb = grad.sum((0, *range(2, grad.dim())))
+            gb = grad.sum((0, *range(2, grad.ndim)))
         return (gx, gw, gb) if has_bias else (gx, gw)
 
     return vjp
@@ -148,10 +152,11 @@ _SAVES = ("input", "weight", "stride", "padding", "dilation", "transposed", "out
 _SAVES += ("groups", "bias_sym_sizes_opt")
 
 
-def declare(has_bias, overload, forward, make_vjp, composite, product):
+def declare(has_bias, overload, forward, make_vjp, composite, product, plain_rules=False):
     """A ``convolution`` overload (ConvolutionBackward0, PyTorch's saves): ``forward`` on
     arrays, ``make_vjp(has_bias)`` its rule, ``composite(x, weight, bias, params)`` for Taylor
-    mode and vmap, ``product()`` the unbiased op its JVP applies to each tangent."""
+    mode and vmap, ``product()`` the unbiased op its JVP applies to each tangent;
+    ``plain_rules``: the rule runs on arrays too (``primitive``'s)."""
     return primitive(
         "convolution",
         forward,
@@ -168,11 +173,14 @@ def declare(has_bias, overload, forward, make_vjp, composite, product):
         node_name="ConvolutionBackward0",
         dtype_rule="keep",
         absent_edges=() if has_bias else (2,),  # PyTorch's (None, 0) for no bias
+        plain_rules=plain_rules,
     )
 
 
 def _declare(has_bias):
-    return declare(has_bias, "", _convolution_forward, _make_vjp, _composite, lambda: _convolution)
+    return declare(
+        has_bias, "", _convolution_forward, _make_vjp, _composite, lambda: _convolution, True
+    )
 
 
 _convolution = _declare(False)

@@ -380,10 +380,12 @@ def _rows_counted(ndim, dtype, target, weight, ignore_index, class_dim):
 
 def _nll_forward(logp, *, target, weight, ignore_index, reduction, class_dim):
     if _rows_counted(logp.ndim, logp.dtype, target, weight, ignore_index, class_dim):
-        loss = -logp[np.arange(target.size), target]  # -(picked * 1)
-        if reduction == 1:
-            return loss.sum() / logp.dtype.type(target.size)  # (NumPy scalars)
-        return loss.sum() if reduction == 2 else loss
+        picked = logp[np.arange(target.size), target]
+        if reduction == 0:
+            return np.negative(picked, out=picked)  # -(picked * 1)
+        # The sum's negative is the negatives' sum (but for the sign of a zero): NumPy scalars.
+        loss = -np.add.reduce(picked)
+        return loss / logp.dtype.type(target.size) if reduction == 1 else loss
     safe, w = _picked(target, weight, ignore_index, logp.dtype)
     picked = logp[_class_index(safe, class_dim)]
     loss = -(picked * w)

@@ -60,7 +60,8 @@ def test_hot_ops_declare_plain_rules():
                 "linalg_inv_ex", "linalg_solve_ex", "median", "median.dim", "nanmedian",
                 "nanmedian.dim", "kthvalue", "mode", "logcumsumexp", "copysign.Tensor",
                 "copysign.Scalar", "linalg_det", "linalg_slogdet", "special_i0e", "special_i1",
-                "special_i1e", "unsafe_split.Tensor", "unsafe_split_with_sizes"):  # fmt: skip
+                "special_i1e", "unsafe_split.Tensor", "unsafe_split_with_sizes",
+                "convolution", "convolution.bias"):  # fmt: skip
         assert key in PLAIN_KEYS, key
 
 
