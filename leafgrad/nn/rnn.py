@@ -172,7 +172,9 @@ class RNNBase(Module):
     def _run_fused(self, input: Tensor, hx: tuple):
         """``_run`` for an LSTM whose layers each run as one op (per direction)."""
         dirs = 2 if self.bidirectional else 1
-        layer_input, h_out, c_out = input, [], []
+        # PyTorch's MKLDNN path takes the sequence contiguous: a batch-first one (transposed
+        # here) is copied, recorded as CloneBackward0 under every first-layer node.
+        layer_input, h_out, c_out = input.contiguous(), [], []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(dirs):
