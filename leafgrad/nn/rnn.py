@@ -296,7 +296,9 @@ class RNNBase(Module):
             output = output.squeeze(1)
             states = tuple(s.squeeze(1) for s in states)
         elif self.batch_first and not force_batched:
-            output = output.transpose(0, 1)
+            # As PyTorch: its LSTM transposes a new view (TransposeBackward0), its RNN and GRU
+            # the output itself, in place (TransposeBackward1).
+            output = output.transpose(0, 1) if self.mode == "LSTM" else output.transpose_(0, 1)
         return output, states
 
 

@@ -280,7 +280,8 @@ def _node_counts(output) -> dict:
 @pytest.mark.parametrize(
     "mode, kwargs",
     [("RNN", {}), ("GRU", {}), ("GRU", {"num_layers": 2, "bidirectional": True}),
-     ("LSTM", {}), ("LSTM", {"proj_size": 2})],
+     ("LSTM", {}), ("LSTM", {"proj_size": 2}), ("RNN", {"batch_first": True}),
+     ("GRU", {"batch_first": True}), ("LSTM", {"batch_first": True, "proj_size": 2})],
 )  # fmt: skip
 def test_step_by_step_layers_record_pytorchs_graph_node_for_node(mode, kwargs):
     """The input's products made for every step at once (one addmm between two views), the
@@ -288,7 +289,9 @@ def test_step_by_step_layers_record_pytorchs_graph_node_for_node(mode, kwargs):
     _, _, ours, theirs = _pair_modules(mode, kwargs)
     x = np.random.default_rng(2).standard_normal((5, 2, 3))
     x_ours, x_theirs = pair(x, requires_grad=True)
-    assert _node_counts(ours(x_ours)[0]) == _node_counts(theirs(x_theirs)[0])
+    y_ours, y_theirs = ours(x_ours)[0], theirs(x_theirs)[0]
+    assert _node_counts(y_ours) == _node_counts(y_theirs)  # (batch first: RNN and GRU
+    assert y_ours.stride() == y_theirs.stride()  # transpose the output in place)
 
 
 def test_linear_of_a_contiguous_3d_input_is_one_addmm_between_views_as_pytorch(torch):
