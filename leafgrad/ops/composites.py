@@ -611,9 +611,10 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     for sa, sb in zip(shape_a, shape_b):
         inter_a += [sa, 1]
         inter_b += [1, sb]
-    # PyTorch's recording: the operands and the product reshaped as unsafe views.
-    a = _unsafe_view(input.contiguous(), shape=tuple(inter_a))
-    b = _unsafe_view(other.contiguous(), shape=tuple(inter_b))
+    # PyTorch's recording: the operands and the product reshaped as unsafe views (of any
+    # layout: a size-1 dim after each of theirs is a view of any strides).
+    a = _unsafe_view(input, shape=tuple(inter_a))
+    b = _unsafe_view(other, shape=tuple(inter_b))
     return _unsafe_view(a * b, shape=tuple(sa * sb for sa, sb in zip(shape_a, shape_b)))
 
 

@@ -199,6 +199,7 @@ def _node_chain(y):
     [
         lambda m, x: m.kron(x, x),
         lambda m, x: m.kron(x[0], x),
+        lambda m, x: m.kron(x[:, 1:], x[:, ::2]),  # views as they are: no CloneBackward0
         lambda m, x: x.repeat_interleave(2),
         lambda m, x: m.repeat_interleave(x, 3, dim=-1),
         lambda m, x: x.repeat_interleave(m.tensor([1, 0]), dim=0),
