@@ -13,6 +13,7 @@ import warnings
 
 from .. import Tensor, cat, empty, float32, stack, tensor, where, zeros
 from .._engine.grad_mode import SPECIAL
+from .._warn import warn_once
 from . import functional as F
 from . import init
 from ._lstm_layer_op import lstm_layer
@@ -196,6 +197,12 @@ class RNNBase(Module):
         (one ``(batch, 1)`` bool per step) keep a state unchanged past its sequence's end."""
         if self._runs_fused(input, masks):
             return self._run_fused(input, hx)
+        if self.mode == "LSTM" and self.proj_size > 0 and input.dtype == float32 and masks is None:
+            # PyTorch's CPU LSTM would take its oneDNN layer here (float32, not packed), but
+            # not with projections: it says so once per process.
+            warn_once(
+                "LSTM with projections is not supported with oneDNN. Using default implementation."
+            )
         dirs = 2 if self.bidirectional else 1
         lstm = self.mode == "LSTM"
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size

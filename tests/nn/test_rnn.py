@@ -302,3 +302,26 @@ def test_linear_of_a_contiguous_3d_input_is_one_addmm_between_views_as_pytorch(t
     assert y.grad_fn.name() == "ViewBackward0"
     assert y.grad_fn.next_functions[0][0].name() == "AddmmBackward0"
     assert tuple(y.shape) == (4, 2, 5)
+
+
+def test_float32_lstm_with_projections_warns_once_as_pytorch(monkeypatch):
+    """PyTorch's CPU LSTM would take its oneDNN layer (float32, not packed) but for the
+    projections, and says so once per process; float64 and plain layers say nothing."""
+    import warnings
+
+    import leafgrad
+    from leafgrad import _warn
+
+    monkeypatch.setattr(_warn, "_warned_once", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        leafgrad.nn.LSTM(3, 4)(leafgrad.randn(5, 2, 3))
+        leafgrad.nn.LSTM(3, 4, proj_size=2).double()(leafgrad.randn(5, 2, 3).double())
+        assert not caught
+        m = leafgrad.nn.LSTM(3, 4, proj_size=2)
+        m(leafgrad.randn(5, 2, 3))
+        m(leafgrad.randn(5, 2, 3))
+    assert [str(w.message) for w in caught] == [
+        "LSTM with projections is not supported with oneDNN. Using default implementation."
+    ]
+    assert caught[0].category is UserWarning and caught[0].filename == __file__
