@@ -4,12 +4,15 @@ and ``Transformer``, with PyTorch's parameter names so state dicts carry over.""
 from __future__ import annotations
 
 import copy
+import warnings
 
 import leafgrad as _lg
 
 from .. import Tensor
 from . import functional as F
 from . import init
+from .activation import GELU
+from .activation_piecewise import ReLU
 from .containers import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -31,6 +34,37 @@ def _activation(activation):
     if activation == "gelu":
         return F.gelu
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+def _relu_or_gelu(activation) -> int:
+    """PyTorch's ``activation_relu_or_gelu``: 1 for ReLU, 2 for GELU (function or module), 0
+    for anything else."""
+    if activation is F.relu or isinstance(activation, ReLU):
+        return 1
+    if activation is F.gelu or isinstance(activation, GELU):
+        return 2
+    return 0
+
+
+def _why_not_nested(layer) -> str:
+    """Why PyTorch's encoder would not take its nested-tensor fast path with ``layer`` (the
+    first of its reasons, in its order, in its words), or ``""``."""
+    if not isinstance(layer, TransformerEncoderLayer):
+        return "encoder_layer was not TransformerEncoderLayer"
+    attention = layer.self_attn
+    reasons = (
+        (layer.norm_first, "norm_first was True"),
+        (
+            not attention.batch_first,
+            "self_attn.batch_first was not True(use batch_first for better inference performance)",
+        ),
+        (not attention._qkv_same_embed_dim, "self_attn._qkv_same_embed_dim was not True"),
+        (attention.in_proj_bias is None, "self_attn was passed bias=False"),
+        (not layer.activation_relu_or_gelu, "activation_relu_or_gelu was not True"),
+        (layer.norm1.eps != layer.norm2.eps, "norm1.eps was not equal to encoder_layer.norm2.eps"),
+        (attention.num_heads % 2 == 1, "self_attn.num_heads is odd"),
+    )
+    return next((f"encoder_layer.{why}" for failed, why in reasons if failed), "")
 
 
 def _square_subsequent_mask(size: int, device=None, dtype=None) -> Tensor:
@@ -75,6 +109,7 @@ class TransformerEncoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation)
+        self.activation_relu_or_gelu = _relu_or_gelu(self.activation)
 
     def forward(
         self,
@@ -209,9 +244,19 @@ class TransformerEncoder(Module):
         self.layers = _clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
-        # Nested tensors are a fast path PyTorch takes in eval mode; leafgrad has none.
+        # Nested tensors are a fast path PyTorch takes in eval mode; leafgrad has none, but
+        # says when PyTorch would not take it, as PyTorch does.
         self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
+        why_not = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn(
+                "enable_nested_tensor is True, but self.use_nested_tensor is False because "
+                + why_not,
+                stacklevel=2,
+            )
+            self.use_nested_tensor = False
 
     def forward(
         self,

@@ -158,3 +158,32 @@ def test_multihead_attention_projects_shared_inputs_once_as_pytorch(batch_first,
         out = ours(x_ours, m_ours, m_ours)[0]
         ref = theirs(x_theirs, m_theirs, m_theirs)[0]
         assert _graph(out.grad_fn) == _graph(ref.grad_fn)
+
+
+@pytest.mark.parametrize(
+    "layer_kwargs",
+    [{}, {"batch_first": True}, {"batch_first": True, "norm_first": True},
+     {"batch_first": True, "nhead": 1}, {"batch_first": True, "bias": False},
+     {"batch_first": True, "activation": "gelu"}, {"batch_first": True, "activation": abs}],
+)  # fmt: skip
+def test_encoder_says_why_pytorch_would_not_take_nested_tensors(layer_kwargs):
+    """PyTorch's encoder warns (at the caller) when its layer rules out the nested-tensor fast
+    path, and says why; leafgrad, which has no such path, says the same."""
+    torch = pytest.importorskip("torch")
+    seen = []
+    for m in (lg, torch):
+        kwargs = dict(layer_kwargs)
+        layer = m.nn.TransformerEncoderLayer(8, kwargs.pop("nhead", 2), 16, **kwargs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            encoder = m.nn.TransformerEncoder(layer, 2)
+        quiet = m.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).use_nested_tensor
+        seen.append(
+            (
+                [(w.category, str(w.message), w.filename) for w in caught],
+                encoder.use_nested_tensor,
+                quiet,
+                layer.activation_relu_or_gelu,
+            )
+        )
+    assert seen[0] == seen[1]
