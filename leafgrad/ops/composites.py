@@ -603,6 +603,7 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 @accepts_out
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product."""
+    _check_tensors("kron", input, other)
     nd = max(input._data.ndim, other._data.ndim)
     shape_a = (1,) * (nd - input._data.ndim) + input._data.shape
     shape_b = (1,) * (nd - other._data.ndim) + other._data.shape

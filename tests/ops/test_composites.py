@@ -231,3 +231,11 @@ def test_broadcast_tensors_of_shapes_that_do_not_broadcast_raise_pytorchs_error(
     for m in (lg, torch):
         with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match"):
             m.broadcast_tensors(m.zeros(2), m.zeros(3))
+
+
+def test_kron_refuses_a_non_tensor_with_a_type_error():
+    for m in (lg, torch):
+        with pytest.raises(TypeError, match="kron"):
+            m.kron([1.0, 2.0], m.ones(2))
+        with pytest.raises(TypeError, match="kron"):
+            m.kron(m.ones(2), 3.0)
