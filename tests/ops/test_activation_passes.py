@@ -89,7 +89,11 @@ def test_compiled_passes_give_numpys_bits(dtype):
             got = kernel(*args, **params)
             want = _numpy_path(kernel, *args, **params)
         assert got.dtype == want.dtype == dtype and got.shape == want.shape, name
-        assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), name
+        # Bit for bit, but for a NaN's sign and payload: which of two NaN operands an IEEE
+        # operation passes on is not fixed (NumPy's SIMD and baseline loops differ there).
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan), name
+        assert np.array_equal(got[~nan].view(np.uint8), want[~nan].view(np.uint8)), name
 
 
 _UINT = {np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64}

@@ -73,7 +73,10 @@ def test_goldbergs_compiled_passes_round_as_numpys(monkeypatch, dtype):
     monkeypatch.setattr(_fused, "_numba", False)
     numpys = quiet_context().run(activations._log1p_exp_goldberg, z)
     np.testing.assert_array_equal(compiled, numpys)  # (NaN where NaN)
-    assert np.array_equal(np.signbit(compiled), np.signbit(numpys))
+    # Zeros' signs too; not NaNs' (two NaN operands meet in these steps, and which one an
+    # operation passes on differs between NumPy's own SIMD and baseline loops).
+    numbers = ~np.isnan(numpys)
+    assert np.array_equal(np.signbit(compiled[numbers]), np.signbit(numpys[numbers]))
 
 
 def test_float64_is_pytorchs_formula_within_two_ulp():
