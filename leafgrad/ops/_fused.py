@@ -180,6 +180,17 @@ def silu_backward(grad, x, e) -> np.ndarray:
     return _kernels_for(x).silu_backward(x, _operand(grad), e)
 
 
+def silu32(x) -> np.ndarray:
+    """``x / (exp(-x) + 1)`` in one pass, ``exp`` inlined (``_exp32``; float32 ``fusable(x)``)."""
+    return _kernels_for(x).silu32(np.empty_like(x), x)
+
+
+def silu32_backward(grad, x) -> np.ndarray:
+    """``silu_backward``'s formula in one pass, ``exp`` inlined (``_exp32``; float32
+    ``fusable(x, grad)``)."""
+    return _kernels_for(x).silu32_backward(np.empty_like(x), x, _operand(grad))
+
+
 def softplus(x, soft, beta, threshold) -> np.ndarray:
     """``x where x beta > threshold else soft / beta`` from ``soft = log1p(exp(x beta))``
     (``_softplus_forward``'s select), into ``soft``; ``beta`` and ``threshold`` rounded to
@@ -508,6 +519,11 @@ def _compile(numba, dtype) -> _Kernels:
                     else:
                         acc[a] += x[b, i, a]
                     out[b, i, a] = acc[a]
+
+    if dtype is np.float32:
+        from . import _exp32  # why: it compiles with this module's jit (a cycle at import)
+
+        silu32, silu32_backward = _exp32.silu_kernels(jit, flat, at)
 
     kernels = _Kernels()
     for name, kernel in list(locals().items()):

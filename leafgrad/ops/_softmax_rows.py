@@ -3,13 +3,8 @@ compiled by numba (``_fused``'s optional dependency), each row's passes in one c
 
 Why: NumPy runs log_softmax as six passes (max, subtract, exp, sum, log, subtract) and its
 backward as four (sum, exp, product, difference), each through memory: (256, 1000) float32
-305 us forward and 207 us backward, PyTorch ~180 for both. numba's ``math.exp`` is libm's
-scalar call (2.3 ns an element, 5x NumPy's), so the exponential here is one that vectorises:
-``2^n (1 + r + r^2 P(r))`` with ``r = x - n ln 2`` (Cody-Waite's two-part ln 2, Cephes's
-degree-5 ``P``), evaluated in float32 without FMAs, ``2^n`` as two exponent-bit factors so a
-subnormal result is rounded once. Within 1 ulp of the correctly rounded exp on [-110, 90]
-(NumPy's own float32 exp: 2 ulp; PyTorch's Sleef: 1), NaN and infinities as ``np.exp``'s
-(``tests/ops/test_softmax_rows.py``).
+305 us forward and 207 us backward, PyTorch ~180 for both. The exponential is ``_exp32``'s,
+which vectorises inside the loops (numba's ``math.exp`` is libm's scalar call).
 
 Sums are better than float32's: each row's sum of exponentials (forward) and of gradients
 (backward) accumulates in float64 (in vector lanes: LLVM may reorder those adds only, the
@@ -121,38 +116,10 @@ class _Kernels:
 
 
 def _compile() -> _Kernels:
-    # why: numba is optional; usable() checked it is there
-    from numba import types
-    from numba.extending import intrinsic  # why: as above
+    from . import _exp32  # why: it imports numba, which usable() checked is there
 
-    f32, i32 = np.float32, np.int32
-    log2e, ln2_hi, ln2_lo = f32(1.4426950408889634), f32(0.693359375), f32(-2.12194440e-4)
-    p0, p1, p2 = f32(1.9875691500e-4), f32(1.3981999507e-3), f32(8.3334519073e-3)
-    p3, p4, p5 = f32(4.1665795894e-2), f32(1.6666665459e-1), f32(5.0000001201e-1)
-    lowest, highest = f32(-104.0), f32(89.0)  # exp rounds to 0 / inf beyond
-    rounder = f32(12582912.0)  # 1.5 * 2^23: adding it rounds to an integer
-    one, bias, low_bits = f32(1.0), i32(127), i32(0x7FFFFFFF)
-
-    @intrinsic
-    def as_float(typingctx, bits):
-        """The float32 whose bits are the int32 ``bits``."""
-
-        def codegen(context, builder, signature, args):
-            return builder.bitcast(args[0], context.get_value_type(types.float32))
-
-        return types.float32(types.int32), codegen
-
-    @_fused.jit
-    def exp32(x):
-        x = min(max(x, lowest), highest)  # (a NaN stays NaN)
-        n = (x * log2e + rounder) - rounder
-        r = x - n * ln2_hi
-        r = r - n * ln2_lo
-        p = ((((p0 * r + p1) * r + p2) * r + p3) * r + p4) * r + p5
-        y = p * (r * r) + r + one
-        k = i32(n)
-        half = k >> 1
-        return y * as_float((half + bias) << 23) * as_float((k - half + bias) << 23)
+    exp32, as_float = _exp32.exp32, _exp32.as_float
+    f32, low_bits = np.float32, np.int32(0x7FFFFFFF)
 
     @_fused.jit
     def key(bits):

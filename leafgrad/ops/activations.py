@@ -263,6 +263,8 @@ def _silu_forward(x):
     if x.size < FORMULA_MIN_SIZE:  # in expit's buffer (of x's dtype)
         s = sp.expit(x)
         return np.multiply(x, s, out=s)
+    if x.dtype.char == "f" and _fused.fusable(x):  # exp inlined: one pass, not three
+        return _fused.silu32(x)
     e = _exp_negative(x)
     if _fused.fusable(x, e):
         return _fused.silu(x, e)
@@ -281,6 +283,8 @@ def _silu_vjp(grad, x, result):
         bracket = add_scalar(x * (one_like(x) - s), other=1.0)
         return (grad * s) * bracket
     if _fused.fusable(x, grad):  # sigmoid's passes and the rule's in one: 254 -> 180 us
+        if x.dtype.char == "f":  # and exp's too
+            return _fused.silu32_backward(grad, x)
         return _fused.silu_backward(grad, x, _exp_negative(x))
     s = _sigmoid_forward(x)
     t = np.subtract(1, s)

@@ -50,9 +50,17 @@ KERNELS = [
 ]
 
 
+# float32 silu's compiled pass computes its own exp: within ulps of NumPy's (test_exp32.py).
+NUMPYS_BITS = [
+    (kernel, count, dtype)
+    for kernel, count in KERNELS
+    for dtype in (np.float32, np.float64)
+    if not (kernel is _silu and dtype == np.float32)
+]
+
+
 @needs_numba
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize(("kernel", "count"), KERNELS)
+@pytest.mark.parametrize(("kernel", "count", "dtype"), NUMPYS_BITS)
 def test_compiled_kernels_match_numpys_passes_bit_for_bit(kernel, count, dtype):
     arrays = _values(dtype, (300, 41), count)
     assert _fused.fusable(*arrays)
@@ -64,8 +72,7 @@ def test_compiled_kernels_match_numpys_passes_bit_for_bit(kernel, count, dtype):
 
 
 @needs_numba
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize(("kernel", "count"), KERNELS)
+@pytest.mark.parametrize(("kernel", "count", "dtype"), NUMPYS_BITS)
 def test_a_broadcast_gradient_as_a_sums_backward_gives_it(kernel, count, dtype):
     arrays = _values(dtype, (300, 41), count)
     arrays[0] = np.broadcast_to(dtype(0.75), arrays[-1].shape)  # the gradient of a sum()
