@@ -57,15 +57,24 @@ def exp32(x):
     return y * as_float((half + BIAS) << 23) * as_float((k - half + BIAS) << 23)
 
 
-def silu_kernels(jit, flat, at) -> tuple:
-    """``(silu32, silu32_backward)``, float32 loops: ``silu32(out, x)`` writes ``x / (e +
-    1)`` and ``silu32_backward(out, x, grad)`` ``(grad s) ((1 - s) x + 1)`` with ``s = 1 /
-    (e + 1)``, ``e = exp32(-x)``: PyTorch's CPU formulas and ``activations._silu_vjp``'s
-    order, each one pass where NumPy's are three (negate, exp, finish). (256, 1000) silu
+def kernels(jit, flat, at) -> tuple:
+    """``(sigmoid32, silu32, silu32_backward)``, float32 loops: ``sigmoid32(out, x)`` writes
+    ``1 / (e + 1)``, ``silu32(out, x)`` ``x / (e + 1)`` and ``silu32_backward(out, x, grad)``
+    ``(grad s) ((1 - s) x + 1)`` with ``s = 1 / (e + 1)``, ``e = exp32(-x)``: PyTorch's CPU
+    formulas and ``activations._silu_vjp``'s order, each one pass where NumPy's are three or
+    four (negate, exp, finish). (256, 1000) silu
     forward 228 us against NumPy's passes' 440 and PyTorch's 249 (medians of interleaved
     calls, one thread of this project's 2-core AMD EPYC, AVX2). Within 2 ulp of the correctly
     rounded silu (``tests/ops/test_exp32.py``), as NumPy's passes (3 ulp) and PyTorch's are."""
     one = ONE
+
+    @jit
+    def sigmoid32(out, x):
+        n = out.size
+        o, x = out.reshape(n), x.reshape(n)
+        for i in range(n):
+            o[i] = one / (exp32(-x[i]) + one)
+        return out
 
     @jit
     def silu32(out, x):
@@ -84,7 +93,7 @@ def silu_kernels(jit, flat, at) -> tuple:
             o[i] = (at(grad, i) * s) * ((one - s) * x[i] + one)
         return out
 
-    return silu32, silu32_backward
+    return sigmoid32, silu32, silu32_backward
 
 
 __all__: list = []

@@ -185,6 +185,11 @@ def silu32(x) -> np.ndarray:
     return _kernels_for(x).silu32(np.empty_like(x), x)
 
 
+def sigmoid32(x) -> np.ndarray:
+    """``1 / (exp(-x) + 1)`` in one pass, ``exp`` inlined (``_exp32``; float32 ``fusable(x)``)."""
+    return _kernels_for(x).sigmoid32(np.empty_like(x), x)
+
+
 def silu32_backward(grad, x) -> np.ndarray:
     """``silu_backward``'s formula in one pass, ``exp`` inlined (``_exp32``; float32
     ``fusable(x, grad)``)."""
@@ -523,7 +528,7 @@ def _compile(numba, dtype) -> _Kernels:
     if dtype is np.float32:
         from . import _exp32  # why: it compiles with this module's jit (a cycle at import)
 
-        silu32, silu32_backward = _exp32.silu_kernels(jit, flat, at)
+        sigmoid32, silu32, silu32_backward = _exp32.kernels(jit, flat, at)
 
     kernels = _Kernels()
     for name, kernel in list(locals().items()):

@@ -329,9 +329,14 @@ def _sigmoid_forward(x):
     (1e4, 32) arrays. Arrays of fewer than ``FORMULA_MIN_SIZE`` elements (the formula's four
     NumPy calls cost ~1 us more than ``expit``'s one there; 3 ulp of PyTorch) and other
     dtypes (float16: PyTorch computes it in float32 and rounds once, as ``expit`` does, in its
-    result's dtype: its float16 loop returns float64) take ``expit``."""
+    result's dtype: its float16 loop returns float64) take ``expit``. float32 arrays that take
+    a compiled kernel run the formula in one pass, ``_exp32``'s exp inlined (within 2 ulp, as
+    NumPy's passes and PyTorch's are; (256, 1000) 227 us against the passes' 425 and
+    PyTorch's 215)."""
     if x.dtype.char not in "fd" or x.size < FORMULA_MIN_SIZE:
         return sp.expit(x).astype(x.dtype, copy=False)
+    if x.dtype.char == "f" and _fused.fusable(x):  # exp inlined: one pass, not four
+        return _fused.sigmoid32(x)
     t = _exp_negative(x)
     t += 1
     # 1 / t, not np.reciprocal: the same bits (every float32, 5e7 random float64), but a

@@ -1,6 +1,6 @@
-"""``ops._exp32``: float32 silu's one-pass kernels, ``exp`` inlined, are within 2 ulp of the
-correctly rounded values, give NumPy's passes' special values, and are what large float32
-silu runs."""
+"""``ops._exp32``: float32 silu's and sigmoid's one-pass kernels, ``exp`` inlined, are within
+2 ulp of the correctly rounded values, give NumPy's passes' special values, and are what
+large float32 silu and sigmoid run."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from leafgrad.ops import _fused, activations
+from leafgrad.ops import _fused, activations, elementwise
 
 pytestmark = pytest.mark.skipif(not _fused.available(), reason="numba not installed")
 
@@ -45,10 +45,23 @@ def _silu64(x):
         return x / (1 + np.exp(-x))
 
 
-def test_forward_within_two_ulp_of_the_correctly_rounded_silu():
+def _sigmoid64(x):
+    with np.errstate(all="ignore"):
+        return 1 / (1 + np.exp(-x.astype(np.float64)))
+
+
+FORWARDS = [
+    (activations._silu_forward, _fused.silu32, _silu64),
+    (elementwise._sigmoid_forward, _fused.sigmoid32, _sigmoid64),
+]
+
+
+@pytest.mark.parametrize(("op", "kernel", "exact"), FORWARDS)
+def test_forward_within_two_ulp_of_the_correctly_rounded_value(op, kernel, exact):
     x = _inputs()
-    got = _fused.silu32(x)
-    exact = _silu64(x)
+    got = kernel(x)
+    np.testing.assert_array_equal(op(x).view(np.int32), got.view(np.int32))
+    exact = exact(x)
     # where float32 exp(-x) is finite (below -88.72 it overflows, and silu is -0 as in
     # PyTorch's formula), and silu a normal float32
     normal = (x > -88.7) & (np.abs(exact) > np.finfo(np.float32).tiny) & np.isfinite(exact)
@@ -56,19 +69,21 @@ def test_forward_within_two_ulp_of_the_correctly_rounded_silu():
     assert _ulps(got[normal], exact[normal].astype(np.float32)).max() <= 2
 
 
-def test_forward_special_values_are_numpys_passes():
+@pytest.mark.parametrize(("op", "kernel", "exact"), FORWARDS)
+def test_forward_special_values_are_numpys_passes(op, kernel, exact):
     x = _inputs()
-    got = activations._silu_forward(x)
+    got = op(x)
     with np.errstate(all="ignore"):
-        want = _numpy_path(activations._silu_forward, x)
+        want = _numpy_path(op, x)
     assert np.array_equal(np.isnan(got), np.isnan(want))
     for value in (np.inf, -np.inf, 0.0):
         np.testing.assert_array_equal(got == value, want == value)
-    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
-    # the tails as PyTorch's: x itself, or a zero of x's sign (-90 / inf)
-    assert got.flat[SPECIALS.index(1e30)] == np.float32(1e30)
-    far = got.flat[SPECIALS.index(-90.0)]
-    assert far == 0.0 and np.signbit(far)
+    number = ~np.isnan(want)  # (a NaN's sign is not fixed: NumPy's loops differ there)
+    np.testing.assert_array_equal(np.signbit(got[number]), np.signbit(want[number]))
+    # the tails as PyTorch's: silu x itself, or a zero of x's sign (-90 / inf); sigmoid 1, 0
+    tails = [got.flat[SPECIALS.index(v)] for v in (1e30, -90.0)]
+    assert tails == ([np.float32(1e30), 0.0] if op is activations._silu_forward else [1, 0])
+    assert np.signbit(tails[1]) == (op is activations._silu_forward)
     finite = np.isfinite(want)
     assert _ulps(got[finite], want[finite]).max() <= 4
 
@@ -97,13 +112,17 @@ def test_a_sums_broadcast_gradient_gives_the_gradient_of_the_sum():
     )
 
 
-def test_large_float32_silu_runs_the_one_pass_kernel(monkeypatch):
+@pytest.mark.parametrize("name", ["sigmoid32", "silu32"])
+def test_large_float32_arrays_run_the_one_pass_kernels(name, monkeypatch):
     calls = []
-    kernel = _fused.silu32
-    monkeypatch.setattr(_fused, "silu32", lambda x: calls.append(x.shape) or kernel(x))
+    kernel = getattr(_fused, name)
+    monkeypatch.setattr(_fused, name, lambda x: calls.append(x.shape) or kernel(x))
+    fn = lg.sigmoid if name == "sigmoid32" else lg.nn.functional.silu
     t = lg.tensor(_inputs(), requires_grad=True)
-    y = lg.nn.functional.silu(t)
+    y = fn(t)
     assert calls == [(300, 41)]
     np.testing.assert_array_equal(y.detach().numpy(), kernel(_inputs()))
-    small = lg.nn.functional.silu(lg.ones(8))  # below the compiled size: expit's product
+    small = fn(lg.ones(8))  # below the compiled size: expit
     assert calls == [(300, 41)] and small.dtype == lg.float32
+    fn(lg.tensor(_inputs(), dtype=lg.float64))  # float64: NumPy's exp
+    assert calls == [(300, 41)]
