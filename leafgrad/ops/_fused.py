@@ -230,11 +230,12 @@ def gelu_erf(x) -> np.ndarray:
     return _kernels_for(x).gelu_erf(np.empty_like(x), x)
 
 
-def gelu_erf_backward(grad, x, e) -> np.ndarray:
+def gelu_erf_backward(grad, x) -> np.ndarray:
     """``(cdf + e * INV_SQRT_2PI * x) * grad`` with ``cdf = (1 + erf32(x M_SQRT1_2)) * 0.5``
-    and ``e = exp(-x^2 / 2)`` (NumPy's exp, passed in: libm's may round otherwise), in
-    ``_gelu_backward_forward``'s order (float32 ``fusable(x, grad, e)``)."""
-    return _kernels_for(x).gelu_erf_backward(np.empty_like(x), x, _operand(grad), _operand(e))
+    and ``e = exp(x x -0.5)``, in ``_gelu_backward_forward``'s order, in one pass (float32
+    ``float32_at_any_size(x)``, ``grad`` of its shape, C-contiguous or one broadcast value):
+    ``_exp32``'s exp, where NumPy's took three passes of their own."""
+    return _kernels_for(x).gelu_erf_backward(np.empty_like(x), x, _operand(grad))
 
 
 def row_fusable(x, b) -> bool:
@@ -463,15 +464,6 @@ def _compile(numba, dtype) -> _Kernels:
             o[i] = erf_term(x[i]) * x[i] * half
         return out
 
-    @jit
-    def gelu_erf_backward(out, x, grad, e):
-        n = out.size
-        o, x, grad, e = out.reshape(n), x.reshape(n), flat(grad, n), flat(e, n)
-        for i in range(n):
-            pdf = at(e, i) * inv_sqrt_2pi * x[i]
-            o[i] = (erf_term(x[i]) * half + pdf) * at(grad, i)
-        return out
-
     # Row by row, the inner loop over one row of ``b`` (LLVM vectorises it). A loop of its
     # own for ``into``: given ``x`` as ``out`` too, row_add's vector loop, which LLVM guards
     # by a run-time check that the two do not overlap, would fall back to its scalar one.
@@ -529,6 +521,16 @@ def _compile(numba, dtype) -> _Kernels:
         from . import _exp32  # why: it compiles with this module's jit (a cycle at import)
 
         sigmoid32, silu32, silu32_backward = _exp32.kernels(jit, flat, at)
+        exp32, minus_half = _exp32.exp32, dtype(-0.5)
+
+        @jit
+        def gelu_erf_backward(out, x, grad):
+            n = out.size
+            o, x, grad = out.reshape(n), x.reshape(n), flat(grad, n)
+            for i in range(n):
+                pdf = exp32((x[i] * x[i]) * minus_half) * inv_sqrt_2pi * x[i]
+                o[i] = (erf_term(x[i]) * half + pdf) * at(grad, i)
+            return out
 
     kernels = _Kernels()
     for name, kernel in list(locals().items()):
