@@ -58,11 +58,13 @@ def exp32(x):
 
 
 def kernels(jit, flat, at) -> tuple:
-    """``(sigmoid32, silu32, silu32_backward)``, float32 loops: ``sigmoid32(out, x)`` writes
-    ``1 / (e + 1)``, ``silu32(out, x)`` ``x / (e + 1)`` and ``silu32_backward(out, x, grad)``
-    ``(grad s) ((1 - s) x + 1)`` with ``s = 1 / (e + 1)``, ``e = exp32(-x)``: PyTorch's CPU
-    formulas and ``activations._silu_vjp``'s order, each one pass where NumPy's are three or
-    four (negate, exp, finish). (256, 1000) silu
+    """float32 loops, each one pass where NumPy's are three or four (negate, exp, finish):
+    ``sigmoid32(out, x)`` writes ``1 / (e + 1)``, ``silu32(out, x)`` ``x / (e + 1)`` and
+    ``silu32_backward(out, x, grad)`` ``(grad s) ((1 - s) x + 1)`` with ``s = 1 / (e + 1)``,
+    ``e = exp32(-x)``; ``softplus_backward32(out, x, grad, beta, threshold)`` ``grad`` where
+    ``x beta > threshold``, else ``grad z / (z + 1)`` with ``z = exp32(x beta)``;
+    ``exp_minus_abs(z, e, u)`` ``e = exp32(-|z|)`` and ``u = e + 1`` (softplus' Goldberg
+    ``log1p``). PyTorch's CPU formulas, in ``activations``' orders. (256, 1000) silu
     forward 228 us against NumPy's passes' 440 and PyTorch's 249 (medians of interleaved
     calls, one thread of this project's 2-core AMD EPYC, AVX2). Within 2 ulp of the correctly
     rounded silu (``tests/ops/test_exp32.py``), as NumPy's passes (3 ulp) and PyTorch's are."""
@@ -93,7 +95,27 @@ def kernels(jit, flat, at) -> tuple:
             o[i] = (at(grad, i) * s) * ((one - s) * x[i] + one)
         return out
 
-    return sigmoid32, silu32, silu32_backward
+    @jit
+    def softplus_backward32(out, x, grad, beta, threshold):
+        n = out.size
+        o, x, grad = out.reshape(n), x.reshape(n), flat(grad, n)
+        for i in range(n):
+            g = at(grad, i)
+            bx = x[i] * beta
+            z = exp32(bx)
+            o[i] = g if bx > threshold else g * z / (z + one)
+        return out
+
+    @jit
+    def exp_minus_abs(z, e, u):
+        n = z.size
+        z, e, u = z.reshape(n), e.reshape(n), u.reshape(n)
+        for i in range(n):
+            v = exp32(-abs(z[i]))
+            e[i] = v
+            u[i] = v + one
+
+    return sigmoid32, silu32, silu32_backward, softplus_backward32, exp_minus_abs
 
 
 __all__: list = []

@@ -211,9 +211,21 @@ def softplus_backward(grad, x, z, beta, threshold) -> np.ndarray:
     return _kernels_for(x).softplus_backward(x, _operand(grad), z, c(beta), c(threshold))
 
 
-def minus_abs(z) -> np.ndarray:
-    """``-|z|`` in a fresh array, one pass (``fusable(z)``)."""
-    return _kernels_for(z).minus_abs(np.empty_like(z), z)
+def softplus_backward32(grad, x, beta, threshold) -> np.ndarray:
+    """``softplus_backward`` with ``z = exp(x beta)`` computed in the pass (``_exp32``'s exp;
+    float32 ``fusable(x, grad)``)."""
+    c = x.dtype.type
+    return _kernels_for(x).softplus_backward32(
+        np.empty_like(x), x, _operand(grad), c(beta), c(threshold)
+    )
+
+
+def exp_minus_abs(z) -> tuple:
+    """``(e, 1 + e)`` with ``e = exp(-|z|)``, in one pass (``_exp32``'s exp; float32
+    ``fusable(z)``)."""
+    e, u = np.empty_like(z), np.empty_like(z)
+    _kernels_for(z).exp_minus_abs(z, e, u)
+    return e, u
 
 
 def log1p_exp_finish(z, e, out) -> np.ndarray:
@@ -400,14 +412,6 @@ def _compile(numba, dtype) -> _Kernels:
         return e
 
     @jit
-    def minus_abs(out, z):
-        n = out.size
-        o, z = out.reshape(n), z.reshape(n)
-        for i in range(n):
-            o[i] = -abs(z[i])
-        return out
-
-    @jit
     def log1p_exp_finish(z, e, out):
         n = out.size
         o, z, e = out.reshape(n), z.reshape(n), e.reshape(n)
@@ -520,7 +524,9 @@ def _compile(numba, dtype) -> _Kernels:
     if dtype is np.float32:
         from . import _exp32  # why: it compiles with this module's jit (a cycle at import)
 
-        sigmoid32, silu32, silu32_backward = _exp32.kernels(jit, flat, at)
+        (sigmoid32, silu32, silu32_backward, softplus_backward32, exp_minus_abs) = _exp32.kernels(
+            jit, flat, at
+        )
         exp32, minus_half = _exp32.exp32, dtype(-0.5)
 
         @jit

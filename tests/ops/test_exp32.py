@@ -1,6 +1,7 @@
-"""``ops._exp32``: float32 silu's and sigmoid's one-pass kernels, ``exp`` inlined, are within
-2 ulp of the correctly rounded values, give NumPy's passes' special values, and are what
-large float32 silu and sigmoid run."""
+"""``ops._exp32``: float32 silu's, sigmoid's and softplus' backward's one-pass kernels,
+``exp`` inlined, are within 2 ulp of the correctly rounded values (within round-off of
+NumPy's passes), give NumPy's passes' special values, and are what large float32 arrays
+run."""
 
 from __future__ import annotations
 
@@ -23,11 +24,11 @@ def _inputs(shape=(300, 41), seed=0):
     return x
 
 
-def _numpy_path(kernel, *args):
+def _numpy_path(kernel, *args, **params):
     saved = _fused._numba
     _fused._numba = False
     try:
-        return kernel(*args)
+        return kernel(*args, **params)
     finally:
         _fused._numba = saved
 
@@ -126,3 +127,21 @@ def test_large_float32_arrays_run_the_one_pass_kernels(name, monkeypatch):
     assert calls == [(300, 41)] and small.dtype == lg.float32
     fn(lg.tensor(_inputs(), dtype=lg.float64))  # float64: NumPy's exp
     assert calls == [(300, 41)]
+
+
+@pytest.mark.parametrize(("beta", "threshold"), [(1.0, 20.0), (2.0, 10.0), (-1.5, 3.3), (3, 1)])
+def test_softplus_backward_within_round_off_of_numpys_passes(beta, threshold):
+    """``grad z / (z + 1)``, ``z = exp(x beta)`` in the pass: NaN where NumPy's overflowing
+    ``z`` makes it NaN (below a threshold above the overflow), ``grad`` past the threshold."""
+    x = _inputs(seed=4)
+    grad = np.random.default_rng(5).standard_normal(x.shape).astype(np.float32)
+    params = {"beta": beta, "threshold": threshold}
+    with np.errstate(all="ignore"):
+        got = activations._softplus_backward_forward(grad, x, **params)
+        want = _numpy_path(activations._softplus_backward_forward, grad, x, **params)
+    assert got.dtype is np.dtype(np.float32)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    gap = np.abs(got[finite] - want[finite])
+    assert (gap <= 4 * np.spacing(np.abs(want[finite]))).all()

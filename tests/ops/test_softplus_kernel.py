@@ -59,20 +59,25 @@ def test_the_kernels_are_the_ones_named(monkeypatch):
     np.testing.assert_array_equal(_run(z[:100]), torch_formula[:100])  # small: log1p(exp)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_goldbergs_compiled_passes_round_as_numpys(monkeypatch, dtype):
-    """The compiled passes around NumPy's exp and log give the NumPy passes' bits."""
+def test_goldbergs_compiled_passes_round_as_numpys(monkeypatch):
+    """The compiled passes around NumPy's log (``_exp32``'s exp in the first) give the NumPy
+    passes' values within 4 ulp (each is within 4 of the exact value), and their special
+    values."""
     from leafgrad.ops import _fused
 
     if not _fused.available():
         pytest.skip("numba is not installed")
     rng = np.random.default_rng(7)
     specials = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-30, -1e-30, 88.0, -88.0, 1e30, -1e30]
-    z = np.concatenate([rng.normal(0, 8, 20000), specials]).astype(dtype)
+    z = np.concatenate([rng.normal(0, 8, 20000), specials]).astype(np.float32)
     compiled = quiet_context().run(activations._log1p_exp_goldberg, z)
     monkeypatch.setattr(_fused, "_numba", False)
     numpys = quiet_context().run(activations._log1p_exp_goldberg, z)
-    np.testing.assert_array_equal(compiled, numpys)  # (NaN where NaN)
+    assert np.array_equal(np.isnan(compiled), np.isnan(numpys))
+    np.testing.assert_array_equal(np.isinf(compiled), np.isinf(numpys))
+    finite = np.isfinite(numpys)
+    gap = np.abs(compiled[finite] - numpys[finite])
+    assert (gap <= 4 * np.spacing(np.abs(numpys[finite]))).all()
     # Zeros' signs too; not NaNs' (two NaN operands meet in these steps, and which one an
     # operation passes on differs between NumPy's own SIMD and baseline loops).
     numbers = ~np.isnan(numpys)
