@@ -11,6 +11,8 @@ import pytest
 import leafgrad as lg
 from leafgrad.ops import _fused, activations, elementwise
 
+from .test_activation_passes import _numpy_path
+
 pytestmark = pytest.mark.skipif(not _fused.available(), reason="numba not installed")
 
 SPECIALS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, -1e-30, 88.5, -88.5, -88.8, -86.9]
@@ -22,15 +24,6 @@ def _inputs(shape=(300, 41), seed=0):
     x = (rng.standard_normal(shape) * np.where(rng.random(shape) < 0.5, 3, 40)).astype(np.float32)
     x.flat[: len(SPECIALS)] = SPECIALS
     return x
-
-
-def _numpy_path(kernel, *args, **params):
-    saved = _fused._numba
-    _fused._numba = False
-    try:
-        return kernel(*args, **params)
-    finally:
-        _fused._numba = saved
 
 
 def _ulps(a, b):
