@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _fused
 
-_kernels = None  # the compiled functions once made (a namespace), per process
+_kernels = None  # the loops' module once imported
 
 
 def usable(x) -> bool:
@@ -103,146 +103,15 @@ def _as_rows(a):
 
 
 def _compiled():
+    """The loops: ``_softmax_loops``, imported at the first call (it imports numba)."""
     global _kernels
     if _kernels is None:
         if not _fused.available():
             raise RuntimeError("log_softmax's compiled rows need numba")
-        _kernels = _compile()
+        from . import _softmax_loops  # why: numba is optional; checked just above
+
+        _kernels = _softmax_loops
     return _kernels
-
-
-class _Kernels:
-    """The compiled functions (attributes set by ``_compile``)."""
-
-
-def _compile() -> _Kernels:
-    from . import _exp32  # why: it imports numba, which usable() checked is there
-
-    exp32, as_float = _exp32.exp32, _exp32.as_float
-    f32, low_bits = np.float32, np.int32(0x7FFFFFFF)
-
-    @_fused.jit
-    def key(bits):
-        """An int32 ordered as the floats whose bits these are (its own inverse)."""
-        return bits ^ ((bits >> 31) & low_bits)
-
-    @_summing
-    def exp_sum(row, m):
-        total = 0.0
-        for j in range(row.size):
-            total += np.float64(exp32(row[j] - m))
-        return total
-
-    @_summing
-    def row_sum(row):
-        total = 0.0
-        for j in range(row.size):
-            total += np.float64(row[j])
-        return total
-
-    @_fused.jit
-    def row_max(keys):
-        """The largest float of a row, read off its bits (a NaN's key beats every number's)."""
-        top = key(keys[0])
-        for j in range(1, keys.size):
-            k = key(keys[j])
-            top = k if k > top else top
-        return as_float(key(top))
-
-    @_fused.jit
-    def forward(x, out):
-        rows, n = x.shape
-        bits = x.view(np.int32)
-        for i in range(rows):
-            m = row_max(bits[i])
-            row = x[i]
-            lse = f32(np.log(exp_sum(row, m)))
-            o = out[i]
-            for j in range(n):
-                o[j] = (row[j] - m) - lse
-
-    @_fused.jit
-    def backward(grad, output, out):
-        rows, n = output.shape
-        for i in range(rows):
-            g, y, o = grad[i], output[i], out[i]
-            total = f32(row_sum(g))
-            for j in range(n):
-                o[j] = g[j] - exp32(y[j]) * total
-
-    @_fused.jit
-    def backward_one(value, total, output, out):
-        rows, n = output.shape
-        for i in range(rows):
-            y, o = output[i], out[i]
-            for j in range(n):
-                o[j] = value - exp32(y[j]) * total
-
-    @_summing
-    def exp_into(row, m, o):
-        total = 0.0
-        for j in range(row.size):
-            e = exp32(row[j] - m)
-            o[j] = e
-            total += np.float64(e)
-        return total
-
-    @_summing
-    def dot(a, b):
-        total = 0.0
-        for j in range(a.size):
-            total += np.float64(a[j]) * np.float64(b[j])
-        return total
-
-    @_fused.jit
-    def softmax_forward(x, out):
-        rows, n = x.shape
-        bits = x.view(np.int32)
-        for i in range(rows):
-            o = out[i]
-            r = f32(1.0 / exp_into(x[i], row_max(bits[i]), o))
-            for j in range(n):
-                o[j] = o[j] * r
-
-    @_fused.jit
-    def softmax_backward(grad, output, out):
-        rows, n = output.shape
-        for i in range(rows):
-            g, y, o = grad[i], output[i], out[i]
-            total = f32(dot(g, y))
-            for j in range(n):
-                o[j] = (g[j] - total) * y[j]
-
-    @_fused.jit
-    def softmax_backward_one(value, output, out):
-        rows, n = output.shape
-        for i in range(rows):
-            y, o = output[i], out[i]
-            total = f32(np.float64(value) * row_sum(y))
-            for j in range(n):
-                o[j] = (value - total) * y[j]
-
-    @_fused.jit
-    def exp_all(x, out):
-        for i in range(x.size):
-            out[i] = exp32(x[i])
-
-    kernels = _Kernels()
-    kernels.exp_all = exp_all
-    kernels.forward, kernels.backward, kernels.backward_one = forward, backward, backward_one
-    kernels.softmax_forward = softmax_forward
-    kernels.softmax_backward, kernels.softmax_backward_one = softmax_backward, softmax_backward_one
-    return kernels
-
-
-def _summing(fn):
-    """``_fused.jit`` with LLVM free to reorder the float adds (``reassoc`` only: no FMAs, no
-    assumptions about NaN or infinities), so a row's sum runs in vector lanes."""
-    options = {"nogil": True, "error_model": "numpy", "fastmath": {"reassoc"}}
-    try:
-        return _fused._numba.njit(cache=True, **options)(fn)
-    except RuntimeError:
-        return _fused._numba.njit(**options)(fn)
 
 
 def exp32(x) -> np.ndarray:
