@@ -527,14 +527,16 @@ def _compile(numba, dtype) -> _Kernels:
         (sigmoid32, silu32, silu32_backward, softplus_backward32, exp_minus_abs) = _exp32.kernels(
             jit, flat, at
         )
-        exp32, minus_half = _exp32.exp32, dtype(-0.5)
+        minus_half = dtype(-0.5)
 
         @jit
         def gelu_erf_backward(out, x, grad):
             n = out.size
             o, x, grad = out.reshape(n), x.reshape(n), flat(grad, n)
             for i in range(n):
-                pdf = exp32((x[i] * x[i]) * minus_half) * inv_sqrt_2pi * x[i]
+                # (through the module: a closure's dispatcher would key numba's disk cache
+                # differently in each process, and the loop would compile in every one)
+                pdf = _exp32.exp32((x[i] * x[i]) * minus_half) * inv_sqrt_2pi * x[i]
                 o[i] = (erf_term(x[i]) * half + pdf) * at(grad, i)
             return out
 

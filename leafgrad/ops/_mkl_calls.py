@@ -16,6 +16,8 @@ linked to the address in each process.
 
 from __future__ import annotations
 
+import types as types_module
+
 import llvmlite.binding as llvm
 import numpy as np
 from numba import literal_unroll, types
@@ -83,24 +85,29 @@ def _vector_externals(prefix: str) -> tuple:
     )
 
 
-def _vector_loop(functions: tuple):
-    """``f(which, x, out)``: VML's function ``VECTOR_FUNCTIONS[which]`` (of ``functions``, one
-    dtype's) over 1-D ``x`` into ``out``. One compiled function a dtype, the function picked
-    by ``which`` (the tuple unrolled: its functions are of different types): two
+def _vector_loop(which, x, out):
+    """``f(which, x, out)``: VML's function ``VECTOR_FUNCTIONS[which]`` (of ``_FUNCTIONS``,
+    one dtype's) over 1-D ``x`` into ``out``. One compiled function a dtype, the function
+    picked by ``which`` (the tuple unrolled: its functions are of different types): two
     compilations instead of twenty. VML counts in 32-bit ints, so the elements go in
     chunks."""
+    for start in range(0, x.size, _VML_CHUNK):
+        n = min(_VML_CHUNK, x.size - start)
+        a, r = x[start:].ctypes, out[start:].ctypes
+        i = 0
+        for function in literal_unroll(_FUNCTIONS):  # noqa: F821 (each copy's global)
+            if i == which:
+                function(n, a, r, _VML_MODE)
+            i += 1
 
-    def loop(which, x, out):
-        for start in range(0, x.size, _VML_CHUNK):
-            n = min(_VML_CHUNK, x.size - start)
-            a, r = x[start:].ctypes, out[start:].ctypes
-            i = 0
-            for function in literal_unroll(functions):
-                if i == which:
-                    function(n, a, r, _VML_MODE)
-                i += 1
 
-    return loop
+def _with_functions(functions: tuple):
+    """``_vector_loop`` with ``functions`` as its global ``_FUNCTIONS``. A global, not a closure
+    variable: numba's disk cache keys a loop by its closure's pickle, which for these types
+    differs between processes (each process compiled both loops again and added them to the
+    cache); the two dtypes' copies differ in their signatures."""
+    scope = {**globals(), "_FUNCTIONS": functions}
+    return types_module.FunctionType(_vector_loop.__code__, scope, "_vector_loop")
 
 
 def vector_callers(addresses: dict) -> dict:
@@ -112,7 +119,7 @@ def vector_callers(addresses: dict) -> dict:
     for char, scalar, prefix in (("f", types.float32, "vms"), ("d", types.float64, "vmd")):
         flat = types.Array(scalar, 1, "C")
         signature = types.void(types.intc, types.Array(scalar, 1, "C", readonly=True), flat)
-        callers[char] = _fused.jit(_vector_loop(_vector_externals(prefix)), signature)
+        callers[char] = _fused.jit(_with_functions(_vector_externals(prefix)), signature)
     return callers
 
 
