@@ -7,7 +7,9 @@ float64, in a nested Burgers step, 364 us a call against ~170 us for one pass. n
 each loop below once per dtype (cached on disk) and runs it without the GIL. Each loop does
 the NumPy code's operations in its order, on constants of the arrays' dtype, and numba does
 not contract products and sums into FMAs unless asked (``fastmath``), so the results are
-NumPy's bit for bit (``tests/ops/test_fused.py``). Only float32/float64 arrays of one shape
+NumPy's bit for bit (``tests/ops/test_fused.py``), but for float32 loops that compute an
+``exp`` themselves (``_exp32``: silu, sigmoid, GELU's and softplus' backwards), within round-off
+of NumPy's (``tests/ops/test_exp32.py``). Only float32/float64 arrays of one shape
 and at least ``MIN_SIZE`` elements take them, each C-contiguous or one value broadcast (the
 gradient of a ``sum()``); below that size a compiled call saves little.
 ``LEAFGRAD_NUMBA=0`` turns them off.
