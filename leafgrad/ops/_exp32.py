@@ -1,4 +1,5 @@
-"""A float32 ``exp`` that vectorises inside numba's loops: the softmax rows' and silu's.
+"""A float32 ``exp`` that vectorises inside numba's loops (the softmax rows; sigmoid, silu,
+and GELU's and softplus' backwards).
 
 Why: numba's ``math.exp`` is libm's scalar call (2.3 ns an element, 5x NumPy's; no SVML
 in pip's llvmlite), and NumPy's vectorised ``exp`` is a pass of its own through memory,

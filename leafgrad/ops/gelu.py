@@ -96,7 +96,7 @@ def _gelu_backward_forward(grad, x, *, approximate="none"):
     if approximate == "tanh" or not _same_float_arrays(grad, x):
         d1 = _gelu_d1_array(x, approximate)
         return (grad * d1).astype(np.result_type(grad, x), copy=False)
-    if _compiled_pass(x, grad):  # exp in the pass too: _exp32's, within an ulp of NumPy's
+    if _compiled_pass(x, grad):  # exp in the pass too: _exp32's, within round-off of NumPy's
         return _fused.gelu_erf_backward(grad, x)
     cdf = _gelu_erf_term(x)
     cdf *= 0.5
