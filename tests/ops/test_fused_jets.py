@@ -154,7 +154,10 @@ def test_taylor_operators_agree_with_and_without_the_kernels(monkeypatch, dtype)
 
     compiled, numpy = _both(monkeypatch, run)
     for a, b in zip(compiled, numpy):
-        np.testing.assert_allclose(a, b, rtol=1e-12 if dtype == lg.float64 else 1e-5, atol=0)
+        if dtype == lg.float64:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+        else:  # tanh's values may differ by an ulp (_tanh_loops): a cancelled sum's by more
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(b).max())
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
