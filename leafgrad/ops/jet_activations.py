@@ -39,7 +39,8 @@ _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 class _Arrays:
     """The functions the formulas call, on NumPy arrays (the kernels)."""
 
-    exp, cos, sin, sigmoid, erf = _vml.exp_any, _vml.cos_any, _vml.sin_any, sp.expit, sp.erf
+    exp, cos, sin, erf = _vml.exp_any, _vml.cos_any, _vml.sin_any, sp.erf
+    sigmoid = elementwise.sigmoid_any
     where = np.where
 
 

@@ -138,3 +138,39 @@ def test_softplus_backward_within_round_off_of_numpys_passes(beta, threshold):
     np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
     gap = np.abs(got[finite] - want[finite])
     assert (gap <= 4 * np.spacing(np.abs(want[finite]))).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sigmoid_any_takes_one_formula_at_every_size_and_layout(dtype):
+    """The Taylor path's sigmoid (SiLU's and softplus' derivative blocks): an element's value
+    does not depend on its array's size or layout, and is within 2 ulp of the exact one."""
+    with np.errstate(over="ignore"):
+        x = _inputs().astype(dtype)
+    whole = elementwise.sigmoid_any(x)
+    assert whole.dtype == dtype and whole.shape == x.shape
+    np.testing.assert_array_equal(elementwise.sigmoid_any(x[:1, :3]), whole[:1, :3])
+    np.testing.assert_array_equal(elementwise.sigmoid_any(x[:, ::2]), whole[:, ::2])
+    np.testing.assert_array_equal(elementwise.sigmoid_any(x.T), whole.T)
+    assert elementwise.sigmoid_any(x[0, 0:0]).shape == (0,)
+    zero_d = elementwise.sigmoid_any(x[0, 5].reshape(()))
+    assert zero_d.shape == () and zero_d == whole[0, 5]
+    exact = 1 / (1 + np.exp(-x.astype(np.longdouble)))
+    # where exp(-x) is finite (below it the sigmoid is 0, as PyTorch's formula gives), and
+    # the sigmoid a normal float
+    normal = (-x < np.log(np.finfo(dtype).max)) & (exact > np.finfo(dtype).tiny)
+    err = np.abs(whole[normal] - exact[normal]) / np.spacing(exact[normal].astype(dtype))
+    assert err.max() <= 2
+    np.testing.assert_array_equal(whole[np.isnan(x)], np.nan)
+
+
+def test_sigmoid_any_keeps_other_dtypes_expits():
+    x = np.linspace(-5, 5, 11, dtype=np.float16)
+    got = elementwise.sigmoid_any(x)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, _expit16(x))
+
+
+def _expit16(x):
+    import scipy.special as sp
+
+    return sp.expit(x).astype(np.float16)
