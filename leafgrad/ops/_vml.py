@@ -5,20 +5,19 @@ Why: PyTorch's CPU kernels for these functions call MKL's VML (high accuracy). W
 MKL 2024.2 the values of ``torch.exp``, ``log``, ``log2``, ``log10``, ``sin``, ``cos``,
 ``tan``, ``tanh``, ``asin`` and ``atan`` on float32 and float64 inputs of 7 to 2e5 elements
 equalled ``vms*``/``vmd*`` to the bit (MKL 2026.2 moved 0.01-3% of them by an ulp), where
-NumPy's agreed on 52-99% of float32 elements (its float32 ``exp`` is up to 2.3 ulp off, VML's
-0.56) and on 79% (``tanh``) and 99.8% (``sin``, ``cos``) of float64 ones; NumPy's other
-float64 functions give PyTorch's values already and stay (``DTYPES``). VML is faster too
-where NumPy is slow: NumPy 2.4 computes float64 ``sin`` and ``cos`` one element at a time
-through libm, (1000, 100) float64 sin 790 us against PyTorch's 104 and VML's 134 (one
-thread, this project's Sapphire Rapids host); float32 ``exp`` on 1e5 elements 64 us against
-VML's 30; elsewhere they are as fast. VML's high-accuracy mode is within 1 ulp of the exact
-result; its special values are NumPy's (NaN, infinities, signed zeros; errors ignored,
-denormals kept). Arrays of ``MIN_SIZE`` elements or more take it, whatever their layout, as
-in PyTorch; smaller ones stay NumPy's (a compiled call costs ~1 us where NumPy's costs ~0.4:
-a 13-op chain on 8 elements went 0.97 -> 1.03 of PyTorch's time), as do other dtypes and
-calls with NumPy's own arguments (``out=``). Where numba is there, float32 and float64
-``tanh`` take ``_tanh_loops``' one pass instead (within 1.5 ulp; faster than VML's generic
-kernels on AMD CPUs, which PyTorch's wheels run).
+NumPy's agreed on 52-99% of float32 elements (its float32 ``exp`` is up to 2.3 ulp off,
+VML's 0.56) and on 79% (``tanh``) to 99.8% (``sin``, ``cos``) of float64 ones (``DTYPES``:
+every function in both dtypes). VML is faster too where NumPy is slow: NumPy 2.4 computes
+float64 ``sin`` and ``cos`` one element at a time through libm, (1000, 100) float64 sin 790
+us against PyTorch's 104 and VML's 134 (one thread, this project's Sapphire Rapids host);
+float32 ``exp`` on 1e5 elements 64 us against VML's 30; elsewhere they are as fast. VML's
+high-accuracy mode is within 1 ulp of the exact result; its special values are NumPy's (NaN,
+infinities, signed zeros; errors ignored, denormals kept). Arrays of ``MIN_SIZE`` elements
+or more take it, whatever their layout, as in PyTorch; smaller ones stay NumPy's (a compiled
+call costs ~1 us where NumPy's costs ~0.4: a 13-op chain on 8 elements went 0.97 -> 1.03 of
+PyTorch's time), as do other dtypes and calls with NumPy's own arguments (``out=``). Where
+numba is there, float32 and float64 ``tanh`` take ``_tanh_loops``' one pass instead (within
+1.5 ulp; faster than VML's generic kernels on AMD CPUs, which PyTorch's wheels run).
 """
 
 from __future__ import annotations
@@ -46,19 +45,12 @@ FUNCTIONS = {
     "log10": (np.log10, "Log10"),
 }
 
-# op -> the dtypes (chars) VML computes it in: where NumPy's values were not PyTorch's.
-DTYPES = {
-    "sin": "fd",
-    "cos": "fd",
-    "tanh": "fd",
-    "exp": "f",
-    "log": "f",
-    "tan": "f",
-    "asin": "f",
-    "atan": "f",
-    "log2": "f",
-    "log10": "f",
-}
+# op -> the dtypes (chars) VML computes it in: every one in both. (Until session 43 float64
+# exp, log, tan, asin, atan, log2 and log10 stayed NumPy's, taken to be PyTorch's values
+# already; with MKL 2026.2 NumPy's differed from PyTorch's on 0.06-16% of float64 elements
+# where VML's matched all, and VML took 0.25-0.9x NumPy's time: 2e5 float64 exp 431 us
+# against NumPy's 1111 and PyTorch's 417, log10 647 against 2876.)
+DTYPES = dict.fromkeys(FUNCTIONS, "fd")
 
 _callers = None  # dtype char -> compiled caller; {}: not in use
 _loading = threading.Lock()
@@ -121,6 +113,26 @@ def _function(name: str, otherwise=None, min_size: int = MIN_SIZE):
 
 
 sin, cos, exp, log, tan = (_function(n) for n in ("sin", "cos", "exp", "log", "tan"))
+_EXP = list(FUNCTIONS).index("exp")
+
+
+def exp_into(t: np.ndarray, min_size: int = MIN_SIZE) -> np.ndarray:
+    """``np.exp(t, out=t)``: by VML where ``exp`` would take ``t`` (a contiguous float32 or
+    float64 array of ``min_size`` elements or more; VML computes in place), for the
+    activations' own passes (sigmoid, SiLU, softplus, GELU): float64 2.6x NumPy's speed."""
+    callers = _callers if _callers is not None else _load()
+    if (
+        callers
+        and t.size >= min_size
+        and t.dtype.char in "fd"
+        and (t.flags.c_contiguous or t.flags.f_contiguous)
+    ):
+        flat = t.ravel(order="K")  # (a view of either layout)
+        callers[t.dtype.char](_EXP, flat, flat)
+        return t
+    return np.exp(t, out=t)
+
+
 asin, atan, log2, log10 = (_function(n) for n in ("asin", "atan", "log2", "log10"))
 # float64 tanh on CPUs where NumPy's is slow: _tanh64's table, where VML is not there
 _vml_tanh = _function("tanh", _tanh64.tanh)

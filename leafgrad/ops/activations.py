@@ -12,7 +12,7 @@ import scipy.special as sp
 from .._cpu import numpy_avx512
 from .._exposure import exports, public
 from .._tensor import Tensor, _wrap, _zeros_like
-from . import _fused, _select
+from . import _fused, _select, _vml
 from ._optable import Generic, PiecewiseLinear
 from ._plain import cast_like
 from ._primitive import primitive, unary
@@ -367,7 +367,7 @@ def _log1p_exp(z):
         return np.logaddexp(0, z)
     if z.dtype.char == "f" and z.size >= 4096 and not FAST_NUMPY_LOG1P:
         return _log1p_exp_goldberg(z)
-    out = np.exp(z)
+    out = _vml.exp(z)  # (VML's from 64 elements: float64 2.6x NumPy's speed)
     return np.log1p(out, out=out)
 
 
@@ -378,7 +378,7 @@ def _log1p_exp_goldberg(z):
         return _fused.log1p_exp_finish(z, e, out)
     e = np.abs(z)
     np.negative(e, out=e)
-    np.exp(e, out=e)  # exp(-|z|), in (0, 1] (0 for -inf, NaN for NaN)
+    _vml.exp_into(e)  # exp(-|z|), in (0, 1] (0 for -inf, NaN for NaN)
     u = e + 1.0
     out = np.log(u)
     out *= e
@@ -413,7 +413,7 @@ def _softplus_backward_forward(grad, x, *, beta=1.0, threshold=20.0):
     ):  # exp in the pass too (_exp32's)
         return _fused.softplus_backward32(grad, x, beta, threshold)
     bx = _times_beta(x, beta)
-    z = np.exp(bx)
+    z = _vml.exp(bx)
     if (
         _fused.fusable(x, grad, z)
         and type(beta) in (float, int)

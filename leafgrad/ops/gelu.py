@@ -18,7 +18,7 @@ import numpy as np
 import scipy.special as sp
 
 from .._exposure import exports, public
-from . import _fused
+from . import _fused, _vml
 from ._erf32 import erf32
 from ._primitive import unary
 from .activations import activation_backward
@@ -102,7 +102,7 @@ def _gelu_backward_forward(grad, x, *, approximate="none"):
     cdf *= 0.5
     pdf = np.multiply(x, x)
     pdf *= -0.5
-    np.exp(pdf, out=pdf)
+    _vml.exp_into(pdf)
     pdf *= _INV_SQRT_2PI
     pdf *= x
     cdf += pdf
