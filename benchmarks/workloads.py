@@ -432,6 +432,7 @@ def out_of_place_loop(steps: int = 100, n: int = 100) -> Workload:
 def all_workloads(quick: bool = False, large: bool = False) -> list:
     """Every workload at its sizes: ``quick`` shrinks them for a test run, ``large`` adds
     the N = 1e5 Burgers steps (several GiB of graph)."""
+    from .activations import activation_step, activation_steps  # why: as minibatch
     from .minibatch import pinn_minibatch  # why: it builds on this module's Workload
     from .op_survey import survey  # why: op_survey builds on this module's Workload
 
@@ -449,6 +450,7 @@ def all_workloads(quick: bool = False, large: bool = False) -> list:
             burgers(64, "float64"),
             burgers(64, "float32"),
             laplacian(32, d=3),
+            activation_step("SiLU", 32, "float32"),
         ]
     sizes = [1000, 10000] + ([100000] if large else [])
     return [
@@ -462,5 +464,6 @@ def all_workloads(quick: bool = False, large: bool = False) -> list:
         out_of_place_loop(steps=100, n=100),
         *(burgers(n, dtype) for n in sizes for dtype in ("float64", "float32")),
         laplacian(10000, d=10),
+        *activation_steps(10000),
         *survey(),
     ]

@@ -27,6 +27,7 @@ WORKLOADS = {
     "out-of-place-loop",
     "op-topk",
     "op-cdist",
+    "activation-silu-32-float32",
 }
 
 
@@ -59,6 +60,7 @@ def test_quick_run_measures_every_workload_with_every_method(quick_run):
         "numpy-floor",
     }
     assert ("torch-nested" in by_workload["burgers-64-float64"]) == has_torch
+    assert by_workload["activation-silu-32-float32"] >= {"leafgrad-nested", "leafgrad-collapsed"}
 
 
 def test_quick_run_rows_carry_times_ratios_and_peak_memory(quick_run):
