@@ -48,7 +48,7 @@ FUNCTIONS = {
 # op -> the dtypes (chars) VML computes it in: every one in both. (Until session 43 float64
 # exp, log, tan, asin, atan, log2 and log10 stayed NumPy's, taken to be PyTorch's values
 # already; with MKL 2026.2 NumPy's differed from PyTorch's on 0.06-16% of float64 elements
-# where VML's matched all, and VML took 0.25-0.9x NumPy's time: 2e5 float64 exp 431 us
+# where VML's matched all, and VML took 0.22-0.95x NumPy's time: 2e5 float64 exp 431 us
 # against NumPy's 1111 and PyTorch's 417, log10 647 against 2876.)
 DTYPES = dict.fromkeys(FUNCTIONS, "fd")
 
