@@ -9,10 +9,9 @@ and float64's exp passes NumPy's. These workloads keep those paths measured.
 
 from __future__ import annotations
 
-from .workloads import Workload, _rng, _tensor
+from .workloads import _BURGERS_RESIDUALS, Workload, _rng, _tensor
 
 ACTIVATIONS = ("SiLU", "Sigmoid", "Softplus", "GELU")
-NU = 0.01
 
 
 def _network(lib, activation: str, dtype: str):
@@ -29,21 +28,11 @@ def _method(activation: str, n: int, dtype: str, how: str):
         net = _network(lib, activation, dtype)
         x = _tensor(lib, _rng(1).uniform(-1, 1, (n, 2)), dtype, how == "nested")
         opt = lib.optim.Adam(net.parameters(), lr=1e-3)
-
-        def residual():
-            if how == "nested":
-                u = net(x)
-                (g,) = lib.autograd.grad(u.sum(), x, create_graph=True)
-                (g2,) = lib.autograd.grad(g[:, 0:1].sum(), x, create_graph=True)
-                return g[:, 1:2] + u * g[:, 0:1] - NU * g2[:, 0:1]
-            from leafgrad.autograd import taylor  # why: leafgrad only
-
-            u, g, u_xx = taylor.collapsed(net, x, [1.0, 0.0])
-            return g[:, :, 1] + u * g[:, :, 0] - NU * u_xx
+        residual = _BURGERS_RESIDUALS[how]
 
         def step():
             opt.zero_grad()
-            r = residual()
+            r = residual(lib, net, x)
             (r * r).mean().backward()
             opt.step()
 

@@ -170,9 +170,12 @@ def _burgers_method(n, dtype, how):
         opt = lib.optim.Adam(_flat(params), lr=1e-3)
         residual = _BURGERS_RESIDUALS[how]
 
+        def net(z):
+            return mlp(lib, params, z)
+
         def step():
             opt.zero_grad()
-            r = residual(lib, params, x)
+            r = residual(lib, net, x)
             boundary = mlp(lib, params, xb) - ub
             loss = (r * r).mean() + (boundary * boundary).mean()
             loss.backward()
@@ -183,27 +186,28 @@ def _burgers_method(n, dtype, how):
     return make
 
 
-def _residual_nested(lib, params, x):
+# Burgers' residual u_t + u u_x - NU u_xx of a network ``net`` (points -> u) at ``x``, each way.
+def _residual_nested(lib, net, x):
     """The way PyTorch PINN code is usually written: nested ``autograd.grad``."""
-    u = mlp(lib, params, x)
+    u = net(x)
     (g,) = lib.autograd.grad(u.sum(), x, create_graph=True)
     u_x, u_t = g[:, 0:1], g[:, 1:2]
     (g2,) = lib.autograd.grad(u_x.sum(), x, create_graph=True)
     return u_t + u * u_x - NU * g2[:, 0:1]
 
 
-def _residual_operators(lib, params, x):
+def _residual_operators(lib, net, x):
     from leafgrad import pinn  # why: leafgrad only; the torch methods never import it
 
-    with pinn.Evaluation(lambda z: mlp(lib, params, z), x, "taylor") as ev:
+    with pinn.Evaluation(net, x, "taylor") as ev:
         u, X = ev.output, ev.inputs
         return pinn.partial(u, X, 1) + u * pinn.partial(u, X, 0) - NU * pinn.partial(u, X, 0, 0)
 
 
-def _residual_collapsed(lib, params, x):
+def _residual_collapsed(lib, net, x):
     from leafgrad.autograd import taylor  # why: leafgrad only
 
-    u, g, u_xx = taylor.collapsed(lambda z: mlp(lib, params, z), x, [1.0, 0.0])
+    u, g, u_xx = taylor.collapsed(net, x, [1.0, 0.0])
     return g[:, :, 1] + u * g[:, :, 0] - NU * u_xx
 
 

@@ -110,7 +110,8 @@ def test_numpy_floor_gives_the_collapsed_steps_loss_gradients_and_update(dtype):
     arrays = [(w.detach().numpy().copy(), b.detach().numpy().copy()) for w, b in params]
     loss, grads = floor.loss_and_gradients(arrays, x.numpy(), xb.numpy(), ub.numpy())
     opt = leafgrad.optim.Adam(workloads._flat(params), lr=1e-3)
-    r = workloads._residual_collapsed(leafgrad, params, x)
+    net = lambda z: workloads.mlp(leafgrad, params, z)
+    r = workloads._residual_collapsed(leafgrad, net, x)
     boundary = workloads.mlp(leafgrad, params, xb) - ub
     expected = (r * r).mean() + (boundary * boundary).mean()
     expected.backward()

@@ -317,7 +317,7 @@ def _exp_negative(x, min_size: int = _vml.MIN_SIZE):
     below about -88 in float32, -709 in float64, where the sigmoid is then 0 as PyTorch's),
     by VML from ``min_size`` elements (``_vml.exp_into``)."""
     t = np.negative(x)
-    return _vml.exp_into(t, min_size) if type(t) is np.ndarray else np.exp(t, out=t)
+    return _vml.exp_into(t, min_size)
 
 
 FORMULA_MIN_SIZE = 256  # ``expit`` and the formula cost alike at ~300 float64 elements
