@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from leafgrad.ops import _vml
+from leafgrad.ops import _fused, _vml
 
 needs_vml = pytest.mark.skipif(not _vml.available(), reason="MKL or numba not installed")
 # op -> the range its test inputs are drawn from
@@ -123,10 +123,14 @@ def test_the_ops_give_pytorchs_values(op, dtype):
     x = _inputs(op, dtype, seed=2)
     ours = getattr(lg, op)(lg.tensor(x)).numpy()
     theirs = getattr(torch, op)(torch.tensor(x)).numpy()
-    np.testing.assert_array_max_ulp(ours, theirs, maxulp=1)
+    # tanh: _tanh_loops' pass (within 1.5 ulp of the exact value, VML's within 1), not VML
+    own_loop = op == "tanh" and _fused.available()
+    np.testing.assert_array_max_ulp(ours, theirs, maxulp=2 if own_loop else 1)
     t = lg.tensor(x)
     getattr(t, op + "_")()
     np.testing.assert_array_equal(t.numpy(), ours)
+    if own_loop:
+        return
     if np.dtype(dtype).char in _vml.DTYPES[op]:
         assert np.mean(ours == theirs) >= 0.9
     else:
