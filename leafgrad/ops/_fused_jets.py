@@ -1,8 +1,8 @@
-"""jet_unary's forward and backward blocks (``jet_kernels``), and jet_act's for tanh (its
-derivatives made in the pass), as one compiled pass each where numba is installed
-(``_fused``), for the second-order layouts the PINN operators use: none, a Laplacian (one
-row of ones: one sum of squares) and separate second derivatives (the identity over the
-active directions).
+"""jet_unary's forward and backward blocks (``jet_kernels``), and jet_act's for tanh and
+sigmoid (their derivatives made in the pass from the result), as one compiled pass each
+where numba is installed (``_fused``), for the second-order layouts the PINN operators use:
+none, a Laplacian (one row of ones: one sum of squares) and separate second derivatives
+(the identity over the active directions).
 
 Why: NumPy runs a block as five to nine passes over the (K, rows, width) channels (the
 products with ``d1``, the channel sums, the squares, the curvature terms), each reading
@@ -23,6 +23,8 @@ from .._storage import storage_array
 from . import _fused, _jet_loops
 
 NONE, LAPLACIAN, SEPARATE = 0, 1, 2  # second-order layouts, as ``_kind`` reads ``active``
+# The activations whose derivatives the loops make from their result (``_jet_loops``).
+FROM_RESULT = {"tanh": _jet_loops.TANH, "sigmoid": _jet_loops.SIGMOID}
 
 
 def _kind(active) -> int | None:
@@ -113,23 +115,24 @@ def _in_parent(jet: np.ndarray) -> tuple:
 def unary_block(p, d1, d2, first, active, out=None) -> np.ndarray:
     """``_unary_block``'s result: ``p d1``, plus ``d2`` times the squares of the active
     directions in the second-order channels."""
-    return _forward(p, d1, d2, first, active, out, False)
+    return _forward(p, d1, d2, first, active, out, _jet_loops.GIVEN)
 
 
-def tanh_block(p, y, first, active, out=None) -> np.ndarray:
-    """``act_block`` of tanh at its result ``y``: ``unary_block`` with ``d1 = 1 - y^2`` and
-    ``d2 = -2 y d1`` made in the loop (``_tanh_arrays``' operations)."""
-    return _forward(p, y, y, first, active, out, True)
+def result_block(p, y, act, first, active, out=None) -> np.ndarray:
+    """``act_block`` of activation ``act`` (``FROM_RESULT``'s) at its result ``y``:
+    ``unary_block`` with ``d1``, ``d2`` made in the loop (``jet_activations``' formulas'
+    operations)."""
+    return _forward(p, y, y, first, active, out, act)
 
 
-def _forward(p, d1, d2, first, active, out, tanh: bool) -> np.ndarray:
+def _forward(p, d1, d2, first, active, out, act: int) -> np.ndarray:
     if out is None:
         out = np.empty(p.shape, p.dtype)
     kind, rows = _kind(active), p.shape[1]
     one, minus_two = _constants(p.dtype.type)[1:3]
     if _over_points(p, backward=False):
         target, written = _target(out, True)
-        loop = _points_loop(_jet_loops.points_unary, p, first, _direction_key(active), kind, tanh)
+        loop = _points_loop(_jet_loops.points_unary, p, first, _direction_key(active), kind, act)
         loop(*_jet(p, True), *_in_parent(target), _point(d1, True), _point(d2, True), rows,
              one, minus_two)  # fmt: skip
         return _written(out, target, written)
@@ -138,24 +141,28 @@ def _forward(p, d1, d2, first, active, out, tanh: bool) -> np.ndarray:
     jets = (*_jet(p, tiles), *_in_parent(target))
     points = _point(d1, tiles), _point(d2, tiles), first, _directions(active), kind
     loop = _loops()["tiles_unary" if tiles else "rows_unary"]
-    loop(*jets, *points, rows, tanh, *tile, one, minus_two)
+    loop(*jets, *points, rows, act, *tile, one, minus_two)
     return _written(out, target, written)
 
 
 def unary_backward_block(grad, p, d1, d2x2, first, active, outs=(None, None, None)):
     """``_backward_block``'s ``(g_p, g_d1, g_d2)`` (``g_d2`` None without ``active``)."""
     gp, gd1, gd2 = _backward_arrays(p, active, *outs)
-    gp, gd1, gd2 = _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, False, False)
+    gp, gd1, gd2 = _run_backward(
+        grad, p, d1, d2x2, first, active, gp, gd1, gd2, _jet_loops.GIVEN, False
+    )
     return gp, gd1, None if _kind(active) == NONE else gd2
 
 
-def tanh_backward_block(grad, p, y, first, active, weighted: bool, outs=(None, None), through=None):
-    """``act_backward_block`` of tanh at its result ``y``: ``(g_p, g_z)``, ``g_z = g_d1 D1'
-    (+ g_d2 D2' where the jet has second-order ``weighted`` rows)``, the derivatives made
-    in the loop (``_tanh_arrays``' operations). With ``through`` (the gradient of ``y``
-    itself), ``(g_p, g_x)``: ``g_x = (through + g_z) (1 - y^2)``, tanh's own rule too."""
+def result_backward_block(
+    grad, p, y, act, first, active, weighted: bool, outs=(None, None), through=None
+):
+    """``act_backward_block`` of activation ``act`` at its result ``y``: ``(g_p, g_z)``,
+    ``g_z = g_d1 D1' (+ g_d2 D2' where the jet has second-order ``weighted`` rows)``, the
+    derivatives made in the loop (the formulas' operations). With ``through`` (the gradient
+    of ``y`` itself), ``(g_p, g_x)``: ``g_x`` by the op's own rule on ``through + g_z``."""
     gp, gz, gd2 = _backward_arrays(p, active, *outs, None)
-    gp, gz, _ = _run_backward(grad, p, y, y, first, active, gp, gz, gd2, True, weighted, through)
+    gp, gz, _ = _run_backward(grad, p, y, y, first, active, gp, gz, gd2, act, weighted, through)
     return gp, gz
 
 
@@ -169,9 +176,9 @@ def _backward_arrays(p, active, gp, gd1, gd2):
     return gp, gd1, gd2
 
 
-def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted, through=None):
+def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, act, weighted, through=None):
     """The backward loop into ``gp``, ``gd1``, ``gd2``: those arrays, written (with
-    ``through``, tanh's: see ``tanh_backward_block``)."""
+    ``through``, the activation's: see ``result_backward_block``)."""
     kind, rows = _kind(active), p.shape[1]
     over_points = _over_points(p, backward=True)  # read as the tiles are
     tiles, tile = (True, ()) if over_points else _layout(p)
@@ -184,13 +191,13 @@ def _run_backward(grad, p, d1, d2x2, first, active, gp, gd1, gd2, tanh, weighted
     # (without ``through``, d1 stands in for it, unread: one compiled signature)
     added = (points[0], False) if through is None else (_point(through, tiles), True)
     if over_points:  # the layout and flags frozen into the loop
-        flags = (tanh, weighted and tanh, added[1])
+        flags = (act, weighted and act != _jet_loops.GIVEN, added[1])
         directions = _direction_key(active)
         loop = _points_loop(_jet_loops.points_backward, p, first, directions, kind, *flags)
         loop(*jets, *points[:2], gd1_target, gd2_target, rows, added[0], *constants)
     else:
         loop = _loops()["tiles_backward" if tiles else "rows_backward"]
-        loop(*jets, *points, gd1_target, gd2_target, rows, tanh, weighted, *added, *tile,
+        loop(*jets, *points, gd1_target, gd2_target, rows, act, weighted, *added, *tile,
              *constants)  # fmt: skip
     return (
         _written(gp, gp_target, gp_written),

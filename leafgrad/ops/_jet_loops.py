@@ -23,8 +23,10 @@ steps (``_fused_jets.MAX_POINT_CHANNELS`` has the figures); float64's unary keep
 
 Each element takes the same operations in the same order in every layout (channel sums from
 the first channel on, as ``_channel_dot``'s einsum), so their results are bit for bit the
-same (``tests/ops/test_fused_jets.py``). ``tanh``: ``d1`` holds tanh's result y, and the
-derivatives are made from it in the loop.
+same (``tests/ops/test_fused_jets.py``). ``act``: ``GIVEN`` (``d1``, ``d2`` hold the
+derivatives), or ``TANH`` or ``SIGMOID``: ``d1`` holds the activation's result y, and the
+derivatives are made from it in the loop (``_result_pair``; the NumPy formulas'
+operations, ``jet_activations``).
 """
 
 from __future__ import annotations
@@ -32,18 +34,54 @@ from __future__ import annotations
 import numpy as np
 
 TILE_BYTES = 2048
+GIVEN, TANH, SIGMOID = 0, 1, 2  # where a block's derivatives come from (``act``)
+
+
+def _result_pair(y, act, one, minus_two, scale):
+    """``(D1, D2 scale / -2)`` from the activation's result ``y``: -2 gives ``D2``, -4 twice
+    it. tanh ``1 - y^2, y (1 - y^2) scale`` (``_tanh_arrays``'); sigmoid ``y (1 - y), y (1 -
+    y) (1 - 2 y)``, doubled exactly (``_sigmoid``'s; ``1 - 2 y`` is ``1 + y (-2)`` bit for
+    bit)."""
+    if act == TANH:
+        f1 = one - y * y
+        return f1, y * f1 * scale
+    f1 = y * (one - y)
+    f2 = f1 * (one + y * minus_two)
+    if scale != minus_two:
+        f2 = f2 + f2
+    return f1, f2
+
+
+def _result_gz(s, g2, y, f1, act, weighted, one, minus_two, minus_six, four):
+    """``g_z = g_d1 D1' (+ g_d2 D2')`` from ``y`` and ``f1 = D1``: tanh's ``D1' = -2 y``,
+    ``D2' = -6 (1 - y^2) + 4``; sigmoid's ``1 - 2 y``, ``1 - 6 y (1 - y)``."""
+    if act == TANH:
+        gz = s * (y * minus_two)
+        if weighted:
+            gz += g2 * (f1 * minus_six + four)
+        return gz
+    gz = s * (one + y * minus_two)
+    if weighted:
+        gz += g2 * (one + f1 * minus_six)
+    return gz
+
+
+def _result_through(t, gz, y, f1, act, one):
+    """The op's own rule on ``t + g_z`` (its output's gradient plus ``g_z``): tanh's ``(t +
+    g_z) (1 - y^2)``, sigmoid's ``(t + g_z) (1 - y) y`` (``elementwise``'s, PyTorch's order)."""
+    if act == TANH:
+        return (t + gz) * f1
+    return (t + gz) * (one - y) * y
 
 
 # ---------------------------------------------------------------------------- over rows
 # Each jet comes with the row its block starts at (``_fused_jets._in_parent``).
-def _row_derivatives(d1, d2, i, tanh, one, scale, d1r, d2r):
-    """Row ``i``'s ``D1`` and ``D2`` into ``d1r``, ``d2r``: given, or for tanh from its
-    result y in ``d1``: ``1 - y^2``, then ``(y (1 - y^2)) scale`` (``_tanh_arrays``')."""
+def _row_derivatives(d1, d2, i, act, one, minus_two, scale, d1r, d2r):
+    """Row ``i``'s ``D1`` and ``D2`` into ``d1r``, ``d2r``: given, or from the activation's
+    result y in ``d1`` (``_result_pair``)."""
     for j in range(len(d1r)):
-        if tanh:
-            y = d1[i, j]
-            d1r[j] = one - y * y
-            d2r[j] = y * d1r[j] * scale
+        if act != GIVEN:
+            d1r[j], d2r[j] = _result_pair(d1[i, j], act, one, minus_two, scale)
         else:
             d1r[j] = d1[i, j]
             d2r[j] = d2[i, j]
@@ -61,12 +99,12 @@ def _row_sum_of_squares(p, row, directions, squares):
             squares[j] += p[k, row, j] * p[k, row, j]
 
 
-def rows_unary(p, pr, out, outr, d1, d2, first, directions, kind, rows, tanh, one, minus_two):
+def rows_unary(p, pr, out, outr, d1, d2, first, directions, kind, rows, act, one, minus_two):
     channels, width = p.shape[0], p.shape[2]
     squares = np.empty(width, p.dtype)
     d1r, d2r = np.empty(width, p.dtype), np.empty(width, p.dtype)
     for i in range(rows):
-        _row_derivatives(d1, d2, i, tanh, one, minus_two, d1r, d2r)
+        _row_derivatives(d1, d2, i, act, one, minus_two, minus_two, d1r, d2r)
         for c in range(channels):
             for j in range(width):
                 out[c, outr + i, j] = p[c, pr + i, j] * d1r[j]
@@ -84,14 +122,14 @@ def rows_unary(p, pr, out, outr, d1, d2, first, directions, kind, rows, tanh, on
 
 def rows_backward(
     grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, gd2, rows,
-    tanh, weighted, through, add_through, zero, one, minus_two, minus_four, minus_six, four,
+    act, weighted, through, add_through, zero, one, minus_two, minus_four, minus_six, four,
 ):  # fmt: skip
     channels, width = p.shape[0], p.shape[2]
     squares = np.empty(width, p.dtype)
     d1r, d2r = np.empty(width, p.dtype), np.empty(width, p.dtype)
     for i in range(rows):
         g, q, o = gr + i, pr + i, gpr + i  # the row in each jet
-        _row_derivatives(d1, d2x2, i, tanh, one, minus_four, d1r, d2r)  # (twice D2)
+        _row_derivatives(d1, d2x2, i, act, one, minus_two, minus_four, d1r, d2r)  # (twice D2)
         for j in range(width):
             gd1[i, j] = grad[0, g, j] * p[0, q, j]
         for c in range(1, channels):
@@ -119,14 +157,14 @@ def rows_backward(
                     else:
                         gd2[i, j] += rj * p[k, q, j]
                     gp[k, o, j] += rj * d2r[j]
-        if tanh:  # g_z = g_d1 (-2 y) (+ g_d2 (-6 (1 - y^2) + 4)), into g_d1
+        if act != GIVEN:  # g_z = g_d1 D1' (+ g_d2 D2'), into g_d1
             for j in range(width):
                 y = d1[i, j]
-                gz = gd1[i, j] * (y * minus_two)
-                if weighted:
-                    gz += (gd2[i, j] if kind != 0 else zero) * (d1r[j] * minus_six + four)
-                if add_through:  # tanh's own rule on its output's gradient plus g_z
-                    gz = (through[i, j] + gz) * d1r[j]
+                g2 = gd2[i, j] if kind != 0 else zero
+                gz = _result_gz(gd1[i, j], g2, y, d1r[j], act, weighted, one, minus_two,
+                                minus_six, four)  # fmt: skip
+                if add_through:  # the op's own rule on its output's gradient plus g_z
+                    gz = _result_through(through[i, j], gz, y, d1r[j], act, one)
                 gd1[i, j] = gz
 
 
@@ -134,14 +172,12 @@ def rows_backward(
 # A jet is read as its (channels, points * width) array and the block's first row; a tile is
 # ``A[c, at:at + n]``: 1-D slices numba knows to be contiguous (a 2-D slice's rows it does
 # not, and those loops stayed scalar).
-def _tile_derivatives(y, d2, tanh, one, scale, d1t, d2t):
-    """A tile's ``D1`` and ``D2`` into ``d1t``, ``d2t``: given (``y`` is D1), or for tanh from
-    its result ``y``: ``1 - y^2``, then ``(y (1 - y^2)) scale`` (``_tanh_arrays``')."""
-    if tanh:
+def _tile_derivatives(y, d2, act, one, minus_two, scale, d1t, d2t):
+    """A tile's ``D1`` and ``D2`` into ``d1t``, ``d2t``: given (``y`` is D1), or from the
+    activation's result ``y`` (``_result_pair``)."""
+    if act != GIVEN:
         for j in range(len(d1t)):
-            d1t[j] = one - y[j] * y[j]
-        for j in range(len(d1t)):
-            d2t[j] = y[j] * d1t[j] * scale
+            d1t[j], d2t[j] = _result_pair(y[j], act, one, minus_two, scale)
     else:
         for j in range(len(d1t)):
             d1t[j] = y[j]
@@ -164,9 +200,7 @@ def _tile_sum_of_squares(P, at, n, directions, sq):
             sq[j] += x[j] * x[j]
 
 
-def tiles_unary(
-    p, pr, out, outr, d1, d2, first, directions, kind, rows, tanh, tile, one, minus_two
-):
+def tiles_unary(p, pr, out, outr, d1, d2, first, directions, kind, rows, act, tile, one, minus_two):
     channels, width = p.shape[0], p.shape[2]
     n = rows * width
     P = p.reshape(channels, p.shape[1] * width)
@@ -177,7 +211,7 @@ def tiles_unary(
     for s in range(0, n, tile):
         m = min(tile, n - s)
         d1t, d2t, sq = d1b[:m], d2b[:m], sqb[:m]
-        _tile_derivatives(D1[s : s + m], D2[s : s + m], tanh, one, minus_two, d1t, d2t)
+        _tile_derivatives(D1[s : s + m], D2[s : s + m], act, one, minus_two, minus_two, d1t, d2t)
         a, b = pr * width + s, outr * width + s  # the tile in p's and out's channels
         for c in range(channels):
             _product(OUT[c, b : b + m], P[c, a : a + m], d1t)
@@ -213,7 +247,7 @@ def _backward_streams(grad, p, gp, d1, d2x2, gd1, gd2, through, rows):
 
 def tiles_backward(
     grad, gr, p, pr, gp, gpr, d1, d2x2, first, directions, kind, gd1, gd2, rows,
-    tanh, weighted, through, add_through, tile, zero, one, minus_two, minus_four, minus_six,
+    act, weighted, through, add_through, tile, zero, one, minus_two, minus_four, minus_six,
     four,
 ):  # fmt: skip
     channels, width = p.shape[0], p.shape[2]
@@ -227,7 +261,7 @@ def tiles_backward(
         m = min(tile, n - s)
         d1t, d2t, sq = d1b[:m], d2b[:m], sqb[:m]
         y, g1, g2 = D1[s : s + m], GD1[s : s + m], GD2[s : s + m]
-        _tile_derivatives(y, D2[s : s + m], tanh, one, minus_four, d1t, d2t)  # (twice D2)
+        _tile_derivatives(y, D2[s : s + m], act, one, minus_two, minus_four, d1t, d2t)  # 2 D2
         a, b, o = gr * width + s, pr * width + s, gpr * width + s  # in grad, p and gp
         _product(g1, G[0, a : a + m], P[0, b : b + m])
         for c in range(1, channels):
@@ -257,20 +291,19 @@ def tiles_backward(
                         g2[j] += r[j] * x[j] * x[j]
                 for j in range(m):
                     t[j] += r[j] * x[j] * d2t[j]
-        if tanh:  # g_z = g_d1 (-2 y) (+ g_d2 (-6 (1 - y^2) + 4)), into g_d1
+        if act != GIVEN:  # g_z = g_d1 D1' (+ g_d2 D2'), into g_d1
             if weighted and kind != 0:
                 for j in range(m):
-                    g1[j] = g1[j] * (y[j] * minus_two) + g2[j] * (d1t[j] * minus_six + four)
-            elif weighted:
-                for j in range(m):
-                    g1[j] = g1[j] * (y[j] * minus_two) + zero * (d1t[j] * minus_six + four)
+                    g1[j] = _result_gz(g1[j], g2[j], y[j], d1t[j], act, True, one, minus_two,
+                                       minus_six, four)  # fmt: skip
             else:
                 for j in range(m):
-                    g1[j] = g1[j] * (y[j] * minus_two)
-            if add_through:  # tanh's own rule on its output's gradient plus g_z
+                    g1[j] = _result_gz(g1[j], zero, y[j], d1t[j], act, weighted, one,
+                                       minus_two, minus_six, four)  # fmt: skip
+            if add_through:  # the op's own rule on its output's gradient plus g_z
                 t = THROUGH[s : s + m]
                 for j in range(m):
-                    g1[j] = (t[j] + g1[j]) * d1t[j]
+                    g1[j] = _result_through(t[j], g1[j], y[j], d1t[j], act, one)
 
 
 # -------------------------------------------------------------------------- over points
@@ -280,9 +313,10 @@ def tiles_backward(
 # closure numba compiles once per layout and caches), so LLVM unrolls the channel loops and
 # vectorises the pass over points. The same operations per element in the same order as
 # the other two layouts, so the same bits.
-def points_unary(channels, first, directions, kind, tanh):
+def points_unary(channels, first, directions, kind, act):
     """The unary loop over points for a layout: ``channels`` (``first`` of them first-order),
-    ``count`` active directions, second-order ``kind`` (``_fused_jets``), tanh or given."""
+    ``count`` active directions, second-order ``kind`` (``_fused_jets``), the derivatives'
+    ``act``."""
 
     count = len(directions)
 
@@ -297,10 +331,8 @@ def points_unary(channels, first, directions, kind, tanh):
         a, b = np.uint64(pr * width), np.uint64(outr * width)
         for e in range(n):
             i, j = a + np.uint64(e), b + np.uint64(e)
-            if tanh:
-                y = D1[e]
-                f1 = one - y * y
-                f2 = y * f1 * minus_two
+            if act != GIVEN:
+                f1, f2 = _result_pair(D1[e], act, one, minus_two, minus_two)
             else:
                 f1, f2 = D1[e], D2[e]
             for c in range(channels):
@@ -321,9 +353,9 @@ def points_unary(channels, first, directions, kind, tanh):
     return loop
 
 
-def points_backward(channels, first, directions, kind, tanh, weighted, add_through):
-    """The backward loop over points for a layout (``points_unary``'s), tanh's flags frozen
-    in too."""
+def points_backward(channels, first, directions, kind, act, weighted, add_through):
+    """The backward loop over points for a layout (``points_unary``'s), the activation's
+    flags frozen in too."""
 
     count = len(directions)
 
@@ -339,12 +371,11 @@ def points_backward(channels, first, directions, kind, tanh, weighted, add_throu
         for e in range(n):
             u = np.uint64(e)
             g, q, t = a + u, b + u, o + u
-            if tanh:
-                y = D1[e]
-                f1 = one - y * y
-                f2 = y * f1 * minus_four  # (twice D2)
+            y = D1[e]
+            if act != GIVEN:
+                f1, f2 = _result_pair(y, act, one, minus_two, minus_four)  # (twice D2)
             else:
-                f1, f2 = D1[e], D2[e]
+                f1, f2 = y, D2[e]
             s = G[0, g] * P[0, q]
             for c in range(1, channels):
                 s += G[c, g] * P[c, q]
@@ -374,12 +405,10 @@ def points_backward(channels, first, directions, kind, tanh, weighted, add_throu
                         g2 += rj * P[k, q]
                     GP[k, t] += rj * f2
                 GD2[e] = g2
-            if tanh:  # g_z = g_d1 (-2 y) (+ g_d2 (-6 (1 - y^2) + 4)), into g_d1
-                gz = s * (y * minus_two)
-                if weighted:
-                    gz += g2 * (f1 * minus_six + four)
-                if add_through:  # tanh's own rule on its output's gradient plus g_z
-                    gz = (THROUGH[e] + gz) * f1
+            if act != GIVEN:  # g_z = g_d1 D1' (+ g_d2 D2'), into g_d1
+                gz = _result_gz(s, g2, y, f1, act, weighted, one, minus_two, minus_six, four)
+                if add_through:  # the op's own rule on its output's gradient plus g_z
+                    gz = _result_through(THROUGH[e], gz, y, f1, act, one)
                 GD1[e] = gz
             else:
                 GD1[e] = s
@@ -398,6 +427,9 @@ def byte_offset(view, owner):
 
 # The helpers the loops call, compiled into them (``register_jitable``).
 HELPERS = (
+    _result_pair,
+    _result_gz,
+    _result_through,
     _row_derivatives,
     _row_sum_of_squares,
     _tile_derivatives,

@@ -216,8 +216,9 @@ def _backward_pairs(z, fn, op_params, second: bool):
 def act_block(p, z, fn, op_params, first, active, out=None):
     """jet_act's forward on one block of rows (its derivatives made there, used while in
     cache), into ``out`` when given."""
-    if fn == "tanh" and _fused_jets.takes(p, active, z):  # derivatives in the loop
-        return _fused_jets.tanh_block(p, z, first, active, out)
+    act = _fused_jets.FROM_RESULT.get(fn)
+    if act is not None and _fused_jets.takes(p, active, z):  # derivatives in the loop
+        return _fused_jets.result_block(p, z, act, first, active, out)
     ((d1, d2),) = _pairs(_Arrays, z, 1, fn, op_params)
     return _unary_block(p, d1, d2, first, active, out)
 
@@ -261,8 +262,11 @@ jet_act = primitive(
 def act_backward_block(grad, p, z, fn, op_params, first, weights, active, outs=(None, None)):
     """jet_act_backward's forward on one block of rows, into ``outs`` where given:
     ``(g_p, g_z)``."""
-    if fn == "tanh" and _fused_jets.takes(p, active, z, jets=(grad,)):
-        return _fused_jets.tanh_backward_block(grad, p, z, first, active, bool(weights), outs)
+    act = _fused_jets.FROM_RESULT.get(fn)
+    if act is not None and _fused_jets.takes(p, active, z, jets=(grad,)):
+        return _fused_jets.result_backward_block(
+            grad, p, z, act, first, active, bool(weights), outs
+        )
     (d1, d2x2), (e1, e2) = _backward_pairs(z, fn, op_params, active is not None)
     gp, gz, gd2 = _backward_block(grad, p, d1, d2x2, first, active, (*outs, None))
     gz *= e1  # g_d1 is fresh (or ours): g_z = g_d1 D1' + g_d2 D2' written into it

@@ -10,9 +10,9 @@ share summed between them. Here one primitive gives both outputs:
   ``jet_addmm_value(b, h, p, w)`` likewise for nn.Linear's ``addmm(b, h, w)``.
 - ``jet_act_value(x, p) = (f(x), jet_act(p, f(x)))`` for the activations whose derivatives
   jet_act writes in their output ``y`` (tanh, sigmoid, exp): the backward sends ``g_y + g_z``
-  (``g_z``: jet_act's gradient in ``y``) through the op's own rule once. For tanh on arrays
-  the two gradients meet inside jet_act's compiled backward loop, ``g_x = (g_y + g_z) (1 -
-  y^2)``: one pass fewer.
+  (``g_z``: jet_act's gradient in ``y``) through the op's own rule once. For tanh and
+  sigmoid on arrays the two gradients meet inside jet_act's compiled backward loop, ``g_x =
+  (g_y + g_z) (1 - y^2)`` or ``(g_y + g_z) (1 - y) y``: one pass fewer.
 
 Each computes what the two nodes computed, in their order, so results are the same bits.
 The rules are in leafgrad ops, so differentiable to any order.
@@ -50,8 +50,8 @@ def _act_value_vjp(grads, x, p, *, result, needs, fn, op_params, first, weights)
     kw = {"fn": fn, "op_params": op_params, "first": first, "weights": weights}
     if gq is None:
         gp = gz = None
-    elif type(gq) is np.ndarray and fn == "tanh" and gy is not None:  # on arrays: one pass
-        fused = _tanh_value_backward(gy, gq, p, y, first, weights)
+    elif type(gq) is np.ndarray and fn in _fused_jets.FROM_RESULT and gy is not None:
+        fused = _result_value_backward(gy, gq, p, y, fn, first, weights)  # one pass
         if fused is not None:
             gp, gx = fused
             return gx if needs[0] else None, gp if needs[1] else None
@@ -74,18 +74,18 @@ def _op_vjp(fn, grad, x, y, op_params):
     return grad * prim.kind.d1(x, result=y)
 
 
-def _tanh_value_backward(gy, gq, p, y, first, weights):
-    """``(g_p, g_x)`` of tanh's node from the compiled loop over row blocks, or None where
-    the loop does not take these arrays (then the two steps)."""
+def _result_value_backward(gy, gq, p, y, fn, first, weights):
+    """``(g_p, g_x)`` of tanh's or sigmoid's node from the compiled loop over row blocks, or
+    None where the loop does not take these arrays (then the two steps)."""
     active = _active_or_none(weights, p.dtype)
     p = _own_rows(p)
     if not _fused_jets.takes(p, active, y, gy, jets=(gq,)):
         return None
-    weighted = bool(weights)
+    weighted, act = bool(weights), _fused_jets.FROM_RESULT[fn]
 
     def block(grad, p, y, gy, outs=(None, None, None)):
-        gp, gx = _fused_jets.tanh_backward_block(
-            grad, p, y, first, active, weighted, outs[:2], through=gy
+        gp, gx = _fused_jets.result_backward_block(
+            grad, p, y, act, first, active, weighted, outs[:2], through=gy
         )
         return gp, gx, None
 

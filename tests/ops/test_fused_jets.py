@@ -79,23 +79,29 @@ def test_blocks_match_numpys(monkeypatch, layout, dtype, block):
         _assert_same(a, b)
 
 
+# Each activation whose derivatives the loops make from its result, and that result's range.
+RESULTS = {"tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x))}
+
+
+@pytest.mark.parametrize("fn", list(RESULTS))
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("layout", list(LAYOUTS) + ["zero weights"])
-def test_tanh_blocks_make_numpys_derivatives(monkeypatch, layout, dtype):
-    """jet_act's blocks for tanh, its derivatives made in the loop from the result y; with
-    second-order weights that are all zero (no active direction) g_z still adds 0 D2'."""
+def test_result_blocks_make_numpys_derivatives(monkeypatch, layout, dtype, fn):
+    """jet_act's blocks for tanh and sigmoid, their derivatives made in the loop from the
+    result y; with second-order weights that are all zero (no active direction) g_z still
+    adds 0 D2'."""
     channels, first, weights = LAYOUTS["none" if layout == "zero weights" else layout]
     weights = ((0.0, 0.0),) if layout == "zero weights" else weights
     active = jk._active_or_none(weights, np.dtype(dtype))
     rng = np.random.default_rng(1)
     whole = rng.standard_normal((channels, 900, 20)).astype(dtype)
     p, grad = whole[:, 300:600], rng.standard_normal((channels, 300, 20)).astype(dtype)
-    y = np.tanh(rng.standard_normal((300, 20))).astype(dtype)
+    y = RESULTS[fn](3 * rng.standard_normal((300, 20))).astype(dtype)
 
     def run():
-        forward = ja.act_block(p, y, "tanh", (), first, active)
+        forward = ja.act_block(p, y, fn, (), first, active)
         outs = (np.empty(whole.shape, dtype)[:, 300:600], np.empty(y.shape, dtype))
-        backward = ja.act_backward_block(grad, p, y, "tanh", (), first, weights, active, outs)
+        backward = ja.act_backward_block(grad, p, y, fn, (), first, weights, active, outs)
         return [forward, *backward]
 
     compiled, numpy = _both(monkeypatch, run)
@@ -136,14 +142,16 @@ def test_byte_offset_is_numpys(dtype):
             assert offset(view, whole) == address
 
 
+@pytest.mark.parametrize("act", [lg.nn.Tanh, lg.nn.Sigmoid])
 @pytest.mark.parametrize("dtype", [lg.float64, lg.float32])
-def test_taylor_operators_agree_with_and_without_the_kernels(monkeypatch, dtype):
-    """The Laplacian and collapsed u_xx of a tanh MLP, and their weight gradients."""
+def test_taylor_operators_agree_with_and_without_the_kernels(monkeypatch, dtype, act):
+    """The Laplacian and collapsed u_xx of a tanh or sigmoid MLP, and their weight
+    gradients."""
 
     def run():
         lg.manual_seed(0)
         rng = np.random.default_rng(1)
-        layers = [lg.nn.Linear(10, 20), lg.nn.Tanh(), lg.nn.Linear(20, 20), lg.nn.Tanh()]
+        layers = [lg.nn.Linear(10, 20), act(), lg.nn.Linear(20, 20), act()]
         net = lg.nn.Sequential(*layers, lg.nn.Linear(20, 1)).to(dtype)
         x = lg.tensor(rng.standard_normal((3000, 10)), dtype=dtype)
         u, _, lap = taylor.laplacian(net, x)
@@ -156,7 +164,7 @@ def test_taylor_operators_agree_with_and_without_the_kernels(monkeypatch, dtype)
     for a, b in zip(compiled, numpy):
         if dtype == lg.float64:
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
-        else:  # tanh's values may differ by an ulp (_tanh_loops): a cancelled sum's by more
+        else:  # the values may differ by an ulp (_tanh_loops, sigmoid32): a cancelled sum's more
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(b).max())
 
 
@@ -164,9 +172,9 @@ def test_taylor_operators_agree_with_and_without_the_kernels(monkeypatch, dtype)
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 def test_row_tile_and_point_loops_agree_bit_for_bit(layout, dtype):
     """The three loop layouts (``_jet_loops``: rows, tiles, points) on a block of a larger
-    jet: the same operations per element, so the same bits, tanh's derivatives made in the
-    loop or given, with or without second-order weights; tiles that do not divide the block
-    included."""
+    jet: the same operations per element, so the same bits, tanh's or sigmoid's derivatives
+    made in the loop or given, with or without second-order weights; tiles that do not
+    divide the block included."""
     channels, first, _ = LAYOUTS[layout]
     active = _active(layout, dtype)
     kind, directions = _fused_jets._kind(active), _fused_jets._directions(active)
@@ -175,43 +183,46 @@ def test_row_tile_and_point_loops_agree_bit_for_bit(layout, dtype):
     rows, start = 333, 100  # 333 x 20 elements: a last, partial tile
     whole = rng.standard_normal((channels, 600, 20)).astype(dtype)
     grad = rng.standard_normal((channels, rows, 20)).astype(dtype)
-    d1 = np.tanh(rng.standard_normal((rows, 20))).astype(dtype)
+    y = rng.standard_normal((rows, 20))
+    results = {_jet_loops.TANH: np.tanh(y).astype(dtype)}
+    results[_jet_loops.SIGMOID] = RESULTS["sigmoid"](y).astype(dtype)
     d2 = rng.standard_normal((rows, 20)).astype(dtype)
     loops = _fused_jets._loops()
     tile = (_jet_loops.TILE_BYTES // np.dtype(dtype).itemsize,)
     constants = number(0), number(1), number(-2), number(-4), number(-6), number(4)
-    for tanh in (False, True):
-        points = d1, d1 if tanh else d2, first, directions, kind
+    for act in (_jet_loops.GIVEN, _jet_loops.TANH, _jet_loops.SIGMOID):
+        d1 = results.get(act, results[_jet_loops.TANH])
+        points = d1, d1 if act else d2, first, directions, kind
         forward = []
         for name, extra in (("rows_unary", ()), ("tiles_unary", tile)):
             out = np.full(whole.shape, np.nan, dtype)
-            loops[name](whole, start, out, start, *points, rows, tanh, *extra, number(1),
+            loops[name](whole, start, out, start, *points, rows, act, *extra, number(1),
                         number(-2))  # fmt: skip
             forward.append(out)
         out = np.full(whole.shape, np.nan, dtype)
         key = _fused_jets._direction_key(active)
-        unary = _fused_jets._points_loop(_jet_loops.points_unary, whole, first, key, kind, tanh)
+        unary = _fused_jets._points_loop(_jet_loops.points_unary, whole, first, key, kind, act)
         unary(whole, start, out, start, *points[:2], rows, number(1), number(-2))
         forward.append(out)
         np.testing.assert_array_equal(forward[0], forward[1])
         np.testing.assert_array_equal(forward[0], forward[2])
         assert np.isnan(forward[0][:, :start]).all() and not np.isnan(forward[0][:, start]).any()
-        through = rng.standard_normal((rows, 20)).astype(dtype)  # tanh's output gradient
+        through = rng.standard_normal((rows, 20)).astype(dtype)  # the op's output gradient
         for weighted, added in itertools.product((False, True), ((d1, False), (through, True))):
-            if added[1] and not tanh:
+            if added[1] and not act:
                 continue
             backward = []
             for name, extra in (("rows_backward", ()), ("tiles_backward", tile)):
                 gp = np.full((channels, rows, 20), np.nan, dtype)
                 gd1 = np.full((rows, 20), np.nan, dtype)
                 gd2 = gd1 if kind == _fused_jets.NONE else np.full((rows, 20), np.nan, dtype)
-                loops[name](grad, 0, whole, start, gp, 0, *points, gd1, gd2, rows, tanh,
+                loops[name](grad, 0, whole, start, gp, 0, *points, gd1, gd2, rows, act,
                             weighted, *added, *extra, *constants)  # fmt: skip
                 backward.append((gp, gd1, gd2))
             gp = np.full((channels, rows, 20), np.nan, dtype)
             gd1 = np.full((rows, 20), np.nan, dtype)
             gd2 = gd1 if kind == _fused_jets.NONE else np.full((rows, 20), np.nan, dtype)
-            flags = tanh, weighted and tanh, added[1]
+            flags = act, weighted and act != _jet_loops.GIVEN, added[1]
             loop = _fused_jets._points_loop(_jet_loops.points_backward, whole, first, key,
                                             kind, *flags)  # fmt: skip
             loop(grad, 0, whole, start, gp, 0, *points[:2], gd1, gd2, rows, added[0], *constants)
@@ -222,8 +233,9 @@ def test_row_tile_and_point_loops_agree_bit_for_bit(layout, dtype):
                 np.testing.assert_array_equal(a, c)
 
 
+@pytest.mark.parametrize("act", [_jet_loops.TANH, _jet_loops.SIGMOID])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_blocks_into_arrays_of_any_layout(dtype):
+def test_blocks_into_arrays_of_any_layout(dtype, act):
     """Outputs and inputs in other layouts (transposed views) get the same bits as
     C-contiguous ones: the tile loops work on contiguous copies and write back."""
     active = _active("separate", dtype)
@@ -235,18 +247,20 @@ def test_blocks_into_arrays_of_any_layout(dtype):
     def transposed(shape):  # an array of ``shape`` whose last two axes are swapped in memory
         return np.empty(shape[:-2] + shape[:-3:-1], dtype).swapaxes(-1, -2)
 
-    plain = _fused_jets.tanh_block(p, y, 2, active)
-    out = _fused_jets.tanh_block(
+    plain = _fused_jets.result_block(p, y, act, 2, active)
+    out = _fused_jets.result_block(
         np.ascontiguousarray(p.swapaxes(1, 2)).swapaxes(1, 2),
         np.asfortranarray(y),
+        act,
         2,
         active,
         transposed(p.shape),
     )
     np.testing.assert_array_equal(out, plain)
-    plain = _fused_jets.tanh_backward_block(grad, p, y, 2, active, True)
+    plain = _fused_jets.result_backward_block(grad, p, y, act, 2, active, True)
     outs = (transposed(p.shape), transposed(y.shape))
-    other = _fused_jets.tanh_backward_block(grad, p, np.asfortranarray(y), 2, active, True, outs)
+    y = np.asfortranarray(y)
+    other = _fused_jets.result_backward_block(grad, p, y, act, 2, active, True, outs)
     assert other[0] is outs[0] and other[1] is outs[1]
     for a, b in zip(other, plain):
         np.testing.assert_array_equal(a, b)
