@@ -238,6 +238,12 @@ def log1p_exp_finish(z, e, out) -> np.ndarray:
     return _kernels_for(z).log1p_exp_finish(z, e, out)
 
 
+def erf32(x) -> np.ndarray:
+    """``_erf32.erf32(x)`` in one pass, its operations on each value (float32
+    ``float32_at_any_size(x)``)."""
+    return _kernels_for(x).erf32(np.empty_like(x), x)
+
+
 def gelu_erf(x) -> np.ndarray:
     """``(1 + erf32(x * M_SQRT1_2)) * x * 0.5``, the exact GELU in ``_gelu_forward``'s order
     (``_erf32``'s rational function; float32 ``fusable(x)``)."""
@@ -451,16 +457,27 @@ def _compile(numba, dtype) -> _Kernels:
     limit = dtype(_erf32.LIMIT)
 
     @register_jitable
-    def erf_term(x):
-        """``1 + erf32(x M_SQRT1_2)``: ``_erf32._block``'s operations on one value."""
-        t = x * sqrt1_2
+    def erf_value(t):
+        """``erf32(t)``: ``_erf32._block``'s operations on one value."""
         t = limit if t > limit else (-limit if t < -limit else t)  # the clip (NaN passes)
         s = t * t
         num = (((((s * p0 + p1) * s + p2) * s + p3) * s + p4) * s + p5) * s + p6
         den = ((((s * q0 + q1) * s + q2) * s + q3) * s + q4) * s + q5
         r = (num * t) / den
-        r = one if r > one else (-one if r < -one else r)
-        return r + one
+        return one if r > one else (-one if r < -one else r)
+
+    @register_jitable
+    def erf_term(x):
+        """``1 + erf32(x M_SQRT1_2)``."""
+        return erf_value(x * sqrt1_2) + one
+
+    @jit
+    def erf32(out, x):
+        n = out.size
+        o, x = out.reshape(n), x.reshape(n)
+        for i in range(n):
+            o[i] = erf_value(x[i])
+        return out
 
     @jit
     def gelu_erf(out, x):

@@ -49,3 +49,25 @@ def test_erf_itself_stays_correctly_rounded():
     x = np.linspace(-4, 4, 10001, dtype=np.float32)
     want = sp.erf(x.astype(np.float64)).astype(np.float32)
     np.testing.assert_array_equal(lg.erf(lg.from_numpy(x)).numpy(), want)
+
+
+def test_compiled_erf32_and_the_jet_formulas_erf_are_erf32s_bits():
+    """``_fused.erf32`` (one compiled pass) gives ``erf32``'s values bit for bit, special
+    values included; the Taylor path's GELU derivatives take it in float32 and SciPy's erf in
+    float64."""
+    from leafgrad.ops import _fused
+    from leafgrad.ops import jet_activations as ja
+
+    rng = np.random.default_rng(2)
+    x = np.concatenate(
+        [
+            rng.normal(0, 3, 4994).astype(np.float32),
+            np.array([np.nan, -0.0, np.inf, -np.inf, 4.0, 1e-45], np.float32),
+        ]
+    ).reshape(10, -1)
+    if _fused.available():
+        np.testing.assert_array_equal(_fused.erf32(x), erf32(x))
+    np.testing.assert_array_equal(ja._erf_any(x), erf32(x))
+    np.testing.assert_array_equal(ja._erf_any(x[:, ::2]), erf32(x[:, ::2]))
+    wide = x.astype(np.float64)
+    np.testing.assert_array_equal(ja._erf_any(wide), sp.erf(wide))
