@@ -200,6 +200,16 @@ def sigmoid32(x) -> np.ndarray:
     return _kernels_for(x).sigmoid32(np.empty_like(x), x)
 
 
+def silu_derivatives32(x, third: bool) -> tuple:
+    """SiLU's derivatives ``(d1, d2)`` (``third``: ``(d1, d2, d3)``) at ``x`` in one pass,
+    ``exp`` inlined (``_exp32``): ``jet_activations._silu``'s operations on ``sigmoid32``'s
+    values, so its bits (float32 ``fusable(x)``)."""
+    d1, d2 = np.empty_like(x), np.empty_like(x)
+    d3 = np.empty_like(x) if third else d2  # (unwritten without ``third``)
+    _kernels_for(x).silu_derivatives32(x, d1, d2, d3, third)
+    return (d1, d2, d3) if third else (d1, d2)
+
+
 def silu32_backward(grad, x) -> np.ndarray:
     """``silu_backward``'s formula in one pass, ``exp`` inlined (``_exp32``; float32
     ``fusable(x, grad)``)."""
@@ -559,9 +569,14 @@ def _compile(numba, dtype) -> _Kernels:
     if dtype is np.float32:
         from . import _exp32  # why: it compiles with this module's jit (a cycle at import)
 
-        (sigmoid32, silu32, silu32_backward, softplus_backward32, exp_minus_abs) = _exp32.kernels(
-            jit, flat, at
-        )
+        (
+            sigmoid32,
+            silu32,
+            silu32_backward,
+            softplus_backward32,
+            exp_minus_abs,
+            silu_derivatives32,
+        ) = _exp32.kernels(jit, flat, at)
         minus_half = dtype(-0.5)
 
         @jit

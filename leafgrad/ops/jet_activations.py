@@ -221,7 +221,17 @@ def _tanh_arrays(y, n, d2_scale=-2):
     return pairs
 
 
-_ARRAY_FORMULAS = {"tanh": _tanh_arrays}
+def _silu_arrays(x, n):
+    """``_silu`` on arrays: a float32 array that takes ``_fused``'s passes in one
+    (``silu_derivatives32``: the same operations, a dozen NumPy passes fewer), else
+    ``_silu``'s passes."""
+    if n < 3 and x.dtype.char == "f" and _fused.fusable(x):
+        d = _fused.silu_derivatives32(x, n > 1)
+        return [(d[0], d[1])] if n == 1 else [(d[0], d[1]), (d[1], d[2])]
+    return _silu(_Arrays, x, n)
+
+
+_ARRAY_FORMULAS = {"tanh": _tanh_arrays, "silu": _silu_arrays}
 
 
 def _pairs(xp, z, n, fn, op_params):

@@ -302,3 +302,25 @@ def test_a_number_selected_where_a_mask_holds_is_numpys_where(dtype):
     np.testing.assert_array_equal(
         ja._where_any(cond[:, ::2], 0.0, x[:, ::2]), np.where(cond[:, ::2], 0.0, x[:, ::2])
     )
+
+
+@needs_numba
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_silus_derivatives_in_one_pass_are_the_formulas_bits(n):
+    """The Taylor path's SiLU derivatives for float32 (``_fused.silu_derivatives32``): the
+    NumPy formula's values bit for bit, special values included; float64 and a third
+    derivative pair keep the formula."""
+    from leafgrad.ops import jet_activations as ja
+
+    (x,) = _values(np.float32, (300, 32), 1)
+    x *= 3
+    with np.errstate(all="ignore"):
+        want = ja._silu(ja._Arrays, x, n)
+        for dtype in (np.float32, np.float64):
+            got = ja._silu_arrays(x.astype(dtype), n)
+            expected = want if dtype == np.float32 else ja._silu(ja._Arrays, x.astype(dtype), n)
+            assert len(got) == len(expected) == n
+            for pair, wanted in zip(got, expected):
+                for a, b in zip(pair, wanted):
+                    assert np.asarray(a).dtype == np.asarray(b).dtype
+                    np.testing.assert_array_equal(a, b)
