@@ -210,6 +210,17 @@ def silu_derivatives32(x, third: bool) -> tuple:
     return (d1, d2, d3) if third else (d1, d2)
 
 
+def softplus_derivatives32(x, third: bool, beta, threshold) -> tuple:
+    """softplus' derivatives as ``silu_derivatives32`` gives SiLU's; ``beta``, ``beta^2``
+    and ``threshold`` rounded to float32 as the formula's Python numbers meeting arrays."""
+    d1, d2 = np.empty_like(x), np.empty_like(x)
+    d3 = np.empty_like(x) if third else d2  # (unwritten without ``third``)
+    c = np.float32
+    kernel = _kernels_for(x).softplus_derivatives32
+    kernel(x, d1, d2, d3, third, c(beta), c(beta * beta), c(threshold))
+    return (d1, d2, d3) if third else (d1, d2)
+
+
 def silu32_backward(grad, x) -> np.ndarray:
     """``silu_backward``'s formula in one pass, ``exp`` inlined (``_exp32``; float32
     ``fusable(x, grad)``)."""
@@ -576,6 +587,7 @@ def _compile(numba, dtype) -> _Kernels:
             softplus_backward32,
             exp_minus_abs,
             silu_derivatives32,
+            softplus_derivatives32,
         ) = _exp32.kernels(jit, flat, at)
         minus_half = dtype(-0.5)
 

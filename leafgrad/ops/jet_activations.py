@@ -231,12 +231,20 @@ def _silu_arrays(x, n):
     return _silu(_Arrays, x, n)
 
 
-_ARRAY_FORMULAS = {"tanh": _tanh_arrays, "silu": _silu_arrays}
+def _softplus_arrays(x, n, beta=1.0, threshold=20.0):
+    """``_softplus`` on arrays, as ``_silu_arrays`` (``softplus_derivatives32``)."""
+    if n < 3 and x.dtype.char == "f" and _fused.fusable(x):
+        d = _fused.softplus_derivatives32(x, n > 1, beta, threshold)
+        return [(d[0], d[1])] if n == 1 else [(d[0], d[1]), (d[1], d[2])]
+    return _softplus(_Arrays, x, n, beta, threshold)
+
+
+_ARRAY_FORMULAS = {"tanh": _tanh_arrays, "silu": _silu_arrays, "softplus": _softplus_arrays}
 
 
 def _pairs(xp, z, n, fn, op_params):
     if xp is _Arrays and fn in _ARRAY_FORMULAS:
-        return _ARRAY_FORMULAS[fn](z, n)
+        return _ARRAY_FORMULAS[fn](z, n, **dict(op_params))
     return _TABLE[fn][0](xp, z, n, **dict(op_params))
 
 

@@ -306,19 +306,27 @@ def test_a_number_selected_where_a_mask_holds_is_numpys_where(dtype):
 
 @needs_numba
 @pytest.mark.parametrize("n", [1, 2, 3])
-def test_silus_derivatives_in_one_pass_are_the_formulas_bits(n):
-    """The Taylor path's SiLU derivatives for float32 (``_fused.silu_derivatives32``): the
-    NumPy formula's values bit for bit, special values included; float64 and a third
-    derivative pair keep the formula."""
+@pytest.mark.parametrize(
+    "fn, params",
+    [("silu", {}), ("softplus", {}), ("softplus", {"beta": 0.7, "threshold": 3.3})],
+)
+def test_derivatives_in_one_pass_are_the_formulas_bits(fn, params, n):
+    """The Taylor path's SiLU and softplus derivatives for float32 (``_fused``'s
+    ``silu_derivatives32``, ``softplus_derivatives32``): the NumPy formulas' values bit for
+    bit, special values and softplus' linear part included; float64 and a third derivative
+    pair keep the formulas."""
     from leafgrad.ops import jet_activations as ja
 
+    formula, arrays = {
+        "silu": (ja._silu, ja._silu_arrays),
+        "softplus": (ja._softplus, ja._softplus_arrays),
+    }[fn]
     (x,) = _values(np.float32, (300, 32), 1)
-    x *= 3
+    x *= 8
     with np.errstate(all="ignore"):
-        want = ja._silu(ja._Arrays, x, n)
         for dtype in (np.float32, np.float64):
-            got = ja._silu_arrays(x.astype(dtype), n)
-            expected = want if dtype == np.float32 else ja._silu(ja._Arrays, x.astype(dtype), n)
+            got = arrays(x.astype(dtype), n, **params)
+            expected = formula(ja._Arrays, x.astype(dtype), n, **params)
             assert len(got) == len(expected) == n
             for pair, wanted in zip(got, expected):
                 for a, b in zip(pair, wanted):
