@@ -308,18 +308,24 @@ def test_a_number_selected_where_a_mask_holds_is_numpys_where(dtype):
 @pytest.mark.parametrize("n", [1, 2, 3])
 @pytest.mark.parametrize(
     "fn, params",
-    [("silu", {}), ("softplus", {}), ("softplus", {"beta": 0.7, "threshold": 3.3})],
+    [
+        ("silu", {}),
+        ("softplus", {}),
+        ("softplus", {"beta": 0.7, "threshold": 3.3}),
+        ("gelu", {}),
+    ],
 )
 def test_derivatives_in_one_pass_are_the_formulas_bits(fn, params, n):
-    """The Taylor path's SiLU and softplus derivatives for float32 (``_fused``'s
-    ``silu_derivatives32``, ``softplus_derivatives32``): the NumPy formulas' values bit for
-    bit, special values and softplus' linear part included; float64 and a third derivative
-    pair keep the formulas."""
+    """The Taylor path's SiLU, softplus and GELU derivatives for float32 (``_fused``'s
+    ``*_derivatives32``): the NumPy formulas' values bit for bit, special values and
+    softplus' linear part included; float64 and a third derivative pair keep the
+    formulas."""
     from leafgrad.ops import jet_activations as ja
 
     formula, arrays = {
         "silu": (ja._silu, ja._silu_arrays),
         "softplus": (ja._softplus, ja._softplus_arrays),
+        "gelu": (ja._gelu, ja._gelu_arrays),
     }[fn]
     (x,) = _values(np.float32, (300, 32), 1)
     x *= 8
