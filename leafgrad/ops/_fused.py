@@ -273,6 +273,44 @@ def erf32(x) -> np.ndarray:
     return _kernels_for(x).erf32(np.empty_like(x), x)
 
 
+def _derivative_arrays(x, third: bool) -> tuple:
+    """``(d1, d2, d3)`` to fill (``d3`` is ``d2``, unwritten, without ``third``)."""
+    d1, d2 = np.empty_like(x), np.empty_like(x)
+    return d1, d2, np.empty_like(x) if third else d2
+
+
+def _derivatives(arrays: tuple, third: bool) -> tuple:
+    return arrays if third else arrays[:2]
+
+
+def silu_derivatives(x, e, third: bool) -> tuple:
+    """SiLU's derivatives ``(d1, d2)`` (``third``: ``(d1, d2, d3)``) given ``e = exp(-x)``,
+    in one pass: ``jet_activations._silu``'s operations on the sigmoid ``1 / (e + 1)``
+    (``sigmoid_any``'s; ``fusable(x, e)``)."""
+    out = _derivative_arrays(x, third)
+    _kernels_for(x).silu_derivatives(x, e, *out, third)
+    return _derivatives(out, third)
+
+
+def softplus_derivatives(bx, e, third: bool, beta, threshold) -> tuple:
+    """softplus' derivatives given ``bx = x beta`` and ``e = exp(-bx)``, as
+    ``silu_derivatives``; ``beta``, ``beta^2`` and ``threshold`` rounded to the dtype as the
+    formula's Python numbers meeting arrays (``fusable(bx, e)``)."""
+    out = _derivative_arrays(bx, third)
+    c = bx.dtype.type
+    kernel = _kernels_for(bx).softplus_derivatives
+    kernel(bx, e, *out, third, c(beta), c(beta * beta), c(threshold))
+    return _derivatives(out, third)
+
+
+def gelu_derivatives_given(x, e, r, third: bool) -> tuple:
+    """GELU's derivatives given ``e = exp(x x -0.5)`` and ``r = erf(x / sqrt(2))``, in one
+    pass: ``jet_activations._gelu``'s operations (``fusable(x, e, r)``)."""
+    out = _derivative_arrays(x, third)
+    _kernels_for(x).gelu_derivatives_given(x, e, r, *out, third)
+    return _derivatives(out, third)
+
+
 def gelu_derivatives32(x, e, third: bool) -> tuple:
     """GELU's derivatives ``(d1, d2)`` (``third``: ``(d1, d2, d3)``) at float32 ``x`` given
     ``e = exp(x x -0.5)``, in one pass: ``jet_activations._gelu``'s operations, erf by
@@ -541,6 +579,49 @@ def _compile(numba, dtype) -> _Kernels:
             d1[i] = (erf_value(v * root_half) + one) * half + v * phi
             if third:
                 d3[i] = phi * (v * (x2 - four))
+
+    @jit
+    def gelu_derivatives_given(x, e, r, d1, d2, d3, third):
+        n = x.size
+        x, e, r = x.reshape(n), e.reshape(n), r.reshape(n)
+        d1, d2, d3 = d1.reshape(n), d2.reshape(n), d3.reshape(n)
+        for i in range(n):
+            v = x[i]
+            phi = e[i] * inv_sqrt_2pi
+            x2 = v * v
+            d2[i] = phi * (two - x2)
+            d1[i] = (one + r[i]) * half + v * phi
+            if third:
+                d3[i] = phi * (v * (x2 - four))
+
+    minus_six, three = dtype(-6), dtype(3)
+
+    @jit
+    def silu_derivatives(x, e, d1, d2, d3, third):
+        n = x.size
+        x, e, d1, d2, d3 = x.reshape(n), e.reshape(n), d1.reshape(n), d2.reshape(n), d3.reshape(n)
+        for i in range(n):
+            v = x[i]
+            s = one / (e[i] + one)
+            q = s * (one - s)
+            s2 = q * (one + s * minus_two)
+            d1[i] = v * q + s
+            d2[i] = v * s2 + two * q
+            if third:
+                d3[i] = v * (q * (one + q * minus_six)) + three * s2
+
+    @jit
+    def softplus_derivatives(bx, e, d1, d2, d3, third, beta, beta2, threshold):
+        n = bx.size
+        bx, e, d1, d2, d3 = bx.reshape(n), e.reshape(n), d1.reshape(n), d2.reshape(n), d3.reshape(n)
+        for i in range(n):
+            s = one / (e[i] + one)
+            q = s * (one - s)
+            linear = bx[i] > threshold
+            d1[i] = one if linear else s
+            d2[i] = zero if linear else beta * q
+            if third:
+                d3[i] = zero if linear else beta2 * (q * (one + s * minus_two))
 
     @jit
     def gelu_erf(out, x):

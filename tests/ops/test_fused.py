@@ -316,10 +316,10 @@ def test_a_number_selected_where_a_mask_holds_is_numpys_where(dtype):
     ],
 )
 def test_derivatives_in_one_pass_are_the_formulas_bits(fn, params, n):
-    """The Taylor path's SiLU, softplus and GELU derivatives for float32 (``_fused``'s
-    ``*_derivatives32``): the NumPy formulas' values bit for bit, special values and
-    softplus' linear part included; float64 and a third derivative pair keep the
-    formulas."""
+    """The Taylor path's SiLU, softplus and GELU derivatives in one compiled pass
+    (``_fused``'s ``*_derivatives*``), float32 and float64: the NumPy formulas' values bit
+    for bit, special values and softplus' linear part included; a third derivative pair
+    keeps the formulas."""
     from leafgrad.ops import jet_activations as ja
 
     formula, arrays = {
