@@ -65,10 +65,7 @@ def kernels(jit, flat, at) -> tuple:
     ``e = exp32(-x)``; ``softplus_backward32(out, x, grad, beta, threshold)`` ``grad`` where
     ``x beta > threshold``, else ``grad z / (z + 1)`` with ``z = exp32(x beta)``;
     ``exp_minus_abs(z, e, u)`` ``e = exp32(-|z|)`` and ``u = e + 1`` (softplus' Goldberg
-    ``log1p``). PyTorch's CPU formulas, in ``activations``' orders; and
-    ``silu_derivatives(x, d1, d2, d3, third)`` and ``softplus_derivatives(..., beta,
-    beta^2, threshold)``, the first two (three) derivatives by ``jet_activations``'
-    formulas' operations on ``sigmoid32``'s ``s``. (256, 1000) silu
+    ``log1p``). PyTorch's CPU formulas, in ``activations``' orders. (256, 1000) silu
     forward 228 us against NumPy's passes' 440 and PyTorch's 249 (medians of interleaved
     calls, one thread of this project's 2-core AMD EPYC, AVX2). Within 2 ulp of the correctly
     rounded silu (``tests/ops/test_exp32.py``), as NumPy's passes (3 ulp) and PyTorch's are."""
@@ -110,37 +107,6 @@ def kernels(jit, flat, at) -> tuple:
             o[i] = g if bx > threshold else g * z / (z + one)
         return out
 
-    two, three, minus_two, minus_six = _f32(2), _f32(3), _f32(-2), _f32(-6)
-
-    @jit
-    def silu_derivatives(x, d1, d2, d3, third):
-        n = x.size
-        x, d1, d2, d3 = x.reshape(n), d1.reshape(n), d2.reshape(n), d3.reshape(n)
-        for i in range(n):
-            v = x[i]
-            s = one / (exp32(-v) + one)
-            q = s * (one - s)
-            s2 = q * (one + s * minus_two)
-            d1[i] = v * q + s
-            d2[i] = v * s2 + two * q
-            if third:
-                d3[i] = v * (q * (one + q * minus_six)) + three * s2
-
-    @jit
-    def softplus_derivatives(x, d1, d2, d3, third, beta, beta2, threshold):
-        n = x.size
-        x, d1, d2, d3 = x.reshape(n), d1.reshape(n), d2.reshape(n), d3.reshape(n)
-        zero = one - one
-        for i in range(n):
-            bx = x[i] * beta
-            s = one / (exp32(-bx) + one)
-            q = s * (one - s)
-            linear = bx > threshold
-            d1[i] = one if linear else s
-            d2[i] = zero if linear else beta * q
-            if third:
-                d3[i] = zero if linear else beta2 * (q * (one + s * minus_two))
-
     @jit
     def exp_minus_abs(z, e, u):
         n = z.size
@@ -150,15 +116,7 @@ def kernels(jit, flat, at) -> tuple:
             e[i] = v
             u[i] = v + one
 
-    return (
-        sigmoid32,
-        silu32,
-        silu32_backward,
-        softplus_backward32,
-        exp_minus_abs,
-        silu_derivatives,
-        softplus_derivatives,
-    )
+    return sigmoid32, silu32, silu32_backward, softplus_backward32, exp_minus_abs
 
 
 __all__: list = []

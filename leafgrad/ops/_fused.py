@@ -204,21 +204,19 @@ def silu_derivatives32(x, third: bool) -> tuple:
     """SiLU's derivatives ``(d1, d2)`` (``third``: ``(d1, d2, d3)``) at ``x`` in one pass,
     ``exp`` inlined (``_exp32``): ``jet_activations._silu``'s operations on ``sigmoid32``'s
     values, so its bits (float32 ``fusable(x)``)."""
-    d1, d2 = np.empty_like(x), np.empty_like(x)
-    d3 = np.empty_like(x) if third else d2  # (unwritten without ``third``)
-    _kernels_for(x).silu_derivatives32(x, d1, d2, d3, third)
-    return (d1, d2, d3) if third else (d1, d2)
+    out = _derivative_arrays(x)
+    _kernels_for(x).silu_derivatives32(x, *out, third)
+    return _derivatives(out, third)
 
 
 def softplus_derivatives32(x, third: bool, beta, threshold) -> tuple:
     """softplus' derivatives as ``silu_derivatives32`` gives SiLU's; ``beta``, ``beta^2``
     and ``threshold`` rounded to float32 as the formula's Python numbers meeting arrays."""
-    d1, d2 = np.empty_like(x), np.empty_like(x)
-    d3 = np.empty_like(x) if third else d2  # (unwritten without ``third``)
+    out = _derivative_arrays(x)
     c = np.float32
     kernel = _kernels_for(x).softplus_derivatives32
-    kernel(x, d1, d2, d3, third, c(beta), c(beta * beta), c(threshold))
-    return (d1, d2, d3) if third else (d1, d2)
+    kernel(x, *out, third, c(beta), c(beta * beta), c(threshold))
+    return _derivatives(out, third)
 
 
 def silu32_backward(grad, x) -> np.ndarray:
@@ -273,10 +271,11 @@ def erf32(x) -> np.ndarray:
     return _kernels_for(x).erf32(np.empty_like(x), x)
 
 
-def _derivative_arrays(x, third: bool) -> tuple:
-    """``(d1, d2, d3)`` to fill (``d3`` is ``d2``, unwritten, without ``third``)."""
-    d1, d2 = np.empty_like(x), np.empty_like(x)
-    return d1, d2, np.empty_like(x) if third else d2
+def _derivative_arrays(x) -> tuple:
+    """``(d1, d2, d3)`` to fill: three arrays, ``d3`` unwritten (and untouched) without
+    ``third``. (``d2`` standing in for it left the loops scalar: LLVM's overlap check on the
+    two fails, 4x slower.)"""
+    return np.empty_like(x), np.empty_like(x), np.empty_like(x)
 
 
 def _derivatives(arrays: tuple, third: bool) -> tuple:
@@ -287,7 +286,7 @@ def silu_derivatives(x, e, third: bool) -> tuple:
     """SiLU's derivatives ``(d1, d2)`` (``third``: ``(d1, d2, d3)``) given ``e = exp(-x)``,
     in one pass: ``jet_activations._silu``'s operations on the sigmoid ``1 / (e + 1)``
     (``sigmoid_any``'s; ``fusable(x, e)``)."""
-    out = _derivative_arrays(x, third)
+    out = _derivative_arrays(x)
     _kernels_for(x).silu_derivatives(x, e, *out, third)
     return _derivatives(out, third)
 
@@ -296,7 +295,7 @@ def softplus_derivatives(bx, e, third: bool, beta, threshold) -> tuple:
     """softplus' derivatives given ``bx = x beta`` and ``e = exp(-bx)``, as
     ``silu_derivatives``; ``beta``, ``beta^2`` and ``threshold`` rounded to the dtype as the
     formula's Python numbers meeting arrays (``fusable(bx, e)``)."""
-    out = _derivative_arrays(bx, third)
+    out = _derivative_arrays(bx)
     c = bx.dtype.type
     kernel = _kernels_for(bx).softplus_derivatives
     kernel(bx, e, *out, third, c(beta), c(beta * beta), c(threshold))
@@ -306,7 +305,7 @@ def softplus_derivatives(bx, e, third: bool, beta, threshold) -> tuple:
 def gelu_derivatives_given(x, e, r, third: bool) -> tuple:
     """GELU's derivatives given ``e = exp(x x -0.5)`` and ``r = erf(x / sqrt(2))``, in one
     pass: ``jet_activations._gelu``'s operations (``fusable(x, e, r)``)."""
-    out = _derivative_arrays(x, third)
+    out = _derivative_arrays(x)
     _kernels_for(x).gelu_derivatives_given(x, e, r, *out, third)
     return _derivatives(out, third)
 
@@ -315,10 +314,9 @@ def gelu_derivatives32(x, e, third: bool) -> tuple:
     """GELU's derivatives ``(d1, d2)`` (``third``: ``(d1, d2, d3)``) at float32 ``x`` given
     ``e = exp(x x -0.5)``, in one pass: ``jet_activations._gelu``'s operations, erf by
     ``erf32`` (``fusable(x, e)``)."""
-    d1, d2 = np.empty_like(x), np.empty_like(x)
-    d3 = np.empty_like(x) if third else d2  # (unwritten without ``third``)
-    _kernels_for(x).gelu_derivatives(x, e, d1, d2, d3, third)
-    return (d1, d2, d3) if third else (d1, d2)
+    out = _derivative_arrays(x)
+    _kernels_for(x).gelu_derivatives(x, e, *out, third)
+    return _derivatives(out, third)
 
 
 def gelu_erf(x) -> np.ndarray:
@@ -564,21 +562,34 @@ def _compile(numba, dtype) -> _Kernels:
             o[i] = erf_value(x[i])
         return out
 
-    two, four = dtype(2), dtype(4)
+    two, three, four, minus_six = dtype(2), dtype(3), dtype(4), dtype(-6)
     root_half = dtype(1 / math.sqrt(2))  # (jet_activations._gelu's constant)
 
-    @jit
-    def gelu_derivatives(x, e, d1, d2, d3, third):
-        n = x.size
-        x, e, d1, d2, d3 = x.reshape(n), e.reshape(n), d1.reshape(n), d2.reshape(n), d3.reshape(n)
-        for i in range(n):
-            v = x[i]
-            phi = e[i] * inv_sqrt_2pi
-            x2 = v * v
-            d2[i] = phi * (two - x2)
-            d1[i] = (erf_value(v * root_half) + one) * half + v * phi
-            if third:
-                d3[i] = phi * (v * (x2 - four))
+    # The Taylor path's derivative formulas (``jet_activations``' operations, in their order)
+    # at one value: (D1, D2, D3), D3 dropped by LLVM where a loop does not store it. Numbers
+    # in and out: an array handed to a helper inside a loop costs reference counting there,
+    # which kept the loops scalar (3x slower).
+    @register_jitable
+    def gelu_at(v, e, r):
+        """GELU's at ``v`` from ``e = exp(v v -0.5)`` and ``r = erf(v / sqrt(2))``."""
+        phi = e * inv_sqrt_2pi
+        x2 = v * v
+        return (one + r) * half + v * phi, phi * (two - x2), phi * (v * (x2 - four))
+
+    @register_jitable
+    def silu_at(v, s):
+        """SiLU's at ``v`` from its sigmoid ``s``."""
+        q = s * (one - s)
+        s2 = q * (one + s * minus_two)
+        return v * q + s, v * s2 + two * q, v * (q * (one + q * minus_six)) + three * s2
+
+    @register_jitable
+    def softplus_at(bx, s, beta, beta2, threshold):
+        """softplus' at ``bx = x beta`` from the sigmoid ``s`` of ``bx``."""
+        if bx > threshold:
+            return one, zero, zero
+        q = s * (one - s)
+        return s, beta * q, beta2 * (q * (one + s * minus_two))
 
     @jit
     def gelu_derivatives_given(x, e, r, d1, d2, d3, third):
@@ -586,29 +597,22 @@ def _compile(numba, dtype) -> _Kernels:
         x, e, r = x.reshape(n), e.reshape(n), r.reshape(n)
         d1, d2, d3 = d1.reshape(n), d2.reshape(n), d3.reshape(n)
         for i in range(n):
-            v = x[i]
-            phi = e[i] * inv_sqrt_2pi
-            x2 = v * v
-            d2[i] = phi * (two - x2)
-            d1[i] = (one + r[i]) * half + v * phi
+            a, b, c = gelu_at(x[i], e[i], r[i])
+            d1[i] = a
+            d2[i] = b
             if third:
-                d3[i] = phi * (v * (x2 - four))
-
-    minus_six, three = dtype(-6), dtype(3)
+                d3[i] = c
 
     @jit
     def silu_derivatives(x, e, d1, d2, d3, third):
         n = x.size
         x, e, d1, d2, d3 = x.reshape(n), e.reshape(n), d1.reshape(n), d2.reshape(n), d3.reshape(n)
         for i in range(n):
-            v = x[i]
-            s = one / (e[i] + one)
-            q = s * (one - s)
-            s2 = q * (one + s * minus_two)
-            d1[i] = v * q + s
-            d2[i] = v * s2 + two * q
+            a, b, c = silu_at(x[i], one / (e[i] + one))
+            d1[i] = a
+            d2[i] = b
             if third:
-                d3[i] = v * (q * (one + q * minus_six)) + three * s2
+                d3[i] = c
 
     @jit
     def softplus_derivatives(bx, e, d1, d2, d3, third, beta, beta2, threshold):
@@ -616,12 +620,11 @@ def _compile(numba, dtype) -> _Kernels:
         bx, e, d1, d2, d3 = bx.reshape(n), e.reshape(n), d1.reshape(n), d2.reshape(n), d3.reshape(n)
         for i in range(n):
             s = one / (e[i] + one)
-            q = s * (one - s)
-            linear = bx[i] > threshold
-            d1[i] = one if linear else s
-            d2[i] = zero if linear else beta * q
+            a, b, c = softplus_at(bx[i], s, beta, beta2, threshold)
+            d1[i] = a
+            d2[i] = b
             if third:
-                d3[i] = zero if linear else beta2 * (q * (one + s * minus_two))
+                d3[i] = c
 
     @jit
     def gelu_erf(out, x):
@@ -687,16 +690,50 @@ def _compile(numba, dtype) -> _Kernels:
     if dtype is np.float32:
         from . import _exp32  # why: it compiles with this module's jit (a cycle at import)
 
-        (
-            sigmoid32,
-            silu32,
-            silu32_backward,
-            softplus_backward32,
-            exp_minus_abs,
-            silu_derivatives32,
-            softplus_derivatives32,
-        ) = _exp32.kernels(jit, flat, at)
+        (sigmoid32, silu32, silu32_backward, softplus_backward32, exp_minus_abs) = _exp32.kernels(
+            jit, flat, at
+        )
         minus_half = dtype(-0.5)
+
+        # The derivative passes with their exp (erf) inlined: the sigmoid as sigmoid32's.
+        # (``_exp32.exp32`` through the module: see gelu_erf_backward.)
+        @jit
+        def gelu_derivatives(x, e, d1, d2, d3, third):
+            n = x.size
+            x, e = x.reshape(n), e.reshape(n)
+            d1, d2, d3 = d1.reshape(n), d2.reshape(n), d3.reshape(n)
+            for i in range(n):
+                v = x[i]
+                a, b, c = gelu_at(v, e[i], erf_value(v * root_half))
+                d1[i] = a
+                d2[i] = b
+                if third:
+                    d3[i] = c
+
+        @jit
+        def silu_derivatives32(x, d1, d2, d3, third):
+            n = x.size
+            x, d1, d2, d3 = x.reshape(n), d1.reshape(n), d2.reshape(n), d3.reshape(n)
+            for i in range(n):
+                v = x[i]
+                a, b, c = silu_at(v, one / (_exp32.exp32(-v) + one))
+                d1[i] = a
+                d2[i] = b
+                if third:
+                    d3[i] = c
+
+        @jit
+        def softplus_derivatives32(x, d1, d2, d3, third, beta, beta2, threshold):
+            n = x.size
+            x, d1, d2, d3 = x.reshape(n), d1.reshape(n), d2.reshape(n), d3.reshape(n)
+            for i in range(n):
+                bx = x[i] * beta
+                s = one / (_exp32.exp32(-bx) + one)
+                a, b, c = softplus_at(bx, s, beta, beta2, threshold)
+                d1[i] = a
+                d2[i] = b
+                if third:
+                    d3[i] = c
 
         @jit
         def gelu_erf_backward(out, x, grad):
