@@ -48,27 +48,12 @@ def _erf_any(x):
     return sp.erf(x)
 
 
-def _where_any(cond, value, x):
-    """``np.where(cond, value, x)`` for a number ``value``: one compiled pass where the arrays
-    take it (NumPy's where was an eighth of a softplus network's collapsed Burgers step)."""
-    if (
-        type(value) is float
-        and _fused.fusable(x)
-        and type(cond) is np.ndarray
-        and cond.shape == x.shape
-        and cond.dtype == bool
-        and cond.flags.c_contiguous
-    ):
-        return _fused.select(cond, value, x)
-    return np.where(cond, value, x)
-
-
 class _Arrays:
     """The functions the formulas call, on NumPy arrays (the kernels)."""
 
     exp, cos, sin, erf = _vml.exp_any, _vml.cos_any, _vml.sin_any, _erf_any
     sigmoid = elementwise.sigmoid_any
-    where = _where_any
+    where = np.where
 
 
 class _Tensors:

@@ -283,28 +283,6 @@ def test_gelus_numpy_passes_keep_0d_empty_and_strided_float32_arrays(monkeypatch
 
 
 @needs_numba
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_a_number_selected_where_a_mask_holds_is_numpys_where(dtype):
-    """``_fused.select`` and the Taylor formulas' ``where``: NumPy's values, dtype and signs
-    of zero; other operands (strided, a second array) keep NumPy's where."""
-    from leafgrad.ops import jet_activations as ja
-
-    (x,) = _values(dtype, (300, 32), 1)
-    cond = x > 0.5
-    for value in (0.0, 1.0, 0.1, -2.5):
-        want = np.where(cond, value, x)
-        for got in (_fused.select(cond, value, x), ja._where_any(cond, value, x)):
-            assert got.dtype == want.dtype
-            np.testing.assert_array_equal(got, want)
-            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
-    other = np.ones_like(x)
-    np.testing.assert_array_equal(ja._where_any(cond, other, x), np.where(cond, other, x))
-    np.testing.assert_array_equal(
-        ja._where_any(cond[:, ::2], 0.0, x[:, ::2]), np.where(cond[:, ::2], 0.0, x[:, ::2])
-    )
-
-
-@needs_numba
 @pytest.mark.parametrize("n", [1, 2, 3])
 @pytest.mark.parametrize(
     "fn, params",
