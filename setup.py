@@ -10,12 +10,13 @@ With GCC 10 or later the build is profile-guided where it can be: the modules ar
 to count their branches, ``tools/pgo_training.py`` runs the benchmark workloads on them for
 a few seconds, and they are compiled again laid out for the paths it took (hot code together,
 cold code apart). Measured by ``benchmarks/ab.py`` against the plain ``-O3`` build (4
-processes each, ratio to PyTorch): a nested Burgers step N = 1e3 float32 1.004 -> 0.939, the
-collapsed one float64 0.605 -> 0.556 and float32 0.713 -> 0.680, the 13-op small chain 0.957
--> 0.898. The training needs leafgrad's dependencies importable, which pip's isolated build
-of ``pip install -e .`` does not have yet: there the build is the plain one, and
-``python setup.py build_ext --inplace`` afterwards builds the guided one (the README's
-commands do). ``LEAFGRAD_PGO=0`` turns it off; any failure falls back to the plain build.
+processes each, ratio to PyTorch): a nested Burgers step N = 1e3 float32 0.951 -> 0.880, the
+collapsed one float64 0.609 -> 0.513 and float32 0.749 -> 0.639, the 13-op small chain 0.925
+-> 0.851 (README, "Session 45"). The training needs leafgrad's dependencies importable,
+which pip's isolated build of ``pip install -e .`` does not have yet: there the build is the
+plain one, and ``python setup.py build_ext --inplace`` afterwards builds the guided one (the
+README's main-job command and CI do). ``LEAFGRAD_PGO=0`` turns it off; any failure falls
+back to the plain build.
 """
 
 import os
