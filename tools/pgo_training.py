@@ -1,5 +1,5 @@
 """The training run of setup.py's profile-guided build: every benchmark workload's leafgrad
-methods, a few steps each at small sizes (``python tools/pgo_training.py``, ~30 s).
+methods, a few steps each at small sizes (``python tools/pgo_training.py``, ~5 s here).
 
 The build runs it on modules compiled to count their branches (``-fprofile-generate``), then
 compiles them again laid out for the paths it took. So the paths taken here are the ones
