@@ -33,6 +33,7 @@ MODULES = (
     "leafgrad.ops._select",
     "leafgrad.ops._sums",
     "leafgrad.ops._vml",
+    "leafgrad.ops._fused",
     "leafgrad.ops.activations",
     "leafgrad.ops.arithmetic",
     "leafgrad.ops.broadcast",

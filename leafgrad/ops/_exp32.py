@@ -77,7 +77,6 @@ def kernels(jit, flat, at) -> tuple:
         o, x = out.reshape(n), x.reshape(n)
         for i in range(n):
             o[i] = one / (exp32(-x[i]) + one)
-        return out
 
     @jit
     def silu32(out, x):
@@ -85,7 +84,6 @@ def kernels(jit, flat, at) -> tuple:
         o, x = out.reshape(n), x.reshape(n)
         for i in range(n):
             o[i] = x[i] / (exp32(-x[i]) + one)
-        return out
 
     @jit
     def silu32_backward(out, x, grad):
@@ -94,7 +92,6 @@ def kernels(jit, flat, at) -> tuple:
         for i in range(n):
             s = one / (exp32(-x[i]) + one)
             o[i] = (at(grad, i) * s) * ((one - s) * x[i] + one)
-        return out
 
     @jit
     def softplus_backward32(out, x, grad, beta, threshold):
@@ -105,7 +102,6 @@ def kernels(jit, flat, at) -> tuple:
             bx = x[i] * beta
             z = exp32(bx)
             o[i] = g if bx > threshold else g * z / (z + one)
-        return out
 
     @jit
     def exp_minus_abs(z, e, u):

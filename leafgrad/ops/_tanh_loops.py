@@ -97,7 +97,6 @@ def tanh32(out, x):
     o, v = out.reshape(n), x.reshape(n)
     for i in range(n):
         o[i] = tanh32_of(v[i])
-    return out
 
 
 @jit
@@ -107,4 +106,3 @@ def tanh64(out, x):
     o, v = out.reshape(n), x.reshape(n)
     for i in range(n):
         o[i] = tanh64_of(v[i])
-    return out
