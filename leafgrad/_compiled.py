@@ -58,6 +58,7 @@ MODULES = (
     "leafgrad.ops.slicing",
     "leafgrad.ops.reorder",
     "leafgrad.optim._arrays",
+    "leafgrad.optim._flat_adam",
     "leafgrad.nn.module",
     "leafgrad.nn.linear",
     "leafgrad.nn.functional",

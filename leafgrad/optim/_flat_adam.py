@@ -20,15 +20,14 @@ hold) the per-parameter path runs.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
-from .. import Tensor, zeros_like
+from .. import zeros_like
 from .._engine import grad_mode
-from .._engine.accumulation import _COUNTS_ARE_EXACT, _ONLY_ITS_TENSORS
+from .._engine.accumulation import _COUNTS_ARE_EXACT
 from .._engine.saved import write_watchers
 from ._arrays import _PLAIN_TYPES, _written
+from ._ownership import own_array
 from ._update import _step_count_tensor
 
 _grad_state = grad_mode._state
@@ -112,30 +111,13 @@ def _adoptable(optimizer, params: list, names: tuple) -> bool:
             return False
         for name, t in state.items():
             shape, dtype = ((), step_dtype) if name == "step" else (p._data.shape, p._data.dtype)
-            if not _own_array(t, shape) or (dtype is not None and t._data.dtype != dtype):
+            if not own_array(t, shape) or (dtype is not None and t._data.dtype != dtype):
                 return False
             if name == "step":
                 if t._data.dtype.kind != "f":
                     return False
                 step_dtype = t._data.dtype
     return True
-
-
-def _own_array(t, shape: tuple) -> bool:
-    """Whether ``t`` is a plain tensor outside any graph whose C-contiguous ``shape`` array
-    only ``t`` refers to."""
-    a = t._data
-    return (
-        type(t) is Tensor
-        and not t._requires_grad
-        and t._base is None
-        and not t._is_inference
-        and type(a) is np.ndarray
-        and a.shape == shape
-        and a.flags.c_contiguous
-        and a.flags.writeable
-        and sys.getrefcount(a) == _ONLY_ITS_TENSORS  # _data, ``a``, the argument
-    )
 
 
 def _same(a: list, b: list) -> bool:
@@ -196,7 +178,7 @@ def step(optimizer, group: dict, params: list, lr, beta1, beta2, eps, weight_dec
     steps = flat.steps
     np.add(steps, 1, out=steps)
     count = float(steps[0])
-    if len(steps) > 1 and not np.all(steps == steps[0]):  # (not after this path's own steps)
+    if len(steps) > 1 and not (steps == steps[0]).all():  # (not after this path's own steps)
         np.subtract(steps, 1, out=steps)
         return False
     grads = flat.grads
