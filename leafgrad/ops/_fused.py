@@ -3,16 +3,17 @@ leafgrad[fast]``); NumPy's passes where it is not.
 
 Why: a rule such as tanh's backward, ``g * (1 - y * y)``, is three NumPy passes over arrays
 that a large PINN batch keeps out of cache, where PyTorch runs one fused loop: at (1e4, 20)
-float64, in a nested Burgers step, 364 us a call against ~170 us for one pass. numba compiles
-each loop (``_fused_kernels``) once per dtype (cached on disk) and runs it without the GIL. Each loop does
-the NumPy code's operations in its order, on constants of the arrays' dtype, and numba does
-not contract products and sums into FMAs unless asked (``fastmath``), so the results are
-NumPy's bit for bit (``tests/ops/test_fused.py``), but for float32 loops that compute an
-``exp`` themselves (``_exp32``: silu, sigmoid, GELU's and softplus' backwards), within round-off
-of NumPy's (``tests/ops/test_exp32.py``). Only float32/float64 arrays of one shape
-and at least ``MIN_SIZE`` elements take them, each C-contiguous or one value broadcast (the
-gradient of a ``sum()``); below that size a compiled call saves little.
-``LEAFGRAD_NUMBA=0`` turns them off.
+float64, in a nested Burgers step, 364 us a call against ~170 us for one pass. numba
+compiles each loop (``_fused_kernels``) once per dtype (cached on disk) and runs it without
+the GIL. Each loop does the NumPy code's operations in its order, on constants of the arrays'
+dtype, and numba does not contract products and sums into FMAs unless asked (``fastmath``),
+so the results are NumPy's bit for bit (``tests/ops/test_fused.py``), but for float32 loops
+that compute an ``exp`` themselves (``_exp32``: silu, sigmoid, GELU's and softplus'
+backwards), within round-off of NumPy's (``tests/ops/test_exp32.py``). Only float32/float64
+arrays of one shape and at least ``MIN_SIZE`` elements take them, each C-contiguous or one
+value broadcast (the gradient of a ``sum()``); below that size a compiled call saves little.
+``LEAFGRAD_NUMBA=0`` turns them off. This module is compiled by Cython (``_compiled``): its
+functions run for every large elementwise rule.
 """
 
 from __future__ import annotations
