@@ -153,7 +153,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         b = np.ascontiguousarray(b)
     if m * k * n <= SMALL_MNK or a.dtype != b.dtype:
         return np.matmul(a, b)
-    if m * k * n >= _mkl_from().get(a.dtype.char, m * k * n + 1) and _mkl_in_use():
+    # (_mkl_in_use first: off Intel's CPUs it answers at once, without _mkl's Python calls)
+    if _mkl_in_use() and m * k * n >= _mkl_from().get(a.dtype.char, m * k * n + 1):
         out = _mkl.matmul(a, b)
         if out is not None:
             return out
