@@ -36,8 +36,8 @@ def compile_for(numba, dtype) -> _Kernels:
     """The loops for ``dtype``, its constants frozen in (numba compiles each per operand
     kinds, array or number, on first call; ``cache``: once per machine). Each writes into
     an array it is given and returns nothing (numba boxes an array it returns: ~0.4 us a
-    call, half the call): a fresh ``np.empty_like`` of its first operand (the result's
-    shape), or the NumPy pass's buffer (silu's and softplus'). Why not allocate inside: an
+    call, half the call): a fresh array of its first operand's shape and dtype (the
+    result's), or the NumPy pass's buffer (silu's and softplus'). Why not allocate inside: an
     array numba makes carries a dtype object of its own, equal to NumPy's but not the same
     object, and it spreads to every result computed from it, failing the cheap ``dtype is``
     tests of leafgrad's fast paths (the flat Adam step ran per parameter)."""
