@@ -107,13 +107,17 @@ def _kernels_for(array):
 _compiling = threading.Lock()
 
 
-def jit(fn, signature=None):
+def jit(fn, signature=None, contract=False):
     """``fn`` compiled by numba (where ``available()``), without the GIL, cached on disk
     where anywhere is writable (uncached in a read-only install). NumPy's error model: a
     division by zero gives inf or NaN as in NumPy, where numba's default checks every
     division and raises, which also keeps LLVM from vectorising a loop that divides (GELU's
-    forward: 7x slower). With a ``signature``: compiled now, for those types only."""
+    forward: 7x slower). With a ``signature``: compiled now, for those types only. With
+    ``contract``: LLVM may fuse ``a * b + c`` into one FMA, rounded once (results differ
+    from NumPy's by round-off; only for loops that promise no NumPy bits)."""
     options = {"nogil": True, "error_model": "numpy"}
+    if contract:
+        options["fastmath"] = {"contract"}
     decorate = _numba.njit if signature is None else functools.partial(_numba.njit, signature)
     try:
         return decorate(cache=True, **options)(fn)
