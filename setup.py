@@ -27,7 +27,7 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).parent
@@ -42,9 +42,19 @@ PGO_TRAINING_TIMEOUT_S = 900
 NO_DEBUG_INFO = ("-g0",)
 
 
+# Written in C: kernels with no Python source (``_thin_gemm.c`` says why). Optional as the
+# compiled modules are: where it does not build, NumPy's products are used.
+C_EXTENSIONS = {"leafgrad.ops._thin_gemm": "leafgrad/ops/_thin_gemm.c"}
+
+
 def _extensions():
     if os.environ.get("LEAFGRAD_PURE_PYTHON"):
         return []
+    written_in_c = [Extension(name, [source]) for name, source in C_EXTENSIONS.items()]
+    return written_in_c + _cython_extensions()
+
+
+def _cython_extensions():
     try:
         from Cython.Build import cythonize  # why: the build requirement is optional in effect
     except ImportError:
@@ -168,7 +178,8 @@ class OptionalBuildExt(build_ext):
         except Exception as error:
             print(f"leafgrad: {ext.name} not compiled ({error}); its .py is used", file=sys.stderr)
             return
-        _record_source(ext.name, Path(self.get_ext_fullpath(ext.name)).parent)
+        if ext.name not in C_EXTENSIONS:
+            _record_source(ext.name, Path(self.get_ext_fullpath(ext.name)).parent)
         self.compiled_names.add(ext.name)
 
     def copy_extensions_to_source(self):
@@ -179,7 +190,8 @@ class OptionalBuildExt(build_ext):
         self.extensions = built
         super().copy_extensions_to_source()
         for ext in built:
-            _record_source(ext.name, (HERE / ext.name.replace(".", "/")).parent)
+            if ext.name not in C_EXTENSIONS:
+                _record_source(ext.name, (HERE / ext.name.replace(".", "/")).parent)
 
 
 def _training_cannot_import() -> str | None:

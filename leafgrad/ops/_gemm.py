@@ -25,6 +25,8 @@ differently (a few ulp), as a different BLAS would.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .._cpu import cpu_vendor, numpy_blas
@@ -76,6 +78,67 @@ def _skylakex_blas():
         kernels = str(getattr(lib, "architecture", "")).lower()  # OpenBLAS's only
         _blas = lib if kernels in _SKYLAKEX_KERNELS else False
     return _blas
+
+
+# ``_thin_gemm``'s kernels against OpenBLAS's Zen kernels on this project's AMD EPYC (Zen 3),
+# one thread, float64: ``(M, K) @ (K, N)`` from M = 64 and N = 4 (at N = 1 OpenBLAS's
+# vector product wins): (3000, 20) @ (20, 20) 94 -> 59 us, 1000 rows 32 -> 20, 300 rows
+# 10 -> 6, (3000, 32) @ (32, 32) 194 -> 129, 64 x 64 weights 640 -> 544, the first layer's
+# (3000, 2) @ (2, 20) 31 -> 13; the weight's gradient ``A^T G`` with both widths multiples of
+# 4 up to 32 (at 50 and 64 it lost): 20 x 20 over 3000 rows 93 -> 69 us, 32 x 32 188 -> 143,
+# 4 x 20 35 -> 15. Where OpenBLAS runs more threads it spreads a tall product over them,
+# and elsewhere (SkylakeX's small kernels, MKL) nothing was measured: NumPy's products.
+THIN_MIN_ROWS = 64
+THIN_MIN_WIDTH = 4
+THIN_MAX_WIDTH = 64
+THIN_MAX_GRAM_WIDTH = 32
+_THIN_BLAS = {"haswell", "zen"}  # OpenBLAS's AVX2 kernels (``architecture``, lower case)
+_thin_module = None  # _thin_gemm where its kernels run here, else False; None: not looked up
+
+
+def _thin_kernels() -> bool:
+    """Whether ``_thin_gemm`` takes float64 products now: built, the CPU has AVX2 and FMA,
+    NumPy's BLAS is OpenBLAS with AVX2 kernels, on one thread, and MKL takes none."""
+    global _thin_module
+    if _thin_module is None:
+        _thin_module = _load_thin()
+    if not _thin_module:
+        return False
+    return _numpy_controller().get_num_threads() == 1 and not _mkl_in_use()
+
+
+def _load_thin():
+    if os.environ.get("LEAFGRAD_PURE_PYTHON"):  # the pure path, as for the compiled modules
+        return False
+    try:
+        from . import _thin_gemm  # why: a C extension the build may not have made
+    except ImportError:
+        return False
+    blas = _numpy_controller()
+    kernels = str(getattr(blas, "architecture", "")).lower() if blas else ""
+    return _thin_gemm if _thin_gemm.AVAILABLE and kernels in _THIN_BLAS else False
+
+
+def _thin(a: np.ndarray, b: np.ndarray, m: int, k: int, n: int) -> np.ndarray | None:
+    """``a @ b`` by ``_thin_gemm`` where it was measured faster (above), else None."""
+    if n <= THIN_MAX_WIDTH and m >= THIN_MIN_ROWS and k <= THIN_MAX_WIDTH:
+        if a.strides[1] != 8 or not _thin_kernels():  # (rows not contiguous: rare here)
+            return None
+        out = np.empty((m, n), np.float64)
+        return out if _thin_module.product(a, b, out) else None
+    if (
+        k >= THIN_MIN_ROWS
+        and THIN_MIN_WIDTH <= m <= THIN_MAX_GRAM_WIDTH
+        and n <= THIN_MAX_GRAM_WIDTH
+        and m % 4 == 0
+        and n % 4 == 0
+        and a.strides[0] == 8  # a = A^T, A's rows contiguous: the weight's gradient
+        and b.strides[1] == 8
+        and _thin_kernels()
+    ):
+        out = np.empty((m, n), np.float64)
+        return out if _thin_module.gram(a.T, b, out) else None
+    return None
 
 
 def _mkl_in_use() -> bool:
@@ -137,10 +200,14 @@ def _outer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)`` for 2-D ``a`` and ``b``: a fresh array, computed in pieces within
-    OpenBLAS's small-matrix bound where that was measured faster."""
+    OpenBLAS's small-matrix bound where that was measured faster, or by ``_thin_gemm``."""
     (m, k), n = a.shape, b.shape[1]
     if k == 1:
         return _outer(a, b)
+    if a.dtype.char == "d" and b.dtype.char == "d" and n >= THIN_MIN_WIDTH:
+        out = _thin(a, b, m, k, n)
+        if out is not None:
+            return out
     # (Every mm runs this: the cheapest tests first, and dtype.char, not ``== np.float64``;
     # the flags last: reading them makes an object, ~0.1 us.)
     if (

@@ -1,0 +1,164 @@
+"""ops/_thin_gemm.c: float64 products of tall, thin shapes equal NumPy's to round-off (the
+layer products to the bit, as OpenBLAS's Haswell kernel sums them) in every layout they
+take, decline the layouts they do not take without writing, and are what ``_gemm.matmul``
+runs where measured (OpenBLAS's AVX2 kernels on one thread), with results unchanged."""
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from leafgrad.ops import _gemm
+
+thin = pytest.importorskip("leafgrad.ops._thin_gemm", reason="the C extension is not built")
+pytestmark = pytest.mark.skipif(not thin.AVAILABLE, reason="this CPU lacks AVX2 or FMA")
+
+
+def _matrix(rows, cols, seed):
+    return np.random.default_rng(seed).standard_normal((rows, cols))
+
+
+def _assert_round_off(got, expected, terms):
+    """Within a few ulp of each term's size (sums of ``terms`` products, any order)."""
+    scale = np.abs(expected).max()
+    np.testing.assert_allclose(got, expected, rtol=0, atol=4 * terms * np.finfo(float).eps * scale)
+
+
+@pytest.mark.parametrize(
+    ("m", "k", "n"),
+    [(3000, 20, 20), (1000, 32, 32), (257, 13, 7), (7, 3, 5), (64, 64, 64), (1, 2, 3), (5, 0, 4)],
+)
+def test_product_is_numpys(m, k, n):
+    a, b = _matrix(m, k, 0), _matrix(k, n, 1)
+    out = np.full((m, n), np.nan)
+    assert thin.product(a, b, out) is True
+    _assert_round_off(out, a @ b, k)
+    if n % 4 == 0:  # the vector tiles: each entry's sum in order, one FMA per product
+        assert np.array_equal(out, a @ b) or np.abs(out - a @ b).max() <= 1e-13
+
+
+def test_product_takes_strided_rows_and_any_b():
+    big = _matrix(300, 40, 2)
+    a = big[::-1, 5:25]  # rows apart and in reverse; each row contiguous
+    w = _matrix(20, 20, 3)
+    for b in (w, w.T, w[::-1, ::-1], np.asfortranarray(w)):
+        out = np.empty((300, 20))
+        assert thin.product(a, b, out)
+        _assert_round_off(out, a @ b, 20)
+
+
+@pytest.mark.parametrize(("m", "k1", "n"), [(3000, 20, 20), (1000, 32, 32), (100, 6, 9), (3, 4, 4)])
+def test_gram_is_numpys(m, k1, n):
+    a, g = _matrix(m, k1, 4), _matrix(m, n, 5)
+    out = np.full((k1, n), np.nan)
+    assert thin.gram(a, g, out) is True
+    _assert_round_off(out, a.T @ g, m)
+
+
+def test_layouts_it_does_not_take_are_declined_unwritten():
+    a, b, g = _matrix(100, 20, 6), _matrix(20, 20, 7), _matrix(100, 20, 8)
+    out, gram_out = np.full((100, 20), 7.0), np.full((20, 20), 7.0)
+    assert thin.product(a.astype(np.float32), b, out) is False  # float32
+    assert thin.product(np.asfortranarray(a), b, out) is False  # a's columns contiguous
+    assert thin.product(a, b, np.asfortranarray(out)) is False  # out's columns contiguous
+    assert thin.gram(np.asfortranarray(a), g, gram_out) is False
+    assert thin.gram(a, g[:, ::-1], gram_out) is False  # g's rows reversed
+    assert np.all(out == 7.0) and np.all(gram_out == 7.0)
+
+
+def test_wrong_shapes_are_errors():
+    a = _matrix(100, 20, 9)
+    with pytest.raises(ValueError, match="shapes"):
+        thin.product(a, _matrix(21, 20, 10), np.empty((100, 20)))
+    with pytest.raises(ValueError, match="at most 64"):
+        thin.product(_matrix(100, 65, 11), _matrix(65, 4, 12), np.empty((100, 4)))
+    with pytest.raises(ValueError, match="shapes"):
+        thin.gram(a, _matrix(99, 20, 13), np.empty((20, 20)))
+    with pytest.raises(TypeError):
+        thin.product(a, a)
+    with pytest.raises(TypeError):
+        thin.product(a, [[1.0]], np.empty((100, 1)))
+
+
+@pytest.fixture
+def thin_in_use(monkeypatch):
+    """``_gemm`` takes the kernels as on an AVX2 OpenBLAS running one thread, on this host."""
+    monkeypatch.setattr(_gemm, "_thin_module", thin)
+    monkeypatch.setattr(_gemm, "_thin_kernels", lambda: True)
+
+
+@pytest.mark.parametrize(
+    ("m", "k", "n", "taken"),
+    [
+        (3000, 20, 20, "product"),  # a layer
+        (20, 3000, 20, "gram"),  # its weight's gradient (a = A^T)
+        (1000, 2, 20, "product"),  # a first layer
+        (3000, 20, 1, None),  # a one-output layer: NumPy's vector product
+        (2, 3000, 20, None),  # a first layer's weight gradient: too narrow
+        (48, 3000, 48, None),  # too wide for gram
+        (30, 20, 20, None),  # too few rows
+    ],
+)
+def test_matmul_takes_them_where_measured(thin_in_use, monkeypatch, m, k, n, taken):
+    calls = []
+
+    class Spy:
+        """Records which kernel ran."""
+
+        @staticmethod
+        def product(*args):
+            calls.append("product")
+            return thin.product(*args)
+
+        @staticmethod
+        def gram(*args):
+            calls.append("gram")
+            return thin.gram(*args)
+
+    monkeypatch.setattr(_gemm, "_thin_module", Spy)
+    a = _matrix(k, m, 14).T if k > m else _matrix(m, k, 14)  # a weight's gradient: A^T
+    b = _matrix(k, n, 15)
+    got = _gemm.matmul(a, b)
+    assert calls == ([taken] if taken else [])
+    assert got.shape == (m, n) and got.dtype == np.float64 and got.flags.c_contiguous
+    _assert_round_off(got, a @ b, k)
+
+
+def test_not_taken_without_avx2_openblas_on_one_thread(monkeypatch):
+    class Blas:
+        def __init__(self, architecture, threads):
+            self.architecture, self.threads = architecture, threads
+
+        def get_num_threads(self):
+            return self.threads
+
+    for architecture, threads, expected in (("Zen", 1, True), ("Haswell", 2, False)):
+        monkeypatch.setattr(_gemm, "_numpy_blas", Blas(architecture, threads))
+        monkeypatch.setattr(_gemm, "_thin_module", None)
+        assert _gemm._thin_kernels() is expected
+    for architecture in ("SkylakeX", "SapphireRapids", "Sandybridge"):
+        monkeypatch.setattr(_gemm, "_numpy_blas", Blas(architecture, 1))
+        monkeypatch.setattr(_gemm, "_thin_module", None)
+        assert _gemm._thin_kernels() is False
+    monkeypatch.setenv("LEAFGRAD_PURE_PYTHON", "1")
+    monkeypatch.setattr(_gemm, "_numpy_blas", Blas("Zen", 1))
+    monkeypatch.setattr(_gemm, "_thin_module", None)
+    assert _gemm._thin_kernels() is False
+
+
+def _second_order_step(seed=16):
+    """A tanh layer's input gradient, and the weight's gradient of its squared norm."""
+    rng = np.random.default_rng(seed)
+    x = lg.tensor(rng.uniform(-1, 1, (500, 20)), requires_grad=True)
+    w = lg.tensor(rng.standard_normal((20, 20)) / 4, requires_grad=True)
+    (g,) = lg.autograd.grad(lg.tanh(x @ w).sum(), x, create_graph=True)
+    (g * g).sum().backward()
+    return g.detach().numpy(), w.grad.numpy()
+
+
+def test_a_second_order_step_through_them_is_numpys(monkeypatch):
+    monkeypatch.setattr(_gemm, "_thin_kernels", lambda: False)
+    expected = _second_order_step()
+    monkeypatch.setattr(_gemm, "_thin_module", thin)
+    monkeypatch.setattr(_gemm, "_thin_kernels", lambda: True)
+    for got, want in zip(_second_order_step(), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13 * np.abs(want).max())
