@@ -81,13 +81,15 @@ def _skylakex_blas():
 
 
 # ``_thin_gemm``'s kernels against OpenBLAS's Zen kernels on this project's AMD EPYC (Zen 3),
-# one thread, float64: ``(M, K) @ (K, N)`` from M = 64 and N = 4 (at N = 1 OpenBLAS's
-# vector product wins): (3000, 20) @ (20, 20) 94 -> 59 us, 1000 rows 32 -> 20, 300 rows
-# 10 -> 6, (3000, 32) @ (32, 32) 194 -> 129, 64 x 64 weights 640 -> 544, the first layer's
-# (3000, 2) @ (2, 20) 31 -> 13; the weight's gradient ``A^T G`` with both widths multiples of
-# 4 up to 32 (at 50 and 64 it lost): 20 x 20 over 3000 rows 93 -> 69 us, 32 x 32 188 -> 143,
-# 4 x 20 35 -> 15. Where OpenBLAS runs more threads it spreads a tall product over them,
-# and elsewhere (SkylakeX's small kernels, MKL) nothing was measured: NumPy's products.
+# one thread: ``(M, K) @ (K, N)`` from M = 64 and N = 4 (at N = 1 OpenBLAS's vector product
+# wins), float64 (3000, 20) @ (20, 20) 94 -> 59 us, 1000 rows 32 -> 20, 300 rows 10 -> 6,
+# (3000, 32) @ (32, 32) 194 -> 129, 64 x 64 weights 640 -> 544, the first layer's (3000, 2)
+# @ (2, 20) 31 -> 13; float32 (3000, 20) @ (20, 20) 48 -> 38, 1e4 rows 164 -> 126, (3000,
+# 32) @ (32, 32) 94 -> 64. The weight's gradient ``A^T G`` with both widths multiples of 4
+# up to 32 (float64 lost at 50 and 64): 20 x 20 over 3000 rows float64 92 -> 68 us, float32
+# 50 -> 41, 32 x 32 float64 191 -> 161, 4 x 20 float64 35 -> 15. Where OpenBLAS runs more
+# threads it spreads a tall product over them, and elsewhere (SkylakeX's small kernels,
+# MKL) nothing was measured: NumPy's products.
 THIN_MIN_ROWS = 64
 THIN_MIN_WIDTH = 4
 THIN_MAX_WIDTH = 64
@@ -97,7 +99,7 @@ _thin_module = None  # _thin_gemm where its kernels run here, else False; None: 
 
 
 def _thin_kernels() -> bool:
-    """Whether ``_thin_gemm`` takes float64 products now: built, the CPU has AVX2 and FMA,
+    """Whether ``_thin_gemm`` takes products now: built, the CPU has AVX2 and FMA,
     NumPy's BLAS is OpenBLAS with AVX2 kernels, on one thread, and MKL takes none."""
     global _thin_module
     if _thin_module is None:
@@ -121,10 +123,11 @@ def _load_thin():
 
 def _thin(a: np.ndarray, b: np.ndarray, m: int, k: int, n: int) -> np.ndarray | None:
     """``a @ b`` by ``_thin_gemm`` where it was measured faster (above), else None."""
+    item = a.itemsize
     if n <= THIN_MAX_WIDTH and m >= THIN_MIN_ROWS and k <= THIN_MAX_WIDTH:
-        if a.strides[1] != 8 or not _thin_kernels():  # (rows not contiguous: rare here)
+        if a.strides[1] != item or not _thin_kernels():  # (rows not contiguous: rare here)
             return None
-        out = np.empty((m, n), np.float64)
+        out = np.empty((m, n), a.dtype)
         return out if _thin_module.product(a, b, out) else None
     if (
         k >= THIN_MIN_ROWS
@@ -132,11 +135,11 @@ def _thin(a: np.ndarray, b: np.ndarray, m: int, k: int, n: int) -> np.ndarray | 
         and n <= THIN_MAX_GRAM_WIDTH
         and m % 4 == 0
         and n % 4 == 0
-        and a.strides[0] == 8  # a = A^T, A's rows contiguous: the weight's gradient
-        and b.strides[1] == 8
+        and a.strides[0] == item  # a = A^T, A's rows contiguous: the weight's gradient
+        and b.strides[1] == item
         and _thin_kernels()
     ):
-        out = np.empty((m, n), np.float64)
+        out = np.empty((m, n), a.dtype)
         return out if _thin_module.gram(a.T, b, out) else None
     return None
 
@@ -200,11 +203,13 @@ def _outer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)`` for 2-D ``a`` and ``b``: a fresh array, computed in pieces within
-    OpenBLAS's small-matrix bound where that was measured faster, or by ``_thin_gemm``."""
+    OpenBLAS's small-matrix bound where that was measured faster, or by ``_thin_gemm``
+    (float64, float32)."""
     (m, k), n = a.shape, b.shape[1]
     if k == 1:
         return _outer(a, b)
-    if a.dtype.char == "d" and b.dtype.char == "d" and n >= THIN_MIN_WIDTH:
+    char = a.dtype.char
+    if (char == "d" or char == "f") and b.dtype.char == char and n >= THIN_MIN_WIDTH:
         out = _thin(a, b, m, k, n)
         if out is not None:
             return out
