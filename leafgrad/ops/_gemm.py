@@ -81,16 +81,17 @@ def _skylakex_blas():
 
 
 # ``_thin_gemm``'s kernels against OpenBLAS's Zen kernels on this project's AMD EPYC (Zen 3),
-# one thread: ``(M, K) @ (K, N)`` from M = 64 and N = 4 (at N = 1 OpenBLAS's vector product
-# wins), float64 (3000, 20) @ (20, 20) 94 -> 59 us, 1000 rows 32 -> 20, 300 rows 10 -> 6,
-# (3000, 32) @ (32, 32) 194 -> 129, 64 x 64 weights 640 -> 544, the first layer's (3000, 2)
-# @ (2, 20) 31 -> 13; float32 (3000, 20) @ (20, 20) 48 -> 38, 1e4 rows 164 -> 126, (3000,
-# 32) @ (32, 32) 94 -> 64. The weight's gradient ``A^T G`` with both widths multiples of 4
-# up to 32 (float64 lost at 50 and 64): 20 x 20 over 3000 rows float64 92 -> 68 us, float32
-# 50 -> 41, 32 x 32 float64 191 -> 161, 4 x 20 float64 35 -> 15. Where OpenBLAS runs more
-# threads it spreads a tall product over them, and elsewhere (SkylakeX's small kernels,
-# MKL) nothing was measured: NumPy's products.
-THIN_MIN_ROWS = 64
+# one thread: ``(M, K) @ (K, N)`` from N = 4 (at N = 1 OpenBLAS's vector product wins),
+# float64 (3000, 20) @ (20, 20) 94 -> 59 us, 1000 rows 32 -> 20, 300 rows 10 -> 6, (3000,
+# 32) @ (32, 32) 194 -> 129, 64 x 64 weights 640 -> 544, the first layer's (3000, 2) @ (2,
+# 20) 31 -> 13; float32 (3000, 20) @ (20, 20) 48 -> 38, 1e4 rows 164 -> 126, (3000, 32) @
+# (32, 32) 94 -> 64. The weight's gradient ``A^T G`` with both widths multiples of 4 up to
+# 32 (float64 lost at 50 and 64): 20 x 20 over 3000 rows float64 92 -> 68 us, float32 50 ->
+# 41, 32 x 32 float64 191 -> 161, 4 x 20 float64 35 -> 15. From 256 rows: each product
+# alone wins from 64, but a tiny PINN's step (N = 100, width 32, float32) took 3% longer
+# with them (not understood). Where OpenBLAS runs more threads it spreads a tall product
+# over them, and elsewhere (SkylakeX's small kernels, MKL) nothing was measured: NumPy's.
+THIN_MIN_ROWS = 256
 THIN_MIN_WIDTH = 4
 THIN_MAX_WIDTH = 64
 THIN_MAX_GRAM_WIDTH = 32

@@ -103,7 +103,7 @@ def thin_in_use(monkeypatch):
         (3000, 20, 1, None),  # a one-output layer: NumPy's vector product
         (2, 3000, 20, None),  # a first layer's weight gradient: too narrow
         (48, 3000, 48, None),  # too wide for gram
-        (30, 20, 20, None),  # too few rows
+        (200, 20, 20, None),  # too few rows
     ],
 )
 @pytest.mark.parametrize("dtype", DTYPES)
