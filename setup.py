@@ -176,7 +176,8 @@ class OptionalBuildExt(build_ext):
         try:
             super().build_extension(ext)
         except Exception as error:
-            print(f"leafgrad: {ext.name} not compiled ({error}); its .py is used", file=sys.stderr)
+            instead = "NumPy's products are used" if ext.name in C_EXTENSIONS else "its .py is used"
+            print(f"leafgrad: {ext.name} not compiled ({error}); {instead}", file=sys.stderr)
             return
         if ext.name not in C_EXTENSIONS:
             _record_source(ext.name, Path(self.get_ext_fullpath(ext.name)).parent)
