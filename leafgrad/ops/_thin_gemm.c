@@ -411,7 +411,8 @@ static int matrix_view(PyObject *obj, Py_buffer *view, int writable, int any_str
         return -1;
     const char *format = view->format ? view->format : "B";
     Py_ssize_t item = view->itemsize;
-    int type_ok = (item == 8 && strcmp(format, "d") == 0) || (item == 4 && strcmp(format, "f") == 0);
+    int type_ok = (item == 8 && strcmp(format, "d") == 0) ||
+                  (item == 4 && strcmp(format, "f") == 0);
     int rows_ok = view->ndim == 2 && (any_strides ? view->strides[1] % item == 0
                                                   : view->strides[1] == item);
     if (!type_ok || !rows_ok || view->strides[0] % item != 0) {
@@ -453,9 +454,9 @@ static PyObject *release_all(Py_buffer *views, int n, PyObject *result)
     return result;
 }
 
-/* product(a, b, out): out = a @ b, a (M, K), b (K, N), out (M, N); K, N <= MAX_WIDTH.
- * True, or False where the operands are not float64 or float32 matrices of one dtype with
- * contiguous rows (b: any strides), nothing written. */
+/* product(a, b, out): out = a @ b, a (M, K), b (K, N), out (M, N) not overlapping them;
+ * K, N <= MAX_WIDTH. True, or False where the operands are not float64 or float32
+ * matrices of one dtype with contiguous rows (b: any strides), nothing written. */
 static PyObject *product(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_buffer views[3];
@@ -500,9 +501,9 @@ static PyObject *product(PyObject *module, PyObject *const *args, Py_ssize_t nar
     return release_all(views, 3, Py_True);
 }
 
-/* gram(a, g, out): out = a^T g, a (M, K1), g (M, N), out (K1, N) C-contiguous. True, or
- * False where the operands are not float64 or float32 matrices of one dtype with
- * contiguous rows, nothing written. */
+/* gram(a, g, out): out = a^T g, a (M, K1), g (M, N), out (K1, N) C-contiguous, not
+ * overlapping them. True, or False where the operands are not float64 or float32
+ * matrices of one dtype with contiguous rows, nothing written. */
 static PyObject *gram(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_buffer views[3];
@@ -535,20 +536,18 @@ static PyObject *gram(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef methods[] = {
     {"product", (PyCFunction)(void (*)(void))product, METH_FASTCALL,
-     "product(a, b, out): out = a @ b (float64 or float32; a's rows contiguous, b at most 64 "
-     "x 64); "
-     "False where the layout is not one it takes."},
+     "product(a, b, out): out = a @ b, float64 or float32, a's rows contiguous, b at most "
+     "64 x 64, out a fresh array; False where the layout is not one it takes."},
     {"gram", (PyCFunction)(void (*)(void))gram, METH_FASTCALL,
-     "gram(a, g, out): out = a.T @ g (float64 or float32; rows contiguous, out C-contiguous); "
-     "False "
-     "where the layout is not one it takes."},
+     "gram(a, g, out): out = a.T @ g, float64 or float32, rows contiguous, out a fresh "
+     "C-contiguous array; False where the layout is not one it takes."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_thin_gemm",
-    "float64 and float32 products of a PINN layer's tall, thin shapes (AVX2 and FMA; see "
-    "_gemm).",
+    PyModuleDef_HEAD_INIT,
+    "_thin_gemm",
+    "float64 and float32 products of a PINN layer's tall, thin shapes (AVX2 and FMA; see _gemm).",
     -1,
     methods,
 };
