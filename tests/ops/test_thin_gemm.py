@@ -141,6 +141,7 @@ def test_not_taken_without_avx2_openblas_on_one_thread(monkeypatch):
             return self.threads
 
     monkeypatch.delenv("LEAFGRAD_PURE_PYTHON", raising=False)  # (CI's pure rounds set it)
+    monkeypatch.setattr(_gemm, "_mkl_in_use", lambda: False)  # (on Intel CPUs MKL may take them)
     for architecture, threads, expected in (("Zen", 1, True), ("Haswell", 2, False)):
         monkeypatch.setattr(_gemm, "_numpy_blas", Blas(architecture, threads))
         monkeypatch.setattr(_gemm, "_thin_module", None)
@@ -149,8 +150,12 @@ def test_not_taken_without_avx2_openblas_on_one_thread(monkeypatch):
         monkeypatch.setattr(_gemm, "_numpy_blas", Blas(architecture, 1))
         monkeypatch.setattr(_gemm, "_thin_module", None)
         assert _gemm._thin_kernels() is False
-    monkeypatch.setenv("LEAFGRAD_PURE_PYTHON", "1")
     monkeypatch.setattr(_gemm, "_numpy_blas", Blas("Zen", 1))
+    monkeypatch.setattr(_gemm, "_mkl_in_use", lambda: True)  # MKL takes the products
+    monkeypatch.setattr(_gemm, "_thin_module", None)
+    assert _gemm._thin_kernels() is False
+    monkeypatch.setattr(_gemm, "_mkl_in_use", lambda: False)
+    monkeypatch.setenv("LEAFGRAD_PURE_PYTHON", "1")
     monkeypatch.setattr(_gemm, "_thin_module", None)
     assert _gemm._thin_kernels() is False
 
