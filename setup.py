@@ -179,8 +179,7 @@ class OptionalBuildExt(build_ext):
             instead = "NumPy's products are used" if ext.name in C_EXTENSIONS else "its .py is used"
             print(f"leafgrad: {ext.name} not compiled ({error}); {instead}", file=sys.stderr)
             return
-        if ext.name not in C_EXTENSIONS:
-            _record_source(ext.name, Path(self.get_ext_fullpath(ext.name)).parent)
+        _record_source(ext.name, Path(self.get_ext_fullpath(ext.name)).parent)
         self.compiled_names.add(ext.name)
 
     def copy_extensions_to_source(self):
@@ -191,8 +190,7 @@ class OptionalBuildExt(build_ext):
         self.extensions = built
         super().copy_extensions_to_source()
         for ext in built:
-            if ext.name not in C_EXTENSIONS:
-                _record_source(ext.name, (HERE / ext.name.replace(".", "/")).parent)
+            _record_source(ext.name, (HERE / ext.name.replace(".", "/")).parent)
 
 
 def _training_cannot_import() -> str | None:
@@ -228,7 +226,10 @@ def _gcc_with_pgo() -> bool:
 
 
 def _record_source(name, directory):
-    """Write the hash of the source ``name`` was compiled from, beside its compiled copy."""
+    """Write the hash of the source ``name`` was compiled from, beside its compiled copy (a
+    C extension has no ``.py`` for leafgrad to fall back to: no hash)."""
+    if name in C_EXTENSIONS:
+        return
     source = HERE / (name.replace(".", "/") + ".py")
     digest = _COMPILED["source_digest"](str(source))  # of the .py and its .pxd, if any
     (directory / (name.rsplit(".", 1)[1] + ".source-sha256")).write_text(digest + "\n")

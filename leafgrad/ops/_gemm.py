@@ -70,13 +70,16 @@ def _numpy_controller():
     return _numpy_blas
 
 
+def _blas_kernels() -> str:
+    """The kernels NumPy's OpenBLAS runs (``architecture``, lower case); "" for other BLAS."""
+    return str(getattr(_numpy_controller(), "architecture", "")).lower()  # OpenBLAS's only
+
+
 def _skylakex_blas():
     """NumPy's BLAS controller when it is OpenBLAS running SkylakeX kernels, else False."""
     global _blas
     if _blas is None:
-        lib = _numpy_controller()
-        kernels = str(getattr(lib, "architecture", "")).lower()  # OpenBLAS's only
-        _blas = lib if kernels in _SKYLAKEX_KERNELS else False
+        _blas = _numpy_controller() if _blas_kernels() in _SKYLAKEX_KERNELS else False
     return _blas
 
 
@@ -95,7 +98,7 @@ THIN_MIN_ROWS = 256
 THIN_MIN_WIDTH = 4
 THIN_MAX_WIDTH = 64
 THIN_MAX_GRAM_WIDTH = 32
-_THIN_BLAS = {"haswell", "zen"}  # OpenBLAS's AVX2 kernels (``architecture``, lower case)
+_THIN_BLAS = {"haswell", "zen"}  # OpenBLAS's AVX2 kernels (``_blas_kernels``)
 _thin_module = None  # _thin_gemm where its kernels run here, else False; None: not looked up
 
 
@@ -117,9 +120,7 @@ def _load_thin():
         from . import _thin_gemm  # why: a C extension the build may not have made
     except ImportError:
         return False
-    blas = _numpy_controller()
-    kernels = str(getattr(blas, "architecture", "")).lower() if blas else ""
-    return _thin_gemm if _thin_gemm.AVAILABLE and kernels in _THIN_BLAS else False
+    return _thin_gemm if _thin_gemm.AVAILABLE and _blas_kernels() in _THIN_BLAS else False
 
 
 def _thin(a: np.ndarray, b: np.ndarray, m: int, k: int, n: int) -> np.ndarray | None:

@@ -8,6 +8,7 @@ import pytest
 
 import leafgrad as lg
 from leafgrad.ops import _gemm
+from tests._against_torch import tanh_layer_to_second_order
 
 thin = pytest.importorskip("leafgrad.ops._thin_gemm", reason="the C extension is not built")
 pytestmark = pytest.mark.skipif(not thin.AVAILABLE, reason="this CPU lacks AVX2 or FMA")
@@ -89,25 +90,8 @@ def test_wrong_shapes_are_errors():
 
 @pytest.fixture
 def thin_in_use(monkeypatch):
-    """``_gemm`` takes the kernels as on an AVX2 OpenBLAS running one thread, on this host."""
-    monkeypatch.setattr(_gemm, "_thin_module", thin)
-    monkeypatch.setattr(_gemm, "_thin_kernels", lambda: True)
-
-
-@pytest.mark.parametrize(
-    ("m", "k", "n", "taken"),
-    [
-        (3000, 20, 20, "product"),  # a layer
-        (20, 3000, 20, "gram"),  # its weight's gradient (a = A^T)
-        (1000, 2, 20, "product"),  # a first layer
-        (3000, 20, 1, None),  # a one-output layer: NumPy's vector product
-        (2, 3000, 20, None),  # a first layer's weight gradient: too narrow
-        (48, 3000, 48, None),  # too wide for gram
-        (200, 20, 20, None),  # too few rows
-    ],
-)
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_matmul_takes_them_where_measured(thin_in_use, monkeypatch, m, k, n, taken, dtype):
+    """``_gemm`` takes the kernels as on an AVX2 OpenBLAS running one thread, on this host;
+    the list of the kernels it ran, in order."""
     calls = []
 
     class Spy:
@@ -124,10 +108,28 @@ def test_matmul_takes_them_where_measured(thin_in_use, monkeypatch, m, k, n, tak
             return thin.gram(*args)
 
     monkeypatch.setattr(_gemm, "_thin_module", Spy)
+    monkeypatch.setattr(_gemm, "_thin_kernels", lambda: True)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("m", "k", "n", "taken"),
+    [
+        (3000, 20, 20, "product"),  # a layer
+        (20, 3000, 20, "gram"),  # its weight's gradient (a = A^T)
+        (1000, 2, 20, "product"),  # a first layer
+        (3000, 20, 1, None),  # a one-output layer: NumPy's vector product
+        (2, 3000, 20, None),  # a first layer's weight gradient: too narrow
+        (48, 3000, 48, None),  # too wide for gram
+        (200, 20, 20, None),  # too few rows
+    ],
+)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_matmul_takes_them_where_measured(thin_in_use, m, k, n, taken, dtype):
     a = _matrix(k, m, 14, dtype).T if k > m else _matrix(m, k, 14, dtype)  # a gradient: A^T
     b = _matrix(k, n, 15, dtype)
     got = _gemm.matmul(a, b)
-    assert calls == ([taken] if taken else [])
+    assert thin_in_use == ([taken] if taken else [])
     assert got.shape == (m, n) and got.dtype == dtype and got.flags.c_contiguous
     _assert_round_off(got, a @ b, k)
 
@@ -177,3 +179,20 @@ def test_a_second_order_step_through_them_is_numpys(monkeypatch):
     monkeypatch.setattr(_gemm, "_thin_kernels", lambda: True)
     for got, want in zip(_second_order_step(), expected):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13 * np.abs(want).max())
+
+
+@pytest.mark.parametrize(("dtype", "tol"), [("float64", 1e-12), ("float32", 2e-5)])
+def test_a_layer_through_them_matches_pytorch_to_second_order(thin_in_use, dtype, tol):
+    """A tanh layer's value, gradients and gradient of a gradient, its products by the
+    kernels, against PyTorch's; tolerances relative to each result's largest entry (the
+    weight's gradients sum 3000 products)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(17)
+    x, w = rng.standard_normal((3000, 20)), rng.standard_normal((20, 20)) / 5
+    v = rng.standard_normal((3000, 20))
+    x, w, v = (a.astype(dtype) for a in (x, w, v))
+    ours = tanh_layer_to_second_order(lg, x, w, v)
+    assert "product" in thin_in_use and "gram" in thin_in_use
+    for got, want in zip(ours, tanh_layer_to_second_order(torch, x, w, v), strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=0, atol=tol * np.abs(want).max())
