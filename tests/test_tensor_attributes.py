@@ -1,6 +1,7 @@
 """What a dense real tensor reports about itself and which of PyTorch's attributes it answers
 with an error: compared with torch, values and exception types alike."""
 
+import math
 import warnings
 
 import numpy as np
@@ -217,6 +218,7 @@ def test_angle_is_pi_for_negatives_nan_kept_and_its_gradient_zero(torch):
         a, b = lg.angle(ours), torch.angle(theirs)
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
         assert str(a.dtype) == str(b.dtype) and a.requires_grad
+        assert type(a.grad_fn).__name__ == type(b.grad_fn).__name__ == "AngleBackward0"
         a.sum().backward()
         b.sum().backward()
         np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
@@ -295,3 +297,13 @@ def test_dtypes_leafgrad_lacks_are_named_objects_refused_as_arguments(torch):
             lg.zeros(2, dtype=ours)
     assert lg.cfloat is lg.complex64 and lg.float32 != lg.bfloat16
     assert lg.ones(2).dtype not in (lg.bfloat16, lg.float16)
+
+
+def test_angle_records_its_own_node_saving_self():
+    x = lg.tensor([-1.0, 2.0], dtype=lg.float64, requires_grad=True)
+    a = x.angle()
+    assert type(a.grad_fn).__name__ == "AngleBackward0"
+    assert a.grad_fn._saved_self is x
+    assert a.detach().tolist() == [math.pi, 0.0]
+    (g,) = lg.autograd.grad(a.sum(), x, create_graph=True)
+    assert g.tolist() == [0.0, 0.0] and not g.requires_grad

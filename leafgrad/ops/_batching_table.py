@@ -193,7 +193,8 @@ def rules() -> dict:
     for _key in ("take", "take_backward", "put"):
         RULES[_key] = flat_positions
     RULES["gather"] = gather
-    RULES["sort"] = RULES["topk"] = RULES["cummax"] = RULES["cummin"] = taken_at
+    RULES["sort"] = RULES["sort.stable"] = RULES["topk"] = taken_at
+    RULES["cummax"] = RULES["cummin"] = taken_at
     RULES["as_strided"] = at_positions
     RULES["jet_linear"] = jet_linear_rule
     RULES["jet_outer"] = jet_outer_rule

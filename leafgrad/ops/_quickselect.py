@@ -78,6 +78,9 @@ def kth_positions(x: np.ndarray, axis: int, k: int) -> np.ndarray:
         return picked
     rows = np.moveaxis(x, axis, -1)
     out = np.moveaxis(picked, axis, -1).copy()
-    for position in zip(*np.nonzero(np.moveaxis(tied, axis, -1)[..., 0])):
-        out[position] = quickselect_index(rows[position].tolist(), k - 1)
+    tied_rows = np.moveaxis(tied, axis, -1)[..., 0]
+    # np.ndindex, not np.nonzero: a 1-D input has one row, a 0-d ``tied_rows``.
+    for position in np.ndindex(tied_rows.shape):
+        if tied_rows[position]:
+            out[position] = quickselect_index(rows[position].tolist(), k - 1)
     return np.moveaxis(out, -1, axis)

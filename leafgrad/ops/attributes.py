@@ -19,10 +19,11 @@ from .. import _dtype
 from .._exposure import exports, public
 from .._layout import strided
 from .._storage import storage_array
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _zeros_like
 from .._warn import warn_at_user
+from ._optable import PiecewiseLinear
+from ._primitive import primitive
 from .inplace import _check_target
-from .piecewise import where
 
 # ----- conjugate transposes: a real matrix's adjoint is its transpose -----
 
@@ -114,18 +115,26 @@ def is_neg(input: Tensor) -> bool:
     return False
 
 
-@public()
-def angle(input: Tensor) -> Tensor:
-    """The argument of each value: pi for negatives, 0 otherwise, NaN kept (floats for an
-    integer or bool input); its gradient is zero everywhere, as PyTorch's."""
-    data = input._data
-    dt = data.dtype if data.dtype.kind == "f" else _dtype.get_default_dtype().np
-    values = np.where(data < 0, math.pi, 0).astype(dt)
-    values[np.isnan(data)] = np.nan
-    if not input._requires_grad:
-        return _wrap(values)
-    # where(False, x, angle) keeps ``input`` in the graph with a zero gradient everywhere
-    return where(_wrap(np.zeros(data.shape, dtype=bool)), input, _wrap(values))
+def _angle_forward(x):
+    # x is floating already (dtype_rule "float"): pi for negatives, 0 otherwise, NaN kept.
+    values = np.where(x < 0, math.pi, 0).astype(x.dtype)
+    values[np.isnan(x)] = np.nan
+    return values
+
+
+# The argument of each value (floats for an integer or bool input); its gradient is zero
+# everywhere, recorded as PyTorch's AngleBackward0 (saving self).
+angle = primitive(
+    "angle",
+    _angle_forward,
+    (lambda grad, x, result: _zeros_like(grad),),
+    kind=PiecewiseLinear(),
+    saves=("self",),
+    node_name="AngleBackward0",
+    dtype_rule="float",
+    expose=public(),
+    plain_rules=True,
+)
 
 
 @public(function=False)

@@ -39,7 +39,7 @@ from ._returned import returned
 from ._triangles import _tril, _triu
 from .arithmetic import mul_scalar
 from .elementwise import exp
-from .indexing import index_select, sort_values, topk_values
+from .indexing import index_select, sort_stable_values, sort_values, topk_values
 from .masked_select import masked_select as _masked_select
 from .reorder import diagonal_view
 from .shape import _unsafe_view
@@ -322,16 +322,24 @@ def _descending_floats(data: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(np.lexsort(keys, axis=-1), -1, axis)
 
 
+# What sort's ``stable`` holds when the caller left it out (PyTorch's ``sort`` overload
+# rather than ``sort.stable``).
+_STABLE_NOT_GIVEN = object()
+
+
 @public()
 @accepts_out(same_dtype=True)
 @batches_along("dim", "sort")
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
-    """``(values, indices)`` sorted along ``dim``; values carry the gradient."""
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable=_STABLE_NOT_GIVEN):
+    """``(values, indices)`` sorted along ``dim``; values carry the gradient. Passing
+    ``stable`` at all (even False or None) picks PyTorch's ``sort.stable`` overload, whose
+    node is SortBackward1."""
+    given = stable is not _STABLE_NOT_GIVEN
+    stable = bool(stable) if given else False
     idx = argsort(input, dim, descending, stable)
-    if input._data.ndim == 0:
-        return _SortResult(input.clone(), idx)
-    d = _normalize_dim(dim, input._data.ndim, "sort")
-    return _SortResult(sort_values(input, dim=d, indices=idx._data), idx)
+    d = _normalize_dim(dim, max(input._data.ndim, 1), "sort") if input._data.ndim else 0
+    values = (sort_stable_values if given else sort_values)(input, dim=d, indices=idx._data)
+    return _SortResult(values, idx)
 
 
 @public()
@@ -363,7 +371,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
             idx = _wrap(_stdsort.topk_order(data, k, d, largest, sorted, stable).astype(np.int64))
         else:
             idx = _wrap(np.zeros(data.shape[:d] + (0,) + data.shape[d + 1 :], np.int64))
-    values = topk_values(input, dim=d, indices=idx._data) if input._data.ndim else input.clone()
+    values = topk_values(input, dim=d if input._data.ndim else 0, indices=idx._data)
     return _TopkResult(values, idx)
 
 

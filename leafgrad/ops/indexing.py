@@ -166,7 +166,7 @@ def _sorted_values_grad(grad, x, *, result, dim, indices):
     return _scatter_add(grad, shape=tuple(x.shape), dim=dim, index=indices)
 
 
-def _sorted_values(name, node_name, saves=("dim", "indices")):
+def _sorted_values(name, node_name, saves=("dim", "indices"), overload=""):
     # The values of sort / topk, taken at the indices just computed: as PyTorch's nodes they
     # save the indices (and dim), not the input, which may then change in place. (cummax and
     # cummin's save the input too.)
@@ -177,12 +177,14 @@ def _sorted_values(name, node_name, saves=("dim", "indices")):
         kind=Linear(),
         saves=saves,
         node_name=node_name,
+        overload=overload,
         dtype_rule="keep",
         plain_rules=True,
     )
 
 
 sort_values = _sorted_values("sort", "SortBackward0")
+sort_stable_values = _sorted_values("sort", "SortBackward1", overload="stable")
 topk_values = _sorted_values("topk", "TopkBackward0")
 
 

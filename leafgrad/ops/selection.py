@@ -99,7 +99,8 @@ def _selecting(positions):
         if x.ndim == 0:
             return x.copy(), np.zeros((), dtype=np.int64)
         if x.shape[dim] == 0 or x.size == 0:
-            shape = x.shape if keepdim else x.shape[:dim] + x.shape[dim + 1 :]
+            # keepdim keeps the reduced dim as size 1, even beside an empty one.
+            shape = x.shape[:dim] + ((1,) if keepdim else ()) + x.shape[dim + 1 :]
             return np.empty(shape, x.dtype), np.empty(shape, np.int64)
         idx = positions(x, dim, **params).astype(np.int64, copy=False)
         values = np.take_along_axis(x, idx, axis=dim)

@@ -103,6 +103,7 @@ SAMPLES = [
     S("abs", lambda x: x.abs(), ((2, 4),), make_inputs=away_from([0.0])([(2, 4)])),
     S("sign", lambda x: x.sign() * x, ((5,),), make_inputs=away_from([0.0])([(5,)])),
     S("sgn", lambda x: x.sgn() * x, ((5,),), make_inputs=away_from([0.0])([(5,)])),
+    S("angle", lambda x: x.angle() + x, ((5,),), make_inputs=away_from([0.0])([(5,)])),
     S("reciprocal", lambda x: x.reciprocal(), ((2, 3),), domain=(0.5, 2.0)),
     S("sqrt", lambda x: x.sqrt(), ((2, 3),), domain=(0.3, 2.0)),
     S("rsqrt", lambda x: x.rsqrt(), ((2, 3),), domain=(0.3, 2.0)),

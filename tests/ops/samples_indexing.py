@@ -110,6 +110,9 @@ SAMPLES = [
     ),
     S("sort", lambda x: x.sort(1, descending=True).values, ((2, 3),)),
     S("sort", lambda x: lg.sort(x, -1).values, ((4,),), id="sort-negative-dim"),
+    S("sort.stable", lambda x: lg.sort(x, 0, stable=True).values, ((3, 2),)),
+    S("sort", lambda x: x.sort().values, ((),), id="sort-0d"),
+    S("topk", lambda x: x.topk(1).values, ((),), id="topk-0d"),
     S("topk", lambda x: x.topk(2, dim=0).values, ((3, 2),)),
     S(
         "gather_backward",

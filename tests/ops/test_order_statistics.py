@@ -469,3 +469,45 @@ def test_topk_of_few_values_matches_torch_values_and_gradient(torch):
     rng = np.random.default_rng(4)
     data = rng.standard_normal((16, 300))
     compare(lambda m, t: (t * t).topk(7, dim=1).values.sin(), [data], torch=torch)
+
+
+# ----------------------------------------------------------------------- probe regressions
+def test_kthvalue_of_a_vector_with_ties_picks_and_differentiates():
+    # A 1-D input has one row; ties made the quickselect replay fail on it.
+    x = lg.tensor([0.0, 0.0, 1.0], requires_grad=True)
+    values, indices = x.kthvalue(1)
+    assert values.item() == 0.0 and indices.item() in (0, 1)
+    values.backward()
+    assert x.grad.sum().item() == 1.0 and x.grad[2].item() == 0.0
+
+
+def test_kthvalue_of_vectors_with_ties_matches_torch(torch):
+    for data in ([0.0, 0.0, 1.0], [1.0, 1.0, 1.0], [3.0, 1.0, 1.0, 2.0, 1.0], [2, 2, 0]):
+        for k in range(1, len(data) + 1):
+            ours = lg.tensor(data).kthvalue(k)
+            theirs = torch.tensor(data).kthvalue(k)
+            assert ours.values.item() == theirs.values.item()
+            assert ours.indices.item() == theirs.indices.item()
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian", "kthvalue", "mode"])
+@pytest.mark.parametrize("shape, dim", [((2, 0), 0), ((0, 3), -1), ((0, 3), 1)])
+def test_keepdim_beside_an_empty_dim_keeps_the_reduced_dim_as_one(op, shape, dim):
+    x = lg.zeros(shape)
+    args = (1,) if op == "kthvalue" else ()
+    values, indices = getattr(x, op)(*args, dim=dim, keepdim=True)
+    expected = list(shape)
+    expected[dim] = 1
+    assert list(values.shape) == expected == list(indices.shape)
+    assert values.dtype == lg.float32 and indices.dtype == lg.int64
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian", "kthvalue", "mode"])
+def test_keepdim_beside_an_empty_dim_matches_torch(torch, op):
+    args = (1,) if op == "kthvalue" else ()
+    for shape, dim in (((2, 0), 0), ((0, 3), -1), ((2, 0, 3), 2)):
+        for keepdim in (True, False):
+            ours = getattr(lg.zeros(shape), op)(*args, dim=dim, keepdim=keepdim)
+            theirs = getattr(torch.zeros(shape), op)(*args, dim=dim, keepdim=keepdim)
+            assert tuple(ours.values.shape) == tuple(theirs.values.shape)
+            assert tuple(ours.indices.shape) == tuple(theirs.indices.shape)

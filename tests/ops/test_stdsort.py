@@ -147,3 +147,43 @@ def test_introsort_sorts_and_nth_element_partitions():
             assert v[nth] == sorted(row, reverse=True)[nth]
             assert all(a >= v[nth] for a in v[:nth]) and all(a <= v[nth] for a in v[nth:])
             assert [row[i] for i in ix] == v
+
+
+def test_sort_node_names_follow_the_overload_picked():
+    # Passing stable at all (even False) is PyTorch's sort.stable (SortBackward1); 0-d
+    # inputs are sorted by the same node, not cloned.
+    x = lg.tensor([2.0, 1.0], requires_grad=True)
+    z = lg.tensor(3.0, requires_grad=True)
+    names = {
+        "plain": lg.sort(x).values,
+        "positional": x.sort(0, True).values,
+        "stable": lg.sort(x, stable=True).values,
+        "stable-false": x.sort(stable=False).values,
+        "msort": lg.msort(x),
+        "0-d": z.sort().values,
+        "0-d-stable": z.sort(stable=True).values,
+        "0-d-topk": z.topk(1).values,
+    }
+    got = {k: type(v.grad_fn).__name__ for k, v in names.items()}
+    assert got == {
+        "plain": "SortBackward0",
+        "positional": "SortBackward0",
+        "stable": "SortBackward1",
+        "stable-false": "SortBackward1",
+        "msort": "SortBackward0",
+        "0-d": "SortBackward0",
+        "0-d-stable": "SortBackward1",
+        "0-d-topk": "TopkBackward0",
+    }
+    z.sort().values.backward()
+    assert z.grad.item() == 1.0
+    values, indices = lg.sort(lg.tensor([2.0, 1.0, 2.0]), descending=True, stable=True)
+    assert values.tolist() == [2.0, 2.0, 1.0] and indices.tolist() == [0, 2, 1]
+
+
+def test_sort_node_names_match_torch(torch):
+    for m_x in ([2.0, 1.0], 3.0):
+        for kwargs in ({}, {"stable": True}, {"stable": False}, {"descending": True}):
+            ours = lg.sort(lg.tensor(m_x, requires_grad=True), **kwargs).values
+            theirs = torch.sort(torch.tensor(m_x, requires_grad=True), **kwargs).values
+            assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
