@@ -13,7 +13,8 @@ import numpy as np
 
 from .._dtype import keeps_floating_dtype, result_type, scalar_type_name
 from .._exposure import exports, public
-from .._tensor import Tensor, _zeros_like
+from .._tensor import Tensor, _wrap, _zeros_like
+from .._warn import warn_once
 from . import _select
 from ._inputs import refusing_bool
 from ._optable import PiecewiseLinear
@@ -365,6 +366,13 @@ def where(condition, input=None, other=None):
         if type(condition) in (np.ndarray, np.bool_) and in_plain_rule():
             return _where(condition, input, other)
         raise TypeError(f"where(): condition must be a bool Tensor, not {type(condition).__name__}")
+    if condition._data.dtype == np.uint8:
+        # Still accepted by PyTorch (nonzero is True), with a deprecation warned once.
+        warn_once(
+            "where received a uint8 condition tensor. This behavior is deprecated and will be "
+            "removed in a future version of PyTorch. Use a boolean condition instead."
+        )
+        condition = _wrap(condition._data != 0)
     if condition._data.dtype.kind != "b":
         raise RuntimeError(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
