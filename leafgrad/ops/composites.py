@@ -168,28 +168,33 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 
 @public(inplace=True)
+@accepts_out
 def exp2(input: Tensor) -> Tensor:
     """``2 ** input``."""
     return _pointwise.exp2(input)
 
 
 @public(inplace=True)
+@accepts_out
 def sinc(input: Tensor) -> Tensor:
     """``sin(pi x) / (pi x)``, 1 at 0."""
     return _pointwise.sinc(input)
 
 
 @public(inplace=True)
+@accepts_out
 def deg2rad(input: Tensor) -> Tensor:
     return input * (math.pi / 180.0)
 
 
 @public(inplace=True)
+@accepts_out
 def rad2deg(input: Tensor) -> Tensor:
     return input * (180.0 / math.pi)
 
 
 @public(inplace=True)
+@accepts_out(same_dtype=True)
 def frac(input: Tensor) -> Tensor:
     """The fractional part, ``input - trunc(input)`` (gradient 1)."""
     if input._data.dtype.kind != "f":
@@ -201,6 +206,7 @@ def frac(input: Tensor) -> Tensor:
 
 
 @public(inplace=True)
+@accepts_out(same_dtype=True)
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:
     """NaN and infinities replaced by finite numbers (the dtype's extremes by default)."""
     info = np.finfo(input._data.dtype) if input._data.dtype.kind == "f" else None

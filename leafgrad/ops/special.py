@@ -85,6 +85,7 @@ _logit = unary(
 
 
 @public(inplace=True)
+@accepts_out
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """``log(x / (1 - x))``, with x clamped to [eps, 1 - eps] when ``eps`` is given."""
     return _logit(input) if eps is None else _logit(input, eps=float(eps))

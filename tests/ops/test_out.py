@@ -53,6 +53,15 @@ CALLS = {
     "addcmul": lambda m, a, b, o: m.addcmul(a, a, b, value=0.5, out=o),
     "lerp": lambda m, a, b, o: m.lerp(a, b, 0.25, out=o),
     "hypot": lambda m, a, b, o: m.hypot(a, b, out=o),
+    "exp2": lambda m, a, b, o: m.exp2(b, out=o),
+    "special.exp2": lambda m, a, b, o: m.special.exp2(b, out=o),
+    "sinc": lambda m, a, b, o: m.sinc(b, out=o),
+    "deg2rad": lambda m, a, b, o: m.deg2rad(b, out=o),
+    "rad2deg": lambda m, a, b, o: m.rad2deg(b, out=o),
+    "frac": lambda m, a, b, o: m.frac(b, out=o),
+    "nan_to_num": lambda m, a, b, o: m.nan_to_num(a.log() - 1, out=o),
+    "logit": lambda m, a, b, o: m.logit(a / 5, out=o),
+    "logit eps": lambda m, a, b, o: m.logit(a / 5, eps=0.1, out=o),
     "kron": lambda m, a, b, o: m.kron(a, b, out=o),
     "tril": lambda m, a, b, o: m.tril(a, out=o),
     "cross": lambda m, a, b, o: m.cross(a, b, dim=1, out=o),
@@ -161,3 +170,23 @@ def test_writing_into_out_bumps_its_version(lib):
     before = out._version
     m.matmul(m.ones(3, 3), m.ones(3, 3), out=out)
     assert out._version > before and out.sum().item() == 27.0
+
+
+def test_pointwise_ops_declared_in_one_place_take_out():
+    b = leafgrad.tensor([[0.5, -1.25]])
+    for name, expected, dtype in (
+        ("exp2", [[2**0.5, 2**-1.25]], leafgrad.float64),  # cast into out
+        ("rad2deg", [[0.5 * 180 / np.pi, -1.25 * 180 / np.pi]], leafgrad.float64),
+        ("frac", [[0.5, -0.25]], leafgrad.float32),
+        ("nan_to_num", [[0.5, -1.25]], leafgrad.float32),
+    ):
+        out = leafgrad.empty(0, dtype=dtype)
+        assert getattr(leafgrad, name)(b, out=out) is out
+        assert out.dtype == dtype
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+    out = leafgrad.empty(2)
+    assert leafgrad.special.logit(leafgrad.tensor([0.5, 0.75]), out=out) is out
+    np.testing.assert_allclose(out.numpy(), [0.0, np.log(3.0)], rtol=1e-6)
+    for name in ("frac", "nan_to_num"):  # these want out in the input's dtype
+        with pytest.raises(RuntimeError):
+            getattr(leafgrad, name)(b, out=leafgrad.empty(0, dtype=leafgrad.float64))
