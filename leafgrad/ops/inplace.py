@@ -438,15 +438,27 @@ index_put_accumulate = primitive(
 )
 
 
+def _frozen_index(k):
+    """One index of an advanced ``__setitem__`` as it is now (index arrays copied)."""
+    if type(k) is Tensor:
+        return _wrap(k._data.copy())
+    if type(k) is np.ndarray:
+        return k.copy()
+    if type(k) is list and not k:  # PyTorch's [] selects nothing (NumPy's would be floats)
+        return np.zeros(0, np.int64)
+    return k
+
+
 @public(function=False, method=("__setitem__",))
 @loops_over_examples("__setitem__", ("key",), inplace="self", refuse_masks=True)
 def setitem(self: Tensor, key, value) -> None:
     """``self[key] = value`` for every index kind ``__getitem__`` takes.
 
-    As in PyTorch, a basic index (ints, slices, ``...``, None) writes into the view it
-    selects (``fill_`` for a number or a 0-d tensor into more, else ``copy_``), so the tensor's
-    history is ``CopySlices`` (or the fill or copy itself when the index selects it all);
-    other indices record ``index_put``.
+    As in PyTorch, a basic index (ints, 0-d integer tensors, slices, ``...``, None) writes
+    into the view it selects (``fill_`` for a number or a 0-d tensor into more, else
+    ``copy_``), so the tensor's history is ``CopySlices`` (or the fill or copy itself when the
+    index selects it all); other indices record ``index_put``, into the view the basic ones
+    among them select when that is not the whole tensor (``CopySlices`` again).
     """
     _check_target(self, "__setitem__")
     if isinstance(key, list) and _sequence_as_tuple(key):
@@ -463,6 +475,7 @@ def setitem(self: Tensor, key, value) -> None:
     elif value._data.dtype != self._data.dtype:
         value = value.to(_dtype.from_numpy_dtype(self._data.dtype))
     keys = key if type(key) is tuple else (key,)
+    keys = tuple(_as_basic(k) for k in keys)
     if all(type(k) in _BASIC_INDEX for k in keys):
         whole = all(k is Ellipsis or k == slice(None) for k in keys)
         target = self if whole else self[key]
@@ -477,23 +490,87 @@ def setitem(self: Tensor, key, value) -> None:
         if value._data.ndim == 0 and target._data.ndim != 0:
             fill_(target, value)
         else:
+            if value._data.shape != target._data.shape:
+                value = _without_leading_ones(value)
             copy_(target, value)
         return
+    split = _basic_part(keys)
+    if split is not None:
+        basic, advanced = split
+        view = self[basic]
+        if _selects_all(view, self):
+            target = self
+        else:  # PyTorch's index_put into that view: CopySlices on self
+            target, keys = view, advanced
+    else:
+        target = self
+    _index_put_into(target, keys, _without_leading_ones(value))
+    guard_indices(self, keys)  # index tensors: the backward refuses them once changed
+
+
+def _without_leading_ones(value: Tensor) -> Tensor:
+    """``value`` viewed without its leading dims of size 1, as PyTorch's ``__setitem__``
+    reads it (``x[0] = row[None]`` writes the row)."""
+    shape = value._data.shape
+    ones = 0
+    while ones < len(shape) and shape[ones] == 1:
+        ones += 1
+    return value.view(shape[ones:]) if ones else value
+
+
+def _as_basic(k):
+    """A 0-d integer tensor index as the int PyTorch reads it as (a basic index)."""
+    if type(k) is Tensor and k._data.ndim == 0 and k._data.dtype.kind in "iu":
+        return int(k._data)
+    return k
+
+
+def _basic_part(keys):
+    """``(basic, advanced)``: ``keys``' basic indices with every advanced one as full slices
+    over the dims it indexes, and the index of the view ``basic`` selects that leaves the
+    advanced ones to do; None for a bool index (a new dim PyTorch adds its own way)."""
+    basic, advanced = [], []
+    for k in keys:
+        if type(k) in (bool, np.bool_) or (type(k) is Tensor and k._data.ndim == 0):
+            return None
+        if type(k) in _BASIC_INDEX:
+            basic.append(k)
+            if k is Ellipsis:
+                advanced.append(k)
+            elif k is None or type(k) is slice:
+                advanced.append(slice(None))
+            continue  # an int: its dim is gone from the view
+        array = k._data if type(k) is Tensor else np.asarray(k)
+        basic.extend([slice(None)] * (array.ndim if array.dtype == np.bool_ else 1))
+        advanced.append(k)
+    return tuple(basic), tuple(advanced)
+
+
+def _selects_all(view: Tensor, base: Tensor) -> bool:
+    """Whether ``view`` is all of ``base`` as it is (full slices only)."""
+    a, b = view._data, base._data
+    return (
+        a.shape == b.shape
+        and a.strides == b.strides
+        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+    )
+
+
+def _index_put_into(self: Tensor, keys: tuple, value: Tensor) -> None:
+    """``self[keys] = value`` for an index with advanced parts, recorded as index_put."""
     # The index arrays as they are now: the backward reads them, and PyTorch's never sees a
     # later in-place change of an index tensor (its backward refuses to run then).
-    key = tuple(
-        _wrap(k._data.copy()) if type(k) is Tensor else k.copy() if type(k) is np.ndarray else k
-        for k in keys
-    )
+    key = tuple(_frozen_index(k) for k in keys)
     try:
         out = index_put(self, value, key=key)
-    except (IndexError, ValueError) as exc:
-        raise type(exc)(
+    except (IndexError, ValueError, TypeError) as exc:
+        # An index out of range is an IndexError; a value that does not broadcast to what
+        # the index selects is PyTorch's RuntimeError (NumPy's ValueError or TypeError).
+        raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(
             f"__setitem__: cannot assign a value of shape {list(value._data.shape)} to index "
             f"{key!r} of a tensor of shape {list(self._data.shape)}: {exc}"
         ) from None
     apply_inplace(self, out, "__setitem__")
-    guard_indices(self, keys)  # index tensors: the backward refuses them once changed
 
 
 def _random_fill(name, draw):
