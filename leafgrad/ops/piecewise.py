@@ -13,6 +13,7 @@ import numpy as np
 
 from .._dtype import keeps_floating_dtype, result_type, scalar_type_name
 from .._exposure import exports, public
+from .._factory import _checked_scalar
 from .._tensor import Tensor, _wrap, _zeros_like
 from .._warn import warn_once
 from . import _select
@@ -393,6 +394,8 @@ def where(condition, input=None, other=None):
 def _cast_operand(v, dt):
     if isinstance(v, Tensor):
         return v if v._data.dtype == dt.np else v.to(dt)
+    if type(v) in (bool, int, float):  # PyTorch's checked Scalar: -3 wraps into uint8, 300
+        v = _checked_scalar(v, dt, "where")  # into int8 is a RuntimeError
     return dt.np.type(v)
 
 

@@ -1,5 +1,6 @@
 """where's condition: bool, or uint8 as PyTorch still accepts it (nonzero is true, with a
-deprecation warned once); other dtypes are a RuntimeError."""
+deprecation warned once); other dtypes are a RuntimeError. Its number branches convert as
+PyTorch's checked Scalars."""
 
 import warnings
 
@@ -50,3 +51,29 @@ def test_uint8_conditions_match_torch(torch):
                 torch.tensor(data, dtype=torch.uint8), torch.tensor([-1.0, -2.0]), _as(torch, other)
             )
             assert ours.tolist() == theirs.tolist() and str(ours.dtype) == str(theirs.dtype)
+
+
+def test_number_branches_convert_as_checked_scalars():
+    c = lg.tensor([True, False])
+    u8 = lg.tensor([1, 2], dtype=lg.uint8)
+    assert lg.where(c, u8, -3).tolist() == [1, 253] and lg.where(c, -3, u8).tolist() == [253, 2]
+    assert lg.where(c, u8, -3).dtype == lg.uint8
+    with pytest.raises(RuntimeError):
+        lg.where(c, lg.tensor([1, 2], dtype=lg.int8), 300)
+    with pytest.raises(RuntimeError):
+        lg.where(c, 1e39, lg.tensor([1.0, 2.0]))
+    assert lg.where(c, lg.tensor([1, 2], dtype=lg.int8), 127.5).tolist() == [1.0, 127.5]
+
+
+def test_number_branches_match_torch(torch):
+    c = [True, False]
+    for dtype, number in (("uint8", -3), ("int8", 300), ("float32", 1e39), ("int8", 2.5)):
+        results = []
+        for m in (lg, torch):
+            t = m.tensor([1, 2], dtype=getattr(m, dtype))
+            try:
+                out = m.where(m.tensor(c), t, number)
+                results.append((str(out.dtype), out.tolist()))
+            except RuntimeError:
+                results.append(RuntimeError)
+        assert results[0] == results[1]
