@@ -73,6 +73,7 @@ def install(backend: str = "leafgrad") -> None:
         sys.meta_path.insert(0, _Finder())
         torch = importlib.import_module("torch")
         torch.__dict__["testing"] = importlib.import_module("torch.testing")
+        _profiler_names(torch)  # leafgrad has its own profiler now, as PyTorch does
         return
     _LEAFGRAD[0] = False
     for name in ("torch.autograd.profiler", "torch.utils.checkpoint"):
@@ -84,6 +85,11 @@ def install(backend: str = "leafgrad") -> None:
     from .legacy import get_all_dtypes
 
     torch.testing.get_all_dtypes = get_all_dtypes
+    _profiler_names(torch)
+
+
+def _profiler_names(torch) -> None:
+    """Give a real ``torch.autograd.profiler`` the names the older file imports and it lacks."""
     from . import out_of_scope
 
     for name in ("format_time", "EventList", "FunctionEvent", "FunctionEventAvg", "emit_nvtx"):
