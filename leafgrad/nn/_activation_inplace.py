@@ -17,10 +17,12 @@ from ..ops.shrink import _threshold_forward
 def _refuse_negative_slope(slope) -> None:
     """PyTorch's leaky_relu_backward from a result: a negative slope flipped its sign."""
     if slope < 0:
+        # PyTorch's words first: tests match "call out-of-place version"
         raise RuntimeError(
             "In-place leakyReLu backward calculation is triggered with a negative slope which "
-            f"is not supported (slope {slope}: the result's sign no longer tells where the "
-            "input was negative). Call the out-of-place version (leaky_relu / rrelu) instead."
+            "is not supported. This is caused by calling in-place forward function with a "
+            "negative slope, please call out-of-place version instead (leaky_relu / rrelu): "
+            f"with slope {slope} the result's sign no longer tells where the input was negative."
         )
 
 
