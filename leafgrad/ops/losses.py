@@ -408,9 +408,16 @@ def _nll_grad(grad, logp, result, *, target, weight, ignore_index, reduction, cl
     if reduction == 1:
         grad = grad / w.sum()
     key = _class_index(safe, class_dim)
+    ignored = target == ignore_index
     if plain:  # a plain backward: index_put's forward, without recording machinery
-        return _index_put_forward(grad * -w, shape=tuple(logp.shape), indices=key, accumulate=False)
-    return _index_put(grad * _wrap(-w), shape=tuple(logp.shape), indices=key, accumulate=False)
+        values = grad * -w
+        if ignored.any():  # PyTorch skips them: 0 even where grad is not finite (all ignored)
+            values = np.where(ignored, dtype.type(0), values)
+        return _index_put_forward(values, shape=tuple(logp.shape), indices=key, accumulate=False)
+    values = grad * _wrap(-w)
+    if ignored.any():
+        values = where(operand(ignored, values), 0.0, values)
+    return _index_put(values, shape=tuple(logp.shape), indices=key, accumulate=False)
 
 
 def _declare_nll(name: str, node_name: str):
