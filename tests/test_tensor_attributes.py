@@ -307,3 +307,13 @@ def test_angle_records_its_own_node_saving_self():
     assert a.detach().tolist() == [math.pi, 0.0]
     (g,) = lg.autograd.grad(a.sum(), x, create_graph=True)
     assert g.tolist() == [0.0, 0.0] and not g.requires_grad
+
+
+def test_reversed_flips_the_first_dim_and_keeps_a_0d_tensor():
+    x = lg.arange(6.0).reshape(2, 3).requires_grad_()
+    r = reversed(x)
+    assert isinstance(r, lg.Tensor) and type(r.grad_fn).__name__ == "FlipBackward0"
+    assert r.tolist() == [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]]
+    z = lg.tensor(3.0)
+    assert reversed(z) is z
+    assert [t.item() for t in reversed(lg.tensor([1, 2, 3]))] == [3, 2, 1]

@@ -24,6 +24,7 @@ from .._warn import warn_at_user
 from ._optable import PiecewiseLinear
 from ._primitive import primitive
 from .inplace import _check_target
+from .reorder import flip
 
 # ----- conjugate transposes: a real matrix's adjoint is its transpose -----
 
@@ -135,6 +136,12 @@ angle = primitive(
     expose=public(),
     plain_rules=True,
 )
+
+
+@public(function=False, method=False, operators=("__reversed__",))
+def _reversed(self: Tensor) -> Tensor:
+    """``reversed(t)``: ``t.flip(0)`` (a 0-d tensor itself), as PyTorch's Tensor."""
+    return self if self._data.ndim == 0 else flip(self, 0)
 
 
 @public(function=False)
