@@ -204,8 +204,9 @@ def rules() -> dict:
         RULES[_key] = matmul_rule
     RULES["addmm"] = addmm
     RULES["prod"] = RULES["roll"] = flattened
-    for _key in ("overwrite", "fill.Scalar", "fill.Tensor", "zero"):
+    for _key in ("overwrite", "fill.Tensor"):
         RULES[_key] = overwrite
+    RULES["fill.Scalar"] = RULES["zero"] = pointwise  # the number is a parameter
     RULES["diagonal"] = with_dims("dim1", "dim2")
     RULES["rot90"] = with_dims("dims")
     RULES["diagonal_backward"] = diagonal_backward

@@ -81,10 +81,33 @@ def _overwrite(name, overload, node_name):
     )
 
 
+def _fill_forward(target, *, value):
+    return np.full(target.shape, value, dtype=target.dtype)
+
+
+def _fill_jvp(tt, target, result, *, value):
+    return None if tt is None else _zeros_like(tt)  # overwritten by a constant
+
+
+def _fill_with_number(name, overload, node_name):
+    """An op replacing the target's values by the number ``value``: one input, so its node
+    has the target's edge alone, as PyTorch's."""
+    return primitive(
+        name,
+        _fill_forward,
+        (no_gradient,),
+        kind=Generic(jvp=_fill_jvp),
+        overload=overload,
+        node_name=node_name,
+        dtype_rule="keep",
+        plain_rules=True,
+    )
+
+
 overwrite = _overwrite("overwrite", "", "torch::autograd::CopyBackwards")  # copy_
-_fill_scalar = _overwrite("fill", "Scalar", "FillBackward2")  # fill_ with a number
+_fill_scalar = _fill_with_number("fill", "Scalar", "FillBackward2")  # fill_ with a number
 _fill_tensor = _overwrite("fill", "Tensor", "FillBackward3")  # fill_ with a 0-d tensor
-_zero = _overwrite("zero", "", "ZeroBackward0")
+_zero = _fill_with_number("zero", "", "ZeroBackward0")
 
 
 def _leaf_error(op: str, what: str) -> RuntimeError:
@@ -349,7 +372,7 @@ def fill_(self: Tensor, value) -> Tensor:
     value = self._data.dtype.type(fill_number(value, self, "fill_"))
     if _records_nothing(self):
         return _filled(self, value)
-    return apply_inplace(self, _fill_scalar(self, value), "fill_")
+    return apply_inplace(self, _fill_scalar(self, value=value), "fill_")
 
 
 @public(function=False)
@@ -357,7 +380,7 @@ def zero_(self: Tensor) -> Tensor:
     _check_target(self, "zero_")
     if _records_nothing(self):  # (``p.grad.zero_()``, ``zero_grad(set_to_none=False)``)
         return _filled(self, 0)
-    return apply_inplace(self, _zero(self, self._data.dtype.type(0)), "zero_")
+    return apply_inplace(self, _zero(self, value=self._data.dtype.type(0)), "zero_")
 
 
 def _records_nothing(target: Tensor) -> bool:

@@ -55,7 +55,7 @@ def fill(input: Tensor, value) -> Tensor:
         if value._data.dtype != input._data.dtype:
             value = value.to(_dtype.from_numpy_dtype(input._data.dtype))
         return _fill_tensor(input, value)
-    return _fill_scalar(input, input._data.dtype.type(value))
+    return _fill_scalar(input, value=input._data.dtype.type(value))
 
 
 __all__ = exports(globals())
