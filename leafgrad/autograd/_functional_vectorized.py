@@ -1,6 +1,14 @@
 """Vectorized Jacobians for ``autograd.functional``: every row (reverse mode) or column
 (forward mode) of a Jacobian in one call batched over the rows of an identity, as vmap does;
-and the stacking of rows or columns into Jacobians (also used by ``func``'s transforms)."""
+and the stacking of rows or columns into Jacobians (also used by ``func``'s transforms).
+
+PyTorch's vectorized Jacobians come out of one batched computation per input (reverse mode:
+the rows of every output at once) or per output (forward mode: the columns of every input),
+split into blocks, so the blocks of one input (one output) are views of one tensor: all in
+the graph, or none, even a block of zeros or a constant one. We compute block by block and
+then join the blocks that disagree (``_share_rows``, ``_share_columns``) so that the same
+blocks require grad.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +17,7 @@ import numpy as np
 from .._batched import batch_map
 from .._engine import forward as _forward
 from .._tensor import Tensor, _wrap, _zeros_like
-from ..ops.joining import stack
+from ..ops.joining import cat, stack
 from . import forward_ad as fwAD
 from ._functional_tuples import _as_tuple, _autograd_grad, _tuple_postprocess
 
@@ -47,6 +55,31 @@ def _stack_columns(cols: list, out_shape: tuple, in_shape: tuple, like: Tensor) 
     if not cols:
         return _wrap(np.zeros(out_shape + in_shape, dtype=like._data.dtype))
     return stack(cols, -1).reshape(out_shape + in_shape)
+
+
+def _share_rows(blocks: list, out_shapes: list, in_shape: tuple, flags=None) -> list:
+    """One input's blocks (one per output, ``out_shape + in_shape``) as views of the one
+    tensor of all their rows where some are in a graph and some not (``flags``: which are,
+    by default those that require grad), as PyTorch's one batched grad per input gives them;
+    unchanged otherwise."""
+    flags = [b.requires_grad for b in blocks] if flags is None else flags
+    if all(flags) or not any(flags):
+        return blocks
+    sizes = [int(np.prod(s, dtype=np.int64)) for s in out_shapes]
+    joint = cat([b.reshape((n,) + in_shape) for b, n in zip(blocks, sizes)], 0)
+    return [part.view(s + in_shape) for part, s in zip(joint.split(sizes, 0), out_shapes)]
+
+
+def _share_columns(blocks: list, out_shape: tuple, in_shapes: list) -> list:
+    """One output's blocks (one per input) as views of the one tensor of all their columns
+    where some require grad and some not, as PyTorch's one batched JVP per output gives
+    them; unchanged otherwise."""
+    flags = [b.requires_grad for b in blocks]
+    if all(flags) or not any(flags):
+        return blocks
+    sizes = [int(np.prod(s, dtype=np.int64)) for s in in_shapes]
+    joint = cat([b.reshape(out_shape + (n,)) for b, n in zip(blocks, sizes)], -1)
+    return [part.reshape(out_shape + s) for part, s in zip(joint.split(sizes, -1), in_shapes)]
 
 
 def _jacfwd(func, inputs, strict: bool, vectorize: bool):
@@ -99,11 +132,16 @@ def _jacfwd(func, inputs, strict: bool, vectorize: bool):
         )
         columns = [[None for _ in inputs] for _ in outputs]
     # Lists, not tuples, where nesting survives: PyTorch's forward-mode result has them.
+    in_shapes = [tuple(inp.shape) for inp in inputs]
     jac = [
-        [
-            _columns_to_jacobian(columns[i][j], tuple(out.shape), tuple(inp.shape), out)
-            for j, inp in enumerate(inputs)
-        ]
+        _share_columns(
+            [
+                _columns_to_jacobian(columns[i][j], tuple(out.shape), in_shapes[j], out)
+                for j in range(len(inputs))
+            ],
+            tuple(out.shape),
+            in_shapes,
+        )
         for i, out in enumerate(outputs)
     ]
     return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))

@@ -34,7 +34,13 @@ from ._functional_tuples import (
     _tuple_postprocess,
     _validate_v,
 )
-from ._functional_vectorized import _jacfwd, _one_hot, _stack_rows, _vectorized_rows
+from ._functional_vectorized import (
+    _jacfwd,
+    _one_hot,
+    _share_rows,
+    _stack_rows,
+    _vectorized_rows,
+)
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
@@ -199,6 +205,13 @@ def jacobian(
                         )
                     rows[j].append(g)
             jac.append(tuple(_stack_rows(rows[j], out_shape, inp) for j, inp in enumerate(inputs)))
+        if vectorize:
+            out_shapes = [tuple(out.shape) for out in outputs]
+            by_input = [
+                _share_rows([row[j] for row in jac], out_shapes, tuple(inp.shape))
+                for j, inp in enumerate(inputs)
+            ]
+            jac = [tuple(blocks[i] for blocks in by_input) for i in range(len(outputs))]
         jac = _grad_postprocess(tuple(jac), create_graph)
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 

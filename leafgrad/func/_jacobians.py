@@ -28,6 +28,8 @@ from ..autograd import forward_ad as fwAD
 from ..autograd._functional_vectorized import (
     _columns_to_jacobian,
     _one_hot,
+    _share_columns,
+    _share_rows,
     _stack_rows,
     _unpack,
 )
@@ -91,7 +93,19 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size: int | None = N
 
                     found = vmap(row, chunk_size=chunk_size)(_identity(out))
                     blocks = [g.reshape(shape + tuple(x.shape)) for g, x in zip(found, inputs)]
-                jac.append([level.unwrap(b) for b in blocks])
+                jac.append(blocks)
+            # Each input's blocks are views of one tensor (PyTorch splits one per input), so
+            # they all keep the graph if one does; the rest are detached.
+            out_shapes = [tuple(out.shape) for out in out_leaves]
+            for li, x in enumerate(inputs):
+                blocks = [row[li] for row in jac]
+                found = [level.unwrap(b) for b in blocks]
+                kept = [u is b and b.requires_grad for u, b in zip(found, blocks)]
+                if any(kept) and not all(kept):
+                    shared = _share_rows(blocks, out_shapes, tuple(x.shape), kept)
+                    found = [level.unwrap(b) for b in shared]
+                for row, u in zip(jac, found):
+                    row[li] = u
         result = _jacobian_tree(jac, out_spec, specs, argnums)
         if has_aux:
             return result, tree_map(level.unwrap, aux)
@@ -168,11 +182,16 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
             output, aux = call(flat)
             outputs, out_spec = _tensor_leaves(output, caller)
             columns = [[None for _ in flat] for _ in outputs]
+        in_shapes = [tuple(x.shape) for x in flat]
         jac = [
-            [
-                _columns_to_jacobian(columns[o][li], tuple(out.shape), tuple(x.shape), out)
-                for li, x in enumerate(flat)
-            ]
+            _share_columns(
+                [
+                    _columns_to_jacobian(columns[o][li], tuple(out.shape), in_shapes[li], out)
+                    for li in range(len(flat))
+                ],
+                tuple(out.shape),
+                in_shapes,
+            )
             for o, out in enumerate(outputs)
         ]
         result = _jacobian_tree(jac, out_spec, specs, argnums)

@@ -169,7 +169,12 @@ class _Level:
         enabled = self.outer_grad if grad_enabled is None else grad_enabled
         if enabled and self.reaches_outside(t):
             return t
-        return _detach_keeping_tangents(t)
+        out = _detach_keeping_tangents(t)
+        if out._tangents:  # a tangent computed here is unwrapped too (PyTorch's are)
+            for lv, tangent in out._tangents.items():
+                if tangent.requires_grad and not (enabled and self.reaches_outside(tangent)):
+                    out._tangents[lv] = tangent.detach()
+        return out
 
     def gradients(self, outputs, seeds, inputs, create_graph: bool) -> list:
         """d(outputs)/d(inputs) contracted with ``seeds``; zeros where nothing flows."""

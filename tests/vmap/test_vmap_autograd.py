@@ -25,7 +25,13 @@ def test_jacobian_vectorized_equals_looped_and_pytorch(pytorch, create_graph):
     for a, b in zip(ours[0], ours[1]):
         for p, q in zip(a, b):
             assert (p - q).abs().max().item() == 0.0  # the same products, batched
-            assert p.requires_grad == q.requires_grad
+            # Vectorized, an input's blocks are views of one tensor, in the graph together
+            # (the constant d out1 / d w too), as in PyTorch; looped, each on its own.
+            assert q.requires_grad == create_graph
+    assert [[p.requires_grad for p in row] for row in ours[0]] == [
+        [create_graph, create_graph],
+        [create_graph, False],
+    ]
 
 
 def test_jacobian_forward_mode_vectorized(pytorch):
