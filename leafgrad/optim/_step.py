@@ -3,17 +3,22 @@
 Every ``Optimizer`` subclass's ``step`` runs inside the hooks (``_hooked_step``, applied by
 ``Optimizer.__init_subclass__``, as PyTorch patches ``step`` to run its hooks); only leafgrad's
 own steps also turn grad off (``_use_grad_for_differentiable``), so a user's step keeps the
-caller's grad mode, as in PyTorch.
+caller's grad mode, as in PyTorch. They also keep NumPy quiet, as every op does: an update
+that overflows to inf or nan (a diverging run) warns in PyTorch no more than an op does,
+and the fast path's forms (``_arrays``) compute on the arrays themselves; the closure runs
+with the caller's NumPy settings (``run_closure``).
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
 from .. import set_grad_enabled
+from .._quiet import QUIET, QUIET_STATE
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["register_optimizer_step_post_hook", "register_optimizer_step_pre_hook"]
@@ -46,9 +51,31 @@ def _use_grad_for_differentiable(step: Callable) -> Callable:
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
         with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
-            return step(self, *args, **kwargs)
+            callers = _callers_numpy.__dict__.setdefault("stack", [])
+            callers.append(QUIET.get())
+            token = QUIET.set(QUIET_STATE)
+            try:
+                return step(self, *args, **kwargs)
+            finally:
+                QUIET.reset(token)
+                callers.pop()
 
     return wrapper
+
+
+_callers_numpy = threading.local()  # .stack: NumPy's settings where each running step was called
+
+
+def run_closure(closure: Callable):
+    """``closure()`` with the NumPy settings of the step's caller (the step's are quiet)."""
+    callers = getattr(_callers_numpy, "stack", None)
+    if not callers:
+        return closure()
+    token = QUIET.set(callers[-1])
+    try:
+        return closure()
+    finally:
+        QUIET.reset(token)
 
 
 def _hooked_step(step: Callable) -> Callable:

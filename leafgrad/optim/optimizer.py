@@ -23,6 +23,7 @@ from ._step import (
     _hooked_step,
     register_optimizer_step_post_hook,
     register_optimizer_step_pre_hook,
+    run_closure,
 )
 from ._update import _restore_scalar_tensors
 
@@ -236,7 +237,7 @@ class Optimizer:
         if closure is None:
             return None
         with enable_grad():
-            return closure()
+            return run_closure(closure)
 
     # ----- hooks -----
     def _add_hook(self, hooks: OrderedDict, hook: Callable, prepend: bool = False):
