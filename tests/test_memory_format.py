@@ -48,3 +48,13 @@ def test_a_new_empty_tensor_has_pytorchs_row_major_strides(shape, make):
     torch = pytest.importorskip("torch")
     assert getattr(lg, make)(*shape).stride() == getattr(torch, make)(*shape).stride()
     assert lg.zeros(*shape).contiguous().stride() == torch.zeros(*shape).contiguous().stride()
+
+
+def test_a_dtype_conversion_of_an_expanded_tensor_is_row_major():
+    # PyTorch's preserve_format: an overlapping input's copy is contiguous (NumPy's order
+    # "K" laid it out column-major, so a view of it failed).
+    x = lg.arange(24.0).reshape(4, 6)[:1].expand(4, 6)
+    for converted in (x.double(), x.to(lg.float64), x.long(), lg.ones(3, 1).expand(3, 4).long()):
+        assert converted.is_contiguous()
+    assert x.double().view(-1).shape == (24,)
+    assert lg.arange(24.0).reshape(4, 6).t().double().stride() == (1, 6)  # dense: kept

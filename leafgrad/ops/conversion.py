@@ -21,7 +21,11 @@ from ._primitive import primitive
 
 def _to_copy_forward(x, *, dtype, memory_format=None):
     if memory_format is None:
-        return x.astype(dtype.np)  # NumPy's order "K" preserves the layout, as PyTorch
+        if x.flags.c_contiguous:
+            return x.astype(dtype.np)
+        # PyTorch's preserve_format: the strides of a dense input, else row-major (NumPy's
+        # order "K" would lay an expanded input out column-major).
+        memory_format = preserve_format
     out = empty_in_format(x, memory_format, dtype.np, "to")
     out[...] = x
     return out
