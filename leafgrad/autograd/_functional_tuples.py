@@ -61,9 +61,15 @@ def _grad_preprocess(inputs: tuple, create_graph: bool, need_graph: bool) -> tup
 
 
 def _grad_postprocess(results: tuple, create_graph: bool) -> tuple:
-    """Detach the results (a tuple, or a tuple of tuples) unless a graph was asked for."""
+    """Detach the results (a tuple, or a tuple of tuples) unless a graph was asked for.
+
+    An empty tuple (no inputs, or no outputs) is an IndexError, as PyTorch's (which reads
+    the first entry to tell the two nestings apart)."""
     if not results:
-        return results
+        raise IndexError(
+            "autograd.functional: no inputs or no outputs (an empty tuple): there is nothing "
+            "to differentiate"
+        )
     if isinstance(results[0], Tensor):
         return results if create_graph else tuple(r.detach() for r in results)
     return tuple(_grad_postprocess(r, create_graph) for r in results)

@@ -168,6 +168,7 @@ def jacobian(
                 "not supported together. Set `strict=False` or `vectorize=False`."
             )
 
+        _check_rows(outputs, inputs, vectorize)
         jac = []
         for i, out in enumerate(outputs):
             if vectorize:
@@ -214,6 +215,25 @@ def jacobian(
             jac = [tuple(blocks[i] for blocks in by_input) for i in range(len(outputs))]
         jac = _grad_postprocess(tuple(jac), create_graph)
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _check_rows(outputs: tuple, inputs: tuple, vectorize: bool) -> None:
+    """PyTorch's errors for a reverse-mode Jacobian with no rows: looped, an empty output
+    (no rows to stack) is a RuntimeError; vectorized, no outputs an AssertionError and no
+    output elements at all an IndexError (a batched grad over no rows), if there is a grad."""
+    if vectorize:
+        if not outputs:
+            raise AssertionError("jacobian(vectorize=True): expected at least one output")
+        if all(out.numel() == 0 for out in outputs) and any(o.requires_grad for o in outputs):
+            raise IndexError(
+                "jacobian(vectorize=True): the outputs have no elements, so the Jacobian has "
+                "no rows to batch over"
+            )
+    elif inputs and any(out.numel() == 0 for out in outputs):
+        raise RuntimeError(
+            "jacobian: stack expects a non-empty TensorList (an output has no elements, so "
+            "its Jacobian has no rows to stack)"
+        )
 
 
 def hessian(
