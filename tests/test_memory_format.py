@@ -58,3 +58,12 @@ def test_a_dtype_conversion_of_an_expanded_tensor_is_row_major():
         assert converted.is_contiguous()
     assert x.double().view(-1).shape == (24,)
     assert lg.arange(24.0).reshape(4, 6).t().double().stride() == (1, 6)  # dense: kept
+
+
+def test_masked_fill_is_row_major_and_nan_to_num_keeps_a_dense_layout():
+    b = lg.arange(24.0).reshape(4, 6)
+    for x in (b.t(), b[:, ::2], b.reshape(2, 2, 6).permute(2, 0, 1)):
+        assert x.masked_fill(x > 3, 0.0).is_contiguous()  # PyTorch fills a row-major clone
+        assert x.masked_fill(x > 3, lg.tensor(0.0)).view(-1).shape == (x.numel(),)
+    assert lg.nan_to_num(b.t()).stride() == (1, 6)  # dense: kept, as PyTorch's
+    assert lg.nan_to_num(b[:1].expand(4, 6)).view(-1).shape == (24,)  # expanded: row-major

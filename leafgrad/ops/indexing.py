@@ -359,9 +359,12 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 def _masked_fill_forward(x, mask, value=None, *, fill=None):
     if type(fill) is float and x.dtype.kind == "f":  # a Python float takes x's dtype itself
-        return np.where(mask, fill, x)
-    v = fill if value is None else value
-    return np.where(mask, np.asarray(v).astype(x.dtype), x)
+        out = np.where(mask, fill, x)
+    else:
+        v = fill if value is None else value
+        out = np.where(mask, np.asarray(v).astype(x.dtype), x)
+    # PyTorch fills a row-major clone (np.where follows a transposed x's layout).
+    return out if out.flags.c_contiguous else out.copy(order="C")
 
 
 # The op itself, as the public masked_fill only checks its arguments (valid here).

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .._memory_format import copy_in_format, preserve_format
 from ._optable import Composite, PiecewiseLinear
 from ._primitive import primitive, unary
 from ._tangents import tangent_sum
@@ -152,9 +153,17 @@ fmin = _extreme("fmin", np.fmin, lambda x, y: x <= y, lambda x, y: x <= y)
 
 # ----- nan_to_num -----
 
+
+def _nan_to_num_forward(x, *, nan, posinf, neginf):
+    # Into a copy laid out as PyTorch's (a dense input's strides, else row-major: NumPy's
+    # order "K" would lay an expanded input out column-major).
+    out = copy_in_format(x, preserve_format, "nan_to_num")
+    return np.nan_to_num(out, copy=False, nan=nan, posinf=posinf, neginf=neginf)
+
+
 nan_to_num = primitive(
     "nan_to_num",
-    lambda x, *, nan, posinf, neginf: np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf),
+    _nan_to_num_forward,
     lambda grad, x, result, *, nan, posinf, neginf: grad * x.isfinite(),
     kind=PiecewiseLinear(),
     saves=("self",),
