@@ -38,9 +38,9 @@ from ._transforms import (
     _check_argnums,
     _check_leaf,
     _Level,
+    _output_leaves,
     _per_argument,
     _split_aux,
-    _tensor_leaves,
     _wrap_args,
 )
 from ._vmap import vmap
@@ -75,7 +75,13 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size: int | None = N
         with enable_grad():
             new_args, inputs, specs = _wrap_args(level, args, positions)
             output, aux = _split_aux(func(*new_args), has_aux, caller)
-            out_leaves, out_spec = _tensor_leaves(output, caller)
+            out_leaves, out_spec = _output_leaves(output, caller)
+            for o in out_leaves:  # PyTorch's jacrev is a vjp: its outputs' check
+                if not o.is_floating_point():
+                    raise RuntimeError(
+                        f"{caller}: all outputs of f must be floating-point or complex "
+                        f"Tensors, got Tensor with dtype {o.dtype}"
+                    )
             create_graph = level.outer_grad and any(level.reaches_outside(o) for o in out_leaves)
             jac = []
             for out in out_leaves:
@@ -161,7 +167,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
                     leaves = list(flat)
                     leaves[li] = fwAD.make_dual(x, tangent, level=level)
                     output, aux_k = call(leaves)
-                    out_leaves, spec = _tensor_leaves(output, caller)
+                    out_leaves, spec = _output_leaves(output, caller)
                 unpacked = _unpack(out_leaves, level)
                 aux_leaves, aux_spec = tree_flatten(aux_k) if has_aux else ([], None)
                 specs_seen.append((spec, aux_spec))
@@ -180,7 +186,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
                 columns[o][li] = t
         if columns is None:  # no input elements at all: one plain call for the outputs
             output, aux = call(flat)
-            outputs, out_spec = _tensor_leaves(output, caller)
+            outputs, out_spec = _output_leaves(output, caller)
             columns = [[None for _ in flat] for _ in outputs]
         in_shapes = [tuple(x.shape) for x in flat]
         jac = [

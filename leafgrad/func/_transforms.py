@@ -89,6 +89,18 @@ def _tensor_leaves(tree, caller: str, what: str = "outputs") -> tuple[list, obje
     return leaves, spec
 
 
+def _output_leaves(output, caller: str) -> tuple[list, object]:
+    """vjp's and jvp's outputs: at least one Tensor (RuntimeError for none, or only None, as
+    PyTorch's), and only Tensors."""
+    leaves, _ = tree_flatten(output)
+    if not leaves or (len(leaves) == 1 and leaves[0] is None):
+        raise RuntimeError(
+            f"{caller}: expected f to be a function that has non-empty output (got output = "
+            f"{leaves}); return at least one Tensor"
+        )
+    return _tensor_leaves(output, caller)
+
+
 def _check_aux(aux, caller: str):
     leaves, _ = tree_flatten(aux)
     for x in leaves:
@@ -282,7 +294,13 @@ def vjp(func, *primals, has_aux: bool = False):
     with enable_grad():
         new_args, inputs, specs = _wrap_args(level, primals, tuple(range(len(primals))))
         output, aux = _split_aux(func(*new_args), has_aux, caller)
-        out_leaves, out_spec = _tensor_leaves(output, caller)
+        out_leaves, out_spec = _output_leaves(output, caller)
+        for o in out_leaves:
+            if not o.is_floating_point():
+                raise RuntimeError(
+                    "vjp(f, ...): all outputs of f must be floating-point or complex Tensors, "
+                    f"got Tensor with dtype {o.dtype}"
+                )
         reaches = any(level.reaches_outside(o) for o in out_leaves)
 
     def vjp_fn(cotangents, retain_graph: bool = True, create_graph: bool | None = None):
@@ -355,11 +373,12 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     with fwAD.dual_level() as level:
         duals = []
         for p, t in zip(p_leaves, t_leaves):
-            if t.dtype != p.dtype and t.shape == p.shape:
+            # (an integer tangent is make_dual's ValueError, as in PyTorch, not converted)
+            if t.dtype != p.dtype and t.shape == p.shape and t.is_floating_point():
                 t = t.to(p.dtype)
             duals.append(fwAD.make_dual(p, t, level=level))
         output, aux = _split_aux(func(*tree_unflatten(duals, p_spec)), has_aux, caller)
-        out_leaves, out_spec = _tensor_leaves(output, caller)
+        out_leaves, out_spec = _output_leaves(output, caller)
     unpacked = _unpack(out_leaves, level)
     aux_leaves, aux_spec = tree_flatten(aux)
     aux = tree_unflatten([p for p, _ in _unpack(aux_leaves, level)], aux_spec)
