@@ -67,3 +67,21 @@ def test_masked_fill_is_row_major_and_nan_to_num_keeps_a_dense_layout():
         assert x.masked_fill(x > 3, lg.tensor(0.0)).view(-1).shape == (x.numel(),)
     assert lg.nan_to_num(b.t()).stride() == (1, 6)  # dense: kept, as PyTorch's
     assert lg.nan_to_num(b[:1].expand(4, 6)).view(-1).shape == (24,)  # expanded: row-major
+
+
+def test_running_ops_and_softmax_of_a_transposed_input_are_row_major():
+    b = lg.arange(24.0).reshape(4, 6) / 10
+    for x in (b.t(), b.reshape(2, 2, 6).permute(2, 0, 1), b[:1].expand(4, 6)):
+        for out in (
+            x.cumsum(0),
+            x.cumprod(0),
+            x.logcumsumexp(0),
+            x.cummax(0).values,
+            x.cummin(0).indices,
+            x.softmax(0),
+            x.log_softmax(-1),
+        ):
+            assert out.is_contiguous() and out.view(-1).shape == (x.numel(),)
+    y = b.t().detach().requires_grad_()
+    y.cumsum(0).softmax(1).sum().backward()
+    assert y.grad.shape == (6, 4)

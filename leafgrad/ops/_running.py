@@ -19,7 +19,10 @@ WIDER = {np.dtype(np.float32): np.dtype(np.float64), np.dtype(np.float16): np.dt
 
 def running(product: bool, x: np.ndarray, dim: int, dtype=None, reverse: bool = False):
     """``cumprod`` (``product``) or ``cumsum`` of ``x`` along ``dim`` in ``dtype`` (default
-    ``x``'s), from the last element backwards with ``reverse``; ``x`` at least 1-d."""
+    ``x``'s), from the last element backwards with ``reverse``; ``x`` at least 1-d. The
+    result is row-major whatever ``x``'s layout, as PyTorch's."""
+    if not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x)
     target = np.dtype(dtype) if dtype is not None else x.dtype
     wide = WIDER.get(target)
     ufunc = np.multiply if product else np.add
@@ -30,8 +33,7 @@ def running(product: bool, x: np.ndarray, dim: int, dtype=None, reverse: bool = 
         return np.flip(out, dim) if reverse else out
     x = x.astype(target, copy=False)
     if x.size >= _fused.MIN_SIZE and target.char == "f" and _fused.available():
-        # (a broadcast gradient, or a strided view, made contiguous first: one pass)
-        return _fused.running(np.ascontiguousarray(x), dim % x.ndim, product, reverse)
+        return _fused.running(x, dim % x.ndim, product, reverse)
     t = np.flip(x, dim).astype(wide) if reverse else x.astype(wide)
     ufunc.accumulate(t, axis=dim, out=t)
     out = t.astype(target)

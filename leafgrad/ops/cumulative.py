@@ -163,7 +163,8 @@ def _running_extreme(op: str, result, input: Tensor, dim: int, greater: bool):
     if data.ndim == 0 or data.size == 0:
         positions = np.zeros(data.shape, np.int64)
     else:
-        positions = _running_extreme_indices(data, d, greater)
+        # row-major, as PyTorch's results (the values are gathered in its layout)
+        positions = _running_extreme_indices(np.ascontiguousarray(data), d, greater)
     values = (_cummax_values if greater else _cummin_values)(input, dim=d, indices=positions)
     indices = _wrap(positions.copy())  # the node keeps its own copy, watched through this one
     guard_indices(values, [indices])
@@ -198,6 +199,7 @@ def _logcumsumexp_forward(x, *, dim):
     (``_running.WIDER``), each value rounded once."""
     if x.ndim == 0:
         return x.copy()
+    x = np.ascontiguousarray(x)  # PyTorch's result is row-major, whatever x's layout
     wide = _running.WIDER.get(x.dtype)
     if wide is None:
         return np.logaddexp.accumulate(x, axis=dim)

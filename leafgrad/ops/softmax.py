@@ -130,9 +130,16 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     return _logsumexp(input, dim=_axes(dim, input._data.ndim, "logsumexp"), keepdim=keepdim)
 
 
+def _row_major(x):
+    """``x`` as PyTorch's softmax kernels read it (``input.contiguous()``), so that the
+    result is row-major too, whatever the input's layout."""
+    return x if x.flags.c_contiguous else np.ascontiguousarray(x)
+
+
 def _softmax_forward(x, *, dim):
     if x.ndim == 0:
         return np.ones_like(x)
+    x = _row_major(x)
     dim %= x.ndim  # (the dim as given: PyTorch's node shows it so)
     if dim == x.ndim - 1 and _softmax_rows.usable(x):  # one compiled call (float32 rows)
         return _softmax_rows.softmax(x)
@@ -147,6 +154,7 @@ def _softmax_forward(x, *, dim):
 def _log_softmax_forward(x, *, dim):
     if x.ndim == 0:
         return np.zeros_like(x)
+    x = _row_major(x)
     dim %= x.ndim
     if dim == x.ndim - 1 and _softmax_rows.usable(x):  # one compiled call (float32 rows)
         return _softmax_rows.log_softmax(x)
