@@ -85,3 +85,16 @@ def test_running_ops_and_softmax_of_a_transposed_input_are_row_major():
     y = b.t().detach().requires_grad_()
     y.cumsum(0).softmax(1).sum().backward()
     assert y.grad.shape == (6, 4)
+
+
+def test_cat_is_row_major_but_for_channels_last_and_repeat_interleave_views():
+    b = lg.arange(24.0).reshape(4, 6)
+    p = b.reshape(2, 2, 6).permute(2, 0, 1)
+    for joined in (lg.cat([b.t(), b.t()]), lg.cat([p, p], 1), lg.cat([b.t(), lg.zeros(6, 4)])):
+        assert joined.is_contiguous() and joined.view(-1).shape == (joined.numel(),)
+    x = lg.rand(2, 3, 4, 5).contiguous(memory_format=lg.channels_last)
+    assert lg.cat([x, x], 1).is_contiguous(memory_format=lg.channels_last)
+    # repeat_interleave of a transposed input: a row-major clone, viewed (it failed)
+    r = b.t().repeat_interleave(2, 0)
+    assert r.shape == (12, 4) and r[:2].tolist() == [[0.0, 6.0, 12.0, 18.0]] * 2
+    assert p.repeat_interleave(3, -1).shape == (6, 2, 6)

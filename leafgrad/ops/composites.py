@@ -16,6 +16,7 @@ import scipy.special as sp
 from .. import _dtype
 from .._dtype import result_type
 from .._exposure import exports, public
+from .._memory_format import contiguous_format
 from .._tensor import Size, Tensor, _normalize_dim, _wrap
 from .._warn import warn_once
 from . import _stdsort
@@ -452,7 +453,9 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
             raise RuntimeError("repeat_interleave: repeats can not be negative")
         shape = x._data.shape
         spread = x.unsqueeze(d + 1).expand(*shape[: d + 1], count, *shape[d + 1 :])
-        return spread.clone().view(*shape[:d], shape[d] * count, *shape[d + 1 :])
+        # (a row-major clone, as PyTorch's: a transposed input's layout would not view)
+        spread = spread.clone(memory_format=contiguous_format)
+        return spread.view(*shape[:d], shape[d] * count, *shape[d + 1 :])
     index = np.repeat(np.arange(x._data.shape[d]), repeats._data)
     return index_select(x, d, _wrap(index.astype(np.int64)))
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._engine.forward import jet_state as _jet_state
 from .._exposure import exports, public
+from .._memory_format import channels_last, channels_last_3d, is_laid_out
 from .._tensor import Tensor, _normalize_dim
 from ._optable import Linear
 from ._out import with_out
@@ -65,9 +66,21 @@ def _cat_forward(*arrays, dim, dtype):
         if a.dtype != dtype or a.shape == (0,):
             break
     else:  # the common case: nothing to cast, nothing to skip
-        return np.concatenate(arrays, axis=dim)
+        return _cat_layout(np.concatenate(arrays, axis=dim))
     kept = [a for a in arrays if not _is_legacy_empty(a)] or [arrays[0]]
-    return np.concatenate([a if a.dtype == dtype else a.astype(dtype) for a in kept], axis=dim)
+    joined = np.concatenate([a if a.dtype == dtype else a.astype(dtype) for a in kept], axis=dim)
+    return _cat_layout(joined)
+
+
+_CHANNELS_LAST_FORMATS = (channels_last, channels_last_3d)
+
+
+def _cat_layout(out):
+    """``out`` laid out as PyTorch's cat: channels-last kept, anything else row-major
+    (NumPy follows its inputs' layout, transposed ones too)."""
+    if out.flags.c_contiguous or any(is_laid_out(out, f) for f in _CHANNELS_LAST_FORMATS):
+        return out
+    return np.ascontiguousarray(out)
 
 
 def _cat_grads(grad, *args, result, needs, dim, dtype):
