@@ -98,3 +98,13 @@ def test_cat_is_row_major_but_for_channels_last_and_repeat_interleave_views():
     r = b.t().repeat_interleave(2, 0)
     assert r.shape == (12, 4) and r[:2].tolist() == [[0.0, 6.0, 12.0, 18.0]] * 2
     assert p.repeat_interleave(3, -1).shape == (6, 2, 6)
+
+
+def test_gather_and_topk_are_row_major():
+    b = lg.arange(24.0).reshape(4, 6)
+    for x in (b.t(), b.reshape(2, 2, 6).permute(2, 0, 1), b[:1].expand(4, 6)):
+        gathered = x.gather(0, lg.zeros_like(x, dtype=lg.int64))
+        top = x.topk(2, 0)
+        for out in (gathered, top.values, top.indices):
+            assert out.is_contiguous() and out.view(-1).shape == (out.numel(),)
+    assert b.t().gather(0, lg.zeros(1, 4, dtype=lg.int64)).tolist() == [[0.0, 6.0, 12.0, 18.0]]

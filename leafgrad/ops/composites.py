@@ -375,7 +375,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
             return argsort(input, dim, descending=largest, stable=True).narrow(d, 0, k)._data, None
 
         if k:
-            idx = _wrap(_stdsort.topk_order(data, k, d, largest, sorted, stable).astype(np.int64))
+            order = _stdsort.topk_order(data, k, d, largest, sorted, stable)
+            idx = _wrap(order.astype(np.int64, order="C"))  # row-major, as PyTorch's
         else:
             idx = _wrap(np.zeros(data.shape[:d] + (0,) + data.shape[d + 1 :], np.int64))
     values = topk_values(input, dim=d if input._data.ndim else 0, indices=idx._data)

@@ -69,7 +69,9 @@ def _gather_forward(x, *, dim, index):
             if flat.size == 1:  # one value broadcast (a ``sum()``'s gradient): all of it
                 return np.full(index.shape, flat[0], x.dtype)
             return np.take(flat, gather_positions(strides, dim, index))
-    return x[_gather_key(index, dim)]
+    out = x[_gather_key(index, dim)]
+    # Row-major, as PyTorch's (NumPy follows a transposed index's layout).
+    return out if out.flags.c_contiguous else out.copy(order="C")
 
 
 # Index sizes from which gather takes flat positions: NumPy's indexing by a tuple of arrays
