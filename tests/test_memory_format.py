@@ -108,3 +108,14 @@ def test_gather_and_topk_are_row_major():
         for out in (gathered, top.values, top.indices):
             assert out.is_contiguous() and out.view(-1).shape == (out.numel(),)
     assert b.t().gather(0, lg.zeros(1, 4, dtype=lg.int64)).tolist() == [[0.0, 6.0, 12.0, 18.0]]
+
+
+def test_layer_norm_and_renorm_of_a_transposed_input_are_row_major():
+    b = lg.arange(24.0).reshape(4, 6) / 10
+    for x in (b.t(), b.reshape(2, 2, 6).permute(2, 0, 1)):
+        normed = lg.nn.functional.layer_norm(x, x.shape[-1:])
+        renormed = x.renorm(2, 0, 1.0)
+        for out in (normed, renormed):
+            assert out.is_contiguous() and out.view(-1).shape == (x.numel(),)
+    expected = lg.nn.functional.layer_norm(b.t().contiguous(), (4,))
+    assert (lg.nn.functional.layer_norm(b.t(), (4,)) - expected).abs().max().item() == 0.0

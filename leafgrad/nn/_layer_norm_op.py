@@ -35,6 +35,8 @@ def _make_forward(has_weight, has_bias):
     def forward(x, *affine, normalized_shape, eps, **absent):
         """``(x - mean) * rstd * weight + bias``, mean and rstd over the trailing dims."""
         weight, bias = affine_parts(has_weight, has_bias, affine, absent)
+        if not x.flags.c_contiguous:  # PyTorch's kernel reads input.contiguous(): so is out
+            x = np.ascontiguousarray(x)
         compiled = _norm_kernels.takes(x, weight, bias)
         if compiled is not None:  # one compiled pass (numba)
             k = len(normalized_shape)

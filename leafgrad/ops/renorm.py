@@ -29,6 +29,8 @@ def _others(ndim: int, dim: int) -> tuple:
 
 
 def _renorm_forward(x, *, p, dim, maxnorm):
+    if not x.flags.c_contiguous:  # the result row-major, as PyTorch's
+        x = np.ascontiguousarray(x)
     norm = _norm_forward(x, ord=p, dim=_others(x.ndim, dim), keepdim=True)
     return x * np.where(norm > maxnorm, maxnorm / (norm + _EPS), 1.0)
 
