@@ -407,8 +407,12 @@ def _build(prim: Primitive):
     # The Scalar overload a derivative formula's ``tensor * number`` records (see
     # formula_scalars): empty, or that one op.
     twin = []
+    operand_names = _keyword_operands(prim)
+    operand_count = len(operand_names)
 
     def op(*args, **params):
+        if params and len(args) < operand_count and not operand_names.isdisjoint(params):
+            args = _operands_by_keyword(name, prim.inputs, args, params)
         # The common case, recorded directly: a plain floating Tensor (or nn.Parameter) alone,
         # beside one or two others of its dtype or beside a Python number, one of them
         # requiring grad; parameters but no ``out=``, grad mode on, no mode (vmap, dual
@@ -719,6 +723,38 @@ def _build(prim: Primitive):
     op.primitive = prim
     jvp_rule = prim.jvp
     return op
+
+
+def _keyword_operands(prim: Primitive) -> frozenset:
+    """The names PyTorch's signature gives the op's tensor operands (``self`` is ``input``),
+    but for those its forward takes as parameters (a Scalar overload's ``other``)."""
+    try:
+        taken = set(inspect.signature(prim.forward).parameters)
+    except (TypeError, ValueError):  # a ufunc: operands only
+        taken = set()
+    return frozenset(_public_name(n) for n in prim.inputs) - taken
+
+
+def _public_name(operand: str) -> str:
+    return "input" if operand == "self" else operand
+
+
+def _operands_by_keyword(name: str, operands: tuple, args: tuple, params: dict) -> tuple:
+    """``args`` completed from the operands given by keyword (``torch.exp(input=x)``,
+    ``x.mul(other=2)``), which leave ``params``; a gap before one is PyTorch's TypeError."""
+    args = list(args)
+    for operand in operands[len(args) :]:
+        key = _public_name(operand)
+        if key not in params:
+            break
+        args.append(params.pop(key))
+    given = [n for n in map(_public_name, operands[len(args) :]) if n in params]
+    if given:
+        raise TypeError(
+            f"{name}(): argument '{given[0]}' given by keyword, but an operand before it is "
+            f"missing; pass the operands {[_public_name(n) for n in operands]} in order"
+        )
+    return tuple(args)
 
 
 def _default_of(forward, name: str):

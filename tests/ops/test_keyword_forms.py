@@ -1,6 +1,7 @@
 """Sizes and dims given by PyTorch's keyword names (``t.flip(dims=...)``, ``t.view(size=...)``),
-``t.view(dtype)``, ``Tensor.split``'s own parameter name, and Tensor methods refusing ``out=``
-as PyTorch's do — each compared with torch."""
+operands given by theirs (``exp(input=x)``, ``x.mul(other=y)``), ``t.view(dtype)``,
+``Tensor.split``'s own parameter name, and Tensor methods refusing ``out=`` as PyTorch's do —
+each compared with torch."""
 
 import numpy as np
 import pytest
@@ -55,6 +56,62 @@ def test_keyword_forms_as_pytorch(torch, expr):
     for (d1, a1), (d2, a2) in zip(ours, theirs):
         assert d1 == d2
         np.testing.assert_array_equal(a1, a2)
+
+
+# Operands by keyword: one operand, two, a number, methods, in-place, a gap (TypeError).
+OPERAND_KEYWORDS = [
+    "m.exp(input=x)",
+    "m.sin(input=x)",
+    "m.relu(input=x - 2)",
+    "m.sigmoid(input=x)",
+    "m.abs(input=-x)",
+    "m.isnan(input=x)",
+    "m.mul(input=x, other=x)",
+    "m.mul(x, other=3)",
+    "x.mul(other=x)",
+    "x.mul(other=2.5)",
+    "m.atan2(input=x, other=x + 1)",
+    "x.atan2(other=x + 1)",
+    "m.maximum(x, other=x.flip(0))",
+    "x.lt(other=3)",
+    "m.eq(input=x, other=x.t().t())",
+    "m.floor_divide(input=x, other=2)",
+    "m.logical_and(input=x, other=x > 2)",
+    "m.pow(x, exponent=2)",
+    "x.clone().mul_(other=x)",
+    "m.mul(other=x)",
+    "m.atan2(other=x)",
+]
+
+
+def _with_graph(m, expr):
+    x = m.arange(6.0, dtype=m.float64).reshape(2, 3).requires_grad_()
+    r = eval(expr, {"m": m, "x": x})
+    grad = None
+    if r.requires_grad:
+        (grad,) = m.autograd.grad(r.sum(), x)
+    return r, grad
+
+
+@pytest.mark.parametrize("expr", OPERAND_KEYWORDS)
+def test_operands_by_keyword_as_pytorch(torch, expr):
+    outcomes = []
+    for m in (lg, torch):
+        try:
+            outcomes.append((_with_graph(m, expr), None))
+        except Exception as exc:  # the type is what is compared
+            outcomes.append((None, type(exc)))
+    (ours, our_error), (theirs, their_error) = outcomes
+    assert our_error is their_error
+    if theirs is None:
+        return
+    (r1, g1), (r2, g2) = ours, theirs
+    assert str(r1.dtype) == str(r2.dtype)
+    assert type(r1.grad_fn).__name__ == type(r2.grad_fn).__name__
+    np.testing.assert_allclose(r1.detach().numpy(), r2.detach().numpy(), rtol=1e-12)
+    assert (g1 is None) == (g2 is None)
+    if g2 is not None:
+        np.testing.assert_allclose(g1.numpy(), g2.numpy(), rtol=1e-12)
 
 
 VIEW_DTYPE = [
