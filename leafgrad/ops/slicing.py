@@ -275,7 +275,7 @@ def _consumed(k) -> int:
     if isinstance(k, Tensor):
         data = k._data
         return data.ndim if data.dtype.kind == "b" or data.dtype == np.uint8 else 1
-    if isinstance(k, (np.ndarray, list, tuple)):
+    if isinstance(k, (np.ndarray, list, tuple, range)):
         arr = _as_index_array(k)
         return arr.ndim if arr.dtype.kind == "b" else 1
     return 1
@@ -376,7 +376,7 @@ def _getitem_tuple(x: Tensor, key: tuple) -> Tensor:
             dim += 1
         elif _is_int(k) or _scalar_kind(k) == "i":
             out = select(out, dim, operator.index(k))
-        elif isinstance(k, (Tensor, np.ndarray, list, tuple)):
+        elif isinstance(k, (Tensor, np.ndarray, list, tuple, range)):  # (a range: a sequence)
             arrays, is_mask = _index_array(k, out._data.shape, dim)
             for a in arrays:
                 advanced[dim] = a

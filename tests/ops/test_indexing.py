@@ -75,6 +75,10 @@ KEYS = {
     "int-mask-list": lambda m: (0, m.tensor(MASK_1D), [1, 2]),
     "bool-list": lambda m: [True, False],
     "all-false-mask": lambda m: m.tensor([False, False]),
+    "range": lambda m: range(2),
+    "range-then-int": lambda m: (range(1, -1, -1), 1),
+    "slice-range": lambda m: (slice(None), range(-1, 1)),
+    "empty-range": lambda m: range(0),
 }
 
 
