@@ -36,6 +36,11 @@ def _address(array: np.ndarray) -> int:
     return array.__array_interface__["data"][0]
 
 
+def same_view(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` and ``b`` see the same memory the same way: start, sizes, strides."""
+    return a.shape == b.shape and a.strides == b.strides and _address(a) == _address(b)
+
+
 class UntypedStorage:
     """A tensor's memory as bytes."""
 

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _dtype
 from .._exposure import exports, public
 from .._layout import strided
-from .._storage import storage_array
+from .._storage import same_view, storage_array
 from .._tensor import Tensor, _zeros_like
 from .._warn import warn_at_user
 from ._optable import PiecewiseLinear
@@ -202,12 +202,7 @@ def is_set_to(self: Tensor, tensor: Tensor) -> bool:
     """Whether both are the same memory seen the same way: storage, offset, sizes, strides."""
     tensor = _tensor_arg("is_set_to", "tensor", 1, tensor)
     a, b = self._data, tensor._data
-    return (
-        storage_array(a) is storage_array(b)
-        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-        and a.shape == b.shape
-        and a.strides == b.strides
-    )
+    return storage_array(a) is storage_array(b) and same_view(a, b)
 
 
 @public(function=False)

@@ -21,6 +21,7 @@ from .._engine.grad_mode import SPECIAL
 from .._engine.saved import before_write, write_watchers
 from .._exposure import exports, public
 from .._random import inplace_draw, normal_values, uniform_values
+from .._storage import same_view
 from .._tensor import Tensor, _wrap, _zeros_like
 from .._warn import warn_at_user
 from ._batch_loop import loops_over_examples
@@ -521,7 +522,7 @@ def setitem(self: Tensor, key, value) -> None:
     if split is not None:
         basic, advanced = split
         view = self[basic]
-        if _selects_all(view, self):
+        if same_view(view._data, self._data):
             target = self
         else:  # PyTorch's index_put into that view: CopySlices on self
             target, keys = view, advanced
@@ -567,16 +568,6 @@ def _basic_part(keys):
         basic.extend([slice(None)] * (array.ndim if array.dtype == np.bool_ else 1))
         advanced.append(k)
     return tuple(basic), tuple(advanced)
-
-
-def _selects_all(view: Tensor, base: Tensor) -> bool:
-    """Whether ``view`` is all of ``base`` as it is (full slices only)."""
-    a, b = view._data, base._data
-    return (
-        a.shape == b.shape
-        and a.strides == b.strides
-        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-    )
 
 
 def _index_put_into(self: Tensor, keys: tuple, value: Tensor) -> None:
